@@ -1,0 +1,38 @@
+/**
+ * Activities of the `store` task queue: thin calls into domain code. They are built from their
+ * dependencies (a pg pool) so a worker or a test decides which database they touch.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import { deleteExpiredSessions } from '../domain/auth/sessionCleanup';
+import type { Db } from '../domain/db/pool';
+
+export interface StoreActivityDeps {
+  db: Db;
+}
+
+/**
+ * SQLSTATE class 42 (undefined table/column, syntax) means the schema is not what the code
+ * expects, e.g. migrations not applied: retrying cannot help, so fail fast and visibly.
+ */
+function asSchemaFailure(err: unknown): unknown {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code.startsWith('42')) {
+    return ApplicationFailure.nonRetryable(`${(err as Error).message} (SQLSTATE ${code})`, 'SchemaError');
+  }
+  return err;
+}
+
+export function createStoreActivities({ db }: StoreActivityDeps) {
+  return {
+    /** Deletes expired app_sessions rows; returns the count for the workflow's result. */
+    async purgeExpiredSessions(): Promise<number> {
+      try {
+        return await deleteExpiredSessions(db);
+      } catch (err) {
+        throw asSchemaFailure(err);
+      }
+    },
+  };
+}
+
+export type StoreActivities = ReturnType<typeof createStoreActivities>;

@@ -1,0 +1,48 @@
+/**
+ * The Express application: API under /api, tiles under /tiles, sign-in under /auth, then the
+ * Remix UI (mounted by api/server.ts) on the same origin.
+ */
+import express, { Router, type Express, type RequestHandler } from 'express';
+import cookieParser from 'cookie-parser';
+import { pinoHttp } from 'pino-http';
+import { logger } from '../domain/log';
+import { errors } from '../domain/errors';
+import { errorMapper } from './http/errorMapper';
+import { userRateLimit, tokenRateLimit } from './http/rateLimit';
+import { sessionMiddleware, authRouter, registerAuthApiRoutes } from './auth';
+import { registerSystemRoutes } from './routes/system';
+
+export const JSON_BODY_LIMIT = '25mb'; // CONTRACT.md section 5
+
+/** Every area registers its routes here; one router file per area (STYLE.md). */
+export function apiRouter(): Router {
+  const router = Router();
+  registerSystemRoutes(router);
+  registerAuthApiRoutes(router);
+  return router;
+}
+
+export function createApp(opts: { web?: RequestHandler[] } = {}): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  app.use(
+    pinoHttp({
+      logger,
+      autoLogging: { ignore: (req) => !req.url?.startsWith('/api') || req.url === '/api/health' },
+    }),
+  );
+  app.use(cookieParser());
+  app.use(sessionMiddleware);
+  app.use('/auth', express.urlencoded({ extended: false, limit: '64kb' }), authRouter());
+
+  app.use('/api', userRateLimit(), tokenRateLimit(), express.json({ limit: JSON_BODY_LIMIT }));
+  app.use(apiRouter());
+  // Unknown /api route: without a session the caller learns nothing about what exists.
+  app.use('/api', (req, _res, next) => next(req.auth ? errors.notFound('Ruta API nu există.') : errors.unauthorized()));
+  app.use('/api', errorMapper);
+
+  for (const h of opts.web ?? []) app.use(h);
+  app.use(errorMapper);
+  return app;
+}

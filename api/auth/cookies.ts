@@ -1,0 +1,97 @@
+/**
+ * Cookies of sign-in. `cgp_session` carries only the opaque session token (CONTRACT.md section
+ * 2). `cgp_auth` carries the in-flight login (state, nonce, PKCE verifier, where to return) for
+ * ten minutes, sealed with AES-256-GCM under a key derived from SESSION_SECRET: the browser can
+ * neither read nor forge it.
+ */
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import type { CookieOptions, Request, Response } from 'express';
+import { config } from '../../domain/config';
+import { SESSION_ABSOLUTE_LIFETIME_SECONDS } from './sessionStore';
+
+export const SESSION_COOKIE = 'cgp_session';
+export const FLOW_COOKIE = 'cgp_auth';
+export const FLOW_TTL_MS = 10 * 60 * 1000;
+
+const secure = () => config.app.publicUrl.startsWith('https:');
+
+export function sessionCookieOptions(): CookieOptions {
+  return { httpOnly: true, sameSite: 'lax', path: '/', secure: secure(), maxAge: SESSION_ABSOLUTE_LIFETIME_SECONDS * 1000 };
+}
+
+export function setSessionCookie(res: Response, token: string): void {
+  res.cookie(SESSION_COOKIE, token, sessionCookieOptions());
+}
+
+export function clearSessionCookie(res: Response): void {
+  const { maxAge: _m, ...opts } = sessionCookieOptions();
+  res.clearCookie(SESSION_COOKIE, opts);
+}
+
+export interface LoginFlow {
+  state: string;
+  nonce: string;
+  codeVerifier: string;
+  callbackUrl: string;
+  /** Epoch ms. */
+  exp: number;
+}
+
+const flowKey = () => createHash('sha256').update(`cgp_auth:${config.app.sessionSecret}`).digest();
+
+// Path /auth: the cookie reaches only /auth/login and /auth/callback, not every page request.
+const flowCookieOptions = (): CookieOptions => ({ httpOnly: true, sameSite: 'lax', path: '/auth', secure: secure() });
+
+export function seal(value: unknown): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', flowKey(), iv);
+  const ct = Buffer.concat([cipher.update(JSON.stringify(value), 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), ct]).toString('base64url');
+}
+
+export function unseal<T>(sealed: string): T | null {
+  try {
+    const buf = Buffer.from(sealed, 'base64url');
+    if (buf.length < 29) return null;
+    const decipher = createDecipheriv('aes-256-gcm', flowKey(), buf.subarray(0, 12));
+    decipher.setAuthTag(buf.subarray(12, 28));
+    const pt = Buffer.concat([decipher.update(buf.subarray(28)), decipher.final()]);
+    return JSON.parse(pt.toString('utf8')) as T;
+  } catch {
+    return null;
+  }
+}
+
+export function setFlowCookie(res: Response, flow: LoginFlow): void {
+  res.cookie(FLOW_COOKIE, seal(flow), { ...flowCookieOptions(), maxAge: FLOW_TTL_MS });
+}
+
+export function readFlowCookie(req: Request): LoginFlow | null {
+  const raw = req.cookies?.[FLOW_COOKIE];
+  if (typeof raw !== 'string') return null;
+  const flow = unseal<LoginFlow>(raw);
+  return flow && typeof flow.exp === 'number' && flow.exp > Date.now() ? flow : null;
+}
+
+export function clearFlowCookie(res: Response): void {
+  res.clearCookie(FLOW_COOKIE, flowCookieOptions());
+}
+
+/**
+ * Only a same-origin path may be a return target (no open redirect): it must start with one
+ * slash, not `//` or `/\`, resolve to our own origin, and not point back into /auth.
+ */
+export function safeCallbackUrl(raw: unknown): string {
+  if (typeof raw !== 'string' || raw === '' || raw.length > 2000) return '/';
+  if (!raw.startsWith('/') || raw.startsWith('//') || raw.startsWith('/\\')) return '/';
+  if (/[\u0000-\u001f\u007f]/.test(raw)) return '/';
+  try {
+    const base = 'http://callback.invalid';
+    const u = new URL(raw, base);
+    if (u.origin !== base) return '/';
+    if (u.pathname === '/auth' || u.pathname.startsWith('/auth/')) return '/';
+    return `${u.pathname}${u.search}${u.hash}`;
+  } catch {
+    return '/';
+  }
+}

@@ -1,0 +1,11 @@
+/**
+ * Sign-in and sessions (spec section 5, CONTRACT.md section 2). api/app.ts mounts
+ * `sessionMiddleware` for every request, `authRouter()` at /auth and the API route; the server
+ * mounts `pageGuard` before the Remix UI.
+ */
+export { sessionMiddleware, devStubContext } from './session';
+export { pageGuard, isGuardedPath } from './pageGuard';
+export { authRouter, registerAuthApiRoutes } from './routes';
+export { requireBearer, bearerToken } from './bearer';
+export { SESSION_COOKIE } from './cookies';
+export type { SessionContext, SessionUser, Company, EnrichmentScope } from './types';

@@ -1,0 +1,119 @@
+/**
+ * Loads `req.auth` from the session cookie, touching last_seen_at at most once a minute, and
+ * refreshes the access token when it is (nearly) expired. Spec 5.4: the identity provider rotates
+ * refresh tokens (single use), so concurrent requests holding one refresh token must share ONE
+ * exchange; a second exchange with the consumed token would fail (and may revoke the grant).
+ */
+import type { Request, RequestHandler, Response } from 'express';
+import { config } from '../../domain/config';
+import { childLogger } from '../../domain/log';
+import { devBypassEnabled, evaluateFlags } from '../../domain/auth/flags';
+import type { SessionContext } from './types';
+import {
+  SESSION_TOUCH_INTERVAL_MS,
+  loadSession,
+  sessionIdFor,
+  touchSession,
+  updateSessionLocked,
+  type StoredSession,
+} from './sessionStore';
+import { SESSION_COOKIE, clearSessionCookie } from './cookies';
+import { describe, refreshTokens, tokenState } from './oidcClient';
+
+const log = childLogger('auth');
+
+/**
+ * In-flight refreshes by refresh token. An entry stays a while after it settles: a request that
+ * read the session row just before the refresh was stored still holds the old token and must get
+ * the same result instead of a second exchange.
+ */
+const inflight = new Map<string, Promise<StoredSession | null>>();
+const SETTLED_GRACE_MS = 30_000;
+
+/** Paths that never need a session (static files): no database round trip for them. */
+const STATIC_PREFIXES = ['/assets/', '/build/', '/favicon.ico', '/robots.txt', '/@', '/node_modules/'];
+const isStatic = (path: string) => STATIC_PREFIXES.some((p) => path.startsWith(p));
+
+export function refreshShared(sessionId: string, refreshToken: string): Promise<StoredSession | null> {
+  let p = inflight.get(refreshToken);
+  if (!p) {
+    p = exchange(sessionId, refreshToken);
+    inflight.set(refreshToken, p);
+    const forget = () => setTimeout(() => inflight.delete(refreshToken), SETTLED_GRACE_MS).unref();
+    p.then(forget, forget);
+  }
+  return p;
+}
+
+/** For tests: how many exchanges are tracked right now. */
+export function inflightRefreshCount(): number {
+  return inflight.size;
+}
+
+async function exchange(sessionId: string, refreshToken: string): Promise<StoredSession | null> {
+  return updateSessionLocked(sessionId, async (current) => {
+    // Another process (or an earlier exchange) already refreshed, or it already failed.
+    if (current.error || current.tokens.refreshToken !== refreshToken) return current;
+    try {
+      const tokens = await refreshTokens(refreshToken);
+      const { error: _e, ...rest } = current;
+      return { ...rest, tokens: tokenState(tokens, current.tokens) };
+    } catch (err) {
+      log.warn({ userId: current.user.id, reason: describe(err) }, 'access token refresh failed');
+      return { ...current, error: 'RefreshAccessTokenError' as const };
+    }
+  });
+}
+
+export function toContext(sessionId: string, data: StoredSession): SessionContext {
+  return {
+    sessionId,
+    user: data.user,
+    accessToken: data.tokens.accessToken,
+    enrichmentScope: data.enrichmentScope,
+    useCentralApi: data.flags.useCentralApi,
+    basicPanel: data.flags.basicPanel,
+    isAdmin: data.flags.isAdmin,
+    ...(data.error ? { error: data.error } : {}),
+  };
+}
+
+/** The stub user of the development bypass (spec 5.1): an admin, so every screen is reachable. */
+export function devStubContext(): SessionContext {
+  const email = 'dev@birou.ro';
+  const flags = evaluateFlags({ email, groups: ['admin'] }, config.flags);
+  return {
+    sessionId: 'dev-bypass',
+    user: { id: 'dev-bypass', email, name: 'Utilizator de dezvoltare', company: 'B' },
+    accessToken: '',
+    enrichmentScope: 'full',
+    ...flags,
+  };
+}
+
+async function loadAuth(req: Request, res: Response): Promise<void> {
+  if (isStatic(req.path)) return;
+  const token = req.cookies?.[SESSION_COOKIE];
+  if (typeof token === 'string' && token !== '') {
+    const id = sessionIdFor(token);
+    const row = await loadSession(id);
+    if (row) {
+      let data = row.data;
+      if (Date.now() - row.lastSeenAt.getTime() >= SESSION_TOUCH_INTERVAL_MS) await touchSession(id);
+      if (!data.error && Date.now() >= data.tokens.refreshAt) {
+        data = data.tokens.refreshToken
+          ? ((await refreshShared(id, data.tokens.refreshToken)) ?? data)
+          : { ...data, error: 'RefreshAccessTokenError' };
+      }
+      req.auth = toContext(id, data);
+      return;
+    }
+    // Expired or unknown: drop the dead cookie so the browser stops sending it.
+    clearSessionCookie(res);
+  }
+  if (devBypassEnabled(config.nodeEnv, config.oidc.devBypassRequested)) req.auth = devStubContext();
+}
+
+export const sessionMiddleware: RequestHandler = (req, res, next) => {
+  loadAuth(req, res).then(() => next(), next);
+};

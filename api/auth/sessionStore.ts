@@ -1,0 +1,113 @@
+/**
+ * The server-side session record (table app_sessions, CONTRACT.md section 2). The cookie holds a
+ * random token; the row id is its SHA-256, so reading the table is not enough to hijack a session.
+ * Tokens live only in `data` (never in the cookie, never in a log line).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type pg from 'pg';
+import { getPool, withTransaction } from '../../domain/db/pool';
+import type { Company, EnrichmentScope, SessionUser } from './types';
+import type { SessionFlags } from '../../domain/auth/flags';
+
+/** CONTRACT.md section 2: idle timeout 12 h, absolute lifetime 30 days. */
+export const SESSION_IDLE_TIMEOUT_SECONDS = 12 * 60 * 60;
+export const SESSION_ABSOLUTE_LIFETIME_SECONDS = 30 * 24 * 60 * 60;
+/** last_seen_at is written at most this often, so a busy page does not write on every request. */
+export const SESSION_TOUCH_INTERVAL_MS = 60_000;
+
+export interface TokenState {
+  accessToken: string;
+  /** Epoch ms when the access token expires. */
+  accessTokenExpiresAt: number;
+  /** Epoch ms from which the middleware refreshes (a little before expiry). */
+  refreshAt: number;
+  refreshToken?: string;
+  idToken?: string;
+}
+
+export interface StoredSession {
+  v: 1;
+  user: SessionUser;
+  groups: string[];
+  enrichmentScope: EnrichmentScope | null;
+  /** Spec 5.6 flags, evaluated once at sign-in. */
+  flags: SessionFlags;
+  tokens: TokenState;
+  error?: 'RefreshAccessTokenError';
+}
+
+export interface SessionRow {
+  id: string;
+  data: StoredSession;
+  lastSeenAt: Date;
+}
+
+export function newSessionToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+export function sessionIdFor(cookieToken: string): string {
+  return createHash('sha256').update(cookieToken).digest('base64url');
+}
+
+export function isCompany(v: unknown): v is Company {
+  return v === 'B' || v === 'U' || v === 'S' || v === 'G';
+}
+
+export async function createSession(id: string, data: StoredSession, db: pg.Pool = getPool()): Promise<void> {
+  await db.query(
+    `INSERT INTO app_sessions (id, user_id, data, created_at, last_seen_at, expires_at)
+     VALUES ($1, $2, $3, now(), now(), now() + make_interval(secs => $4))`,
+    [id, data.user.id, JSON.stringify(data), SESSION_ABSOLUTE_LIFETIME_SECONDS],
+  );
+}
+
+/** A live session: not past its absolute expiry and seen within the idle timeout. */
+export async function loadSession(id: string, db: pg.Pool = getPool()): Promise<SessionRow | null> {
+  const r = await db.query<{ id: string; data: StoredSession; last_seen_at: Date }>(
+    `SELECT id, data, last_seen_at FROM app_sessions
+      WHERE id = $1 AND expires_at > now() AND last_seen_at > now() - make_interval(secs => $2)`,
+    [id, SESSION_IDLE_TIMEOUT_SECONDS],
+  );
+  const row = r.rows[0];
+  return row ? { id: row.id, data: row.data, lastSeenAt: row.last_seen_at } : null;
+}
+
+export async function touchSession(id: string, db: pg.Pool = getPool()): Promise<void> {
+  await db.query(`UPDATE app_sessions SET last_seen_at = now() WHERE id = $1`, [id]);
+}
+
+/** Deletes the session and answers what it held (for the IdP logout hint). */
+export async function deleteSession(id: string, db: pg.Pool = getPool()): Promise<StoredSession | null> {
+  const r = await db.query<{ data: StoredSession }>(`DELETE FROM app_sessions WHERE id = $1 RETURNING data`, [id]);
+  return r.rows[0]?.data ?? null;
+}
+
+export async function purgeExpiredSessions(db: pg.Pool = getPool()): Promise<number> {
+  const r = await db.query(
+    `DELETE FROM app_sessions WHERE expires_at <= now() OR last_seen_at <= now() - make_interval(secs => $1)`,
+    [SESSION_IDLE_TIMEOUT_SECONDS],
+  );
+  return r.rowCount ?? 0;
+}
+
+/**
+ * Runs fn with the session row locked (SELECT ... FOR UPDATE) and stores what it answers, so two
+ * server processes refreshing one session serialise and the second sees the first's new tokens.
+ * Answers null when the session is gone.
+ */
+export async function updateSessionLocked(
+  id: string,
+  fn: (current: StoredSession) => Promise<StoredSession>,
+): Promise<StoredSession | null> {
+  return withTransaction(async (client) => {
+    const r = await client.query<{ data: StoredSession }>(`SELECT data FROM app_sessions WHERE id = $1 FOR UPDATE`, [id]);
+    const current = r.rows[0]?.data;
+    if (!current) return null;
+    const next = await fn(current);
+    if (next !== current) {
+      await client.query(`UPDATE app_sessions SET data = $2 WHERE id = $1`, [id, JSON.stringify(next)]);
+    }
+    return next;
+  });
+}

@@ -1,0 +1,39 @@
+/**
+ * The one place that turns failures into the contract's error body. Typed AppErrors keep their
+ * status and code; body-parser failures become 400/413; anything else is a 500 `internal_error`
+ * whose hint is the first 200 characters of the message (spec 4.2), logged with its stack.
+ */
+import type { ErrorRequestHandler } from 'express';
+import { ZodError } from 'zod';
+import { AppError, errors } from '../../domain/errors';
+import { childLogger } from '../../domain/log';
+import { zodDetails } from './route';
+
+const log = childLogger('api');
+
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  if (err instanceof ZodError) return errors.badRequest(undefined, zodDetails(err));
+  const e = err as { type?: string; status?: number; message?: string };
+  if (e?.type === 'entity.parse.failed') {
+    return errors.badRequest('Corpul cererii nu este JSON valid.', [{ field: '(body)', problem: e.message ?? 'invalid JSON' }]);
+  }
+  if (e?.type === 'entity.too.large' || e?.status === 413) return errors.payloadTooLarge();
+  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
+    return errors.badRequest('Codificarea cererii nu este acceptată.');
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return errors.internal(message.slice(0, 200));
+}
+
+export const errorMapper: ErrorRequestHandler = (err, req, res, _next) => {
+  const appErr = toAppError(err);
+  if (appErr.status >= 500) {
+    log.error({ err, method: req.method, url: req.originalUrl }, 'request failed');
+  }
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.status(appErr.status).set(appErr.headers ?? {}).json(appErr.toBody());
+};

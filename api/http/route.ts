@@ -1,0 +1,161 @@
+/**
+ * `defineRoute` is the one shape of every API handler: the zod schemas of the request validate it,
+ * type it and document it in the OpenAPI registry; the handler receives parsed input and the
+ * caller, returns a value (sent as JSON) or writes the response itself. Handlers throw AppError.
+ */
+import type { Request, Response, Router, RequestHandler } from 'express';
+import { z, type ZodType } from 'zod';
+import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { AppError, errors } from '../../domain/errors';
+import { registry, ErrorBody } from './openapi';
+import type { SessionContext } from '../auth/types';
+import { requireBearer } from '../auth/bearer';
+import { config } from '../../domain/config';
+
+export type AuthKind = 'public' | 'session' | 'admin' | 'cron' | 'addressbook';
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface RouteSpec<B extends ZodType | undefined, Q extends ZodType | undefined> {
+  method: Method;
+  /** Express path, e.g. `/api/registratura/entries/:id`. */
+  path: string;
+  summary: string;
+  tags: string[];
+  auth: AuthKind;
+  body?: B;
+  query?: Q;
+  params?: ZodType;
+  /** Documented success answer. */
+  response?: { status?: number; description: string; schema?: ZodType; contentType?: string };
+  /** Extra documented failures beyond 400/401/500. */
+  failures?: Record<number, string>;
+  /** Runs before body validation (e.g. the legacy write gate answers before validation). */
+  gate?: (req: Request) => void;
+}
+
+type Infer<T> = T extends ZodType ? z.infer<T> : undefined;
+
+export interface HandlerContext<B, Q> {
+  req: Request;
+  res: Response;
+  body: B;
+  query: Q;
+  params: Record<string, string>;
+  auth: SessionContext | undefined;
+}
+
+export class Reply {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+export const reply = (status: number, body: unknown, headers?: Record<string, string>) =>
+  new Reply(status, body, headers);
+
+export function zodDetails(err: z.ZodError): Array<{ field: string; problem: string }> {
+  return err.issues.map((i) => ({ field: i.path.join('.') || '(body)', problem: i.message }));
+}
+
+function parseWith<T extends ZodType>(schema: T, value: unknown, where: string): z.infer<T> {
+  const result = schema.safeParse(value);
+  if (!result.success) {
+    throw errors.badRequest(`Parametrii cererii (${where}) nu sunt valizi.`, zodDetails(result.error));
+  }
+  return result.data;
+}
+
+function checkAuth(kind: AuthKind, req: Request): void {
+  switch (kind) {
+    case 'public':
+      return;
+    case 'cron':
+      return requireBearer(req, config.tokens.cronSecret);
+    case 'addressbook':
+      if (req.auth) return;
+      return requireBearer(req, config.tokens.addressBookApiKey);
+    case 'session':
+      if (!req.auth) throw errors.unauthorized();
+      return;
+    case 'admin':
+      if (!req.auth) throw errors.unauthorized();
+      if (!req.auth.isAdmin) throw errors.forbidden('Doar administratorii pot folosi această operațiune.');
+      return;
+  }
+}
+
+function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+export function defineRoute<B extends ZodType | undefined = undefined, Q extends ZodType | undefined = undefined>(
+  router: Router,
+  spec: RouteSpec<B, Q>,
+  handler: (ctx: HandlerContext<Infer<B>, Infer<Q>>) => Promise<unknown> | unknown,
+): void {
+  const okStatus = spec.response?.status ?? 200;
+  const responses: RouteConfig['responses'] = {
+    [okStatus]: {
+      description: spec.response?.description ?? 'OK',
+      ...(spec.response?.schema
+        ? { content: { [spec.response.contentType ?? 'application/json']: { schema: spec.response.schema } } }
+        : {}),
+    },
+    400: { description: 'Invalid input', content: { 'application/json': { schema: ErrorBody } } },
+    500: { description: 'Unexpected failure', content: { 'application/json': { schema: ErrorBody } } },
+  };
+  if (spec.auth !== 'public') {
+    responses[401] = { description: 'No session or bad token', content: { 'application/json': { schema: ErrorBody } } };
+  }
+  if (spec.auth === 'admin') {
+    responses[403] = { description: 'Not an admin', content: { 'application/json': { schema: ErrorBody } } };
+  }
+  for (const [status, description] of Object.entries(spec.failures ?? {})) {
+    responses[Number(status)] = { description, content: { 'application/json': { schema: ErrorBody } } };
+  }
+  const security: Array<Record<string, string[]>> =
+    spec.auth === 'public'
+      ? []
+      : spec.auth === 'cron'
+        ? [{ bearer: [] }]
+        : spec.auth === 'addressbook'
+          ? [{ bearer: [] }, { session: [] }]
+          : [{ session: [] }];
+  registry.registerPath({
+    method: spec.method,
+    path: openApiPath(spec.path),
+    summary: spec.summary,
+    tags: spec.tags,
+    security,
+    request: {
+      ...(spec.body ? { body: { content: { 'application/json': { schema: spec.body } } } } : {}),
+      ...(spec.query ? { query: spec.query as any } : {}),
+      ...(spec.params ? { params: spec.params as any } : {}),
+    },
+    responses,
+  });
+
+  const wrapped: RequestHandler = async (req, res, next) => {
+    try {
+      checkAuth(spec.auth, req);
+      spec.gate?.(req);
+      const body = (spec.body ? parseWith(spec.body, req.body ?? {}, 'corp') : undefined) as Infer<B>;
+      const query = (spec.query ? parseWith(spec.query, req.query, 'query') : undefined) as Infer<Q>;
+      const params = (spec.params ? parseWith(spec.params, req.params, 'cale') : req.params) as Record<string, string>;
+      const result = await handler({ req, res, body, query, params, auth: req.auth });
+      if (res.headersSent) return;
+      if (result instanceof Reply) {
+        res.status(result.status).set(result.headers).json(result.body);
+      } else {
+        res.status(okStatus).json(result ?? {});
+      }
+    } catch (err) {
+      next(err);
+    }
+  };
+  router[spec.method](spec.path, wrapped);
+}
+
+export { AppError };

@@ -1,0 +1,94 @@
+/** Service-level routes: version (public), OpenAPI document (public), infrastructure health. */
+import type { Router } from 'express';
+import { z } from 'zod';
+import { defineRoute } from '../http/route';
+import { openApiDocument } from '../http/openapi';
+import { config } from '../../domain/config';
+import { probe } from '../../domain/health';
+import { getPool } from '../../domain/db/pool';
+import { checkBuckets } from '../../domain/storage/s3';
+import { mailTransport } from '../../domain/mail/transport';
+import { checkTemporal } from '../../temporal/client';
+import remixPkg from '@remix-run/node/package.json' with { type: 'json' };
+
+const VersionBody = z.object({
+  commit: z.string(),
+  commitShort: z.string(),
+  buildTime: z.string(),
+  nodeEnv: z.string(),
+  cutover: z.boolean(),
+  nextVersion: z.string(),
+});
+
+const Probe = z.object({ ok: z.boolean(), ms: z.number(), detail: z.string().optional() });
+const HealthBody = z.object({
+  ok: z.boolean(),
+  checkedAt: z.string(),
+  checks: z.object({ database: Probe, temporal: Probe, storage: Probe, mail: Probe }),
+});
+
+export async function infrastructureHealth(): Promise<z.infer<typeof HealthBody>> {
+  const [database, temporal, storage, mail] = await Promise.all([
+    probe(async () => {
+      const r = await getPool().query<{ v: string }>(`SELECT postgis_lib_version() AS v`);
+      return `PostGIS ${r.rows[0].v}`;
+    }),
+    probe(checkTemporal),
+    probe(checkBuckets),
+    probe(async () => {
+      await mailTransport().verify();
+      return 'SMTP';
+    }),
+  ]);
+  const checks = { database, temporal, storage, mail };
+  return { ok: Object.values(checks).every((c) => c.ok), checkedAt: new Date().toISOString(), checks };
+}
+
+export function registerSystemRoutes(router: Router): void {
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/version',
+      summary: 'Deployed version (spec 4.7, 9.2)',
+      tags: ['system'],
+      auth: 'public',
+      response: { description: 'Build information', schema: VersionBody },
+    },
+    () => ({
+      commit: config.build.commit,
+      commitShort: config.build.commit === 'unknown' ? 'unknown' : config.build.commit.slice(0, 7),
+      buildTime: config.build.buildTime,
+      nodeEnv: config.nodeEnv,
+      cutover: config.flags.useCentralApi,
+      // The spec's name for "the web framework's version"; ours is Remix.
+      nextVersion: `remix ${remixPkg.version}`,
+    }),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/openapi.json',
+      summary: 'This OpenAPI 3.1 document',
+      tags: ['system'],
+      auth: 'public',
+      response: { description: 'OpenAPI 3.1 document' },
+    },
+    () => openApiDocument(),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/health',
+      summary: 'Live state of the database, Temporal, object storage and mail',
+      tags: ['system'],
+      auth: 'session',
+      response: { description: 'One probe per dependency', schema: HealthBody },
+    },
+    () => infrastructureHealth(),
+  );
+}

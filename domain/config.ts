@@ -1,0 +1,165 @@
+/**
+ * The one place that reads the environment. Every port, URL and credential of the stack has a
+ * default for the embedded local stack and can be overridden by an environment variable of the
+ * same name (documented in .env.example). `STACK_PROFILE=test` shifts every default port by
+ * +100 and the data directory to `.data/test`, so `npm test` can run beside `npm start`.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+const env = process.env;
+const profile = env.STACK_PROFILE === 'test' ? 'test' : 'dev';
+const portShift = profile === 'test' ? 100 : 0;
+
+function str(name: string, fallback: string): string {
+  const v = env[name];
+  return v !== undefined && v !== '' ? v : fallback;
+}
+function int(name: string, fallback: number): number {
+  const v = env[name];
+  if (v === undefined || v === '') return fallback;
+  const n = Number.parseInt(v, 10);
+  if (!Number.isFinite(n)) throw new Error(`Environment variable ${name} must be an integer`);
+  return n;
+}
+function list(name: string, fallback: string): string[] {
+  return str(name, fallback)
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
+}
+function flag(name: string, fallback = false): boolean {
+  const v = env[name];
+  if (v === undefined || v === '') return fallback;
+  return v === '1' || v.toLowerCase() === 'true';
+}
+
+const port = (name: string, base: number) => int(name, base + portShift);
+
+const appPort = port('PORT', 3000);
+const pgPort = port('PGPORT', 55432);
+const oidcPort = port('OIDC_PORT', 4010);
+const landregPort = port('LANDREG_SIM_PORT', 4020);
+
+export const config = {
+  profile,
+  nodeEnv: str('NODE_ENV', 'production'),
+  dataDir: path.resolve(projectRoot, str('DATA_DIR', profile === 'test' ? '.data/test' : '.data/dev')),
+  toolsDir: str('TOOLS_DIR', path.join(env.HOME ?? '/root', '.cache', 'cadastral-geoportal', 'tools')),
+  logLevel: str('LOG_LEVEL', profile === 'test' ? 'warn' : 'info'),
+
+  app: {
+    port: appPort,
+    publicUrl: str('PUBLIC_URL', `http://localhost:${appPort}`),
+    sessionSecret: str('SESSION_SECRET', 'dev-session-secret-change-me-0123456789'),
+  },
+
+  db: {
+    host: str('PGHOST', '127.0.0.1'),
+    port: pgPort,
+    user: str('PGUSER', 'geoportal'),
+    password: str('PGPASSWORD', 'geoportal'),
+    database: str('PGDATABASE', 'geoportal'),
+    get url(): string {
+      return str(
+        'DATABASE_URL',
+        `postgresql://${encodeURIComponent(this.user)}:${encodeURIComponent(this.password)}@${this.host}:${this.port}/${this.database}`,
+      );
+    },
+  },
+
+  temporal: {
+    address: str('TEMPORAL_ADDRESS', `127.0.0.1:${port('TEMPORAL_PORT', 7233)}`),
+    port: port('TEMPORAL_PORT', 7233),
+    uiPort: port('TEMPORAL_UI_PORT', 8233),
+    namespace: str('TEMPORAL_NAMESPACE', 'default'),
+    /** The dev server is started by the local stack unless the address points elsewhere. */
+    embedded: !env.TEMPORAL_ADDRESS,
+  },
+
+  /** Temporal workers (workers/main.ts). */
+  workers: {
+    /** Comma-separated task queues this process serves; empty = every queue with registered work. */
+    queues: list('WORKER_QUEUES', ''),
+    /** Task-queue-wide cap on landreg portal calls per second, shared by all landreg workers. */
+    landregActivitiesPerSecond: int('LANDREG_ACTIVITIES_PER_SECOND', 5),
+    landregMaxConcurrentActivities: int('LANDREG_MAX_CONCURRENT_ACTIVITIES', 4),
+  },
+
+  s3: {
+    port: port('MINIO_PORT', 9000),
+    consolePort: port('MINIO_CONSOLE_PORT', 9001),
+    get endpoint(): string {
+      return str('S3_ENDPOINT', `http://127.0.0.1:${this.port}`);
+    },
+    region: str('S3_REGION', 'eu-central-1'),
+    accessKeyId: str('S3_ACCESS_KEY', 'geoportal'),
+    secretAccessKey: str('S3_SECRET_KEY', 'geoportal-secret'),
+    buckets: {
+      cf: str('S3_BUCKET_CF', 'cf-extracts'),
+      exports: str('S3_BUCKET_EXPORTS', 'exports'),
+      attachments: str('S3_BUCKET_ATTACHMENTS', 'attachments'),
+      tiles: str('S3_BUCKET_TILES', 'tiles'),
+    },
+    embedded: !env.S3_ENDPOINT,
+  },
+
+  mail: {
+    smtpHost: str('SMTP_HOST', '127.0.0.1'),
+    smtpPort: port('SMTP_PORT', 1025),
+    webPort: port('MAILDEV_WEB_PORT', 1080),
+    from: str('MAIL_FROM', 'Geoportal <geoportal@birou.ro>'),
+    get webUrl(): string {
+      return str('MAILDEV_URL', `http://127.0.0.1:${this.webPort}`);
+    },
+    embedded: !env.SMTP_HOST,
+  },
+
+  oidc: {
+    port: oidcPort,
+    issuer: str('OIDC_ISSUER', `http://localhost:${oidcPort}`),
+    clientId: str('OIDC_CLIENT_ID', 'geoportal'),
+    clientSecret: str('OIDC_CLIENT_SECRET', 'geoportal-dev-secret'),
+    refreshTimeoutMs: 8000, // spec 5.4: the refresh call has an 8 s timeout
+    /** Scopes the service asks for; the dev IdP puts company/groups/enrichment_scope under profile. */
+    scopes: str('OIDC_SCOPES', 'openid email profile'),
+    /** Access-token lifetime of the development identity provider (seconds). */
+    accessTokenTtlSeconds: int('OIDC_ACCESS_TOKEN_TTL', 900),
+    /** AUTH_DEV_BYPASS=1 asks for the stub user; honoured only when NODE_ENV=development (spec 5.1). */
+    devBypassRequested: flag('AUTH_DEV_BYPASS'),
+    embedded: !env.OIDC_ISSUER,
+  },
+
+  landreg: {
+    simPort: landregPort,
+    baseUrl: str('LANDREG_BASE_URL', `http://127.0.0.1:${landregPort}`),
+    username: str('LANDREG_USERNAME', 'geoportal'),
+    password: str('LANDREG_PASSWORD', 'parola-portal'),
+    embedded: !env.LANDREG_BASE_URL,
+  },
+
+  tokens: {
+    cronSecret: str('CRON_SECRET', 'dev-cron-secret'),
+    addressBookApiKey: str('ADDRESSBOOK_API_KEY', 'dev-addressbook-key'),
+  },
+
+  flags: {
+    useCentralApi: flag('USE_CENTRAL_API'),
+    centralApiPilotUsers: list('CENTRAL_API_PILOT_USERS', 'ioana@birou.ro,mihai@birou.ro,radu@birou.ro'),
+    basicPanelUsers: list('BASIC_PANEL_USERS', 'elena@birou.ro'),
+    panelBasicGlobal: flag('PANEL_BASIC_GLOBAL'),
+    portalOnlyUsers: list('PORTAL_ONLY_USERS', ''),
+    adminEmails: list('ADMIN_EMAILS', ''),
+  },
+
+  encryptionSecret: str('ENCRYPTION_SECRET', 'dev-encryption-secret-change-me'),
+
+  build: {
+    commit: str('GIT_COMMIT', 'unknown'),
+    buildTime: str('BUILD_TIME', 'unknown'),
+  },
+} as const;
+
+export type Config = typeof config;

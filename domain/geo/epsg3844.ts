@@ -1,0 +1,26 @@
+/**
+ * EPSG:3844 (Stereo 70), the projection the land-registry portal speaks. The towgs84 parameters
+ * are the 7-parameter Helmert shift ANCPI publishes; without them positions drift by ~100 m, so
+ * product code and simulators must share this one definition.
+ */
+import proj4 from 'proj4';
+
+export const EPSG_3844 = 'EPSG:3844';
+export const EPSG_3844_PROJ4 =
+  '+proj=sterea +lat_0=46 +lon_0=25 +k=0.99975 +x_0=500000 +y_0=500000 +ellps=krass +towgs84=2.329,-147.042,-92.08,-0.309,0.325,0.497,5.69 +units=m +no_defs';
+
+proj4.defs(EPSG_3844, EPSG_3844_PROJ4);
+
+const converter = proj4('EPSG:4326', EPSG_3844);
+
+/** WGS84 [lon, lat] → Stereo 70 [x, y] in metres. */
+export function wgs84ToStereo70(lonLat: readonly [number, number] | number[]): [number, number] {
+  const [x, y] = converter.forward([lonLat[0], lonLat[1]]);
+  return [x, y];
+}
+
+/** Stereo 70 [x, y] → WGS84 [lon, lat]. */
+export function stereo70ToWgs84(xy: readonly [number, number] | number[]): [number, number] {
+  const [lon, lat] = converter.inverse([xy[0], xy[1]]);
+  return [lon, lat];
+}

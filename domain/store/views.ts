@@ -1,0 +1,322 @@
+/**
+ * The single home of the store's derived objects: the tile views of spec 4.1 and the UAT trigger
+ * that fills the zoom geometries. Migrations create tables; these objects are (re)applied by the
+ * migration runner after the SQL files (ensureDerivedObjects) and by the geoportal setup/optimize
+ * routes (setupViews, optimizeViews, optimizeTiles, setupEnrichmentViews). Every object carries a
+ * checksum of its SQL in its COMMENT, so "apply" is a no-op when nothing changed.
+ *
+ * The tile views live in schema `tiles`, because the tile source `gis_features` (spec 4.1) has
+ * the same name as the feature table in `public`. Every view's `geom` is EPSG:3857, ready for
+ * ST_AsMVTGeom without a per-tile transform.
+ */
+import { createHash } from 'node:crypto';
+import { withTransaction, type Db } from '../db/pool';
+
+export const TILE_SCHEMA = 'tiles';
+
+/** The slim column list of spec 4.1 "optimize-tiles"; every feature view exposes exactly these. */
+export const SLIM_FEATURE_COLUMNS = ['id', 'layer_id', 'siruta', 'object_id', 'cadastral_ref', 'area_value', 'is_active', 'geom'] as const;
+
+/**
+ * Simplified UAT geometries in EPSG:3857; the tolerance is about one screen pixel at the highest
+ * zoom each view serves (156543 m / 2^z per 256-px pixel), so outlines stay crisp and small.
+ */
+export const UAT_ZOOM_LEVELS = [
+  { view: 'gis_uats_z0', column: 'geom_z0', toleranceM: 1000, minzoom: 0, maxzoom: 4 },
+  { view: 'gis_uats_z5', column: 'geom_z5', toleranceM: 200, minzoom: 5, maxzoom: 7 },
+  { view: 'gis_uats_z8', column: 'geom_z8', toleranceM: 20, minzoom: 8, maxzoom: 11 },
+] as const;
+
+export type TileSource = {
+  /** Source name of the `/tiles/<source>` route (spec 4.1). */
+  name: string;
+  /** Schema-qualified relation to read. */
+  relation: string;
+  minzoom: number;
+  maxzoom: number;
+  kind: 'uat' | 'feature' | 'status';
+};
+
+const feature = (name: string, kind: TileSource['kind'] = 'feature'): TileSource => ({
+  name,
+  relation: `${TILE_SCHEMA}.${name}`,
+  minzoom: 10,
+  maxzoom: 22,
+  kind,
+});
+
+/** Every tile source of spec 4.1 and the relation behind it; nothing else may be served. */
+export const TILE_SOURCES: readonly TileSource[] = [
+  ...UAT_ZOOM_LEVELS.map((z) => ({ name: z.view, relation: `${TILE_SCHEMA}.${z.view}`, minzoom: z.minzoom, maxzoom: z.maxzoom, kind: 'uat' as const })),
+  { name: 'gis_uats_z12', relation: `${TILE_SCHEMA}.gis_uats_z12`, minzoom: 12, maxzoom: 22, kind: 'uat' },
+  feature('gis_features'),
+  feature('gis_terenuri'),
+  feature('gis_cladiri'),
+  feature('gis_administrativ'),
+  feature('gis_documentatii'),
+  feature('gis_terenuri_status', 'status'),
+  feature('gis_cladiri_status', 'status'),
+];
+
+// ------------------------------------------------------------------------------------------------
+// SQL text
+// ------------------------------------------------------------------------------------------------
+
+const uatColumns = 'u.siruta, u.name, u.county, u.workspace_pk, u.area_value';
+
+function uatViewSql(view: string, column: string): string {
+  return `CREATE VIEW ${TILE_SCHEMA}.${view} AS
+  SELECT ${uatColumns}, u.${column} AS geom
+  FROM public.gis_uats u
+  WHERE u.${column} IS NOT NULL`;
+}
+
+const slim = (a: string) =>
+  `${a}.id, ${a}.layer_id, ${a}.siruta, ${a}.object_id, ${a}.cadastral_ref, ${a}.area_value, ${a}.is_active, ${a}.geom_3857 AS geom`;
+
+function featureViewSql(view: string, where: string): string {
+  return `CREATE VIEW ${TILE_SCHEMA}.${view} AS
+  SELECT ${slim('f')}
+  FROM public.gis_features f
+  WHERE f.geom_3857 IS NOT NULL${where ? ` AND ${where}` : ''}`;
+}
+
+const byCategory = (category: string) =>
+  `f.layer_id IN (SELECT l.layer_id FROM public.gis_layers l WHERE l.category = '${category}')`;
+
+/** Enrichment flags arrive as 1/0, "1"/"0" or true/false; unknown stays NULL (grey on the map). */
+const flag = (expr: string) =>
+  `CASE WHEN ${expr} IN ('1', 'true') THEN 1 WHEN ${expr} IN ('0', 'false') THEN 0 END`;
+
+const hasEnrichment = (a: string) =>
+  `CASE WHEN ${a}.enrichment IS NOT NULL AND ${a}.enrichment <> '{}'::jsonb THEN 1 ELSE 0 END`;
+
+const terenuriStatusSql = `CREATE VIEW ${TILE_SCHEMA}.gis_terenuri_status AS
+  SELECT ${slim('f')},
+    ${hasEnrichment('f')} AS has_enrichment,
+    ${flag("f.enrichment->>'HAS_BUILDING'")} AS has_building,
+    ${flag("f.enrichment->>'BUILD_LEGAL'")} AS build_legal
+  FROM public.gis_features f
+  WHERE f.geom_3857 IS NOT NULL AND f.layer_id = 'TERENURI_ACTIVE'`;
+
+// A building's parent parcel: by cadastral number first (building refs read '<parcel>-C<n>'),
+// else the parcel under the building's interior point. Each is a single-row subquery.
+const cladiriStatusSql = `CREATE VIEW ${TILE_SCHEMA}.gis_cladiri_status AS
+  SELECT ${slim('c')},
+    ${hasEnrichment('c')} AS has_enrichment,
+    1 AS has_building,
+    COALESCE(
+      (SELECT ${flag("p.enrichment->>'BUILD_LEGAL'")}
+         FROM public.gis_features p
+        WHERE p.layer_id = 'TERENURI_ACTIVE' AND p.siruta = c.siruta
+          AND p.cadastral_ref = regexp_replace(c.cadastral_ref, '-C[0-9]+$', '')
+          AND p.enrichment IS NOT NULL
+        ORDER BY p.enriched_at DESC NULLS LAST
+        LIMIT 1),
+      (SELECT ${flag("p.enrichment->>'BUILD_LEGAL'")}
+         FROM public.gis_features p
+        WHERE p.layer_id = 'TERENURI_ACTIVE' AND p.siruta = c.siruta
+          AND p.enrichment IS NOT NULL
+          AND c.geom IS NOT NULL AND ST_Intersects(p.geom, ST_PointOnSurface(c.geom))
+        LIMIT 1)
+    ) AS build_legal
+  FROM public.gis_features c
+  WHERE c.geom_3857 IS NOT NULL AND c.layer_id = 'CLADIRI_ACTIVE'`;
+
+/**
+ * UAT trigger: geom from the ESRI rings (when the rings change), then the 3857 copy and the zoom
+ * simplifications (when geom changes or one of them is still missing, which is also how a backfill
+ * runs: `UPDATE gis_uats SET geom = geom WHERE ...`).
+ */
+const uatTriggerFunctionSql = `CREATE OR REPLACE FUNCTION public.f_gis_uats_derive_geom() RETURNS trigger
+  LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF NEW.geometry IS NOT NULL AND (TG_OP = 'INSERT' OR NEW.geometry IS DISTINCT FROM OLD.geometry) THEN
+    NEW.geom := public.f_esri_rings_to_geom(NEW.geometry);
+  END IF;
+  IF NEW.geom IS NULL THEN
+    NEW.geom_3857 := NULL;
+${UAT_ZOOM_LEVELS.map((z) => `    NEW.${z.column} := NULL;`).join('\n')}
+  ELSIF TG_OP = 'INSERT' OR NEW.geom IS DISTINCT FROM OLD.geom OR NEW.geom_3857 IS NULL
+     OR ${UAT_ZOOM_LEVELS.map((z) => `NEW.${z.column} IS NULL`).join(' OR ')} THEN
+    NEW.geom_3857 := ST_Multi(ST_Transform(NEW.geom, 3857));
+${UAT_ZOOM_LEVELS.map(
+  (z) =>
+    `    NEW.${z.column} := ST_Multi(ST_CollectionExtract(ST_MakeValid(ST_SimplifyPreserveTopology(NEW.geom_3857, ${z.toleranceM})), 3));`,
+).join('\n')}
+  END IF;
+  RETURN NEW;
+END $fn$`;
+
+const uatTriggerSql = `DROP TRIGGER IF EXISTS gis_uats_derive_geom ON public.gis_uats;
+CREATE TRIGGER gis_uats_derive_geom BEFORE INSERT OR UPDATE ON public.gis_uats
+  FOR EACH ROW EXECUTE FUNCTION public.f_gis_uats_derive_geom()`;
+
+// ------------------------------------------------------------------------------------------------
+// Derived objects and their checksums
+// ------------------------------------------------------------------------------------------------
+
+type Derived = { name: string; group: 'uat-trigger' | 'uat-views' | 'feature-views' | 'status-views'; sql: string };
+
+const view = (group: Derived['group'], name: string, sql: string): Derived => ({ name: `${TILE_SCHEMA}.${name}`, group, sql });
+
+/** In dependency order: the trigger before the views, plain feature views before status views. */
+export const DERIVED_OBJECTS: readonly Derived[] = [
+  { name: 'public.f_gis_uats_derive_geom', group: 'uat-trigger', sql: `${uatTriggerFunctionSql};\n${uatTriggerSql}` },
+  ...UAT_ZOOM_LEVELS.map((z) => view('uat-views', z.view, uatViewSql(z.view, z.column))),
+  view('uat-views', 'gis_uats_z12', uatViewSql('gis_uats_z12', 'geom_3857')),
+  view('feature-views', 'gis_features', featureViewSql('gis_features', '')),
+  view('feature-views', 'gis_terenuri', featureViewSql('gis_terenuri', "f.layer_id = 'TERENURI_ACTIVE'")),
+  view('feature-views', 'gis_cladiri', featureViewSql('gis_cladiri', "f.layer_id = 'CLADIRI_ACTIVE'")),
+  view('feature-views', 'gis_administrativ', featureViewSql('gis_administrativ', byCategory('administrativ'))),
+  view('feature-views', 'gis_documentatii', featureViewSql('gis_documentatii', byCategory('documentatii'))),
+  view('status-views', 'gis_terenuri_status', terenuriStatusSql),
+  view('status-views', 'gis_cladiri_status', cladiriStatusSql),
+];
+
+const checksum = (sql: string) => `derived:${createHash('sha256').update(sql).digest('hex').slice(0, 16)}`;
+
+async function currentComment(db: Db, obj: Derived): Promise<string | null> {
+  const r =
+    obj.group === 'uat-trigger'
+      ? await db.query<{ c: string | null }>(
+          `SELECT obj_description(p.oid, 'pg_proc') AS c FROM pg_proc p
+            JOIN pg_namespace n ON n.oid = p.pronamespace
+           WHERE n.nspname || '.' || p.proname = $1
+             AND EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgname = 'gis_uats_derive_geom' AND t.tgfoid = p.oid)`,
+          [obj.name],
+        )
+      : await db.query<{ c: string | null }>(`SELECT obj_description(to_regclass($1), 'pg_class') AS c WHERE to_regclass($1) IS NOT NULL`, [
+          obj.name,
+        ]);
+  return r.rowCount ? r.rows[0].c ?? '' : null;
+}
+
+async function apply(db: Db, obj: Derived): Promise<void> {
+  const sum = checksum(obj.sql);
+  if (obj.group === 'uat-trigger') {
+    await db.query(obj.sql);
+    await db.query(`COMMENT ON FUNCTION ${obj.name}() IS '${sum}'`);
+    return;
+  }
+  // CREATE OR REPLACE VIEW cannot drop or retype columns; drop and create keeps changes simple.
+  await db.query(`DROP VIEW IF EXISTS ${obj.name} CASCADE`);
+  await db.query(obj.sql);
+  await db.query(`COMMENT ON VIEW ${obj.name} IS '${sum}'`);
+}
+
+/** Serialises DDL between concurrent callers (two routes, or a route and the migration runner). */
+async function lockDdl(db: Db): Promise<void> {
+  await db.query(`SELECT pg_advisory_xact_lock(hashtext('geoportal:store:derived-objects'))`);
+}
+
+async function applyGroups(db: Db, groups: Derived['group'][], force: boolean): Promise<string[]> {
+  return withTransaction(async (tx) => {
+    await lockDdl(tx);
+    await tx.query(`CREATE SCHEMA IF NOT EXISTS ${TILE_SCHEMA}`);
+    const done: string[] = [];
+    for (const obj of DERIVED_OBJECTS) {
+      if (!groups.includes(obj.group)) continue;
+      // A CASCADE drop earlier in this loop can remove a later object: re-read each time.
+      const now = await currentComment(tx, obj);
+      if (!force && now === checksum(obj.sql)) continue;
+      await apply(tx, obj);
+      done.push(obj.name);
+    }
+    return done;
+  }, db);
+}
+
+/** Applies every derived object whose SQL changed or that is missing; returns what it (re)created. */
+export async function ensureDerivedObjects(db: Db): Promise<string[]> {
+  return applyGroups(db, ['uat-trigger', 'uat-views', 'feature-views', 'status-views'], false);
+}
+
+export type ViewState = { name: string; exists: boolean; current: boolean };
+
+/** Which derived objects exist, and whether each matches the code's SQL. */
+export async function viewStatus(db: Db): Promise<ViewState[]> {
+  const out: ViewState[] = [];
+  for (const obj of DERIVED_OBJECTS) {
+    const c = await currentComment(db, obj);
+    out.push({ name: obj.name, exists: c !== null, current: c === checksum(obj.sql) });
+  }
+  return out;
+}
+
+/** GET /api/geoportal/setup-views: do the UAT zoom views exist? */
+export async function uatViewsExist(db: Db): Promise<{ exists: boolean; views: ViewState[] }> {
+  const views = (await viewStatus(db)).filter((v) => DERIVED_OBJECTS.find((o) => o.name === v.name)?.group === 'uat-views');
+  return { exists: views.every((v) => v.exists), views };
+}
+
+/** POST /api/geoportal/setup-views: creates the UAT zoom views that are missing or outdated. */
+export async function setupViews(db: Db): Promise<{ created: string[]; existing: string[] }> {
+  const created = await applyGroups(db, ['uat-views'], false);
+  const existing = DERIVED_OBJECTS.filter((o) => o.group === 'uat-views' && !created.includes(o.name)).map((o) => o.name);
+  return { created, existing };
+}
+
+export type OptimizeViewsReport = {
+  columnsAdded: string[];
+  backfilled: number;
+  indexesCreated: string[];
+  views: string[];
+  trigger: string;
+};
+
+/**
+ * POST /api/geoportal/optimize-views, the five steps of spec 4.1. On a migrated store the columns
+ * and indexes already exist; the steps still run so an old database catches up, and a second
+ * call only re-reports.
+ */
+export async function optimizeViews(db: Db): Promise<OptimizeViewsReport> {
+  return withTransaction(async (tx) => {
+    await lockDdl(tx);
+    const wanted = ['geom_3857', ...UAT_ZOOM_LEVELS.map((z) => z.column)];
+    const have = await tx.query<{ column_name: string }>(
+      `SELECT column_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name = 'gis_uats' AND column_name = ANY($1)`,
+      [wanted],
+    );
+    const columnsAdded = wanted.filter((c) => !have.rows.some((r) => r.column_name === c));
+    for (const c of columnsAdded) await tx.query(`ALTER TABLE public.gis_uats ADD COLUMN ${c} geometry(MultiPolygon, 3857)`);
+
+    const indexesCreated: string[] = [];
+    for (const c of wanted) {
+      const idx = `gis_uats_${c}_gist`;
+      const exists = await tx.query(`SELECT 1 FROM pg_indexes WHERE schemaname = 'public' AND indexname = $1`, [idx]);
+      if (exists.rowCount) continue;
+      await tx.query(`CREATE INDEX ${idx} ON public.gis_uats USING gist (${c})`);
+      indexesCreated.push(idx);
+    }
+
+    const trigger = DERIVED_OBJECTS.find((o) => o.group === 'uat-trigger')!;
+    await tx.query(`CREATE SCHEMA IF NOT EXISTS ${TILE_SCHEMA}`);
+    await apply(tx, trigger);
+    // The trigger fills whatever is missing, so touching geom is the one backfill code path.
+    const missing = wanted.map((c) => `${c} IS NULL`).join(' OR ');
+    const backfill = await tx.query(`UPDATE public.gis_uats SET geom = geom WHERE geom IS NOT NULL AND (${missing})`);
+
+    const views: string[] = [];
+    for (const obj of DERIVED_OBJECTS.filter((o) => o.group === 'uat-views')) {
+      await apply(tx, obj);
+      views.push(obj.name);
+    }
+    return { columnsAdded, backfilled: backfill.rowCount ?? 0, indexesCreated, views, trigger: trigger.name };
+  }, db);
+}
+
+/**
+ * POST /api/geoportal/optimize-tiles: recreates the feature views with the slim columns only; the
+ * status views are recreated too, since a cascading drop would take anything built on them.
+ */
+export async function optimizeTiles(db: Db): Promise<{ recreated: string[]; columns: readonly string[] }> {
+  const recreated = await applyGroups(db, ['feature-views', 'status-views'], true);
+  return { recreated, columns: SLIM_FEATURE_COLUMNS };
+}
+
+/** POST /api/geoportal/setup-enrichment-views: drops, then creates the two status views. */
+export async function setupEnrichmentViews(db: Db): Promise<{ recreated: string[]; columns: string[] }> {
+  const recreated = await applyGroups(db, ['status-views'], true);
+  return { recreated, columns: [...SLIM_FEATURE_COLUMNS, 'has_enrichment', 'has_building', 'build_legal'] };
+}

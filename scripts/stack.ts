@@ -1,0 +1,118 @@
+/**
+ * `npm start` (and the test runner, with STACK_PROFILE=test): starts the whole local stack in
+ * dependency order with health checks, prefixed logs and the URLs printed at the end; one Ctrl-C
+ * stops everything it started. Options:
+ *   --ready-file <path>   write this file once everything is up (removed on exit)
+ *   --infra-only          start infrastructure and simulators, not the workers and the app
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import pg from 'pg';
+import { config, projectRoot } from '../domain/config';
+import { services, appServices, type Service } from './stack/services';
+import { waitFor, prefixer, type Proc } from './stack/proc';
+
+const say = prefixer('stack');
+const args = process.argv.slice(2);
+const readyFile = args.includes('--ready-file') ? path.resolve(args[args.indexOf('--ready-file') + 1]) : undefined;
+const infraOnly = args.includes('--infra-only');
+const started: Proc[] = [];
+let stopping = false;
+
+function buildInfo(): void {
+  try {
+    process.env.GIT_COMMIT ??= execFileSync('git', ['rev-parse', 'HEAD'], { cwd: projectRoot, encoding: 'utf8' }).trim();
+  } catch {
+    /* not a git checkout: /api/version says 'unknown' */
+  }
+  process.env.BUILD_TIME ??= new Date().toISOString();
+}
+
+async function bringUp(svc: Service): Promise<void> {
+  if (!svc.embedded) {
+    say(`${svc.name}: external (${svc.url ?? 'configured by environment'})`);
+    return;
+  }
+  if (await svc.ready().catch(() => false)) {
+    say(`${svc.name}: already running, reused`);
+    return;
+  }
+  const t0 = Date.now();
+  const proc = svc.start();
+  started.push(proc);
+  await waitFor(svc.name, svc.ready, { timeoutMs: svc.readyTimeoutMs, proc });
+  say(`${svc.name}: ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  void proc.exited.then((code) => {
+    if (!stopping) {
+      say(`${svc.name} stopped unexpectedly (code ${code}); stopping the stack`);
+      void shutdown(1);
+    }
+  });
+}
+
+async function prepareDatabase(): Promise<void> {
+  const admin = new pg.Client({
+    host: config.db.host, port: config.db.port, user: config.db.user, password: config.db.password, database: 'postgres',
+  });
+  await admin.connect();
+  try {
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [config.db.database]);
+    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE "${config.db.database.replace(/"/g, '""')}"`);
+  } finally {
+    await admin.end();
+  }
+  const migratePath = path.join(projectRoot, 'domain/db/migrate.ts');
+  if (fs.existsSync(migratePath)) {
+    const { migrate } = await import('../domain/db/migrate');
+    const { applied } = await migrate(config.db.url);
+    say(applied.length ? `migrations applied: ${applied.join(', ')}` : 'database schema up to date');
+  }
+}
+
+async function prepareStorage(): Promise<void> {
+  const { ensureBuckets } = await import('../domain/storage/s3');
+  const created = await ensureBuckets();
+  if (created.length) say(`buckets created: ${created.join(', ')}`);
+}
+
+async function shutdown(code: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  say('stopping…');
+  if (readyFile) fs.rmSync(readyFile, { force: true });
+  for (const proc of [...started].reverse()) await proc.stop();
+  say('stopped');
+  process.exit(code);
+}
+
+async function main(): Promise<void> {
+  process.on('SIGINT', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
+  buildInfo();
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  say(`profile ${config.profile}, data in ${path.relative(projectRoot, config.dataDir) || config.dataDir}`);
+  const infra = services();
+  await Promise.all(infra.map(bringUp));
+  await Promise.all([prepareDatabase(), prepareStorage()]);
+  const apps = infraOnly ? [] : appServices();
+  await Promise.all(apps.map(bringUp));
+
+  const lines = [
+    ...(infraOnly ? [] : [`Geoportal             ${config.app.publicUrl}   (dan@birou.ro / parola-dan)`]),
+    `Temporal Web UI       http://localhost:${config.temporal.uiPort}`,
+    `MailDev (e-mail)      ${config.mail.webUrl}`,
+    `MinIO console         http://localhost:${config.s3.consolePort}   (${config.s3.accessKeyId})`,
+    `Identity provider     ${config.oidc.issuer}`,
+    ...(infra.some((s) => s.name === 'landreg') ? [`Land-registry sim     ${config.landreg.baseUrl}`] : []),
+    `PostgreSQL            ${config.db.host}:${config.db.port}/${config.db.database}`,
+  ];
+  say('ready. Ctrl-C stops everything.');
+  for (const l of lines) say('  ' + l);
+  if (readyFile) fs.writeFileSync(readyFile, new Date().toISOString());
+}
+
+main().catch(async (err) => {
+  say(`failed: ${err instanceof Error ? err.message : String(err)}`);
+  await shutdown(1);
+});

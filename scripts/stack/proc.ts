@@ -1,0 +1,109 @@
+/**
+ * Child processes of the local stack: each runs in its own process group (so a tsx wrapper and
+ * its node child stop together), with every output line prefixed by the service's name.
+ */
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import readline from 'node:readline';
+
+const COLORS = [36, 33, 35, 32, 34, 91, 92, 93, 94, 95, 96];
+let nextColor = 0;
+const width = 10;
+
+export interface Proc {
+  name: string;
+  child: ChildProcess;
+  exited: Promise<number | null>;
+  /** Last output lines, shown when the service fails to come up. */
+  tail: string[];
+  stop(timeoutMs?: number): Promise<void>;
+}
+
+export function prefixer(name: string): (line: string) => void {
+  const color = COLORS[nextColor++ % COLORS.length];
+  const tag = process.stdout.isTTY ? `\x1b[${color}m${name.padEnd(width)}\x1b[0m│ ` : `${name.padEnd(width)}| `;
+  return (line) => process.stdout.write(tag + line + '\n');
+}
+
+export function startProcess(name: string, cmd: string, args: string[], opts: SpawnOptions & { quiet?: boolean } = {}): Proc {
+  const print = prefixer(name);
+  const child = spawn(cmd, args, { ...opts, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const tail: string[] = [];
+  const onLine = (line: string) => {
+    tail.push(line);
+    if (tail.length > 40) tail.shift();
+    if (!opts.quiet) print(line);
+  };
+  readline.createInterface({ input: child.stdout! }).on('line', onLine);
+  readline.createInterface({ input: child.stderr! }).on('line', onLine);
+  const exited = new Promise<number | null>((resolve) => {
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : null)));
+    child.on('error', (err) => {
+      onLine(`failed to start: ${err.message}`);
+      resolve(127);
+    });
+  });
+  let done = false;
+  void exited.then(() => (done = true));
+  return {
+    name,
+    child,
+    exited,
+    tail,
+    async stop(timeoutMs = 10_000) {
+      if (done || child.pid === undefined) return;
+      const signalGroup = (sig: NodeJS.Signals) => {
+        try {
+          process.kill(-child.pid!, sig);
+        } catch {
+          /* already gone */
+        }
+      };
+      signalGroup('SIGTERM');
+      const timer = setTimeout(() => signalGroup('SIGKILL'), timeoutMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+export async function waitFor(
+  what: string,
+  check: () => Promise<boolean>,
+  opts: { timeoutMs: number; intervalMs?: number; proc?: Proc },
+): Promise<void> {
+  const deadline = Date.now() + opts.timeoutMs;
+  let exitCode: number | null | undefined;
+  void opts.proc?.exited.then((c) => (exitCode = c ?? -1));
+  for (;;) {
+    if (await check().catch(() => false)) return;
+    if (exitCode !== undefined) {
+      throw new Error(`${what} exited (code ${exitCode}) before becoming ready:\n${opts.proc?.tail.join('\n') ?? ''}`);
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`${what} not ready after ${opts.timeoutMs / 1000} s:\n${opts.proc?.tail.join('\n') ?? ''}`);
+    }
+    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 250));
+  }
+}
+
+export async function httpOk(url: string, timeoutMs = 2000): Promise<boolean> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+  await res.arrayBuffer().catch(() => undefined);
+  return res.status < 500;
+}
+
+export function tcpOpen(host: string, port: number, timeoutMs = 1000): Promise<boolean> {
+  return import('node:net').then(
+    ({ createConnection }) =>
+      new Promise<boolean>((resolve) => {
+        const sock = createConnection({ host, port });
+        const done = (ok: boolean) => {
+          sock.destroy();
+          resolve(ok);
+        };
+        sock.setTimeout(timeoutMs, () => done(false));
+        sock.once('connect', () => done(true));
+        sock.once('error', () => done(false));
+      }),
+  );
+}

@@ -1,0 +1,222 @@
+/**
+ * The services of the local stack (ARCHITECTURE.md "The runtime"), each with how to start it and
+ * how to know it is ready. A service already answering on its port (started by hand, or by an
+ * earlier run) is reused and left running on exit. Services pointed elsewhere by the environment
+ * (e.g. TEMPORAL_ADDRESS, S3_ENDPOINT) are not started.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { config, projectRoot } from '../../domain/config';
+import { startProcess, httpOk, tcpOpen, type Proc } from './proc';
+
+export interface Service {
+  name: string;
+  /** Started by this launcher (false: an external system the environment points at). */
+  embedded: boolean;
+  url?: string;
+  ready(): Promise<boolean>;
+  start(): Proc;
+  readyTimeoutMs: number;
+}
+
+const TEMPORAL_CLI_VERSION = 'v1.5.1';
+const MINIO_VERSION = 'v0.0.0-20260212201848-7aac2a2c5b7c';
+const tool = (name: string, version: string, bin: string) => path.join(config.toolsDir, `${name}-${version}`, bin);
+const tsx = path.join(projectRoot, 'node_modules', '.bin', 'tsx');
+const isRoot = process.getuid?.() === 0;
+const pgBin = (bin: string) => path.join(process.env.PG_BIN_DIR ?? '/usr/lib/postgresql/15/bin', bin);
+
+function childEnv(service: string): NodeJS.ProcessEnv {
+  return { ...process.env, SERVICE_NAME: service };
+}
+
+/** Runs a command as the `postgres` user when we are root: initdb and postgres refuse root. */
+function asPostgres(cmd: string, args: string[]): [string, string[]] {
+  return isRoot ? ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', cmd, ...args]] : [cmd, args];
+}
+
+/**
+ * The PostgreSQL data directory: `<dataDir>/pg`, unless the postgres user cannot reach it (a
+ * clone under /root, say); then a directory of its own under /var/lib/postgresql.
+ */
+export function pgDataDir(): string {
+  const preferred = path.join(config.dataDir, 'pg');
+  if (!isRoot) return preferred;
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const probe = spawnSync('setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', 'test', '-x', config.dataDir]);
+  if (probe.status === 0) return preferred;
+  const key = createHash('sha256').update(projectRoot).digest('hex').slice(0, 8);
+  return path.join('/var/lib/postgresql/cadastral-geoportal', `${config.profile}-${key}`);
+}
+
+function initPostgres(dir: string): void {
+  if (fs.existsSync(path.join(dir, 'PG_VERSION'))) return;
+  fs.mkdirSync(dir, { recursive: true });
+  const pwfile = path.join(path.dirname(dir), `.pgpass-init-${process.pid}`);
+  fs.writeFileSync(pwfile, config.db.password + '\n', { mode: 0o600 });
+  try {
+    if (isRoot) {
+      spawnSync('chown', ['-R', 'postgres:postgres', dir, pwfile]);
+    }
+    const [cmd, args] = asPostgres(pgBin('initdb'), [
+      '-D', dir, '-U', config.db.user, `--pwfile=${pwfile}`, '-A', 'scram-sha-256', '-E', 'UTF8', '--locale=C.UTF-8',
+    ]);
+    const r = spawnSync(cmd, args, { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`initdb failed:\n${r.stdout}\n${r.stderr}`);
+  } finally {
+    fs.rmSync(pwfile, { force: true });
+  }
+}
+
+async function pgReady(): Promise<boolean> {
+  const client = new pg.Client({
+    host: config.db.host, port: config.db.port, user: config.db.user, password: config.db.password,
+    database: 'postgres', connectionTimeoutMillis: 1000,
+  });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+export function services(): Service[] {
+  const d = config.dataDir;
+  return [
+    {
+      name: 'postgres',
+      embedded: !process.env.DATABASE_URL,
+      url: `postgresql://${config.db.host}:${config.db.port}/${config.db.database}`,
+      readyTimeoutMs: 60_000,
+      ready: pgReady,
+      start() {
+        const dir = pgDataDir();
+        initPostgres(dir);
+        const settings = [
+          `port=${config.db.port}`, 'listen_addresses=127.0.0.1', 'unix_socket_directories=',
+          'shared_buffers=512MB', 'work_mem=32MB', 'maintenance_work_mem=256MB', 'max_connections=200',
+          'max_wal_size=2GB', 'checkpoint_timeout=15min',
+          // The test store is disposable: trade durability for speed there only.
+          ...(config.profile === 'test' ? ['synchronous_commit=off', 'fsync=off', 'full_page_writes=off'] : []),
+        ].flatMap((s) => ['-c', s]);
+        const [cmd, args] = asPostgres(pgBin('postgres'), ['-D', dir, ...settings]);
+        return startProcess('postgres', cmd, args, { env: childEnv('postgres') });
+      },
+    },
+    {
+      name: 'temporal',
+      embedded: config.temporal.embedded,
+      url: `http://localhost:${config.temporal.uiPort}`,
+      readyTimeoutMs: 60_000,
+      ready: () => tcpOpen('127.0.0.1', config.temporal.port).then((ok) => ok && httpOk(`http://127.0.0.1:${config.temporal.uiPort}/`)),
+      start() {
+        fs.mkdirSync(d, { recursive: true });
+        return startProcess('temporal', tool('temporal-cli', TEMPORAL_CLI_VERSION, 'temporal'), [
+          'server', 'start-dev',
+          '--db-filename', path.join(d, 'temporal.db'),
+          '--ip', '127.0.0.1',
+          '--port', String(config.temporal.port),
+          '--ui-port', String(config.temporal.uiPort),
+          '--log-level', 'error',
+          '--search-attribute', 'JobKind=Keyword',
+          '--search-attribute', 'Siruta=Int',
+        ], { env: childEnv('temporal') });
+      },
+    },
+    {
+      name: 'minio',
+      embedded: config.s3.embedded,
+      url: `http://localhost:${config.s3.consolePort}`,
+      readyTimeoutMs: 60_000,
+      ready: () => httpOk(`${config.s3.endpoint}/minio/health/live`).catch(() => false),
+      start() {
+        const dir = path.join(d, 'minio');
+        fs.mkdirSync(dir, { recursive: true });
+        return startProcess('minio', tool('minio', MINIO_VERSION, 'minio'), [
+          'server', dir, '--quiet',
+          '--address', `127.0.0.1:${config.s3.port}`,
+          '--console-address', `127.0.0.1:${config.s3.consolePort}`,
+        ], {
+          env: {
+            ...childEnv('minio'),
+            MINIO_ROOT_USER: config.s3.accessKeyId,
+            MINIO_ROOT_PASSWORD: config.s3.secretAccessKey,
+            MINIO_BROWSER_REDIRECT: 'off',
+          },
+        });
+      },
+    },
+    {
+      name: 'maildev',
+      embedded: config.mail.embedded,
+      url: config.mail.webUrl,
+      readyTimeoutMs: 30_000,
+      ready: async () => (await tcpOpen('127.0.0.1', config.mail.smtpPort)) && (await httpOk(config.mail.webUrl)),
+      start() {
+        return startProcess('maildev', process.execPath, [
+          path.join(projectRoot, 'node_modules/maildev/dist/bin/maildev.js'),
+          '--smtp', String(config.mail.smtpPort), '--ip', '127.0.0.1',
+          '--web', String(config.mail.webPort), '--web-ip', '127.0.0.1',
+        ], { env: childEnv('maildev') });
+      },
+    },
+    {
+      name: 'oidc',
+      embedded: config.oidc.embedded,
+      url: config.oidc.issuer,
+      readyTimeoutMs: 30_000,
+      ready: () => httpOk(`${config.oidc.issuer}/.well-known/openid-configuration`),
+      start: () => startProcess('oidc', tsx, [path.join(projectRoot, 'simulators/oidc/main.ts')], { env: childEnv('oidc') }),
+    },
+    {
+      name: 'landreg',
+      embedded: config.landreg.embedded,
+      url: config.landreg.baseUrl,
+      readyTimeoutMs: 120_000,
+      ready: () => httpOk(`${config.landreg.baseUrl}/__sim/requests`),
+      start: () => startProcess('landreg', tsx, [path.join(projectRoot, 'simulators/landreg/main.ts')], { env: childEnv('landreg') }),
+    },
+  ].filter((s) => s.name !== 'landreg' || fs.existsSync(path.join(projectRoot, 'simulators/landreg/main.ts')));
+}
+
+/** Processes of our own code, started once the infrastructure is up and migrated. */
+export function appServices(): Service[] {
+  return [
+    {
+      name: 'workers',
+      embedded: true,
+      readyTimeoutMs: 120_000,
+      ready: workersPolling,
+      start: () => startProcess('workers', tsx, [path.join(projectRoot, 'workers/main.ts')], { env: childEnv('workers') }),
+    },
+    {
+      name: 'app',
+      embedded: true,
+      url: config.app.publicUrl,
+      readyTimeoutMs: 60_000,
+      ready: () => httpOk(`http://127.0.0.1:${config.app.port}/api/version`),
+      start: () => startProcess('app', tsx, [path.join(projectRoot, 'api/server.ts')], { env: childEnv('app') }),
+    },
+  ];
+}
+
+/** Workers are ready when Temporal sees a poller on the `store` task queue. */
+async function workersPolling(): Promise<boolean> {
+  const { Connection } = await import('@temporalio/client');
+  const conn = await Connection.connect({ address: config.temporal.address, connectTimeout: 1000 });
+  try {
+    const res = await conn.workflowService.describeTaskQueue({
+      namespace: config.temporal.namespace,
+      taskQueue: { name: 'store' },
+      taskQueueType: 1,
+    });
+    return (res.pollers?.length ?? 0) > 0;
+  } finally {
+    await conn.close();
+  }
+}

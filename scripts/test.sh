@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# `npm test`: static checks, then the whole jest suite (unit, integration, workflow, end-to-end)
+# against a real stack started once for the run on the test profile (ports +100, data in
+# .data/test), so it can run beside `npm start`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export STACK_PROFILE=test NODE_ENV=test
+export NODE_OPTIONS="${NODE_OPTIONS:-} --experimental-vm-modules --no-warnings=ExperimentalWarning"
+
+echo "[test] typecheck"
+npx tsc --noEmit
+echo "[test] lint"
+npx eslint --max-warnings=0 .
+
+mkdir -p .data/test test-results
+ready=.data/test/stack.ready
+rm -f "$ready"
+npx tsx scripts/stack.ts --ready-file "$ready" > .data/test/stack.log 2>&1 &
+stack_pid=$!
+cleanup() {
+  kill -TERM "$stack_pid" 2>/dev/null || true
+  wait "$stack_pid" 2>/dev/null || true
+}
+trap cleanup EXIT
+echo "[test] starting the test stack (log: .data/test/stack.log)"
+for _ in $(seq 1 600); do
+  [ -f "$ready" ] && break
+  if ! kill -0 "$stack_pid" 2>/dev/null; then
+    echo "[test] the stack failed to start:"; tail -n 60 .data/test/stack.log; exit 1
+  fi
+  sleep 1
+done
+[ -f "$ready" ] || { echo "[test] the stack did not come up in 10 minutes"; tail -n 60 .data/test/stack.log; exit 1; }
+
+echo "[test] jest"
+status=0
+npx jest --ci --json --outputFile=test-results/jest.json "$@" || status=$?
+node -e '
+  const r = require("./test-results/jest.json");
+  console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));
+' || true
+if [ "$status" -ne 0 ]; then echo "[test] stack log tail:"; tail -n 40 .data/test/stack.log; fi
+exit "$status"

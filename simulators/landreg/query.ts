@@ -1,0 +1,155 @@
+/**
+ * ArcGIS-REST `query` over one layer: where / objectIds filtering, ids-only and count-only
+ * answers, outFields, paging capped at 1000 features with exceededTransferLimit, ESRI JSON
+ * geometry in EPSG:3844 (or WGS84 when outSR=4326 is asked).
+ */
+import { stereo70ToWgs84 } from '../../domain/geo/epsg3844';
+import { ID_BLOCK } from './generator';
+import { layerDef, type LayerDef } from './layers';
+import type { AttrValue, SimFeature } from './model';
+import type { SimStore } from './store';
+import { WhereError, compileWhere, parseWhere, pinnedValues } from './where';
+
+export const MAX_RECORD_COUNT = 1000;
+
+export type QueryKind = 'features' | 'ids' | 'count';
+
+export interface QueryOutcome {
+  kind: QueryKind;
+  /** Set when the query is restricted to exactly one UAT through ADMIN_UNIT_ID. */
+  siruta: number | null;
+  body: unknown;
+}
+
+const truthy = (v: string | undefined) => v !== undefined && /^(true|1|yes)$/i.test(v);
+
+export function esriError(message: string, details: string[] = []) {
+  return { error: { code: 400, message, details } };
+}
+
+function parseIdList(s: string | undefined): number[] | null {
+  if (!s || s.trim() === '') return null;
+  const ids = s.split(',').map((x) => Number(x.trim()));
+  if (ids.some((n) => !Number.isInteger(n))) throw new WhereError('objectIds must be integers');
+  return ids;
+}
+
+interface MatchCacheEntry {
+  version: number;
+  matches: SimFeature[];
+}
+
+export class QueryEngine {
+  /** Paging a UAT re-runs the same filter for every page; keep the last few match lists. */
+  private readonly cache = new Map<string, MatchCacheEntry>();
+
+  constructor(private readonly store: SimStore) {}
+
+  private candidateSirutas(ast: ReturnType<typeof parseWhere>, objectIds: number[] | null): number[] {
+    const nom = this.store.nom;
+    let sirutas: number[] | null = pinnedValues(ast, 'ADMIN_UNIT_ID');
+    const ws = pinnedValues(ast, 'WORKSPACE_ID');
+    if (ws) {
+      const inWs = ws.flatMap((w) => nom.county(w)?.uats.map((u) => u.siruta) ?? []);
+      sirutas = sirutas ? sirutas.filter((s) => inWs.includes(s)) : inWs;
+    }
+    // OBJECTIDs are allocated in per-UAT blocks, so ids alone tell which UATs to look at.
+    const ids = objectIds ?? pinnedValues(ast, 'OBJECTID');
+    if (ids) {
+      const fromIds = [...new Set(ids.map((id) => nom.uats[Math.floor(id / ID_BLOCK) - 1]?.siruta).filter((s): s is number => s !== undefined))];
+      sirutas = sirutas ? sirutas.filter((s) => fromIds.includes(s)) : fromIds;
+    }
+    const list = sirutas ? [...new Set(sirutas)].sort((a, b) => a - b) : this.store.dataUats().map((u) => u.siruta);
+    return list.filter((s) => this.store.hasData(s));
+  }
+
+  private matches(layer: LayerDef, where: string | undefined, objectIdsParam: string | undefined): { matches: SimFeature[]; siruta: number | null } {
+    const ast = parseWhere(where);
+    const fieldNames = new Set(layer.fields.map((f) => f.name));
+    const predicate = compileWhere(ast, fieldNames);
+    const objectIds = parseIdList(objectIdsParam);
+    const pinned = pinnedValues(ast, 'ADMIN_UNIT_ID');
+    const siruta = pinned && new Set(pinned).size === 1 ? pinned[0] : null;
+    const key = `${layer.id}\u0001${where ?? ''}\u0001${objectIdsParam ?? ''}`;
+    const hit = this.cache.get(key);
+    if (hit && hit.version === this.store.version) return { matches: hit.matches, siruta };
+
+    const idSet = objectIds ? new Set(objectIds) : null;
+    const matches: SimFeature[] = [];
+    if (layer.hasData) {
+      for (const s of this.candidateSirutas(ast, objectIds)) {
+        const data = this.store.get(s);
+        const features = data?.layers.get(layer.id)?.features ?? [];
+        for (const f of features) {
+          if (idSet && !idSet.has(f.objectId)) continue;
+          if (predicate(f.attributes)) matches.push(f);
+        }
+      }
+    }
+    this.cache.set(key, { version: this.store.version, matches });
+    if (this.cache.size > 16) this.cache.delete(this.cache.keys().next().value as string);
+    return { matches, siruta };
+  }
+
+  run(layerId: string, q: Record<string, string | undefined>): QueryOutcome {
+    const layer = layerDef(layerId);
+    const kind: QueryKind = truthy(q.returnCountOnly) ? 'count' : truthy(q.returnIdsOnly) ? 'ids' : 'features';
+    if (!layer) return { kind, siruta: null, body: esriError('Invalid or missing input parameters.', [`Layer ${layerId} not found`]) };
+    let found: { matches: SimFeature[]; siruta: number | null };
+    try {
+      found = this.matches(layer, q.where, q.objectIds);
+    } catch (err) {
+      if (err instanceof WhereError) {
+        return { kind, siruta: null, body: esriError('Unable to complete operation.', [`'where' parameter is invalid: ${err.message}`]) };
+      }
+      throw err;
+    }
+    const { matches, siruta } = found;
+    if (kind === 'count') return { kind, siruta, body: { count: matches.length } };
+    if (kind === 'ids') return { kind, siruta, body: { objectIdFieldName: 'OBJECTID', objectIds: matches.map((f) => f.objectId) } };
+
+    const offset = Math.max(0, Number.parseInt(q.resultOffset ?? '0', 10) || 0);
+    const requested = Number.parseInt(q.resultRecordCount ?? '', 10);
+    const pageSize = Number.isFinite(requested) && requested > 0 ? Math.min(requested, MAX_RECORD_COUNT) : MAX_RECORD_COUNT;
+    const page = matches.slice(offset, offset + pageSize);
+    const fields = selectFields(layer, q.outFields);
+    const wgs84 = q.outSR === '4326' || /"?wkid"?\s*:\s*4326/.test(q.outSR ?? '');
+    const withGeometry = q.returnGeometry === undefined || q.returnGeometry === '' || truthy(q.returnGeometry);
+    const body: Record<string, unknown> = {
+      displayFieldName: 'NATIONAL_CADASTRAL_REFERENCE',
+      objectIdFieldName: 'OBJECTID',
+      globalIdFieldName: '',
+      geometryType: layer.geometryType,
+      spatialReference: wgs84 ? { wkid: 4326, latestWkid: 4326 } : { wkid: 3844, latestWkid: 3844 },
+      fields,
+      features: page.map((f) => {
+        const attributes: Record<string, AttrValue> = {};
+        for (const fd of fields) attributes[fd.name] = f.attributes[fd.name] ?? null;
+        return withGeometry ? { attributes, geometry: esriGeometry(layer, f, wgs84) } : { attributes };
+      }),
+    };
+    if (offset + pageSize < matches.length) body.exceededTransferLimit = true;
+    return { kind, siruta, body };
+  }
+}
+
+function selectFields(layer: LayerDef, outFields: string | undefined) {
+  const wanted = (outFields ?? '').split(',').map((s) => s.trim().toUpperCase()).filter(Boolean);
+  if (wanted.length === 0 || wanted.includes('*')) return layer.fields;
+  // ArcGIS always returns the object id; unknown names are ignored as the server does.
+  return layer.fields.filter((f) => f.name === 'OBJECTID' || wanted.includes(f.name));
+}
+
+function esriGeometry(layer: LayerDef, f: SimFeature, wgs84: boolean) {
+  if (!f.parts) return null;
+  const parts = f.parts.map((flat) => {
+    const pts: number[][] = [];
+    for (let i = 0; i < flat.length; i += 2) {
+      pts.push(wgs84 ? stereo70ToWgs84([flat[i], flat[i + 1]]).map((c) => Math.round(c * 1e8) / 1e8) : [flat[i], flat[i + 1]]);
+    }
+    return pts;
+  });
+  if (layer.geometryType === 'esriGeometryPolyline') return { paths: parts };
+  if (layer.geometryType === 'esriGeometryPoint') return { x: parts[0][0][0], y: parts[0][0][1] };
+  return { rings: parts };
+}

@@ -1,0 +1,159 @@
+/**
+ * The /__sim control surface every simulator shares (spec EXTERNAL-SERVICES.md, "Control and
+ * truth endpoints"): fault injection, request counting and reset. A simulator mounts
+ * `control.faultMiddleware()` before its own routes and `control.router()` at /__sim.
+ */
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { z } from 'zod';
+import { Prng, hashSeed } from './prng';
+
+export interface Faults {
+  maintenance: boolean;
+  /** Probability 0..1 that a call answers 500. */
+  errorRate: number;
+  /** Added to every call. */
+  latencyMs: number;
+  /** Overrides the simulator's idle session lifetime while set. */
+  sessionTtlSeconds?: number;
+  /** Every n-th call is slow (slowMs extra). */
+  slowEvery?: number;
+  /** Extension: how slow a slowEvery call is; 2000 ms when not given. */
+  slowMs?: number;
+}
+
+const faultsBody = z.object({
+  maintenance: z.boolean().optional(),
+  errorRate: z.number().min(0).max(1).optional(),
+  latencyMs: z.number().min(0).optional(),
+  sessionTtlSeconds: z.number().positive().optional(),
+  slowEvery: z.number().int().positive().optional(),
+  slowMs: z.number().min(0).optional(),
+});
+
+export const resetBody = z.object({
+  seed: z.union([z.number(), z.string()]).optional(),
+  scale: z.string().optional(),
+});
+export type ResetBody = z.infer<typeof resetBody>;
+
+const NO_FAULTS: Faults = { maintenance: false, errorRate: 0, latencyMs: 0 };
+
+export function maintenancePage(portalName: string): string {
+  return `<!DOCTYPE html>
+<html lang="ro"><head><meta charset="utf-8"><title>${portalName} - mentenanță</title></head>
+<body><h1>Portalul este în mentenanță</h1>
+<p>Ne cerem scuze, ${portalName} este temporar indisponibil din cauza lucrărilor de mentenanță programată. Vă rugăm să reveniți mai târziu.</p>
+</body></html>`;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class SimControl {
+  faults: Faults = { ...NO_FAULTS };
+  private counts = new Map<string, number>();
+  private callNo = 0;
+  private errorDice = new Prng(hashSeed('faults'));
+
+  constructor(private readonly portalName: string) {}
+
+  /** Counts one call under `key` (see EXTERNAL-SERVICES.md for the query keys). */
+  hit(key: string): void {
+    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+  }
+
+  countsObject(): Record<string, number> {
+    return Object.fromEntries([...this.counts.entries()].sort(([a], [b]) => a.localeCompare(b)));
+  }
+
+  clearCounts(): void {
+    this.counts.clear();
+  }
+
+  clearFaults(): void {
+    this.faults = { ...NO_FAULTS };
+    this.callNo = 0;
+    this.errorDice = new Prng(hashSeed('faults'));
+  }
+
+  /** Applies maintenance, latency, slow calls and random errors to every non-/__sim call. */
+  faultMiddleware() {
+    return async (req: Request, res: Response, next: NextFunction) => {
+      if (req.path.startsWith('/__sim')) return next();
+      const f = this.faults;
+      this.callNo++;
+      if (f.maintenance) {
+        res.status(503).type('html').send(maintenancePage(this.portalName));
+        return;
+      }
+      let delay = f.latencyMs;
+      if (f.slowEvery && this.callNo % f.slowEvery === 0) delay += f.slowMs ?? 2000;
+      if (delay > 0) await sleep(delay);
+      if (f.errorRate > 0 && this.errorDice.next() < f.errorRate) {
+        res.status(500).json({ status: 500, error: 'Internal Server Error', message: 'Eroare internă simulată' });
+        return;
+      }
+      next();
+    };
+  }
+
+  /**
+   * Counts every non-/__sim call under `route:<METHOD> <route pattern>` once it is answered,
+   * so tests can see logins, lists and downloads without each handler counting itself.
+   */
+  routeCounter() {
+    return (req: Request, res: Response, next: NextFunction) => {
+      if (req.path.startsWith('/__sim')) return next();
+      res.on('finish', () => {
+        const pattern = (req.route?.path as string | undefined) ?? req.path;
+        this.hit(`route:${req.method} ${req.baseUrl}${pattern}`);
+      });
+      next();
+    };
+  }
+
+  /** The shared /__sim router; `extend` adds simulator-specific control routes. */
+  router(opts: { onReset: (body: ResetBody) => Promise<void> | void; extend?: (r: Router) => void }): Router {
+    const r = express.Router();
+    r.use(express.json({ limit: '1mb' }));
+    r.get('/faults', (_req, res) => {
+      res.json(this.faults);
+    });
+    r.post('/faults', (req, res) => {
+      const parsed = faultsBody.safeParse(req.body ?? {});
+      if (!parsed.success) {
+        res.status(400).json({ error: 'invalid_faults', issues: parsed.error.issues });
+        return;
+      }
+      this.faults = { ...this.faults, ...parsed.data };
+      res.json(this.faults);
+    });
+    r.delete('/faults', (_req, res) => {
+      this.clearFaults();
+      res.json(this.faults);
+    });
+    r.get('/requests', (_req, res) => {
+      res.json({ counts: this.countsObject() });
+    });
+    r.delete('/requests', (_req, res) => {
+      this.clearCounts();
+      res.json({ counts: {} });
+    });
+    r.post('/reset', async (req, res, next) => {
+      const parsed = resetBody.safeParse(req.body ?? {});
+      if (!parsed.success) {
+        res.status(400).json({ error: 'invalid_reset', issues: parsed.error.issues });
+        return;
+      }
+      try {
+        await opts.onReset(parsed.data);
+        this.clearFaults();
+        this.clearCounts();
+        res.json({ ok: true });
+      } catch (err) {
+        next(err);
+      }
+    });
+    opts.extend?.(r);
+    return r;
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * Temporal schedules replace cron (ARCHITECTURE.md). The list below is the single declaration of
+ * every periodic job; `ensureSchedules` makes the server match it at start-up:
+ *   - missing schedule  → created;
+ *   - changed declaration → updated in place (pause state and history kept);
+ *   - unchanged → left alone.
+ * "Changed" is decided by a fingerprint of the declaration stored in the action's memo, because
+ * the server normalises specs (calendars become ranges) and a structural compare would be brittle.
+ * Running it twice or from two processes at once is safe: a create race ends in
+ * ScheduleAlreadyRunning, which falls through to the update check.
+ */
+import { createHash } from 'node:crypto';
+import {
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
+  ScheduleOverlapPolicy,
+  type CalendarSpec,
+  type Client,
+  type IntervalSpec,
+} from '@temporalio/client';
+import type { Duration } from '@temporalio/common';
+import type * as workflows from '../workflows';
+import { TaskQueue, type TaskQueueName } from './queues';
+import { singletonWorkflowId } from './ids';
+
+/** Every schedule fires on Romanian wall-clock time (DST included). */
+export const SCHEDULE_TIME_ZONE = 'Europe/Bucharest';
+
+export type WorkflowName = keyof typeof workflows;
+
+export interface ScheduleDeclaration {
+  /** `<kind>:<scope>`; also the id of the workflows it starts (Temporal appends the time). */
+  id: string;
+  /** Shown in the Web UI next to the schedule. */
+  description: string;
+  workflowType: WorkflowName;
+  taskQueue: TaskQueueName;
+  args: unknown[];
+  calendars?: CalendarSpec[];
+  intervals?: IntervalSpec[];
+  /** What happens when the previous run is still going; default SKIP (periodic jobs never pile up). */
+  overlap?: ScheduleOverlapPolicy;
+  /** How late a missed run (server down) may still be started; default 10 minutes. */
+  catchupWindow?: Duration;
+  workflowRunTimeout?: Duration;
+}
+
+export const schedules: readonly ScheduleDeclaration[] = [
+  {
+    id: singletonWorkflowId('session-housekeeping', 'global'),
+    description: 'Șterge sesiunile expirate (app_sessions), în fiecare oră',
+    workflowType: 'sessionHousekeeping',
+    taskQueue: TaskQueue.store,
+    args: [],
+    // Minute 7, not 0: keeps clear of the top-of-hour burst of other jobs.
+    calendars: [{ minute: 7, hour: '*', comment: 'hourly at :07' }],
+    workflowRunTimeout: '10 minutes',
+  },
+];
+
+export interface EnsureSchedulesOptions {
+  /** Overrides every declaration's task queue (tests run against their own queue). */
+  taskQueueFor?: (declared: TaskQueueName) => string;
+}
+
+export type EnsureOutcome = 'created' | 'updated' | 'unchanged';
+
+const FINGERPRINT_MEMO_KEY = 'scheduleFingerprint';
+
+/** Stable JSON: object keys sorted, so the fingerprint does not depend on literal key order. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+function compile(decl: ScheduleDeclaration, opts: EnsureSchedulesOptions) {
+  const taskQueue = opts.taskQueueFor ? opts.taskQueueFor(decl.taskQueue) : decl.taskQueue;
+  const body = {
+    spec: {
+      calendars: decl.calendars,
+      intervals: decl.intervals,
+      timezone: SCHEDULE_TIME_ZONE,
+    },
+    action: {
+      type: 'startWorkflow' as const,
+      workflowType: decl.workflowType,
+      workflowId: decl.id,
+      taskQueue,
+      args: decl.args,
+      workflowRunTimeout: decl.workflowRunTimeout,
+    },
+    policies: {
+      overlap: decl.overlap ?? ScheduleOverlapPolicy.SKIP,
+      catchupWindow: decl.catchupWindow ?? '10 minutes',
+    },
+    note: decl.description,
+  };
+  const fingerprint = createHash('sha256').update(canonical(body)).digest('hex').slice(0, 16);
+  return {
+    spec: body.spec,
+    action: { ...body.action, memo: { [FINGERPRINT_MEMO_KEY]: fingerprint } },
+    policies: body.policies,
+    note: body.note,
+    fingerprint,
+  };
+}
+
+async function ensureOne(client: Client, decl: ScheduleDeclaration, opts: EnsureSchedulesOptions): Promise<EnsureOutcome> {
+  const c = compile(decl, opts);
+  try {
+    await client.schedule.create({
+      scheduleId: decl.id,
+      spec: c.spec,
+      action: c.action,
+      policies: c.policies,
+      state: { note: c.note },
+    });
+    return 'created';
+  } catch (err) {
+    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+  }
+  const handle = client.schedule.getHandle(decl.id);
+  let current;
+  try {
+    current = await handle.describe();
+  } catch (err) {
+    // Deleted between our create attempt and now (an operator, a concurrent test): try again.
+    if (err instanceof ScheduleNotFoundError) return ensureOne(client, decl, opts);
+    throw err;
+  }
+  if (current.action.memo?.[FINGERPRINT_MEMO_KEY] === c.fingerprint) return 'unchanged';
+  await handle.update((prev) => ({
+    spec: c.spec,
+    action: c.action,
+    policies: c.policies,
+    // An operator's pause (and its note) survives a redeploy; otherwise show the description.
+    state: prev.state.paused ? prev.state : { ...prev.state, note: c.note },
+  }));
+  return 'updated';
+}
+
+/**
+ * Makes the server's schedules match `declarations` (default: the list above). Returns what was
+ * done per schedule id, for the start-up log. Schedules not in the list are left untouched.
+ */
+export async function ensureSchedules(
+  client: Client,
+  declarations: readonly ScheduleDeclaration[] = schedules,
+  opts: EnsureSchedulesOptions = {},
+): Promise<Record<string, EnsureOutcome>> {
+  const out: Record<string, EnsureOutcome> = {};
+  for (const decl of declarations) out[decl.id] = await ensureOne(client, decl, opts);
+  return out;
+}

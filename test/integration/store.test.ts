@@ -1,0 +1,341 @@
+/**
+ * The store against a real PostgreSQL + PostGIS: a fresh scratch database per run, migrated by
+ * the project's runner, then every Prisma model written and read back, and the PostGIS triggers,
+ * keys and tile views checked with plain SQL.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { config } from '../../domain/config';
+import { migrate } from '../../domain/db/migrate';
+import { createPool } from '../../domain/db/pool';
+import { createPrisma, type PrismaClient } from '../../domain/db/prisma';
+import {
+  DERIVED_OBJECTS,
+  SLIM_FEATURE_COLUMNS,
+  TILE_SOURCES,
+  optimizeTiles,
+  optimizeViews,
+  setupEnrichmentViews,
+  setupViews,
+  uatViewsExist,
+} from '../../domain/store/views';
+
+const dbName = `geoportal_store_test_${process.pid}_${Date.now().toString(36)}`;
+const scratchUrl = (() => {
+  const u = new URL(config.db.url);
+  u.pathname = `/${dbName}`;
+  return u.toString();
+})();
+
+let admin: pg.Client;
+let pool: pg.Pool;
+let prisma: PrismaClient;
+let firstRun: { applied: string[]; derived: string[] };
+let secondRun: { applied: string[]; derived: string[] };
+
+// A 10 km square UAT with a 2 km hole, as the portal sends it (ESRI rings, EPSG:3844, the hole
+// ring left unclosed on purpose).
+const esriSquare = {
+  rings: [
+    [[500000, 400000], [500000, 410000], [510000, 410000], [510000, 400000], [500000, 400000]],
+    [[502000, 402000], [504000, 402000], [504000, 404000], [502000, 404000]],
+  ],
+  spatialReference: { wkid: 3844 },
+};
+const parcelWkt = 'POLYGON((505000 405000, 505000 405100, 505100 405100, 505100 405000, 505000 405000))';
+const buildingWkt = 'POLYGON((505010 405010, 505010 405030, 505030 405030, 505030 405010, 505010 405010))';
+
+beforeAll(async () => {
+  admin = new pg.Client({ connectionString: config.db.url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  firstRun = await migrate(scratchUrl);
+  secondRun = await migrate(scratchUrl);
+  pool = createPool(scratchUrl, 4);
+  prisma = createPrisma(pool);
+});
+
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await pool?.end();
+  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+  await admin.end();
+});
+
+describe('migrations', () => {
+  it('a fresh database gets every migration file, the trigger and all tile views', () => {
+    expect(firstRun.applied).toContain('001.do.core-store.sql');
+    expect(firstRun.derived).toEqual(DERIVED_OBJECTS.map((o) => o.name));
+  });
+
+  it('migrating again applies nothing', () => {
+    expect(secondRun).toEqual({ applied: [], derived: [] });
+  });
+
+  it('creates the postgis, pg_trgm and unaccent extensions', async () => {
+    const r = await pool.query(`SELECT extname FROM pg_extension WHERE extname IN ('postgis', 'pg_trgm', 'unaccent') ORDER BY 1`);
+    expect(r.rows.map((x) => x.extname)).toEqual(['pg_trgm', 'postgis', 'unaccent']);
+  });
+});
+
+describe('every Prisma model reads and writes the migrated schema', () => {
+  it('GisUat, GisLayer, GisSetting', async () => {
+    await prisma.gisUat.create({
+      data: { siruta: 900001, name: 'Ștefănești', county: 'Argeș', workspacePk: 38, geometry: esriSquare, areaValue: 96e6, lastUpdatedDtm: '2024-05-01' },
+    });
+    const uat = await prisma.gisUat.findUniqueOrThrow({ where: { siruta: 900001 } });
+    expect(uat).toMatchObject({ name: 'Ștefănești', county: 'Argeș', workspacePk: 38, areaValue: 96e6, lastUpdatedDtm: '2024-05-01' });
+    expect(uat.geometry).toEqual(esriSquare);
+
+    await prisma.gisLayer.create({ data: { layerId: 'DOC_TEST', category: 'documentatii', name: 'Documentații test' } });
+    expect(await prisma.gisLayer.findMany({ orderBy: { layerId: 'asc' } })).toEqual(
+      expect.arrayContaining([expect.objectContaining({ layerId: 'DOC_TEST', category: 'documentatii' }), expect.objectContaining({ layerId: 'LIMITE_UAT' })]),
+    );
+
+    const dflt = await prisma.gisSetting.findUniqueOrThrow({ where: { key: 'sync.defaultFrequency' } });
+    expect(dflt.value).toBe('daily');
+    await prisma.gisSetting.update({ where: { key: 'sync.defaultFrequency' }, data: { value: 'weekly' } });
+    expect((await prisma.gisSetting.findUniqueOrThrow({ where: { key: 'sync.defaultFrequency' } })).value).toBe('weekly');
+  });
+
+  it('GisSyncRun and GisFeature with its relation', async () => {
+    const run = await prisma.gisSyncRun.create({
+      data: { siruta: 900001, layerId: 'TERENURI_ACTIVE', mode: 'full', trigger: 'manual', remoteCount: 2, localCountBefore: 0, added: 2, workflowId: 'layer-sync:900001:x' },
+    });
+    expect(run).toMatchObject({ status: 'running', removed: 0, reenrichMarked: 0, error: null });
+    const f = await prisma.gisFeature.create({
+      data: {
+        layerId: 'TERENURI_ACTIVE',
+        siruta: 900001,
+        objectId: 9_000_000_001n,
+        cadastralRef: '50123',
+        areaValue: 10000,
+        attributes: { OBJECTID: 1, NATIONAL_CADASTRAL_REFERENCE: '50123' },
+        enrichment: { NR_CAD: '50123', PROPRIETARI: 'POPESCU ION (1/1)' },
+        enrichedAt: new Date('2024-06-01T10:00:00Z'),
+        validFrom: new Date('2020-01-01T00:00:00Z'),
+        syncRunId: run.id,
+      },
+    });
+    const back = await prisma.gisFeature.findUniqueOrThrow({ where: { id: f.id }, include: { syncRun: true } });
+    expect(back).toMatchObject({ objectId: 9_000_000_001n, isActive: true, reenrichMarked: false, geometrySource: null, cadastralRef: '50123' });
+    expect(back.syncRun?.id).toBe(run.id);
+    expect(back.enrichment).toEqual({ NR_CAD: '50123', PROPRIETARI: 'POPESCU ION (1/1)' });
+    const byKey = await prisma.gisFeature.findUnique({
+      where: { layerId_siruta_objectId: { layerId: 'TERENURI_ACTIVE', siruta: 900001, objectId: 9_000_000_001n } },
+    });
+    expect(byKey?.id).toBe(f.id);
+  });
+
+  it('GisSyncRule', async () => {
+    const rule = await prisma.gisSyncRule.create({
+      data: { scope: 'uat', siruta: 900001, frequency: 'weekly', priority: 2, windows: [{ days: [6, 7], start: '22:00', end: '06:00' }], steps: ['T', 'E'] },
+    });
+    const back = await prisma.gisSyncRule.findUniqueOrThrow({ where: { id: rule.id } });
+    expect(back).toMatchObject({ scope: 'uat', siruta: 900001, county: null, frequency: 'weekly', priority: 2, steps: ['T', 'E'], enabled: true });
+    expect(back.windows).toEqual([{ days: [6, 7], start: '22:00', end: '06:00' }]);
+    const county = await prisma.gisSyncRule.create({ data: { scope: 'county', county: 'Argeș', frequency: 'daily' } });
+    expect(county.steps).toEqual(['T', 'C', 'N', 'E']);
+  });
+
+  it('WeekendSyncQueueItem and LandregPortalSession', async () => {
+    await prisma.weekendSyncQueueItem.create({ data: { siruta: 900001, name: 'Ștefănești', position: 1 } });
+    const item = await prisma.weekendSyncQueueItem.findUniqueOrThrow({ where: { siruta: 900001 } });
+    expect(item.steps).toEqual({ sync_terenuri: 'pending', sync_cladiri: 'pending', import_nogeom: 'pending', enrich: 'pending' });
+
+    const session = await prisma.landregPortalSession.findUniqueOrThrow({ where: { id: 'shared' } });
+    expect(session).toMatchObject({ cookiesEncrypted: null, consecutiveFailures: 0, portalMaintenance: false, portalAvailable: true });
+    const connectedAt = new Date('2024-06-01T08:00:00Z');
+    await prisma.landregPortalSession.update({ where: { id: 'shared' }, data: { username: 'geoportal', cookiesEncrypted: 'v1:a:b:c:d', connectedAt } });
+    expect(await prisma.landregPortalSession.findUniqueOrThrow({ where: { id: 'shared' } })).toMatchObject({ username: 'geoportal', connectedAt });
+  });
+
+  it('CfExtract', async () => {
+    const pdf = Buffer.from('%PDF-1.4 test');
+    const expiresAt = new Date('2024-07-01T00:00:00Z');
+    const a = await prisma.cfExtract.create({ data: { userId: 'u1', nrCadastral: '50123', siruta: 900001, workspacePk: 38, orderId: 'order-1', pdfData: pdf, expiresAt } });
+    await prisma.cfExtract.create({ data: { userId: 'u1', nrCadastral: '50124', siruta: 900001, orderId: 'order-1', type: 'admin', adminOrderedBy: 'ana@birou.ro' } });
+    const back = await prisma.cfExtract.findUniqueOrThrow({ where: { id: a.id } });
+    expect(back).toMatchObject({ type: 'portal', status: 'pending', version: 1, expiresAt });
+    expect(Buffer.from(back.pdfData!).toString()).toBe('%PDF-1.4 test');
+    expect(await prisma.cfExtract.count({ where: { orderId: 'order-1' } })).toBe(2);
+  });
+
+  it('RegistryEntry and RegistryCounter', async () => {
+    const e = await prisma.registryEntry.create({
+      data: {
+        number: 'B-2026-00001', company: 'B', year: 2026, sequence: 1, direction: 'intrare', subject: 'Cerere certificat de urbanism',
+        date: new Date('2026-01-15'), attachments: [{ id: 'a1', name: 'cerere.pdf', size: 1234, mimeType: 'application/pdf' }],
+        tracking: { authority: 'Primăria', status: 'inregistrat', statusClass: 'blue', history: [] },
+      },
+    });
+    const back = await prisma.registryEntry.findUniqueOrThrow({ where: { id: e.id } });
+    expect(back.date.toISOString().slice(0, 10)).toBe('2026-01-15');
+    expect(back.attachments).toEqual([{ id: 'a1', name: 'cerere.pdf', size: 1234, mimeType: 'application/pdf' }]);
+    expect(back.tracking).toMatchObject({ authority: 'Primăria' });
+
+    await prisma.registryCounter.upsert({
+      where: { type_company_year: { type: 'SEQ', company: 'B', year: 2026 } },
+      create: { company: 'B', year: 2026, value: 1 },
+      update: { value: 1 },
+    });
+    expect((await prisma.registryCounter.findUniqueOrThrow({ where: { type_company_year: { type: 'SEQ', company: 'B', year: 2026 } } })).value).toBe(1);
+  });
+
+  it('Notification and NotificationPreference', async () => {
+    await prisma.notification.create({ data: { userId: 'u1', type: 'cf-extract-ready', title: 'Extras CF gata', body: 'Extrasul pentru 50123 este disponibil.' } });
+    expect(await prisma.notification.count({ where: { userId: 'u1', readAt: null } })).toBe(1);
+    await prisma.notificationPreference.create({ data: { userId: 'u1', email: 'dan@birou.ro', dailyDigest: false } });
+    expect(await prisma.notificationPreference.findUniqueOrThrow({ where: { userId: 'u1' } })).toMatchObject({ dailyDigest: false, instantEmail: true, exportReady: true });
+  });
+
+  it('VaultEntry, Tag, Contact, StorageItem, AppSession', async () => {
+    const v = await prisma.vaultEntry.create({ data: { name: 'Portal ANCPI', username: 'birou', password: 'v1:s:i:t:c', company: 'B' } });
+    expect((await prisma.vaultEntry.findUniqueOrThrow({ where: { id: v.id } })).password).toBe('v1:s:i:t:c');
+
+    await prisma.tag.create({ data: { path: 'B-0123 Casa Popescu, Proiectare, DTAC', category: 'activity', project: 'B-0123 Casa Popescu', phase: 'Proiectare', activity: 'DTAC', projectCode: 'B-0123', company: 'B' } });
+    expect(await prisma.tag.findUniqueOrThrow({ where: { path: 'B-0123 Casa Popescu, Proiectare, DTAC' } })).toMatchObject({ projectCode: 'B-0123' });
+
+    const c = await prisma.contact.create({ data: { name: 'Ion Țuțea', company: 'U', email: 'ion@example.ro', phone: '0722000000' } });
+    expect(await prisma.contact.findUniqueOrThrow({ where: { id: c.id } })).toMatchObject({ type: 'person', name: 'Ion Țuțea' });
+
+    await prisma.storageItem.create({ data: { namespace: 'ui', key: 'layout', value: { panels: ['harta'] } } });
+    expect((await prisma.storageItem.findUniqueOrThrow({ where: { namespace_key: { namespace: 'ui', key: 'layout' } } })).value).toEqual({ panels: ['harta'] });
+
+    const expiresAt = new Date(Date.now() + 3600_000);
+    await prisma.appSession.create({ data: { id: 'sess-1', userId: 'u1', data: { email: 'dan@birou.ro' }, expiresAt } });
+    const s = await prisma.appSession.findUniqueOrThrow({ where: { id: 'sess-1' } });
+    expect(s).toMatchObject({ userId: 'u1', expiresAt });
+    expect(s.createdAt).toBeInstanceOf(Date);
+  });
+
+  it('updated_at moves on every update, also for raw SQL writers', async () => {
+    const before = await prisma.contact.create({ data: { name: 'Test Actualizare' } });
+    await pool.query(`UPDATE contacts SET notes = 'x' WHERE id = $1`, [before.id]);
+    const after = await prisma.contact.findUniqueOrThrow({ where: { id: before.id } });
+    expect(after.updatedAt.getTime()).toBeGreaterThan(before.updatedAt.getTime());
+  });
+});
+
+describe('PostGIS behaviour', () => {
+  it('a UAT inserted with ESRI rings gets geom and the simplified zoom geometries', async () => {
+    const r = await pool.query(
+      `SELECT ST_SRID(geom) AS srid, ST_GeometryType(geom) AS type, ST_Area(geom) AS area,
+              ST_SRID(geom_z0) AS z0_srid, geom_z0 IS NOT NULL AND geom_z5 IS NOT NULL AND geom_z8 IS NOT NULL AS zooms,
+              ST_IsValid(geom_z0) AND ST_IsValid(geom_z5) AND ST_IsValid(geom_z8) AS valid
+         FROM gis_uats WHERE siruta = 900001`,
+    );
+    // 10 km x 10 km minus the 2 km x 2 km hole.
+    expect(r.rows[0]).toMatchObject({ srid: 3844, type: 'ST_MultiPolygon', area: 96e6, z0_srid: 3857, zooms: true, valid: true });
+  });
+
+  it('updating the rings recomputes geom and the zoom geometries', async () => {
+    await pool.query(`UPDATE gis_uats SET geometry = $1 WHERE siruta = 900001`, [
+      { rings: [[[500000, 400000], [500000, 420000], [520000, 420000], [520000, 400000], [500000, 400000]]] },
+    ]);
+    const r = await pool.query(`SELECT ST_Area(geom) AS area, ST_Area(ST_Transform(geom_z8, 3844)) AS z8 FROM gis_uats WHERE siruta = 900001`);
+    expect(r.rows[0].area).toBe(4e8);
+    expect(Math.abs(r.rows[0].z8 - 4e8) / 4e8).toBeLessThan(0.01);
+  });
+
+  it('a feature geometry gets its EPSG:3857 copy', async () => {
+    await pool.query(
+      `INSERT INTO gis_features (layer_id, siruta, object_id, cadastral_ref, geom, enrichment, enriched_at)
+       VALUES ('TERENURI_ACTIVE', 900001, 2, '50200', ST_GeomFromText($1, 3844), $2, now())`,
+      [parcelWkt, { NR_CAD: '50200', PROPRIETARI: 'IONESCU ŞTEFAN (1/1)', HAS_BUILDING: 1, BUILD_LEGAL: 1 }],
+    );
+    const r = await pool.query(`SELECT ST_SRID(geom_3857) AS srid, ST_Equals(ST_Transform(geom, 3857), geom_3857) AS same FROM gis_features WHERE object_id = 2`);
+    expect(r.rows[0]).toEqual({ srid: 3857, same: true });
+  });
+
+  it('the feature key rejects a duplicate (layer_id, siruta, object_id)', async () => {
+    const dup = pool.query(`INSERT INTO gis_features (layer_id, siruta, object_id) VALUES ('TERENURI_ACTIVE', 900001, 2)`);
+    await expect(dup).rejects.toMatchObject({ code: '23505', constraint: 'gis_features_layer_uat_object_key' });
+    // The same object id in another layer or UAT is a different feature.
+    await pool.query(`INSERT INTO gis_features (layer_id, siruta, object_id) VALUES ('CLADIRI_ACTIVE', 900001, 2), ('TERENURI_ACTIVE', 900002, 2)`);
+  });
+
+  it('deleting a sync run sets its features sync_run_id to null', async () => {
+    const run = await prisma.gisSyncRun.create({ data: { siruta: 900001, layerId: 'TERENURI_ACTIVE', mode: 'delta', trigger: 'schedule' } });
+    await pool.query(`UPDATE gis_features SET sync_run_id = $1 WHERE siruta = 900001 AND layer_id = 'TERENURI_ACTIVE'`, [run.id]);
+    await prisma.gisSyncRun.delete({ where: { id: run.id } });
+    const r = await pool.query(`SELECT count(*)::int AS n, count(sync_run_id)::int AS linked FROM gis_features WHERE siruta = 900001 AND layer_id = 'TERENURI_ACTIVE'`);
+    expect(r.rows[0]).toEqual({ n: 2, linked: 0 });
+  });
+
+  it('owner search is case- and diacritic-insensitive over both cedilla and comma-below spellings', async () => {
+    const r = await pool.query(`SELECT cadastral_ref FROM gis_features WHERE f_owner_text(enrichment) LIKE '%' || f_norm($1) || '%'`, ['Ștefan']);
+    expect(r.rows.map((x) => x.cadastral_ref)).toEqual(['50200']);
+  });
+});
+
+describe('tile views', () => {
+  it('every tile source of the spec exists, with geom in EPSG:3857', async () => {
+    for (const src of TILE_SOURCES) {
+      const r = await pool.query(`SELECT Find_SRID(split_part($1, '.', 1), split_part($1, '.', 2), 'geom') AS srid`, [src.relation]);
+      expect({ src: src.name, srid: r.rows[0].srid }).toEqual({ src: src.name, srid: 3857 });
+    }
+  });
+
+  it('feature views expose exactly the slim columns', async () => {
+    for (const v of ['gis_features', 'gis_terenuri', 'gis_cladiri', 'gis_administrativ', 'gis_documentatii']) {
+      const r = await pool.query(`SELECT * FROM tiles.${v} LIMIT 0`);
+      expect(r.fields.map((f) => f.name)).toEqual([...SLIM_FEATURE_COLUMNS]);
+    }
+    const ter = await pool.query(`SELECT cadastral_ref FROM tiles.gis_terenuri WHERE siruta = 900001`);
+    expect(ter.rows).toEqual([{ cadastral_ref: '50200' }]);
+  });
+
+  it('UAT zoom views return the UAT with its simplified geometry', async () => {
+    for (const v of ['gis_uats_z0', 'gis_uats_z5', 'gis_uats_z8', 'gis_uats_z12']) {
+      const r = await pool.query(`SELECT siruta, name, ST_SRID(geom) AS srid FROM tiles.${v} WHERE siruta = 900001`);
+      expect(r.rows).toEqual([{ siruta: 900001, name: 'Ștefănești', srid: 3857 }]);
+    }
+  });
+
+  it('a layer of category administrativ shows in gis_administrativ', async () => {
+    await pool.query(`INSERT INTO gis_features (layer_id, siruta, object_id, geom) VALUES ('LIMITE_INTRAV_DYNAMIC', 900001, 1, ST_GeomFromText($1, 3844))`, [parcelWkt]);
+    const r = await pool.query(`SELECT layer_id FROM tiles.gis_administrativ WHERE siruta = 900001`);
+    expect(r.rows).toEqual([{ layer_id: 'LIMITE_INTRAV_DYNAMIC' }]);
+  });
+
+  it('status views flag enrichment, and a building takes build_legal from its parent parcel', async () => {
+    await pool.query(
+      `INSERT INTO gis_features (layer_id, siruta, object_id, cadastral_ref, geom) VALUES
+        ('CLADIRI_ACTIVE', 900001, 10, '50200-C1', ST_GeomFromText($1, 3844)),
+        ('CLADIRI_ACTIVE', 900001, 11, NULL, ST_GeomFromText($1, 3844)),
+        ('CLADIRI_ACTIVE', 900001, 12, '99999-C1', ST_Translate(ST_GeomFromText($1, 3844), 2000, 0))`,
+      [buildingWkt],
+    );
+    const ter = await pool.query(`SELECT cadastral_ref, has_enrichment, has_building, build_legal FROM tiles.gis_terenuri_status WHERE siruta = 900001`);
+    expect(ter.rows).toEqual([{ cadastral_ref: '50200', has_enrichment: 1, has_building: 1, build_legal: 1 }]);
+    const cl = await pool.query(`SELECT object_id::int, has_enrichment, build_legal FROM tiles.gis_cladiri_status WHERE siruta = 900001 ORDER BY object_id`);
+    expect(cl.rows).toEqual([
+      { object_id: 10, has_enrichment: 0, build_legal: 1 }, // by cadastral number
+      { object_id: 11, has_enrichment: 0, build_legal: 1 }, // by location
+      { object_id: 12, has_enrichment: 0, build_legal: null }, // no parent parcel: unknown
+    ]);
+  });
+
+  it('the setup and optimize routes are idempotent and report what exists', async () => {
+    expect((await uatViewsExist(pool)).exists).toBe(true);
+    expect(await setupViews(pool)).toEqual({ created: [], existing: ['tiles.gis_uats_z0', 'tiles.gis_uats_z5', 'tiles.gis_uats_z8', 'tiles.gis_uats_z12'] });
+
+    await pool.query(`DROP VIEW tiles.gis_uats_z5`);
+    expect((await uatViewsExist(pool)).exists).toBe(false);
+    expect((await setupViews(pool)).created).toEqual(['tiles.gis_uats_z5']);
+
+    // An old row without zoom geometries is backfilled once.
+    await pool.query(`ALTER TABLE gis_uats DISABLE TRIGGER gis_uats_derive_geom`);
+    await pool.query(`UPDATE gis_uats SET geom_z5 = NULL WHERE siruta = 900001`);
+    await pool.query(`ALTER TABLE gis_uats ENABLE TRIGGER gis_uats_derive_geom`);
+    const opt = await optimizeViews(pool);
+    expect(opt).toMatchObject({ columnsAdded: [], indexesCreated: [], backfilled: 1, trigger: 'public.f_gis_uats_derive_geom' });
+    expect((await optimizeViews(pool)).backfilled).toBe(0);
+
+    expect((await optimizeTiles(pool)).recreated).toHaveLength(7);
+    expect((await setupEnrichmentViews(pool)).recreated).toEqual(['tiles.gis_terenuri_status', 'tiles.gis_cladiri_status']);
+    // Recreated objects carry the same checksums, so the runner still has nothing to do.
+    expect(await migrate(scratchUrl)).toEqual({ applied: [], derived: [] });
+  });
+});

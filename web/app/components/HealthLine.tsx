@@ -1,0 +1,171 @@
+/**
+ * The live health line: database, Temporal, object storage and mail, green or red, with the
+ * probe's detail in a tooltip. First values come from the page loader; then the browser asks
+ * GET /api/health every 15 s. A failed request turns the whole line red with the reason.
+ */
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import { HEALTH_CHECKS, HEALTH_REFRESH_MS, isHealthReport, type HealthProbe, type HealthReport } from '../lib/health';
+
+type FetchState = { kind: 'idle' } | { kind: 'checking' } | { kind: 'failed'; reason: string };
+
+const REQUEST_TIMEOUT_MS = 10_000;
+
+const timeFormat = new Intl.DateTimeFormat('ro-RO', {
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  timeZone: 'Europe/Bucharest',
+});
+
+function formatTime(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? '' : timeFormat.format(d);
+}
+
+async function failureReason(res: Response): Promise<string> {
+  if (res.status === 401) return 'sesiunea a expirat; reîncărcați pagina pentru a vă autentifica din nou';
+  try {
+    const body = (await res.json()) as { message?: unknown };
+    if (typeof body.message === 'string') return body.message;
+  } catch {
+    // not JSON: fall through to the status line
+  }
+  return `serverul a răspuns cu HTTP ${res.status}`;
+}
+
+export function HealthLine({ initial }: { initial: HealthReport | null }) {
+  const [report, setReport] = useState<HealthReport | null>(initial);
+  const [state, setState] = useState<FetchState>(initial ? { kind: 'idle' } : { kind: 'checking' });
+  const inFlight = useRef<AbortController | null>(null);
+
+  const refresh = useCallback(async () => {
+    if (inFlight.current) return;
+    const ctrl = new AbortController();
+    inFlight.current = ctrl;
+    const timer = setTimeout(() => ctrl.abort(), REQUEST_TIMEOUT_MS);
+    setState({ kind: 'checking' });
+    try {
+      const res = await fetch('/api/health', {
+        headers: { accept: 'application/json' },
+        credentials: 'same-origin',
+        cache: 'no-store',
+        signal: ctrl.signal,
+      });
+      if (!res.ok) {
+        setState({ kind: 'failed', reason: await failureReason(res) });
+        return;
+      }
+      const body: unknown = await res.json();
+      if (!isHealthReport(body)) {
+        setState({ kind: 'failed', reason: 'răspuns neașteptat de la server' });
+        return;
+      }
+      setReport(body);
+      setState({ kind: 'idle' });
+    } catch (err) {
+      const aborted = err instanceof DOMException && err.name === 'AbortError';
+      setState({
+        kind: 'failed',
+        reason: aborted ? 'serverul nu a răspuns în 10 secunde' : 'serverul nu poate fi contactat',
+      });
+    } finally {
+      clearTimeout(timer);
+      inFlight.current = null;
+    }
+  }, []);
+
+  useEffect(() => {
+    if (!initial) void refresh();
+    const id = window.setInterval(() => void refresh(), HEALTH_REFRESH_MS);
+    return () => {
+      window.clearInterval(id);
+      inFlight.current?.abort();
+    };
+  }, [initial, refresh]);
+
+  const failed = state.kind === 'failed';
+  const checking = state.kind === 'checking';
+  const allOk = !failed && !!report?.ok;
+
+  return (
+    <section className="card health" aria-labelledby="health-title" data-testid="health-line">
+      <header className="card__head">
+        <h2 id="health-title" className="card__title">
+          Starea infrastructurii
+        </h2>
+        <span className="health__meta" aria-live="polite">
+          {checking ? (
+            <span className="health__checking">se verifică…</span>
+          ) : report ? (
+            <>
+              {failed ? 'Ultima verificare reușită la' : 'Actualizat la'} {formatTime(report.checkedAt)}
+            </>
+          ) : null}
+          {!checking ? (
+            <button type="button" className="btn btn--link" onClick={() => void refresh()}>
+              Verifică acum
+            </button>
+          ) : null}
+        </span>
+      </header>
+
+      <ul className="health__list">
+        {HEALTH_CHECKS.map(({ key, label }) => (
+          <Indicator
+            key={key}
+            testId={`health-${key}`}
+            label={label}
+            probe={report?.checks[key]}
+            failed={failed}
+            pending={!report && !failed}
+          />
+        ))}
+      </ul>
+
+      {failed ? (
+        <p className="health__banner health__banner--error" role="alert" data-testid="health-error">
+          Starea serviciilor nu poate fi verificată: {state.reason.replace(/[.\s]+$/, '')}.
+        </p>
+      ) : report ? (
+        <p className={allOk ? 'health__banner health__banner--ok' : 'health__banner health__banner--warn'}>
+          {allOk
+            ? 'Toate serviciile funcționează normal.'
+            : 'Unele servicii nu răspund; funcțiile care depind de ele pot fi indisponibile.'}
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+function Indicator(props: { testId: string; label: string; probe?: HealthProbe; failed: boolean; pending: boolean }) {
+  const { testId, label, probe, failed, pending } = props;
+  const tipId = useId();
+  const state = pending ? 'checking' : failed || !probe?.ok ? 'fail' : 'ok';
+  const status = pending ? 'se verifică…' : failed ? 'necunoscut' : probe?.ok ? 'funcțional' : 'indisponibil';
+  const tip = pending
+    ? 'Verificarea este în curs.'
+    : failed
+      ? 'Ultima verificare nu a reușit; starea reală nu este cunoscută.'
+      : probe
+        ? `${probe.detail ?? (probe.ok ? 'Răspunde' : 'Nu răspunde')} · ${probe.ms} ms`
+        : '';
+  return (
+    <li
+      className={`indicator indicator--${state}`}
+      data-testid={testId}
+      data-state={state}
+      tabIndex={0}
+      aria-describedby={tipId}
+    >
+      <span className="indicator__dot" aria-hidden="true" />
+      <span className="indicator__text">
+        <span className="indicator__label">{label}</span>
+        <span className="indicator__status">{status}</span>
+      </span>
+      {probe && !failed && !pending ? <span className="indicator__ms">{probe.ms} ms</span> : null}
+      <span role="tooltip" id={tipId} className="indicator__tip">
+        {tip}
+      </span>
+    </li>
+  );
+}

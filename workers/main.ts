@@ -1,0 +1,96 @@
+/**
+ * Worker process: `npx tsx workers/main.ts` (the stack starts it after PostgreSQL and Temporal).
+ * Starts one Worker per task queue with registered work (or WORKER_QUEUES), registers the
+ * schedules, and stops gracefully on SIGINT/SIGTERM: in-flight activities get the grace time,
+ * then the pool and connections close.
+ */
+import { DefaultLogger, NativeConnection, Runtime, makeTelemetryFilterString, type LogLevel } from '@temporalio/worker';
+import { config } from '../domain/config';
+import { closePool, getPool } from '../domain/db/pool';
+import { childLogger } from '../domain/log';
+import { closeTemporalClient, getTemporalClient } from '../temporal/client';
+import { isTaskQueueName, type TaskQueueName } from '../temporal/queues';
+import { ensureSchedules } from '../temporal/schedules';
+import { createQueueWorkers } from './start';
+
+const log = childLogger('workers');
+
+const pinoLevel: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
+  TRACE: 'trace',
+  DEBUG: 'debug',
+  INFO: 'info',
+  WARN: 'warn',
+  ERROR: 'error',
+};
+
+function installRuntime(): void {
+  const sdk = childLogger('temporal-sdk');
+  Runtime.install({
+    // The SDK's and the Rust core's logs go through pino (redaction, one format for the stack).
+    logger: new DefaultLogger('INFO', ({ level, message, meta }) => sdk[pinoLevel[level]](meta ?? {}, message)),
+    telemetryOptions: { logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'WARN', other: 'WARN' }) } },
+    // The Runtime calls shutdown() on every Worker on these signals; run() then resolves.
+    shutdownSignals: ['SIGINT', 'SIGTERM'],
+  });
+}
+
+function selectedQueues(): TaskQueueName[] | undefined {
+  const wanted = config.workers.queues;
+  if (wanted.length === 0) return undefined;
+  const unknown = wanted.filter((q) => !isTaskQueueName(q));
+  if (unknown.length) throw new Error(`WORKER_QUEUES names unknown task queues: ${unknown.join(', ')}`);
+  return wanted as TaskQueueName[];
+}
+
+/** The stack starts us right after Temporal's health check, but a restarting server deserves patience. */
+async function connectWithRetry(deadlineMs = 30_000): Promise<NativeConnection> {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    try {
+      return await NativeConnection.connect({ address: config.temporal.address });
+    } catch (err) {
+      if (Date.now() > until) throw err;
+      log.warn({ address: config.temporal.address, err: (err as Error).message }, 'Temporal not reachable yet, retrying');
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  installRuntime();
+  const started = Date.now();
+  const connection = await connectWithRetry();
+  let exitCode = 0;
+  try {
+    const workers = await createQueueWorkers({
+      connection,
+      namespace: config.temporal.namespace,
+      deps: { db: getPool() },
+      queues: selectedQueues(),
+    });
+    if (workers.size === 0) throw new Error('No task queue with registered workflows or activities selected');
+
+    const outcome = await ensureSchedules(await getTemporalClient());
+    log.info({ schedules: outcome }, 'schedules registered');
+
+    const runs = [...workers].map(([queue, worker]) =>
+      worker.run().catch((err) => {
+        // One dead worker takes the process down, so the stack notices instead of half-running.
+        log.error({ err, queue }, 'worker failed');
+        exitCode = 1;
+        for (const w of workers.values()) if (w.getState() === 'RUNNING') w.shutdown();
+      }),
+    );
+    log.info({ queues: [...workers.keys()], address: config.temporal.address, ms: Date.now() - started }, 'workers running');
+    await Promise.all(runs);
+    log.info('workers stopped');
+  } finally {
+    await Promise.allSettled([closePool(), closeTemporalClient(), connection.close()]);
+  }
+  process.exitCode = exitCode;
+}
+
+main().catch((err) => {
+  log.fatal({ err }, 'worker process failed to start');
+  process.exit(1);
+});

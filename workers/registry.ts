@@ -1,0 +1,67 @@
+/**
+ * Which task queue runs which workflows and activities, and with what limits. Later issues add
+ * their workflows to workflows/index.ts and their activities here; workers/main.ts starts one
+ * Worker per queue that has anything registered.
+ */
+import path from 'node:path';
+import type { WorkerOptions } from '@temporalio/worker';
+import { createStoreActivities } from '../activities/store';
+import { config, projectRoot } from '../domain/config';
+import type { Db } from '../domain/db/pool';
+import { TaskQueue, type TaskQueueName } from '../temporal/queues';
+
+/** What activity factories may depend on; main.ts builds it once per process. */
+export interface WorkerDeps {
+  db: Db;
+}
+
+export type QueueWorkerOptions = Pick<
+  WorkerOptions,
+  | 'maxConcurrentActivityTaskExecutions'
+  | 'maxConcurrentWorkflowTaskExecutions'
+  | 'maxActivitiesPerSecond'
+  | 'maxTaskQueueActivitiesPerSecond'
+  | 'maxCachedWorkflows'
+  | 'shutdownGraceTime'
+>;
+
+export interface QueueWorkerEntry {
+  /** Module exporting the workflows this queue runs (bundled once per path per process). */
+  workflowsPath?: string;
+  activities?: (deps: WorkerDeps) => object;
+  options?: QueueWorkerOptions;
+}
+
+/** All workflows live in one module: one bundle serves every queue that runs workflows. */
+export const ALL_WORKFLOWS_PATH = path.join(projectRoot, 'workflows', 'index.ts');
+
+export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
+  [TaskQueue.landreg]: {
+    options: {
+      // The portal is shared by every job: the per-second cap applies to the whole task queue
+      // (all processes), so parallel syncs never flood it (ARCHITECTURE.md, Workflows).
+      maxTaskQueueActivitiesPerSecond: config.workers.landregActivitiesPerSecond,
+      maxConcurrentActivityTaskExecutions: config.workers.landregMaxConcurrentActivities,
+    },
+  },
+  [TaskQueue.store]: {
+    workflowsPath: ALL_WORKFLOWS_PATH,
+    activities: (deps) => createStoreActivities(deps),
+    options: { maxConcurrentActivityTaskExecutions: 8 },
+  },
+  [TaskQueue.exports]: {
+    // ogr2ogr and archive builds are CPU-bound; more than two at once only thrashes 2 cores.
+    options: { maxConcurrentActivityTaskExecutions: 2 },
+  },
+  [TaskQueue.cfOrders]: {
+    // The CF pipeline runs orders one at a time (ARCHITECTURE.md, cfOrderQueue).
+    options: { maxConcurrentActivityTaskExecutions: 1 },
+  },
+  [TaskQueue.notifications]: {
+    options: { maxConcurrentActivityTaskExecutions: 4 },
+  },
+};
+
+export function hasRegisteredWork(entry: QueueWorkerEntry): boolean {
+  return entry.workflowsPath !== undefined || entry.activities !== undefined;
+}

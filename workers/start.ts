@@ -1,0 +1,72 @@
+/**
+ * Builds the Workers of the registry on one NativeConnection. Shared by workers/main.ts and the
+ * integration tests, so tests run exactly the wiring production runs (on their own task queue).
+ */
+import { bundleWorkflowCode, Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { childLogger } from '../domain/log';
+import type { TaskQueueName } from '../temporal/queues';
+import { hasRegisteredWork, workerRegistry, type QueueWorkerEntry, type WorkerDeps } from './registry';
+
+const log = childLogger('workers');
+
+// Bundling (webpack) takes seconds: do it once per workflows module per process.
+const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
+
+export function workflowBundleFor(workflowsPath: string): Promise<WorkflowBundleWithSourceMap> {
+  let b = bundles.get(workflowsPath);
+  if (!b) {
+    const started = Date.now();
+    b = bundleWorkflowCode({
+      workflowsPath,
+      // Webpack's chatter is noise in the stack's prefixed logs; keep warnings and errors.
+      logger: {
+        log: () => {},
+        trace: () => {},
+        debug: () => {},
+        info: () => {},
+        warn: (message, meta) => log.warn(meta ?? {}, message),
+        error: (message, meta) => log.error(meta ?? {}, message),
+      },
+    }).then((bundle) => {
+      log.info({ workflowsPath, ms: Date.now() - started }, 'workflow bundle ready');
+      return bundle;
+    });
+    bundles.set(workflowsPath, b);
+    b.catch(() => bundles.delete(workflowsPath));
+  }
+  return b;
+}
+
+export interface CreateWorkersOptions {
+  connection: NativeConnection;
+  namespace: string;
+  deps: WorkerDeps;
+  /** Queues to serve; default every queue with registered work. */
+  queues?: readonly TaskQueueName[];
+  /** Maps a declared queue to the real task-queue name (tests isolate with a suffix). */
+  taskQueueFor?: (queue: TaskQueueName) => string;
+  registry?: Record<TaskQueueName, QueueWorkerEntry>;
+}
+
+export async function createQueueWorkers(opts: CreateWorkersOptions): Promise<Map<TaskQueueName, Worker>> {
+  const registry = opts.registry ?? workerRegistry;
+  const queues = (opts.queues ?? (Object.keys(registry) as TaskQueueName[])).filter((q) =>
+    hasRegisteredWork(registry[q]),
+  );
+  const workers = new Map<TaskQueueName, Worker>();
+  for (const queue of queues) {
+    const entry = registry[queue];
+    const taskQueue = opts.taskQueueFor ? opts.taskQueueFor(queue) : queue;
+    const worker = await Worker.create({
+      connection: opts.connection,
+      namespace: opts.namespace,
+      taskQueue,
+      ...(entry.workflowsPath ? { workflowBundle: await workflowBundleFor(entry.workflowsPath) } : {}),
+      ...(entry.activities ? { activities: entry.activities(opts.deps) } : {}),
+      shutdownGraceTime: '10 seconds',
+      ...entry.options,
+    });
+    workers.set(queue, worker);
+  }
+  return workers;
+}
