@@ -138,6 +138,17 @@ export const config = {
     username: str('LANDREG_USERNAME', 'geoportal'),
     password: str('LANDREG_PASSWORD', 'parola-portal'),
     embedded: !env.LANDREG_BASE_URL,
+    /** Simulator only: seed, scale (demo | bench | national), idle session lifetime, reference data. */
+    simSeed: int('LANDREG_SIM_SEED', 42),
+    simScale: str('LANDREG_SIM_SCALE', 'demo'),
+    simSessionTtlSeconds: int('LANDREG_SIM_SESSION_TTL_SECONDS', 600),
+    simDataDir: path.resolve(projectRoot, str('LANDREG_SIM_DATA_DIR', '../shared/data')),
+    /** Portal client (domain/landreg): one HTTP call's deadline, and a per-process call rate cap. */
+    requestTimeoutMs: int('LANDREG_REQUEST_TIMEOUT_MS', 30_000),
+    requestsPerSecond: int('LANDREG_REQUESTS_PER_SECOND', 20),
+    /** Layer sync (docs/sync.md): pages of one download activity, and activities run at once per layer. */
+    syncPagesPerActivity: int('LANDREG_SYNC_PAGES_PER_ACTIVITY', 5),
+    syncParallelDownloads: int('LANDREG_SYNC_PARALLEL_DOWNLOADS', 4),
   },
 
   tokens: {
@@ -152,6 +163,32 @@ export const config = {
     panelBasicGlobal: flag('PANEL_BASIC_GLOBAL'),
     portalOnlyUsers: list('PORTAL_ONLY_USERS', ''),
     adminEmails: list('ADMIN_EMAILS', ''),
+  },
+
+  /** Vector tiles and the PMTiles overview (docs/tiles.md). */
+  tiles: {
+    /** Set → /tiles proxies Martin-style `<url>/<source>/<z>/<x>/<y>` instead of rendering. */
+    serverUrl: str('TILE_SERVER_URL', '').replace(/\/+$/, ''),
+    /** In-memory LRU of rendered tiles, bounded by count and by bytes. */
+    cacheMaxEntries: int('TILE_CACHE_MAX_ENTRIES', 20_000),
+    cacheMaxBytes: int('TILE_CACHE_MAX_BYTES', 128 * 1024 * 1024),
+    /** Browser cache lifetime of a tile; after it the ETag makes revalidation a cheap 304. */
+    maxAgeSeconds: int('TILE_MAX_AGE_SECONDS', 60),
+    /** How long a process trusts its copy of tile_versions before reading it again. */
+    versionTtlMs: int('TILE_VERSION_TTL_MS', 1000),
+    /** Outbound rebuild webhook (spec 3.6); default: the builder this stack ships. */
+    get rebuildWebhookUrl(): string {
+      return str('TILE_REBUILD_WEBHOOK_URL', `http://127.0.0.1:${appPort}/tiles/rebuild-webhook`);
+    },
+    rebuildWebhookToken: str('TILE_REBUILD_WEBHOOK_TOKEN', 'dev-tile-rebuild-token'),
+    /** S3 key of the overview archive in config.s3.buckets.tiles. */
+    archiveKey: str('TILE_ARCHIVE_KEY', 'overview.pmtiles'),
+    /** Python virtualenv holding the Protomaps `pmtiles` converter (made by the bootstrap). */
+    pmtilesVenv: str(
+      'PMTILES_VENV',
+      path.join(env.HOME ?? '/root', '.cache', 'cadastral-geoportal', 'tools', 'pmtiles-venv-3.8.1'),
+    ),
+    ogr2ogr: str('OGR2OGR', 'ogr2ogr'),
   },
 
   encryptionSecret: str('ENCRYPTION_SECRET', 'dev-encryption-secret-change-me'),

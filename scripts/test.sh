@@ -5,17 +5,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export STACK_PROFILE=test NODE_ENV=test
+export PATH="$PWD/node_modules/.bin:$PATH"
 export NODE_OPTIONS="${NODE_OPTIONS:-} --experimental-vm-modules --no-warnings=ExperimentalWarning"
 
 echo "[test] typecheck"
-npx tsc --noEmit
+tsc --noEmit
 echo "[test] lint"
-npx eslint --max-warnings=0 .
+eslint --max-warnings=0 .
 
 mkdir -p .data/test test-results
 ready=.data/test/stack.ready
 rm -f "$ready"
-npx tsx scripts/stack.ts --ready-file "$ready" > .data/test/stack.log 2>&1 &
+tsx scripts/stack.ts --ready-file "$ready" > .data/test/stack.log 2>&1 &
 stack_pid=$!
 cleanup() {
   kill -TERM "$stack_pid" 2>/dev/null || true
@@ -34,7 +35,7 @@ done
 
 echo "[test] jest"
 status=0
-npx jest --ci --json --outputFile=test-results/jest.json "$@" || status=$?
+jest --ci --json --outputFile=test-results/jest.json "$@" || status=$?
 node -e '
   const r = require("./test-results/jest.json");
   console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));

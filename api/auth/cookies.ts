@@ -84,7 +84,11 @@ export function clearFlowCookie(res: Response): void {
 export function safeCallbackUrl(raw: unknown): string {
   if (typeof raw !== 'string' || raw === '' || raw.length > 2000) return '/';
   if (!raw.startsWith('/') || raw.startsWith('//') || raw.startsWith('/\\')) return '/';
-  if (/[\u0000-\u001f\u007f]/.test(raw)) return '/';
+  // Control characters (CR/LF, tab) could split headers or be stripped into `//` by URL parsing.
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f) return '/';
+  }
   try {
     const base = 'http://callback.invalid';
     const u = new URL(raw, base);

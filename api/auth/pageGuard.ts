@@ -27,7 +27,39 @@ export function isGuardedPath(path: string): boolean {
 export function currentPage(req: Request): string {
   const u = new URL(req.originalUrl, 'http://page.invalid');
   u.searchParams.delete('_data');
+  if (isSingleFetchRequest(req)) {
+    // `/_root.data` is "/", `/x/y.data` is "/x/y"; `_routes` only tells Remix which loaders to run.
+    u.pathname = u.pathname === '/_root.data' ? '/' : u.pathname.replace(/\.data$/, '');
+    u.searchParams.delete('_routes');
+  }
   return `${u.pathname}${u.search}`;
+}
+
+/** A Remix single-fetch data request (future.v3_singleFetch): `GET /<page>.data`. */
+export function isSingleFetchRequest(req: Request): boolean {
+  return req.path.endsWith('.data');
+}
+
+/**
+ * Remix 2's single-fetch redirect (the turbo-stream payload Remix itself sends for
+ * `redirectDocument`): `fetch()` cannot follow a 302 to the identity provider's origin, so the
+ * client router is told to leave with a full document navigation instead.
+ */
+function singleFetchRedirectBody(location: string): string {
+  const payload = [
+    ['SingleFetchRedirect', 1],
+    { _2: 3, _4: 5, _6: 7, _8: 9, _10: 7 },
+    'redirect',
+    location,
+    'status',
+    302,
+    'revalidate',
+    false,
+    'reload',
+    true,
+    'replace',
+  ];
+  return `${JSON.stringify(payload)}\n`;
 }
 
 export function loginLocation(callbackUrl: string): string {
@@ -40,6 +72,13 @@ export const pageGuard: RequestHandler = (req, res, next) => {
   if (req.auth && !req.auth.error) return next();
   const location = loginLocation(currentPage(req));
   res.set('Cache-Control', 'no-store');
+  if (isSingleFetchRequest(req)) {
+    res
+      .status(202)
+      .set({ 'Content-Type': 'text/x-script; charset=utf-8', 'X-Remix-Response': 'yes' })
+      .send(singleFetchRedirectBody(location));
+    return;
+  }
   if (req.query._data !== undefined) {
     // A Remix client-side data fetch cannot follow a redirect to another origin; Remix's own
     // redirect protocol makes the browser navigate instead.

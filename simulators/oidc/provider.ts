@@ -172,7 +172,8 @@ export async function startOidcProvider(opts: OidcSimOptions): Promise<OidcSim> 
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     features: {
       devInteractions: { enabled: false },
-      revocation: { enabled: true },
+      // A client may revoke only its own tokens (the service revokes its refresh token at logout).
+      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
       resourceIndicators: {
         enabled: true,
         defaultResource: async () => CENTRAL_API_RESOURCE,

@@ -21,7 +21,6 @@ import { companyLabel } from './lib/companies';
 import { ErrorPanel } from './components/ErrorPanel';
 import { requireSession } from './lib/auth.server';
 import type { Company } from '../../api/auth/types';
-import './context';
 
 export const PRODUCT_NAME = 'Geoportal cadastral';
 

@@ -11,12 +11,8 @@ export const meta: MetaFunction = () => [{ title: 'Acasă · Geoportal cadastral
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
-  let health: HealthReport | null = null;
-  try {
-    health = await loadHealth();
-  } catch {
-    health = null; // the browser asks /api/health right away instead
-  }
+  // On an unexpected failure the browser asks /api/health right away instead.
+  const health: HealthReport | null = await loadHealth().catch(() => null);
   return {
     user: {
       name: auth.user.name,

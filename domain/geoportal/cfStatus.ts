@@ -1,0 +1,61 @@
+/**
+ * GET /api/geoportal/cf-status (spec 4.1): is there a CF extract for this parcel, in which state,
+ * until when is it valid, and where to download it. Reads cf_extracts only (the CF issue owns
+ * ordering and the download route `/api/cfportal/download?id=`, CONTRACT.md section 4).
+ */
+import { getPool, type Db } from '../db/pool';
+
+export type CfUiState = 'processing' | 'valid' | 'expired' | 'failed';
+
+export interface CfStatus {
+  exists: boolean;
+  status?: string;
+  /** UI state of CONTRACT.md section 3: processing, valid until expiresAt, expired (or failed). */
+  state?: CfUiState;
+  expiresAt?: string;
+  downloadUrl?: string;
+  extractId?: string;
+  version?: number;
+}
+
+const PROCESSING = ['pending', 'cart', 'submitted', 'processing', 'downloading'];
+
+export function uiState(status: string, expiresAt: Date | null, now = new Date()): CfUiState {
+  if (PROCESSING.includes(status)) return 'processing';
+  if (status === 'completed') return expiresAt && expiresAt.getTime() <= now.getTime() ? 'expired' : 'valid';
+  return 'failed';
+}
+
+/**
+ * The newest extract of the parcel (highest version, then newest), cancelled orders ignored.
+ * Cadastral numbers repeat across UATs (spec 2.1): with `siruta` the lookup is exact; without it
+ * (the spec's older query shape) any UAT's extract of that number answers.
+ */
+export async function cfStatus(nrCad: string, siruta: number | undefined, db: Db = getPool()): Promise<CfStatus> {
+  const r = await db.query<{
+    id: string;
+    status: string;
+    version: number;
+    expires_at: Date | null;
+    has_file: boolean;
+  }>(
+    `SELECT id, status, version, expires_at, (s3_key IS NOT NULL OR pdf_data IS NOT NULL) AS has_file
+       FROM cf_extracts
+      WHERE nr_cadastral = $1 AND ($2::int IS NULL OR siruta = $2) AND status <> 'cancelled'
+      ORDER BY version DESC, created_at DESC
+      LIMIT 1`,
+    [nrCad, siruta ?? null],
+  );
+  const row = r.rows[0];
+  if (!row) return { exists: false };
+  const state = uiState(row.status, row.expires_at);
+  return {
+    exists: true,
+    status: row.status,
+    state,
+    extractId: row.id,
+    version: row.version,
+    ...(row.expires_at ? { expiresAt: row.expires_at.toISOString() } : {}),
+    ...(row.status === 'completed' && row.has_file ? { downloadUrl: `/api/cfportal/download?id=${row.id}` } : {}),
+  };
+}

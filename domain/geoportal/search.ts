@@ -1,0 +1,139 @@
+/**
+ * GET /api/geoportal/search (spec 4.1, CONTRACT.md section 4): UATs by name, parcels by cadastral
+ * reference, owners by name, each with its UAT's name and county joined and a WGS84 bbox to fly
+ * to. Matching is case- and diacritic-insensitive through the store's f_norm (both ş/ș and ţ/ț
+ * spellings), served by the trigram indexes of migration 001.
+ */
+import { getPool, type Db } from '../db/pool';
+import { escapeLike, matchingOwner } from './text';
+import type { Bbox, SearchResult, Viewer } from './types';
+
+/** CONTRACT.md section 4: default 20, maximum 50. */
+export const SEARCH_LIMIT_DEFAULT = 20;
+export const SEARCH_LIMIT_MAX = 50;
+/** Owner search below three letters would match most of the store and say nothing. */
+export const OWNER_QUERY_MIN_LENGTH = 3;
+
+const PARCEL_LAYER = 'TERENURI_ACTIVE';
+
+type BboxRow = { min_lon: number | null; min_lat: number | null; max_lon: number | null; max_lat: number | null };
+
+const bboxOf = (r: BboxRow): Bbox | undefined =>
+  r.min_lon === null || r.min_lat === null || r.max_lon === null || r.max_lat === null
+    ? undefined
+    : [r.min_lon, r.min_lat, r.max_lon, r.max_lat];
+
+// box2d of the geometry transformed to 4326; for a UAT the envelope is transformed first (cheap,
+// and a few metres of slack do not matter for a fly-to).
+const bboxColumns = (expr: string) =>
+  `ST_XMin(${expr}) AS min_lon, ST_YMin(${expr}) AS min_lat, ST_XMax(${expr}) AS max_lon, ST_YMax(${expr}) AS max_lat`;
+
+async function searchUats(db: Db, q: string, limit: number): Promise<SearchResult[]> {
+  const r = await db.query<BboxRow & { siruta: number; name: string; county: string | null }>(
+    `SELECT u.siruta, u.name, u.county, ${bboxColumns('b.box')}
+       FROM gis_uats u
+       LEFT JOIN LATERAL (SELECT box2d(ST_Transform(ST_Envelope(u.geom), 4326)) AS box) b ON u.geom IS NOT NULL
+      WHERE f_norm(u.name) LIKE '%' || f_norm($1) || '%'
+      ORDER BY f_norm(u.name) = f_norm($1) DESC, f_norm(u.name) LIKE f_norm($1) || '%' DESC, length(u.name), u.name
+      LIMIT $2`,
+    [escapeLike(q), limit],
+  );
+  return r.rows.map((row) => ({
+    kind: 'uat' as const,
+    label: row.county ? `${row.name} (${row.county})` : row.name,
+    siruta: row.siruta,
+    uatName: row.name,
+    county: row.county,
+    ...(bboxOf(row) ? { bbox: bboxOf(row) } : {}),
+  }));
+}
+
+type FeatureRow = BboxRow & {
+  id: string;
+  siruta: number;
+  cadastral_ref: string | null;
+  uat_name: string | null;
+  county: string | null;
+};
+
+async function searchParcels(db: Db, q: string, limit: number): Promise<SearchResult[]> {
+  // Cadastral references are numbers (sometimes with a suffix): an exact match first, then
+  // references that start with the query.
+  const r = await db.query<FeatureRow>(
+    `SELECT f.id, f.siruta, f.cadastral_ref, u.name AS uat_name, u.county,
+            ${bboxColumns('box2d(ST_Transform(f.geom, 4326))')}
+       FROM gis_features f
+       LEFT JOIN gis_uats u ON u.siruta = f.siruta
+      WHERE f.layer_id = $3 AND f.cadastral_ref LIKE $1 || '%'
+      ORDER BY f.cadastral_ref = $4 DESC, length(f.cadastral_ref), f.cadastral_ref, u.name
+      LIMIT $2`,
+    [escapeLike(q), limit, PARCEL_LAYER, q],
+  );
+  return r.rows.map((row) => ({
+    kind: 'parcel' as const,
+    label: `Nr. cadastral ${row.cadastral_ref ?? '?'} · ${row.uat_name ?? `UAT ${row.siruta}`}`,
+    siruta: row.siruta,
+    uatName: row.uat_name,
+    county: row.county,
+    featureId: row.id,
+    ...(row.cadastral_ref !== null ? { cadastralRef: row.cadastral_ref } : {}),
+    ...(bboxOf(row) ? { bbox: bboxOf(row) } : {}),
+  }));
+}
+
+async function searchOwners(db: Db, q: string, limit: number): Promise<SearchResult[]> {
+  const r = await db.query<FeatureRow & { owners: string | null; former: string | null }>(
+    `SELECT f.id, f.siruta, f.cadastral_ref, u.name AS uat_name, u.county,
+            f.enrichment->>'PROPRIETARI' AS owners, f.enrichment->>'PROPRIETARI_VECHI' AS former,
+            ${bboxColumns('box2d(ST_Transform(f.geom, 4326))')}
+       FROM gis_features f
+       LEFT JOIN gis_uats u ON u.siruta = f.siruta
+      WHERE f.enrichment IS NOT NULL AND f.layer_id = $3
+        AND f_owner_text(f.enrichment) LIKE '%' || f_norm($1) || '%'
+      ORDER BY u.name, f.cadastral_ref
+      LIMIT $2`,
+    [escapeLike(q), limit, PARCEL_LAYER],
+  );
+  return r.rows.map((row) => {
+    const current = matchingOwner(row.owners, q);
+    const ownerName = current ?? matchingOwner(row.former, q) ?? q;
+    return {
+      kind: 'owner' as const,
+      label: `${ownerName}${current ? '' : ' (fost proprietar)'} · nr. cadastral ${row.cadastral_ref ?? '?'}, ${row.uat_name ?? `UAT ${row.siruta}`}`,
+      siruta: row.siruta,
+      uatName: row.uat_name,
+      county: row.county,
+      featureId: row.id,
+      ownerName,
+      ...(row.cadastral_ref !== null ? { cadastralRef: row.cadastral_ref } : {}),
+      ...(bboxOf(row) ? { bbox: bboxOf(row) } : {}),
+    };
+  });
+}
+
+/**
+ * Owners are personal data: nobody on the basic panel nor with a scope that hides owners
+ * (redact.ts) gets owner matches, so the search cannot be used to read what the panel hides.
+ */
+export function ownerSearchAllowed(viewer: Viewer): boolean {
+  return !viewer.basicPanel && viewer.enrichmentScope !== 'basic' && viewer.enrichmentScope !== 'none';
+}
+
+/** Results in a stable order: UATs, then parcels, then owners, at most `limit` in all. */
+export async function searchGeoportal(
+  q: string,
+  limit: number,
+  viewer: Viewer,
+  db: Db = getPool(),
+): Promise<{ results: SearchResult[] }> {
+  const text = q.trim();
+  const looksCadastral = /\d/.test(text);
+  const [uats, parcels, owners] = await Promise.all([
+    searchUats(db, text, limit),
+    looksCadastral ? searchParcels(db, text, limit) : Promise.resolve([]),
+    !looksCadastral && text.length >= OWNER_QUERY_MIN_LENGTH && ownerSearchAllowed(viewer)
+      ? searchOwners(db, text, limit)
+      : Promise.resolve([]),
+  ]);
+  return { results: [...uats, ...parcels, ...owners].slice(0, limit) };
+}

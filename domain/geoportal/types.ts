@@ -1,0 +1,60 @@
+/** Shapes of the geoportal routes (CONTRACT.md section 4) as the domain produces them. */
+export type EnrichmentScope = 'full' | 'basic' | 'none';
+
+/** Who asks: the parts of the session that decide what a geoportal answer may contain. */
+export interface Viewer {
+  basicPanel: boolean;
+  enrichmentScope: EnrichmentScope | null;
+}
+
+/** [minLon, minLat, maxLon, maxLat] in WGS84. */
+export type Bbox = [number, number, number, number];
+
+export type SearchKind = 'uat' | 'parcel' | 'owner';
+
+export interface SearchResult {
+  kind: SearchKind;
+  label: string;
+  siruta: number;
+  uatName: string | null;
+  county: string | null;
+  featureId?: string;
+  cadastralRef?: string;
+  ownerName?: string;
+  bbox?: Bbox;
+}
+
+export interface GeoJsonGeometry {
+  type: string;
+  coordinates?: unknown;
+  geometries?: unknown;
+}
+
+export interface FeatureView {
+  id: string;
+  layerId: string;
+  siruta: number;
+  uatName: string | null;
+  objectId: number;
+  cadastralRef: string | null;
+  areaValue: number | null;
+  isActive: boolean;
+  geometrySource: string | null;
+  attributes: Record<string, unknown> | null;
+  enrichment: Record<string, unknown> | null;
+  enrichedAt: string | null;
+  geometry: GeoJsonGeometry | null;
+}
+
+export interface RestrictedFeatureView {
+  cadastralRef: string | null;
+  areaValue: number | null;
+  restricted: true;
+}
+
+export interface BoundaryItem {
+  id: string;
+  siruta: number;
+  uatName: string | null;
+  cadastralRef: string | null;
+}

@@ -1,0 +1,76 @@
+/**
+ * UAT geometry questions: the WGS84 bounds of a UAT (GET /api/geoportal/uat-bounds) and the
+ * boundary check of spec 4.1 (GET /api/geoportal/boundary-check).
+ */
+import { errors } from '../errors';
+import { getPool, type Db } from '../db/pool';
+import type { Bbox, BoundaryItem } from './types';
+
+/** A boundary check lists at most this many parcels of each kind; more means bad data anyway. */
+export const BOUNDARY_CHECK_MAX_ITEMS = 5000;
+
+const PARCEL_LAYER = 'TERENURI_ACTIVE';
+
+/**
+ * The UAT's boundary box; a UAT whose boundary was not synced yet falls back to the extent of its
+ * features, so the map can still fly there.
+ */
+export async function uatBounds(siruta: number, db: Db = getPool()): Promise<{ siruta: number; bbox: Bbox }> {
+  const r = await db.query<{ known: boolean; x1: number | null; y1: number | null; x2: number | null; y2: number | null }>(
+    `WITH box AS (
+       SELECT COALESCE(
+         (SELECT box2d(ST_Transform(u.geom, 4326)) FROM gis_uats u WHERE u.siruta = $1 AND u.geom IS NOT NULL),
+         (SELECT box2d(ST_Transform(ST_SetSRID(ST_Extent(f.geom)::geometry, 3844), 4326))
+            FROM gis_features f WHERE f.siruta = $1 AND f.geom IS NOT NULL)) AS b)
+     SELECT EXISTS (SELECT 1 FROM gis_uats WHERE siruta = $1) AS known,
+            ST_XMin(b) AS x1, ST_YMin(b) AS y1, ST_XMax(b) AS x2, ST_YMax(b) AS y2 FROM box`,
+    [siruta],
+  );
+  const row = r.rows[0];
+  if (!row || row.x1 === null || row.y1 === null || row.x2 === null || row.y2 === null) {
+    throw errors.notFound(
+      row?.known ? `UAT-ul ${siruta} nu are încă limită sau parcele cu geometrie.` : `UAT-ul cu codul SIRUTA ${siruta} nu există.`,
+    );
+  }
+  return { siruta, bbox: [row.x1, row.y1, row.x2, row.y2] };
+}
+
+type ItemRow = { id: string; siruta: number; uat_name: string | null; cadastral_ref: string | null };
+const item = (r: ItemRow): BoundaryItem => ({ id: r.id, siruta: r.siruta, uatName: r.uat_name, cadastralRef: r.cadastral_ref });
+
+/**
+ * foreign: parcels registered in another UAT whose centroid lies inside this UAT's boundary;
+ * edge: parcels registered here whose centroid lies outside it. The centroid decides both ways,
+ * so a parcel that merely touches the line (shared vertices, digitising slivers) is in neither.
+ */
+export async function boundaryCheck(
+  siruta: number,
+  db: Db = getPool(),
+): Promise<{ siruta: number; foreign: BoundaryItem[]; edge: BoundaryItem[] }> {
+  const uat = await db.query<{ has_geom: boolean }>(`SELECT geom IS NOT NULL AS has_geom FROM gis_uats WHERE siruta = $1`, [siruta]);
+  if (!uat.rowCount) throw errors.notFound(`UAT-ul cu codul SIRUTA ${siruta} nu există.`);
+  if (!uat.rows[0].has_geom) throw errors.notFound(`UAT-ul ${siruta} nu are încă limită sincronizată; verificarea nu se poate face.`);
+
+  const [foreign, edge] = await Promise.all([
+    db.query<ItemRow>(
+      `SELECT f.id, f.siruta, o.name AS uat_name, f.cadastral_ref
+         FROM gis_uats u
+         JOIN gis_features f ON f.geom && u.geom AND f.layer_id = $2 AND f.siruta <> u.siruta
+         LEFT JOIN gis_uats o ON o.siruta = f.siruta
+        WHERE u.siruta = $1 AND ST_Intersects(u.geom, ST_Centroid(f.geom))
+        ORDER BY f.siruta, f.cadastral_ref
+        LIMIT $3`,
+      [siruta, PARCEL_LAYER, BOUNDARY_CHECK_MAX_ITEMS],
+    ),
+    db.query<ItemRow>(
+      `SELECT f.id, f.siruta, u.name AS uat_name, f.cadastral_ref
+         FROM gis_uats u
+         JOIN gis_features f ON f.siruta = u.siruta AND f.layer_id = $2 AND f.geom IS NOT NULL
+        WHERE u.siruta = $1 AND NOT ST_Intersects(u.geom, ST_Centroid(f.geom))
+        ORDER BY f.cadastral_ref
+        LIMIT $3`,
+      [siruta, PARCEL_LAYER, BOUNDARY_CHECK_MAX_ITEMS],
+    ),
+  ]);
+  return { siruta, foreign: foreign.rows.map(item), edge: edge.rows.map(item) };
+}

@@ -1,0 +1,21 @@
+/** CLI: `npx tsx simulators/landreg/main.ts` starts the land-registry portal simulator. */
+import pino from 'pino';
+import { config } from '../../domain/config';
+import { startLandregSimulator } from './server';
+
+const log = pino({ name: 'landreg-sim', level: config.logLevel });
+
+const sim = await startLandregSimulator({
+  port: config.landreg.simPort,
+  seed: config.landreg.simSeed,
+  scale: config.landreg.simScale,
+});
+const { seed, scale, store } = sim.state();
+log.info({ url: sim.url, seed, scale, dataUats: store.dataUats().length }, `land-registry simulator listening on ${sim.url}`);
+
+const stop = async () => {
+  await sim.close();
+  process.exit(0);
+};
+process.once('SIGINT', stop);
+process.once('SIGTERM', stop);

@@ -1,0 +1,310 @@
+/**
+ * Sign-in end to end: the development identity provider in-process on a free port, the real
+ * Express app (createApp) on another, PostgreSQL for the sessions, and a tiny browser made of
+ * fetch plus a cookie jar that walks the real redirects and the real login form.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import net from 'node:net';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const ACCESS_TOKEN_TTL_SECONDS = 3;
+
+let idpUrl: string;
+let appUrl: string;
+let sim: { issuer: string; close(): Promise<void> };
+let server: http.Server;
+let closePool: () => Promise<void>;
+let query: (sql: string, params?: unknown[]) => Promise<{ rows: any[] }>;
+let jose: typeof import('jose');
+
+/** A browser: one cookie jar per origin (paths ignored), redirects followed by hand. */
+class Browser {
+  private jar = new Map<string, Map<string, string>>();
+  /** Every response seen, with its Set-Cookie lines, for checking cookie attributes. */
+  hops: Array<{ url: string; status: number; setCookie: string[] }> = [];
+
+  cookie(origin: string, name: string): string | undefined {
+    return this.jar.get(new URL(origin).origin)?.get(name);
+  }
+
+  private store(url: URL, lines: string[]): void {
+    const cookies = this.jar.get(url.origin) ?? new Map<string, string>();
+    for (const line of lines) {
+      const [pair, ...attrs] = line.split(';');
+      const eq = pair.indexOf('=');
+      const name = pair.slice(0, eq).trim();
+      const value = pair.slice(eq + 1).trim();
+      const expired = attrs.some((a) => {
+        const [k, v] = a.trim().split('=');
+        if (k.toLowerCase() === 'max-age') return Number(v) <= 0;
+        if (k.toLowerCase() === 'expires') return new Date(a.trim().slice(8)).getTime() <= Date.now();
+        return false;
+      });
+      if (expired || value === '') cookies.delete(name);
+      else cookies.set(name, value);
+    }
+    this.jar.set(url.origin, cookies);
+  }
+
+  async request(input: string | URL, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Response> {
+    const url = new URL(input);
+    const cookies = this.jar.get(url.origin);
+    const headers: Record<string, string> = { ...(init.headers ?? {}) };
+    if (cookies?.size) headers.cookie = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    let body: string | undefined;
+    if (init.form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      body = new URLSearchParams(init.form).toString();
+    }
+    const res = await fetch(url, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
+    const setCookie = res.headers.getSetCookie();
+    this.hops.push({ url: url.href, status: res.status, setCookie });
+    this.store(url, setCookie);
+    return res;
+  }
+
+  /** Follows redirects (GET after each, as browsers do after 302/303) up to a final answer. */
+  async browse(input: string | URL, init: Parameters<Browser['request']>[1] = {}): Promise<{ res: Response; url: string }> {
+    let url = new URL(input);
+    let res = await this.request(url, init);
+    for (let i = 0; i < 15 && res.status >= 300 && res.status < 400; i++) {
+      await res.arrayBuffer();
+      url = new URL(res.headers.get('location')!, url);
+      res = await this.request(url);
+    }
+    return { res, url: url.href };
+  }
+
+  /** The whole sign-in: our /auth/login, the IdP's form, the credentials, back to the app. */
+  async signIn(username: string, password: string, callbackUrl = '/') {
+    const form = await this.browse(`${appUrl}/auth/login?callbackUrl=${encodeURIComponent(callbackUrl)}`);
+    const html = await form.res.text();
+    expect(form.res.status).toBe(200);
+    expect(html).toContain('name="username"');
+    const action = /<form method="post" action="([^"]+)"/.exec(html)![1];
+    return this.browse(new URL(action, form.url), { form: { username, password } });
+  }
+
+  session() {
+    return this.request(`${appUrl}/api/auth/session`);
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function simCounts(): Promise<Record<string, number>> {
+  const r = await fetch(`${idpUrl}/__sim/requests`);
+  return ((await r.json()) as { counts: Record<string, number> }).counts;
+}
+
+beforeAll(async () => {
+  const [idpPort, appPort] = [await freePort(), await freePort()];
+  idpUrl = `http://127.0.0.1:${idpPort}`;
+  appUrl = `http://127.0.0.1:${appPort}`;
+  // config reads the environment once, at import: set it before importing anything of ours.
+  process.env.OIDC_ISSUER = idpUrl;
+  process.env.PUBLIC_URL = appUrl;
+  process.env.PORT = String(appPort);
+  process.env.NODE_ENV = 'test';
+  // Tests must ignore the development bypass even when asked for it (spec 5.1).
+  process.env.AUTH_DEV_BYPASS = '1';
+  process.env.LOG_LEVEL ??= 'error';
+
+  jose = await import('jose');
+  const { startOidcProvider } = await import('../../simulators/oidc/provider');
+  const { createApp } = await import('../../api/app');
+  const { pageGuard } = await import('../../api/auth');
+  const poolMod = await import('../../domain/db/pool');
+  closePool = poolMod.closePool;
+  query = (sql, params) => poolMod.getPool().query(sql, params as any[]);
+  await query(`CREATE TABLE IF NOT EXISTS app_sessions (
+    id text PRIMARY KEY, user_id text NOT NULL, data jsonb NOT NULL,
+    created_at timestamptz DEFAULT now(), last_seen_at timestamptz DEFAULT now(), expires_at timestamptz NOT NULL)`);
+
+  sim = await startOidcProvider({ port: idpPort, issuer: idpUrl, host: '127.0.0.1', accessTokenTtlSeconds: ACCESS_TOKEN_TTL_SECONDS });
+  // The UI stand-in: the page guard, then a page that names the path it served.
+  const app = createApp({ web: [pageGuard, (req, res) => void res.type('text').send(`pagina ${req.originalUrl}`)] });
+  server = http.createServer(app);
+  await new Promise<void>((resolve) => server.listen(appPort, '127.0.0.1', resolve));
+});
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => {
+    server?.close(() => resolve());
+    server?.closeAllConnections();
+  });
+  await sim?.close();
+  await closePool?.();
+});
+
+describe('sign-in through the development identity provider', () => {
+  it('signs dan in, returns to the asked page and sets a server-side session cookie', async () => {
+    const b = new Browser();
+    const end = await b.signIn('dan@birou.ro', 'parola-dan', '/harta?uat=54975');
+    expect(end.url).toBe(`${appUrl}/harta?uat=54975`);
+    expect(await end.res.text()).toBe('pagina /harta?uat=54975');
+
+    const callbackHop = b.hops.find((h) => h.url.startsWith(`${appUrl}/auth/callback`))!;
+    const line = callbackHop.setCookie.find((c) => c.startsWith('cgp_session='))!;
+    expect(line).toMatch(/;\s*HttpOnly/i);
+    expect(line).toMatch(/;\s*SameSite=Lax/i);
+    expect(line).toMatch(/;\s*Path=\/(;|$)/);
+    expect(line).not.toMatch(/;\s*Secure/i); // the public URL is http here
+    // The cookie is an opaque handle, not a token.
+    const handle = b.cookie(appUrl, 'cgp_session')!;
+    expect(handle).toMatch(/^[A-Za-z0-9_-]{43}$/);
+
+    const res = await b.session();
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      user: { id: 'usr-dan', email: 'dan@birou.ro', name: 'Dan Țurcanu', company: 'U' },
+      useCentralApi: false,
+      basicPanel: false,
+      isAdmin: false,
+      enrichmentScope: 'full',
+    });
+  });
+
+  it('keeps the session for 30 days at most and the tokens only on the server', async () => {
+    const b = new Browser();
+    await b.signIn('mihai', 'parola-mihai');
+    const r = await query(
+      `SELECT user_id, data, extract(epoch FROM expires_at - created_at)::int AS lifetime FROM app_sessions WHERE user_id = 'usr-mihai' ORDER BY created_at DESC LIMIT 1`,
+    );
+    expect(r.rows[0].lifetime).toBe(30 * 24 * 3600);
+    const data = r.rows[0].data;
+    expect(data.tokens.refreshToken).toEqual(expect.any(String));
+    // The access token is a JWT of the IdP for the central API, with the claims it authorises by.
+    const jwks = jose.createRemoteJWKSet(new URL(`${idpUrl}/jwks`));
+    const { payload } = await jose.jwtVerify(data.tokens.accessToken, jwks, { issuer: idpUrl, audience: 'urn:geoportal:central-api' });
+    expect(payload).toMatchObject({ sub: 'usr-mihai', email: 'mihai@birou.ro', company: 'G', groups: [], enrichment_scope: 'full' });
+  });
+
+  it('gives radu an access token without the enrichment_scope claim', async () => {
+    const b = new Browser();
+    await b.signIn('radu@birou.ro', 'parola-radu');
+    const body = await (await b.session()).json();
+    expect(body).toMatchObject({ user: { name: 'Radu Sîrbu', company: 'B' }, useCentralApi: true, enrichmentScope: null });
+    const r = await query(`SELECT data FROM app_sessions WHERE user_id = 'usr-radu' ORDER BY created_at DESC LIMIT 1`);
+    expect(jose.decodeJwt(r.rows[0].data.tokens.accessToken)).not.toHaveProperty('enrichment_scope');
+  });
+
+  it.each([
+    ['ioana is a central API pilot with the basic scope', 'ioana@birou.ro', 'parola-ioana', { useCentralApi: true, enrichmentScope: 'basic', basicPanel: false, isAdmin: false, user: { company: 'S' } }],
+    ['elena gets the basic panel', 'elena@birou.ro', 'parola-elena', { useCentralApi: false, basicPanel: true, isAdmin: false, user: { company: 'B' } }],
+    ['ana is an admin through the admin group', 'ana@birou.ro', 'parola-ana', { useCentralApi: false, basicPanel: false, isAdmin: true, user: { name: 'Ana Mărgărit', company: 'B' } }],
+  ])('%s', async (_name, username, password, expected) => {
+    const b = new Browser();
+    await b.signIn(username, password);
+    const res = await b.session();
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject(expected);
+  });
+
+  it('shows the login form again with an error after a wrong password', async () => {
+    const b = new Browser();
+    const end = await b.signIn('dan@birou.ro', 'parola-gresita');
+    const html = await end.res.text();
+    expect(end.url.startsWith(idpUrl)).toBe(true);
+    expect(html).toContain('Utilizator sau parolă greșită.');
+    expect(html).toContain('name="password"');
+    expect(b.cookie(appUrl, 'cgp_session')).toBeUndefined();
+  });
+
+  it('never redirects outside the service after sign-in', async () => {
+    const b = new Browser();
+    const end = await b.signIn('dan@birou.ro', 'parola-dan', '//evil.example/furt');
+    expect(end.url).toBe(`${appUrl}/`);
+  });
+
+  it('answers 401 JSON on the API without a session, even with AUTH_DEV_BYPASS=1 in tests', async () => {
+    const res = await fetch(`${appUrl}/api/anything`);
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({ error: 'unauthorized', message: expect.any(String) });
+    expect((await fetch(`${appUrl}/api/auth/session`)).status).toBe(401);
+  });
+
+  it('sends a browser without a session from a page to sign-in, returning to that page', async () => {
+    const res = await fetch(`${appUrl}/registratura?an=2024`, { redirect: 'manual' });
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe(`/auth/login?callbackUrl=${encodeURIComponent('/registratura?an=2024')}`);
+    // A Remix data request gets Remix's redirect protocol (fetch cannot follow to the IdP).
+    const data = await fetch(`${appUrl}/harta?z=3&_data=routes%2Fharta`, { redirect: 'manual' });
+    expect(data.status).toBe(204);
+    expect(data.headers.get('x-remix-redirect')).toBe(`/auth/login?callbackUrl=${encodeURIComponent('/harta?z=3')}`);
+    // Static assets pass through to the UI untouched.
+    expect((await fetch(`${appUrl}/assets/app.js`, { redirect: 'manual' })).status).toBe(200);
+  });
+
+  it('logs out: the session is deleted, the cookie cleared, the IdP session ended', async () => {
+    const b = new Browser();
+    await b.signIn('dan@birou.ro', 'parola-dan');
+    const handle = b.cookie(appUrl, 'cgp_session')!;
+    expect((await b.session()).status).toBe(200);
+
+    const res = await b.request(`${appUrl}/auth/logout`, { method: 'POST' });
+    expect(res.status).toBe(303);
+    const location = new URL(res.headers.get('location')!);
+    expect(location.href.startsWith(`${idpUrl}/session/end`)).toBe(true);
+    expect(location.searchParams.get('post_logout_redirect_uri')).toBe(`${appUrl}/`);
+    expect(b.cookie(appUrl, 'cgp_session')).toBeUndefined();
+
+    const replay = await fetch(`${appUrl}/api/auth/session`, { headers: { cookie: `cgp_session=${handle}` } });
+    expect(replay.status).toBe(401);
+  });
+});
+
+describe('access token refresh (spec 5.4)', () => {
+  it('shares one token exchange among concurrent requests, again after each rotation', async () => {
+    const b = new Browser();
+    await b.signIn('ioana@birou.ro', 'parola-ioana');
+    for (const wave of [1, 2]) {
+      await fetch(`${idpUrl}/__sim/requests`, { method: 'DELETE' });
+      await sleep(ACCESS_TOKEN_TTL_SECONDS * 1000 + 200);
+      const answers = await Promise.all(Array.from({ length: 8 }, () => b.session()));
+      const bodies = await Promise.all(answers.map((r) => r.json() as Promise<Record<string, unknown>>));
+      expect(answers.map((r) => r.status)).toEqual(Array(8).fill(200));
+      for (const body of bodies) expect(body.error).toBeUndefined();
+      const counts = await simCounts();
+      expect({ wave, refreshes: counts['token:refresh_token'] ?? 0, failures: counts['token:refresh_token:error'] ?? 0 }).toEqual({
+        wave,
+        refreshes: 1,
+        failures: 0,
+      });
+    }
+  });
+
+  it('marks the session with RefreshAccessTokenError when the refresh fails, and pages go to sign-in', async () => {
+    const b = new Browser();
+    await b.signIn('mihai@birou.ro', 'parola-mihai');
+    // The IdP forgets every grant: the refresh token held by the session is now worthless.
+    expect((await fetch(`${idpUrl}/__sim/reset`, { method: 'POST' })).status).toBe(200);
+    await sleep(ACCESS_TOKEN_TTL_SECONDS * 1000 + 200);
+
+    const res = await b.session();
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ user: { email: 'mihai@birou.ro' }, error: 'RefreshAccessTokenError' });
+    expect((await simCounts())['token:refresh_token:error']).toBe(1);
+
+    const page = await b.request(`${appUrl}/harta?z=12`);
+    expect(page.status).toBe(302);
+    expect(page.headers.get('location')).toBe(`/auth/login?callbackUrl=${encodeURIComponent('/harta?z=12')}`);
+
+    // Signing in again replaces the broken session and returns to the page.
+    const again = await b.signIn('mihai@birou.ro', 'parola-mihai', '/harta?z=12');
+    expect(again.url).toBe(`${appUrl}/harta?z=12`);
+    expect(await (await b.session()).json()).not.toHaveProperty('error');
+  });
+});
