@@ -11,6 +11,12 @@ import { errorMapper } from './http/errorMapper';
 import { userRateLimit, tokenRateLimit } from './http/rateLimit';
 import { sessionMiddleware, authRouter, registerAuthApiRoutes } from './auth';
 import { registerSystemRoutes } from './routes/system';
+import { registerLandregEnrichmentRoutes } from './routes/landregEnrichment';
+import { registerExportRoutes } from './routes/landregExports';
+import { registerLandregRoutes } from './routes/landreg';
+import { registerGeoportalTileRoutes } from './routes/geoportalTiles';
+import { tilesRouter } from './routes/tiles';
+import { registerGeoportalRoutes } from './routes/geoportal';
 
 export const JSON_BODY_LIMIT = '25mb'; // CONTRACT.md section 5
 
@@ -19,6 +25,11 @@ export function apiRouter(): Router {
   const router = Router();
   registerSystemRoutes(router);
   registerAuthApiRoutes(router);
+  registerLandregRoutes(router);
+  registerLandregEnrichmentRoutes(router);
+  registerExportRoutes(router);
+  registerGeoportalTileRoutes(router);
+  registerGeoportalRoutes(router);
   return router;
 }
 
@@ -35,6 +46,12 @@ export function createApp(opts: { web?: RequestHandler[] } = {}): Express {
   app.use(cookieParser());
   app.use(sessionMiddleware);
   app.use('/auth', express.urlencoded({ extended: false, limit: '64kb' }), authRouter());
+
+  // Tiles: before /api and its catch-all; a session is required (defineRoute answers 401 JSON).
+  // No per-user rate limit here: one map view asks for dozens of tiles at once.
+  app.use(tilesRouter());
+  app.use('/tiles', (req, _res, next) => next(req.auth ? errors.notFound('Resursa de tile-uri nu există.') : errors.unauthorized()));
+  app.use('/tiles', errorMapper);
 
   app.use('/api', userRateLimit(), tokenRateLimit(), express.json({ limit: JSON_BODY_LIMIT }));
   app.use(apiRouter());

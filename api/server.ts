@@ -4,10 +4,19 @@ import { pageGuard } from './auth';
 import { createWebHandlers } from './web';
 import { config } from '../domain/config';
 import { logger } from '../domain/log';
+import { ensureOverviewArchive } from '../domain/tiles/archive';
 
 const app = createApp({ web: [pageGuard, ...(await createWebHandlers())] });
 const server = app.listen(config.app.port, () => {
   logger.info({ url: config.app.publicUrl }, 'geoportal listening');
+  // EXTERNAL-SERVICES.md "Tile archive": the overview exists on a fresh install. Only when the
+  // builder is ours (no TILE_REBUILD_WEBHOOK_URL pointing elsewhere) and the archive is missing.
+  if (config.tiles.embeddedBuilder) {
+    ensureOverviewArchive().then(
+      (outcome) => logger.info({ outcome }, 'overview archive check'),
+      (err: unknown) => logger.warn({ err: (err as Error).message }, 'overview archive check failed'),
+    );
+  }
 });
 
 function stop(): void {

@@ -181,6 +181,8 @@ export const config = {
       return str('TILE_REBUILD_WEBHOOK_URL', `http://127.0.0.1:${appPort}/tiles/rebuild-webhook`);
     },
     rebuildWebhookToken: str('TILE_REBUILD_WEBHOOK_TOKEN', 'dev-tile-rebuild-token'),
+    /** The webhook targets the builder this stack ships (no TILE_REBUILD_WEBHOOK_URL given). */
+    embeddedBuilder: !env.TILE_REBUILD_WEBHOOK_URL,
     /** S3 key of the overview archive in config.s3.buckets.tiles. */
     archiveKey: str('TILE_ARCHIVE_KEY', 'overview.pmtiles'),
     /** Python virtualenv holding the Protomaps `pmtiles` converter (made by the bootstrap). */

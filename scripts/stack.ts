@@ -4,19 +4,21 @@
  * stops everything it started. Options:
  *   --ready-file <path>   write this file once everything is up (removed on exit)
  *   --infra-only          start infrastructure and simulators, not the workers and the app
+ *   --fresh               delete the profile's data first (the test runner's clean slate)
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import pg from 'pg';
 import { config, projectRoot } from '../domain/config';
-import { services, appServices, type Service } from './stack/services';
+import { services, appServices, pgDataDir, type Service } from './stack/services';
 import { waitFor, prefixer, type Proc } from './stack/proc';
 
 const say = prefixer('stack');
 const args = process.argv.slice(2);
 const readyFile = args.includes('--ready-file') ? path.resolve(args[args.indexOf('--ready-file') + 1]) : undefined;
 const infraOnly = args.includes('--infra-only');
+const fresh = args.includes('--fresh');
 const started: Proc[] = [];
 let stopping = false;
 
@@ -76,6 +78,12 @@ async function prepareStorage(): Promise<void> {
   if (created.length) say(`buckets created: ${created.join(', ')}`);
 }
 
+async function infraAlreadyRunning(): Promise<boolean> {
+  const embedded = services().filter((s) => s.embedded);
+  const states = await Promise.all(embedded.map((s) => s.ready().catch(() => false)));
+  return states.some(Boolean);
+}
+
 async function shutdown(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
@@ -90,6 +98,13 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
   buildInfo();
+  if (fresh) {
+    if (await infraAlreadyRunning()) {
+      say('--fresh: services of this profile are already running; reusing their data');
+    } else {
+      for (const dir of [config.dataDir, pgDataDir()]) fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
   fs.mkdirSync(config.dataDir, { recursive: true });
   say(`profile ${config.profile}, data in ${path.relative(projectRoot, config.dataDir) || config.dataDir}`);
   const infra = services();

@@ -13,25 +13,25 @@ tsc --noEmit
 echo "[test] lint"
 eslint --max-warnings=0 .
 
-mkdir -p .data/test test-results
-ready=.data/test/stack.ready
+mkdir -p test-results
+ready=.data/test-stack.ready; log=.data/test-stack.log; mkdir -p .data
 rm -f "$ready"
-tsx scripts/stack.ts --ready-file "$ready" > .data/test/stack.log 2>&1 &
+tsx scripts/stack.ts --fresh --ready-file "$ready" > $log 2>&1 &
 stack_pid=$!
 cleanup() {
   kill -TERM "$stack_pid" 2>/dev/null || true
   wait "$stack_pid" 2>/dev/null || true
 }
 trap cleanup EXIT
-echo "[test] starting the test stack (log: .data/test/stack.log)"
+echo "[test] starting the test stack (log: $log)"
 for _ in $(seq 1 600); do
   [ -f "$ready" ] && break
   if ! kill -0 "$stack_pid" 2>/dev/null; then
-    echo "[test] the stack failed to start:"; tail -n 60 .data/test/stack.log; exit 1
+    echo "[test] the stack failed to start:"; tail -n 60 $log; exit 1
   fi
   sleep 1
 done
-[ -f "$ready" ] || { echo "[test] the stack did not come up in 10 minutes"; tail -n 60 .data/test/stack.log; exit 1; }
+[ -f "$ready" ] || { echo "[test] the stack did not come up in 10 minutes"; tail -n 60 $log; exit 1; }
 
 echo "[test] jest"
 status=0
@@ -40,5 +40,5 @@ node -e '
   const r = require("./test-results/jest.json");
   console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));
 ' || true
-if [ "$status" -ne 0 ]; then echo "[test] stack log tail:"; tail -n 40 .data/test/stack.log; fi
+if [ "$status" -ne 0 ]; then echo "[test] stack log tail:"; tail -n 40 $log; fi
 exit "$status"

@@ -56,6 +56,28 @@ export const schedules: readonly ScheduleDeclaration[] = [
     calendars: [{ minute: 7, hour: '*', comment: 'hourly at :07' }],
     workflowRunTimeout: '10 minutes',
   },
+  {
+    // Spec 3.1 / spec 8 "portal health ping": every 3 minutes, counting consecutive failures.
+    id: singletonWorkflowId('portal-health', 'global'),
+    description: 'Verifică disponibilitatea portalului de cadastru (mentenanță), la fiecare 3 minute',
+    workflowType: 'portalHealth',
+    taskQueue: TaskQueue.store,
+    args: [],
+    intervals: [{ every: '3 minutes' }],
+    workflowRunTimeout: '2 minutes',
+    catchupWindow: '1 minute',
+  },
+  {
+    // Spec 8 "auto-refresh window": weekdays 01:00 to 05:00, staggered (the workflow spaces UATs
+    // 30 s apart and stops at the window's end; least recently synced UATs go first).
+    id: singletonWorkflowId('auto-refresh', 'nightly'),
+    description: 'Reîmprospătarea automată a UAT-urilor sincronizate, în nopțile lucrătoare 01:00–05:00',
+    workflowType: 'autoRefresh',
+    taskQueue: TaskQueue.store,
+    args: [{}],
+    calendars: [{ dayOfWeek: [{ start: 'MONDAY', end: 'FRIDAY' }], hour: 1, minute: 0, comment: 'weekdays 01:00' }],
+    workflowRunTimeout: '255 minutes',
+  },
 ];
 
 export interface EnsureSchedulesOptions {

@@ -6,6 +6,10 @@
 import path from 'node:path';
 import type { WorkerOptions } from '@temporalio/worker';
 import { createStoreActivities } from '../activities/store';
+import { createExportActivities } from '../activities/exports';
+import { createEnrichmentPortalActivities, createEnrichmentStoreActivities } from '../activities/enrichment';
+import { createTileActivities } from '../activities/tiles';
+import { createLandregActivities } from '../activities/landreg';
 import { config, projectRoot } from '../domain/config';
 import type { Db } from '../domain/db/pool';
 import { TaskQueue, type TaskQueueName } from '../temporal/queues';
@@ -13,6 +17,8 @@ import { TaskQueue, type TaskQueueName } from '../temporal/queues';
 /** What activity factories may depend on; main.ts builds it once per process. */
 export interface WorkerDeps {
   db: Db;
+  /** Land-registry portal base URL; default config.landreg.baseUrl (tests aim at their own simulator). */
+  landregBaseUrl?: string;
 }
 
 export type QueueWorkerOptions = Pick<
@@ -37,6 +43,8 @@ export const ALL_WORKFLOWS_PATH = path.join(projectRoot, 'workflows', 'index.ts'
 
 export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
   [TaskQueue.landreg]: {
+    // Parcel sync (docs/sync.md), enrichment batches and the no-geometry import (docs/enrichment.md).
+    activities: (deps) => ({ ...createLandregActivities(deps), ...createEnrichmentPortalActivities(deps) }),
     options: {
       // The portal is shared by every job: the per-second cap applies to the whole task queue
       // (all processes), so parallel syncs never flood it (ARCHITECTURE.md, Workflows).
@@ -46,10 +54,19 @@ export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
   },
   [TaskQueue.store]: {
     workflowsPath: ALL_WORKFLOWS_PATH,
-    activities: (deps) => createStoreActivities(deps),
+    // Tile archive rebuild: a webhook call and S3 HEADs, light enough for the store queue.
+    activities: (deps) => ({
+      ...createStoreActivities(deps),
+      ...createTileActivities(),
+      ...createEnrichmentStoreActivities(deps),
+      // Sync bookkeeping (docs/sync.md): the same factory; the workflows call its store-only activities here.
+      ...createLandregActivities(deps),
+    }),
     options: { maxConcurrentActivityTaskExecutions: 8 },
   },
   [TaskQueue.exports]: {
+    // UAT exports (docs/exports.md): the workflows run on the store queue, their builds here.
+    activities: (deps) => createExportActivities(deps),
     // ogr2ogr and archive builds are CPU-bound; more than two at once only thrashes 2 cores.
     options: { maxConcurrentActivityTaskExecutions: 2 },
   },

@@ -3,3 +3,14 @@
  * a new workflow is exported here and nowhere else needs to know about it.
  */
 export { sessionHousekeeping } from './sessionHousekeeping';
+export { tileArchiveRebuild } from './tileArchiveRebuild';
+export { enrichParcels } from './enrichParcels';
+export { importNoGeometry } from './importNoGeometry';
+// Parcel sync engine (issue 5, docs/sync.md)
+export { layerSync } from './layerSync';
+export { uatSync } from './uatSync';
+export { countySync, allCountiesSync, refreshAll, autoRefresh } from './countySync';
+export { portalHealth } from './portalHealth';
+export { uatCatalogRefresh } from './uatCatalogRefresh';
+// UAT exports (issue 8, docs/exports.md)
+export { exportBundle, exportLayerGpkg } from './exportBundle';

@@ -53,7 +53,10 @@ function ringsToPolygons(rings: number[][][]): Position[][][] {
   const closed = rings.map((r) => closeRing(r.map(pos))).filter((r) => r.length >= 4);
   const shells: Position[][][] = [];
   const holes: Position[][] = [];
-  for (const r of closed) (signedRingArea(r) <= 0 ? shells.push([r]) : holes.push(r));
+  for (const r of closed) {
+    if (signedRingArea(r) <= 0) shells.push([r]);
+    else holes.push(r);
+  }
   // A single counter-clockwise ring is an outer ring written the other way round: keep it.
   if (shells.length === 0) return holes.map((h) => [h]);
   for (const h of holes) {

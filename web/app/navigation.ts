@@ -17,7 +17,12 @@ export interface NavItem {
   adminOnly?: boolean;
 }
 
-export const NAV_ITEMS: readonly NavItem[] = [{ to: '/', label: 'Acasă', end: true }];
+export const NAV_ITEMS: readonly NavItem[] = [
+  { to: '/', label: 'Acasă', end: true },
+  { to: '/geoportal', label: 'Geoportal' },
+  { to: '/parcel-sync', label: 'Sincronizare parcele' },
+  { to: '/infrastructura-harti', label: 'Infrastructură hărți' },
+];
 
 export function navItemsFor(user: { isAdmin: boolean }): NavItem[] {
   return NAV_ITEMS.filter((item) => !item.adminOnly || user.isAdmin);

@@ -1,0 +1,48 @@
+// Runs the e2e body against the scratch server with an injected session (the IdP only knows :3000).
+import { chromium } from 'playwright-core';
+import { getPool, closePool } from './domain/db/pool';
+import { createTestSessionRecord } from './test/helpers/session';
+import { plantGeoportalFixtures, removeGeoportalFixtures } from './test/helpers/geoportalFixtures';
+const fx = await plantGeoportalFixtures(getPool(), { sirutaBase: 990300, centre: [23.55, 46.74], nameA: 'Sânpaul Probă E2E', nameB: 'Valea Seacă Probă E2E' });
+const s = await createTestSessionRecord({ email: 'dan@birou.ro', company: 'U' });
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-background-networking', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'] });
+const ctx = await browser.newContext({ viewport: { width: 1366, height: 860 }, locale: 'ro-RO', acceptDownloads: true });
+await ctx.addCookies([{ name: 'cgp_session', value: s.cookie.split('=')[1], url: 'http://localhost:3300' }]);
+const page = await ctx.newPage();
+page.on('pageerror', (e) => console.log('pageerror', e.message));
+const src = (await import('node:fs')).readFileSync('test/e2e/geoportal.test.ts', 'utf8');
+console.log('ok setup', src.length);
+await page.goto('http://localhost:3300/geoportal');
+await page.waitForSelector('[data-testid="geoportal-map"][data-ready="1"]', { timeout: 30_000 });
+await page.getByTestId('geoportal-search').fill(fx.enriched.cadastralRef);
+await page.getByTestId('geoportal-search-results').getByRole('button', { name: /Sânpaul Probă E2E/ }).first().click();
+await page.waitForFunction(() => Number(document.querySelector('[data-testid="geoportal-map"]')?.getAttribute('data-rendered-parcels')) > 0, null, { timeout: 30_000 });
+console.log('title', await page.getByTestId('feature-panel-title').textContent(), 'zoom', await page.getByTestId('geoportal-map').getAttribute('data-zoom'));
+await page.evaluate(() => (window as any).geoportalMap.jumpTo({ zoom: 16.2 }));
+await page.waitForFunction(() => Number(document.querySelector('[data-testid="geoportal-map"]')?.getAttribute('data-zoom')) < 16.5);
+await page.mouse.click(700, 200);
+await page.getByTestId('feature-panel').waitFor({ state: 'detached', timeout: 10_000 });
+console.log('panel closed');
+const pt = async (id: string) => page.evaluate((fid) => {
+  const map = (window as any).geoportalMap;
+  const f = map.queryRenderedFeatures({ layers: ['parcele-fill'] }).find((x: any) => x.properties.id === fid);
+  if (!f) return null;
+  const ring = f.geometry.type === 'Polygon' ? f.geometry.coordinates[0] : f.geometry.coordinates[0][0];
+  const lon = ring.reduce((s: number, c: number[]) => s + c[0], 0) / ring.length; const lat = ring.reduce((s: number, c: number[]) => s + c[1], 0) / ring.length;
+  const p = map.project([lon, lat]); const b = map.getCanvas().getBoundingClientRect(); return { x: b.left + p.x, y: b.top + p.y };
+}, id);
+const t = await pt(fx.parcels[5].id); console.log('pt', t);
+await page.mouse.click(t!.x, t!.y);
+await page.getByTestId('feature-panel-title').filter({ hasText: fx.parcels[5].cadastralRef }).waitFor({ timeout: 10_000 });
+await page.waitForTimeout(500);
+await page.screenshot({ path: 'test-results/geoportal-map.png' });
+for (const p of [fx.parcels[0], fx.parcels[1]]) { const a = await pt(p.id); await page.keyboard.down('Shift'); await page.mouse.click(a!.x, a!.y); await page.keyboard.up('Shift'); }
+console.log('count', await page.getByTestId('selection-count').textContent());
+const [d] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-gpkg').click()]);
+console.log('download', d.suggestedFilename());
+await page.screenshot({ path: '/tmp/gp3.png' });
+await page.getByTestId('selection-toggle').click();
+console.log('pressed', await page.getByTestId('selection-toggle').getAttribute('aria-pressed'));
+await page.keyboard.press('Escape');
+console.log('after esc', await page.getByTestId('selection-toggle').getAttribute('aria-pressed'));
+await browser.close(); await s.end(); await removeGeoportalFixtures(getPool(), 990300); await closePool();

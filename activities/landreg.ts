@@ -1,0 +1,129 @@
+/**
+ * Activities of the parcel sync (docs/sync.md). Thin: each is one call into domain/landreg.
+ * The portal-bound ones run on the rate-limited `landreg` task queue; the store-only ones on
+ * `store`. Portal failures become Temporal failures whose type names the cause, and the ones a
+ * retry cannot fix (bad credentials, malformed answers) are non-retryable.
+ */
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { config } from '../domain/config';
+import type { Db } from '../domain/db/pool';
+import { LandregClient } from '../domain/landreg/client';
+import { PortalError } from '../domain/landreg/errors';
+import { recordPortalHealth } from '../domain/landreg/sessionStore';
+import { refreshUatCatalogue, type CatalogueRefreshResult } from '../domain/landreg/catalogue';
+import { downloadPage, planLayerSync, probeEnrichedParcels, type LayerSyncInput, type LayerSyncPlan } from '../domain/landreg/sync/engine';
+import { applyRemovals, closeSyncRun, openSyncRun, recordUatLastUpdated, type GisSyncRun, type SyncTrigger } from '../domain/landreg/sync/store';
+import { enrichmentShare, jobUats, notifyUser, storeCounties, type JobUat, type JobUatSelection } from '../domain/landreg/jobs';
+import { bumpTileVersion } from '../domain/tiles/versions';
+import { tileSourcesForLayer } from '../domain/tiles/sources';
+
+export interface LandregActivityDeps {
+  db: Db;
+  /** Portal base URL; default config.landreg.baseUrl (tests point it at their own simulator). */
+  landregBaseUrl?: string;
+}
+
+/** Portal errors → Temporal failures (type = class name, e.g. PortalMaintenanceError). */
+async function portal<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof PortalError) {
+      const details = [{ status: err.status, code: err.code, hint: err.hint }];
+      throw err.retryable
+        ? ApplicationFailure.retryable(err.message, err.name, ...details)
+        : ApplicationFailure.nonRetryable(err.message, err.name, ...details);
+    }
+    throw err;
+  }
+}
+
+export function createLandregActivities(deps: LandregActivityDeps) {
+  const { db } = deps;
+  const client = new LandregClient({ db, baseUrl: deps.landregBaseUrl });
+  return {
+    // ---- landreg queue: portal calls ---------------------------------------------------------
+    async planLayerSync(input: LayerSyncInput): Promise<LayerSyncPlan> {
+      return portal(() => planLayerSync(client, db, input));
+    },
+
+    /**
+     * Downloads pages [fromPage, toPage) of a run. Heartbeats the next page after each one, so a
+     * retry after a crash resumes there (and a page already written is skipped by the store).
+     */
+    async downloadSyncPages(a: { runId: string; siruta: number; layerId: string; fromPage: number; toPage: number }): Promise<{ pages: number; inserted: number; reenrichMarked: number }> {
+      const ctx = Context.current();
+      const resumeAt = ctx.info.heartbeatDetails as number | undefined;
+      let page = typeof resumeAt === 'number' && resumeAt >= a.fromPage && resumeAt <= a.toPage ? resumeAt : a.fromPage;
+      let inserted = 0;
+      let reenrichMarked = 0;
+      let pages = 0;
+      for (; page < a.toPage; page++) {
+        const r = await portal(() => downloadPage(client, db, { runId: a.runId, siruta: a.siruta, layerId: a.layerId, page }));
+        inserted += r.inserted;
+        reenrichMarked += r.reenrichMarked;
+        pages++;
+        ctx.heartbeat(page + 1);
+      }
+      return { pages, inserted, reenrichMarked };
+    },
+
+    async probeEnrichedParcels(a: { runId: string; siruta: number; layerId: string }): Promise<{ probed: number; marked: number }> {
+      return portal(() => probeEnrichedParcels(client, db, a));
+    },
+
+    /** Spec 3.1 health ping: records availability, maintenance and consecutive failures. */
+    async checkPortalHealth(): Promise<{ available: boolean; maintenance: boolean; consecutiveFailures: number }> {
+      const h = await client.ping();
+      const { consecutiveFailures } = await recordPortalHealth(db, h);
+      return { available: h.available, maintenance: h.maintenance, consecutiveFailures };
+    },
+
+    async refreshUatCatalogue(opts: { force?: boolean } = {}): Promise<CatalogueRefreshResult> {
+      return portal(() => refreshUatCatalogue(client, db, opts));
+    },
+
+    // ---- store queue: bookkeeping -----------------------------------------------------------
+    /**
+     * The GisSyncRun record of this workflow's sync of one layer (reused on retry), with how the
+     * downloads are spread (config.landreg: workflows cannot read configuration).
+     */
+    async openLayerSyncRun(a: { siruta: number; layerId: string; trigger: SyncTrigger; workflowId: string }): Promise<{ runId: string; pagesPerActivity: number; parallelDownloads: number }> {
+      const runId = await openSyncRun(db, a);
+      return { runId, pagesPerActivity: config.landreg.syncPagesPerActivity, parallelDownloads: config.landreg.syncParallelDownloads };
+    },
+
+    async applySyncRemovals(a: { runId: string; siruta: number; layerId: string }): Promise<number> {
+      return applyRemovals(db, a);
+    },
+
+    /** Closes the run; after a done run that changed anything, the layer's tile sources are bumped. */
+    async closeLayerSync(a: { runId: string; siruta: number; layerId: string; status: 'done' | 'failed'; error?: string }): Promise<GisSyncRun> {
+      const run = await closeSyncRun(db, a.runId, a.status, a.error);
+      if (a.status === 'done') {
+        await recordUatLastUpdated(db, a.siruta, a.layerId);
+        if (run.added + run.removed + run.reenrichMarked > 0) await bumpTileVersion(tileSourcesForLayer(a.layerId), db);
+      }
+      return run;
+    },
+
+    async listJobUats(sel: JobUatSelection): Promise<JobUat[]> {
+      return jobUats(db, sel);
+    },
+
+    async listCountyNames(): Promise<string[]> {
+      return storeCounties(db);
+    },
+
+    async uatEnrichmentShare(siruta: number): Promise<number> {
+      return enrichmentShare(db, siruta);
+    },
+
+    async notifyUser(n: { userId: string; type: 'county-sync-done'; title: string; body: string; link?: string }): Promise<void> {
+      await notifyUser(db, n);
+    },
+  };
+}
+
+export type LandregActivities = ReturnType<typeof createLandregActivities>;

@@ -1,0 +1,150 @@
+/**
+ * Sync jobs seen from the API: start (with the 409 rules of CONTRACT.md), list running ones, and
+ * read a job's progress (the workflow's `progress` query while it runs; its result or failure
+ * within the retention of spec 3.3 once closed; 404 after that).
+ */
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import { errors } from '../../domain/errors';
+import { PORTAL_JOB_KINDS, percentOf, progressStillKept, type JobProgress } from '../../domain/landreg/jobs';
+import { getTemporalClient } from '../../temporal/client';
+import { jobWorkflowId, parseWorkflowId, singletonWorkflowId } from '../../temporal/ids';
+import { jobSearchAttributes } from '../../temporal/searchAttributes';
+import type * as workflows from '../../workflows';
+import type { ProgressState } from '../../workflows/landregShared';
+import { landregApi } from './context';
+
+export interface RunningJob {
+  jobId: string;
+  kind: string;
+  siruta?: number;
+}
+
+const quote = (s: string) => `'${s.replace(/'/g, "\\'")}'`;
+
+/** Running jobs whose kind is one of `kinds` (optionally of one UAT, or whose id starts with a prefix). */
+export async function listRunningJobs(kinds: readonly string[], filter: { siruta?: number; idPrefix?: string } = {}): Promise<RunningJob[]> {
+  const client = await getTemporalClient();
+  let q = `ExecutionStatus = 'Running' AND JobKind IN (${kinds.map(quote).join(', ')})`;
+  if (filter.siruta !== undefined) q += ` AND Siruta = ${Math.trunc(filter.siruta)}`;
+  if (filter.idPrefix) q += ` AND WorkflowId STARTS_WITH ${quote(filter.idPrefix)}`;
+  const out: RunningJob[] = [];
+  for await (const wf of client.workflow.list({ query: q })) {
+    const kind = parseWorkflowId(wf.workflowId)?.kind ?? 'unknown';
+    const siruta = wf.searchAttributes?.Siruta?.[0];
+    out.push({ jobId: wf.workflowId, kind, ...(typeof siruta === 'number' ? { siruta } : {}) });
+    if (out.length >= 100) break;
+  }
+  return out;
+}
+
+/** Sync and export jobs that keep the portal session in use (spec 3.1 disconnect rule). */
+export function runningPortalJobs(): Promise<RunningJob[]> {
+  return listRunningJobs(PORTAL_JOB_KINDS);
+}
+
+type WorkflowName = keyof typeof workflows;
+
+export interface StartJobOptions {
+  kind: string;
+  scope: string | number;
+  workflowType: WorkflowName;
+  args: unknown[];
+  siruta?: number;
+  /** Singleton jobs use `<kind>:<scope>` (temporal/ids.ts). */
+  singleton?: boolean;
+}
+
+export function progressUrl(jobId: string): string {
+  return `/api/landreg/progress?jobId=${encodeURIComponent(jobId)}`;
+}
+
+/**
+ * Starts a job; 409 `already_running` (with the running job's id) when the same kind for the same
+ * UAT, or the same singleton, already runs.
+ */
+export async function startJob(o: StartJobOptions): Promise<{ jobId: string; handle: WorkflowHandle }> {
+  const client = await getTemporalClient();
+  const scope = String(o.scope);
+  if (!o.singleton) {
+    const running = await listRunningJobs([o.kind], o.siruta !== undefined ? { siruta: o.siruta } : { idPrefix: `${o.kind}:${scope}:` });
+    if (running.length) throw alreadyRunning(running[0].jobId);
+  }
+  const jobId = o.singleton ? singletonWorkflowId(o.kind, scope) : jobWorkflowId(o.kind, scope);
+  try {
+    const handle = await client.workflow.start(o.workflowType, {
+      taskQueue: landregApi.workflowTaskQueue,
+      workflowId: jobId,
+      args: o.args as never,
+      typedSearchAttributes: jobSearchAttributes(o.kind, o.siruta),
+    });
+    return { jobId, handle };
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) throw alreadyRunning(jobId);
+    throw err;
+  }
+}
+
+export function alreadyRunning(jobId: string) {
+  return errors.conflict('already_running', 'O sincronizare identică rulează deja.', { jobId, progressUrl: progressUrl(jobId) });
+}
+
+/** Whether a workflow with this exact id is running now. */
+export async function isRunning(workflowId: string): Promise<boolean> {
+  const client = await getTemporalClient();
+  try {
+    const d = await client.workflow.getHandle(workflowId).describe();
+    return d.status.name === 'RUNNING';
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
+}
+
+function failureText(err: unknown): string {
+  let e = err as { message?: string; cause?: unknown } | undefined;
+  let msg = e?.message ?? String(err);
+  while (e?.cause) {
+    e = e.cause as { message?: string; cause?: unknown };
+    if (e.message) msg = e.message;
+  }
+  return msg;
+}
+
+/** CONTRACT.md `GET /api/landreg/progress`; 404 for unknown jobs and after the retention. */
+export async function jobProgress(jobId: string, now = new Date()): Promise<JobProgress> {
+  const parts = parseWorkflowId(jobId);
+  if (!parts) throw errors.notFound('Lucrarea nu există.');
+  const client = await getTemporalClient();
+  const handle = client.workflow.getHandle(jobId);
+  let desc;
+  try {
+    desc = await handle.describe();
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw errors.notFound('Lucrarea nu există.');
+    throw err;
+  }
+  const base = { jobId, kind: parts.kind, startedAt: desc.startTime.toISOString() };
+  if (desc.status.name === 'RUNNING') {
+    let p: ProgressState;
+    try {
+      p = await handle.query<ProgressState>('progress');
+    } catch {
+      p = { status: 'running', phase: 'starting', current: 0, total: 0, message: 'Lucrarea pornește…' };
+    }
+    return { ...base, status: 'running', phase: p.phase, current: p.current, total: p.total, percent: percentOf(p.current, p.total), message: p.message };
+  }
+  const closedAt = desc.closeTime ?? now;
+  if (!progressStillKept(parts.kind, closedAt, now)) throw errors.notFound('Progresul lucrării nu mai este păstrat.');
+  const finishedAt = closedAt.toISOString();
+  if (desc.status.name === 'COMPLETED') {
+    const result = await handle.result();
+    return { ...base, status: 'done', phase: 'done', current: 1, total: 1, percent: 100, message: 'Lucrarea s-a încheiat.', finishedAt, result };
+  }
+  let error = desc.status.name === 'CANCELLED' ? 'Lucrarea a fost anulată.' : desc.status.name === 'TIMED_OUT' ? 'Lucrarea a depășit timpul.' : 'Lucrarea a eșuat.';
+  try {
+    await handle.result();
+  } catch (err) {
+    error = failureText(err);
+  }
+  return { ...base, status: 'failed', phase: 'failed', current: 0, total: 0, percent: 0, message: 'Lucrarea a eșuat.', finishedAt, error };
+}

@@ -1,0 +1,225 @@
+/**
+ * Geoportal routes of spec 4.1 with the shapes of CONTRACT.md section 4: search, feature,
+ * export, uat-bounds, boundary-check, cf-status. The domain lives in domain/geoportal/.
+ * (setup/optimize routes and /tiles belong to the tile server; enrich to the enrichment area.)
+ */
+import fs from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import type { Router } from 'express';
+import { z } from 'zod';
+import { defineRoute } from '../http/route';
+import type { SessionContext } from '../auth/types';
+import { searchGeoportal, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from '../../domain/geoportal/search';
+import { getFeature, DEFAULT_FEATURE_LAYER } from '../../domain/geoportal/feature';
+import { exportFeatures, EXPORT_MAX_FEATURES } from '../../domain/geoportal/export';
+import { uatBounds, boundaryCheck } from '../../domain/geoportal/uat';
+import { cfStatus } from '../../domain/geoportal/cfStatus';
+import type { Viewer } from '../../domain/geoportal/types';
+
+const viewer = (auth: SessionContext | undefined): Viewer => ({
+  basicPanel: auth?.basicPanel ?? true,
+  enrichmentScope: auth?.enrichmentScope ?? 'none',
+});
+
+const Siruta = z.coerce.number().int().positive().max(2_147_483_647);
+const Bbox = z.tuple([z.number(), z.number(), z.number(), z.number()]).openapi({ description: '[minLon, minLat, maxLon, maxLat], WGS84' });
+
+const SearchQuery = z.object({
+  q: z.string().trim().min(1, 'Textul de căutare lipsește.').max(200),
+  limit: z.coerce.number().int().min(1).max(SEARCH_LIMIT_MAX).default(SEARCH_LIMIT_DEFAULT),
+});
+const SearchBody = z.object({
+  results: z.array(
+    z.object({
+      kind: z.enum(['uat', 'parcel', 'owner']),
+      label: z.string(),
+      siruta: z.number().int(),
+      uatName: z.string().nullable(),
+      county: z.string().nullable(),
+      featureId: z.string().uuid().optional(),
+      cadastralRef: z.string().optional(),
+      ownerName: z.string().optional(),
+      bbox: Bbox.optional(),
+    }),
+  ),
+});
+
+const FeatureQuery = z
+  .object({
+    id: z.string().uuid('id trebuie să fie un UUID.').optional(),
+    siruta: Siruta.optional(),
+    objectId: z.coerce.number().int().optional(),
+    layerId: z.string().regex(/^[A-Z0-9_]{1,64}$/, 'layerId nu este un identificator de strat.').default(DEFAULT_FEATURE_LAYER),
+  })
+  .superRefine((q, ctx) => {
+    if (q.id !== undefined) return;
+    if (q.siruta === undefined) ctx.addIssue({ code: 'custom', path: ['siruta'], message: 'Dați fie id, fie siruta și objectId.' });
+    if (q.objectId === undefined) ctx.addIssue({ code: 'custom', path: ['objectId'], message: 'Dați fie id, fie siruta și objectId.' });
+  });
+const FeatureBody = z.object({
+  feature: z.union([
+    z.object({
+      id: z.string().uuid(),
+      layerId: z.string(),
+      siruta: z.number().int(),
+      uatName: z.string().nullable(),
+      objectId: z.number().int(),
+      cadastralRef: z.string().nullable(),
+      areaValue: z.number().nullable(),
+      isActive: z.boolean(),
+      geometrySource: z.string().nullable(),
+      attributes: z.record(z.string(), z.unknown()).nullable(),
+      enrichment: z.record(z.string(), z.unknown()).nullable(),
+      enrichedAt: z.string().nullable(),
+      geometry: z.any().openapi({ description: 'GeoJSON geometry, WGS84' }),
+    }),
+    z.object({ cadastralRef: z.string().nullable(), areaValue: z.number().nullable(), restricted: z.literal(true) }),
+  ]),
+});
+
+const ExportRequest = z.object({
+  format: z.enum(['geojson', 'dxf', 'gpkg']),
+  featureIds: z
+    .array(z.string().uuid('Fiecare id trebuie să fie un UUID.'))
+    .min(1, 'Selectați cel puțin un obiect.')
+    .max(EXPORT_MAX_FEATURES, `Cel mult ${EXPORT_MAX_FEATURES} obiecte într-un export.`),
+});
+
+const SirutaQuery = z.object({ siruta: Siruta });
+const BoundaryItem = z.object({ id: z.string().uuid(), siruta: z.number().int(), uatName: z.string().nullable(), cadastralRef: z.string().nullable() });
+
+const CfStatusQuery = z.object({
+  nrCad: z.string().trim().min(1, 'Numărul cadastral lipsește.').max(64),
+  siruta: Siruta.optional(),
+});
+const CfStatusBody = z.object({
+  exists: z.boolean(),
+  status: z.string().optional(),
+  state: z.enum(['processing', 'valid', 'expired', 'failed']).optional(),
+  expiresAt: z.string().optional(),
+  downloadUrl: z.string().optional(),
+  extractId: z.string().uuid().optional(),
+  version: z.number().int().optional(),
+});
+
+/** RFC 6266: ASCII fallback plus the UTF-8 name (ours are ASCII slugs already). */
+const attachment = (name: string) => `attachment; filename="${name.replace(/[^\x20-\x7e]|"/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+
+export function registerGeoportalRoutes(router: Router): void {
+  const tags = ['geoportal'];
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/geoportal/search',
+      summary: 'Search UATs by name, parcels by cadastral reference and owners by name (spec 4.1)',
+      tags,
+      auth: 'session',
+      query: SearchQuery,
+      response: { description: 'UATs, then parcels, then owners; case- and diacritic-insensitive', schema: SearchBody },
+    },
+    ({ query, auth }) => searchGeoportal(query.q, query.limit, viewer(auth)),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/geoportal/feature',
+      summary: 'One feature with its enrichment and WGS84 geometry (spec 4.1)',
+      tags,
+      auth: 'session',
+      query: FeatureQuery,
+      response: { description: 'The feature; basic panel users get only cadastralRef, areaValue, restricted', schema: FeatureBody },
+      failures: { 404: 'No such feature' },
+    },
+    ({ query, auth }) =>
+      getFeature(
+        query.id !== undefined ? { id: query.id } : { siruta: query.siruta!, objectId: query.objectId!, layerId: query.layerId },
+        viewer(auth),
+      ),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/geoportal/export',
+      summary: 'Export selected features as GeoJSON (WGS84), DXF or GPKG (EPSG:3844) through ogr2ogr (spec 4.1)',
+      tags,
+      auth: 'session',
+      body: ExportRequest,
+      response: {
+        description: 'File attachment; headers X-Feature-Count and X-Missing-Count',
+        contentType: 'application/octet-stream',
+        schema: z.string().openapi({ format: 'binary' }),
+      },
+      failures: { 404: 'None of the features exists or has geometry' },
+    },
+    async ({ body, auth, res }) => {
+      const file = await exportFeatures(body.format, body.featureIds, viewer(auth));
+      try {
+        const { size } = await fs.promises.stat(file.path);
+        res.status(200).set({
+          'Content-Type': file.contentType,
+          'Content-Length': String(size),
+          'Content-Disposition': attachment(file.fileName),
+          'Cache-Control': 'no-store',
+          'X-Feature-Count': String(file.count),
+          'X-Missing-Count': String(file.missing),
+        });
+        await pipeline(fs.createReadStream(file.path), res);
+      } finally {
+        await file.cleanup();
+      }
+    },
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/geoportal/uat-bounds',
+      summary: 'Bounding box of a UAT in WGS84 (spec 4.1)',
+      tags,
+      auth: 'session',
+      query: SirutaQuery,
+      response: { description: '{siruta, bbox}', schema: z.object({ siruta: z.number().int(), bbox: Bbox }) },
+      failures: { 404: 'Unknown UAT or no geometry yet' },
+    },
+    ({ query }) => uatBounds(query.siruta),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/geoportal/boundary-check',
+      summary: 'Foreign parcels inside the UAT boundary and own parcels whose centroid lies outside (spec 4.1)',
+      tags,
+      auth: 'session',
+      query: SirutaQuery,
+      response: {
+        description: '{siruta, foreign, edge}',
+        schema: z.object({ siruta: z.number().int(), foreign: z.array(BoundaryItem), edge: z.array(BoundaryItem) }),
+      },
+      failures: { 404: 'Unknown UAT or no boundary yet' },
+    },
+    ({ query }) => boundaryCheck(query.siruta),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/geoportal/cf-status',
+      summary: 'Whether a CF extract exists for a parcel, its state and download URL (spec 4.1)',
+      tags,
+      auth: 'session',
+      query: CfStatusQuery,
+      response: { description: 'Extract state', schema: CfStatusBody },
+    },
+    ({ query }) => cfStatus(query.nrCad, query.siruta),
+  );
+}

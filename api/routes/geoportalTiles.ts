@@ -1,0 +1,205 @@
+/**
+ * Tile-side routes under /api/geoportal: the idempotent view setup/optimize DDL of spec 4.1 and
+ * the tile infrastructure monitor (archive rebuild and its status). The map's own routes (search,
+ * feature, export, ...) live in their own file.
+ *
+ * Decision: the four DDL routes are admin-only. The spec lists them without a role, but they
+ * change the store's schema (drop and create views, add columns, replace a trigger); an ordinary
+ * user has no reason to run them. Rebuild and status need only a session: the monitor page is a
+ * utility (spec 1.7) and a rebuild is a singleton job that cannot pile up.
+ */
+import type { Router } from 'express';
+import { z } from 'zod';
+import { defineRoute, reply } from '../http/route';
+import { errors } from '../../domain/errors';
+import { getPool } from '../../domain/db/pool';
+import { optimizeTiles, optimizeViews, setupEnrichmentViews, setupViews, uatViewsExist } from '../../domain/store/views';
+import { archiveInfo } from '../../domain/tiles/archiveStore';
+import { recentBuilds } from '../../domain/tiles/archive';
+import { tileCacheStats } from '../../domain/tiles/mvt';
+import { tileVersions } from '../../domain/tiles/versions';
+import { config } from '../../domain/config';
+import { getTemporalClient } from '../../temporal/client';
+import { requestTileArchiveRebuild, tileRebuildJob, TILE_REBUILD_WORKFLOW_ID } from '../../temporal/tileArchive';
+
+const ViewState = z.object({ name: z.string(), exists: z.boolean(), current: z.boolean() });
+
+const Build = z.object({
+  id: z.string(),
+  status: z.enum(['running', 'done', 'failed']),
+  phase: z.string().nullable(),
+  startedAt: z.string(),
+  finishedAt: z.string().nullable(),
+  sizeBytes: z.number().nullable(),
+  uatCount: z.number().nullable(),
+  parcelCount: z.number().nullable(),
+  error: z.string().nullable(),
+});
+
+const StatusBody = z.object({
+  archive: z
+    .object({ key: z.string(), url: z.string(), lastModified: z.string(), ageSeconds: z.number(), sizeBytes: z.number(), etag: z.string() })
+    .nullable(),
+  lastBuild: Build.nullable(),
+  builds: z.array(Build),
+  job: z
+    .object({
+      jobId: z.string(),
+      status: z.enum(['running', 'done', 'failed']),
+      startedAt: z.string(),
+      finishedAt: z.string().optional(),
+      progress: z.any().optional(),
+      result: z.any().optional(),
+      error: z.string().optional(),
+    })
+    .nullable(),
+  tiles: z.object({
+    mode: z.enum(['postgis', 'proxy']),
+    serverUrl: z.string().nullable(),
+    webhookUrl: z.string(),
+    cache: z.object({ entries: z.number(), bytes: z.number(), hits: z.number(), misses: z.number() }),
+    versions: z.record(z.string(), z.number()),
+  }),
+  checkedAt: z.string(),
+});
+export type TileInfraStatus = z.infer<typeof StatusBody>;
+
+/** Everything the tile infrastructure monitor shows; the Remix page calls this directly. */
+export async function tileInfraStatus(): Promise<TileInfraStatus> {
+  const [info, builds, versions, job] = await Promise.all([
+    archiveInfo(),
+    recentBuilds(10),
+    tileVersions(),
+    getTemporalClient().then((c) => tileRebuildJob(c)),
+  ]);
+  return {
+    archive: info && {
+      ...info,
+      url: `${config.app.publicUrl.replace(/\/+$/, '')}/tiles/overview.pmtiles`,
+      ageSeconds: Math.max(0, Math.round((Date.now() - Date.parse(info.lastModified)) / 1000)),
+    },
+    lastBuild: builds[0] ?? null,
+    builds,
+    job,
+    tiles: {
+      mode: config.tiles.serverUrl ? 'proxy' : 'postgis',
+      serverUrl: config.tiles.serverUrl || null,
+      webhookUrl: config.tiles.rebuildWebhookUrl,
+      cache: tileCacheStats(),
+      versions: Object.fromEntries([...versions].map(([k, v]) => [k, v.version])),
+    },
+    checkedAt: new Date().toISOString(),
+  };
+}
+
+/** Starts the rebuild job; 409 `already_running` (with its jobId) when one runs. */
+export async function startTileRebuild(): Promise<{ jobId: string; progressUrl: string }> {
+  const r = await requestTileArchiveRebuild(await getTemporalClient());
+  if (r.alreadyRunning) {
+    throw errors.conflict('already_running', 'Reconstruirea arhivei de hărți rulează deja.', { jobId: r.jobId });
+  }
+  return { jobId: r.jobId, progressUrl: '/api/geoportal/tiles/status' };
+}
+
+const admin = { tags: ['geoportal'], auth: 'admin' as const };
+
+export function registerGeoportalTileRoutes(router: Router): void {
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/geoportal/setup-views',
+      summary: 'Whether the UAT zoom views exist (spec 4.1)',
+      ...admin,
+      response: { description: 'View state', schema: z.object({ exists: z.boolean(), views: z.array(ViewState) }) },
+    },
+    () => uatViewsExist(getPool()),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/geoportal/setup-views',
+      summary: 'Create the UAT zoom views gis_uats_z0/_z5/_z8/_z12; idempotent (spec 4.1)',
+      ...admin,
+      response: { description: 'What was created', schema: z.object({ created: z.array(z.string()), existing: z.array(z.string()) }) },
+    },
+    () => setupViews(getPool()),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/geoportal/optimize-views',
+      summary: 'UAT zoom columns, backfill, indexes, views on the columns, trigger (the five steps of spec 4.1)',
+      ...admin,
+      response: {
+        description: 'What each step did',
+        schema: z.object({
+          columnsAdded: z.array(z.string()),
+          backfilled: z.number(),
+          indexesCreated: z.array(z.string()),
+          views: z.array(z.string()),
+          trigger: z.string(),
+        }),
+      },
+    },
+    () => optimizeViews(getPool()),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/geoportal/optimize-tiles',
+      summary: 'Recreate the feature views with the slim columns only, cascading to dependent views (spec 4.1)',
+      ...admin,
+      response: { description: 'Recreated views', schema: z.object({ recreated: z.array(z.string()), columns: z.array(z.string()) }) },
+    },
+    async () => {
+      const r = await optimizeTiles(getPool());
+      return { recreated: r.recreated, columns: [...r.columns] };
+    },
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/geoportal/setup-enrichment-views',
+      summary: 'Drop and create gis_terenuri_status and gis_cladiri_status (spec 4.1)',
+      ...admin,
+      response: { description: 'Recreated views', schema: z.object({ recreated: z.array(z.string()), columns: z.array(z.string()) }) },
+    },
+    () => setupEnrichmentViews(getPool()),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/geoportal/tiles/rebuild',
+      summary: `Request a rebuild of the PMTiles overview (workflow ${TILE_REBUILD_WORKFLOW_ID}, spec 3.6)`,
+      tags: ['geoportal'],
+      auth: 'session',
+      response: { status: 202, description: 'Rebuild job started', schema: z.object({ jobId: z.string(), progressUrl: z.string() }) },
+      failures: { 409: 'already_running: a rebuild job runs; body has jobId' },
+    },
+    async () => reply(202, await startTileRebuild()),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/geoportal/tiles/status',
+      summary: 'Tile infrastructure monitor: archive age and size, builds, rebuild job progress, tile cache',
+      tags: ['geoportal'],
+      auth: 'session',
+      response: { description: 'Status', schema: StatusBody },
+    },
+    () => tileInfraStatus(),
+  );
+}

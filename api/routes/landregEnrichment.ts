@@ -1,0 +1,214 @@
+/**
+ * Enrichment and cadastral search routes (spec 4.4 search, search-owner, no-geom-scan,
+ * uat-dashboard; spec 4.1 geoportal enrich; shapes of CONTRACT.md section 4). Each handler parses,
+ * calls one domain function of domain/enrichment/ with the caller as viewer, and answers.
+ */
+import type { Router } from 'express';
+import { z } from 'zod';
+import type { SessionContext } from '../auth/types';
+import { legacyWriteGate } from '../http/gates';
+import { defineRoute } from '../http/route';
+import { getPool } from '../../domain/db/pool';
+import { AppError } from '../../domain/errors';
+import { uatDashboard } from '../../domain/enrichment/dashboard';
+import { NO_GEOM_SCAN_TIMEOUT_MS, scanNoGeometry } from '../../domain/enrichment/noGeometry';
+import { enrichmentPortal } from '../../domain/enrichment/portal';
+import { enrichOne, searchCadastral, searchOwner, type EnrichmentDeps, type Viewer } from '../../domain/enrichment/service';
+import { getLandregClient } from '../../domain/landreg/client';
+
+const viewer = (auth: SessionContext | undefined): Viewer => ({
+  basicPanel: auth?.basicPanel ?? true,
+  enrichmentScope: auth?.enrichmentScope ?? 'none',
+});
+
+/** The process's store and shared portal client; tests pass their own database and simulator. */
+const defaultDeps = (): EnrichmentDeps => ({ db: getPool(), portal: enrichmentPortal(getLandregClient()) });
+
+const Siruta = z.coerce.number().int().positive().max(2_147_483_647);
+const WorkspacePk = z.coerce.number().int().positive().max(2_147_483_647);
+const Enrichment = z.record(z.string(), z.unknown()).nullable().openapi({ description: 'Enrichment keys of CONTRACT.md section 3 (redacted for the viewer)' });
+
+const ParcelView = z.object({
+  featureId: z.string().uuid().nullable(),
+  siruta: z.number().int(),
+  cadastralRef: z.string().nullable(),
+  immovablePk: z.number().int().nullable(),
+  restricted: z.boolean().openapi({ description: 'Basic panel: only NR_CAD, SIRUTA, SUPRAFATA are given' }),
+  enrichment: Enrichment,
+});
+
+const SearchBody = z.object({
+  siruta: Siruta,
+  cadastralNumbers: z.union([z.string().trim().min(1).max(5000), z.array(z.string().trim().min(1).max(100)).min(1).max(500)]).openapi({
+    description: 'Comma-separated numbers, or an array',
+  }),
+  workspacePk: WorkspacePk.optional(),
+});
+const SearchAnswer = z.object({
+  siruta: z.number().int(),
+  workspacePk: z.number().int(),
+  workspaceSource: z.enum(['request', 'store', 'nomenclature', 'county_scan']),
+  results: z.array(ParcelView.extend({ matchedBy: z.enum(['cadastral', 'landbook']) })),
+  notFound: z.array(z.string()),
+});
+
+const OwnerBody = z.object({
+  name: z.string().trim().min(1, 'Numele lipsește.').max(200),
+  siruta: Siruta,
+  workspacePk: WorkspacePk.optional(),
+});
+const OwnerAnswer = z.object({
+  name: z.string(),
+  siruta: z.number().int(),
+  source: z.enum(['local', 'online', 'none']),
+  results: z.array(
+    z.object({
+      source: z.enum(['local', 'online']),
+      featureId: z.string().uuid().nullable(),
+      siruta: z.number().int(),
+      cadastralRef: z.string().nullable(),
+      immovablePk: z.number().int().nullable(),
+      nrCF: z.string().nullable(),
+      owners: z.array(z.object({ name: z.string(), share: z.string().nullable(), current: z.boolean() })),
+    }),
+  ),
+});
+
+const ScanBody = z.object({ siruta: Siruta, workspacePk: WorkspacePk.optional() });
+const ScanAnswer = z.object({
+  siruta: z.number().int(),
+  workspacePk: z.number().int(),
+  totalImmovables: z.number().int(),
+  withGeometry: z.number().int(),
+  withoutGeometry: z.number().int(),
+  remoteCladiriCount: z.number().int(),
+  matchedByRef: z.number().int(),
+  matchedById: z.number().int(),
+  scannedAt: z.string(),
+});
+
+const DashboardQuery = z.object({ siruta: Siruta });
+const Dashboard = z.object({
+  siruta: z.number().int(),
+  uatName: z.string().nullable(),
+  county: z.string().nullable(),
+  parcels: z.object({ total: z.number().int(), withGeometry: z.number().int(), noGeometry: z.number().int(), enriched: z.number().int() }),
+  totalArea: z.number(),
+  intravilan: z.array(z.object({ value: z.enum(['DA', 'NU', 'MIXT', 'NECUNOSCUT']), parcels: z.number().int(), area: z.number() })),
+  landUse: z.array(z.object({ categorie: z.string(), parcels: z.number().int(), area: z.number() })),
+  topOwners: z.array(z.object({ name: z.string(), parcels: z.number().int(), area: z.number() })).nullable(),
+  buildings: z.object({ total: z.number().int(), withLegalDocuments: z.number().int(), withoutLegalDocuments: z.number().int(), unknown: z.number().int() }),
+  generatedAt: z.string(),
+});
+
+const EnrichBody = z.union([
+  z.object({ id: z.string().uuid(), force: z.boolean().optional() }),
+  z.object({ objectId: z.coerce.number().int(), siruta: Siruta, force: z.boolean().optional() }),
+]);
+const EnrichAnswer = z.object({
+  feature: ParcelView.extend({
+    id: z.string().uuid(),
+    objectId: z.number().int(),
+    areaValue: z.number().nullable(),
+    geometrySource: z.string().nullable(),
+    enrichedAt: z.string().nullable(),
+    cached: z.boolean().openapi({ description: 'Answered from the store: enriched under 7 days ago (spec 8)' }),
+  }),
+});
+
+/** Spec section 8: the scan stops after 120 s on the server (the client has the same limit). */
+function withinScanLimit<T>(work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new AppError(504, 'upstream_timeout', 'Scanarea imobilelor fără geometrie a depășit limita de 120 de secunde.')),
+      NO_GEOM_SCAN_TIMEOUT_MS,
+    );
+  });
+  return Promise.race([work, limit]).finally(() => clearTimeout(timer));
+}
+
+export function registerLandregEnrichmentRoutes(router: Router, deps: () => EnrichmentDeps = defaultDeps): void {
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/landreg/search',
+      summary: 'Search cadastral numbers of one UAT on the portal (spec 2.4 rule 4, 4.4)',
+      tags: ['landreg'],
+      auth: 'session',
+      body: SearchBody,
+      response: { description: 'Parcels with their enrichment, per number', schema: SearchAnswer },
+      failures: { 404: 'UAT unknown to the portal', 502: 'Portal error', 503: 'Portal in maintenance' },
+    },
+    ({ body, auth }) => searchCadastral(deps(), body, viewer(auth)),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/landreg/search-owner',
+      summary: 'Owner search: local store first, portal fallback (spec 4.4)',
+      tags: ['landreg'],
+      auth: 'session',
+      body: OwnerBody,
+      response: { description: 'Parcels whose current or former owners match; each flags its source', schema: OwnerAnswer },
+      failures: { 403: 'Basic panel or a scope without owner data', 502: 'Portal error', 503: 'Portal in maintenance' },
+    },
+    ({ body, auth }) => searchOwner(deps(), body, viewer(auth)),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/landreg/no-geom-scan',
+      summary: 'Counts of immovables with and without geometry in one UAT (spec 4.4)',
+      tags: ['landreg'],
+      auth: 'session',
+      body: ScanBody,
+      response: { description: 'Scan counts', schema: ScanAnswer },
+      failures: { 404: 'UAT unknown to the portal', 502: 'Portal error', 503: 'Portal in maintenance', 504: 'Over the 120 s limit' },
+    },
+    async ({ body }) => {
+      const deadline = Date.now() + NO_GEOM_SCAN_TIMEOUT_MS;
+      const { missing: _missing, ...counts } = await withinScanLimit(scanNoGeometry(deps(), body.siruta, { workspacePk: body.workspacePk, deadline }));
+      return counts;
+    },
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/landreg/uat-dashboard',
+      summary: 'UAT statistics from the local store (spec 4.4)',
+      tags: ['landreg'],
+      auth: 'session',
+      query: DashboardQuery,
+      response: { description: 'Areas, intravilan split, land use, top owners, buildings', schema: Dashboard },
+      failures: { 404: 'No local data for the UAT' },
+    },
+    ({ query, auth }) => uatDashboard(deps().db, query.siruta, viewer(auth)),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/geoportal/enrich',
+      summary: 'Enrich one stored parcel through the cadastral search (spec 4.1); 410 for central-API users',
+      tags: ['geoportal'],
+      auth: 'session',
+      gate: legacyWriteGate,
+      body: EnrichBody,
+      response: { description: 'The parcel with its stored enrichment', schema: EnrichAnswer },
+      failures: { 404: 'Parcel not stored, or unknown to the portal', 410: 'Central-API user (legacy write route)', 502: 'Portal error', 503: 'Portal in maintenance' },
+    },
+    async ({ body, auth }) => {
+      const ref = 'id' in body ? { id: body.id } : { siruta: body.siruta, objectId: body.objectId };
+      return { feature: await enrichOne(deps(), ref, viewer(auth), body.force ?? false) };
+    },
+  );
+}

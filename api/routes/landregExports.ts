@@ -1,0 +1,248 @@
+/**
+ * UAT export routes (spec 4.4 export-bundle, export-layer-gpkg, export-local; CONTRACT.md
+ * section 4; docs/exports.md):
+ *   POST /api/landreg/export-bundle     {siruta, mode, includeNoGeometry?} → 202 {jobId, progressUrl, downloadUrl}
+ *   POST /api/landreg/export-layer-gpkg {siruta, layerId}                  → 202 {jobId, progressUrl, downloadUrl}
+ *   GET  /api/landreg/export-download   ?jobId=  the finished file, streamed from S3 (404 unknown, 409 not ready)
+ *   POST /api/landreg/export-local      {siruta, mode, includeNoGeometry?} → ZIP streamed from the store
+ * The two job routes are legacy writes (410 for central-API users, before validation).
+ */
+import type { Router } from 'express';
+import { pipeline } from 'node:stream/promises';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { z } from 'zod';
+import type { SessionContext } from '../auth/types';
+import { legacyWriteGate } from '../http/gates';
+import { defineRoute, reply } from '../http/route';
+import { landregApi } from '../landreg/context';
+import { listRunningJobs, progressUrl } from '../landreg/jobs';
+import { getPool } from '../../domain/db/pool';
+import { errors } from '../../domain/errors';
+import { childLogger } from '../../domain/log';
+import { checkLayerId } from '../../domain/exports/layers';
+import { openExportDownload, streamLocalExport } from '../../domain/exports/service';
+import { layerExists, uatInfo } from '../../domain/exports/store';
+import { contentDisposition } from '../../domain/exports/zip';
+import { personalDataHidden } from '../../domain/geoportal/redact';
+import { getTemporalClient } from '../../temporal/client';
+import { jobWorkflowId, parseWorkflowId } from '../../temporal/ids';
+import { jobSearchAttributes } from '../../temporal/searchAttributes';
+import type { ExportBundleInput, ExportLayerGpkgInput, exportBundle, exportLayerGpkg } from '../../workflows/exportBundle';
+
+const log = childLogger('exports');
+
+/** Job kinds = workflow-id kinds (temporal/ids.ts); domain/landreg/jobs.ts lists them too. */
+const EXPORT_KINDS = { bundle: 'export-bundle', layer: 'export-layer-gpkg' } as const;
+
+export function exportDownloadUrl(jobId: string): string {
+  return `/api/landreg/export-download?jobId=${encodeURIComponent(jobId)}`;
+}
+
+const Siruta = z.coerce.number().int().positive().max(2_147_483_647).openapi({ description: 'SIRUTA code of the UAT', example: 42682 });
+const Mode = z.enum(['base', 'magic']).openapi({ description: 'base: parcels and buildings with geometry; magic: every record, enriched' });
+
+const BundleBody = z.object({
+  siruta: Siruta,
+  mode: Mode,
+  includeNoGeometry: z.boolean().optional().openapi({ description: 'Magic only: keep records without geometry (default true)' }),
+});
+const LayerBody = z.object({
+  siruta: Siruta,
+  layerId: z
+    .string()
+    .regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'Identificatorul stratului nu este valid.')
+    .openapi({ example: 'TERENURI_ACTIVE' }),
+});
+const LocalBody = BundleBody;
+const JobAccepted = z.object({ jobId: z.string(), progressUrl: z.string(), downloadUrl: z.string() });
+const DownloadQuery = z.object({ jobId: z.string().min(1).max(200) });
+
+function viewerOf(auth: SessionContext | undefined) {
+  return { userId: auth!.user.id, hidePersonal: personalDataHidden(auth!.enrichmentScope) };
+}
+
+async function requireUat(siruta: number): Promise<void> {
+  const uat = await uatInfo(getPool(), siruta);
+  if (!uat.known && !uat.hasFeatures) throw errors.notFound(`UAT-ul cu codul SIRUTA ${siruta} nu există.`);
+}
+
+/**
+ * Starts an export job on the sync workflows' task queue (its builds go to the exports queue);
+ * 409 `already_running` when an export of the same kind for the same UAT runs.
+ */
+async function startExport(
+  kind: (typeof EXPORT_KINDS)[keyof typeof EXPORT_KINDS],
+  siruta: number,
+  start: (jobId: string, downloadUrl: string) => { workflowType: 'exportBundle' | 'exportLayerGpkg'; args: [ExportBundleInput] | [ExportLayerGpkgInput] },
+) {
+  const running = await listRunningJobs([kind], { siruta });
+  if (running.length) {
+    const jobId = running[0].jobId;
+    throw errors.conflict('already_running', 'Un export de același tip pentru acest UAT rulează deja.', {
+      jobId,
+      progressUrl: progressUrl(jobId),
+      downloadUrl: exportDownloadUrl(jobId),
+    });
+  }
+  const jobId = jobWorkflowId(kind, String(siruta));
+  const downloadUrl = exportDownloadUrl(jobId);
+  const { workflowType, args } = start(jobId, downloadUrl);
+  const client = await getTemporalClient();
+  await client.workflow.start<typeof exportBundle | typeof exportLayerGpkg>(workflowType, {
+    taskQueue: landregApi.workflowTaskQueue,
+    workflowId: jobId,
+    args: args as never,
+    typedSearchAttributes: jobSearchAttributes(kind, siruta),
+  });
+  return reply(202, { jobId, progressUrl: progressUrl(jobId), downloadUrl });
+}
+
+export function registerExportRoutes(router: Router): void {
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/landreg/export-bundle',
+      summary: 'Export a UAT as a ZIP bundle: sync first where stale (spec 8), then build from the store (spec 4.4)',
+      tags: ['landreg', 'exports'],
+      auth: 'session',
+      gate: legacyWriteGate,
+      body: BundleBody,
+      response: { status: 202, description: 'Job started; follow progressUrl, fetch downloadUrl when done', schema: JobAccepted },
+      failures: { 404: 'Unknown UAT', 409: 'already_running: an export of this UAT runs', 410: 'gone_central_api' },
+    },
+    async ({ body, auth }) => {
+      await requireUat(body.siruta);
+      const v = viewerOf(auth);
+      return startExport(EXPORT_KINDS.bundle, body.siruta, (_jobId, downloadUrl) => ({
+        workflowType: 'exportBundle',
+        args: [{ siruta: body.siruta, mode: body.mode, includeNoGeometry: body.includeNoGeometry, downloadUrl, ...v }],
+      }));
+    },
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/landreg/export-layer-gpkg',
+      summary: 'Export one layer of a UAT as GeoPackage: sync if stale (spec 8), then build from the store',
+      tags: ['landreg', 'exports'],
+      auth: 'session',
+      gate: legacyWriteGate,
+      body: LayerBody,
+      response: { status: 202, description: 'Job started; follow progressUrl, fetch downloadUrl when done', schema: JobAccepted },
+      failures: { 404: 'Unknown UAT or layer', 409: 'already_running', 410: 'gone_central_api' },
+    },
+    async ({ body, auth }) => {
+      await requireUat(body.siruta);
+      if (!(await layerExists(getPool(), checkLayerId(body.layerId)))) {
+        throw errors.notFound(`Stratul ${body.layerId} nu există în catalog.`);
+      }
+      const v = viewerOf(auth);
+      return startExport(EXPORT_KINDS.layer, body.siruta, (_jobId, downloadUrl) => ({
+        workflowType: 'exportLayerGpkg',
+        args: [{ siruta: body.siruta, layerId: body.layerId, downloadUrl, ...v }],
+      }));
+    },
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/landreg/export-download',
+      summary: 'The file of a finished export job (ZIP bundle or layer GeoPackage), streamed',
+      tags: ['landreg', 'exports'],
+      auth: 'session',
+      query: DownloadQuery,
+      response: { description: 'The export file as an attachment', contentType: 'application/zip' },
+      failures: {
+        404: 'Unknown job, not an export, or not yours',
+        409: 'export_not_ready (still running) or export_failed',
+      },
+    },
+    async ({ query, auth, res }) => {
+      const parts = parseWorkflowId(query.jobId);
+      const kinds: readonly string[] = Object.values(EXPORT_KINDS);
+      const unknown = () => errors.notFound('Exportul nu există.');
+      if (!parts || !parts.runId || !kinds.includes(parts.kind)) throw unknown();
+      const file = await openExportDownload(query.jobId);
+      if (file) {
+        // Only the requester (or an admin) gets the file; to anyone else it does not exist.
+        if (file.userId !== auth!.user.id && !auth!.isAdmin) throw unknown();
+        res.status(200).set({
+          'Content-Type': file.contentType,
+          'Content-Disposition': contentDisposition(file.fileName),
+          ...(file.bytes !== undefined ? { 'Content-Length': String(file.bytes) } : {}),
+          'Cache-Control': 'private, no-store',
+        });
+        await pipeline(file.body, res);
+        return;
+      }
+      const client = await getTemporalClient();
+      let status: string;
+      try {
+        status = (await client.workflow.getHandle(query.jobId).describe()).status.name;
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) throw unknown();
+        throw err;
+      }
+      if (status === 'RUNNING') {
+        throw errors.conflict('export_not_ready', 'Exportul nu este gata încă; urmăriți progresul.', {
+          jobId: query.jobId,
+          progressUrl: progressUrl(query.jobId),
+        });
+      }
+      if (status === 'COMPLETED') throw errors.notFound('Fișierul exportului nu mai există.');
+      throw errors.conflict('export_failed', 'Exportul a eșuat; porniți un export nou.', {
+        jobId: query.jobId,
+        progressUrl: progressUrl(query.jobId),
+      });
+    },
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/landreg/export-local',
+      summary: 'A UAT bundle built from the store as it is (no sync, no portal call), streamed as ZIP',
+      tags: ['landreg', 'exports'],
+      auth: 'session',
+      body: LocalBody,
+      response: { description: 'ZIP attachment', contentType: 'application/zip' },
+      failures: { 404: 'The store holds nothing for this UAT' },
+    },
+    async ({ body, auth, res, req }) => {
+      const uat = await uatInfo(getPool(), body.siruta);
+      if (!uat.hasFeatures) throw errors.notFound(`Baza de date nu conține obiecte pentru UAT-ul ${body.siruta}.`);
+      let aborted = false;
+      req.on('close', () => {
+        if (!res.writableFinished) aborted = true;
+      });
+      try {
+        await streamLocalExport(
+          { siruta: body.siruta, mode: body.mode, includeNoGeometry: body.includeNoGeometry, hidePersonal: viewerOf(auth).hidePersonal },
+          res,
+          (fileName) => {
+            res.status(200).set({
+              'Content-Type': 'application/zip',
+              'Content-Disposition': contentDisposition(fileName),
+              'Cache-Control': 'private, no-store',
+            });
+          },
+        );
+      } catch (err) {
+        // Once bytes are on the wire the status cannot change: cut the stream so the client sees
+        // a broken download instead of a truncated ZIP that looks whole.
+        if (res.headersSent) {
+          if (!aborted) log.error({ err, siruta: body.siruta }, 'export-local failed mid-stream');
+          res.destroy();
+          return;
+        }
+        throw err;
+      }
+    },
+  );
+}

@@ -1,0 +1,172 @@
+/**
+ * The shared portal session (spec 3.1, CONTRACT.md section 4): login, session state and
+ * connect/disconnect, explicit health check. One server-side session serves every user.
+ */
+import type { Router } from 'express';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { z } from 'zod';
+import { errors } from '../../domain/errors';
+import { countyDataMissing } from '../../domain/landreg/catalogue';
+import { PortalMaintenanceError } from '../../domain/landreg/errors';
+import { readPortalSession, recordPortalHealth } from '../../domain/landreg/sessionStore';
+import { childLogger } from '../../domain/log';
+import { getTemporalClient } from '../../temporal/client';
+import { singletonWorkflowId } from '../../temporal/ids';
+import { jobSearchAttributes } from '../../temporal/searchAttributes';
+import { defineRoute } from '../http/route';
+import { landregApi } from '../landreg/context';
+import { runningPortalJobs } from '../landreg/jobs';
+
+const log = childLogger('landreg-session');
+const TAGS = ['landreg'];
+
+const Credentials = z.object({
+  username: z.string().min(1).max(200).optional(),
+  password: z.string().min(1).max(200).optional(),
+});
+
+export const SessionState = z.object({
+  connected: z.boolean(),
+  username: z.string().optional(),
+  connectedAt: z.string().optional(),
+  runningJobs: z.number().int(),
+  portalAvailable: z.boolean(),
+  portalMaintenance: z.boolean(),
+  lastHealthCheckAt: z.string().optional(),
+  consecutiveFailures: z.number().int(),
+});
+type SessionState = z.infer<typeof SessionState>;
+
+async function sessionState(): Promise<SessionState> {
+  const [s, jobs] = await Promise.all([readPortalSession(landregApi.db()), runningPortalJobs().catch(() => [])]);
+  return {
+    connected: s.cookie !== null,
+    ...(s.cookie && s.username ? { username: s.username } : {}),
+    ...(s.cookie && s.connectedAt ? { connectedAt: s.connectedAt.toISOString() } : {}),
+    runningJobs: jobs.length,
+    portalAvailable: s.portalAvailable,
+    portalMaintenance: s.portalMaintenance,
+    ...(s.lastHealthCheckAt ? { lastHealthCheckAt: s.lastHealthCheckAt.toISOString() } : {}),
+    consecutiveFailures: s.consecutiveFailures,
+  };
+}
+
+/** Spec 3.1: on the first connection with missing county data, a county refresh starts in the background. */
+async function refreshCountiesIfMissing(): Promise<void> {
+  if (!(await countyDataMissing(landregApi.db()))) return;
+  const client = await getTemporalClient();
+  try {
+    await client.workflow.start('uatCatalogRefresh', {
+      taskQueue: landregApi.workflowTaskQueue,
+      workflowId: singletonWorkflowId('uat-catalog-refresh', 'global'),
+      args: [{}],
+      typedSearchAttributes: jobSearchAttributes('uat-catalog-refresh'),
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+}
+
+/** Connect (spec 3.1): 503 portal_maintenance while the portal is in maintenance. */
+async function connect(creds: z.infer<typeof Credentials>): Promise<SessionState> {
+  try {
+    await landregApi.client().connect(creds);
+  } catch (err) {
+    if (err instanceof PortalMaintenanceError) await recordPortalHealth(landregApi.db(), { available: false, maintenance: true });
+    throw err;
+  }
+  await refreshCountiesIfMissing().catch((err) => log.warn({ err: (err as Error).message }, 'county refresh not started'));
+  return sessionState();
+}
+
+export function registerLandregSessionRoutes(router: Router): void {
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/landreg/login',
+      summary: 'Conectare la portalul de cadastru (sesiunea comună a serverului)',
+      tags: TAGS,
+      auth: 'session',
+      body: Credentials,
+      response: { description: 'Starea sesiunii după conectare', schema: SessionState },
+      failures: { 422: 'Portalul a refuzat datele de autentificare', 503: 'Portalul este în mentenanță (portal_maintenance)' },
+    },
+    async ({ body }) => connect(body),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/landreg/session',
+      summary: 'Starea sesiunii comune cu portalul de cadastru',
+      tags: TAGS,
+      auth: 'session',
+      response: { description: 'Starea sesiunii', schema: SessionState },
+    },
+    async () => sessionState(),
+  );
+
+  const SessionAction = Credentials.extend({ action: z.enum(['connect', 'disconnect']) });
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/landreg/session',
+      summary: 'Conectare sau deconectare de la portalul de cadastru',
+      tags: TAGS,
+      auth: 'session',
+      body: SessionAction,
+      response: { description: 'Starea sesiunii', schema: SessionState },
+      failures: {
+        409: 'Deconectare refuzată: rulează lucrări de sincronizare sau export (jobs_running, runningJobs)',
+        422: 'Portalul a refuzat datele de autentificare',
+        503: 'Portalul este în mentenanță (portal_maintenance)',
+      },
+    },
+    async ({ body }) => {
+      if (body.action === 'connect') return connect(body);
+      const jobs = await runningPortalJobs();
+      if (jobs.length > 0) {
+        throw errors.conflict('jobs_running', 'Nu vă puteți deconecta cât timp rulează lucrări de sincronizare sau export.', {
+          runningJobs: jobs.length,
+          details: jobs,
+        });
+      }
+      await landregApi.client().disconnect();
+      return sessionState();
+    },
+  );
+
+  const Health = z.object({
+    portalAvailable: z.boolean(),
+    portalMaintenance: z.boolean(),
+    consecutiveFailures: z.number().int(),
+    checkedAt: z.string(),
+    status: z.number().int().optional(),
+  });
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/landreg/health',
+      summary: 'Verificare explicită a disponibilității portalului de cadastru',
+      tags: TAGS,
+      auth: 'session',
+      response: { description: 'Rezultatul verificării', schema: Health },
+    },
+    async () => {
+      const db = landregApi.db();
+      const h = await landregApi.client().ping();
+      const { consecutiveFailures } = await recordPortalHealth(db, h);
+      return {
+        portalAvailable: h.available,
+        portalMaintenance: h.maintenance,
+        consecutiveFailures,
+        checkedAt: new Date().toISOString(),
+        ...(h.status !== undefined ? { status: h.status } : {}),
+      };
+    },
+  );
+}

@@ -1,0 +1,332 @@
+/**
+ * Sync jobs and store read routes of the parcel sync (spec 4.4, CONTRACT.md section 4;
+ * docs/sync.md). Writes are legacy routes: gated with 410 for central-API users (spec 5.9).
+ */
+import type { Router } from 'express';
+import { z } from 'zod';
+import { errors } from '../../domain/errors';
+import { DEFAULT_SYNC_LAYERS } from '../../domain/landreg/jobs';
+import { fetchAllFeatures, uatWhere } from '../../domain/landreg/portal';
+import { dbSummary, layersSummary, listFeatures, localFeatureState, storeStats, syncStatus } from '../../domain/landreg/summary';
+import { singletonWorkflowId } from '../../temporal/ids';
+import { legacyWriteGate } from '../http/gates';
+import { defineRoute, reply } from '../http/route';
+import { landregApi } from '../landreg/context';
+import { isRunning, jobProgress, progressUrl, startJob } from '../landreg/jobs';
+import type { UatSyncResult } from '../../workflows/uatSync';
+
+const TAGS = ['landreg'];
+const GATED = { 410: 'Utilizator pe calea API-ului central (gone_central_api)' };
+
+const Siruta = z.coerce.number().int().positive();
+const LayerId = z.string().regex(/^[A-Z][A-Z0-9_]{1,63}$/, 'Identificator de strat invalid');
+
+/** The one national run (spec 4.4: "blocks county sync while running"). */
+export const ALL_COUNTIES_JOB_ID = singletonWorkflowId('sync-all-counties', 'ro');
+
+const Accepted = z.object({ jobId: z.string(), progressUrl: z.string() });
+const accepted = (jobId: string) => reply(202, { jobId, progressUrl: progressUrl(jobId) });
+
+const SyncRun = z.object({
+  id: z.string(),
+  siruta: z.number().int(),
+  layerId: z.string(),
+  mode: z.enum(['delta', 'full']),
+  trigger: z.string(),
+  status: z.enum(['running', 'done', 'failed']),
+  startedAt: z.string(),
+  finishedAt: z.string().nullable(),
+  remoteCount: z.number().int().nullable(),
+  localCountBefore: z.number().int().nullable(),
+  added: z.number().int(),
+  removed: z.number().int(),
+  reenrichMarked: z.number().int(),
+  workflowId: z.string().nullable(),
+  error: z.string().nullable(),
+});
+
+const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+export function registerLandregSyncRoutes(router: Router): void {
+  const SyncBody = z
+    .object({
+      siruta: Siruta,
+      layers: z.array(LayerId).min(1).max(31).optional(),
+      layer: LayerId.optional(),
+      forceFullSync: z.boolean().optional(),
+    })
+    .refine((b) => b.layers || b.layer, { message: 'Indicați stratul (layer) sau straturile (layers).', path: ['layers'] });
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/landreg/sync',
+      summary: 'Sincronizare incrementală a straturilor unui UAT (așteaptă rezultatul)',
+      tags: TAGS,
+      auth: 'session',
+      gate: legacyWriteGate,
+      body: SyncBody,
+      response: { description: 'O înregistrare GisSyncRun pe strat', schema: z.object({ runs: z.array(SyncRun) }) },
+      failures: { ...GATED, 409: 'O sincronizare a acestui UAT rulează deja (already_running, jobId)', 502: 'Portalul a răspuns cu o eroare' },
+    },
+    async ({ body }) => {
+      const layers = [...new Set(body.layers ?? [body.layer!])];
+      const { handle } = await startJob({
+        kind: 'sync',
+        scope: body.siruta,
+        siruta: body.siruta,
+        workflowType: 'uatSync',
+        args: [{ siruta: body.siruta, layers, mode: 'base', forceFullSync: body.forceFullSync, trigger: 'manual' }],
+      });
+      try {
+        const result = (await handle.result()) as UatSyncResult;
+        return { runs: result.runs.map(({ pages: _p, ...run }) => run) };
+      } catch (err) {
+        let e = err as { message?: string; cause?: unknown };
+        let msg = e.message ?? 'sync failed';
+        while (e.cause) {
+          e = e.cause as { message?: string; cause?: unknown };
+          if (e.message) msg = e.message;
+        }
+        throw errors.upstream('Sincronizarea a eșuat.', msg.slice(0, 200));
+      }
+    },
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/landreg/sync-background',
+      summary: 'Sincronizare în fundal a unui UAT (base sau magic); progres prin /api/landreg/progress',
+      tags: TAGS,
+      auth: 'session',
+      gate: legacyWriteGate,
+      body: z.object({
+        siruta: Siruta,
+        mode: z.enum(['base', 'magic']).default('base'),
+        layers: z.array(LayerId).min(1).max(31).optional(),
+        forceFullSync: z.boolean().optional(),
+      }),
+      response: { status: 202, description: 'Lucrare acceptată', schema: Accepted },
+      failures: { ...GATED, 409: 'O sincronizare în fundal a acestui UAT rulează deja (already_running, jobId)' },
+    },
+    async ({ body }) => {
+      const { jobId } = await startJob({
+        kind: 'sync-background',
+        scope: body.siruta,
+        siruta: body.siruta,
+        workflowType: 'uatSync',
+        args: [{ siruta: body.siruta, layers: body.layers ?? [...DEFAULT_SYNC_LAYERS], mode: body.mode, forceFullSync: body.forceFullSync, trigger: 'manual' }],
+      });
+      return accepted(jobId);
+    },
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/landreg/sync-county',
+      summary: 'Sincronizare în fundal a tuturor UAT-urilor unui județ; notificare la final',
+      tags: TAGS,
+      auth: 'session',
+      gate: legacyWriteGate,
+      body: z.object({ county: z.string().trim().min(2).max(100) }),
+      response: { status: 202, description: 'Lucrare acceptată', schema: Accepted },
+      failures: { ...GATED, 404: 'Județ necunoscut în baza locală', 409: 'Rulează sincronizarea tuturor județelor (all_counties_running) sau a acestui județ (already_running)' },
+    },
+    async ({ body, auth }) => {
+      if (await isRunning(ALL_COUNTIES_JOB_ID)) {
+        throw errors.conflict('all_counties_running', 'Rulează sincronizarea tuturor județelor; sincronizarea pe județ este blocată până la final.', {
+          jobId: ALL_COUNTIES_JOB_ID,
+        });
+      }
+      const r = await landregApi.db().query<{ county: string; workspace_pk: number | null }>(
+        `SELECT county, min(workspace_pk) AS workspace_pk FROM gis_uats WHERE f_norm(county) = f_norm($1) GROUP BY county LIMIT 1`,
+        [body.county],
+      );
+      const county = r.rows[0];
+      if (!county) throw errors.notFound(`Județul „${body.county}” nu există în baza locală.`);
+      const { jobId } = await startJob({
+        kind: 'sync-county',
+        scope: county.workspace_pk ?? county.county,
+        workflowType: 'countySync',
+        args: [{ county: county.county, userId: auth?.user.id, trigger: 'county' }],
+      });
+      return accepted(jobId);
+    },
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/landreg/sync-all-counties',
+      summary: 'Sincronizarea tuturor județelor, unul după altul (o singură lucrare)',
+      tags: TAGS,
+      auth: 'session',
+      gate: legacyWriteGate,
+      response: { status: 202, description: 'Lucrare acceptată', schema: Accepted },
+      failures: { ...GATED, 409: 'Rulează deja (already_running, jobId)' },
+    },
+    async ({ auth }) => {
+      const { jobId } = await startJob({
+        kind: 'sync-all-counties',
+        scope: 'ro',
+        singleton: true,
+        workflowType: 'allCountiesSync',
+        args: [{ userId: auth?.user.id }],
+      });
+      return accepted(jobId);
+    },
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/landreg/refresh-all',
+      summary: 'Reîmprospătează pe rând toate UAT-urile din baza locală (magic peste 30% îmbogățire)',
+      tags: TAGS,
+      auth: 'session',
+      gate: legacyWriteGate,
+      response: { status: 202, description: 'Lucrare acceptată', schema: Accepted },
+      failures: { ...GATED, 409: 'Rulează deja (already_running, jobId)' },
+    },
+    async () => {
+      const { jobId } = await startJob({ kind: 'refresh-all', scope: 'global', workflowType: 'refreshAll', args: [{}] });
+      return accepted(jobId);
+    },
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/landreg/auto-refresh',
+      summary: 'Intrare cron: reîmprospătarea automată (token CRON_SECRET)',
+      tags: TAGS,
+      auth: 'cron',
+      gate: legacyWriteGate,
+      response: { status: 202, description: 'Lucrare acceptată', schema: Accepted },
+      failures: { ...GATED, 409: 'Rulează deja (already_running, jobId)' },
+    },
+    async () => {
+      const { jobId } = await startJob({ kind: 'auto-refresh', scope: 'global', workflowType: 'autoRefresh', args: [{}] });
+      return accepted(jobId);
+    },
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/landreg/progress',
+      summary: 'Progresul unei lucrări (păstrat 1 h pentru lucrări în fundal, 60 s pentru celelalte)',
+      tags: TAGS,
+      auth: 'session',
+      query: z.object({ jobId: z.string().min(3).max(300) }),
+      response: {
+        description: 'Înregistrarea de progres',
+        schema: z.object({
+          jobId: z.string(),
+          kind: z.string(),
+          status: z.enum(['running', 'done', 'failed']),
+          phase: z.string(),
+          current: z.number(),
+          total: z.number(),
+          percent: z.number(),
+          message: z.string(),
+          startedAt: z.string(),
+          finishedAt: z.string().optional(),
+          result: z.unknown().optional(),
+          error: z.string().optional(),
+        }),
+      },
+      failures: { 404: 'Lucrare necunoscută sau progres expirat' },
+    },
+    async ({ query }) => jobProgress(query.jobId),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/landreg/sync-status',
+      summary: 'Ultimele sincronizări pe UAT și strat',
+      tags: TAGS,
+      auth: 'session',
+      query: z.object({ siruta: Siruta.optional() }),
+      response: { description: 'Ultima rulare și ultima reușită, cu numărul de obiecte' },
+    },
+    async ({ query }) => syncStatus(landregApi.db(), query.siruta),
+  );
+
+  defineRoute(
+    router,
+    { method: 'get', path: '/api/landreg/stats', summary: 'Numărul de UAT-uri, parcele, clădiri și mărimea bazei', tags: TAGS, auth: 'session', response: { description: 'Statistici' } },
+    async () => storeStats(landregApi.db()),
+  );
+
+  defineRoute(
+    router,
+    { method: 'get', path: '/api/landreg/db-summary', summary: 'Rezumat pe UAT și strat, inclusiv imobilele fără geometrie', tags: TAGS, auth: 'session', response: { description: 'Rezumat' } },
+    async () => dbSummary(landregApi.db()),
+  );
+
+  defineRoute(
+    router,
+    { method: 'get', path: '/api/landreg/layers/summary', summary: 'Numărul de obiecte pe strat', tags: TAGS, auth: 'session', response: { description: 'Straturi' } },
+    async () => layersSummary(landregApi.db()),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/landreg/features',
+      summary: 'Obiectele din baza locală (paginat)',
+      tags: TAGS,
+      auth: 'session',
+      query: z.object({
+        siruta: Siruta.optional(),
+        layerId: LayerId.optional(),
+        limit: z.coerce.number().int().min(1).max(1000).default(100),
+        offset: z.coerce.number().int().min(0).default(0),
+      }),
+      response: { description: '{items, total}' },
+    },
+    async ({ query }) => listFeatures(landregApi.db(), query),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/landreg/debug-fields',
+      summary: 'Toate câmpurile portalului pentru o parcelă și clădirile ei, plus starea locală',
+      tags: TAGS,
+      auth: 'session',
+      query: z.object({ siruta: Siruta, cadRef: z.string().trim().min(1).max(100) }),
+      response: { description: '{portal:{parcels, buildings}, local}' },
+      failures: { 503: 'Portalul este în mentenanță' },
+    },
+    async ({ query }) => {
+      const client = landregApi.client();
+      const ref = sqlString(query.cadRef);
+      const like = sqlString(`${query.cadRef}-C%`);
+      const [parcels, buildings, local] = await Promise.all([
+        fetchAllFeatures(client, 'TERENURI_ACTIVE', uatWhere(query.siruta, `NATIONAL_CADASTRAL_REFERENCE = ${ref}`), '*', false),
+        fetchAllFeatures(client, 'CLADIRI_ACTIVE', uatWhere(query.siruta, `NATIONAL_CADASTRAL_REFERENCE LIKE ${like}`), '*', false),
+        localFeatureState(landregApi.db(), query.siruta, query.cadRef),
+      ]);
+      return {
+        siruta: query.siruta,
+        cadRef: query.cadRef,
+        portal: { parcels: parcels.map((f) => f.attributes), buildings: buildings.map((f) => f.attributes) },
+        local,
+      };
+    },
+  );
+}

@@ -1,0 +1,221 @@
+/**
+ * The /tiles area (CONTRACT.md section 4, "tiles"): MVT tiles, TileJSON per source, the catalog,
+ * the PMTiles overview with Range support, and the rebuild webhook of the overview builder this
+ * stack ships (EXTERNAL-SERVICES.md "Tile archive"). Every route needs a session (spec 4: "all
+ * routes need a user session unless stated") except the webhook, which a machine calls with a
+ * bearer token. With TILE_SERVER_URL set, TileJSON and tiles are proxied (domain/tiles/proxy.ts).
+ */
+import { pipeline } from 'node:stream/promises';
+import { Router, type Response } from 'express';
+import { z } from 'zod';
+import { defineRoute, reply } from '../http/route';
+import { requireBearer } from '../auth/bearer';
+import { config } from '../../domain/config';
+import { AppError, errors } from '../../domain/errors';
+import { etagMatches, getTile, tileTag } from '../../domain/tiles/mvt';
+import { tileJson, tileCatalog } from '../../domain/tiles/tilejson';
+import { tileVersion, tileVersions } from '../../domain/tiles/versions';
+import { proxyEnabled, proxyTileServer, type ProxiedAnswer } from '../../domain/tiles/proxy';
+import { tileLayer, TILE_SOURCE_NAMES } from '../../domain/tiles/sources';
+import { readArchive } from '../../domain/tiles/archiveStore';
+import { startOverviewBuild } from '../../domain/tiles/archive';
+
+export const MVT_CONTENT_TYPE = 'application/vnd.mapbox-vector-tile';
+
+const tileCacheControl = () => `private, max-age=${config.tiles.maxAgeSeconds}`;
+
+const SourceParam = z.object({ source: z.string().min(1).max(64) });
+const TileParams = z.object({
+  source: z.string().min(1).max(64),
+  z: z.string().regex(/^\d{1,2}$/, 'zoom: număr întreg'),
+  x: z.string().regex(/^\d{1,8}$/, 'x: număr întreg'),
+  // The map may ask `/<y>.pbf` or `/<y>.mvt` (Martin and most clients accept both forms).
+  y: z.string().regex(/^\d{1,8}(\.(pbf|mvt))?$/, 'y: număr întreg, opțional cu .pbf sau .mvt'),
+});
+
+const TileJsonBody = z.object({
+  tilejson: z.literal('3.0.0'),
+  tiles: z.array(z.string()),
+  minzoom: z.number(),
+  maxzoom: z.number(),
+  bounds: z.array(z.number()),
+  vector_layers: z.array(z.object({ id: z.string(), fields: z.record(z.string(), z.string()) })),
+});
+
+const CatalogBody = z.object({
+  sources: z.array(
+    z.object({
+      name: z.string(),
+      description: z.string(),
+      kind: z.enum(['uat', 'feature', 'status']),
+      minzoom: z.number(),
+      maxzoom: z.number(),
+      layer: z.string(),
+      fields: z.array(z.string()),
+      tilejson: z.string(),
+      tiles: z.string(),
+      version: z.number(),
+    }),
+  ),
+  overview: z.object({ url: z.string(), format: z.literal('pmtiles') }),
+  mode: z.enum(['postgis', 'proxy']),
+});
+
+function knownSource(source: string): void {
+  if (!tileLayer(source)) {
+    throw errors.notFound(`Sursa de tile-uri „${source}” nu există.`);
+  }
+}
+
+/** Streams to the end before returning, so defineRoute sees the response as sent. */
+async function sendProxied(res: Response, answer: ProxiedAnswer): Promise<void> {
+  res.status(answer.status).set(answer.headers);
+  if (!answer.body) {
+    res.end();
+    return;
+  }
+  await pipeline(answer.body, res);
+}
+
+export function tilesRouter(): Router {
+  const router = Router();
+
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/tiles/rebuild-webhook',
+      summary: 'Start a PMTiles overview build (the default rebuild webhook target; bearer TILE_REBUILD_WEBHOOK_TOKEN)',
+      tags: ['tiles'],
+      auth: 'public',
+      gate: (req) => requireBearer(req, config.tiles.rebuildWebhookToken),
+      response: { status: 202, description: 'Build started', schema: z.object({ buildId: z.string(), message: z.string() }) },
+      failures: { 401: 'Missing or wrong bearer token', 409: 'A build is already running (a valid state, spec 3.6)' },
+    },
+    async () => {
+      const s = await startOverviewBuild();
+      if (!s.started) throw errors.conflict('already_running', 'Reconstruirea arhivei rulează deja.');
+      return reply(202, { buildId: s.buildId, message: 'Reconstruirea arhivei a pornit.' });
+    },
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/tiles/catalog',
+      summary: 'Every tile source with its TileJSON and tile URLs, and the overview archive',
+      tags: ['tiles'],
+      auth: 'session',
+      response: { description: 'Catalog', schema: CatalogBody },
+    },
+    async () => tileCatalog(await tileVersions()),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/tiles/overview.pmtiles',
+      summary: 'PMTiles overview archive (UAT boundaries, parcels), with HTTP Range support',
+      tags: ['tiles'],
+      auth: 'session',
+      response: { description: 'The archive (206 for a Range request)', contentType: 'application/vnd.pmtiles' },
+      failures: { 404: 'The archive was not built yet', 416: 'Range not satisfiable' },
+    },
+    async ({ req, res }) => {
+      const read = await readArchive({
+        range: typeof req.headers.range === 'string' ? req.headers.range : undefined,
+        ifNoneMatch: typeof req.headers['if-none-match'] === 'string' ? req.headers['if-none-match'] : undefined,
+        head: req.method === 'HEAD',
+      });
+      if (read.status === 404) throw errors.notFound('Arhiva PMTiles nu a fost construită încă.');
+      if (read.status === 416) {
+        throw new AppError(416, 'range_not_satisfiable', 'Intervalul cerut nu există în arhivă.');
+      }
+      res.status(read.status).set(read.headers);
+      if (!read.body) {
+        res.end();
+        return;
+      }
+      // A reader that has what it needs may close early; that is not a server error.
+      await pipeline(read.body, res).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ERR_STREAM_PREMATURE_CLOSE') throw err;
+      });
+    },
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/tiles/:source',
+      summary: `TileJSON 3.0.0 of one tile source (${TILE_SOURCE_NAMES.join(', ')})`,
+      tags: ['tiles'],
+      auth: 'session',
+      params: SourceParam,
+      response: { description: 'TileJSON', schema: TileJsonBody },
+      failures: { 404: 'Unknown source', 502: 'External tile server failed (proxy mode)' },
+    },
+    async ({ params, res }) => {
+      knownSource(params.source);
+      res.set('Cache-Control', tileCacheControl());
+      const ours = tileJson(params.source, (await tileVersion(params.source)).version);
+      if (!proxyEnabled()) return ours;
+      // The upstream's TileJSON knows its own data (bounds, zooms); its tile URLs are replaced by
+      // ours so the browser stays on this origin.
+      // No validators forwarded: we need the body to rewrite it.
+      const up = await proxyTileServer(encodeURIComponent(params.source), { accept: 'application/json' });
+      if (up.status !== 200 || !up.body) {
+        up.body?.resume();
+        if (up.status === 404) throw errors.notFound(`Sursa de tile-uri „${params.source}” nu există pe serverul de tile-uri.`);
+        throw errors.upstream('Serverul de tile-uri a răspuns neașteptat.', `HTTP ${up.status}`);
+      }
+      const chunks: Buffer[] = [];
+      for await (const c of up.body) chunks.push(Buffer.from(c as Uint8Array));
+      const upstream = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+      return { ...ours, ...upstream, tilejson: '3.0.0', tiles: ours.tiles };
+    },
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/tiles/:source/:z/:x/:y',
+      summary: 'One Mapbox Vector Tile (optional .pbf/.mvt suffix); ETag by data version, 304 on If-None-Match, 204 when empty',
+      tags: ['tiles'],
+      auth: 'session',
+      params: TileParams,
+      response: { description: 'MVT', contentType: MVT_CONTENT_TYPE },
+      failures: { 204: 'Empty tile', 304: 'Not modified', 404: 'Unknown source', 502: 'External tile server failed (proxy mode)' },
+    },
+    async ({ params, req, res }) => {
+      knownSource(params.source);
+      const addr = { source: params.source, z: Number(params.z), x: Number(params.x), y: Number.parseInt(params.y, 10) };
+      if (proxyEnabled()) {
+        const path = `${encodeURIComponent(addr.source)}/${addr.z}/${addr.x}/${addr.y}`;
+        await sendProxied(res, await proxyTileServer(path, req.headers));
+        return;
+      }
+      const inm = typeof req.headers['if-none-match'] === 'string' ? req.headers['if-none-match'] : undefined;
+      const common = { 'Cache-Control': tileCacheControl(), Vary: 'Cookie' };
+      if (inm) {
+        const tag = await tileTag(addr);
+        if (etagMatches(inm, tag.etag)) {
+          res.status(304).set({ ...common, ETag: tag.etag }).end();
+          return;
+        }
+      }
+      const tile = await getTile(addr);
+      res.set({ ...common, ETag: tile.etag, 'X-Tile-Cache': tile.cached ? 'hit' : 'miss' });
+      if (tile.body.length === 0) {
+        res.status(204).end();
+        return;
+      }
+      res.status(200).type(MVT_CONTENT_TYPE).send(tile.body);
+    },
+  );
+
+  return router;
+}

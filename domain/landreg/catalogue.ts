@@ -1,0 +1,202 @@
+/**
+ * The UAT catalogue (spec 4.4: /api/landreg/uats, /counties; spec 2.2 GisUat). Reads come from
+ * the store only (no portal login needed); refreshes compare per-county counts with the portal
+ * and fetch only what differs. Geometry lands in gis_uats.geometry (ESRI rings, EPSG:3844) and
+ * the store's trigger derives geom and the geom_z0/z5/z8 zoom copies.
+ */
+import type { Db } from '../db/pool';
+import type { LandregClient } from './client';
+import { fetchAllFeatures, listWorkspaces, listWorkspaceUats, uatDetail, type PortalUat } from './portal';
+
+/** Spec 4.4: the per-UAT feature counts of `GET /uats?features=true` are refreshed after 5 minutes. */
+export const FEATURE_COUNT_CACHE_MS = 5 * 60_000;
+
+/** Spec 4.4 PATCH: geometry is skipped when more than 50% of UATs already have it. */
+export const GEOMETRY_SKIP_RATIO = 0.5;
+
+/** How long one PATCH spends fetching UAT boundaries one by one (a repeat PATCH continues). */
+export const GEOMETRY_FETCH_BUDGET_MS = 20_000;
+
+export interface UatItem {
+  siruta: number;
+  name: string;
+  county: string | null;
+  workspacePk: number | null;
+  areaValue: number | null;
+  hasGeometry: boolean;
+  lastUpdatedDtm: string | null;
+  featureCount?: number;
+}
+
+export async function listUats(db: Db): Promise<UatItem[]> {
+  const r = await db.query<{ siruta: number; name: string; county: string | null; workspace_pk: number | null; area_value: number | null; has_geometry: boolean; last_updated_dtm: string | null }>(
+    `SELECT siruta, name, county, workspace_pk, area_value, geom IS NOT NULL AS has_geometry, last_updated_dtm
+       FROM gis_uats ORDER BY county, name`,
+  );
+  return r.rows.map((x) => ({
+    siruta: x.siruta,
+    name: x.name,
+    county: x.county,
+    workspacePk: x.workspace_pk,
+    areaValue: x.area_value,
+    hasGeometry: x.has_geometry,
+    lastUpdatedDtm: x.last_updated_dtm,
+  }));
+}
+
+async function readFeatureCounts(db: Db): Promise<Map<number, number>> {
+  const r = await db.query<{ siruta: number; n: number }>(`SELECT siruta, count(*)::int AS n FROM gis_features GROUP BY siruta`);
+  return new Map(r.rows.map((x) => [x.siruta, x.n]));
+}
+
+let countsMemo: { at: number; counts: Map<number, number> } | undefined;
+let countsRefresh: Promise<Map<number, number>> | undefined;
+
+/**
+ * Per-UAT feature counts, cached: the first call waits for the query, later calls answer from
+ * the cache and, once it is older than 5 minutes, refresh it in the background.
+ */
+export async function cachedFeatureCounts(db: Db, now = Date.now()): Promise<Map<number, number>> {
+  const refresh = () =>
+    (countsRefresh ??= readFeatureCounts(db)
+      .then((counts) => {
+        countsMemo = { at: Date.now(), counts };
+        return counts;
+      })
+      .finally(() => {
+        countsRefresh = undefined;
+      }));
+  if (!countsMemo) return refresh();
+  if (now - countsMemo.at > FEATURE_COUNT_CACHE_MS) void refresh().catch(() => undefined);
+  return countsMemo.counts;
+}
+
+export function resetFeatureCountCache(): void {
+  countsMemo = undefined;
+}
+
+export async function listCounties(db: Db): Promise<string[]> {
+  const r = await db.query<{ county: string }>(`SELECT DISTINCT county FROM gis_uats WHERE county IS NOT NULL ORDER BY county`);
+  return r.rows.map((x) => x.county);
+}
+
+async function upsertUats(db: Db, uats: readonly PortalUat[]): Promise<number> {
+  if (uats.length === 0) return 0;
+  const r = await db.query(
+    `INSERT INTO gis_uats (siruta, name, county, workspace_pk)
+     SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::int[])
+     ON CONFLICT (siruta) DO UPDATE SET name = EXCLUDED.name, county = EXCLUDED.county, workspace_pk = EXCLUDED.workspace_pk
+       WHERE (gis_uats.name, gis_uats.county, gis_uats.workspace_pk) IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.county, EXCLUDED.workspace_pk)`,
+    [uats.map((u) => u.siruta), uats.map((u) => u.name), uats.map((u) => u.countyName), uats.map((u) => u.workspaceId)],
+  );
+  return r.rowCount ?? 0;
+}
+
+export interface CatalogueRefreshResult {
+  counties: number;
+  /** Counties whose UAT count differed from the store's (or all, for an empty store). */
+  fetchedCounties: number;
+  /** UAT rows inserted or changed. */
+  upserted: number;
+  totalUats: number;
+  unchanged: boolean;
+}
+
+/**
+ * Spec 4.4 `POST /uats`: compares each county's UAT count with the store and fetches the UAT
+ * list only of the counties that differ (all of them when the store is empty). Safe to repeat.
+ */
+export async function refreshUatCatalogue(client: LandregClient, db: Db, opts: { force?: boolean } = {}): Promise<CatalogueRefreshResult> {
+  const workspaces = await listWorkspaces(client);
+  const stored = await db.query<{ workspace_pk: number; n: number }>(
+    `SELECT workspace_pk, count(*)::int AS n FROM gis_uats WHERE workspace_pk IS NOT NULL GROUP BY workspace_pk`,
+  );
+  const storedCount = new Map(stored.rows.map((x) => [x.workspace_pk, x.n]));
+  const differing = workspaces.filter((w) => opts.force || storedCount.get(w.workspaceId) !== w.uatCount);
+  let upserted = 0;
+  for (const w of differing) upserted += await upsertUats(db, await listWorkspaceUats(client, w.workspaceId));
+  const total = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM gis_uats`);
+  return { counties: workspaces.length, fetchedCounties: differing.length, upserted, totalUats: total.rows[0].n, unchanged: differing.length === 0 };
+}
+
+export interface CataloguePatchResult {
+  countiesChecked: number;
+  uatsUpdated: number;
+  geometry: { skipped: boolean; reason?: string; withGeometryBefore: number; updated: number; pending: number };
+  /** Debug samples (spec 4.4 PATCH): a few UATs as stored after the patch. */
+  samples: Array<{ siruta: number; name: string; county: string | null; workspacePk: number | null; hasGeometry: boolean }>;
+}
+
+async function storeGeometry(db: Db, rows: Array<{ siruta: number; rings: unknown; area?: number | null }>): Promise<number> {
+  if (rows.length === 0) return 0;
+  const r = await db.query(
+    `UPDATE gis_uats u SET geometry = jsonb_build_object('rings', v.g), area_value = COALESCE(v.a, u.area_value)
+       FROM unnest($1::int[], $2::jsonb[], $3::float8[]) AS v(s, g, a) WHERE u.siruta = v.s`,
+    [rows.map((x) => x.siruta), rows.map((x) => JSON.stringify(x.rings)), rows.map((x) => x.area ?? null)],
+  );
+  return r.rowCount ?? 0;
+}
+
+/**
+ * Spec 4.4 `PATCH /uats`: refreshes county names and workspacePk of every UAT, and UAT
+ * geometry unless more than half of the UATs already have it. Boundaries come from the
+ * LIMITE_UAT layer per county (one paged query each), then one by one from the nomenclature for
+ * UATs the layer lacks, within a time budget; a repeat PATCH continues.
+ */
+export async function patchUatCatalogue(client: LandregClient, db: Db, now: () => number = Date.now): Promise<CataloguePatchResult> {
+  const workspaces = await listWorkspaces(client);
+  let uatsUpdated = 0;
+  for (const w of workspaces) uatsUpdated += await upsertUats(db, await listWorkspaceUats(client, w.workspaceId));
+
+  const g = await db.query<{ total: number; with_geom: number }>(
+    `SELECT count(*)::int AS total, count(*) FILTER (WHERE geometry IS NOT NULL OR geom IS NOT NULL)::int AS with_geom FROM gis_uats`,
+  );
+  const { total, with_geom: withGeometryBefore } = g.rows[0];
+  let geometry: CataloguePatchResult['geometry'];
+  if (total > 0 && withGeometryBefore > GEOMETRY_SKIP_RATIO * total) {
+    geometry = { skipped: true, reason: 'Peste 50% dintre UAT-uri au deja geometrie.', withGeometryBefore, updated: 0, pending: total - withGeometryBefore };
+  } else {
+    let updated = 0;
+    for (const w of workspaces) {
+      const features = await fetchAllFeatures(client, 'LIMITE_UAT', `WORKSPACE_ID = ${w.workspaceId}`, 'OBJECTID,ADMIN_UNIT_ID,AREA_VALUE');
+      updated += await storeGeometry(
+        db,
+        features
+          .filter((f) => f.geometry && 'rings' in f.geometry && typeof f.attributes.ADMIN_UNIT_ID === 'number')
+          .map((f) => ({ siruta: f.attributes.ADMIN_UNIT_ID as number, rings: (f.geometry as { rings: unknown }).rings, area: f.attributes.AREA_VALUE as number | null })),
+      );
+    }
+    const missing = await db.query<{ siruta: number }>(`SELECT siruta FROM gis_uats WHERE geometry IS NULL AND geom IS NULL ORDER BY siruta`);
+    const deadline = now() + GEOMETRY_FETCH_BUDGET_MS;
+    let pending = missing.rows.length;
+    const queue = missing.rows.map((x) => x.siruta);
+    // A few in flight at once; the client's rate limiter keeps the portal's pace.
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        for (let s = queue.shift(); s !== undefined && now() < deadline; s = queue.shift()) {
+          const d = await uatDetail(client, s, true);
+          if (d.geometry?.rings) {
+            updated += await storeGeometry(db, [{ siruta: s, rings: d.geometry.rings, area: d.areaValue ?? null }]);
+            pending--;
+          }
+        }
+      }),
+    );
+    geometry = { skipped: false, withGeometryBefore, updated, pending };
+  }
+  const samples = await db.query<{ siruta: number; name: string; county: string | null; workspace_pk: number | null; has_geometry: boolean }>(
+    `SELECT siruta, name, county, workspace_pk, geom IS NOT NULL AS has_geometry FROM gis_uats ORDER BY random() LIMIT 5`,
+  );
+  return {
+    countiesChecked: workspaces.length,
+    uatsUpdated,
+    geometry,
+    samples: samples.rows.map((x) => ({ siruta: x.siruta, name: x.name, county: x.county, workspacePk: x.workspace_pk, hasGeometry: x.has_geometry })),
+  };
+}
+
+/** True when the store has no county data yet (spec 3.1: first connection starts a county refresh). */
+export async function countyDataMissing(db: Db): Promise<boolean> {
+  const r = await db.query(`SELECT 1 FROM gis_uats WHERE county IS NOT NULL AND workspace_pk IS NOT NULL LIMIT 1`);
+  return (r.rowCount ?? 0) === 0;
+}

@@ -1,0 +1,224 @@
+/**
+ * HTTP client of the land-registry portal (paths in simulators/landreg/README.md). Every caller,
+ * API or worker, shares ONE server-side portal session kept in the store: a call reads the
+ * stored cookie, and on 401 re-logs in under a PostgreSQL advisory lock, so N concurrent callers
+ * that all see the session expire cause exactly one login. Credential order (spec 4.4 "Sync
+ * behaviours" 6): explicit body credentials → the stored session's → LANDREG_USERNAME/PASSWORD.
+ */
+import { config } from '../config';
+import { getPool, withTransaction, type Db } from '../db/pool';
+import {
+  PortalCredentialsError,
+  PortalHttpError,
+  PortalMaintenanceError,
+  PortalMalformedError,
+  PortalTimeoutError,
+  looksLikeMaintenance,
+} from './errors';
+import { RateLimiter } from './rateLimiter';
+import {
+  RELOGIN_LOCK_KEY,
+  readPortalSession,
+  savePortalSession,
+  clearPortalSession,
+  type PortalCredentials,
+  type StoredPortalSession,
+} from './sessionStore';
+
+export const PORTAL_API_PREFIX = '/eterra/api';
+
+export interface LandregClientOptions {
+  db?: Db;
+  baseUrl?: string;
+  timeoutMs?: number;
+  requestsPerSecond?: number;
+}
+
+export interface RawAnswer {
+  status: number;
+  text: string;
+  headers: Headers;
+}
+
+type Query = Record<string, string | number | boolean | undefined>;
+
+const limiters = new Map<number, RateLimiter>();
+function limiterFor(rps: number): RateLimiter {
+  let l = limiters.get(rps);
+  if (!l) limiters.set(rps, (l = new RateLimiter(rps)));
+  return l;
+}
+
+/** `JSESSIONID=…` pairs of the Set-Cookie lines, as one Cookie header value. */
+export function cookieHeaderFrom(headers: Headers): string | null {
+  const lines = headers.getSetCookie?.() ?? [];
+  const pairs = lines.map((l) => l.split(';')[0].trim()).filter((p) => p.includes('=') && !p.endsWith('='));
+  return pairs.length ? pairs.join('; ') : null;
+}
+
+/** Credentials from the first source that has both parts (spec 4.4 "Sync behaviours" 6). */
+export function resolveCredentials(
+  body: Partial<PortalCredentials> | undefined,
+  session: Pick<StoredPortalSession, 'username' | 'password'> | undefined,
+): PortalCredentials {
+  if (body?.username && body.password) return { username: body.username, password: body.password };
+  if (session?.username && session.password) return { username: session.username, password: session.password };
+  return { username: config.landreg.username, password: config.landreg.password };
+}
+
+export class LandregClient {
+  readonly db: Db;
+  readonly baseUrl: string;
+  private readonly timeoutMs: number;
+  private readonly limiter: RateLimiter;
+
+  constructor(opts: LandregClientOptions = {}) {
+    this.db = opts.db ?? getPool();
+    this.baseUrl = (opts.baseUrl ?? config.landreg.baseUrl).replace(/\/+$/, '');
+    this.timeoutMs = opts.timeoutMs ?? config.landreg.requestTimeoutMs;
+    this.limiter = limiterFor(opts.requestsPerSecond ?? config.landreg.requestsPerSecond);
+  }
+
+  private url(path: string, query?: Query): string {
+    const u = new URL(`${this.baseUrl}${PORTAL_API_PREFIX}${path}`);
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) u.searchParams.set(k, String(v));
+    return u.toString();
+  }
+
+  /** One HTTP exchange: rate-limited, with a deadline; maintenance pages become typed errors. */
+  async raw(method: 'GET' | 'POST', path: string, opts: { query?: Query; form?: Query; cookie?: string | null } = {}): Promise<RawAnswer> {
+    await this.limiter.take();
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (opts.cookie) headers.cookie = opts.cookie;
+    let body: string | undefined;
+    if (opts.form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      const p = new URLSearchParams();
+      for (const [k, v] of Object.entries(opts.form)) if (v !== undefined) p.set(k, String(v));
+      body = p.toString();
+    }
+    let res: Response;
+    try {
+      res = await fetch(this.url(path, opts.query), { method, headers, body, signal: AbortSignal.timeout(this.timeoutMs), redirect: 'manual' });
+    } catch (err) {
+      const name = (err as Error).name;
+      if (name === 'TimeoutError' || name === 'AbortError') throw new PortalTimeoutError(`${method} ${path}`);
+      throw new PortalHttpError(0, `${method} ${path}: ${(err as Error).message}`);
+    }
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (err) {
+      const name = (err as Error).name;
+      if (name === 'TimeoutError' || name === 'AbortError') throw new PortalTimeoutError(`${method} ${path}`);
+      throw new PortalHttpError(res.status, `${method} ${path}: ${(err as Error).message}`);
+    }
+    if (looksLikeMaintenance(res.status, text)) throw new PortalMaintenanceError();
+    return { status: res.status, text, headers: res.headers };
+  }
+
+  /** Signs in with the given credentials; returns the session cookie. Does not store it. */
+  async signIn(creds: PortalCredentials): Promise<string> {
+    const ans = await this.raw('POST', '/authentication', { form: { j_username: creds.username, j_password: creds.password } });
+    if (ans.status === 401 || ans.status === 403) throw new PortalCredentialsError();
+    if (ans.status !== 200) throw new PortalHttpError(ans.status, 'POST /authentication');
+    const cookie = cookieHeaderFrom(ans.headers);
+    if (!cookie) throw new PortalMalformedError('login answered without a session cookie');
+    return cookie;
+  }
+
+  /**
+   * Explicit connect (login route, session POST): signs in with body → session → env
+   * credentials and stores the new shared session. Serialised with re-logins.
+   */
+  async connect(body?: Partial<PortalCredentials>): Promise<StoredPortalSession> {
+    return withTransaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [RELOGIN_LOCK_KEY]);
+      const current = await readPortalSession(tx);
+      const creds = resolveCredentials(body, current);
+      const cookie = await this.signIn(creds);
+      await savePortalSession(tx, creds, cookie);
+      return readPortalSession(tx);
+    }, this.db);
+  }
+
+  /** Forgets the shared session (and tells the portal, best effort). */
+  async disconnect(): Promise<void> {
+    const current = await readPortalSession(this.db);
+    if (current.cookie) await this.raw('POST', '/logout', { cookie: current.cookie }).catch(() => undefined);
+    await clearPortalSession(this.db);
+  }
+
+  /**
+   * Returns a live cookie. `stale` is the sealed session a caller just saw rejected: if the store
+   * still holds it (or nothing), this caller logs in; otherwise another caller already did.
+   */
+  private async ensureCookie(stale: string | null | undefined): Promise<{ cookie: string; sealed: string }> {
+    const current = await readPortalSession(this.db);
+    if (current.cookie && current.sealed && current.sealed !== stale) return { cookie: current.cookie, sealed: current.sealed };
+    return withTransaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [RELOGIN_LOCK_KEY]);
+      const locked = await readPortalSession(tx);
+      if (locked.cookie && locked.sealed && locked.sealed !== stale) return { cookie: locked.cookie, sealed: locked.sealed };
+      const creds = resolveCredentials(undefined, locked);
+      const cookie = await this.signIn(creds);
+      const sealed = await savePortalSession(tx, creds, cookie, true);
+      return { cookie, sealed };
+    }, this.db);
+  }
+
+  /** A call with the shared session; one transparent re-login on 401. */
+  async call(method: 'GET' | 'POST', path: string, opts: { query?: Query; form?: Query } = {}): Promise<RawAnswer> {
+    let session = await this.ensureCookie(undefined);
+    let ans = await this.raw(method, path, { ...opts, cookie: session.cookie });
+    if (ans.status === 401) {
+      session = await this.ensureCookie(session.sealed);
+      ans = await this.raw(method, path, { ...opts, cookie: session.cookie });
+      if (ans.status === 401) throw new PortalCredentialsError();
+    }
+    if (ans.status >= 400) throw new PortalHttpError(ans.status, `${method} ${path}`);
+    return ans;
+  }
+
+  /** JSON call; ArcGIS-style `{error:{…}}` bodies (answered with HTTP 200) become typed errors. */
+  async json<T>(method: 'GET' | 'POST', path: string, opts: { query?: Query; form?: Query } = {}): Promise<T> {
+    const ans = await this.call(method, path, opts);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(ans.text);
+    } catch {
+      throw new PortalMalformedError(`${method} ${path}: not JSON: ${ans.text.slice(0, 80)}`);
+    }
+    const e = (parsed as { error?: { message?: string; details?: string[] } } | null)?.error;
+    if (e && typeof e === 'object') {
+      throw new PortalMalformedError(`${method} ${path}: ${e.message ?? 'error'} ${(e.details ?? []).join('; ')}`);
+    }
+    return parsed as T;
+  }
+
+  get<T>(path: string, query?: Query): Promise<T> {
+    return this.json<T>('GET', path, { query });
+  }
+
+  /**
+   * Health ping (spec 3.1): never logs in. Any answer below 500 means the portal is up (a 401
+   * only says our session is gone); 503 with the maintenance keywords means maintenance.
+   */
+  async ping(): Promise<{ available: boolean; maintenance: boolean; status?: number; error?: string }> {
+    const current = await readPortalSession(this.db);
+    try {
+      const ans = await this.raw('GET', '/account', { cookie: current.cookie });
+      return { available: ans.status < 500, maintenance: false, status: ans.status };
+    } catch (err) {
+      if (err instanceof PortalMaintenanceError) return { available: false, maintenance: true, status: 503 };
+      return { available: false, maintenance: false, error: (err as Error).message };
+    }
+  }
+}
+
+let shared: LandregClient | undefined;
+/** The process-wide client on the shared pool and configured portal. */
+export function getLandregClient(): LandregClient {
+  shared ??= new LandregClient();
+  return shared;
+}

@@ -1,0 +1,61 @@
+/**
+ * Typed failures of the land-registry portal. They are AppErrors, so a route that lets one
+ * escape answers with the contract body; `retryable` tells the Temporal activities whether a
+ * retry can help (bad credentials and malformed answers cannot, maintenance and 5xx can).
+ */
+import { AppError } from '../errors';
+
+export class PortalError extends AppError {
+  readonly retryable: boolean;
+  constructor(status: number, code: string, message: string, retryable: boolean, hint?: string) {
+    super(status, code, message, { hint });
+    this.name = new.target.name;
+    this.retryable = retryable;
+  }
+}
+
+/** The portal answers 503 with its maintenance page ("mentenanță"). */
+export class PortalMaintenanceError extends PortalError {
+  constructor() {
+    super(503, 'portal_maintenance', 'Portalul de cadastru este în mentenanță. Încercați mai târziu.', true);
+  }
+}
+
+/** The portal refused the user name or password. */
+export class PortalCredentialsError extends PortalError {
+  constructor() {
+    super(422, 'portal_credentials_invalid', 'Portalul de cadastru a refuzat numele de utilizator sau parola.', false);
+  }
+}
+
+/** No answer within config.landreg.requestTimeoutMs. */
+export class PortalTimeoutError extends PortalError {
+  constructor(what: string) {
+    super(504, 'upstream_timeout', 'Portalul de cadastru nu a răspuns la timp.', true, what);
+  }
+}
+
+/** The portal answered something the client cannot read (not JSON, wrong shape, ArcGIS error). */
+export class PortalMalformedError extends PortalError {
+  constructor(what: string) {
+    super(502, 'upstream_error', 'Portalul de cadastru a trimis un răspuns neașteptat.', false, what.slice(0, 200));
+  }
+}
+
+/** A 5xx (other than maintenance) or an unexpected status. */
+export class PortalHttpError extends PortalError {
+  readonly upstreamStatus: number;
+  constructor(upstreamStatus: number, what: string) {
+    super(502, 'upstream_error', 'Portalul de cadastru a răspuns cu o eroare.', upstreamStatus >= 500 || upstreamStatus === 429, `${upstreamStatus} ${what}`.slice(0, 200));
+    this.upstreamStatus = upstreamStatus;
+  }
+}
+
+/** Maintenance is a 503 whose page names it (spec 3.1: "status 503 and keywords"). */
+export const MAINTENANCE_KEYWORDS = ['mentenanță', 'mentenanta', 'maintenance'];
+
+export function looksLikeMaintenance(status: number, body: string): boolean {
+  if (status !== 503) return false;
+  const text = body.toLowerCase();
+  return MAINTENANCE_KEYWORDS.some((k) => text.includes(k));
+}

@@ -1,0 +1,136 @@
+/**
+ * Read-only views of the synced store for the landreg read routes (spec 4.4): sync status,
+ * stats, per-UAT summary, per-layer counts, the feature list and the local half of debug-fields.
+ */
+import type { Db } from '../db/pool';
+import { toSyncRun, type GisSyncRun } from './sync/store';
+
+/** `GET /sync-status`: per UAT and layer, the latest run and the last successful one. */
+export async function syncStatus(db: Db, siruta?: number): Promise<{ items: Array<{ siruta: number; uatName: string | null; layerId: string; featureCount: number; lastRun: GisSyncRun; lastSuccessAt: string | null }> }> {
+  const r = await db.query(
+    `SELECT DISTINCT ON (r.siruta, r.layer_id) r.*, u.name AS uat_name,
+            (SELECT max(finished_at) FROM gis_sync_runs d WHERE d.siruta = r.siruta AND d.layer_id = r.layer_id AND d.status = 'done') AS last_success,
+            (SELECT count(*)::int FROM gis_features f WHERE f.siruta = r.siruta AND f.layer_id = r.layer_id) AS feature_count
+       FROM gis_sync_runs r LEFT JOIN gis_uats u ON u.siruta = r.siruta
+      WHERE ($1::int IS NULL OR r.siruta = $1)
+      ORDER BY r.siruta, r.layer_id, r.started_at DESC`,
+    [siruta ?? null],
+  );
+  return {
+    items: r.rows.map((x) => ({
+      siruta: x.siruta,
+      uatName: x.uat_name,
+      layerId: x.layer_id,
+      featureCount: x.feature_count,
+      lastRun: toSyncRun(x),
+      lastSuccessAt: x.last_success ? (x.last_success as Date).toISOString() : null,
+    })),
+  };
+}
+
+/** `GET /stats`: counts of UATs, parcels, buildings and the store's size. */
+export async function storeStats(db: Db): Promise<{ uats: number; uatsWithFeatures: number; parcels: number; buildings: number; features: number; enrichedParcels: number; storeSizeBytes: number; lastSyncAt: string | null }> {
+  const r = await db.query(
+    `SELECT (SELECT count(*)::int FROM gis_uats) AS uats,
+            (SELECT count(DISTINCT siruta)::int FROM gis_features) AS uats_with_features,
+            (SELECT count(*)::int FROM gis_features WHERE layer_id = 'TERENURI_ACTIVE') AS parcels,
+            (SELECT count(*)::int FROM gis_features WHERE layer_id = 'CLADIRI_ACTIVE') AS buildings,
+            (SELECT count(*)::int FROM gis_features) AS features,
+            (SELECT count(*)::int FROM gis_features WHERE layer_id = 'TERENURI_ACTIVE' AND enrichment IS NOT NULL) AS enriched,
+            (pg_total_relation_size('gis_features') + pg_total_relation_size('gis_uats'))::bigint::text AS size,
+            (SELECT max(finished_at) FROM gis_sync_runs WHERE status = 'done') AS last_sync`,
+  );
+  const x = r.rows[0];
+  return {
+    uats: x.uats,
+    uatsWithFeatures: x.uats_with_features,
+    parcels: x.parcels,
+    buildings: x.buildings,
+    features: x.features,
+    enrichedParcels: x.enriched,
+    storeSizeBytes: Number(x.size),
+    lastSyncAt: x.last_sync ? (x.last_sync as Date).toISOString() : null,
+  };
+}
+
+/** `GET /db-summary`: per UAT with features, per layer: with geometry, without (NO_GEOMETRY), enriched. */
+export async function dbSummary(db: Db): Promise<{ uats: Array<{ siruta: number; name: string | null; county: string | null; layers: Record<string, { total: number; withGeometry: number; noGeometry: number; enriched: number; reenrichMarked: number }>; lastSyncAt: string | null }> }> {
+  const r = await db.query(
+    `SELECT f.siruta, u.name, u.county, f.layer_id,
+            count(*)::int AS total,
+            count(*) FILTER (WHERE f.geom IS NOT NULL)::int AS with_geometry,
+            count(*) FILTER (WHERE f.geometry_source = 'NO_GEOMETRY')::int AS no_geometry,
+            count(*) FILTER (WHERE f.enrichment IS NOT NULL)::int AS enriched,
+            count(*) FILTER (WHERE f.reenrich_marked)::int AS reenrich_marked,
+            (SELECT max(finished_at) FROM gis_sync_runs r WHERE r.siruta = f.siruta AND r.status = 'done') AS last_sync
+       FROM gis_features f LEFT JOIN gis_uats u ON u.siruta = f.siruta
+      GROUP BY f.siruta, u.name, u.county, f.layer_id ORDER BY u.county, u.name, f.siruta, f.layer_id`,
+  );
+  const bySiruta = new Map<number, { siruta: number; name: string | null; county: string | null; layers: Record<string, { total: number; withGeometry: number; noGeometry: number; enriched: number; reenrichMarked: number }>; lastSyncAt: string | null }>();
+  for (const x of r.rows) {
+    let u = bySiruta.get(x.siruta);
+    if (!u) bySiruta.set(x.siruta, (u = { siruta: x.siruta, name: x.name, county: x.county, layers: {}, lastSyncAt: x.last_sync ? (x.last_sync as Date).toISOString() : null }));
+    u.layers[x.layer_id] = { total: x.total, withGeometry: x.with_geometry, noGeometry: x.no_geometry, enriched: x.enriched, reenrichMarked: x.reenrich_marked };
+  }
+  return { uats: [...bySiruta.values()] };
+}
+
+/** `GET /layers/summary`: feature counts per layer. */
+export async function layersSummary(db: Db): Promise<{ layers: Array<{ layerId: string; category: string | null; name: string | null; features: number; uats: number }> }> {
+  const r = await db.query(
+    `SELECT l.layer_id, l.category, l.name, coalesce(c.n, 0)::int AS features, coalesce(c.uats, 0)::int AS uats
+       FROM gis_layers l LEFT JOIN (SELECT layer_id, count(*) AS n, count(DISTINCT siruta) AS uats FROM gis_features GROUP BY layer_id) c USING (layer_id)
+      ORDER BY l.category, l.layer_id`,
+  );
+  return { layers: r.rows.map((x) => ({ layerId: x.layer_id, category: x.category, name: x.name, features: x.features, uats: x.uats })) };
+}
+
+export interface FeatureListItem {
+  id: string;
+  objectId: number;
+  siruta: number;
+  layerId: string;
+  cadastralRef: string | null;
+  areaValue: number | null;
+  geometrySource: string | null;
+  enrichedAt: string | null;
+}
+
+/** CONTRACT.md `GET /features`. */
+export async function listFeatures(db: Db, q: { siruta?: number; layerId?: string; limit: number; offset: number }): Promise<{ items: FeatureListItem[]; total: number }> {
+  const params = [q.siruta ?? null, q.layerId ?? null];
+  const where = `($1::int IS NULL OR siruta = $1) AND ($2::text IS NULL OR layer_id = $2)`;
+  const [items, total] = await Promise.all([
+    db.query(
+      `SELECT id, object_id::text, siruta, layer_id, cadastral_ref, area_value, geometry_source, enriched_at
+         FROM gis_features WHERE ${where} ORDER BY siruta, layer_id, object_id LIMIT $3 OFFSET $4`,
+      [...params, q.limit, q.offset],
+    ),
+    db.query<{ n: number }>(`SELECT count(*)::int AS n FROM gis_features WHERE ${where}`, params),
+  ]);
+  return {
+    items: items.rows.map((x) => ({
+      id: x.id,
+      objectId: Number(x.object_id),
+      siruta: x.siruta,
+      layerId: x.layer_id,
+      cadastralRef: x.cadastral_ref,
+      areaValue: x.area_value,
+      geometrySource: x.geometry_source,
+      enrichedAt: x.enriched_at ? (x.enriched_at as Date).toISOString() : null,
+    })),
+    total: total.rows[0].n,
+  };
+}
+
+/** The store's rows of a parcel and its buildings (`<ref>-C<n>`), for debug-fields. */
+export async function localFeatureState(db: Db, siruta: number, cadRef: string): Promise<unknown[]> {
+  const r = await db.query(
+    `SELECT id, layer_id, object_id::text AS object_id, cadastral_ref, area_value, is_active, geometry_source, attributes,
+            enrichment, enriched_at, reenrich_marked, valid_from, sync_run_id, updated_at, geom IS NOT NULL AS has_geometry
+       FROM gis_features WHERE siruta = $1 AND (cadastral_ref = $2 OR cadastral_ref LIKE $3)
+      ORDER BY layer_id, cadastral_ref`,
+    [siruta, cadRef, `${cadRef.replace(/[%_\\]/g, '\\$&')}-C%`],
+  );
+  return r.rows;
+}

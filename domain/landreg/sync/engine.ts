@@ -1,0 +1,141 @@
+/**
+ * The steps of one layer sync (spec 4.4 "Sync behaviours" 1, 2, 5; docs/sync.md), each a
+ * function the landreg activities call: plan → download pages → apply removals → probe → close.
+ * Portal calls go through LandregClient (shared session, rate limit); writes through ./store.
+ */
+import type { Db } from '../../db/pool';
+import type { LandregClient } from '../client';
+import { countFeatures, fetchFeaturesByIds, fetchObjectIds, timestampLiteral, uatWhere } from '../portal';
+import {
+  canSkipIdDiff,
+  changedSinceBound,
+  diffIds,
+  fullSyncReason,
+  type FullSyncReason,
+  type SyncMode,
+} from './rules';
+import {
+  hasCompletedSync,
+  lastUpdatedWatermark,
+  localCount,
+  localObjectIds,
+  markForReenrichment,
+  oldestEnriched,
+  pendingPage,
+  stagePlan,
+  storedAmong,
+  writePage,
+  type PageWriteResult,
+} from './store';
+
+/** The parcels layer: the only one enriched, so the only one the documentation probe looks at. */
+export const PARCELS_LAYER = 'TERENURI_ACTIVE';
+
+export interface LayerSyncInput {
+  runId: string;
+  siruta: number;
+  layerId: string;
+  forceFullSync?: boolean;
+}
+
+export interface LayerSyncPlan {
+  runId: string;
+  mode: SyncMode;
+  fullReason: FullSyncReason | null;
+  remoteCount: number;
+  localCountBefore: number;
+  toFetch: number;
+  toRemove: number;
+  pages: number;
+  /** True when the id list was compared (false: the quick count comparison sufficed). */
+  idDiff: boolean;
+}
+
+export async function planLayerSync(client: LandregClient, db: Db, input: LayerSyncInput): Promise<LayerSyncPlan> {
+  const { siruta, layerId } = input;
+  const runId = input.runId;
+  const where = uatWhere(siruta);
+  const remoteCount = await countFeatures(client, layerId, where);
+  const localBefore = await localCount(db, siruta, layerId);
+  const firstSync = !(await hasCompletedSync(db, siruta, layerId));
+
+  const full = async (reason: FullSyncReason, remoteIds?: number[]): Promise<LayerSyncPlan> => {
+    const ids = remoteIds ?? (await fetchObjectIds(client, layerId, where));
+    const { removed } = diffIds(ids, await localObjectIds(db, siruta, layerId));
+    const pages = await stagePlan(db, runId, { mode: 'full', remoteCount, localCountBefore: localBefore, fetch: ids, remove: removed });
+    return { runId, mode: 'full', fullReason: reason, remoteCount, localCountBefore: localBefore, toFetch: ids.length, toRemove: removed.length, pages, idDiff: true };
+  };
+
+  const early = fullSyncReason({ firstSync: firstSync || localBefore === 0, forceFullSync: !!input.forceFullSync, localCount: localBefore });
+  if (early) return full(early);
+
+  // Changes since the newest stored LAST_UPDATED_DTM: an id list, never a feature download.
+  const watermark = await lastUpdatedWatermark(db, siruta, layerId);
+  const changed =
+    watermark === null
+      ? []
+      : await fetchObjectIds(client, layerId, uatWhere(siruta, `LAST_UPDATED_DTM >= ${timestampLiteral(changedSinceBound(watermark))}`));
+  const stored = await storedAmong(db, siruta, layerId, changed);
+  const changedNew = changed.filter((id) => !stored.has(id));
+  const changedExisting = changed.filter((id) => stored.has(id));
+
+  let added = changedNew;
+  let removed: number[] = [];
+  let idDiff = false;
+  if (!canSkipIdDiff(remoteCount, localBefore, changedNew.length)) {
+    const remoteIds = await fetchObjectIds(client, layerId, where);
+    const diff = diffIds(remoteIds, await localObjectIds(db, siruta, layerId));
+    const reason = fullSyncReason({ firstSync: false, forceFullSync: false, localCount: localBefore, delta: diff.added.length + diff.removed.length });
+    if (reason) return full(reason, remoteIds);
+    added = diff.added;
+    removed = diff.removed;
+    idDiff = true;
+  }
+  const removedSet = new Set(removed);
+  const fetch = [...added, ...changedExisting.filter((id) => !removedSet.has(id))];
+  const pages = await stagePlan(db, runId, { mode: 'delta', remoteCount, localCountBefore: localBefore, fetch, remove: removed });
+  return { runId, mode: 'delta', fullReason: null, remoteCount, localCountBefore: localBefore, toFetch: fetch.length, toRemove: removed.length, pages, idDiff };
+}
+
+/** Downloads one staged page and writes it; a page already written is a no-op. */
+export async function downloadPage(
+  client: LandregClient,
+  db: Db,
+  a: { runId: string; siruta: number; layerId: string; page: number },
+): Promise<PageWriteResult> {
+  const ids = await pendingPage(db, a.runId, a.page);
+  if (ids.length === 0) return { written: 0, inserted: 0, reenrichMarked: 0 };
+  const features = await fetchFeaturesByIds(client, a.layerId, uatWhere(a.siruta), ids);
+  return writePage(db, { ...a, features });
+}
+
+/**
+ * Spec 4.4 SB2 rolling probe: the oldest-enriched parcels are asked for their current VALID_FROM
+ * (attributes only, no geometry); a changed one is marked for re-enrichment. No enriched parcel,
+ * no portal call.
+ */
+export async function probeEnrichedParcels(
+  client: LandregClient,
+  db: Db,
+  a: { runId: string; siruta: number; layerId: string },
+): Promise<{ probed: number; marked: number }> {
+  if (a.layerId !== PARCELS_LAYER) return { probed: 0, marked: 0 };
+  const sample = await oldestEnriched(db, a.siruta, a.layerId);
+  if (sample.length === 0) return { probed: 0, marked: 0 };
+  const remote = await fetchFeaturesByIds(
+    client,
+    a.layerId,
+    uatWhere(a.siruta),
+    sample.map((s) => s.objectId),
+    { outFields: 'OBJECTID,VALID_FROM', returnGeometry: false },
+  );
+  const remoteValidFrom = new Map(remote.map((f) => [Number(f.attributes.OBJECTID), f.attributes.VALID_FROM]));
+  const changed = sample
+    .filter((s) => {
+      const v = remoteValidFrom.get(s.objectId);
+      return typeof v === 'number' && v !== (s.validFrom ? s.validFrom.getTime() : null);
+    })
+    .map((s) => s.objectId);
+  const marked = await markForReenrichment(db, { ...a, objectIds: changed });
+  return { probed: sample.length, marked };
+}

@@ -1,0 +1,75 @@
+/**
+ * The pure rules of a layer sync (spec 4.4 "Sync behaviours" 1, 2; spec 8 limits). No I/O:
+ * table-driven tests in test/unit/landreg-sync-rules.test.ts.
+ */
+
+/** Spec 8 "delta threshold": a delta above 50% of the stored features turns into a full sync. */
+export const DELTA_FULL_SYNC_RATIO = 0.5;
+
+/** Spec 8 "rolling documentation probe": the 200 oldest-enriched parcels are re-checked each delta sync. */
+export const ENRICHMENT_PROBE_SIZE = 200;
+
+/** ArcGIS page size of the portal: ids are downloaded 1000 to a page. */
+export const SYNC_PAGE_SIZE = 1000;
+
+export type SyncMode = 'delta' | 'full';
+
+export type FullSyncReason = 'first_sync' | 'forced' | 'delta_over_threshold';
+
+export interface IdDiff {
+  added: number[];
+  removed: number[];
+}
+
+/** Remote ids vs stored ids: what to download and what to delete. */
+export function diffIds(remote: readonly number[], local: readonly number[]): IdDiff {
+  const localSet = new Set(local);
+  const remoteSet = new Set(remote);
+  return {
+    added: [...remoteSet].filter((id) => !localSet.has(id)).sort((a, b) => a - b),
+    removed: [...localSet].filter((id) => !remoteSet.has(id)).sort((a, b) => a - b),
+  };
+}
+
+/** Spec 4.4 SB1: full on first sync, on forceFullSync, or when the delta exceeds 50%. */
+export function fullSyncReason(opts: {
+  firstSync: boolean;
+  forceFullSync: boolean;
+  localCount: number;
+  delta?: number;
+}): FullSyncReason | null {
+  if (opts.firstSync) return 'first_sync';
+  if (opts.forceFullSync) return 'forced';
+  if (opts.delta !== undefined && opts.delta > DELTA_FULL_SYNC_RATIO * opts.localCount) return 'delta_over_threshold';
+  return null;
+}
+
+/**
+ * Spec 4.4 SB2: the quick count comparison. When the remote count equals the stored count plus
+ * the new ids already known from the change query, nothing was removed and nothing else was
+ * added, so the full id list need not be fetched.
+ */
+export function canSkipIdDiff(remoteCount: number, localCount: number, knownNew: number): boolean {
+  return remoteCount === localCount + knownNew;
+}
+
+/**
+ * The change query's lower bound: strictly after the newest LAST_UPDATED_DTM in the store. The
+ * portal's timestamp literals have whole seconds, so round up to the next second.
+ */
+export function changedSinceBound(watermarkMs: number): number {
+  return Math.floor(watermarkMs / 1000) * 1000 + 1000;
+}
+
+/** Splits sorted ids into pages numbered from 0. */
+export function pageOf(index: number, pageSize = SYNC_PAGE_SIZE): number {
+  return Math.floor(index / pageSize);
+}
+
+/** Contiguous page ranges [from, to) of at most `perChunk` pages: one download activity each. */
+export function pageChunks(pages: number, perChunk: number): Array<{ fromPage: number; toPage: number }> {
+  const out: Array<{ fromPage: number; toPage: number }> = [];
+  const step = Math.max(1, perChunk);
+  for (let p = 0; p < pages; p += step) out.push({ fromPage: p, toPage: Math.min(pages, p + step) });
+  return out;
+}

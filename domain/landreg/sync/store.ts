@@ -1,0 +1,338 @@
+/**
+ * SQL of the layer sync: sync-run records, the staging of ids (gis_sync_pending), the bulk
+ * upsert of downloaded features (COPY into a temp table, then ONE INSERT … ON CONFLICT) and the
+ * deletions. Every page is written in one transaction together with its run counters and the
+ * removal of its staging rows, so a page re-run after a crash finds nothing left to do.
+ */
+import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { withTransaction, type Db } from '../../db/pool';
+import { esriToEwkt } from '../../geo/esri';
+import type { EsriFeature } from '../portal';
+import { ENRICHMENT_PROBE_SIZE, pageOf, type SyncMode } from './rules';
+
+export type SyncTrigger = 'manual' | 'schedule' | 'county' | 'all_counties' | 'weekend' | 'export' | 'auto_refresh';
+export type SyncStatus = 'running' | 'done' | 'failed';
+
+/** CONTRACT.md section 3, GisSyncRun. */
+export interface GisSyncRun {
+  id: string;
+  siruta: number;
+  layerId: string;
+  mode: SyncMode;
+  trigger: SyncTrigger;
+  status: SyncStatus;
+  startedAt: string;
+  finishedAt: string | null;
+  remoteCount: number | null;
+  localCountBefore: number | null;
+  added: number;
+  removed: number;
+  reenrichMarked: number;
+  workflowId: string | null;
+  error: string | null;
+}
+
+const RUN_COLUMNS = `id, siruta, layer_id, mode, trigger, status, started_at, finished_at, remote_count,
+  local_count_before, added, removed, reenrich_marked, workflow_id, error`;
+
+interface RunRow {
+  id: string;
+  siruta: number;
+  layer_id: string;
+  mode: SyncMode;
+  trigger: SyncTrigger;
+  status: SyncStatus;
+  started_at: Date;
+  finished_at: Date | null;
+  remote_count: number | null;
+  local_count_before: number | null;
+  added: number;
+  removed: number;
+  reenrich_marked: number;
+  workflow_id: string | null;
+  error: string | null;
+}
+
+export function toSyncRun(r: RunRow): GisSyncRun {
+  return {
+    id: r.id,
+    siruta: r.siruta,
+    layerId: r.layer_id,
+    mode: r.mode,
+    trigger: r.trigger,
+    status: r.status,
+    startedAt: r.started_at.toISOString(),
+    finishedAt: r.finished_at ? r.finished_at.toISOString() : null,
+    remoteCount: r.remote_count,
+    localCountBefore: r.local_count_before,
+    added: r.added,
+    removed: r.removed,
+    reenrichMarked: r.reenrich_marked,
+    workflowId: r.workflow_id,
+    error: r.error,
+  };
+}
+
+/**
+ * The run row of (workflow, layer): created on the first attempt, reused by a retried plan
+ * (its staging rows are dropped, the plan is made afresh).
+ */
+export async function openSyncRun(db: Db, a: { siruta: number; layerId: string; trigger: SyncTrigger; workflowId: string }): Promise<string> {
+  return withTransaction(async (tx) => {
+    const existing = await tx.query<{ id: string }>(
+      `SELECT id FROM gis_sync_runs WHERE workflow_id = $1 AND layer_id = $2 AND siruta = $3 AND status = 'running' LIMIT 1`,
+      [a.workflowId, a.layerId, a.siruta],
+    );
+    if (existing.rows[0]) {
+      await tx.query(`DELETE FROM gis_sync_pending WHERE run_id = $1`, [existing.rows[0].id]);
+      await tx.query(`UPDATE gis_sync_runs SET added = 0, removed = 0, reenrich_marked = 0 WHERE id = $1`, [existing.rows[0].id]);
+      return existing.rows[0].id;
+    }
+    const r = await tx.query<{ id: string }>(
+      `INSERT INTO gis_sync_runs (siruta, layer_id, mode, trigger, status, workflow_id) VALUES ($1, $2, 'delta', $3, 'running', $4) RETURNING id`,
+      [a.siruta, a.layerId, a.trigger, a.workflowId],
+    );
+    return r.rows[0].id;
+  }, db);
+}
+
+export async function getSyncRun(db: Db, runId: string): Promise<GisSyncRun | null> {
+  const r = await db.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM gis_sync_runs WHERE id = $1`, [runId]);
+  return r.rows[0] ? toSyncRun(r.rows[0]) : null;
+}
+
+/** Whether (siruta, layer) was ever synced to the end: without one, the next sync is full. */
+export async function hasCompletedSync(db: Db, siruta: number, layerId: string): Promise<boolean> {
+  const r = await db.query(`SELECT 1 FROM gis_sync_runs WHERE siruta = $1 AND layer_id = $2 AND status = 'done' LIMIT 1`, [siruta, layerId]);
+  return (r.rowCount ?? 0) > 0;
+}
+
+// NO_GEOMETRY imports (negative object ids, spec 2.3) are not features of the remote layer: the
+// layer sync never counts, diffs or deletes them.
+const LAYER_ROWS = `layer_id = $1 AND siruta = $2 AND object_id >= 0`;
+
+export async function localCount(db: Db, siruta: number, layerId: string): Promise<number> {
+  const r = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM gis_features WHERE ${LAYER_ROWS}`, [layerId, siruta]);
+  return r.rows[0].n;
+}
+
+export async function localObjectIds(db: Db, siruta: number, layerId: string): Promise<number[]> {
+  const r = await db.query<{ object_id: string }>(`SELECT object_id FROM gis_features WHERE ${LAYER_ROWS}`, [layerId, siruta]);
+  return r.rows.map((x) => Number(x.object_id));
+}
+
+/** Of the given ids, those already stored. */
+export async function storedAmong(db: Db, siruta: number, layerId: string, ids: readonly number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const r = await db.query<{ object_id: string }>(
+    `SELECT object_id FROM gis_features WHERE ${LAYER_ROWS} AND object_id = ANY($3::bigint[])`,
+    [layerId, siruta, ids],
+  );
+  return new Set(r.rows.map((x) => Number(x.object_id)));
+}
+
+/** Newest remote LAST_UPDATED_DTM (epoch ms) among the stored features; null when none carries one. */
+export async function lastUpdatedWatermark(db: Db, siruta: number, layerId: string): Promise<number | null> {
+  const r = await db.query<{ ms: string | null }>(
+    `SELECT max((attributes->>'LAST_UPDATED_DTM')::bigint)::text AS ms FROM gis_features
+      WHERE ${LAYER_ROWS} AND jsonb_typeof(attributes->'LAST_UPDATED_DTM') = 'number'`,
+    [layerId, siruta],
+  );
+  return r.rows[0]?.ms ? Number(r.rows[0].ms) : null;
+}
+
+async function insertIds(tx: pg.PoolClient | pg.Client, runId: string, kind: 'fetch' | 'remove', ids: readonly number[]): Promise<void> {
+  const CHUNK = 50_000;
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const slice = ids.slice(i, i + CHUNK);
+    const pages = slice.map((_, j) => (kind === 'fetch' ? pageOf(i + j) : 0));
+    await tx.query(
+      `INSERT INTO gis_sync_pending (run_id, kind, object_id, page)
+       SELECT $1, $2, u.id, u.page FROM unnest($3::bigint[], $4::int[]) AS u(id, page) ON CONFLICT DO NOTHING`,
+      [runId, kind, slice, pages],
+    );
+  }
+}
+
+/** Stages the plan and records mode and counts on the run; returns the number of pages. */
+export async function stagePlan(
+  db: Db,
+  runId: string,
+  plan: { mode: SyncMode; remoteCount: number; localCountBefore: number; fetch: readonly number[]; remove: readonly number[] },
+): Promise<number> {
+  const fetch = [...new Set(plan.fetch)].sort((a, b) => a - b);
+  const pages = fetch.length === 0 ? 0 : pageOf(fetch.length - 1) + 1;
+  await withTransaction(async (tx) => {
+    await tx.query(`DELETE FROM gis_sync_pending WHERE run_id = $1`, [runId]);
+    await insertIds(tx, runId, 'fetch', fetch);
+    await insertIds(tx, runId, 'remove', [...new Set(plan.remove)]);
+    await tx.query(
+      `UPDATE gis_sync_runs SET mode = $2, remote_count = $3, local_count_before = $4, pages = $5 WHERE id = $1`,
+      [runId, plan.mode, plan.remoteCount, plan.localCountBefore, pages],
+    );
+  }, db);
+  return pages;
+}
+
+/** The staged ids of one page still to download (empty once the page is written). */
+export async function pendingPage(db: Db, runId: string, page: number): Promise<number[]> {
+  const r = await db.query<{ object_id: string }>(
+    `SELECT object_id FROM gis_sync_pending WHERE run_id = $1 AND kind = 'fetch' AND page = $2 ORDER BY object_id`,
+    [runId, page],
+  );
+  return r.rows.map((x) => Number(x.object_id));
+}
+
+// COPY text format: backslash, tab, newline and carriage return escaped; \N is NULL.
+function copyField(v: string | number | boolean | null | undefined): string {
+  if (v === null || v === undefined) return '\\N';
+  return String(v).replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+}
+
+function num(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+export function stageLine(f: EsriFeature): string | null {
+  const a = f.attributes ?? {};
+  const objectId = num(a.OBJECTID);
+  if (objectId === null) return null;
+  const validFrom = num(a.VALID_FROM);
+  const cadRef = a.NATIONAL_CADASTRAL_REFERENCE;
+  const active = a.IS_ACTIVE;
+  return [
+    copyField(objectId),
+    copyField(typeof cadRef === 'string' ? cadRef : cadRef === null || cadRef === undefined ? null : String(cadRef)),
+    copyField(num(a.AREA_VALUE)),
+    copyField(active === undefined || active === null ? true : Number(active) !== 0),
+    copyField(JSON.stringify(a)),
+    copyField(validFrom === null ? null : new Date(validFrom).toISOString()),
+    copyField(esriToEwkt(f.geometry ?? null)),
+  ].join('\t');
+}
+
+export interface PageWriteResult {
+  written: number;
+  inserted: number;
+  reenrichMarked: number;
+}
+
+/**
+ * Writes one downloaded page: COPY into a temp table, ONE upsert, run counters, staging rows of
+ * the page removed. A stored feature whose VALID_FROM changed is marked for re-enrichment.
+ * Invalid rings (self-intersections) are repaired with ST_MakeValid.
+ */
+export async function writePage(
+  db: Db,
+  a: { runId: string; siruta: number; layerId: string; page: number; features: readonly EsriFeature[] },
+): Promise<PageWriteResult> {
+  return withTransaction(async (tx) => {
+    await tx.query(`CREATE TEMP TABLE sync_stage (
+      object_id bigint, cadastral_ref text, area_value double precision, is_active boolean,
+      attributes jsonb, valid_from timestamptz, geom geometry) ON COMMIT DROP`);
+    const lines: string[] = [];
+    for (const f of a.features) {
+      const line = stageLine(f);
+      if (line !== null) lines.push(line);
+    }
+    if (lines.length) {
+      const stream = tx.query(copyFrom(`COPY sync_stage (object_id, cadastral_ref, area_value, is_active, attributes, valid_from, geom) FROM STDIN`));
+      await new Promise<void>((resolve, reject) => {
+        stream.on('error', reject);
+        stream.on('finish', () => resolve());
+        stream.end(`${lines.join('\n')}\n`);
+      });
+    }
+    // The portal may repeat a feature across pages; the upsert must see each id once.
+    const counts = await tx.query<{ inserted: number; marked: number }>(
+      `WITH s AS (SELECT DISTINCT ON (object_id) * FROM sync_stage ORDER BY object_id)
+       SELECT count(*) FILTER (WHERE f.id IS NULL)::int AS inserted,
+              count(*) FILTER (WHERE f.id IS NOT NULL AND f.valid_from IS DISTINCT FROM s.valid_from)::int AS marked
+         FROM s LEFT JOIN gis_features f ON f.layer_id = $1 AND f.siruta = $2 AND f.object_id = s.object_id`,
+      [a.layerId, a.siruta],
+    );
+    const up = await tx.query(
+      `INSERT INTO gis_features (layer_id, siruta, object_id, cadastral_ref, area_value, is_active, geom, attributes, valid_from, sync_run_id)
+       SELECT $1, $2, s.object_id, s.cadastral_ref, s.area_value, s.is_active,
+              CASE WHEN s.geom IS NULL THEN NULL
+                   WHEN ST_IsValid(s.geom) THEN ST_SetSRID(s.geom, 3844)
+                   ELSE ST_SetSRID(ST_CollectionExtract(ST_MakeValid(s.geom), ST_Dimension(s.geom) + 1), 3844) END,
+              s.attributes, s.valid_from, $3
+         FROM (SELECT DISTINCT ON (object_id) * FROM sync_stage ORDER BY object_id) s
+       ON CONFLICT ON CONSTRAINT gis_features_layer_uat_object_key DO UPDATE SET
+         cadastral_ref = EXCLUDED.cadastral_ref, area_value = EXCLUDED.area_value, is_active = EXCLUDED.is_active,
+         geom = EXCLUDED.geom, attributes = EXCLUDED.attributes, sync_run_id = EXCLUDED.sync_run_id,
+         reenrich_marked = gis_features.reenrich_marked OR gis_features.valid_from IS DISTINCT FROM EXCLUDED.valid_from,
+         reenrich_marked_at = CASE WHEN gis_features.valid_from IS DISTINCT FROM EXCLUDED.valid_from THEN now()
+                                   ELSE gis_features.reenrich_marked_at END,
+         valid_from = EXCLUDED.valid_from`,
+      [a.layerId, a.siruta, a.runId],
+    );
+    const { inserted, marked } = counts.rows[0];
+    await tx.query(
+      `UPDATE gis_sync_runs SET added = added + $2, reenrich_marked = reenrich_marked + $3 WHERE id = $1`,
+      [a.runId, inserted, marked],
+    );
+    await tx.query(`DELETE FROM gis_sync_pending WHERE run_id = $1 AND kind = 'fetch' AND page = $2`, [a.runId, a.page]);
+    return { written: up.rowCount ?? 0, inserted, reenrichMarked: marked };
+  }, db);
+}
+
+/** Deletes the staged removals and counts them on the run (one transaction: safe to re-run). */
+export async function applyRemovals(db: Db, a: { runId: string; siruta: number; layerId: string }): Promise<number> {
+  return withTransaction(async (tx) => {
+    const del = await tx.query(
+      `DELETE FROM gis_features f USING gis_sync_pending p
+        WHERE p.run_id = $1 AND p.kind = 'remove' AND f.layer_id = $2 AND f.siruta = $3 AND f.object_id = p.object_id`,
+      [a.runId, a.layerId, a.siruta],
+    );
+    const n = del.rowCount ?? 0;
+    await tx.query(`DELETE FROM gis_sync_pending WHERE run_id = $1 AND kind = 'remove'`, [a.runId]);
+    await tx.query(`UPDATE gis_sync_runs SET removed = removed + $2 WHERE id = $1`, [a.runId, n]);
+    return n;
+  }, db);
+}
+
+/** The rolling probe's sample: the oldest-enriched parcels (spec 8: 200) with their stored VALID_FROM. */
+export async function oldestEnriched(db: Db, siruta: number, layerId: string, limit = ENRICHMENT_PROBE_SIZE): Promise<Array<{ objectId: number; validFrom: Date | null }>> {
+  const r = await db.query<{ object_id: string; valid_from: Date | null }>(
+    `SELECT object_id, valid_from FROM gis_features
+      WHERE ${LAYER_ROWS} AND enriched_at IS NOT NULL AND NOT reenrich_marked
+      ORDER BY enriched_at ASC LIMIT $3`,
+    [layerId, siruta, limit],
+  );
+  return r.rows.map((x) => ({ objectId: Number(x.object_id), validFrom: x.valid_from }));
+}
+
+/** Marks the given stored features for re-enrichment; returns how many were newly marked. */
+export async function markForReenrichment(db: Db, a: { runId: string; siruta: number; layerId: string; objectIds: readonly number[] }): Promise<number> {
+  if (a.objectIds.length === 0) return 0;
+  return withTransaction(async (tx) => {
+    const r = await tx.query(
+      `UPDATE gis_features SET reenrich_marked = true, reenrich_marked_at = now()
+        WHERE ${LAYER_ROWS} AND object_id = ANY($3::bigint[]) AND NOT reenrich_marked`,
+      [a.layerId, a.siruta, a.objectIds],
+    );
+    const n = r.rowCount ?? 0;
+    await tx.query(`UPDATE gis_sync_runs SET reenrich_marked = reenrich_marked + $2 WHERE id = $1`, [a.runId, n]);
+    return n;
+  }, db);
+}
+
+/** Closes a run; leftover staging rows go. Returns the final record. */
+export async function closeSyncRun(db: Db, runId: string, status: 'done' | 'failed', error?: string): Promise<GisSyncRun> {
+  await db.query(`DELETE FROM gis_sync_pending WHERE run_id = $1`, [runId]);
+  const r = await db.query<RunRow>(
+    `UPDATE gis_sync_runs SET status = $2, finished_at = now(), error = $3 WHERE id = $1 RETURNING ${RUN_COLUMNS}`,
+    [runId, status, error ?? null],
+  );
+  return toSyncRun(r.rows[0]);
+}
+
+/** Spec 2.2: the UAT keeps the remote layer's newest LAST_UPDATED_DTM (ISO text) for incremental sync. */
+export async function recordUatLastUpdated(db: Db, siruta: number, layerId: string): Promise<void> {
+  const ms = await lastUpdatedWatermark(db, siruta, layerId);
+  if (ms === null) return;
+  await db.query(`UPDATE gis_uats SET last_updated_dtm = $2 WHERE siruta = $1`, [siruta, new Date(ms).toISOString()]);
+}

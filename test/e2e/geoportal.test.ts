@@ -1,0 +1,131 @@
+/**
+ * Geoportal end to end (issue 7, deliverable 5): Dan signs in through the identity provider, opens
+ * the map, which renders planted parcels (siruta range 990300-990399, inserted into the stack's
+ * store here); search flies to a parcel; a click opens the feature panel and a click on empty map
+ * closes it; shift-click selects, the GPKG export downloads a file, ESC leaves selection mode.
+ * Screenshot: test-results/geoportal-map.png. Runs against E2E_BASE_URL or config.app.publicUrl.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { config, projectRoot } from '../../domain/config';
+import { closePool, getPool } from '../../domain/db/pool';
+import { plantGeoportalFixtures, removeGeoportalFixtures, type GeoportalFixture } from '../helpers/geoportalFixtures';
+
+const BASE_URL = (process.env.E2E_BASE_URL ?? config.app.publicUrl).replace(/\/+$/, '');
+const BASE_ORIGIN = new URL(BASE_URL).origin;
+const SCREENSHOT = path.join(projectRoot, 'test-results', 'geoportal-map.png');
+const SIRUTA_BASE = 990300;
+const USER = { email: 'dan@birou.ro', password: 'parola-dan' };
+
+async function signIn(page: Page): Promise<void> {
+  await page.locator('input[name="username"]').waitFor({ state: 'visible', timeout: 20_000 });
+  await page.locator('input[name="username"]').fill(USER.email);
+  await page.locator('input[name="password"]').fill(USER.password);
+  await Promise.all([page.waitForLoadState('load'), page.locator('input[name="password"]').press('Enter')]);
+  for (let step = 0; step < 3 && new URL(page.url()).origin !== BASE_ORIGIN; step++) {
+    const next = page.locator('form button[type="submit"], form input[type="submit"], form button:not([type])').first();
+    await next.waitFor({ state: 'visible', timeout: 10_000 });
+    await Promise.all([page.waitForLoadState('load'), next.click()]);
+  }
+  await page.waitForURL((u) => u.origin === BASE_ORIGIN, { timeout: 20_000 });
+}
+
+/** Screen position of a feature's first vertex region: the centre of its rendered bbox. */
+async function screenPointOf(page: Page, id: string): Promise<{ x: number; y: number }> {
+  const p = await page.evaluate((fid) => {
+    const map = (window as any).geoportalMap;
+    const f = map.queryRenderedFeatures({ layers: ['parcele-fill'] }).find((x: any) => x.properties.id === fid);
+    if (!f) return null;
+    const ring: [number, number][] = f.geometry.type === 'Polygon' ? f.geometry.coordinates[0] : f.geometry.coordinates[0][0];
+    const lon = ring.reduce((s, c) => s + c[0], 0) / ring.length;
+    const lat = ring.reduce((s, c) => s + c[1], 0) / ring.length;
+    const pt = map.project([lon, lat]);
+    const box = map.getCanvas().getBoundingClientRect();
+    return { x: box.left + pt.x, y: box.top + pt.y };
+  }, id);
+  if (!p) throw new Error(`parcel ${id} is not rendered`);
+  return p;
+}
+
+describe('geoportal map, end to end', () => {
+  let browser: Browser;
+  let fx: GeoportalFixture;
+
+  beforeAll(async () => {
+    fx = await plantGeoportalFixtures(getPool(), {
+      sirutaBase: SIRUTA_BASE,
+      centre: [23.55, 46.74],
+      nameA: 'Sânpaul Probă E2E',
+      nameB: 'Valea Seacă Probă E2E',
+    });
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-background-networking', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await removeGeoportalFixtures(getPool(), SIRUTA_BASE);
+    await closePool();
+  });
+
+  test('the map renders parcels, search flies to one, a click opens the panel, selection exports and ESC leaves it', async () => {
+    const context = await browser.newContext({ locale: 'ro-RO', viewport: { width: 1366, height: 860 }, acceptDownloads: true });
+    const page = await context.newPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+
+    await page.goto(`${BASE_URL}/geoportal`);
+    await signIn(page);
+    expect(new URL(page.url()).pathname).toBe('/geoportal');
+    const map = page.getByTestId('geoportal-map');
+    await page.waitForSelector('[data-testid="geoportal-map"][data-ready="1"]', { timeout: 30_000 });
+
+    // Search without diacritics, pick the parcel: the map flies there and shows its panel.
+    await page.getByTestId('geoportal-search').fill(fx.enriched.cadastralRef);
+    const hit = page.getByTestId('geoportal-search-results').getByRole('button', { name: /Sânpaul Probă E2E/ });
+    await hit.first().click();
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid="geoportal-map"]')?.getAttribute('data-rendered-parcels')) > 0, null, {
+      timeout: 30_000,
+    });
+    await expect(page.getByTestId('feature-panel-title').textContent()).resolves.toContain(fx.enriched.cadastralRef);
+    const zoom = Number(await map.getAttribute('data-zoom'));
+    expect(zoom).toBeGreaterThan(15);
+
+    // Close the panel by clicking empty map, zoom out to the whole UAT and click a parcel.
+    await page.evaluate(() => (window as any).geoportalMap.jumpTo({ zoom: 16.2 }));
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid="geoportal-map"]')?.getAttribute('data-zoom')) < 16.5);
+    await page.mouse.click(700, 200);
+    await page.getByTestId('feature-panel').waitFor({ state: 'detached', timeout: 10_000 });
+    const target = fx.parcels[5];
+    const pt = await screenPointOf(page, target.id);
+    await page.mouse.click(pt.x, pt.y);
+    await page.getByTestId('feature-panel-title').filter({ hasText: target.cadastralRef }).waitFor({ timeout: 10_000 });
+    await page.waitForTimeout(500);
+    fs.mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT });
+    expect(fs.statSync(SCREENSHOT).size).toBeGreaterThan(20_000);
+
+    // Shift-click selects two parcels; the GPKG export downloads a named file.
+    for (const p of [fx.parcels[0], fx.parcels[1]]) {
+      const at = await screenPointOf(page, p.id);
+      await page.keyboard.down('Shift');
+      await page.mouse.click(at.x, at.y);
+      await page.keyboard.up('Shift');
+    }
+    await expect(page.getByTestId('selection-count').textContent()).resolves.toBe('2 parcele selectate');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-gpkg').click()]);
+    expect(download.suggestedFilename()).toBe('parcele_sanpaul-proba-e2e_2.gpkg');
+
+    // Selection mode by toolbar; ESC leaves it.
+    await page.getByTestId('selection-toggle').click();
+    await expect(page.getByTestId('selection-toggle').getAttribute('aria-pressed')).resolves.toBe('true');
+    await page.keyboard.press('Escape');
+    await expect(page.getByTestId('selection-toggle').getAttribute('aria-pressed')).resolves.toBe('false');
+
+    expect(pageErrors).toEqual([]);
+    await context.close();
+  });
+});

@@ -1,0 +1,244 @@
+/**
+ * The landreg HTTP routes of the parcel sync against the real app (createApp), real PostGIS,
+ * real Temporal workers on their own task queues and an in-process simulator: the session state
+ * machine of spec 3.1, maintenance, the UAT catalogue, waiting and background syncs, progress,
+ * the 409 rules and the 410 legacy write gate.
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../../api/app';
+import { createSession, newSessionToken, sessionIdFor } from '../../api/auth/sessionStore';
+import { SESSION_COOKIE } from '../../api/auth/cookies';
+import { configureLandregApi } from '../../api/landreg/context';
+import { closePool } from '../../domain/db/pool';
+import { LandregClient } from '../../domain/landreg/client';
+import { closeTemporalClient } from '../../temporal/client';
+import { TaskQueue } from '../../temporal/queues';
+import { forgetUat, pickUat, startSyncRig, storedLayer, truthLayer, type SyncRig } from '../helpers/landregStack';
+
+let rig: SyncRig;
+let server: http.Server;
+let base: string;
+let siruta: number;
+const cookies: Record<'legacy' | 'central', string> = { legacy: '', central: '' };
+
+async function signIn(email: string, useCentralApi: boolean): Promise<string> {
+  const token = newSessionToken();
+  const far = Date.now() + 3_600_000;
+  await createSession(
+    sessionIdFor(token),
+    {
+      v: 1,
+      user: { id: `${email}-${rig.suffix}`, email, name: email, company: 'B' },
+      groups: [],
+      enrichmentScope: 'full',
+      flags: { useCentralApi, basicPanel: false, isAdmin: false },
+      tokens: { accessToken: 'test', accessTokenExpiresAt: far, refreshAt: far },
+    },
+    rig.db,
+  );
+  return `${SESSION_COOKIE}=${token}`;
+}
+
+async function api(method: string, path: string, opts: { body?: unknown; who?: 'legacy' | 'central'; bearer?: string } = {}) {
+  const headers: Record<string, string> = {};
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  if (opts.bearer) headers.authorization = `Bearer ${opts.bearer}`;
+  else headers.cookie = cookies[opts.who ?? 'legacy'];
+  const res = await fetch(`${base}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+async function waitForProgress(jobId: string, until: (p: any) => boolean, timeoutMs = 60_000): Promise<any> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await api('GET', `/api/landreg/progress?jobId=${encodeURIComponent(jobId)}`);
+    if (r.status === 200 && until(r.body)) return r.body;
+    if (Date.now() > end) throw new Error(`progress never matched: ${JSON.stringify(r.body)}`);
+    await new Promise((res) => setTimeout(res, 250));
+  }
+}
+
+beforeAll(async () => {
+  rig = await startSyncRig();
+  configureLandregApi({
+    client: () => new LandregClient({ db: rig.db, baseUrl: rig.sim.url }),
+    db: () => rig.db,
+    workflowTaskQueue: rig.queue(TaskQueue.store),
+  });
+  // Ilfov (workspace 234), the second-smallest UAT: this file's own data.
+  siruta = (await pickUat(rig, 234, 1)).siruta;
+  await forgetUat(rig.db, siruta);
+  server = createApp().listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  cookies.legacy = await signIn('dan@birou.ro', false);
+  cookies.central = await signIn('mihai@birou.ro', true);
+}, 120_000);
+
+afterAll(async () => {
+  await new Promise((r) => server?.close(r));
+  await rig?.db.query(`DELETE FROM app_sessions WHERE user_id LIKE $1`, [`%-${rig.suffix}`]);
+  await rig?.stop();
+  await closeTemporalClient();
+  await closePool();
+});
+
+describe('legacy write gate (spec 5.9)', () => {
+  const gated: Array<[string, string]> = [
+    ['POST', '/api/landreg/sync'],
+    ['POST', '/api/landreg/sync-background'],
+    ['POST', '/api/landreg/sync-county'],
+    ['POST', '/api/landreg/sync-all-counties'],
+    ['POST', '/api/landreg/refresh-all'],
+    ['POST', '/api/landreg/uats'],
+    ['PATCH', '/api/landreg/uats'],
+  ];
+  test.each(gated)('%s %s answers 410 to a central-API user, before validating the body', async (method, path) => {
+    const r = await api(method, path, { who: 'central', body: { nonsense: true } });
+    expect(r.status).toBe(410);
+    expect(r.body.error).toBe('gone_central_api');
+  });
+
+  test('read routes stay open to central-API users', async () => {
+    expect((await api('GET', '/api/landreg/counties', { who: 'central' })).status).toBe(200);
+    expect((await api('GET', '/api/landreg/stats', { who: 'central' })).status).toBe(200);
+  });
+
+  test('bad bodies answer 400 with details', async () => {
+    const r = await api('POST', '/api/landreg/sync', { body: { siruta: 'abc' } });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toBe('bad_request');
+    expect(Array.isArray(r.body.details)).toBe(true);
+    expect((await api('POST', '/api/landreg/sync-background', { body: { siruta, mode: 'turbo' } })).status).toBe(400);
+  });
+});
+
+describe('portal session (spec 3.1)', () => {
+  test('login connects the shared session; GET session shows it', async () => {
+    const r = await api('POST', '/api/landreg/login', { body: {} });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ connected: true, username: 'geoportal', portalAvailable: true, portalMaintenance: false });
+    const s = await api('GET', '/api/landreg/session');
+    expect(s.body).toMatchObject({ connected: true, username: 'geoportal' });
+    expect(typeof s.body.runningJobs).toBe('number');
+    // The cookie is encrypted at rest.
+    const row = await rig.db.query(`SELECT cookies_encrypted FROM landreg_portal_sessions WHERE id = 'shared'`);
+    expect(row.rows[0].cookies_encrypted).toMatch(/^v1:/);
+    expect(row.rows[0].cookies_encrypted).not.toContain('JSESSIONID');
+  });
+
+  test('wrong credentials are refused without touching the shared session', async () => {
+    const r = await api('POST', '/api/landreg/login', { body: { username: 'geoportal', password: 'gresit' } });
+    expect(r.status).toBe(422);
+    expect(r.body.error).toBe('portal_credentials_invalid');
+    expect((await api('GET', '/api/landreg/session')).body.connected).toBe(true);
+  });
+
+  test('during maintenance login answers 503 portal_maintenance and health reports it; recovery clears it', async () => {
+    await rig.simJson('POST', '/__sim/faults', { maintenance: true });
+    try {
+      const r = await api('POST', '/api/landreg/session', { body: { action: 'connect' } });
+      expect(r.status).toBe(503);
+      expect(r.body.error).toBe('portal_maintenance');
+      const h = await api('GET', '/api/landreg/health');
+      expect(h.body).toMatchObject({ portalAvailable: false, portalMaintenance: true });
+      expect(h.body.consecutiveFailures).toBeGreaterThanOrEqual(1);
+      expect((await api('GET', '/api/landreg/session')).body).toMatchObject({ portalMaintenance: true, portalAvailable: false });
+    } finally {
+      await rig.simJson('DELETE', '/__sim/faults');
+    }
+    const h = await api('GET', '/api/landreg/health');
+    expect(h.body).toMatchObject({ portalAvailable: true, portalMaintenance: false, consecutiveFailures: 0 });
+  });
+});
+
+describe('UAT catalogue', () => {
+  test('POST /uats fills the catalogue; a repeat changes nothing', async () => {
+    const first = await api('POST', '/api/landreg/uats');
+    expect(first.status).toBe(200);
+    expect(first.body.counties).toBe(42);
+    expect(first.body.totalUats).toBeGreaterThanOrEqual(3186);
+    const again = await api('POST', '/api/landreg/uats');
+    // Other tests may add UATs of their own to a county (its count then differs for ever), so
+    // the repeat may re-read a county, but it has nothing to write.
+    expect(again.body.upserted).toBe(0);
+    expect(again.body.fetchedCounties).toBeLessThan(42);
+    const counties = await api('GET', '/api/landreg/counties');
+    expect(counties.body.counties).toContain('Ilfov');
+  });
+});
+
+describe('sync jobs', () => {
+  test('POST /sync waits and answers one GisSyncRun per layer', async () => {
+    const r = await api('POST', '/api/landreg/sync', { body: { siruta, layers: ['TERENURI_ACTIVE', 'CLADIRI_ACTIVE'] } });
+    expect(r.status).toBe(200);
+    expect(r.body.runs).toHaveLength(2);
+    expect(r.body.runs[0]).toMatchObject({ siruta, layerId: 'TERENURI_ACTIVE', mode: 'full', status: 'done', trigger: 'manual' });
+    const [stored, truth] = await Promise.all([storedLayer(rig.db, siruta, 'TERENURI_ACTIVE'), truthLayer(rig, siruta, 'TERENURI_ACTIVE')]);
+    expect(stored.size).toBe(truth.size);
+    const again = await api('POST', '/api/landreg/sync', { body: { siruta, layer: 'TERENURI_ACTIVE' } });
+    expect(again.body.runs[0]).toMatchObject({ mode: 'delta', added: 0, removed: 0 });
+
+    const list = await api('GET', `/api/landreg/features?siruta=${siruta}&layerId=TERENURI_ACTIVE&limit=5`);
+    expect(list.body.total).toBe(truth.size);
+    expect(list.body.items).toHaveLength(5);
+    const uats = await api('GET', '/api/landreg/uats?features=true');
+    expect(uats.body.items.find((u: any) => u.siruta === siruta)).toHaveProperty('featureCount');
+    const status = await api('GET', `/api/landreg/sync-status?siruta=${siruta}`);
+    expect(status.body.items.map((i: any) => i.layerId).sort()).toEqual(['CLADIRI_ACTIVE', 'TERENURI_ACTIVE']);
+    const summary = await api('GET', '/api/landreg/db-summary');
+    expect(summary.body.uats.find((u: any) => u.siruta === siruta).layers.TERENURI_ACTIVE.total).toBe(truth.size);
+    expect((await api('GET', '/api/landreg/layers/summary')).body.layers.length).toBeGreaterThanOrEqual(4);
+
+    const ref = (list.body.items[0] as { cadastralRef: string }).cadastralRef;
+    const dbg = await api('GET', `/api/landreg/debug-fields?siruta=${siruta}&cadRef=${encodeURIComponent(ref)}`);
+    expect(dbg.status).toBe(200);
+    expect(dbg.body.portal.parcels.length).toBeGreaterThanOrEqual(1);
+    expect(dbg.body.local.length).toBeGreaterThanOrEqual(1);
+  });
+
+  test('sync-background answers 202, refuses a twin with 409, refuses a disconnect, and reports progress', async () => {
+    await rig.simJson('POST', '/__sim/mutate', { siruta, layerId: 'TERENURI_ACTIVE', add: 4, remove: 1 });
+    // Slow the portal down so the job is still running while we poke at it.
+    await rig.simJson('POST', '/__sim/faults', { latencyMs: 400 });
+    try {
+      const r = await api('POST', '/api/landreg/sync-background', { body: { siruta, mode: 'base' } });
+      expect(r.status).toBe(202);
+      expect(r.body.jobId).toMatch(new RegExp(`^sync-background:${siruta}:[0-9A-Z]{26}$`));
+      expect(r.body.progressUrl).toBe(`/api/landreg/progress?jobId=${encodeURIComponent(r.body.jobId)}`);
+
+      const twin = await api('POST', '/api/landreg/sync-background', { body: { siruta, mode: 'base' } });
+      expect(twin.status).toBe(409);
+      expect(twin.body).toMatchObject({ error: 'already_running', jobId: r.body.jobId });
+
+      const off = await api('POST', '/api/landreg/session', { body: { action: 'disconnect' } });
+      expect(off.status).toBe(409);
+      expect(off.body.error).toBe('jobs_running');
+      expect(off.body.runningJobs).toBeGreaterThanOrEqual(1);
+
+      const running = await api('GET', r.body.progressUrl);
+      expect(running.body).toMatchObject({ jobId: r.body.jobId, kind: 'sync-background', status: 'running' });
+
+      await rig.simJson('DELETE', '/__sim/faults');
+      const done = await waitForProgress(r.body.jobId, (p) => p.status !== 'running');
+      expect(done).toMatchObject({ status: 'done', percent: 100 });
+      expect(done.result.added).toBe(4);
+      expect(done.result.removed).toBe(1);
+      expect(done.finishedAt).toBeDefined();
+    } finally {
+      await rig.simJson('DELETE', '/__sim/faults');
+    }
+  });
+
+  test('progress of an unknown job is 404', async () => {
+    expect((await api('GET', '/api/landreg/progress?jobId=sync-background:1:01ARZ3NDEKTSV4RRFFQ69G5FAV')).status).toBe(404);
+    expect((await api('GET', '/api/landreg/progress?jobId=nonsense')).status).toBe(404);
+  });
+
+  test('auto-refresh needs the cron bearer token', async () => {
+    expect((await api('POST', '/api/landreg/auto-refresh', { bearer: 'wrong' })).status).toBe(401);
+  });
+});

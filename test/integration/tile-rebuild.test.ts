@@ -1,0 +1,134 @@
+/**
+ * The tileArchiveRebuild workflow (spec 3.6, section 8) against the real rebuild webhook of this
+ * stack: the builder (GDAL + the Protomaps converter) writes the archive to MinIO and the workflow
+ * notices its new stamp. The 30-minute give-up runs on the time-skipping test server while the
+ * builder is held busy (409 from the webhook, the "already running" state).
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { WorkflowFailedError } from '@temporalio/client';
+import pg from 'pg';
+import { createTileActivities } from '../../activities/tiles';
+import { config } from '../../domain/config';
+import { closePool, getPool } from '../../domain/db/pool';
+import { ensureBuckets } from '../../domain/storage/s3';
+import { archiveInfo } from '../../domain/tiles/archiveStore';
+import { singletonWorkflowId } from '../../temporal/ids';
+import { requestTileArchiveRebuild, tileRebuildJob } from '../../temporal/tileArchive';
+import { ALL_WORKFLOWS_PATH } from '../../workers/registry';
+import { workflowBundleFor } from '../../workers/start';
+import type { TileArchiveRebuildResult } from '../../workflows/tileArchiveRebuild';
+import { localEnv, runSuffix, timeSkippingEnv } from '../helpers/temporal';
+import { startTestApp } from '../helpers/tilesFixtures';
+
+const suffix = runSuffix();
+const BUILD_LOCK = `hashtext('geoportal:tiles:overview-build')`;
+
+let app: { url: string; close(): Promise<void> };
+
+async function worker(env: TestWorkflowEnvironment, taskQueue: string): Promise<Worker> {
+  return Worker.create({
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? config.temporal.namespace,
+    taskQueue,
+    workflowBundle: await workflowBundleFor(ALL_WORKFLOWS_PATH),
+    activities: createTileActivities({ webhookUrl: `${app.url}/tiles/rebuild-webhook`, webhookToken: config.tiles.rebuildWebhookToken }),
+  });
+}
+
+async function waitForIdleBuilder(): Promise<void> {
+  for (let i = 0; i < 150; i++) {
+    const r = await getPool().query(`SELECT count(*)::int AS n FROM tile_archive_builds WHERE status = 'running'`);
+    if (r.rows[0].n === 0) return;
+    await new Promise((res) => setTimeout(res, 200));
+  }
+}
+
+// The archive is built from whatever the store holds (an empty store builds too), so this file
+// plants nothing; tiles.test.ts checks the archive's content.
+beforeAll(async () => {
+  await ensureBuckets();
+  app = await startTestApp();
+});
+
+afterAll(async () => {
+  await waitForIdleBuilder();
+  await app?.close();
+  await closePool();
+});
+
+describe('tileArchiveRebuild on the dev server', () => {
+  let env: TestWorkflowEnvironment;
+  beforeAll(async () => {
+    env = await localEnv();
+  });
+  afterAll(async () => {
+    await env?.teardown();
+  });
+
+  test('calls the webhook, polls until the archive changes, and reports progress; a second request finds it running', async () => {
+    const taskQueue = `store-${suffix}`;
+    const workflowId = singletonWorkflowId('tile-archive-rebuild', suffix);
+    const before = await archiveInfo();
+    const w = await worker(env, taskQueue);
+    await w.runUntil(async () => {
+      const first = await requestTileArchiveRebuild(env.client, { taskQueue, workflowId, input: { pollIntervalMs: 300, timeoutMs: 120_000 } });
+      expect(first).toEqual({ jobId: workflowId, alreadyRunning: false });
+      const second = await requestTileArchiveRebuild(env.client, { taskQueue, workflowId });
+      expect(second).toEqual({ jobId: workflowId, alreadyRunning: true });
+
+      const result = (await env.client.workflow.getHandle(workflowId).result()) as TileArchiveRebuildResult;
+      // 'already_running' when another test file's build held the builder: equally valid (spec 3.6).
+      expect(['started', 'already_running']).toContain(result.webhook);
+      expect(result.polls).toBeGreaterThanOrEqual(1);
+      expect(result.current.etag).not.toBe(before?.etag);
+      expect(result.current.lastModified >= (before?.lastModified ?? '')).toBe(true);
+
+      const job = await tileRebuildJob(env.client, workflowId);
+      expect(job).toMatchObject({ jobId: workflowId, status: 'done' });
+    });
+  });
+});
+
+describe('tileArchiveRebuild gives up after 30 minutes (time-skipping)', () => {
+  let env: TestWorkflowEnvironment;
+  let lock: pg.Client;
+  beforeAll(async () => {
+    await waitForIdleBuilder();
+    env = await timeSkippingEnv();
+    lock = new pg.Client({ connectionString: config.db.url });
+    await lock.connect();
+  });
+  afterAll(async () => {
+    await lock?.end();
+    await env?.teardown();
+  });
+
+  test('with the builder busy elsewhere (409) and no new archive, the job fails with TileRebuildTimeout', async () => {
+    // Another process "builds" forever: the webhook answers 409 and the archive never changes.
+    await lock.query(`SELECT pg_advisory_lock(${BUILD_LOCK})`);
+    try {
+      const taskQueue = `tiles-ts-${suffix}`;
+      const w = await worker(env, taskQueue);
+      const wallStart = Date.now();
+      const err = await w.runUntil(
+        env.client.workflow
+          .execute('tileArchiveRebuild', { taskQueue, workflowId: singletonWorkflowId('tile-archive-rebuild', `${suffix}-ts`), args: [{}] })
+          .then(
+            () => null,
+            (e: unknown) => e,
+          ),
+      );
+      expect(err).toBeInstanceOf(WorkflowFailedError);
+      const cause = (err as WorkflowFailedError).cause as { type?: string; message?: string; details?: unknown[] };
+      expect(cause.type).toBe('TileRebuildTimeout');
+      expect(cause.message).toMatch(/30 minute/);
+      // 15 s polls over 30 minutes.
+      expect(cause.details?.[0]).toMatchObject({ polls: 120, limitMs: 30 * 60_000 });
+      expect(Date.now() - wallStart).toBeLessThan(55_000);
+    } finally {
+      await lock.query(`SELECT pg_advisory_unlock(${BUILD_LOCK})`);
+    }
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * Charts of the UAT dashboard, drawn as SVG by React (no chart library, no CDN): a horizontal bar
+ * chart and a donut. Colours come from a fixed palette so a category keeps its colour.
+ */
+export interface Datum {
+  label: string;
+  value: number;
+  /** Shown after the bar instead of the raw value. */
+  display?: string;
+}
+
+export const PALETTE = ['#0f766e', '#2563eb', '#b45309', '#7c3aed', '#15803d', '#c2410c', '#0891b2', '#be185d', '#4d7c0f', '#6b7685'];
+
+export function BarChart({ data, title, unit }: { data: Datum[]; title: string; unit?: string }) {
+  if (data.length === 0) return <p className="chart-empty">Nu există date.</p>;
+  const max = Math.max(...data.map((d) => d.value), 1);
+  const row = 26;
+  const labelW = 170;
+  const barW = 320;
+  const height = data.length * row + 4;
+  return (
+    <svg className="chart" role="img" aria-label={title} viewBox={`0 0 ${labelW + barW + 110} ${height}`} width="100%">
+      {data.map((d, i) => {
+        const w = Math.max(1, (d.value / max) * barW);
+        const y = i * row + 2;
+        return (
+          <g key={d.label} transform={`translate(0 ${y})`}>
+            <title>{`${d.label}: ${d.display ?? d.value}${unit ? ` ${unit}` : ''}`}</title>
+            <text x={labelW - 8} y={row / 2 + 4} textAnchor="end" className="chart__label">
+              {d.label.length > 24 ? `${d.label.slice(0, 23)}…` : d.label}
+            </text>
+            <rect x={labelW} y={4} width={w} height={row - 8} rx={3} fill={PALETTE[i % PALETTE.length]} />
+            <text x={labelW + w + 6} y={row / 2 + 4} className="chart__value">
+              {d.display ?? d.value}
+              {unit ? ` ${unit}` : ''}
+            </text>
+          </g>
+        );
+      })}
+    </svg>
+  );
+}
+
+export function DonutChart({ data, title, centre }: { data: Datum[]; title: string; centre?: string }) {
+  const total = data.reduce((s, d) => s + d.value, 0);
+  if (total <= 0) return <p className="chart-empty">Nu există date.</p>;
+  const r = 60;
+  const c = 2 * Math.PI * r;
+  let offset = 0;
+  return (
+    <div className="donut">
+      <svg className="chart" role="img" aria-label={title} viewBox="0 0 160 160" width="160" height="160">
+        <g transform="rotate(-90 80 80)">
+          {data.map((d, i) => {
+            const len = (d.value / total) * c;
+            const el = (
+              <circle key={d.label} cx="80" cy="80" r={r} fill="none" stroke={PALETTE[i % PALETTE.length]} strokeWidth="22" strokeDasharray={`${len} ${c - len}`} strokeDashoffset={-offset}>
+                <title>{`${d.label}: ${d.display ?? d.value}`}</title>
+              </circle>
+            );
+            offset += len;
+            return el;
+          })}
+        </g>
+        {centre && (
+          <text x="80" y="86" textAnchor="middle" className="donut__centre">
+            {centre}
+          </text>
+        )}
+      </svg>
+      <ul className="legend">
+        {data.map((d, i) => (
+          <li key={d.label}>
+            <span className="legend__swatch" style={{ background: PALETTE[i % PALETTE.length] }} />
+            {d.label}: <strong>{d.display ?? d.value}</strong> ({Math.round((d.value / total) * 100)}%)
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}

@@ -1,0 +1,302 @@
+/**
+ * The geoportal map (spec 4.1): MapLibre with the /tiles sources and the PMTiles overview, search
+ * that flies to its result, the feature panel, and selection with export. Browser-only: MapLibre
+ * and PMTiles load in an effect, so the server render is the frame without the canvas.
+ */
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { Map as MlMap, MapMouseEvent, MapGeoJSONFeature } from 'maplibre-gl';
+import { SearchBox } from './SearchBox';
+import { FeaturePanel } from './FeaturePanel';
+import { BASEMAPS, COLORS, LAYER, buildStyle, idFilter, type BasemapId, type OverviewInfo } from '../../lib/geoportal/style';
+import { localGlyphs } from '../../lib/geoportal/glyphs';
+// MapLibre's tile worker, bundled by Vite as its own self-contained chunk (no CDN).
+import maplibreWorkerUrl from 'maplibre-gl/dist/maplibre-gl-worker.mjs?worker&url';
+import { downloadExport, loadCatalog, loadFeature, type PanelFeature, type SearchResult } from '../../lib/geoportal/api';
+
+type PanelState = { loading: true } | { error: string } | { feature: PanelFeature } | null;
+type Selected = Map<string, string>; // feature id → cadastral ref
+
+const ROMANIA: [number, number, number, number] = [20.2, 43.6, 29.8, 48.3];
+let protocolsAdded = false;
+
+export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
+  const container = useRef<HTMLDivElement>(null);
+  const mapRef = useRef<MlMap | null>(null);
+  const [ready, setReady] = useState(false);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [basemap, setBasemap] = useState<BasemapId>('none');
+  const [panel, setPanel] = useState<PanelState>(null);
+  const [selecting, setSelecting] = useState(false);
+  const [selected, setSelected] = useState<Selected>(new Map());
+  const [toast, setToast] = useState<string | null>(null);
+  const [exporting, setExporting] = useState(false);
+  // Handlers registered once on the map read the latest state through these refs.
+  const selectingRef = useRef(selecting);
+  selectingRef.current = selecting;
+
+  const say = useCallback((text: string) => {
+    setToast(text);
+    window.setTimeout(() => setToast((t) => (t === text ? null : t)), 4000);
+  }, []);
+
+  const openFeature = useCallback((key: { id: string } | { siruta: number; objectId: number }) => {
+    setPanel({ loading: true });
+    const map = mapRef.current;
+    if (map?.getLayer(LAYER.highlight)) map.setFilter(LAYER.highlight, idFilter('id' in key ? [key.id] : []));
+    loadFeature(key).then(
+      (r) => setPanel({ feature: r.feature }),
+      (err: Error) => setPanel({ error: err.message }),
+    );
+  }, []);
+
+  const closePanel = useCallback(() => {
+    setPanel(null);
+    const map = mapRef.current;
+    if (map?.getLayer(LAYER.highlight)) map.setFilter(LAYER.highlight, idFilter([]));
+  }, []);
+
+  const toggleSelected = useCallback((f: MapGeoJSONFeature) => {
+    const id = f.properties?.id as string | undefined;
+    if (!id) return false;
+    setSelected((prev) => {
+      const next = new Map(prev);
+      if (next.has(id)) next.delete(id);
+      else next.set(id, String(f.properties?.cadastral_ref ?? ''));
+      return next;
+    });
+    return true;
+  }, []);
+
+  // Build the map once.
+  useEffect(() => {
+    let disposed = false;
+    let map: MlMap | undefined;
+    (async () => {
+      const [maplibregl, pmtiles] = await Promise.all([import('maplibre-gl'), import('pmtiles')]);
+      if (!protocolsAdded) {
+        maplibregl.setWorkerUrl(maplibreWorkerUrl);
+        maplibregl.addProtocol('pmtiles', new pmtiles.Protocol({ metadata: true }).tile);
+        maplibregl.addProtocol('localglyphs', localGlyphs);
+        protocolsAdded = true;
+      }
+      const catalog = await loadCatalog();
+      const origin = window.location.origin;
+      let overview: OverviewInfo | null = null;
+      try {
+        // The archive is optional (built by the rebuild job); without it live tiles start lower.
+        const archive = new pmtiles.PMTiles(`${origin}/tiles/overview.pmtiles`);
+        const meta = (await archive.getMetadata()) as { vector_layers?: { id: string; minzoom?: number; maxzoom?: number }[] };
+        if (meta?.vector_layers?.length) overview = { url: `${origin}/tiles/overview.pmtiles`, layers: meta.vector_layers };
+      } catch {
+        overview = null;
+      }
+      if (disposed || !container.current) return;
+      const m = new maplibregl.Map({
+        container: container.current,
+        style: buildStyle({ origin, catalog: catalog.sources, overview, basemap: 'none' }),
+        bounds: ROMANIA,
+        fitBoundsOptions: { padding: 20 },
+        maxZoom: 20,
+        attributionControl: { compact: true },
+        // Right-click leaves selection mode, so it must not start a rotation; Shift+click selects
+        // parcels, so Shift must not start MapLibre's box zoom.
+        dragRotate: false,
+        pitchWithRotate: false,
+        boxZoom: false,
+      });
+      map = m;
+      m.touchZoomRotate.disableRotation();
+      m.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'bottom-right');
+      m.addControl(new maplibregl.ScaleControl({ unit: 'metric' }), 'bottom-right');
+      mapRef.current = m;
+      // A handle for the browser console and the end-to-end test (rendered features, camera).
+      (window as unknown as { geoportalMap?: MlMap }).geoportalMap = m;
+
+      const clickable = () => [LAYER.parcelsFill, LAYER.overviewParcelsFill].filter((l) => m.getLayer(l));
+      m.on('click', (e: MapMouseEvent) => {
+        const hit = m.queryRenderedFeatures(e.point, { layers: clickable() })[0];
+        if (selectingRef.current || e.originalEvent.shiftKey) {
+          if (hit && !toggleSelected(hit)) say('Apropiați harta pentru a selecta parcele.');
+          return;
+        }
+        if (!hit) return closePanel(); // spec 4.1: a click on empty map closes the panel
+        const p = hit.properties ?? {};
+        if (p.id) openFeature({ id: String(p.id) });
+        else if (p.siruta && p.object_id) openFeature({ siruta: Number(p.siruta), objectId: Number(p.object_id) });
+      });
+      m.on('contextmenu', () => setSelecting(false));
+      m.on('mousemove', (e) => {
+        const over = m.queryRenderedFeatures(e.point, { layers: clickable() }).length > 0;
+        m.getCanvas().style.cursor = over ? 'pointer' : '';
+      });
+      // For people and tests alike: how many parcels are on screen once the map settles.
+      m.on('idle', () => {
+        const n = m.getLayer(LAYER.parcelsFill) ? m.queryRenderedFeatures({ layers: [LAYER.parcelsFill] }).length : 0;
+        container.current?.setAttribute('data-rendered-parcels', String(n));
+        container.current?.setAttribute('data-zoom', m.getZoom().toFixed(2));
+      });
+      m.once('load', () => !disposed && setReady(true));
+      m.on('error', (e) => {
+        // Tiles of an online basemap fail without internet: not worth a message each time.
+        const src = (e as { sourceId?: string }).sourceId;
+        if (src !== 'osm' && src !== 'ortho') console.warn('map error', e.error?.message);
+      });
+    })().catch((err: Error) => !disposed && setLoadError(err.message || 'Harta nu a putut fi încărcată.'));
+    return () => {
+      disposed = true;
+      map?.remove();
+      mapRef.current = null;
+    };
+  }, [closePanel, openFeature, say, toggleSelected]);
+
+  // Selection drawn on the map.
+  useEffect(() => {
+    const map = mapRef.current;
+    if (!ready || !map) return;
+    const ids = [...selected.keys()];
+    for (const l of [LAYER.selectionFill, LAYER.selectionLine]) if (map.getLayer(l)) map.setFilter(l, idFilter(ids));
+  }, [selected, ready]);
+
+  // ESC leaves selection mode (spec 4.1).
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') setSelecting(false);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  // Basemap switch: only layer visibility changes, so zoom and centre stay (spec 4.1).
+  const switchBasemap = (id: BasemapId) => {
+    setBasemap(id);
+    const map = mapRef.current;
+    if (!map) return;
+    map.setLayoutProperty('basemap-osm', 'visibility', id === 'osm' ? 'visible' : 'none');
+    map.setLayoutProperty('basemap-ortho', 'visibility', id === 'ortho' ? 'visible' : 'none');
+  };
+
+  const flyTo = (r: SearchResult) => {
+    const map = mapRef.current;
+    if (map && r.bbox) {
+      map.fitBounds(
+        [
+          [r.bbox[0], r.bbox[1]],
+          [r.bbox[2], r.bbox[3]],
+        ],
+        { padding: 80, maxZoom: r.kind === 'uat' ? 14 : 18, duration: 1200 },
+      );
+    } else if (!r.bbox) {
+      say('Rezultatul nu are geometrie pe hartă.');
+    }
+    if (r.featureId) openFeature({ id: r.featureId });
+  };
+
+  const runExport = async (format: 'geojson' | 'dxf' | 'gpkg') => {
+    setExporting(true);
+    try {
+      const name = await downloadExport(format, [...selected.keys()]);
+      say(`Fișierul ${name} a fost descărcat.`);
+    } catch (err) {
+      say((err as Error).message);
+    } finally {
+      setExporting(false);
+    }
+  };
+
+  return (
+    <div className={selecting ? 'geoportal is-selecting' : 'geoportal'} data-testid="geoportal">
+      <div ref={container} className="geoportal__map" data-testid="geoportal-map" data-ready={ready ? '1' : '0'} />
+
+      <div className="gp-toolbar">
+        <SearchBox onPick={flyTo} />
+      </div>
+
+      <div className="gp-tools">
+        <label className="gp-select">
+          <span className="gp-select__label">Fundal</span>
+          <select value={basemap} onChange={(e) => switchBasemap(e.target.value as BasemapId)} data-testid="basemap-select">
+            {BASEMAPS.map((b) => (
+              <option key={b.id} value={b.id}>
+                {b.label}
+                {b.online ? ' (internet)' : ''}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button
+          type="button"
+          className={selecting ? 'gp-btn gp-btn--on' : 'gp-btn'}
+          aria-pressed={selecting}
+          data-testid="selection-toggle"
+          onClick={() => setSelecting((s) => !s)}
+          title="Selecție: clic pe parcele (sau Shift+clic oricând); Esc sau clic dreapta pentru ieșire"
+        >
+          {selecting ? 'Selecție activă' : 'Selectează parcele'}
+        </button>
+      </div>
+
+      {panel ? <FeaturePanel state={panel} onClose={closePanel} /> : null}
+
+      {panel ? null : <Legend />}
+
+      {selected.size > 0 || selecting ? (
+        <div className="gp-selection" data-testid="selection-bar">
+          <span className="gp-selection__count" data-testid="selection-count">
+            {selected.size === 1 ? '1 parcelă selectată' : `${selected.size} parcele selectate`}
+          </span>
+          {selecting ? <span className="gp-muted">Esc sau clic dreapta: ieșire din selecție</span> : null}
+          <span className="gp-selection__actions">
+            {(['geojson', 'dxf', 'gpkg'] as const).map((f) => (
+              <button
+                key={f}
+                type="button"
+                className="gp-btn gp-btn--small"
+                disabled={selected.size === 0 || exporting}
+                data-testid={`export-${f}`}
+                onClick={() => runExport(f)}
+              >
+                {f === 'geojson' ? 'GeoJSON' : f.toUpperCase()}
+              </button>
+            ))}
+            <button type="button" className="gp-btn gp-btn--small gp-btn--quiet" disabled={selected.size === 0} onClick={() => setSelected(new Map())}>
+              Golește
+            </button>
+          </span>
+        </div>
+      ) : null}
+
+      {basicPanel ? <p className="gp-badge">Acces restrâns la datele parcelelor</p> : null}
+      {toast ? (
+        <p className="gp-toast" role="status">
+          {toast}
+        </p>
+      ) : null}
+      {loadError ? <p className="gp-toast gp-toast--fail">{loadError}</p> : null}
+    </div>
+  );
+}
+
+function Legend() {
+  const items: [string, string, 'fill' | 'line' | 'double'][] = [
+    [COLORS.parcelPlain, 'Parcelă fără date îmbogățite', 'fill'],
+    [COLORS.parcelEnriched, 'Parcelă cu date îmbogățite', 'fill'],
+    [COLORS.buildingLegal, 'Clădire cu acte', 'fill'],
+    [COLORS.buildingIllegal, 'Clădire fără acte', 'fill'],
+    [COLORS.buildingUnknown, 'Clădire, situație necunoscută', 'fill'],
+    [COLORS.intravilan, 'Limită intravilan', 'double'],
+    [COLORS.uat, 'Limită UAT', 'line'],
+  ];
+  return (
+    <details className="gp-legend" open>
+      <summary>Legendă</summary>
+      <ul>
+        {items.map(([color, label, kind]) => (
+          <li key={label}>
+            <span className={`gp-swatch gp-swatch--${kind}`} style={{ color }} />
+            {label}
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}

@@ -1,0 +1,309 @@
+/**
+ * The map's style, built from what /tiles announces (catalog + PMTiles metadata), so the map
+ * never hard-codes a tile URL or layer name beyond the spec's source names. Behaviour of spec 4.1:
+ *   - UAT boundaries from gis_uats_z0 / z5 / z8 / z12, each in its own zoom band;
+ *   - parcels: transparent-looking fill that still takes clicks, amber without enrichment, green
+ *     with (gis_terenuri_status.has_enrichment);
+ *   - buildings: red without legal documents, blue with, grey unknown (gis_cladiri_status.build_legal);
+ *   - intravilan: a double line (line-gap-width draws two parallel lines) from zoom 13, no fill;
+ *   - cadastral_ref labels from zoom 16;
+ *   - the PMTiles overview below the zoom where live parcels start.
+ */
+import type { LayerSpecification, SourceSpecification, StyleSpecification, FilterSpecification } from 'maplibre-gl';
+import { GLYPHS_URL, LABEL_FONT } from './glyphs';
+
+export interface CatalogSource {
+  name: string;
+  minzoom: number;
+  maxzoom: number;
+  layer: string;
+}
+
+export interface OverviewInfo {
+  url: string;
+  layers: { id: string; minzoom?: number; maxzoom?: number }[];
+}
+
+export const COLORS = {
+  background: '#f3f2ee',
+  uat: '#4b5563',
+  parcelPlain: '#d97706', // amber: not enriched
+  parcelEnriched: '#16a34a', // green: enriched
+  buildingIllegal: '#dc2626',
+  buildingLegal: '#2563eb',
+  buildingUnknown: '#6b7280',
+  intravilan: '#7c3aed',
+  selection: '#0284c7',
+  highlight: '#111827',
+};
+
+/** Zoom from which intravilan is drawn and cadastral labels appear (spec 4.1). */
+export const INTRAVILAN_MINZOOM = 13;
+export const LABEL_MINZOOM = 16;
+/** Live parcel tiles start here when the overview archive covers the zooms below. */
+export const LIVE_PARCELS_MINZOOM_WITH_OVERVIEW = 13;
+
+export type BasemapId = 'none' | 'osm' | 'ortho';
+
+export const BASEMAPS: { id: BasemapId; label: string; online: boolean }[] = [
+  { id: 'none', label: 'Fără hartă de fundal', online: false },
+  { id: 'osm', label: 'OpenStreetMap', online: true },
+  { id: 'ortho', label: 'Ortofoto', online: true },
+];
+
+/** Layer ids the page refers to (clicks, selection, basemap switch). */
+export const LAYER = {
+  parcelsFill: 'parcele-fill',
+  parcelsLine: 'parcele-contur',
+  overviewParcelsFill: 'overview-parcele-fill',
+  buildingsFill: 'cladiri-fill',
+  selectionFill: 'selectie-fill',
+  selectionLine: 'selectie-contur',
+  highlight: 'evidentiere',
+};
+
+const abs = (origin: string, path: string) => `${origin}${path}`;
+
+function vectorSource(origin: string, s: CatalogSource): SourceSpecification {
+  // Same origin: the spec's /tiles proxy carries the session cookie, whatever PUBLIC_URL says.
+  return { type: 'vector', tiles: [abs(origin, `/tiles/${s.name}/{z}/{x}/{y}`)], minzoom: s.minzoom, maxzoom: Math.min(s.maxzoom, 16) };
+}
+
+function uatLayers(sources: Map<string, CatalogSource>): LayerSpecification[] {
+  const bands: [string, number, number][] = [
+    ['gis_uats_z0', 0, 5],
+    ['gis_uats_z5', 5, 8],
+    ['gis_uats_z8', 8, 12],
+    ['gis_uats_z12', 12, 24],
+  ];
+  const out: LayerSpecification[] = [];
+  for (const [name, minzoom, maxzoom] of bands) {
+    const s = sources.get(name);
+    if (!s) continue;
+    out.push({
+      id: `uat-${name}`,
+      type: 'line',
+      source: name,
+      'source-layer': s.layer,
+      minzoom,
+      maxzoom,
+      paint: {
+        'line-color': COLORS.uat,
+        'line-width': ['interpolate', ['linear'], ['zoom'], 5, 0.6, 10, 1.4, 14, 2.2],
+        'line-opacity': 0.85,
+      },
+    });
+    if (minzoom >= 8) {
+      out.push({
+        id: `uat-nume-${name}`,
+        type: 'symbol',
+        source: name,
+        'source-layer': s.layer,
+        minzoom: Math.max(minzoom, 9),
+        maxzoom: Math.min(maxzoom, 14),
+        layout: { 'text-field': ['get', 'name'], 'text-font': LABEL_FONT, 'text-size': 13, 'text-letter-spacing': 0.04, 'symbol-placement': 'point' },
+        paint: { 'text-color': '#374151', 'text-halo-color': '#ffffff', 'text-halo-width': 1.6 },
+      });
+    }
+  }
+  return out;
+}
+
+const parcelColor = ['case', ['==', ['get', 'has_enrichment'], 1], COLORS.parcelEnriched, COLORS.parcelPlain] as const;
+const buildingColor = [
+  'match',
+  ['get', 'build_legal'],
+  1,
+  COLORS.buildingLegal,
+  0,
+  COLORS.buildingIllegal,
+  COLORS.buildingUnknown,
+] as const;
+
+export function buildStyle(opts: {
+  origin: string;
+  catalog: CatalogSource[];
+  overview: OverviewInfo | null;
+  basemap: BasemapId;
+}): StyleSpecification {
+  const { origin, catalog, overview } = opts;
+  const sources = new Map(catalog.map((s) => [s.name, s]));
+  const styleSources: Record<string, SourceSpecification> = {
+    osm: {
+      type: 'raster',
+      tiles: ['https://tile.openstreetmap.org/{z}/{x}/{y}.png'],
+      tileSize: 256,
+      maxzoom: 19,
+      attribution: '© colaboratorii OpenStreetMap',
+    },
+    ortho: {
+      type: 'raster',
+      tiles: ['https://server.arcgisonline.com/ArcGIS/rest/services/World_Imagery/MapServer/tile/{z}/{y}/{x}'],
+      tileSize: 256,
+      maxzoom: 19,
+      attribution: 'Ortofoto © Esri, Maxar, Earthstar Geographics',
+    },
+  };
+  for (const s of catalog) styleSources[s.name] = vectorSource(origin, s);
+  if (overview) styleSources.overview = { type: 'vector', url: `pmtiles://${overview.url}` };
+
+  const layers: LayerSpecification[] = [
+    { id: 'fundal', type: 'background', paint: { 'background-color': COLORS.background } },
+    { id: 'basemap-osm', type: 'raster', source: 'osm', layout: { visibility: opts.basemap === 'osm' ? 'visible' : 'none' } },
+    { id: 'basemap-ortho', type: 'raster', source: 'ortho', layout: { visibility: opts.basemap === 'ortho' ? 'visible' : 'none' } },
+  ];
+
+  const terenuri = sources.get('gis_terenuri_status');
+  const liveMin = overview && terenuri ? Math.max(terenuri.minzoom, LIVE_PARCELS_MINZOOM_WITH_OVERVIEW) : (terenuri?.minzoom ?? 10);
+
+  if (overview) {
+    for (const l of overview.layers) {
+      const isParcels = /parc|teren/i.test(l.id);
+      if (isParcels) {
+        // Overview parcels carry siruta, cadastral_ref and object_id: clickable by (siruta, objectId).
+        layers.push({
+          id: LAYER.overviewParcelsFill,
+          type: 'fill',
+          source: 'overview',
+          'source-layer': l.id,
+          maxzoom: liveMin,
+          paint: { 'fill-color': COLORS.parcelPlain, 'fill-opacity': 0.06 },
+        });
+        layers.push({
+          id: `overview-${l.id}`,
+          type: 'line',
+          source: 'overview',
+          'source-layer': l.id,
+          maxzoom: liveMin,
+          paint: { 'line-color': COLORS.parcelPlain, 'line-width': 0.5, 'line-opacity': 0.7 },
+        });
+      } else if (!sources.has('gis_uats_z0')) {
+        layers.push({
+          id: `overview-${l.id}`,
+          type: 'line',
+          source: 'overview',
+          'source-layer': l.id,
+          paint: { 'line-color': COLORS.uat, 'line-width': 0.8 },
+        });
+      }
+    }
+  }
+
+  if (terenuri) {
+    layers.push(
+      {
+        id: LAYER.parcelsFill,
+        type: 'fill',
+        source: terenuri.name,
+        'source-layer': terenuri.layer,
+        minzoom: liveMin,
+        // A faint tint: the map under it stays readable, and the fill still takes clicks.
+        paint: { 'fill-color': parcelColor as never, 'fill-opacity': ['interpolate', ['linear'], ['zoom'], 13, 0.1, 18, 0.16] },
+      },
+      {
+        id: LAYER.parcelsLine,
+        type: 'line',
+        source: terenuri.name,
+        'source-layer': terenuri.layer,
+        minzoom: liveMin,
+        paint: { 'line-color': parcelColor as never, 'line-width': ['interpolate', ['linear'], ['zoom'], 13, 0.6, 17, 1.6] },
+      },
+    );
+  }
+
+  const cladiri = sources.get('gis_cladiri_status');
+  if (cladiri) {
+    const min = Math.max(cladiri.minzoom, 14);
+    layers.push(
+      {
+        id: LAYER.buildingsFill,
+        type: 'fill',
+        source: cladiri.name,
+        'source-layer': cladiri.layer,
+        minzoom: min,
+        paint: { 'fill-color': buildingColor as never, 'fill-opacity': 0.55 },
+      },
+      {
+        id: 'cladiri-contur',
+        type: 'line',
+        source: cladiri.name,
+        'source-layer': cladiri.layer,
+        minzoom: min,
+        paint: { 'line-color': buildingColor as never, 'line-width': 1 },
+      },
+    );
+  }
+
+  const admin = sources.get('gis_administrativ');
+  if (admin) {
+    layers.push({
+      id: 'intravilan',
+      type: 'line',
+      source: admin.name,
+      'source-layer': admin.layer,
+      minzoom: Math.max(admin.minzoom, INTRAVILAN_MINZOOM),
+      filter: ['==', ['get', 'layer_id'], 'LIMITE_INTRAV_DYNAMIC'],
+      // line-gap-width: two parallel lines with a gap between them, i.e. a double line, no fill.
+      paint: { 'line-color': COLORS.intravilan, 'line-width': 1.3, 'line-gap-width': 3 },
+    });
+  }
+
+  // UAT boundaries above the parcels, so a boundary stays readable inside dense cadastre.
+  layers.push(...uatLayers(sources));
+
+  if (terenuri) {
+    const none: FilterSpecification = ['in', ['get', 'id'], ['literal', []]];
+    layers.push(
+      {
+        id: LAYER.selectionFill,
+        type: 'fill',
+        source: terenuri.name,
+        'source-layer': terenuri.layer,
+        filter: none,
+        paint: { 'fill-color': COLORS.selection, 'fill-opacity': 0.35 },
+      },
+      {
+        id: LAYER.selectionLine,
+        type: 'line',
+        source: terenuri.name,
+        'source-layer': terenuri.layer,
+        filter: none,
+        paint: { 'line-color': COLORS.selection, 'line-width': 2.5 },
+      },
+      {
+        id: LAYER.highlight,
+        type: 'line',
+        source: terenuri.name,
+        'source-layer': terenuri.layer,
+        filter: none,
+        paint: { 'line-color': COLORS.highlight, 'line-width': 3 },
+      },
+      {
+        id: 'numere-cadastrale',
+        type: 'symbol',
+        source: terenuri.name,
+        'source-layer': terenuri.layer,
+        minzoom: LABEL_MINZOOM,
+        layout: {
+          'text-field': ['coalesce', ['get', 'cadastral_ref'], ''],
+          'text-font': LABEL_FONT,
+          'text-size': ['interpolate', ['linear'], ['zoom'], 16, 11, 19, 14],
+          'text-max-width': 8,
+          'symbol-placement': 'point',
+        },
+        paint: { 'text-color': '#1f2937', 'text-halo-color': '#ffffff', 'text-halo-width': 1.5 },
+      },
+    );
+  }
+
+  return {
+    version: 8,
+    glyphs: GLYPHS_URL,
+    sources: styleSources,
+    layers,
+  };
+}
+
+export function idFilter(ids: string[]): FilterSpecification {
+  return ['in', ['get', 'id'], ['literal', ids]];
+}

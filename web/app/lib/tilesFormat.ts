@@ -1,0 +1,41 @@
+/** Romanian formatting of the tile monitor's figures (shared by the page and its tests). */
+const bytesFormat = new Intl.NumberFormat('ro-RO', { maximumFractionDigits: 1 });
+
+export function formatBytes(n: number | null | undefined): string {
+  if (n === null || n === undefined) return '—';
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${bytesFormat.format(n / 1024)} KB`;
+  if (n < 1024 ** 3) return `${bytesFormat.format(n / 1024 ** 2)} MB`;
+  return `${bytesFormat.format(n / 1024 ** 3)} GB`;
+}
+
+/** "acum 3 minute", "acum 2 ore", "acum 5 zile". */
+export function formatAge(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined) return '—';
+  const unit = (n: number, one: string, many: string) => `acum ${n} ${n === 1 ? one : n < 20 ? many : `de ${many}`}`;
+  if (seconds < 60) return 'acum câteva secunde';
+  if (seconds < 3600) return unit(Math.floor(seconds / 60), 'minut', 'minute');
+  if (seconds < 86400) return unit(Math.floor(seconds / 3600), 'oră', 'ore');
+  return unit(Math.floor(seconds / 86400), 'zi', 'zile');
+}
+
+const dateFormat = new Intl.DateTimeFormat('ro-RO', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'Europe/Bucharest' });
+
+export function formatDate(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? '—' : dateFormat.format(d);
+}
+
+export const BUILD_STATUS_LABEL: Record<string, string> = {
+  running: 'în curs',
+  done: 'reușită',
+  failed: 'eșuată',
+};
+
+export const BUILD_PHASE_LABEL: Record<string, string> = {
+  export: 'export MBTiles (GDAL)',
+  convert: 'conversie PMTiles',
+  upload: 'încărcare în stocare',
+  done: 'gata',
+};

@@ -1,0 +1,25 @@
+/** /geoportal: the map of spec 4.1 (components/geoportal/GeoportalMap.tsx). */
+import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
+import { useLoaderData } from '@remix-run/react';
+import maplibreCss from 'maplibre-gl/dist/maplibre-gl.css?url';
+import geoportalCss from '../styles/geoportal.css?url';
+import { requireSession } from '../lib/auth.server';
+import { GeoportalMap } from '../components/geoportal/GeoportalMap';
+
+export const meta: MetaFunction = () => [{ title: 'Geoportal · Geoportal cadastral' }];
+
+// Bundled by Vite from node_modules: no CDN, works offline.
+export const links: LinksFunction = () => [
+  { rel: 'stylesheet', href: maplibreCss },
+  { rel: 'stylesheet', href: geoportalCss },
+];
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const auth = requireSession(request, context);
+  return { basicPanel: auth.basicPanel };
+}
+
+export default function GeoportalPage() {
+  const { basicPanel } = useLoaderData<typeof loader>();
+  return <GeoportalMap basicPanel={basicPanel} />;
+}

@@ -1,0 +1,91 @@
+/**
+ * /parcel-sync/parcel/<id>: one stored parcel with every enrichment field (CONTRACT.md section 3),
+ * the restriction notice for basic panel users, and "enrich now" (the same code path as
+ * POST /api/geoportal/enrich, including its 410 rule for central-API users).
+ */
+import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
+import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
+import enrichmentCss from '../styles/enrichment.css?url';
+import { requireSession } from '../lib/auth.server';
+import { enrichOne, enrichmentDeps, failureMessage, findParcel, goneCentralApiMessage, personalDataHidden, viewEnrichment, viewerOf } from '../lib/enrichment.server';
+import { EnrichmentFields } from '../components/enrichment/EnrichmentFields';
+import { formatArea } from '../components/enrichment/format';
+
+export const meta: MetaFunction = () => [{ title: 'Parcelă · Sincronizare parcele' }];
+export const links: LinksFunction = () => [{ rel: 'stylesheet', href: enrichmentCss }];
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  const auth = requireSession(request, context);
+  const id = params.id ?? '';
+  const parcel = UUID_RE.test(id) ? await findParcel(enrichmentDeps().db, { id }) : null;
+  if (!parcel) throw new Response('Parcela nu există în baza de date locală.', { status: 404 });
+  const view = viewEnrichment(parcel.enrichment, viewerOf(auth));
+  return {
+    parcel: {
+      id: parcel.id,
+      siruta: parcel.siruta,
+      objectId: parcel.objectId,
+      cadastralRef: parcel.cadastralRef,
+      areaValue: parcel.areaValue,
+      noGeometry: parcel.geometrySource === 'NO_GEOMETRY',
+      enrichedAt: parcel.enrichedAt?.toISOString() ?? null,
+    },
+    ...view,
+    redacted: personalDataHidden(viewerOf(auth).enrichmentScope),
+    canEnrich: !auth.useCentralApi,
+  };
+}
+
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  const auth = requireSession(request, context);
+  // Spec 5.9: enrichment is a legacy write; central-API users get the 410 message.
+  if (auth.useCentralApi) return { ok: false, message: goneCentralApiMessage() };
+  try {
+    const f = await enrichOne(enrichmentDeps(), { id: params.id ?? '' }, viewerOf(auth), true);
+    return { ok: true, message: `Parcela a fost îmbogățită (${new Date(f.enrichedAt ?? Date.now()).toLocaleString('ro-RO')}).` };
+  } catch (err) {
+    return { ok: false, message: failureMessage(err) };
+  }
+}
+
+export default function ParcelView() {
+  const d = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
+  const nav = useNavigation();
+  const busy = nav.state !== 'idle' && nav.formMethod === 'POST';
+  return (
+    <div className="parcel-sync">
+      <header className="page-head">
+        <p className="page-head__eyebrow">
+          <Link to={`/parcel-sync?tab=search&siruta=${d.parcel.siruta}`}>Sincronizare parcele</Link> ·{' '}
+          <Link to={`/parcel-sync/dashboard?siruta=${d.parcel.siruta}`}>Tablou UAT {d.parcel.siruta}</Link>
+        </p>
+        <h1 className="page-head__title">Parcela {d.parcel.cadastralRef ?? `#${d.parcel.objectId}`}</h1>
+        <p className="page-head__sub">
+          {formatArea(d.parcel.areaValue)} · {d.parcel.noGeometry ? 'fără geometrie în stratul de parcele' : 'cu geometrie'} ·{' '}
+          {d.parcel.enrichedAt ? `îmbogățită la ${new Date(d.parcel.enrichedAt).toLocaleDateString('ro-RO')}` : 'neîmbogățită'}
+        </p>
+      </header>
+      <section className="card">
+        <header className="card__head">
+          <h2 className="card__title">Date din cartea funciară</h2>
+          {d.canEnrich && !d.restricted && (
+            <Form method="post">
+              <button type="submit" className="btn btn--primary" disabled={busy}>
+                {busy ? 'Se îmbogățește…' : 'Îmbogățește acum'}
+              </button>
+            </Form>
+          )}
+        </header>
+        {result && (
+          <p className={`notice ${result.ok ? 'notice--ok' : 'notice--fail'}`} role={result.ok ? 'status' : 'alert'}>
+            {result.message}
+          </p>
+        )}
+        <EnrichmentFields enrichment={d.enrichment as Record<string, unknown> | null} restricted={d.restricted} redacted={d.redacted} />
+      </section>
+    </div>
+  );
+}

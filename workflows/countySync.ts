@@ -1,0 +1,196 @@
+/**
+ * Jobs over many UATs (spec 4.4): `countySync` (every UAT of a county, a few at a time, then an
+ * in-app notification, spec 6), `allCountiesSync` (every county one after another under the
+ * singleton id `sync-all-counties:ro`, which blocks county syncs), `refreshAll` (every UAT that
+ * holds features, one by one, magic where enrichment is above 30%) and `autoRefresh` (the nightly
+ * weekday run, staggered inside 01:00–05:00, least recently synced UATs first).
+ */
+import { executeChild, setHandler, sleep } from '@temporalio/workflow';
+import type { JobUat } from '../domain/landreg/jobs';
+import type { SyncTrigger } from '../domain/landreg/sync/store';
+import { jobSearchAttributes } from '../temporal/searchAttributes';
+import { childJobId, failureMessage, progressQuery, storeActivities, type ProgressState } from './landregShared';
+import { requestTileArchiveRebuild, type SyncMode, type UatSyncResult } from './uatSync';
+
+const store = storeActivities();
+
+/** Spec 2.6 steps T and C; the job routes sync parcels and buildings. */
+const JOB_LAYERS = ['TERENURI_ACTIVE', 'CLADIRI_ACTIVE'];
+
+/** UATs of one county synced at once: the portal's rate limit is shared, so more only queues. */
+const COUNTY_PARALLEL_UATS = 2;
+
+/** Spec 8 "refresh-all magic mode": enrichment above 30%. */
+const REFRESH_ALL_MAGIC_RATIO = 0.3;
+
+interface UatOutcome {
+  siruta: number;
+  name: string;
+  status: 'done' | 'failed';
+  added: number;
+  removed: number;
+  error?: string;
+}
+
+interface ManyUatsResult {
+  uats: UatOutcome[];
+  done: number;
+  failed: number;
+  added: number;
+  removed: number;
+  tileRebuildRequested: boolean;
+}
+
+async function syncOne(uat: JobUat, trigger: SyncTrigger, mode: SyncMode): Promise<UatOutcome> {
+  try {
+    const r: UatSyncResult = await executeChild('uatSync', {
+      workflowId: childJobId('sync', uat.siruta),
+      args: [{ siruta: uat.siruta, layers: JOB_LAYERS, mode, trigger, requestTileRebuild: false }],
+      typedSearchAttributes: jobSearchAttributes('sync', uat.siruta),
+    });
+    return { siruta: uat.siruta, name: uat.name, status: 'done', added: r.added, removed: r.removed };
+  } catch (err) {
+    // One UAT failing does not stop the county: it is reported and the next one goes on.
+    return { siruta: uat.siruta, name: uat.name, status: 'failed', added: 0, removed: 0, error: failureMessage(err) };
+  }
+}
+
+async function syncMany(
+  uats: JobUat[],
+  progress: ProgressState,
+  opts: { trigger: SyncTrigger; parallel: number; modeFor?: (u: JobUat) => Promise<SyncMode>; requestTileRebuild: boolean; stopAt?: number; pauseMs?: number },
+): Promise<ManyUatsResult> {
+  const queue = [...uats];
+  const outcomes: UatOutcome[] = [];
+  progress.total = uats.length;
+  await Promise.all(
+    Array.from({ length: Math.max(1, Math.min(opts.parallel, queue.length)) }, async () => {
+      for (let u = queue.shift(); u; u = queue.shift()) {
+        if (opts.stopAt !== undefined && Date.now() >= opts.stopAt) {
+          queue.length = 0;
+          break;
+        }
+        progress.message = `Se sincronizează ${u.name} (${progress.current + 1}/${progress.total})…`;
+        const mode = opts.modeFor ? await opts.modeFor(u) : 'base';
+        outcomes.push(await syncOne(u, opts.trigger, mode));
+        progress.current++;
+        if (opts.pauseMs) await sleep(opts.pauseMs);
+      }
+    }),
+  );
+  const added = outcomes.reduce((s, o) => s + o.added, 0);
+  const tileRebuildRequested = added > 0 && opts.requestTileRebuild ? await requestTileArchiveRebuild() : false;
+  return {
+    uats: outcomes,
+    done: outcomes.filter((o) => o.status === 'done').length,
+    failed: outcomes.filter((o) => o.status === 'failed').length,
+    added,
+    removed: outcomes.reduce((s, o) => s + o.removed, 0),
+    tileRebuildRequested,
+  };
+}
+
+export interface CountySyncArgs {
+  county: string;
+  /** Who asked: gets the in-app notification when the county is done. */
+  userId?: string;
+  trigger?: SyncTrigger;
+  requestTileRebuild?: boolean;
+}
+
+export async function countySync(args: CountySyncArgs): Promise<ManyUatsResult & { county: string }> {
+  const progress: ProgressState = { status: 'running', phase: 'sync', current: 0, total: 0, message: `Județul ${args.county}…` };
+  setHandler(progressQuery, () => progress);
+  const uats = await store.listJobUats({ kind: 'county', county: args.county });
+  const result = await syncMany(uats, progress, { trigger: args.trigger ?? 'county', parallel: COUNTY_PARALLEL_UATS, requestTileRebuild: args.requestTileRebuild !== false });
+  if (args.userId) {
+    await store.notifyUser({
+      userId: args.userId,
+      type: 'county-sync-done',
+      title: `Sincronizarea județului ${args.county} s-a încheiat`,
+      body: `${result.done} UAT-uri sincronizate, ${result.failed} cu erori; ${result.added} obiecte adăugate, ${result.removed} șterse.`,
+      link: '/parcel-sync',
+    });
+  }
+  progress.status = 'done';
+  progress.phase = 'done';
+  progress.message = `Județul ${args.county}: ${result.done} UAT-uri sincronizate, ${result.failed} cu erori.`;
+  return { county: args.county, ...result };
+}
+
+export interface AllCountiesSyncArgs {
+  userId?: string;
+  requestTileRebuild?: boolean;
+}
+
+export async function allCountiesSync(args: AllCountiesSyncArgs = {}): Promise<{ counties: Array<{ county: string; done: number; failed: number; added: number }> }> {
+  const progress: ProgressState = { status: 'running', phase: 'sync', current: 0, total: 0, message: 'Toate județele…' };
+  setHandler(progressQuery, () => progress);
+  const counties = await store.listCountyNames();
+  progress.total = counties.length;
+  const out: Array<{ county: string; done: number; failed: number; added: number }> = [];
+  let added = 0;
+  for (const county of counties) {
+    progress.message = `Județul ${county} (${progress.current + 1}/${progress.total})…`;
+    const r = await executeChild('countySync', {
+      workflowId: childJobId('sync-county', county),
+      args: [{ county, trigger: 'all_counties', requestTileRebuild: false }],
+      typedSearchAttributes: jobSearchAttributes('sync-county'),
+    });
+    out.push({ county, done: r.done, failed: r.failed, added: r.added });
+    added += r.added;
+    progress.current++;
+  }
+  if (added > 0 && args.requestTileRebuild !== false) await requestTileArchiveRebuild();
+  progress.status = 'done';
+  progress.phase = 'done';
+  progress.message = `Toate cele ${counties.length} județe au fost parcurse.`;
+  return { counties: out };
+}
+
+async function magicWhenEnriched(u: JobUat): Promise<SyncMode> {
+  return (await store.uatEnrichmentShare(u.siruta)) > REFRESH_ALL_MAGIC_RATIO ? 'magic' : 'base';
+}
+
+export async function refreshAll(args: { requestTileRebuild?: boolean } = {}): Promise<ManyUatsResult> {
+  const progress: ProgressState = { status: 'running', phase: 'sync', current: 0, total: 0, message: 'Reîmprospătare…' };
+  setHandler(progressQuery, () => progress);
+  const uats = await store.listJobUats({ kind: 'synced' });
+  const result = await syncMany(uats, progress, { trigger: 'manual', parallel: 1, modeFor: magicWhenEnriched, requestTileRebuild: args.requestTileRebuild !== false });
+  progress.status = 'done';
+  progress.phase = 'done';
+  progress.message = `${result.done} UAT-uri reîmprospătate, ${result.failed} cu erori.`;
+  return result;
+}
+
+export interface AutoRefreshArgs {
+  /** How long the run may go on (spec 8: the window is 01:00 to 05:00). Default 4 hours. */
+  windowMs?: number;
+  /** Pause between UATs: spreads the load over the window. Default 30 s. */
+  staggerMs?: number;
+  requestTileRebuild?: boolean;
+}
+
+/** Spec 8 "auto-refresh window": weekdays 01:00–05:00, staggered. */
+export const AUTO_REFRESH_WINDOW_MS = 4 * 60 * 60_000;
+export const AUTO_REFRESH_STAGGER_MS = 30_000;
+
+export async function autoRefresh(args: AutoRefreshArgs = {}): Promise<ManyUatsResult> {
+  const progress: ProgressState = { status: 'running', phase: 'sync', current: 0, total: 0, message: 'Reîmprospătare automată…' };
+  setHandler(progressQuery, () => progress);
+  const stopAt = Date.now() + (args.windowMs ?? AUTO_REFRESH_WINDOW_MS);
+  // Least recently synced first: a night that ends early leaves the rest for the next one.
+  const uats = await store.listJobUats({ kind: 'stalest' });
+  const result = await syncMany(uats, progress, {
+    trigger: 'auto_refresh',
+    parallel: 1,
+    modeFor: magicWhenEnriched,
+    requestTileRebuild: args.requestTileRebuild !== false,
+    stopAt,
+    pauseMs: args.staggerMs ?? AUTO_REFRESH_STAGGER_MS,
+  });
+  progress.status = 'done';
+  progress.phase = 'done';
+  progress.message = `${result.done} UAT-uri reîmprospătate în fereastra de noapte.`;
+  return result;
+}

@@ -1,0 +1,125 @@
+/**
+ * `enrichParcels`: the E step of a sync rule, the magic mode of every sync path and refresh-all
+ * (spec 4.4 "Sync behaviours" 3). Walks the UAT's enrichment queue once: parcels marked for
+ * re-enrichment, then never-enriched ones, then those enriched over 7 days ago (fresher ones are
+ * skipped, spec 8). Batches go to the rate-limited landreg queue one after another; each batch
+ * keeps a few parcels in flight (domain/enrichment/service.ts). With nothing to enrich no portal
+ * call is made. Progress is the `progress` query; long runs continue-as-new with their cursor.
+ */
+import { continueAsNew, defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { EnrichCursor, EnrichmentPortalActivities, EnrichmentStoreActivities } from '../activities/enrichment';
+
+export const ENRICH_BATCH_SIZE = 50;
+/** Batches per workflow run before continue-as-new (keeps the history far below its limits). */
+export const ENRICH_BATCHES_PER_RUN = 200;
+
+export interface EnrichParcelsInput {
+  siruta: number;
+  /** Enrich every parcel, fresh or not. */
+  force?: boolean;
+  batchSize?: number;
+  /** Task queues; default: the workflow's own queue for store work and its landreg sibling. */
+  taskQueues?: { store?: string; landreg?: string };
+  /** Carried over continue-as-new. */
+  resume?: { cursor: EnrichCursor | null; totals: EnrichTotals; total: number };
+}
+
+export interface EnrichTotals {
+  done: number;
+  enriched: number;
+  notFound: number;
+  portalCalls: number;
+  batches: number;
+}
+
+export interface EnrichProgress extends EnrichTotals {
+  siruta: number;
+  status: 'running' | 'done';
+  phase: 'counting' | 'enriching' | 'done';
+  total: number;
+  percent: number;
+  message: string;
+}
+
+export interface EnrichParcelsResult extends EnrichTotals {
+  siruta: number;
+  total: number;
+}
+
+export const enrichProgressQuery = defineQuery<EnrichProgress>('progress');
+
+/**
+ * The landreg queue beside the queue this workflow runs on: `store` → `landreg`, and a test's
+ * isolated `store-<suffix>` → `landreg-<suffix>` (temporal/queues.ts isolatedTaskQueue).
+ */
+function siblingQueue(current: string, queue: string): string {
+  return current.startsWith('store-') ? `${queue}-${current.slice('store-'.length)}` : queue;
+}
+
+export async function enrichParcels(input: EnrichParcelsInput): Promise<EnrichParcelsResult> {
+  const own = workflowInfo().taskQueue;
+  const storeQueue = input.taskQueues?.store ?? own;
+  const landregQueue = input.taskQueues?.landreg ?? siblingQueue(own, 'landreg');
+  const store = proxyActivities<EnrichmentStoreActivities>({
+    taskQueue: storeQueue,
+    startToCloseTimeout: '2 minutes',
+    retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', maximumAttempts: 10 },
+  });
+  const landreg = proxyActivities<EnrichmentPortalActivities>({
+    taskQueue: landregQueue,
+    // 50 parcels × 2 calls at the portal's pace; the heartbeat catches a stuck one far sooner.
+    startToCloseTimeout: '15 minutes',
+    heartbeatTimeout: '2 minutes',
+    retry: {
+      initialInterval: '10 seconds',
+      backoffCoefficient: 2,
+      maximumInterval: '5 minutes',
+      maximumAttempts: 8,
+      nonRetryableErrorTypes: ['PortalCredentialsError', 'PortalMalformedError', 'bad_request', 'not_found'],
+    },
+  });
+
+  const size = input.batchSize ?? ENRICH_BATCH_SIZE;
+  const totals: EnrichTotals = input.resume?.totals ?? { done: 0, enriched: 0, notFound: 0, portalCalls: 0, batches: 0 };
+  const progress: EnrichProgress = {
+    siruta: input.siruta,
+    status: 'running',
+    phase: input.resume ? 'enriching' : 'counting',
+    total: input.resume?.total ?? 0,
+    percent: 0,
+    message: 'Se numără parcelele de îmbogățit…',
+    ...totals,
+  };
+  setHandler(enrichProgressQuery, () => progress);
+  const update = (phase: EnrichProgress['phase'], message: string) => {
+    Object.assign(progress, totals, { phase, message });
+    progress.percent = progress.total > 0 ? Math.min(100, Math.round((totals.done / progress.total) * 100)) : 100;
+  };
+
+  if (!input.resume) progress.total = await store.countParcelsToEnrich({ siruta: input.siruta, force: input.force });
+  let cursor = input.resume?.cursor ?? null;
+  update('enriching', `Îmbogățire: ${totals.done} din ${progress.total} parcele`);
+
+  for (let batches = 0; progress.total > 0; batches++) {
+    if (batches >= ENRICH_BATCHES_PER_RUN) {
+      await continueAsNew<typeof enrichParcels>({ ...input, resume: { cursor, totals, total: progress.total } });
+    }
+    const parcels = await store.nextParcelsToEnrich({ siruta: input.siruta, after: cursor, size, force: input.force });
+    if (parcels.length === 0) break;
+    const r = await landreg.enrichParcelBatch({ siruta: input.siruta, parcels });
+    const last = parcels[parcels.length - 1];
+    cursor = { klass: last.klass, id: last.id };
+    totals.done += parcels.length;
+    totals.enriched += r.enriched;
+    totals.notFound += r.notFound;
+    totals.portalCalls += r.portalCalls;
+    totals.batches++;
+    // Parcels marked meanwhile can push the count past the first estimate.
+    progress.total = Math.max(progress.total, totals.done);
+    update('enriching', `Îmbogățire: ${totals.done} din ${progress.total} parcele`);
+  }
+
+  progress.status = 'done';
+  update('done', progress.total === 0 ? 'Nicio parcelă de îmbogățit.' : `Îmbogățite ${totals.enriched} parcele din ${totals.done}.`);
+  return { siruta: input.siruta, total: progress.total, ...totals };
+}

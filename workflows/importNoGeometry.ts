@@ -1,0 +1,53 @@
+/**
+ * `importNoGeometry`: step N of a sync rule (spec 2.6) and of the weekend deep sync
+ * (`import_nogeom`, spec 3.4). One activity on the landreg queue scans the UAT's immovable list
+ * against the remote parcel layer and stores the immovables without geometry (stale ones deleted
+ * first, spec 4.4 "Sync behaviours" 4). Callers run it as a child workflow with `{siruta}`.
+ */
+import { defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { EnrichmentPortalActivities, NoGeomImport } from '../activities/enrichment';
+
+export interface ImportNoGeometryInput {
+  siruta: number;
+  workspacePk?: number | null;
+  taskQueues?: { landreg?: string };
+}
+
+export interface NoGeomProgress {
+  siruta: number;
+  status: 'running' | 'done';
+  phase: 'scanning' | 'done';
+  percent: number;
+  message: string;
+  result?: NoGeomImport;
+}
+
+export const noGeomProgressQuery = defineQuery<NoGeomProgress>('progress');
+
+export async function importNoGeometry(input: ImportNoGeometryInput): Promise<NoGeomImport> {
+  const own = workflowInfo().taskQueue;
+  const landreg = proxyActivities<EnrichmentPortalActivities>({
+    taskQueue: input.taskQueues?.landreg ?? (own.startsWith('store-') ? `landreg-${own.slice('store-'.length)}` : 'landreg'),
+    // A 200,000-parcel UAT is ~400 pages at the portal's pace; pages heartbeat.
+    startToCloseTimeout: '30 minutes',
+    heartbeatTimeout: '2 minutes',
+    retry: {
+      initialInterval: '10 seconds',
+      backoffCoefficient: 2,
+      maximumInterval: '5 minutes',
+      maximumAttempts: 6,
+      nonRetryableErrorTypes: ['PortalCredentialsError', 'PortalMalformedError', 'bad_request', 'not_found'],
+    },
+  });
+  const progress: NoGeomProgress = { siruta: input.siruta, status: 'running', phase: 'scanning', percent: 0, message: 'Se caută imobilele fără geometrie…' };
+  setHandler(noGeomProgressQuery, () => progress);
+  const result = await landreg.importNoGeometry({ siruta: input.siruta, workspacePk: input.workspacePk });
+  Object.assign(progress, {
+    status: 'done',
+    phase: 'done',
+    percent: 100,
+    result,
+    message: `Importate ${result.imported} imobile fără geometrie; șterse ${result.deleted} înregistrări vechi.`,
+  });
+  return result;
+}

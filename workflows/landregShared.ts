@@ -1,0 +1,104 @@
+/**
+ * What the parcel-sync workflows share: activity proxies grouped by task queue, the `progress`
+ * query, and deterministic job ids for children (docs/sync.md). Workflow code only: no I/O.
+ */
+import { defineQuery, proxyActivities, uuid4, workflowInfo } from '@temporalio/workflow';
+import type { LandregActivities } from '../activities/landreg';
+import { TaskQueue, type TaskQueueName } from '../temporal/queues';
+
+/** CONTRACT.md progress record, minus what the API adds from the execution (jobId, kind, times). */
+export interface ProgressState {
+  status: 'running' | 'done' | 'failed';
+  phase: string;
+  current: number;
+  total: number;
+  message: string;
+  error?: string;
+}
+
+export const progressQuery = defineQuery<ProgressState>('progress');
+
+/**
+ * The task queue `queue` as seen from this workflow: production queues are bare names; tests
+ * run everything on `<queue>-<suffix>`, and a workflow keeps its own suffix for its siblings.
+ */
+export function siblingQueue(queue: TaskQueueName): string {
+  const own = workflowInfo().taskQueue;
+  for (const q of Object.values(TaskQueue)) {
+    if (own === q) return queue;
+    if (own.startsWith(`${q}-`)) return `${queue}${own.slice(q.length)}`;
+  }
+  return queue;
+}
+
+/** Non-retryable failure types of the portal client (domain/landreg/errors.ts). */
+export const PORTAL_PERMANENT_FAILURES = ['PortalCredentialsError', 'PortalMalformedError'];
+
+export function landregActivities() {
+  return proxyActivities<LandregActivities>({
+    taskQueue: siblingQueue(TaskQueue.landreg),
+    // A download activity handles a few pages of 1000 features; a minute each is generous.
+    startToCloseTimeout: '15 minutes',
+    heartbeatTimeout: '2 minutes',
+    retry: {
+      initialInterval: '2 seconds',
+      backoffCoefficient: 2,
+      maximumInterval: '1 minute',
+      maximumAttempts: 12,
+      nonRetryableErrorTypes: PORTAL_PERMANENT_FAILURES,
+    },
+  });
+}
+
+export function storeActivities() {
+  return proxyActivities<LandregActivities>({
+    taskQueue: siblingQueue(TaskQueue.store),
+    startToCloseTimeout: '5 minutes',
+    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 },
+  });
+}
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/**
+ * A ULID made deterministically inside a workflow (workflow time + the replay-safe uuid4), so
+ * children get ids of the `<kind>:<scope>:<ulid>` convention (temporal/ids.ts).
+ */
+export function workflowUlid(): string {
+  let t = Date.now();
+  let time = '';
+  for (let i = 0; i < 10; i++) {
+    time = CROCKFORD[t % 32] + time;
+    t = Math.floor(t / 32);
+  }
+  const hex = uuid4().replace(/-/g, '');
+  let rand = '';
+  for (let i = 0; i < 16; i++) rand += CROCKFORD[parseInt(hex.slice(i * 2, i * 2 + 2), 16) % 32];
+  return time + rand;
+}
+
+/** `<kind>:<scope>:<ulid>` for a child job (scope without ':'). */
+export function childJobId(kind: string, scope: string | number): string {
+  return `${kind}:${String(scope).replace(/:/g, '-')}:${workflowUlid()}`;
+}
+
+/**
+ * The tile archive rebuild is one at a time (spec 3.6): a singleton id. A test's workflows (on a
+ * suffixed queue) get their own, so an abandoned test rebuild never blocks the real one.
+ */
+export function tileRebuildWorkflowId(): string {
+  const own = workflowInfo().taskQueue;
+  const suffix = own.startsWith(`${TaskQueue.store}-`) ? own.slice(TaskQueue.store.length) : '';
+  return `tile-archive-rebuild:global${suffix}`;
+}
+
+/** The innermost message of a Temporal failure chain (ActivityFailure → ApplicationFailure → …). */
+export function failureMessage(err: unknown): string {
+  let e = err as { message?: string; cause?: unknown } | undefined;
+  let msg = e?.message ?? String(err);
+  while (e?.cause) {
+    e = e.cause as { message?: string; cause?: unknown };
+    if (e.message) msg = e.message;
+  }
+  return msg;
+}

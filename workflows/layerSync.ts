@@ -1,0 +1,87 @@
+/**
+ * One layer of one UAT brought up to date with the portal (spec 4.4 "Sync behaviours" 1, 2, 5;
+ * docs/sync.md): open the run record → plan (count compare, change query, id diff, full or
+ * delta) → download the planned pages in parallel chunks → delete what the portal dropped →
+ * probe the oldest-enriched parcels → close the run. A failure closes the run as failed.
+ */
+import { CancellationScope, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { GisSyncRun, SyncTrigger } from '../domain/landreg/sync/store';
+import { failureMessage, landregActivities, progressQuery, storeActivities, type ProgressState } from './landregShared';
+
+export interface LayerSyncArgs {
+  siruta: number;
+  layerId: string;
+  forceFullSync?: boolean;
+  trigger?: SyncTrigger;
+  /**
+   * Spec 3.3: run as a sub-step of an export, the finished sync leaves progress `running` (the
+   * export goes on building files); standalone it ends `done`.
+   */
+  isSubStep?: boolean;
+}
+
+export interface LayerSyncResult extends GisSyncRun {
+  pages: number;
+}
+
+const landreg = landregActivities();
+const store = storeActivities();
+
+export async function layerSync(args: LayerSyncArgs): Promise<LayerSyncResult> {
+  const { siruta, layerId } = args;
+  const progress: ProgressState = { status: 'running', phase: 'plan', current: 0, total: 0, message: `Se compară stratul ${layerId} cu portalul…` };
+  setHandler(progressQuery, () => progress);
+
+  const opened = await store.openLayerSyncRun({ siruta, layerId, trigger: args.trigger ?? 'manual', workflowId: workflowInfo().workflowId });
+  const { runId } = opened;
+  try {
+    const plan = await landreg.planLayerSync({ runId, siruta, layerId, forceFullSync: args.forceFullSync });
+
+    progress.phase = 'download';
+    progress.total = plan.pages;
+    progress.message =
+      plan.pages === 0
+        ? 'Nimic nou de descărcat.'
+        : `Sincronizare ${plan.mode === 'full' ? 'completă' : 'incrementală'}: ${plan.toFetch} obiecte în ${plan.pages} pagini.`;
+    const chunks: Array<{ fromPage: number; toPage: number }> = [];
+    for (let p = 0; p < plan.pages; p += opened.pagesPerActivity) chunks.push({ fromPage: p, toPage: Math.min(plan.pages, p + opened.pagesPerActivity) });
+    // Bounded parallelism; the landreg queue's rate limit keeps the portal's pace across all jobs.
+    await Promise.all(
+      Array.from({ length: Math.min(opened.parallelDownloads, chunks.length) }, async () => {
+        for (let c = chunks.shift(); c; c = chunks.shift()) {
+          await landreg.downloadSyncPages({ runId, siruta, layerId, ...c });
+          progress.current += c.toPage - c.fromPage;
+        }
+      }),
+    );
+
+    if (plan.toRemove > 0) {
+      progress.phase = 'remove';
+      progress.message = `Se șterg ${plan.toRemove} obiecte eliminate din portal.`;
+      await store.applySyncRemovals({ runId, siruta, layerId });
+    }
+
+    if (plan.mode === 'delta') {
+      progress.phase = 'probe';
+      progress.message = 'Se verifică documentațiile parcelelor îmbogățite cel mai demult.';
+      await landreg.probeEnrichedParcels({ runId, siruta, layerId });
+    }
+
+    const run = await store.closeLayerSync({ runId, siruta, layerId, status: 'done' });
+    progress.phase = args.isSubStep ? 'synced' : 'done';
+    progress.status = args.isSubStep ? 'running' : 'done';
+    progress.current = progress.total;
+    progress.message = `Gata: ${run.added} adăugate, ${run.removed} șterse, ${run.reenrichMarked} marcate pentru reîmbogățire.`;
+    return { ...run, pages: plan.pages };
+  } catch (err) {
+    progress.status = 'failed';
+    progress.phase = 'failed';
+    progress.error = failureMessage(err);
+    progress.message = 'Sincronizarea a eșuat.';
+    // Record the failure even when the workflow is being cancelled.
+    await CancellationScope.nonCancellable(() =>
+      store.closeLayerSync({ runId, siruta, layerId, status: 'failed', error: failureMessage(err).slice(0, 1000) }),
+    );
+    throw err;
+  }
+}

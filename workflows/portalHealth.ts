@@ -1,0 +1,25 @@
+/**
+ * The portal health ping (spec 3.1): every 3 minutes (schedule `portal-health:global`), one
+ * call that never logs in; the activity records availability, maintenance (503 + keywords) and
+ * the count of consecutive failures on the shared session row, which the session route shows.
+ */
+import type { LandregActivities } from '../activities/landreg';
+import { proxyActivities } from '@temporalio/workflow';
+import { TaskQueue } from '../temporal/queues';
+import { siblingQueue } from './landregShared';
+
+export interface PortalHealthResult {
+  available: boolean;
+  maintenance: boolean;
+  consecutiveFailures: number;
+}
+
+export async function portalHealth(): Promise<PortalHealthResult> {
+  // No retries: a failed ping IS the measurement; the next one comes in 3 minutes.
+  const landreg = proxyActivities<LandregActivities>({
+    taskQueue: siblingQueue(TaskQueue.landreg),
+    startToCloseTimeout: '1 minute',
+    retry: { maximumAttempts: 1 },
+  });
+  return landreg.checkPortalHealth();
+}

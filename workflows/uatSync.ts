@@ -1,0 +1,109 @@
+/**
+ * One UAT: its layers synced one after another as `layerSync` children (jobs `sync` and
+ * `sync-background`, spec 4.4), then, in magic mode, the enrichment of its parcels; after a sync
+ * that added features, a tile archive rebuild is requested (spec 4.4 "Sync behaviours" 5).
+ */
+import { ParentClosePolicy, WorkflowIdReusePolicy, executeChild, setHandler, startChild } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { SyncTrigger } from '../domain/landreg/sync/store';
+import { jobSearchAttributes } from '../temporal/searchAttributes';
+import { TaskQueue } from '../temporal/queues';
+import { childJobId, failureMessage, progressQuery, siblingQueue, tileRebuildWorkflowId, type ProgressState } from './landregShared';
+import type { LayerSyncResult } from './layerSync';
+
+export type SyncMode = 'base' | 'magic';
+
+export interface UatSyncArgs {
+  siruta: number;
+  layers: string[];
+  mode?: SyncMode;
+  forceFullSync?: boolean;
+  trigger?: SyncTrigger;
+  /** Default true; tests switch the tile rebuild off so no orphan rebuild outlives them. */
+  requestTileRebuild?: boolean;
+}
+
+export interface UatSyncResult {
+  siruta: number;
+  mode: SyncMode;
+  runs: LayerSyncResult[];
+  added: number;
+  removed: number;
+  /** Magic mode: the `enrichParcels` child's result. */
+  enrichment?: { status: 'done'; result: unknown };
+  tileRebuildRequested: boolean;
+}
+
+/**
+ * Asks for a rebuild of the PMTiles overview as a separate workflow (abandoned by its parent:
+ * the sync does not wait 30 minutes for it). One already running is fine (spec 3.6).
+ */
+export async function requestTileArchiveRebuild(): Promise<boolean> {
+  try {
+    await startChild('tileArchiveRebuild', {
+      workflowId: tileRebuildWorkflowId(),
+      taskQueue: siblingQueue(TaskQueue.store),
+      args: [{}],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      workflowExecutionTimeout: '45 minutes',
+      typedSearchAttributes: jobSearchAttributes('tile-archive-rebuild'),
+    });
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return true;
+    throw err;
+  }
+}
+
+export async function uatSync(args: UatSyncArgs): Promise<UatSyncResult> {
+  const mode = args.mode ?? 'base';
+  const steps = args.layers.length + (mode === 'magic' ? 1 : 0);
+  const progress: ProgressState = { status: 'running', phase: 'sync', current: 0, total: steps, message: `Sincronizare UAT ${args.siruta}…` };
+  setHandler(progressQuery, () => progress);
+
+  const runs: LayerSyncResult[] = [];
+  try {
+    for (const layerId of args.layers) {
+      progress.phase = `sync:${layerId}`;
+      progress.message = `Se sincronizează ${layerId}…`;
+      runs.push(
+        await executeChild('layerSync', {
+          workflowId: childJobId('layer-sync', `${args.siruta}-${layerId}`),
+          args: [{ siruta: args.siruta, layerId, forceFullSync: args.forceFullSync, trigger: args.trigger ?? 'manual' }],
+          typedSearchAttributes: jobSearchAttributes('layer-sync', args.siruta),
+        }),
+      );
+      progress.current++;
+    }
+
+    let enrichment: UatSyncResult['enrichment'];
+    if (mode === 'magic') {
+      // Spec 4.4 "Sync behaviours" 3: magic mode enriches the parcels (the enrichment engine's workflow).
+      progress.phase = 'enrich';
+      progress.message = 'Se îmbogățesc parcelele…';
+      const result = await executeChild('enrichParcels', {
+        workflowId: childJobId('enrich', args.siruta),
+        args: [{ siruta: args.siruta }],
+        typedSearchAttributes: jobSearchAttributes('enrich', args.siruta),
+      });
+      enrichment = { status: 'done', result };
+      progress.current++;
+    }
+
+    const added = runs.reduce((s, r) => s + r.added, 0);
+    const removed = runs.reduce((s, r) => s + r.removed, 0);
+    const tileRebuildRequested = added > 0 && args.requestTileRebuild !== false ? await requestTileArchiveRebuild() : false;
+
+    progress.status = 'done';
+    progress.phase = 'done';
+    progress.message = `UAT ${args.siruta}: ${added} obiecte adăugate, ${removed} șterse.`;
+    return { siruta: args.siruta, mode, runs, added, removed, ...(enrichment ? { enrichment } : {}), tileRebuildRequested };
+  } catch (err) {
+    progress.status = 'failed';
+    progress.phase = 'failed';
+    progress.error = failureMessage(err);
+    progress.message = 'Sincronizarea UAT-ului a eșuat.';
+    throw err;
+  }
+}
