@@ -2,7 +2,8 @@
  * The one place that reads the environment. Every port, URL and credential of the stack has a
  * default for the embedded local stack and can be overridden by an environment variable of the
  * same name (documented in .env.example). `STACK_PROFILE=test` shifts every default port by
- * +100 and the data directory to `.data/test`, so `npm test` can run beside `npm start`.
+ * +100 and the data directory to `.data/test`, so `npm test` can run beside `npm start`;
+ * `STACK_PROFILE=bench` (npm run bench) shifts by +200 into `.data/bench`.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,8 +11,10 @@ import { fileURLToPath } from 'node:url';
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const env = process.env;
-const profile = env.STACK_PROFILE === 'test' ? 'test' : 'dev';
-const portShift = profile === 'test' ? 100 : 0;
+const PROFILE_PORT_SHIFT = { dev: 0, test: 100, bench: 200 } as const;
+type Profile = keyof typeof PROFILE_PORT_SHIFT;
+const profile: Profile = env.STACK_PROFILE === 'test' || env.STACK_PROFILE === 'bench' ? env.STACK_PROFILE : 'dev';
+const portShift = PROFILE_PORT_SHIFT[profile];
 
 function str(name: string, fallback: string): string {
   const v = env[name];
@@ -46,9 +49,9 @@ const landregPort = port('LANDREG_SIM_PORT', 4020);
 export const config = {
   profile,
   nodeEnv: str('NODE_ENV', 'production'),
-  dataDir: path.resolve(projectRoot, str('DATA_DIR', profile === 'test' ? '.data/test' : '.data/dev')),
+  dataDir: path.resolve(projectRoot, str('DATA_DIR', `.data/${profile}`)),
   toolsDir: str('TOOLS_DIR', path.join(env.HOME ?? '/root', '.cache', 'cadastral-geoportal', 'tools')),
-  logLevel: str('LOG_LEVEL', profile === 'test' ? 'warn' : 'info'),
+  logLevel: str('LOG_LEVEL', profile === 'dev' ? 'info' : 'warn'),
 
   app: {
     port: appPort,
@@ -149,6 +152,9 @@ export const config = {
     /** Layer sync (docs/sync.md): pages of one download activity, and activities run at once per layer. */
     syncPagesPerActivity: int('LANDREG_SYNC_PAGES_PER_ACTIVITY', 5),
     syncParallelDownloads: int('LANDREG_SYNC_PARALLEL_DOWNLOADS', 4),
+    /** Demo seed (scripts/seed-demo.ts): the county whose two smallest UATs are synced, or explicit SIRUTA codes. */
+    demoSeedWorkspace: int('SEED_DEMO_WORKSPACE', 145),
+    demoSeedSirutas: list('SEED_DEMO_SIRUTAS', ''),
   },
 
   tokens: {

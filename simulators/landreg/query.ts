@@ -91,7 +91,12 @@ export class QueryEngine {
     return { matches, siruta };
   }
 
-  run(layerId: string, q: Record<string, string | undefined>): QueryOutcome {
+  /**
+   * Runs one query. `opts.duplicatePages` (the opt-in fault of /__sim/faults) makes every page
+   * after the first that is asked without `orderByFields` start one feature early, as an
+   * unordered paged query on a real server may: consecutive pages then share a feature.
+   */
+  run(layerId: string, q: Record<string, string | undefined>, opts: { duplicatePages?: boolean } = {}): QueryOutcome {
     const layer = layerDef(layerId);
     const kind: QueryKind = truthy(q.returnCountOnly) ? 'count' : truthy(q.returnIdsOnly) ? 'ids' : 'features';
     if (!layer) return { kind, siruta: null, body: esriError('Invalid or missing input parameters.', [`Layer ${layerId} not found`]) };
@@ -111,7 +116,9 @@ export class QueryEngine {
     const offset = Math.max(0, Number.parseInt(q.resultOffset ?? '0', 10) || 0);
     const requested = Number.parseInt(q.resultRecordCount ?? '', 10);
     const pageSize = Number.isFinite(requested) && requested > 0 ? Math.min(requested, MAX_RECORD_COUNT) : MAX_RECORD_COUNT;
-    const page = matches.slice(offset, offset + pageSize);
+    const unordered = (q.orderByFields ?? '').trim() === '';
+    const start = opts.duplicatePages && unordered && offset > 0 ? offset - 1 : offset;
+    const page = matches.slice(start, start + pageSize);
     const fields = selectFields(layer, q.outFields);
     const wgs84 = q.outSR === '4326' || /"?wkid"?\s*:\s*4326/.test(q.outSR ?? '');
     const withGeometry = q.returnGeometry === undefined || q.returnGeometry === '' || truthy(q.returnGeometry);
@@ -128,7 +135,7 @@ export class QueryEngine {
         return withGeometry ? { attributes, geometry: esriGeometry(layer, f, wgs84) } : { attributes };
       }),
     };
-    if (offset + pageSize < matches.length) body.exceededTransferLimit = true;
+    if (start + pageSize < matches.length) body.exceededTransferLimit = true;
     return { kind, siruta, body };
   }
 }

@@ -232,7 +232,7 @@ export function createLandregApp(opts: LandregSimOptions = {}) {
     const src = { ...(req.query as Record<string, unknown>), ...((req.body as Record<string, unknown>) ?? {}) };
     for (const [k, v] of Object.entries(src)) if (typeof v === 'string') params[k] = v;
     const layerId = req.params.layerId;
-    const out = engine.run(layerId, params);
+    const out = engine.run(layerId, params, { duplicatePages: control.faults.duplicatePages === true });
     control.hit(`query:${out.kind}:${layerId}`);
     if (out.siruta !== null) control.hit(`query:${out.kind}:${layerId}:${out.siruta}`);
     res.type(params.f === 'pjson' ? 'text/plain' : 'application/json').send(JSON.stringify(out.body));

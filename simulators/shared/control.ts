@@ -19,6 +19,11 @@ export interface Faults {
   slowEvery?: number;
   /** Extension: how slow a slowEvery call is; 2000 ms when not given. */
   slowMs?: number;
+  /**
+   * Extension (landreg): layer-query pages after the first, asked without `orderByFields`, start
+   * one feature early, so consecutive pages overlap by one feature ("duplicate pages").
+   */
+  duplicatePages?: boolean;
 }
 
 const faultsBody = z.object({
@@ -28,6 +33,7 @@ const faultsBody = z.object({
   sessionTtlSeconds: z.number().positive().optional(),
   slowEvery: z.number().int().positive().optional(),
   slowMs: z.number().min(0).optional(),
+  duplicatePages: z.boolean().optional(),
 });
 
 export const resetBody = z.object({

@@ -72,6 +72,9 @@ export default function ParcelSync() {
         <Link to={d.siruta ? `/parcel-sync/dashboard?siruta=${d.siruta}` : '/parcel-sync/dashboard'} className="tabs__tab">
           Tablou UAT
         </Link>
+        <Link to={d.siruta ? `/parcel-sync/export?siruta=${d.siruta}` : '/parcel-sync/export'} className="tabs__tab">
+          Export
+        </Link>
       </nav>
 
       {d.tab === 'search' && (

@@ -1,1 +1,0 @@
-import{j as t}from"./jsx-runtime-0DLF9kdB.js";import{E as a}from"./ErrorPanel-CAD1HAIV.js";const r=()=>[{title:"Pagina nu a fost găsită · Geoportal cadastral"}];function e(){return t.jsx(a,{status:404,title:"Pagina nu a fost găsită",message:"Adresa cerută nu există sau a fost mutată."})}export{e as default,r as meta};

@@ -1,1 +1,0 @@
-const n="/assets/enrichment-DwcVTtDd.css",r=new Intl.NumberFormat("ro-RO",{maximumFractionDigits:0}),a=t=>r.format(t);function e(t){return t==null?"—":t>=1e4?`${new Intl.NumberFormat("ro-RO",{maximumFractionDigits:2}).format(t/1e4)} ha`:`${r.format(t)} m²`}export{a,n as e,e as f};

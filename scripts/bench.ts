@@ -1,0 +1,66 @@
+/**
+ * `npm run bench`: starts a stack of its own (STACK_PROFILE=bench: ports +200, data in
+ * .data/bench, the land-registry simulator at `bench` scale unless LANDREG_SIM_SCALE says
+ * otherwise), runs every benchmark in scripts/bench/ one after another and prints their JSON
+ * lines on stdout, side by side with the reference tool each one names. Stack logs go to
+ * .data/bench-stack.log. `npm run bench -- <name>` runs only the benchmarks whose file name
+ * contains <name>.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { projectRoot } from '../domain/config';
+
+const filter = process.argv.slice(2);
+const env = { ...process.env, STACK_PROFILE: 'bench', LANDREG_SIM_SCALE: process.env.LANDREG_SIM_SCALE ?? 'bench' };
+const tsx = path.join(projectRoot, 'node_modules/.bin/tsx');
+const benchDir = path.join(projectRoot, 'scripts/bench');
+const readyFile = path.join(projectRoot, '.data/bench-stack.ready');
+const logFile = path.join(projectRoot, '.data/bench-stack.log');
+
+function run(file: string): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(tsx, [file], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+    child.on('exit', (code) => resolve(code ?? 1));
+  });
+}
+
+async function main(): Promise<void> {
+  const benches = fs
+    .readdirSync(benchDir)
+    .filter((f) => f.endsWith('.ts') && !f.startsWith('_'))
+    .filter((f) => filter.length === 0 || filter.some((w) => f.includes(w)))
+    .sort();
+  fs.mkdirSync(path.dirname(readyFile), { recursive: true });
+  fs.rmSync(readyFile, { force: true });
+  const log = fs.openSync(logFile, 'w');
+  const stack = spawn(tsx, [path.join(projectRoot, 'scripts/stack.ts'), '--ready-file', readyFile], {
+    env,
+    stdio: ['ignore', log, log],
+  });
+  const stackExited = new Promise<void>((r) => stack.on('exit', () => r()));
+  let failed = 0;
+  try {
+    const deadline = Date.now() + 10 * 60_000;
+    while (!fs.existsSync(readyFile)) {
+      if (stack.exitCode !== null || Date.now() > deadline) throw new Error(`the bench stack did not start; see ${logFile}`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    for (const f of benches) {
+      const code = await run(path.join(benchDir, f));
+      if (code !== 0) {
+        failed++;
+        console.log(JSON.stringify({ bench: f.replace(/\.ts$/, ''), error: `exited with code ${code}` }));
+      }
+    }
+  } finally {
+    stack.kill('SIGTERM');
+    await stackExited;
+  }
+  process.exit(failed ? 1 : 0);
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,81 @@
+/**
+ * Demo seed: `npx tsx scripts/seed-demo.ts` once the stack (workers included) is up. Idempotent
+ * and quick when done: with no UATs in the store the catalogue is refreshed; with no features,
+ * two small UATs (the smallest of SEED_DEMO_WORKSPACE, default Covasna, or SEED_DEMO_SIRUTAS)
+ * are synced in base mode through the real workflows, and the script waits for them.
+ */
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { config } from '../domain/config';
+import { closePool, getPool } from '../domain/db/pool';
+import { getLandregClient } from '../domain/landreg/client';
+import { DEFAULT_SYNC_LAYERS } from '../domain/landreg/jobs';
+import { countFeatures, uatWhere } from '../domain/landreg/portal';
+import { childLogger } from '../domain/log';
+import { closeTemporalClient, getTemporalClient } from '../temporal/client';
+import { jobWorkflowId, singletonWorkflowId } from '../temporal/ids';
+import { TaskQueue } from '../temporal/queues';
+import { jobSearchAttributes } from '../temporal/searchAttributes';
+
+const log = childLogger('seed-demo');
+const DEMO_UATS = 2;
+
+async function count(sql: string): Promise<number> {
+  const r = await getPool().query<{ n: number }>(sql);
+  return r.rows[0].n;
+}
+
+async function refreshCatalogue(): Promise<void> {
+  const client = await getTemporalClient();
+  const workflowId = singletonWorkflowId('uat-catalog-refresh', 'global');
+  try {
+    await client.workflow.start('uatCatalogRefresh', { taskQueue: TaskQueue.store, workflowId, args: [{}], typedSearchAttributes: jobSearchAttributes('uat-catalog-refresh') });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+  const result = await client.workflow.getHandle(workflowId).result();
+  log.info({ result }, 'UAT catalogue refreshed');
+}
+
+/** The two smallest UATs of the demo county that hold parcels (asked of the portal, counts only). */
+async function demoSirutas(): Promise<number[]> {
+  if (config.landreg.demoSeedSirutas.length) return config.landreg.demoSeedSirutas.map(Number).filter(Number.isInteger);
+  const r = await getPool().query<{ siruta: number }>(`SELECT siruta FROM gis_uats WHERE workspace_pk = $1 ORDER BY siruta`, [config.landreg.demoSeedWorkspace]);
+  const portal = getLandregClient();
+  const sized: Array<{ siruta: number; n: number }> = [];
+  for (const { siruta } of r.rows) {
+    const n = await countFeatures(portal, 'TERENURI_ACTIVE', uatWhere(siruta));
+    if (n > 0) sized.push({ siruta, n });
+  }
+  return sized.sort((a, b) => a.n - b.n).slice(0, DEMO_UATS).map((x) => x.siruta);
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  if ((await count(`SELECT count(*)::int AS n FROM gis_uats`)) === 0) await refreshCatalogue();
+  if ((await count(`SELECT count(*)::int AS n FROM gis_features`)) === 0) {
+    const sirutas = await demoSirutas();
+    const client = await getTemporalClient();
+    const handles = await Promise.all(
+      sirutas.map((siruta) =>
+        client.workflow.start('uatSync', {
+          taskQueue: TaskQueue.store,
+          workflowId: jobWorkflowId('sync-background', String(siruta)),
+          args: [{ siruta, layers: [...DEFAULT_SYNC_LAYERS], mode: 'base', trigger: 'manual' }],
+          typedSearchAttributes: jobSearchAttributes('sync-background', siruta),
+        }),
+      ),
+    );
+    const results = await Promise.all(handles.map((h) => h.result()));
+    log.info({ uats: results.map((r) => ({ siruta: r.siruta, added: r.added })) }, 'demo UATs synced');
+  }
+  log.info({ ms: Date.now() - started }, 'demo seed done');
+}
+
+main()
+  .catch((err) => {
+    log.error({ err }, 'demo seed failed');
+    process.exitCode = 1;
+  })
+  .finally(async () => {
+    await Promise.allSettled([closeTemporalClient(), closePool()]);
+  });

@@ -1,0 +1,77 @@
+/** Pure rules of the parcel sync: diffing, full-sync decisions, paging, progress retention. */
+import { describe, expect, test } from '@jest/globals';
+import { canSkipIdDiff, changedSinceBound, diffIds, fullSyncReason, pageChunks, pageOf } from '../../domain/landreg/sync/rules';
+import { BACKGROUND_PROGRESS_RETENTION_MS, NORMAL_PROGRESS_RETENTION_MS, percentOf, progressStillKept } from '../../domain/landreg/jobs';
+import { looksLikeMaintenance } from '../../domain/landreg/errors';
+import { resolveCredentials } from '../../domain/landreg/client';
+import { config } from '../../domain/config';
+
+describe('layer sync rules', () => {
+  test('the id diff lists new and vanished ids, sorted', () => {
+    expect(diffIds([5, 1, 3, 7], [3, 9, 1, 2])).toEqual({ added: [5, 7], removed: [2, 9] });
+    expect(diffIds([], [])).toEqual({ added: [], removed: [] });
+  });
+
+  test.each([
+    [{ firstSync: true, forceFullSync: false, localCount: 0 }, 'first_sync'],
+    [{ firstSync: false, forceFullSync: true, localCount: 100 }, 'forced'],
+    [{ firstSync: false, forceFullSync: false, localCount: 100, delta: 51 }, 'delta_over_threshold'],
+    [{ firstSync: false, forceFullSync: false, localCount: 100, delta: 50 }, null],
+    [{ firstSync: false, forceFullSync: false, localCount: 100 }, null],
+  ])('full sync decision %j → %s', (input, expected) => {
+    expect(fullSyncReason(input)).toBe(expected);
+  });
+
+  test('the quick count comparison skips the id list only when the counts add up', () => {
+    expect(canSkipIdDiff(100, 100, 0)).toBe(true);
+    expect(canSkipIdDiff(103, 100, 3)).toBe(true);
+    expect(canSkipIdDiff(101, 100, 3)).toBe(false);
+    expect(canSkipIdDiff(99, 100, 0)).toBe(false);
+  });
+
+  test('the change query starts at the next whole second after the watermark', () => {
+    expect(changedSinceBound(Date.UTC(2024, 0, 1, 12, 0, 0, 500))).toBe(Date.UTC(2024, 0, 1, 12, 0, 1));
+    expect(changedSinceBound(Date.UTC(2024, 0, 1, 12, 0, 0))).toBe(Date.UTC(2024, 0, 1, 12, 0, 1));
+  });
+
+  test('pages of 1000 ids are split into activity chunks', () => {
+    expect(pageOf(999)).toBe(0);
+    expect(pageOf(1000)).toBe(1);
+    expect(pageChunks(12, 5)).toEqual([
+      { fromPage: 0, toPage: 5 },
+      { fromPage: 5, toPage: 10 },
+      { fromPage: 10, toPage: 12 },
+    ]);
+    expect(pageChunks(0, 5)).toEqual([]);
+  });
+});
+
+describe('progress retention (spec 3.3)', () => {
+  const closed = new Date('2026-01-01T10:00:00Z');
+  test('background jobs keep their progress for an hour', () => {
+    expect(progressStillKept('sync-background', closed, new Date(closed.getTime() + BACKGROUND_PROGRESS_RETENTION_MS))).toBe(true);
+    expect(progressStillKept('sync-county', closed, new Date(closed.getTime() + BACKGROUND_PROGRESS_RETENTION_MS + 1))).toBe(false);
+  });
+  test('normal jobs keep it for 60 seconds', () => {
+    expect(progressStillKept('sync', closed, new Date(closed.getTime() + NORMAL_PROGRESS_RETENTION_MS))).toBe(true);
+    expect(progressStillKept('sync', closed, new Date(closed.getTime() + NORMAL_PROGRESS_RETENTION_MS + 1))).toBe(false);
+  });
+  test('percent is bounded', () => {
+    expect(percentOf(3, 4)).toBe(75);
+    expect(percentOf(0, 0)).toBe(0);
+    expect(percentOf(9, 4)).toBe(100);
+  });
+});
+
+describe('portal client rules', () => {
+  test('maintenance is a 503 whose page names it', () => {
+    expect(looksLikeMaintenance(503, '<h1>Portalul este în mentenanță</h1>')).toBe(true);
+    expect(looksLikeMaintenance(503, 'Service Unavailable')).toBe(false);
+    expect(looksLikeMaintenance(500, 'mentenanță')).toBe(false);
+  });
+  test('credentials come from the body, then the session, then the environment', () => {
+    expect(resolveCredentials({ username: 'a', password: 'b' }, { username: 'c', password: 'd' })).toEqual({ username: 'a', password: 'b' });
+    expect(resolveCredentials({ username: 'a' }, { username: 'c', password: 'd' })).toEqual({ username: 'c', password: 'd' });
+    expect(resolveCredentials(undefined, { username: null, password: null })).toEqual({ username: config.landreg.username, password: config.landreg.password });
+  });
+});

@@ -1,0 +1,247 @@
+/**
+ * /parcel-sync/export: export a UAT (spec 4.4 export-bundle / export-local). The browser starts
+ * the job through the API (`POST /api/landreg/export-bundle`), follows it on the progress route
+ * (`progressUrl`, polled every second) through every phase, and downloads from `downloadUrl`.
+ * The local export (no sync, no portal) streams the ZIP straight from the store.
+ */
+import { useEffect, useRef, useState } from 'react';
+import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
+import { Link, useLoaderData } from '@remix-run/react';
+import exportsCss from '../styles/exports.css?url';
+import { requireSession } from '../lib/auth.server';
+import { uatsWithParcels } from '../lib/enrichment.server';
+
+export const meta: MetaFunction = () => [{ title: 'Export UAT · Geoportal cadastral' }];
+export const links: LinksFunction = () => [{ rel: 'stylesheet', href: exportsCss }];
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const auth = requireSession(request, context);
+  const uats = await uatsWithParcels().catch(() => []);
+  const siruta = Number(new URL(request.url).searchParams.get('siruta') ?? '') || null;
+  return { uats, siruta, useCentralApi: auth.useCentralApi };
+}
+
+type Mode = 'base' | 'magic';
+
+interface Progress {
+  status: 'running' | 'done' | 'failed';
+  phase: string;
+  percent: number;
+  message: string;
+  error?: string;
+  result?: { fileName?: string; bytes?: number };
+}
+
+interface Job {
+  jobId: string;
+  progressUrl: string;
+  downloadUrl: string;
+}
+
+/** The phases of workflows/exportBundle.ts, in order, with their Romanian names. */
+const PHASES: Array<[string, string]> = [
+  ['verificare', 'Verificare'],
+  ['sincronizare', 'Sincronizare'],
+  ['import-fara-geometrie', 'Fără geometrie'],
+  ['imbogatire', 'Îmbogățire'],
+  ['construire', 'Fișiere'],
+  ['notificare', 'Notificare'],
+  ['gata', 'Gata'],
+];
+
+const POLL_MS = 1000;
+
+async function errorText(res: Response): Promise<string> {
+  try {
+    const body = (await res.json()) as { message?: string };
+    return body.message ?? `Eroare ${res.status}`;
+  } catch {
+    return `Eroare ${res.status}`;
+  }
+}
+
+export default function ExportPage() {
+  const d = useLoaderData<typeof loader>();
+  const [siruta, setSiruta] = useState(d.siruta ? String(d.siruta) : '');
+  const [mode, setMode] = useState<Mode>('magic');
+  const [includeNoGeometry, setIncludeNoGeometry] = useState(true);
+  const [job, setJob] = useState<Job | null>(null);
+  const [progress, setProgress] = useState<Progress | null>(null);
+  const [seen, setSeen] = useState<string[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [localLink, setLocalLink] = useState<{ href: string; name: string } | null>(null);
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+
+  useEffect(() => () => {
+    if (timer.current) clearTimeout(timer.current);
+  }, []);
+
+  useEffect(() => {
+    if (!job) return;
+    let stopped = false;
+    const poll = async () => {
+      try {
+        const res = await fetch(job.progressUrl, { headers: { accept: 'application/json' } });
+        if (!res.ok) throw new Error(await errorText(res));
+        const p = (await res.json()) as Progress;
+        if (stopped) return;
+        setProgress(p);
+        setSeen((s) => (s.includes(p.phase) ? s : [...s, p.phase]));
+        if (p.status === 'running') timer.current = setTimeout(poll, POLL_MS);
+      } catch (err) {
+        if (!stopped) setError((err as Error).message);
+      }
+    };
+    void poll();
+    return () => {
+      stopped = true;
+    };
+  }, [job]);
+
+  const uat = d.uats.find((u) => String(u.siruta) === siruta.trim());
+  const running = progress?.status === 'running' || (job !== null && progress === null);
+
+  async function startBundle() {
+    setError(null);
+    setProgress(null);
+    setSeen([]);
+    setLocalLink(null);
+    const res = await fetch('/api/landreg/export-bundle', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ siruta: Number(siruta), mode, ...(mode === 'magic' ? { includeNoGeometry } : {}) }),
+    });
+    if (res.status !== 202) {
+      setError(await errorText(res));
+      return;
+    }
+    setJob((await res.json()) as Job);
+  }
+
+  async function localExport() {
+    setError(null);
+    setBusy(true);
+    setLocalLink(null);
+    try {
+      const res = await fetch('/api/landreg/export-local', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ siruta: Number(siruta), mode, ...(mode === 'magic' ? { includeNoGeometry } : {}) }),
+      });
+      if (!res.ok) throw new Error(await errorText(res));
+      const name = decodeURIComponent(/filename\*=UTF-8''([^;]+)/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'export.zip');
+      const href = URL.createObjectURL(await res.blob());
+      setLocalLink({ href, name });
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const phaseState = (key: string): 'done' | 'active' | 'failed' | 'pending' => {
+    if (!progress) return 'pending';
+    if (progress.status === 'failed' && progress.phase === key) return 'failed';
+    if (progress.status === 'done') return 'done';
+    if (progress.phase === key) return 'active';
+    const at = PHASES.findIndex(([k]) => k === progress.phase);
+    const mine = PHASES.findIndex(([k]) => k === key);
+    return at > mine ? 'done' : 'pending';
+  };
+
+  return (
+    <div className="parcel-export">
+      <header className="page-head">
+        <p className="page-head__eyebrow">Sincronizare parcele</p>
+        <h1 className="page-head__title">Export UAT</h1>
+        <p className="page-head__sub">
+          GeoPackage, CSV și DXF pentru QGIS și AutoCAD, în Stereo 70 (EPSG:3844). Datele vechi de peste 7 zile se sincronizează mai întâi.
+        </p>
+      </header>
+      <nav className="tabs" aria-label="Secțiuni">
+        <Link to="/parcel-sync" className="tabs__tab">Căutare cadastrală</Link>
+        <Link to="/parcel-sync/dashboard" className="tabs__tab">Tablou UAT</Link>
+        <span className="tabs__tab tabs__tab--active" aria-current="page">Export</span>
+      </nav>
+
+      <section className="card">
+        <form className="export-form" onSubmit={(e) => { e.preventDefault(); void startBundle(); }}>
+          <label className="field">
+            <span>UAT (cod SIRUTA)</span>
+            <input name="siruta" list="export-uat-list" inputMode="numeric" required value={siruta} onChange={(e) => setSiruta(e.target.value)} placeholder="ex. 42708" data-testid="export-siruta" />
+            <datalist id="export-uat-list">
+              {d.uats.map((u) => (
+                <option key={u.siruta} value={u.siruta}>
+                  {u.name}
+                  {u.county ? `, jud. ${u.county}` : ''}
+                </option>
+              ))}
+            </datalist>
+          </label>
+          <fieldset>
+            <legend>Mod</legend>
+            <label className="choice">
+              <input type="radio" name="mode" value="magic" checked={mode === 'magic'} onChange={() => setMode('magic')} />
+              Magic: toate înregistrările, îmbogățite, CSV și rapoarte
+            </label>
+            <label className="choice">
+              <input type="radio" name="mode" value="base" checked={mode === 'base'} onChange={() => setMode('base')} />
+              De bază: parcele și clădiri cu geometrie
+            </label>
+          </fieldset>
+          <fieldset disabled={mode !== 'magic'}>
+            <legend>Opțiuni</legend>
+            <label className="choice">
+              <input type="checkbox" checked={includeNoGeometry} onChange={(e) => setIncludeNoGeometry(e.target.checked)} />
+              Include imobilele fără geometrie (HAS_GEOMETRY = 0)
+            </label>
+          </fieldset>
+          <div className="export-actions">
+            <button type="submit" className="btn btn--primary" disabled={d.useCentralApi || running || !siruta} data-testid="export-start">
+              {running ? 'Exportul rulează…' : 'Sincronizează și exportă'}
+            </button>
+            <button type="button" className="btn btn--ghost" disabled={busy || !siruta} onClick={() => void localExport()}>
+              {busy ? 'Se pregătește arhiva…' : 'Export local (fără portal)'}
+            </button>
+          </div>
+        </form>
+        {uat && <p className="muted">UAT: {uat.name}{uat.county ? `, județul ${uat.county}` : ''} · {uat.parcels} parcele în baza locală</p>}
+        {d.useCentralApi && (
+          <p className="notice notice--warn">Contul dumneavoastră folosește API-ul central: exportul cu sincronizare nu este disponibil; exportul local rămâne disponibil.</p>
+        )}
+        {error && <p className="notice notice--fail" role="alert">{error}</p>}
+        {localLink && (
+          <p className="notice">
+            Arhiva este gata: <a href={localLink.href} download={localLink.name}>{localLink.name}</a>
+          </p>
+        )}
+      </section>
+
+      {job && (
+        <section className="card export-progress" aria-live="polite" data-testid="export-progress">
+          <header className="card__head">
+            <h2 className="card__title">Progresul exportului</h2>
+          </header>
+          <progress className="export-progress__bar" max={100} value={progress?.percent ?? 0} />
+          <ol className="export-progress__phases">
+            {PHASES.filter(([k]) => mode === 'magic' || k !== 'imbogatire').map(([key, label]) => (
+              <li key={key} data-state={seen.includes(key) || phaseState(key) !== 'pending' ? phaseState(key) : 'pending'}>
+                {label}
+              </li>
+            ))}
+          </ol>
+          <p>{progress ? `${progress.percent}% · ${progress.message}` : 'Lucrarea pornește…'}</p>
+          {progress?.status === 'failed' && <p className="notice notice--fail" role="alert">{progress.error ?? progress.message}</p>}
+          {progress?.status === 'done' && (
+            <p className="notice notice--ok">
+              <a className="btn btn--primary" href={job.downloadUrl} data-testid="export-download">
+                Descarcă {progress.result?.fileName ?? 'arhiva'}
+              </a>
+            </p>
+          )}
+        </section>
+      )}
+    </div>
+  );
+}
