@@ -10,6 +10,7 @@ import { closePool, getPool } from '../domain/db/pool';
 import { getLandregClient } from '../domain/landreg/client';
 import { DEFAULT_SYNC_LAYERS } from '../domain/landreg/jobs';
 import { countFeatures, uatWhere } from '../domain/landreg/portal';
+import { patchUatCatalogue } from '../domain/landreg/catalogue';
 import { childLogger } from '../domain/log';
 import { closeTemporalClient, getTemporalClient } from '../temporal/client';
 import { jobWorkflowId, singletonWorkflowId } from '../temporal/ids';
@@ -52,6 +53,12 @@ async function demoSirutas(): Promise<number[]> {
 async function main(): Promise<void> {
   const started = Date.now();
   if ((await count(`SELECT count(*)::int AS n FROM gis_uats`)) === 0) await refreshCatalogue();
+  // UAT boundaries let the map show the counties and search fly to a UAT (the PATCH of spec 4.4:
+  // the demo counties' boundaries come from the LIMITE_UAT layer, others one by one in a budget).
+  if ((await count(`SELECT count(*)::int AS n FROM gis_uats WHERE geom IS NOT NULL`)) === 0) {
+    const patched = await patchUatCatalogue(getLandregClient(), getPool());
+    log.info({ geometry: patched.geometry }, 'UAT boundaries stored');
+  }
   if ((await count(`SELECT count(*)::int AS n FROM gis_features`)) === 0) {
     const sirutas = await demoSirutas();
     const client = await getTemporalClient();

@@ -5,6 +5,7 @@
  *   --ready-file <path>   write this file once everything is up (removed on exit)
  *   --infra-only          start infrastructure and simulators, not the workers and the app
  *   --fresh               delete the profile's data first (the test runner's clean slate)
+ *   --no-seed             do not seed the demo data (the dev profile seeds it by default)
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,13 +13,15 @@ import { execFileSync } from 'node:child_process';
 import pg from 'pg';
 import { config, projectRoot } from '../domain/config';
 import { services, appServices, pgDataDir, type Service } from './stack/services';
-import { waitFor, prefixer, type Proc } from './stack/proc';
+import { waitFor, prefixer, startProcess, type Proc } from './stack/proc';
 
 const say = prefixer('stack');
 const args = process.argv.slice(2);
 const readyFile = args.includes('--ready-file') ? path.resolve(args[args.indexOf('--ready-file') + 1]) : undefined;
 const infraOnly = args.includes('--infra-only');
 const fresh = args.includes('--fresh');
+// Tests and benchmarks make their own data; only the developer's stack gets the demo seed.
+const seed = !args.includes('--no-seed') && !infraOnly && config.profile === 'dev';
 const started: Proc[] = [];
 let stopping = false;
 
@@ -125,6 +128,18 @@ async function main(): Promise<void> {
   say('ready. Ctrl-C stops everything.');
   for (const l of lines) say('  ' + l);
   if (readyFile) fs.writeFileSync(readyFile, new Date().toISOString());
+  if (seed) seedDemo();
+}
+
+/** Idempotent: a quick no-op when the store already holds data (scripts/seed-demo.ts). */
+function seedDemo(): void {
+  const tsx = path.join(projectRoot, 'node_modules/.bin/tsx');
+  const proc = startProcess('seed', tsx, [path.join(projectRoot, 'scripts/seed-demo.ts')], { env: process.env });
+  started.push(proc);
+  void proc.exited.then((code) => {
+    started.splice(started.indexOf(proc), 1);
+    say(code === 0 ? 'demo data ready' : `demo seed failed (code ${code}); the stack keeps running`);
+  });
 }
 
 main().catch(async (err) => {

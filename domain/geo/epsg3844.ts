@@ -2,6 +2,12 @@
  * EPSG:3844 (Stereo 70), the projection the land-registry portal speaks. The towgs84 parameters
  * are the 7-parameter Helmert shift ANCPI publishes; without them positions drift by ~100 m, so
  * product code and simulators must share this one definition.
+ *
+ * The rotation signs are those of the position-vector convention that proj4 strings use; with
+ * them this string gives, to the millimetre, what PROJ's EPSG pipeline ("Pulkovo 1942(58) to
+ * WGS 84 (19)") gives, which is what PostGIS ST_Transform and GDAL's `EPSG:3844` use. (The
+ * proj4text column of PostGIS' spatial_ref_sys carries the coordinate-frame signs; PostGIS does
+ * not use it when PROJ knows the EPSG code.) So `EPSG:3844` may be passed to GDAL and PostGIS as is.
  */
 import proj4 from 'proj4';
 

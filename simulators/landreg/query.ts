@@ -92,9 +92,9 @@ export class QueryEngine {
   }
 
   /**
-   * Runs one query. `opts.duplicatePages` (the opt-in fault of /__sim/faults) makes every page
-   * after the first that is asked without `orderByFields` start one feature early, as an
-   * unordered paged query on a real server may: consecutive pages then share a feature.
+   * Runs one query. `opts.duplicatePages` (the opt-in fault of /__sim/faults) makes the pages of
+   * a query asked without `orderByFields` overlap, as an unordered paged query on a real server
+   * may: each page after the first starts with the previous page's last feature (none is lost).
    */
   run(layerId: string, q: Record<string, string | undefined>, opts: { duplicatePages?: boolean } = {}): QueryOutcome {
     const layer = layerDef(layerId);
@@ -117,7 +117,8 @@ export class QueryEngine {
     const requested = Number.parseInt(q.resultRecordCount ?? '', 10);
     const pageSize = Number.isFinite(requested) && requested > 0 ? Math.min(requested, MAX_RECORD_COUNT) : MAX_RECORD_COUNT;
     const unordered = (q.orderByFields ?? '').trim() === '';
-    const start = opts.duplicatePages && unordered && offset > 0 ? offset - 1 : offset;
+    // Page n (offset n × page size) starts n features early: each page repeats the previous one's last feature.
+    const start = opts.duplicatePages && unordered ? offset - Math.floor(offset / pageSize) : offset;
     const page = matches.slice(start, start + pageSize);
     const fields = selectFields(layer, q.outFields);
     const wgs84 = q.outSR === '4326' || /"?wkid"?\s*:\s*4326/.test(q.outSR ?? '');

@@ -20,8 +20,8 @@ export interface Faults {
   /** Extension: how slow a slowEvery call is; 2000 ms when not given. */
   slowMs?: number;
   /**
-   * Extension (landreg): layer-query pages after the first, asked without `orderByFields`, start
-   * one feature early, so consecutive pages overlap by one feature ("duplicate pages").
+   * Extension (landreg): layer-query pages asked without `orderByFields` overlap, each page after
+   * the first repeating the previous page's last feature ("duplicate pages").
    */
   duplicatePages?: boolean;
 }

@@ -1,5 +1,5 @@
 /**
- * Export bench (issue 8; run by `npm run bench`, or alone: `npx tsx scripts/bench/export.ts
+ * Export bench (issue 8; run by `npm run bench`, or alone: `npx tsx scripts/bench/50-export.ts
  * [--parcels N] [--siruta S]`). Prints JSON lines:
  *   - `plain-ogr2ogr-gpkg`: one ogr2ogr of the UAT's parcel rows (same columns) from PostGIS to
  *     GPKG, the reference;
