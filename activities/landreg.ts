@@ -24,6 +24,22 @@ export interface LandregActivityDeps {
   landregBaseUrl?: string;
 }
 
+/**
+ * Heartbeats every few seconds while `fn` runs, so the workflow's short heartbeat timeout
+ * (workflows/landregShared.ts) notices a dead worker (SIGKILL, OOM) quickly without failing a
+ * slow but live portal call. `details()` is what the retry resumes from.
+ */
+const KEEP_ALIVE_MS = 5_000;
+async function keepAlive<T>(fn: () => Promise<T>, details: () => unknown = () => undefined): Promise<T> {
+  const ctx = Context.current();
+  const timer = setInterval(() => ctx.heartbeat(details()), KEEP_ALIVE_MS);
+  try {
+    return await fn();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 /** Portal errors → Temporal failures (type = class name, e.g. PortalMaintenanceError). */
 async function portal<T>(fn: () => Promise<T>): Promise<T> {
   try {
@@ -45,7 +61,7 @@ export function createLandregActivities(deps: LandregActivityDeps) {
   return {
     // ---- landreg queue: portal calls ---------------------------------------------------------
     async planLayerSync(input: LayerSyncInput): Promise<LayerSyncPlan> {
-      return portal(() => planLayerSync(client, db, input));
+      return keepAlive(() => portal(() => planLayerSync(client, db, input)));
     },
 
     /**
@@ -59,18 +75,23 @@ export function createLandregActivities(deps: LandregActivityDeps) {
       let inserted = 0;
       let reenrichMarked = 0;
       let pages = 0;
-      for (; page < a.toPage; page++) {
-        const r = await portal(() => downloadPage(client, db, { runId: a.runId, siruta: a.siruta, layerId: a.layerId, page }));
-        inserted += r.inserted;
-        reenrichMarked += r.reenrichMarked;
-        pages++;
-        ctx.heartbeat(page + 1);
-      }
-      return { pages, inserted, reenrichMarked };
+      return keepAlive(
+        async () => {
+          for (; page < a.toPage; page++) {
+            const r = await portal(() => downloadPage(client, db, { runId: a.runId, siruta: a.siruta, layerId: a.layerId, page }));
+            inserted += r.inserted;
+            reenrichMarked += r.reenrichMarked;
+            pages++;
+            ctx.heartbeat(page + 1);
+          }
+          return { pages, inserted, reenrichMarked };
+        },
+        () => page,
+      );
     },
 
     async probeEnrichedParcels(a: { runId: string; siruta: number; layerId: string }): Promise<{ probed: number; marked: number }> {
-      return portal(() => probeEnrichedParcels(client, db, a));
+      return keepAlive(() => portal(() => probeEnrichedParcels(client, db, a)));
     },
 
     /** Spec 3.1 health ping: records availability, maintenance and consecutive failures. */

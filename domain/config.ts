@@ -57,9 +57,15 @@ export const config = {
     port: appPort,
     publicUrl: str('PUBLIC_URL', `http://localhost:${appPort}`),
     sessionSecret: str('SESSION_SECRET', 'dev-session-secret-change-me-0123456789'),
+    /** CONTRACT.md section 5: per user on /api/*, and per bearer token on token routes. */
+    rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 600),
+    tokenRateLimitPerMinute: int('TOKEN_RATE_LIMIT_PER_MINUTE', 60),
   },
 
   db: {
+    binDir: str('PG_BIN_DIR', '/usr/lib/postgresql/15/bin'),
+    /** Set: an external database, so the launcher starts none. */
+    external: !!env.DATABASE_URL,
     host: str('PGHOST', '127.0.0.1'),
     port: pgPort,
     user: str('PGUSER', 'geoportal'),

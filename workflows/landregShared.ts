@@ -39,7 +39,9 @@ export function landregActivities() {
     taskQueue: siblingQueue(TaskQueue.landreg),
     // A download activity handles a few pages of 1000 features; a minute each is generous.
     startToCloseTimeout: '15 minutes',
-    heartbeatTimeout: '2 minutes',
+    // Portal activities heartbeat every 5 s while alive (activities/landreg.ts keepAlive): a
+    // killed worker's downloads are retried elsewhere after 20 s, from their page cursor.
+    heartbeatTimeout: '20 seconds',
     retry: {
       initialInterval: '2 seconds',
       backoffCoefficient: 2,

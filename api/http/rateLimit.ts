@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { rateLimit, type Options } from 'express-rate-limit';
 import { errors } from '../../domain/errors';
 import { bearerToken } from '../auth/bearer';
+import { config } from '../../domain/config';
 
 const WINDOW_MS = 60_000;
 
@@ -16,7 +17,7 @@ const handler: Options['handler'] = (req, res, _next, options) => {
   res.status(429).set(err.headers ?? {}).json(err.toBody());
 };
 
-export function userRateLimit(limit = Number(process.env.RATE_LIMIT_PER_MINUTE ?? 600)) {
+export function userRateLimit(limit = config.app.rateLimitPerMinute) {
   return rateLimit({
     windowMs: WINDOW_MS,
     limit,
@@ -29,7 +30,7 @@ export function userRateLimit(limit = Number(process.env.RATE_LIMIT_PER_MINUTE ?
   });
 }
 
-export function tokenRateLimit(limit = Number(process.env.TOKEN_RATE_LIMIT_PER_MINUTE ?? 60)) {
+export function tokenRateLimit(limit = config.app.tokenRateLimitPerMinute) {
   return rateLimit({
     windowMs: WINDOW_MS,
     limit,

@@ -27,7 +27,7 @@ const MINIO_VERSION = 'v0.0.0-20260212201848-7aac2a2c5b7c';
 const tool = (name: string, version: string, bin: string) => path.join(config.toolsDir, `${name}-${version}`, bin);
 const tsx = path.join(projectRoot, 'node_modules', '.bin', 'tsx');
 const isRoot = process.getuid?.() === 0;
-const pgBin = (bin: string) => path.join(process.env.PG_BIN_DIR ?? '/usr/lib/postgresql/15/bin', bin);
+const pgBin = (bin: string) => path.join(config.db.binDir, bin);
 
 function childEnv(service: string): NodeJS.ProcessEnv {
   return { ...process.env, SERVICE_NAME: service };
@@ -90,7 +90,7 @@ export function services(): Service[] {
   return [
     {
       name: 'postgres',
-      embedded: !process.env.DATABASE_URL,
+      embedded: !config.db.external,
       url: `postgresql://${config.db.host}:${config.db.port}/${config.db.database}`,
       readyTimeoutMs: 60_000,
       ready: pgReady,

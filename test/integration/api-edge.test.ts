@@ -1,0 +1,170 @@
+/**
+ * The API's edge as a client meets it (CONTRACT.md sections 1 and 5): public routes, the error
+ * body everywhere, validation details, unknown routes, body limit, rate limit, bearer guards and
+ * the OpenAPI document. The app is built in-process on the real database; sessions are real rows.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { Router } from 'express';
+import { z } from 'zod';
+
+process.env.RATE_LIMIT_PER_MINUTE = '40';
+
+const { createApp } = await import('../../api/app');
+const { defineRoute } = await import('../../api/http/route');
+const { errorMapper } = await import('../../api/http/errorMapper');
+const { createTestSessionRecord } = await import('../helpers/session');
+const { closePool } = await import('../../domain/db/pool');
+
+let server: Server;
+let base: string;
+let dan: Awaited<ReturnType<typeof createTestSessionRecord>>;
+
+beforeAll(async () => {
+  server = createApp().listen(0);
+  await new Promise((r) => server.once('listening', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  dan = await createTestSessionRecord({ email: 'dan@birou.ro', company: 'U' });
+});
+
+afterAll(async () => {
+  await dan.end();
+  await new Promise((r) => server.close(r));
+  await closePool();
+});
+
+function expectErrorBody(body: any, code: string) {
+  expect(body).toEqual(expect.objectContaining({ error: code, message: expect.any(String) }));
+  expect(body.message.length).toBeGreaterThan(5);
+}
+
+test('GET /api/version is public and answers the build fields', async () => {
+  const res = await fetch(`${base}/api/version`);
+  expect(res.status).toBe(200);
+  const body = await res.json();
+  expect(Object.keys(body).sort()).toEqual(['buildTime', 'commit', 'commitShort', 'cutover', 'nextVersion', 'nodeEnv']);
+  expect(typeof body.cutover).toBe('boolean');
+  expect(body.commitShort.length).toBeLessThanOrEqual(body.commit.length);
+});
+
+test('an unknown /api route answers 401 without a session and 404 with one', async () => {
+  const anon = await fetch(`${base}/api/anything`);
+  expect(anon.status).toBe(401);
+  expectErrorBody(await anon.json(), 'unauthorized');
+  const signed = await fetch(`${base}/api/anything`, { headers: { cookie: dan.cookie } });
+  expect(signed.status).toBe(404);
+  expectErrorBody(await signed.json(), 'not_found');
+});
+
+test('malformed JSON is a 400 bad_request with details, not a 500', async () => {
+  const res = await fetch(`${base}/api/landreg/sync`, {
+    method: 'POST',
+    headers: { cookie: dan.cookie, 'content-type': 'application/json' },
+    body: '{"siruta": 12,',
+  });
+  expect(res.status).toBe(400);
+  const body = await res.json();
+  expectErrorBody(body, 'bad_request');
+  expect(Array.isArray(body.details)).toBe(true);
+});
+
+test('a body that fails validation lists each bad field', async () => {
+  const res = await fetch(`${base}/api/landreg/sync`, {
+    method: 'POST',
+    headers: { cookie: dan.cookie, 'content-type': 'application/json' },
+    body: JSON.stringify({ siruta: 'not-a-number' }),
+  });
+  expect(res.status).toBe(400);
+  const body = await res.json();
+  expectErrorBody(body, 'bad_request');
+  expect(body.details.map((d: { field: string }) => d.field)).toContain('siruta');
+});
+
+test('a JSON body over 25 MB is refused with 413 payload_too_large', async () => {
+  const big = JSON.stringify({ value: 'x'.repeat(26 * 1024 * 1024) });
+  const res = await fetch(`${base}/api/landreg/sync`, {
+    method: 'POST',
+    headers: { cookie: dan.cookie, 'content-type': 'application/json' },
+    body: big,
+  });
+  expect(res.status).toBe(413);
+  expectErrorBody(await res.json(), 'payload_too_large');
+});
+
+test('cron routes need the bearer token', async () => {
+  const none = await fetch(`${base}/api/landreg/auto-refresh`, { method: 'POST' });
+  expect(none.status).toBe(401);
+  expectErrorBody(await none.json(), 'unauthorized');
+  const wrong = await fetch(`${base}/api/landreg/auto-refresh`, { method: 'POST', headers: { authorization: 'Bearer nope' } });
+  expect(wrong.status).toBe(401);
+});
+
+test('the OpenAPI document is public, 3.1, and documents the routes with their schemas', async () => {
+  const res = await fetch(`${base}/api/openapi.json`);
+  expect(res.status).toBe(200);
+  const doc = await res.json();
+  expect(doc.openapi).toBe('3.1.0');
+  expect(doc.paths['/api/version'].get).toBeDefined();
+  expect(doc.paths['/api/auth/session'].get).toBeDefined();
+  const sync = doc.paths['/api/landreg/sync'].post;
+  expect(sync.requestBody.content['application/json'].schema).toBeDefined();
+  expect(sync.responses['400']).toBeDefined();
+  expect(doc.components.schemas.Error.properties).toEqual(
+    expect.objectContaining({ error: expect.anything(), message: expect.anything() }),
+  );
+});
+
+test('an unexpected failure is a 500 internal_error whose hint carries the cause', async () => {
+  const router = Router();
+  defineRoute(
+    router,
+    { method: 'get', path: '/api/__edge-test/boom', summary: 'edge test', tags: ['test'], auth: 'public' },
+    () => {
+      throw new Error('disk on fire '.repeat(40));
+    },
+  );
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/__edge-test/echo',
+      summary: 'edge test',
+      tags: ['test'],
+      auth: 'public',
+      query: z.object({ n: z.coerce.number().int().min(1) }),
+    },
+    ({ query }) => ({ n: query.n }),
+  );
+  const express = (await import('express')).default;
+  const app = express().use(router).use(errorMapper);
+  const s = app.listen(0);
+  await new Promise((r) => s.once('listening', r));
+  const url = `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+  try {
+    const boom = await fetch(`${url}/api/__edge-test/boom`);
+    expect(boom.status).toBe(500);
+    const body = await boom.json();
+    expectErrorBody(body, 'internal_error');
+    expect(body.hint.startsWith('disk on fire')).toBe(true);
+    expect(body.hint.length).toBe(200);
+    const bad = await fetch(`${url}/api/__edge-test/echo?n=zero`);
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).details[0].field).toBe('n');
+    expect(await (await fetch(`${url}/api/__edge-test/echo?n=3`)).json()).toEqual({ n: 3 });
+  } finally {
+    await new Promise((r) => s.close(r));
+  }
+});
+
+// Last: it spends this user's budget for the minute.
+test('over the per-user rate limit the API answers 429 with Retry-After', async () => {
+  let limited: Response | undefined;
+  for (let i = 0; i < 60 && !limited; i++) {
+    const res = await fetch(`${base}/api/auth/session`, { headers: { cookie: dan.cookie } });
+    if (res.status === 429) limited = res;
+    else await res.arrayBuffer();
+  }
+  expect(limited).toBeDefined();
+  expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThan(0);
+  expectErrorBody(await limited!.json(), 'rate_limited');
+});
