@@ -102,7 +102,7 @@ export function createLandregActivities(deps: LandregActivityDeps) {
     },
 
     async refreshUatCatalogue(opts: { force?: boolean } = {}): Promise<CatalogueRefreshResult> {
-      return portal(() => refreshUatCatalogue(client, db, opts));
+      return keepAlive(() => portal(() => refreshUatCatalogue(client, db, opts)));
     },
 
     // ---- store queue: bookkeeping -----------------------------------------------------------

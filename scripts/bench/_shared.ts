@@ -1,0 +1,138 @@
+/**
+ * Helpers shared by the benchmarks of scripts/bench/ (files starting with `_` are not run by
+ * `npm run bench`). Run with STACK_PROFILE=bench (the harness sets it), so domain/config points
+ * at the bench stack.
+ *
+ *   jsonLine(bench, metric, value, unit)  one JSON line on stdout, the harness's format
+ *   percentiles(samples)                  p50/p95/p99/min/max/mean of a list of numbers
+ *   ensureBenchUatSynced()                the bench UAT's parcels and buildings in the store,
+ *                                         synced through the real uatSync workflow when missing
+ */
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { getPool } from '../../domain/db/pool';
+import { getLandregClient } from '../../domain/landreg/client';
+import { patchUatCatalogue } from '../../domain/landreg/catalogue';
+import { DEFAULT_SYNC_LAYERS } from '../../domain/landreg/jobs';
+import { BENCH_SIRUTA } from '../../simulators/landreg/store';
+import { getTemporalClient } from '../../temporal/client';
+import { jobWorkflowId, singletonWorkflowId } from '../../temporal/ids';
+import { TaskQueue } from '../../temporal/queues';
+import { jobSearchAttributes } from '../../temporal/searchAttributes';
+
+export { BENCH_SIRUTA };
+
+/** Prints one result line: `{"bench":…,"metric":…,"value":…,"unit":…}` (value rounded to 0.01). */
+export function jsonLine(bench: string, metric: string, value: number | string | boolean, unit: string): void {
+  const v = typeof value === 'number' ? Math.round(value * 100) / 100 : value;
+  process.stdout.write(`${JSON.stringify({ bench, metric, value: v, unit })}\n`);
+}
+
+/** Progress for humans, on stderr (stdout carries only JSON lines). */
+export function note(bench: string, msg: string): void {
+  process.stderr.write(`[bench:${bench}] ${msg}\n`);
+}
+
+export interface Percentiles {
+  n: number;
+  min: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+  mean: number;
+}
+
+/** Nearest-rank percentiles of the samples (the input is not modified). */
+export function percentiles(samples: readonly number[]): Percentiles {
+  if (samples.length === 0) return { n: 0, min: NaN, p50: NaN, p95: NaN, p99: NaN, max: NaN, mean: NaN };
+  const s = [...samples].sort((a, b) => a - b);
+  const at = (p: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+  return { n: s.length, min: s[0], p50: at(50), p95: at(95), p99: at(99), max: s[s.length - 1], mean: s.reduce((a, b) => a + b, 0) / s.length };
+}
+
+async function count(sql: string, params: unknown[] = []): Promise<number> {
+  return (await getPool().query<{ n: number }>(sql, params)).rows[0].n;
+}
+
+const layerCount = (layer: string) =>
+  count(`SELECT count(*)::int AS n FROM gis_features WHERE siruta = $1 AND layer_id = $2`, [BENCH_SIRUTA, layer]);
+
+/** Sync jobs of the bench UAT already running (another bench, e.g. 20-sync, may have started one). */
+async function runningSyncOfBenchUat(): Promise<string[]> {
+  const client = await getTemporalClient();
+  const ids: string[] = [];
+  const q = `ExecutionStatus = 'Running' AND JobKind IN ('sync', 'sync-background') AND Siruta = ${BENCH_SIRUTA}`;
+  for await (const wf of client.workflow.list({ query: q })) ids.push(wf.workflowId);
+  return ids;
+}
+
+export interface BenchUatState {
+  siruta: number;
+  parcels: number;
+  buildings: number;
+  /** True when this call ran (or waited for) a sync. */
+  synced: boolean;
+  syncMs: number;
+}
+
+/**
+ * Makes sure the store holds the bench UAT (Cluj-Napoca, SIRUTA 54975) with its boundary, its
+ * TERENURI_ACTIVE parcels and CLADIRI_ACTIVE buildings. When parcels or buildings are missing it
+ * syncs them the way the product does (scripts/seed-demo.ts): the UAT catalogue refresh
+ * workflow if the catalogue is empty, the catalogue patch for UAT boundaries, then a `uatSync`
+ * workflow (base mode, both layers, no overview rebuild so nothing heavy runs behind a later
+ * bench) on the bench stack's workers, and waits. A sync of the UAT already running is waited
+ * for instead of started twice.
+ */
+export async function ensureBenchUatSynced(log: (msg: string) => void = (m) => note('shared', m)): Promise<BenchUatState> {
+  const started = Date.now();
+  let synced = false;
+  const client = await getTemporalClient();
+  if ((await count(`SELECT count(*)::int AS n FROM gis_uats`)) === 0) {
+    log('UAT catalogue empty: running uatCatalogRefresh');
+    const workflowId = singletonWorkflowId('uat-catalog-refresh', 'global');
+    try {
+      await client.workflow.start('uatCatalogRefresh', { taskQueue: TaskQueue.store, workflowId, args: [{}], typedSearchAttributes: jobSearchAttributes('uat-catalog-refresh') });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+    await client.workflow.getHandle(workflowId).result();
+  }
+  if ((await count(`SELECT count(*)::int AS n FROM gis_uats WHERE siruta = $1 AND geom IS NOT NULL`, [BENCH_SIRUTA])) === 0) {
+    log('no boundary for the bench UAT: patching the UAT catalogue');
+    await patchUatCatalogue(getLandregClient(), getPool());
+  }
+  let running = await runningSyncOfBenchUat();
+  if (running.length === 0 && ((await layerCount('TERENURI_ACTIVE')) === 0 || (await layerCount('CLADIRI_ACTIVE')) === 0)) {
+    const workflowId = jobWorkflowId('sync-background', String(BENCH_SIRUTA));
+    log(`syncing the bench UAT ${BENCH_SIRUTA} (${DEFAULT_SYNC_LAYERS.join(', ')}) as ${workflowId}`);
+    await client.workflow.start('uatSync', {
+      taskQueue: TaskQueue.store,
+      workflowId,
+      args: [{ siruta: BENCH_SIRUTA, layers: [...DEFAULT_SYNC_LAYERS], mode: 'base', trigger: 'manual', requestTileRebuild: false }],
+      typedSearchAttributes: jobSearchAttributes('sync-background', BENCH_SIRUTA),
+    });
+    running = [workflowId];
+  }
+  for (const id of running) {
+    log(`waiting for ${id}`);
+    await client.workflow.getHandle(id).result();
+    synced = true;
+  }
+  const state = { siruta: BENCH_SIRUTA, parcels: await layerCount('TERENURI_ACTIVE'), buildings: await layerCount('CLADIRI_ACTIVE'), synced, syncMs: Date.now() - started };
+  if (state.parcels === 0) throw new Error(`the bench UAT ${BENCH_SIRUTA} has no parcels after the sync`);
+  log(`bench UAT ${BENCH_SIRUTA}: ${state.parcels} parcels, ${state.buildings} buildings${synced ? ` (synced in ${Math.round(state.syncMs / 1000)} s)` : ''}`);
+  return state;
+}
+
+/** Waits while an overview (PMTiles) build runs: it loads the database and would skew timings. */
+export async function waitForIdleTileArchive(log: (msg: string) => void, maxMs = 15 * 60_000): Promise<void> {
+  const deadline = Date.now() + maxMs;
+  let said = false;
+  while ((await count(`SELECT count(*)::int AS n FROM tile_archive_builds WHERE status = 'running' AND started_at > now() - interval '1 hour'`)) > 0) {
+    if (!said) log('an overview archive build is running: waiting for it before measuring');
+    said = true;
+    if (Date.now() > deadline) throw new Error('an overview archive build is still running');
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+}

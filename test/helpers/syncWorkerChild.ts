@@ -1,0 +1,50 @@
+/**
+ * Starts test/helpers/syncWorkerProcess.ts as a child process (one node process, no tsx
+ * wrapper, so a signal reaches the worker itself) and resolves once its workers poll.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { projectRoot } from '../../domain/config';
+
+export interface WorkerChild {
+  proc: ChildProcess;
+  /** Resolves with the exit code or signal once the process is gone. */
+  exited: Promise<number | NodeJS.Signals | null>;
+  kill(signal: NodeJS.Signals): Promise<number | NodeJS.Signals | null>;
+}
+
+export async function startWorkerChild(opts: { suffix: string; simUrl: string; env?: Record<string, string>; readyTimeoutMs?: number }): Promise<WorkerChild> {
+  const script = path.join(projectRoot, 'test/helpers/syncWorkerProcess.ts');
+  const proc = spawn(process.execPath, ['--import', 'tsx', script, '--suffix', opts.suffix, '--sim', opts.simUrl], {
+    cwd: projectRoot,
+    // Jest's --experimental-vm-modules is of no use to the worker.
+    env: { ...process.env, NODE_OPTIONS: '', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  proc.stderr!.on('data', (b: Buffer) => {
+    stderr = (stderr + b.toString()).slice(-4000);
+  });
+  const exited = new Promise<number | NodeJS.Signals | null>((resolve) => proc.once('exit', (code, signal) => resolve(signal ?? code)));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker child not ready: ${stderr}`)), opts.readyTimeoutMs ?? 60_000);
+    proc.stdout!.on('data', (b: Buffer) => {
+      if (b.toString().includes('ready')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    void exited.then((how) => {
+      clearTimeout(timer);
+      reject(new Error(`worker child exited (${how}) before ready: ${stderr}`));
+    });
+  });
+  return {
+    proc,
+    exited,
+    async kill(signal) {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      return exited;
+    },
+  };
+}

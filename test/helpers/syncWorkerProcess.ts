@@ -1,0 +1,40 @@
+/**
+ * A worker process for tests that kill it: the same wiring as workers/main.ts (createQueueWorkers
+ * over the registry) for the `store` and `landreg` queues, on a test's own task queues
+ * (`<queue>-<suffix>`) and aimed at the test's simulator. Prints `ready` on stdout once polling.
+ *
+ *   node --import tsx test/helpers/syncWorkerProcess.ts --suffix test-01… --sim http://127.0.0.1:PORT
+ *
+ * Started by test/helpers/syncWorkerChild.ts; settings come from the environment as in production
+ * (domain/config.ts), so a test may pass e.g. LANDREG_SYNC_PAGES_PER_ACTIVITY to the child.
+ */
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { config } from '../../domain/config';
+import { createPool } from '../../domain/db/pool';
+import { isolatedTaskQueue, TaskQueue } from '../../temporal/queues';
+import { createQueueWorkers } from '../../workers/start';
+
+function arg(name: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  const v = i >= 0 ? process.argv[i + 1] : undefined;
+  if (!v) throw new Error(`--${name} is required`);
+  return v;
+}
+
+const suffix = arg('suffix');
+const sim = arg('sim');
+Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: ['SIGINT', 'SIGTERM'] });
+const connection = await NativeConnection.connect({ address: config.temporal.address });
+const db = createPool(config.db.url, 8);
+const workers = await createQueueWorkers({
+  connection,
+  namespace: config.temporal.namespace,
+  deps: { db, landregBaseUrl: sim },
+  queues: [TaskQueue.store, TaskQueue.landreg],
+  taskQueueFor: (q) => isolatedTaskQueue(q, suffix),
+});
+const runs = [...workers.values()].map((w) => w.run());
+process.stdout.write('ready\n');
+await Promise.allSettled(runs);
+await db.end();
+await connection.close();
