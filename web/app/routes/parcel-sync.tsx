@@ -7,13 +7,19 @@
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { Form, Link, useLoaderData, useNavigation } from '@remix-run/react';
 import enrichmentCss from '../styles/enrichment.css?url';
+import syncCss from '../styles/sync.css?url';
+import { syncTabData } from '../lib/sync.server';
+import { SyncTab } from '../components/sync/SyncTab';
 import { requireSession } from '../lib/auth.server';
 import { canSearchOwners, enrichmentDeps, failureMessage, personalDataHidden, searchCadastral, searchOwner, uatsWithParcels, viewerOf } from '../lib/enrichment.server';
 import type { CadastralSearchResult, OwnerSearchResult } from '../../../domain/enrichment/service';
 import { EnrichmentFields } from '../components/enrichment/EnrichmentFields';
 
 export const meta: MetaFunction = () => [{ title: 'Sincronizare parcele · Geoportal cadastral' }];
-export const links: LinksFunction = () => [{ rel: 'stylesheet', href: enrichmentCss }];
+export const links: LinksFunction = () => [
+  { rel: 'stylesheet', href: enrichmentCss },
+  { rel: 'stylesheet', href: syncCss },
+];
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
@@ -35,8 +41,12 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       error = failureMessage(err);
     }
   }
+  // The "Sincronizare" tab (issue 5): portal session and store summary, from the domain services.
+  const sync = tab === 'sync' ? await syncTabData() : null;
   return {
     tab,
+    sync,
+    useCentralApi: auth.useCentralApi,
     siruta,
     cad,
     owner,
@@ -49,7 +59,10 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   };
 }
 
-const TABS: Array<[string, string]> = [['search', 'Căutare cadastrală']];
+const TABS: Array<[string, string]> = [
+  ['sync', 'Sincronizare'],
+  ['search', 'Căutare cadastrală'],
+];
 
 export default function ParcelSync() {
   const d = useLoaderData<typeof loader>();
@@ -60,8 +73,12 @@ export default function ParcelSync() {
     <div className="parcel-sync">
       <header className="page-head">
         <p className="page-head__eyebrow">Sincronizare parcele</p>
-        <h1 className="page-head__title">Căutare în cartea funciară</h1>
-        <p className="page-head__sub">Date din portalul de cadastru, completate cu proprietari, adresă și suprafețe.</p>
+        <h1 className="page-head__title">{d.tab === 'sync' ? 'Sincronizare cu portalul de cadastru' : 'Căutare în cartea funciară'}</h1>
+        <p className="page-head__sub">
+          {d.tab === 'sync'
+            ? 'Copia locală a straturilor portalului, UAT cu UAT: conexiune, sincronizări și starea bazei.'
+            : 'Date din portalul de cadastru, completate cu proprietari, adresă și suprafețe.'}
+        </p>
       </header>
       <nav className="tabs" aria-label="Secțiuni">
         {TABS.map(([key, label]) => (
@@ -76,6 +93,8 @@ export default function ParcelSync() {
           Export
         </Link>
       </nav>
+
+      {d.tab === 'sync' && d.sync && <SyncTab session={d.sync.session} store={d.sync.store} useCentralApi={d.useCentralApi} />}
 
       {d.tab === 'search' && (
         <>

@@ -1,0 +1,35 @@
+import { chromium } from 'playwright-core';
+import { createTestSession } from '/work/main/test/helpers/session';
+import { closePool } from '/work/main/domain/db/pool';
+const cookie = await createTestSession({ email: 'dan@birou.ro', company: 'B' });
+const [name, value] = cookie.split('=');
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-background-networking', '--disable-gpu'] });
+const ctx = await browser.newContext({ viewport: { width: 1360, height: 1000 } });
+await ctx.addCookies([{ name, value, url: 'http://localhost:3300' }]);
+const page = await ctx.newPage();
+page.on('console', (m) => { if (m.type() === 'error') console.log('console:', m.text()); });
+await page.goto('http://localhost:3300/parcel-sync?tab=sync', { waitUntil: 'networkidle' });
+await page.screenshot({ path: '/tmp/x/s1.png', fullPage: true });
+const input = page.getByTestId('uat-picker');
+await input.click();
+await input.fill('targu sec');
+await page.waitForTimeout(1300);
+await page.screenshot({ path: '/tmp/x/s2.png', fullPage: false });
+const n = await page.locator('[data-testid=uat-results] [role=option]').count();
+console.log('options', n);
+await input.fill('br');
+await page.waitForTimeout(1300);
+console.log('options br', await page.locator('[data-testid=uat-results] [role=option]').count());
+await input.fill('Sfantu');
+await page.waitForTimeout(1300);
+await page.keyboard.press('Enter');
+await page.waitForTimeout(200);
+if (process.argv[2] === 'run') {
+  await page.getByTestId('sync-base').click();
+  await page.waitForTimeout(1500);
+  await page.screenshot({ path: '/tmp/x/s3.png', fullPage: true });
+  await page.waitForTimeout(8000);
+}
+await page.screenshot({ path: '/tmp/x/s4.png', fullPage: true });
+await browser.close();
+await closePool();

@@ -1,0 +1,226 @@
+/**
+ * Parcel sync bench (issue 5 item 9; run by `npm run bench`, alone: `npm run bench -- sync`).
+ * Runs against the bench stack (STACK_PROFILE=bench: its workers, its simulator at `bench`
+ * scale: Cluj-Napoca, SIRUTA 54975, 200,000 parcels) and prints one JSON object per line:
+ * {"bench":"sync","metric":…,"value":…,"unit":…}. Progress goes to stderr.
+ *
+ *  1. full sync of the UAT's TERENURI_ACTIVE through the real `layerSync` workflow on the stack's
+ *     workers, in features/s, with the workers' peak RSS sampled during it;
+ *  2. the reference: `ogr2ogr` reading the same layer from the simulator (ESRIJSON driver, paging
+ *     through exceededTransferLimit, session cookie via GDAL_HTTP_COOKIE) into a PostGIS scratch
+ *     table, in features/s;
+ *  3. a 1% delta (/__sim/mutate) synced: seconds and feature downloads (/__sim/requests);
+ *  4. a zero-change sync: seconds (goal < 2 s) and feature downloads (goal 0).
+ * The UAT is left synced in the store (later benches use it).
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import fs from 'node:fs/promises';
+import { performance } from 'node:perf_hooks';
+import { promisify } from 'node:util';
+import { config } from '../../domain/config';
+import { closePool, getPool } from '../../domain/db/pool';
+import { LandregClient } from '../../domain/landreg/client';
+import { refreshUatCatalogue } from '../../domain/landreg/catalogue';
+import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
+import { jobWorkflowId } from '../../temporal/ids';
+import { TaskQueue } from '../../temporal/queues';
+import { BENCH_SIRUTA } from '../../simulators/landreg/store';
+import type { layerSync, LayerSyncResult } from '../../workflows/layerSync';
+
+const BENCH = 'sync';
+const LAYER = 'TERENURI_ACTIVE';
+const SCRATCH_TABLE = 'bench_ogr2ogr_terenuri';
+const SAMPLE_MS = 200;
+const sim = config.landreg.baseUrl;
+const execFileP = promisify(execFile);
+
+function emit(metric: string, value: number, unit: string, extra: Record<string, unknown> = {}): void {
+  process.stdout.write(`${JSON.stringify({ bench: BENCH, metric, value: Math.round(value * 100) / 100, unit, ...extra })}\n`);
+}
+
+function note(msg: string): void {
+  process.stderr.write(`[bench:${BENCH}] ${msg}\n`);
+}
+
+async function simJson<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${sim}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}`);
+  return (await res.json()) as T;
+}
+
+const featureDownloads = async () => (await simJson<{ counts: Record<string, number> }>('GET', '/__sim/requests')).counts[`query:features:${LAYER}:${BENCH_SIRUTA}`] ?? 0;
+
+/** The bench stack's worker processes: `workers/main.ts` with STACK_PROFILE=bench in their environment. */
+async function benchWorkerPids(): Promise<number[]> {
+  let out: string;
+  try {
+    out = execFileSync('pgrep', ['-f', 'workers/main.ts'], { encoding: 'utf8' });
+  } catch {
+    return [];
+  }
+  const pids: number[] = [];
+  for (const p of out.split(/\s+/).filter(Boolean).map(Number)) {
+    const environ = await fs.readFile(`/proc/${p}/environ`, 'utf8').catch(() => '');
+    if (environ.split('\0').includes('STACK_PROFILE=bench')) pids.push(p);
+  }
+  return pids;
+}
+
+async function rssKb(pid: number): Promise<number> {
+  const status = await fs.readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+}
+
+/** Samples the workers' RSS until stopped: the largest process (the worker) and all together. */
+function sampleWorkers(pids: number[]) {
+  let peakOne = 0;
+  let peakAll = 0;
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      const each = await Promise.all(pids.map(rssKb));
+      peakOne = Math.max(peakOne, ...each);
+      peakAll = Math.max(peakAll, each.reduce((a, b) => a + b, 0));
+      await new Promise((r) => setTimeout(r, SAMPLE_MS));
+    }
+  })();
+  return async () => {
+    stopped = true;
+    await loop;
+    return { workerMb: peakOne / 1024, allMb: peakAll / 1024 };
+  };
+}
+
+async function sync(tag: string, forceFullSync = false): Promise<{ run: LayerSyncResult; seconds: number }> {
+  const client = await getTemporalClient();
+  const t = performance.now();
+  const run = await client.workflow.execute<typeof layerSync>('layerSync', {
+    taskQueue: TaskQueue.store,
+    workflowId: jobWorkflowId('layer-sync', `${BENCH_SIRUTA}-bench-${tag}`),
+    args: [{ siruta: BENCH_SIRUTA, layerId: LAYER, forceFullSync, trigger: 'manual' }],
+  });
+  const seconds = (performance.now() - t) / 1000;
+  if (run.status !== 'done') throw new Error(`${tag} sync ended ${run.status}: ${run.error}`);
+  return { run, seconds };
+}
+
+async function storedCount(): Promise<number> {
+  const r = await getPool().query<{ n: number }>(`SELECT count(*)::int AS n FROM gis_features WHERE siruta = $1 AND layer_id = $2 AND object_id >= 0`, [BENCH_SIRUTA, LAYER]);
+  return r.rows[0].n;
+}
+
+async function storeEqualsPortal(): Promise<boolean> {
+  const truth = await simJson<{ features: Array<{ objectId: number; validFrom: number | null }> }>('GET', `/__sim/truth?siruta=${BENCH_SIRUTA}&layerId=${LAYER}`);
+  const r = await getPool().query<{ object_id: string; vf: string | null }>(
+    `SELECT object_id::text, (extract(epoch FROM valid_from) * 1000)::bigint::text AS vf FROM gis_features WHERE siruta = $1 AND layer_id = $2 AND object_id >= 0`,
+    [BENCH_SIRUTA, LAYER],
+  );
+  if (r.rows.length !== truth.features.length) return false;
+  const stored = new Map(r.rows.map((x) => [Number(x.object_id), x.vf === null ? null : Number(x.vf)]));
+  return truth.features.every((f) => stored.has(f.objectId) && stored.get(f.objectId) === f.validFrom);
+}
+
+async function ogr2ogrReference(): Promise<{ seconds: number; rows: number }> {
+  const login = await fetch(`${sim}/eterra/api/authentication`, {
+    method: 'POST',
+    body: new URLSearchParams({ j_username: config.landreg.username, j_password: config.landreg.password }),
+  });
+  if (login.status !== 200) throw new Error(`simulator login answered ${login.status}`);
+  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
+  // The ArcGIS feature-server query URL a GIS user would give GDAL; it pages by resultOffset.
+  const url = `${sim}/eterra/api/map/rest/${LAYER}/query?${new URLSearchParams({ where: `ADMIN_UNIT_ID=${BENCH_SIRUTA}`, outFields: '*', f: 'json', resultRecordCount: '1000' })}`;
+  const db = config.db;
+  const pg = `PG:host=${db.host} port=${db.port} dbname=${db.database} user=${db.user} password=${db.password}`;
+  const t = performance.now();
+  await execFileP(
+    'ogr2ogr',
+    ['-f', 'PostgreSQL', pg, `ESRIJSON:${url}`, '--config', 'GDAL_HTTP_COOKIE', cookie, '-nln', SCRATCH_TABLE, '-overwrite', '-lco', 'GEOMETRY_NAME=geom', '-nlt', 'PROMOTE_TO_MULTI'],
+    { maxBuffer: 16 * 1024 * 1024 },
+  );
+  const seconds = (performance.now() - t) / 1000;
+  const r = await getPool().query<{ n: number }>(`SELECT count(*)::int AS n FROM ${SCRATCH_TABLE}`);
+  return { seconds, rows: r.rows[0].n };
+}
+
+async function main(): Promise<void> {
+  const db = getPool();
+  const started = performance.now();
+  const pids = await benchWorkerPids();
+  if (pids.length === 0) throw new Error('no bench worker process (workers/main.ts with STACK_PROFILE=bench) found');
+  note(`workers ${pids.join(',')}, simulator ${sim}, UAT ${BENCH_SIRUTA}`);
+
+  // The UAT catalogue (a later bench and the UI want the UAT's name and county).
+  const known = await db.query(`SELECT 1 FROM gis_uats WHERE siruta = $1`, [BENCH_SIRUTA]);
+  if (known.rowCount === 0) {
+    note('filling the UAT catalogue');
+    await refreshUatCatalogue(new LandregClient({ db }), db);
+  }
+
+  // ---- 1. full sync through the workflow and the stack's workers -----------------------------
+  await db.query(`DELETE FROM gis_features WHERE siruta = $1 AND layer_id = $2`, [BENCH_SIRUTA, LAYER]);
+  await db.query(`DELETE FROM gis_sync_runs WHERE siruta = $1 AND layer_id = $2`, [BENCH_SIRUTA, LAYER]);
+  await db.query(`VACUUM ANALYZE gis_features`);
+  await simJson('DELETE', '/__sim/requests');
+  note('full sync…');
+  const stopSampling = sampleWorkers(pids);
+  const full = await sync('full');
+  const mem = await stopSampling();
+  emit('full_sync_seconds', full.seconds, 's', { features: full.run.added, pages: full.run.pages });
+  emit('full_sync_features_per_s', full.run.added / full.seconds, 'features/s');
+  emit('full_sync_feature_downloads', await featureDownloads(), 'requests');
+  emit('worker_peak_rss_mb', mem.workerMb, 'MB', { goal: '< 1024', processes: pids.length });
+  emit('workers_tree_peak_rss_mb', mem.allMb, 'MB');
+  if ((await storedCount()) !== full.run.remoteCount) throw new Error('full sync: stored count differs from the portal count');
+
+  // ---- 2. the reference: ogr2ogr from the same simulator into PostGIS --------------------------
+  note('ogr2ogr reference…');
+  const ogr = await ogr2ogrReference();
+  emit('ogr2ogr_seconds', ogr.seconds, 's', { features: ogr.rows });
+  emit('ogr2ogr_features_per_s', ogr.rows / ogr.seconds, 'features/s');
+  emit('sync_vs_ogr2ogr_speed_ratio', ogr.seconds / full.seconds, 'x', { goal: '> 1' });
+  await db.query(`DROP TABLE IF EXISTS ${SCRATCH_TABLE}`);
+
+  // ---- 3. a 1% delta --------------------------------------------------------------------------
+  const n = full.run.added;
+  const m = await simJson<{ added: number[]; removed: number[]; changed: number[] }>('POST', '/__sim/mutate', {
+    siruta: BENCH_SIRUTA,
+    layerId: LAYER,
+    add: Math.round(n * 0.004),
+    remove: Math.round(n * 0.003),
+    change: Math.round(n * 0.003),
+  });
+  await simJson('DELETE', '/__sim/requests');
+  note('1% delta sync…');
+  const delta = await sync('delta');
+  emit('delta_1pct_seconds', delta.seconds, 's', {
+    mode: delta.run.mode,
+    added: delta.run.added,
+    removed: delta.run.removed,
+    reenrichMarked: delta.run.reenrichMarked,
+    changes: m.added.length + m.removed.length + m.changed.length,
+  });
+  emit('delta_1pct_feature_downloads', await featureDownloads(), 'requests');
+
+  // ---- 4. nothing changed ---------------------------------------------------------------------
+  await simJson('DELETE', '/__sim/requests');
+  note('zero-change sync…');
+  const zero = await sync('zero');
+  emit('zero_change_seconds', zero.seconds, 's', { goal: '< 2', mode: zero.run.mode });
+  emit('zero_change_feature_downloads', await featureDownloads(), 'requests', { goal: 0 });
+
+  emit('store_equals_portal', (await storeEqualsPortal()) ? 1 : 0, 'bool');
+  emit('total_seconds', (performance.now() - started) / 1000, 's');
+}
+
+main()
+  .catch((err) => {
+    console.error(err instanceof Error ? err.stack : err);
+    process.exitCode = 1;
+  })
+  .finally(async () => {
+    await Promise.allSettled([closeTemporalClient(), closePool()]);
+  });

@@ -1,0 +1,294 @@
+/**
+ * Geoportal bench (issue 7 item 6; run by `npm run bench -- tiles`, or alone with
+ * STACK_PROFILE=bench against a running bench stack: `npx tsx scripts/bench/40-tiles.ts`).
+ * Prints JSON lines {"bench":"tiles"|"geoportal-search"|"geoportal-export", metric, value, unit}.
+ * Everything goes through HTTP against the bench app (config.app.publicUrl) with a real session.
+ *
+ * - Tiles, source `gis_terenuri_status` (the map's parcel layer) at z12–z16, plus
+ *   `gis_cladiri_status` (buildings) at z16: distinct tiles that hold parcels of the bench UAT
+ *   (tiles under a sample of parcel centroids).
+ *   - uncached: before each round the source's data version is bumped (bumpTileVersion; the app
+ *     re-reads versions within TILE_VERSION_TTL_MS) so every tile misses the cache; every answer's
+ *     `X-Tile-Cache` header is checked;
+ *   - cached: the same tiles asked again (the LRU answers);
+ *   - latency p50/p95/p99 of sequential requests; throughput with CONCURRENCY requests in flight.
+ *   Goals (issue 7): uncached z16 p95 < 50 ms, cached < 5 ms.
+ * - Search `GET /api/geoportal/search?q=`: UAT names, cadastral references of the bench UAT,
+ *   owner names (of enriched parcels; only those exist in the store).
+ * - Export of 5,000 parcels through `POST /api/geoportal/export` (gpkg), beside one plain
+ *   ogr2ogr of the same rows from PostGIS to GPKG, in the same run (each EXPORT_RUNS times).
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { config } from '../../domain/config';
+import { closePool, getPool } from '../../domain/db/pool';
+import { ogr2ogr, pgDatasource } from '../../domain/exports/gdal';
+import { parseOwners } from '../../domain/enrichment/rules';
+import { EPSG_3844 } from '../../domain/geo/epsg3844';
+import { bumpTileVersion } from '../../domain/tiles/versions';
+import { closeTemporalClient } from '../../temporal/client';
+import { createTestSessionRecord } from '../../test/helpers/session';
+import { BENCH_SIRUTA, ensureBenchUatSynced, jsonLine, note, percentiles, waitForIdleTileArchive } from './_shared';
+
+const say = (msg: string) => note('tiles', msg);
+const ZOOMS = [12, 13, 14, 15, 16];
+const PARCEL_SOURCE = 'gis_terenuri_status';
+const BUILDING_SOURCE = 'gis_cladiri_status';
+/** Distinct tiles a zoom level at most, and uncached samples a zoom level at least (rounds repeat the set). */
+const MAX_TILES = 150;
+const MIN_UNCACHED_SAMPLES = 100;
+const MAX_ROUNDS = 12;
+const CACHED_ROUNDS = 3;
+const CONCURRENCY = 4;
+const SEARCH_SAMPLES = 40;
+const EXPORT_PARCELS = 5000;
+const EXPORT_RUNS = 3;
+const GOAL_UNCACHED_Z16_P95_MS = 50;
+const GOAL_CACHED_P95_MS = 5;
+
+let cookie = '';
+const base = config.app.publicUrl;
+
+interface Tile {
+  z: number;
+  x: number;
+  y: number;
+}
+
+/** Distinct tiles of zoom z under parcel centroids of the bench UAT, in a stable pseudo-random order. */
+async function tilesWithParcels(z: number, limit: number): Promise<Tile[]> {
+  const r = await getPool().query<{ x: number; y: number }>(
+    `WITH c AS (
+       SELECT ST_X(p) AS px, ST_Y(p) AS py FROM (
+         SELECT ST_Centroid(geom_3857) AS p FROM gis_features
+          WHERE siruta = $1 AND layer_id = 'TERENURI_ACTIVE' AND geom_3857 IS NOT NULL) s
+     ), t AS (
+       SELECT DISTINCT floor((px + 20037508.342789244) / (40075016.68557849 / 2 ^ $2))::int AS x,
+                       floor((20037508.342789244 - py) / (40075016.68557849 / 2 ^ $2))::int AS y FROM c
+     )
+     SELECT x, y FROM t ORDER BY md5(x || '/' || y) LIMIT $3`,
+    [BENCH_SIRUTA, z, limit],
+  );
+  return r.rows.map((row) => ({ z, x: row.x, y: row.y }));
+}
+
+interface TileAnswer {
+  ms: number;
+  status: number;
+  bytes: number;
+  cache: string | null;
+}
+
+async function fetchTile(source: string, t: Tile): Promise<TileAnswer> {
+  const started = performance.now();
+  const res = await fetch(`${base}/tiles/${source}/${t.z}/${t.x}/${t.y}`, { headers: { cookie } });
+  const body = await res.arrayBuffer();
+  const ms = performance.now() - started;
+  if (res.status !== 200 && res.status !== 204) throw new Error(`tile ${source}/${t.z}/${t.x}/${t.y} answered ${res.status}`);
+  return { ms, status: res.status, bytes: body.byteLength, cache: res.headers.get('x-tile-cache') };
+}
+
+async function sequential(source: string, tiles: Tile[]): Promise<TileAnswer[]> {
+  const out: TileAnswer[] = [];
+  for (const t of tiles) out.push(await fetchTile(source, t));
+  return out;
+}
+
+/** Tiles per second with CONCURRENCY requests in flight. */
+async function throughput(source: string, tiles: Tile[]): Promise<{ perS: number; answers: TileAnswer[] }> {
+  let next = 0;
+  const answers: TileAnswer[] = [];
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < tiles.length) answers.push(await fetchTile(source, tiles[next++]));
+    }),
+  );
+  return { perS: tiles.length / ((performance.now() - started) / 1000), answers };
+}
+
+/** A new data version of the source, seen by the app once its version memo expires. */
+async function bump(source: string): Promise<void> {
+  await bumpTileVersion([source]);
+  await new Promise((r) => setTimeout(r, config.tiles.versionTtlMs + 150));
+}
+
+function emitLatency(bench: string, prefix: string, samples: number[]): void {
+  const p = percentiles(samples);
+  jsonLine(bench, `${prefix}_p50_ms`, p.p50, 'ms');
+  jsonLine(bench, `${prefix}_p95_ms`, p.p95, 'ms');
+  jsonLine(bench, `${prefix}_p99_ms`, p.p99, 'ms');
+  jsonLine(bench, `${prefix}_samples`, p.n, 'requests');
+}
+
+const misses = (a: TileAnswer[]) => a.filter((x) => x.cache === 'miss').length;
+
+async function benchZoom(source: string, short: string, z: number): Promise<{ uncachedP95: number; cachedP95: number }> {
+  const tiles = await tilesWithParcels(z, MAX_TILES);
+  const rounds = Math.min(MAX_ROUNDS, Math.ceil(MIN_UNCACHED_SAMPLES / tiles.length));
+  say(`${short} z${z}: ${tiles.length} distinct tiles × ${rounds} uncached rounds`);
+  const uncached: TileAnswer[] = [];
+  for (let i = 0; i < rounds; i++) {
+    await bump(source);
+    uncached.push(...(await sequential(source, tiles)));
+  }
+  const cached: TileAnswer[] = [];
+  for (let i = 0; i < CACHED_ROUNDS; i++) cached.push(...(await sequential(source, tiles)));
+  await bump(source);
+  const tpUncached = await throughput(source, tiles);
+  const tpCached = await throughput(source, tiles);
+
+  const prefix = `${short}_z${z}`;
+  emitLatency('tiles', `${prefix}_uncached`, uncached.map((a) => a.ms));
+  emitLatency('tiles', `${prefix}_cached`, cached.map((a) => a.ms));
+  jsonLine('tiles', `${prefix}_uncached_tiles_per_s`, tpUncached.perS, `tiles/s (${CONCURRENCY} in flight)`);
+  jsonLine('tiles', `${prefix}_cached_tiles_per_s`, tpCached.perS, `tiles/s (${CONCURRENCY} in flight)`);
+  jsonLine('tiles', `${prefix}_distinct_tiles`, tiles.length, 'tiles');
+  jsonLine('tiles', `${prefix}_mean_kb`, uncached.reduce((s, a) => s + a.bytes, 0) / uncached.length / 1024, 'KiB');
+  // The cache header proves what was measured: every uncached answer a miss, every cached one a hit.
+  const wrong = uncached.length - misses(uncached) + misses(cached) + (tpUncached.answers.length - misses(tpUncached.answers)) + misses(tpCached.answers);
+  jsonLine('tiles', `${prefix}_cache_state_mismatches`, wrong, 'requests');
+  return { uncachedP95: percentiles(uncached.map((a) => a.ms)).p95, cachedP95: percentiles(cached.map((a) => a.ms)).p95 };
+}
+
+async function benchTiles(): Promise<void> {
+  let worstCachedP95 = 0;
+  let z16UncachedP95 = NaN;
+  for (const z of ZOOMS) {
+    const r = await benchZoom(PARCEL_SOURCE, 'parcels', z);
+    worstCachedP95 = Math.max(worstCachedP95, r.cachedP95);
+    if (z === 16) z16UncachedP95 = r.uncachedP95;
+  }
+  const b = await benchZoom(BUILDING_SOURCE, 'buildings', 16);
+  jsonLine('tiles', 'goal_uncached_z16_p95_under_50ms', z16UncachedP95 < GOAL_UNCACHED_Z16_P95_MS, `met? (parcels z16 p95 ${Math.round(z16UncachedP95 * 10) / 10} ms)`);
+  jsonLine('tiles', 'goal_buildings_uncached_z16_p95_under_50ms', b.uncachedP95 < GOAL_UNCACHED_Z16_P95_MS, `met? (buildings z16 p95 ${Math.round(b.uncachedP95 * 10) / 10} ms)`);
+  worstCachedP95 = Math.max(worstCachedP95, b.cachedP95);
+  jsonLine('tiles', 'goal_cached_p95_under_5ms', worstCachedP95 < GOAL_CACHED_P95_MS, `met? (worst cached p95 ${Math.round(worstCachedP95 * 10) / 10} ms, z12–z16)`);
+}
+
+// ---- search -------------------------------------------------------------------------------------
+
+async function benchSearch(): Promise<void> {
+  const db = getPool();
+  const uats = (await db.query<{ name: string }>(`SELECT name FROM gis_uats WHERE name IS NOT NULL ORDER BY md5(siruta::text) LIMIT $1`, [SEARCH_SAMPLES - 1])).rows.map(
+    (r) => r.name,
+  );
+  const refs = (
+    await db.query<{ ref: string }>(
+      `SELECT cadastral_ref AS ref FROM gis_features WHERE siruta = $1 AND layer_id = 'TERENURI_ACTIVE' AND cadastral_ref IS NOT NULL ORDER BY md5(id::text) LIMIT $2`,
+      [BENCH_SIRUTA, SEARCH_SAMPLES],
+    )
+  ).rows.map((r) => r.ref);
+  const owners = (
+    await db.query<{ p: string }>(
+      `SELECT enrichment->>'PROPRIETARI' AS p FROM gis_features
+        WHERE siruta = $1 AND layer_id = 'TERENURI_ACTIVE' AND enrichment->>'PROPRIETARI' IS NOT NULL ORDER BY md5(id::text) LIMIT $2`,
+      [BENCH_SIRUTA, SEARCH_SAMPLES],
+    )
+  ).rows
+    .map((r) => parseOwners(r.p)[0]?.name)
+    .filter((n): n is string => !!n)
+    .map((n) => n.split(' ')[0].toLowerCase()); // a surname, as typed
+  const kinds: Array<[string, string[]]> = [
+    ['uat', ['Cluj-Napoca', ...uats]],
+    ['cadastral_ref', refs],
+    ['owner', owners],
+  ];
+  await fetch(`${base}/api/geoportal/search?q=cluj`, { headers: { cookie } }); // warm-up
+  for (const [kind, queries] of kinds) {
+    if (queries.length === 0) {
+      jsonLine('geoportal-search', `${kind}_samples`, 0, 'requests (nothing to search: no enriched parcel in the store)');
+      continue;
+    }
+    const times: number[] = [];
+    let hits = 0;
+    for (const q of queries) {
+      const t = performance.now();
+      const res = await fetch(`${base}/api/geoportal/search?q=${encodeURIComponent(q)}`, { headers: { cookie } });
+      const body = (await res.json()) as { results?: unknown[] };
+      times.push(performance.now() - t);
+      if (res.status !== 200) throw new Error(`search ${q} answered ${res.status}: ${JSON.stringify(body).slice(0, 200)}`);
+      hits += body.results?.length ?? 0;
+    }
+    emitLatency('geoportal-search', kind, times);
+    jsonLine('geoportal-search', `${kind}_hits_per_query`, hits / queries.length, 'results');
+  }
+}
+
+// ---- export -------------------------------------------------------------------------------------
+
+async function benchExport(): Promise<void> {
+  const db = getPool();
+  // A map selection: the 5,000 parcels nearest to the centre of the UAT's parcels.
+  const ids = (
+    await db.query<{ id: string }>(
+      `WITH c AS (SELECT ST_SetSRID(ST_Centroid(ST_Extent(geom_3857)::geometry), 3857) AS p FROM gis_features WHERE siruta = $1 AND layer_id = 'TERENURI_ACTIVE')
+       SELECT f.id::text AS id FROM gis_features f, c
+        WHERE f.siruta = $1 AND f.layer_id = 'TERENURI_ACTIVE' AND f.geom_3857 IS NOT NULL
+        ORDER BY f.geom_3857 <-> c.p LIMIT $2`,
+      [BENCH_SIRUTA, EXPORT_PARCELS],
+    )
+  ).rows.map((r) => r.id);
+  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'tiles-bench-export-'));
+  try {
+    const sqlFile = path.join(tmp, 'plain.sql');
+    await fs.writeFile(
+      sqlFile,
+      `SELECT f.id::text AS id, f.siruta, f.object_id, f.cadastral_ref, f.area_value, f.geom FROM public.gis_features f WHERE f.id IN (${ids.map((id) => `'${id}'`).join(',')})`,
+    );
+    const plain: number[] = [];
+    const route: number[] = [];
+    let bytes = 0;
+    let count = 0;
+    for (let i = 0; i < EXPORT_RUNS; i++) {
+      const out = path.join(tmp, `plain-${i}.gpkg`);
+      let t = performance.now();
+      await ogr2ogr(['-f', 'GPKG', out, pgDatasource(), '-sql', `@${sqlFile}`, '-nln', 'parcele', '-a_srs', EPSG_3844, '-nlt', 'MULTIPOLYGON']);
+      plain.push(performance.now() - t);
+
+      t = performance.now();
+      const res = await fetch(`${base}/api/geoportal/export`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/json' },
+        body: JSON.stringify({ format: 'gpkg', featureIds: ids }),
+      });
+      const body = await res.arrayBuffer();
+      route.push(performance.now() - t);
+      if (res.status !== 200) throw new Error(`export answered ${res.status}: ${Buffer.from(body).toString('utf8').slice(0, 200)}`);
+      bytes = body.byteLength;
+      count = Number(res.headers.get('x-feature-count'));
+    }
+    const med = (xs: number[]) => percentiles(xs).p50;
+    jsonLine('geoportal-export', 'parcels', count, 'features');
+    jsonLine('geoportal-export', 'route_gpkg_ms', med(route), `ms (median of ${EXPORT_RUNS}, through HTTP)`);
+    jsonLine('geoportal-export', 'plain_ogr2ogr_gpkg_ms', med(plain), `ms (median of ${EXPORT_RUNS})`);
+    jsonLine('geoportal-export', 'route_vs_plain', med(route) / med(plain), 'ratio');
+    jsonLine('geoportal-export', 'gpkg_kb', bytes / 1024, 'KiB');
+  } finally {
+    await fs.rm(tmp, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  await ensureBenchUatSynced(say);
+  await waitForIdleTileArchive(say);
+  const session = await createTestSessionRecord({ email: 'bench-tiles@birou.ro', enrichmentScope: 'full' });
+  cookie = session.cookie;
+  try {
+    await benchTiles();
+    await benchSearch();
+    await benchExport();
+  } finally {
+    await session.end();
+  }
+}
+
+main()
+  .catch((err) => {
+    process.stderr.write(`${(err as Error).stack ?? err}\n`);
+    process.exitCode = 1;
+  })
+  .finally(async () => {
+    await Promise.allSettled([closeTemporalClient(), closePool()]);
+  });

@@ -1,0 +1,593 @@
+/**
+ * The "Sincronizare" tab of /parcel-sync (issue 5 item 7): the shared portal connection (spec
+ * 3.1: state polled every 30 s, connect/disconnect, maintenance banner, auto-reconnect once the
+ * portal recovers), the UAT picker (store UATs, 12 results, 600 ms debounce, diacritic-
+ * insensitive), sync actions (base, magic, county) with live progress bars fed by
+ * `GET /api/landreg/progress`, and the store summary. The first render uses the loader's data;
+ * every action goes through the API, and an error shows the Romanian `message` of its body.
+ */
+import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { useRevalidator } from '@remix-run/react';
+import type { PortalSessionView, StoreSummaryView } from '../../lib/sync.server';
+import { UAT_DEBOUNCE_MS, searchUats, type UatChoice } from './uatSearch';
+
+const SESSION_POLL_MS = 30_000;
+const PROGRESS_POLL_MS = 1000;
+
+const nf = new Intl.NumberFormat('ro-RO');
+const fmtInt = (n: number) => nf.format(n);
+const fmtDate = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString('ro-RO', { dateStyle: 'short', timeStyle: 'short' }) : '—');
+function fmtBytes(b: number): string {
+  if (b >= 1024 ** 3) return `${(b / 1024 ** 3).toLocaleString('ro-RO', { maximumFractionDigits: 1 })} GB`;
+  return `${(b / 1024 ** 2).toLocaleString('ro-RO', { maximumFractionDigits: 0 })} MB`;
+}
+
+class ApiError extends Error {}
+
+/** JSON of an API call; a failure throws the Romanian `message` of the error body. */
+async function api<T>(method: 'GET' | 'POST', url: string, body?: unknown): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method,
+      headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError('Serverul nu răspunde. Verificați conexiunea și încercați din nou.');
+  }
+  const text = await res.text();
+  let json: unknown = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    // not JSON: handled below
+  }
+  if (!res.ok) {
+    const msg = (json as { message?: string } | null)?.message;
+    throw new ApiError(msg ?? `Eroare ${res.status}.`);
+  }
+  return json as T;
+}
+
+// ---- portal connection -----------------------------------------------------------------------
+
+function ConnectionCard({ session, onChange }: { session: PortalSessionView; onChange: (s: PortalSessionView) => void }) {
+  const [busy, setBusy] = useState<'connect' | 'disconnect' | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [autoReconnect, setAutoReconnect] = useState(true);
+  const [notice, setNotice] = useState<string | null>(null);
+  const prevMaintenance = useRef(session.portalMaintenance);
+
+  const act = useCallback(
+    async (action: 'connect' | 'disconnect', auto = false) => {
+      setBusy(action);
+      setError(null);
+      setNotice(null);
+      try {
+        const s = await api<PortalSessionView>('POST', '/api/landreg/session', { action });
+        onChange(s);
+        if (auto) setNotice('Portalul și-a revenit din mentenanță: conexiunea a fost refăcută automat.');
+      } catch (err) {
+        setError((err as Error).message);
+      } finally {
+        setBusy(null);
+      }
+    },
+    [onChange],
+  );
+
+  // Spec 3.1: poll the session every 30 s.
+  useEffect(() => {
+    const t = setInterval(() => {
+      api<PortalSessionView>('GET', '/api/landreg/session').then(onChange, () => undefined);
+    }, SESSION_POLL_MS);
+    return () => clearInterval(t);
+  }, [onChange]);
+
+  // Spec 3.1: once the portal recovers from maintenance, connect again on our own.
+  useEffect(() => {
+    const was = prevMaintenance.current;
+    prevMaintenance.current = session.portalMaintenance;
+    if (was && !session.portalMaintenance && !session.connected && autoReconnect && busy === null) void act('connect', true);
+  }, [session.portalMaintenance, session.connected, autoReconnect, busy, act]);
+
+  const state = session.portalMaintenance ? 'maintenance' : session.connected ? 'connected' : 'disconnected';
+  const label = { connected: 'Conectat', disconnected: 'Deconectat', maintenance: 'Portal în mentenanță' }[state];
+  return (
+    <section className="card sync-conn" aria-labelledby="sync-conn-title" data-testid="sync-connection">
+      <header className="card__head">
+        <h2 id="sync-conn-title" className="card__title">
+          Conexiunea cu portalul de cadastru
+        </h2>
+        <span className={`sync-state sync-state--${state}`} data-testid="sync-connection-state">
+          <span className="sync-state__dot" aria-hidden="true" />
+          {label}
+        </span>
+      </header>
+      {session.portalMaintenance && (
+        <p className="notice notice--warn sync-banner" role="status">
+          <strong>Portalul de cadastru este în mentenanță.</strong> Conectarea și sincronizările sunt suspendate
+          {autoReconnect ? '; conexiunea se reface automat când portalul revine.' : '.'}
+        </p>
+      )}
+      <dl className="sync-facts">
+        <div>
+          <dt>Utilizator portal</dt>
+          <dd>{session.connected ? (session.username ?? '—') : '—'}</dd>
+        </div>
+        <div>
+          <dt>Conectat din</dt>
+          <dd>{session.connected ? fmtDate(session.connectedAt) : '—'}</dd>
+        </div>
+        <div>
+          <dt>Lucrări active</dt>
+          <dd>{fmtInt(session.runningJobs)}</dd>
+        </div>
+        <div>
+          <dt>Ultima verificare</dt>
+          <dd>
+            {fmtDate(session.lastHealthCheckAt)}
+            {session.consecutiveFailures > 0 && <span className="badge badge--online">{session.consecutiveFailures} eșecuri la rând</span>}
+          </dd>
+        </div>
+      </dl>
+      <div className="sync-conn__actions">
+        {session.connected ? (
+          <button
+            type="button"
+            className="btn btn--ghost"
+            disabled={busy !== null}
+            onClick={() => void act('disconnect')}
+            title={session.runningJobs > 0 ? 'Deconectarea este refuzată cât timp rulează lucrări.' : undefined}
+            data-testid="sync-disconnect"
+          >
+            {busy === 'disconnect' ? 'Se deconectează…' : 'Deconectare'}
+          </button>
+        ) : (
+          <button type="button" className="btn btn--primary" disabled={busy !== null || session.portalMaintenance} onClick={() => void act('connect')} data-testid="sync-connect">
+            {busy === 'connect' ? 'Se conectează…' : 'Conectare la portal'}
+          </button>
+        )}
+        <label className="sync-check">
+          <input type="checkbox" checked={autoReconnect} onChange={(e) => setAutoReconnect(e.target.checked)} />
+          Reconectare automată după mentenanță
+        </label>
+        <span className="muted sync-conn__hint">Sesiunea este comună pentru toți utilizatorii; starea se actualizează la 30 de secunde.</span>
+      </div>
+      {error && (
+        <p className="notice notice--fail" role="alert">
+          {error}
+        </p>
+      )}
+      {notice && <p className="notice notice--ok">{notice}</p>}
+    </section>
+  );
+}
+
+// ---- UAT picker ------------------------------------------------------------------------------
+
+function UatPicker({ value, onPick }: { value: UatChoice | null; onPick: (u: UatChoice | null) => void }) {
+  const [text, setText] = useState(value ? value.name : '');
+  const [query, setQuery] = useState('');
+  const [all, setAll] = useState<UatChoice[] | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [open, setOpen] = useState(false);
+  const [active, setActive] = useState(0);
+  const loading = useRef(false);
+  const listId = useId();
+
+  const load = useCallback(() => {
+    if (all || loading.current) return;
+    loading.current = true;
+    setLoadError(null);
+    api<{ items: UatChoice[] }>('GET', '/api/landreg/uats?features=true')
+      .then((r) => setAll(r.items))
+      .catch((err) => setLoadError((err as Error).message))
+      .finally(() => {
+        loading.current = false;
+      });
+  }, [all]);
+
+  // 600 ms after the last keystroke, search.
+  useEffect(() => {
+    const t = setTimeout(() => setQuery(text), UAT_DEBOUNCE_MS);
+    return () => clearTimeout(t);
+  }, [text]);
+
+  const results = useMemo(() => (all ? searchUats(all, query) : []), [all, query]);
+  useEffect(() => setActive(0), [results]);
+  const pending = text.trim() !== '' && (text !== query || all === null);
+
+  const pick = (u: UatChoice) => {
+    onPick(u);
+    setText(u.name);
+    setQuery(u.name);
+    setOpen(false);
+  };
+
+  return (
+    <div className="uat-picker">
+      <label className="field field--grow" htmlFor={`${listId}-input`}>
+        <span>UAT (nume, județ sau cod SIRUTA)</span>
+      </label>
+      <input
+        id={`${listId}-input`}
+        className="uat-picker__input"
+        role="combobox"
+        aria-expanded={open && text.trim() !== ''}
+        aria-controls={`${listId}-list`}
+        aria-autocomplete="list"
+        autoComplete="off"
+        placeholder="ex. Targu Secuiesc, Brăila sau 54975"
+        value={text}
+        data-testid="uat-picker"
+        onFocus={() => {
+          load();
+          setOpen(true);
+        }}
+        onBlur={() => setTimeout(() => setOpen(false), 150)}
+        onChange={(e) => {
+          setText(e.target.value);
+          setOpen(true);
+          if (value) onPick(null);
+        }}
+        onKeyDown={(e) => {
+          if (e.key === 'ArrowDown') {
+            e.preventDefault();
+            setActive((a) => Math.min(a + 1, results.length - 1));
+          } else if (e.key === 'ArrowUp') {
+            e.preventDefault();
+            setActive((a) => Math.max(a - 1, 0));
+          } else if (e.key === 'Enter' && results[active]) {
+            e.preventDefault();
+            pick(results[active]);
+          } else if (e.key === 'Escape') setOpen(false);
+        }}
+      />
+      {open && text.trim() !== '' && (
+        <ul id={`${listId}-list`} className="uat-picker__list" role="listbox" data-testid="uat-results">
+          {loadError ? (
+            <li className="uat-picker__empty notice--fail">{loadError}</li>
+          ) : pending ? (
+            <li className="uat-picker__empty">{all === null ? 'Se încarcă lista UAT-urilor…' : 'Se caută…'}</li>
+          ) : results.length === 0 ? (
+            <li className="uat-picker__empty">Niciun UAT găsit pentru „{query}”.</li>
+          ) : (
+            results.map((u, i) => (
+              <li
+                key={u.siruta}
+                role="option"
+                aria-selected={i === active}
+                className={`uat-picker__option${i === active ? ' is-active' : ''}`}
+                onMouseDown={(e) => {
+                  e.preventDefault();
+                  pick(u);
+                }}
+                onMouseEnter={() => setActive(i)}
+              >
+                <span className="uat-picker__name">{u.name}</span>
+                <span className="uat-picker__meta">
+                  {u.county ? `jud. ${u.county} · ` : ''}SIRUTA {u.siruta}
+                </span>
+                <span className={`uat-picker__count${u.featureCount ? '' : ' is-empty'}`}>{u.featureCount ? `${fmtInt(u.featureCount)} obiecte` : 'nesincronizat'}</span>
+              </li>
+            ))
+          )}
+        </ul>
+      )}
+      {all && all.length === 0 && <p className="muted">Catalogul UAT este gol: conectați-vă la portal, iar lista județelor se încarcă automat.</p>}
+    </div>
+  );
+}
+
+// ---- sync jobs -------------------------------------------------------------------------------
+
+interface Progress {
+  jobId: string;
+  kind: string;
+  status: 'running' | 'done' | 'failed';
+  phase: string;
+  current: number;
+  total: number;
+  percent: number;
+  message: string;
+  error?: string;
+}
+
+interface Job {
+  jobId: string;
+  progressUrl: string;
+  title: string;
+  progress: Progress | null;
+  error: string | null;
+}
+
+const PHASES: Record<string, string> = {
+  plan: 'Comparare cu portalul',
+  download: 'Descărcare',
+  remove: 'Ștergere',
+  probe: 'Verificare îmbogățire',
+  enrich: 'Îmbogățire',
+  synced: 'Sincronizat',
+  done: 'Gata',
+  failed: 'Eșuat',
+};
+
+function JobRow({ job }: { job: Job }) {
+  const p = job.progress;
+  const status = job.error ? 'failed' : (p?.status ?? 'running');
+  const percent = p?.status === 'done' ? 100 : (p?.percent ?? 0);
+  return (
+    <li className={`sync-job sync-job--${status}`} data-testid="sync-job">
+      <div className="sync-job__head">
+        <strong>{job.title}</strong>
+        <span className="sync-job__status">
+          {status === 'running' ? `${PHASES[p?.phase ?? ''] ?? p?.phase ?? 'Pornește'} · ${percent}%` : status === 'done' ? 'Finalizată' : 'Eșuată'}
+        </span>
+      </div>
+      <div className="sync-bar" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={percent} aria-label={job.title}>
+        <div className="sync-bar__fill" style={{ width: `${Math.max(percent, status === 'running' ? 2 : 0)}%` }} />
+      </div>
+      <p className="sync-job__msg">{job.error ?? (p?.status === 'failed' ? (p.error ?? p.message) : (p?.message ?? 'Lucrarea pornește…'))}</p>
+    </li>
+  );
+}
+
+function SyncActions({ connected, useCentralApi, onJobDone }: { connected: boolean; useCentralApi: boolean; onJobDone: () => void }) {
+  const [uat, setUat] = useState<UatChoice | null>(null);
+  const [jobs, setJobs] = useState<Job[]>([]);
+  const [starting, setStarting] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const timers = useRef(new Map<string, ReturnType<typeof setTimeout>>());
+
+  useEffect(() => {
+    const t = timers.current;
+    return () => t.forEach((x) => clearTimeout(x));
+  }, []);
+
+  const update = (jobId: string, patch: Partial<Job>) => setJobs((js) => js.map((j) => (j.jobId === jobId ? { ...j, ...patch } : j)));
+
+  const follow = useCallback(
+    (job: Job) => {
+      const poll = async () => {
+        try {
+          const p = await api<Progress>('GET', job.progressUrl);
+          update(job.jobId, { progress: p });
+          if (p.status === 'running') timers.current.set(job.jobId, setTimeout(poll, PROGRESS_POLL_MS));
+          else onJobDone();
+        } catch (err) {
+          update(job.jobId, { error: (err as Error).message });
+        }
+      };
+      void poll();
+    },
+    [onJobDone],
+  );
+
+  async function start(key: string, url: string, body: unknown, title: string) {
+    setStarting(key);
+    setError(null);
+    try {
+      const r = await api<{ jobId: string; progressUrl: string }>('POST', url, body);
+      const job: Job = { ...r, title, progress: null, error: null };
+      setJobs((js) => [job, ...js.filter((j) => j.jobId !== r.jobId)].slice(0, 8));
+      follow(job);
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setStarting(null);
+    }
+  }
+
+  const disabled = !uat || !connected || useCentralApi || starting !== null;
+  return (
+    <>
+      <section className="card" aria-labelledby="sync-actions-title">
+        <header className="card__head">
+          <h2 id="sync-actions-title" className="card__title">
+            Sincronizare UAT
+          </h2>
+        </header>
+        <UatPicker value={uat} onPick={setUat} />
+        {uat && (
+          <p className="sync-picked" data-testid="uat-picked">
+            <strong>{uat.name}</strong>
+            {uat.county ? `, județul ${uat.county}` : ''} · SIRUTA {uat.siruta} ·{' '}
+            {uat.featureCount ? `${fmtInt(uat.featureCount)} obiecte în baza locală` : 'încă nesincronizat'}
+          </p>
+        )}
+        <div className="sync-actions">
+          <button
+            type="button"
+            className="btn btn--primary"
+            disabled={disabled}
+            data-testid="sync-base"
+            onClick={() => uat && void start('base', '/api/landreg/sync-background', { siruta: uat.siruta, mode: 'base' }, `Sincronizare de bază · ${uat.name}`)}
+          >
+            {starting === 'base' ? 'Se pornește…' : 'Sincronizare de bază'}
+          </button>
+          <button
+            type="button"
+            className="btn btn--ghost"
+            disabled={disabled}
+            data-testid="sync-magic"
+            onClick={() => uat && void start('magic', '/api/landreg/sync-background', { siruta: uat.siruta, mode: 'magic' }, `Sincronizare magică · ${uat.name}`)}
+          >
+            {starting === 'magic' ? 'Se pornește…' : 'Sincronizare magică (cu îmbogățire)'}
+          </button>
+          <button
+            type="button"
+            className="btn btn--ghost"
+            disabled={disabled || !uat?.county}
+            data-testid="sync-county"
+            onClick={() => uat?.county && void start('county', '/api/landreg/sync-county', { county: uat.county }, `Sincronizare județ · ${uat.county}`)}
+          >
+            {starting === 'county' ? 'Se pornește…' : uat?.county ? `Sincronizează județul ${uat.county}` : 'Sincronizare județ'}
+          </button>
+        </div>
+        <p className="muted sync-help">
+          De bază: parcele și clădiri, doar diferențele față de baza locală. Magică: în plus proprietari, adrese și suprafețe din cartea funciară. Județ: toate
+          UAT-urile județului, câte două odată; primiți o notificare la final.
+        </p>
+        {useCentralApi && <p className="notice notice--warn">Contul dumneavoastră folosește API-ul central: sincronizarea locală nu este disponibilă.</p>}
+        {!connected && !useCentralApi && <p className="notice notice--warn">Conectați-vă la portalul de cadastru pentru a porni o sincronizare.</p>}
+        {error && (
+          <p className="notice notice--fail" role="alert" data-testid="sync-error">
+            {error}
+          </p>
+        )}
+      </section>
+
+      {jobs.length > 0 && (
+        <section className="card" aria-labelledby="sync-jobs-title" aria-live="polite">
+          <header className="card__head">
+            <h2 id="sync-jobs-title" className="card__title">
+              Lucrări de sincronizare
+            </h2>
+          </header>
+          <ul className="sync-jobs">
+            {jobs.map((j) => (
+              <JobRow key={j.jobId} job={j} />
+            ))}
+          </ul>
+        </section>
+      )}
+    </>
+  );
+}
+
+// ---- store summary ---------------------------------------------------------------------------
+
+function StoreSummary({ store, refreshing }: { store: StoreSummaryView; refreshing: boolean }) {
+  const { stats } = store;
+  const layers = store.layers.filter((l) => l.features > 0);
+  return (
+    <section className="card" aria-labelledby="sync-store-title" data-testid="sync-store">
+      <header className="card__head">
+        <h2 id="sync-store-title" className="card__title">
+          Baza locală
+        </h2>
+        <span className="muted">{refreshing ? 'Se actualizează…' : `Ultima sincronizare: ${fmtDate(stats.lastSyncAt)}`}</span>
+      </header>
+      <div className="stats">
+        <div className="stat">
+          <span className="stat__value">{fmtInt(stats.uatsWithFeatures)}</span>
+          <span className="stat__label">UAT-uri cu date (din {fmtInt(stats.uats)})</span>
+        </div>
+        <div className="stat">
+          <span className="stat__value">{fmtInt(stats.parcels)}</span>
+          <span className="stat__label">parcele</span>
+        </div>
+        <div className="stat">
+          <span className="stat__value">{fmtInt(stats.buildings)}</span>
+          <span className="stat__label">clădiri</span>
+        </div>
+        <div className="stat">
+          <span className="stat__value">{fmtInt(stats.enrichedParcels)}</span>
+          <span className="stat__label">parcele îmbogățite</span>
+        </div>
+        <div className="stat">
+          <span className="stat__value">{fmtBytes(stats.storeSizeBytes)}</span>
+          <span className="stat__label">spațiu ocupat</span>
+        </div>
+      </div>
+
+      {store.uats.length === 0 ? (
+        <p className="sync-empty">Baza locală nu conține încă niciun UAT. Alegeți un UAT mai sus și porniți o sincronizare de bază.</p>
+      ) : (
+        <div className="sync-table-wrap">
+          <table className="table sync-table">
+            <caption>Pe UAT</caption>
+            <thead>
+              <tr>
+                <th>UAT</th>
+                <th>Județ</th>
+                <th className="num">Parcele</th>
+                <th className="num">Clădiri</th>
+                <th className="num">Fără geometrie</th>
+                <th className="num">Îmbogățite</th>
+                <th className="num">De reîmbogățit</th>
+                <th>Ultima sincronizare</th>
+              </tr>
+            </thead>
+            <tbody>
+              {store.uats.map((u) => {
+                const p = u.layers.TERENURI_ACTIVE;
+                const b = u.layers.CLADIRI_ACTIVE;
+                return (
+                  <tr key={u.siruta}>
+                    <td>
+                      {u.name ?? '—'} <span className="muted">({u.siruta})</span>
+                    </td>
+                    <td>{u.county ?? '—'}</td>
+                    <td className="num">{p ? fmtInt(p.withGeometry) : '—'}</td>
+                    <td className="num">{b ? fmtInt(b.total) : '—'}</td>
+                    <td className="num">{p ? fmtInt(p.noGeometry) : '—'}</td>
+                    <td className="num">
+                      {p && p.total > 0 ? (
+                        <>
+                          {fmtInt(p.enriched)} <span className="muted">({Math.round((100 * p.enriched) / p.total)}%)</span>
+                        </>
+                      ) : (
+                        '—'
+                      )}
+                    </td>
+                    <td className="num">{p ? fmtInt(p.reenrichMarked) : '—'}</td>
+                    <td>{fmtDate(u.lastSyncAt)}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+
+      {layers.length > 0 && (
+        <table className="table sync-table sync-table--layers">
+          <caption>Pe strat</caption>
+          <thead>
+            <tr>
+              <th>Strat</th>
+              <th>Categorie</th>
+              <th className="num">Obiecte</th>
+              <th className="num">UAT-uri</th>
+            </tr>
+          </thead>
+          <tbody>
+            {layers.map((l) => (
+              <tr key={l.layerId}>
+                <td>
+                  {l.name ?? l.layerId} <code className="muted">{l.layerId}</code>
+                </td>
+                <td>{l.category ?? '—'}</td>
+                <td className="num">{fmtInt(l.features)}</td>
+                <td className="num">{fmtInt(l.uats)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+// ---- the tab ---------------------------------------------------------------------------------
+
+export function SyncTab(props: { session: PortalSessionView; store: StoreSummaryView; useCentralApi: boolean }) {
+  const [session, setSession] = useState(props.session);
+  const revalidator = useRevalidator();
+  useEffect(() => setSession(props.session), [props.session]);
+  const onSession = useCallback((s: PortalSessionView) => setSession(s), []);
+  // The revalidator object changes on every render; keep the callback stable for the pollers.
+  const revalidate = useRef(revalidator.revalidate);
+  revalidate.current = revalidator.revalidate;
+  const onJobDone = useCallback(() => revalidate.current(), []);
+  return (
+    <div className="sync-tab">
+      <ConnectionCard session={session} onChange={onSession} />
+      <SyncActions connected={session.connected && !session.portalMaintenance} useCentralApi={props.useCentralApi} onJobDone={onJobDone} />
+      <StoreSummary store={props.store} refreshing={revalidator.state === 'loading'} />
+    </div>
+  );
+}
