@@ -4,10 +4,11 @@ import { pageGuard } from './auth';
 import { createWebHandlers } from './web';
 import { config } from '../domain/config';
 import { logger } from '../domain/log';
+import { applyKeepAlive } from '../domain/net/keepAlive';
 import { ensureOverviewArchive } from '../domain/tiles/archive';
 
 const app = createApp({ web: [pageGuard, ...(await createWebHandlers())] });
-const server = app.listen(config.app.port, () => {
+const server = applyKeepAlive(app.listen(config.app.port, () => {
   logger.info({ url: config.app.publicUrl }, 'geoportal listening');
   // EXTERNAL-SERVICES.md "Tile archive": the overview exists on a fresh install. Only when the
   // builder is ours (no TILE_REBUILD_WEBHOOK_URL pointing elsewhere) and the archive is missing.
@@ -17,7 +18,7 @@ const server = app.listen(config.app.port, () => {
       (err: unknown) => logger.warn({ err: (err as Error).message }, 'overview archive check failed'),
     );
   }
-});
+}));
 
 function stop(): void {
   server.close(() => process.exit(0));

@@ -4,7 +4,10 @@
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import pkg from '../../package.json' with { type: 'json' };
+import { createRequire } from 'node:module';
+
+// createRequire: JSON import attributes are not yet understood by every tool in the chain (jest).
+const pkg = createRequire(import.meta.url)('../../package.json') as { version: string };
 
 extendZodWithOpenApi(z);
 

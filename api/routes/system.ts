@@ -9,7 +9,9 @@ import { getPool } from '../../domain/db/pool';
 import { checkBuckets } from '../../domain/storage/s3';
 import { mailTransport } from '../../domain/mail/transport';
 import { checkTemporal } from '../../temporal/client';
-import remixPkg from '@remix-run/node/package.json' with { type: 'json' };
+import { createRequire } from 'node:module';
+
+const remixPkg = createRequire(import.meta.url)('@remix-run/node/package.json') as { version: string };
 
 const VersionBody = z.object({
   commit: z.string(),

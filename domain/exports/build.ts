@@ -17,7 +17,12 @@
  * disagree; consumers that reproject use EPSG's own definition of 3844.
  *
  * Independent conversions run side by side (GPKG, CSV, DXF, quality queries), bounded by
- * BUILD_PARALLELISM, since each is a separate ogr2ogr process or a server-side query.
+ * BUILD_PARALLELISM, since each is a separate ogr2ogr process or a server-side query. The
+ * GeoPackage is the main deliverable and the longest conversion, so it has a lane of its own at
+ * normal CPU priority; the side conversions (CSV, DXF, then the quality queries) share the other
+ * lanes with their ogr2ogr niced (SIDE_CONVERSION_NICE), so on the two cores of an exports worker
+ * they use what the GeoPackage leaves free instead of slowing it down (docs/exports.md,
+ * "Performance"). Every ogr2ogr session runs without JIT (EXPORT_SESSION_OPTIONS).
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -25,7 +30,7 @@ import path from 'node:path';
 import { getPool, type Db } from '../db/pool';
 import { EPSG_3844 } from '../geo/epsg3844';
 import { slug } from '../geoportal/text';
-import { GdalError, ogr2ogr, pgDatasource } from './gdal';
+import { EXPORT_SESSION_OPTIONS, GdalError, SIDE_CONVERSION_NICE, ogr2ogr, pgDatasource } from './gdal';
 import {
   BUNDLE_LAYERS,
   PARCELS_LAYER,
@@ -45,7 +50,10 @@ import { exportReportHtml, qualityReportHtml, type ExportReport, type PipelineSt
 import { layerInfos, uatInfo } from './store';
 import type { ZipEntry } from './zip';
 
-/** Conversions run at once: the exports queue runs two builds on two cores (workers/registry.ts). */
+/**
+ * Conversions run at once: the GeoPackage lane plus BUILD_PARALLELISM - 1 lanes of side
+ * conversions (the exports queue runs two builds on two cores, workers/registry.ts).
+ */
 export const BUILD_PARALLELISM = 3;
 
 export type ExportTarget =
@@ -66,6 +74,10 @@ export interface BuildOptions {
   pipelineBefore?: PipelineStep[];
   /** Called after each step (the activity heartbeats with it). */
   onStep?: (step: PipelineStep) => void;
+  /** Duration of each table written into a GeoPackage (`gpkg:<table>`), for the bench; not in the report. */
+  onTiming?: (what: string, ms: number) => void;
+  /** Pid of each ogr2ogr started (the bench samples their memory). */
+  onSpawn?: (pid: number) => void;
   db?: Db;
   dbUrl?: string;
   /** Where the temporary directory goes (default the OS temp dir). */
@@ -119,17 +131,26 @@ export function exportFileName(stem: string, target: ExportTarget, now: Date): s
   return `${stem}_${what}_${fileStamp(now)}.${target.kind === 'bundle' ? 'zip' : 'gpkg'}`;
 }
 
-/** Runs tasks with at most `limit` in flight; results in input order. */
+/**
+ * Runs tasks with at most `limit` in flight; results in input order. After a failure no task
+ * starts, the running ones end, then the first error is thrown (no ogr2ogr outlives the build).
+ */
 async function bounded<T>(limit: number, tasks: Array<() => Promise<T>>): Promise<T[]> {
   const out = new Array<T>(tasks.length);
   let next = 0;
+  let failure: { error: unknown } | null = null;
   const lane = async () => {
-    while (next < tasks.length) {
+    while (next < tasks.length && !failure) {
       const i = next++;
-      out[i] = await tasks[i]();
+      try {
+        out[i] = await tasks[i]();
+      } catch (error) {
+        failure ??= { error };
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, lane));
+  if (failure) throw (failure as { error: unknown }).error;
   return out;
 }
 
@@ -169,7 +190,14 @@ export async function buildExport(opts: BuildOptions): Promise<BuiltExport> {
   };
   const where = uat.name ? `${uat.name} (${siruta})` : `UAT ${siruta}`;
   const ds = pgDatasource(opts.dbUrl);
-  const run = (args: string[]) => ogr2ogr(args, { dbUrl: opts.dbUrl });
+  /** `side`: a conversion beside the GeoPackage (CSV, DXF), run at a lower CPU priority. */
+  const run = (args: string[], side = false) =>
+    ogr2ogr(args, {
+      dbUrl: opts.dbUrl,
+      pgOptions: EXPORT_SESSION_OPTIONS,
+      nice: side ? SIDE_CONVERSION_NICE : 0,
+      onSpawn: opts.onSpawn,
+    });
   const sqlFile = async (name: string, sql: string) => {
     const f = path.join(dir, `.${name}.sql`);
     await fs.writeFile(f, sql);
@@ -212,6 +240,7 @@ export async function buildExport(opts: BuildOptions): Promise<BuiltExport> {
         hidePersonal,
         geometryKind: p.kind,
       });
+      const started = Date.now();
       await run([
         '-f', 'GPKG', file, ds,
         '-sql', await sqlFile(`gpkg-${p.layer.table}`, sql),
@@ -226,15 +255,19 @@ export async function buildExport(opts: BuildOptions): Promise<BuiltExport> {
         // One transaction per 100,000 rows: SQLite commits are the slow part of GPKG writing.
         '-gt', '100000',
       ]);
+      opts.onTiming?.(`gpkg:${p.layer.table}`, Date.now() - started);
       const n = await rowsOf(p.layer.layerId, includeNullGeometry);
       counts[p.layer.table] = n;
       return n;
     };
 
-    const tasks: Array<() => Promise<unknown>> = [];
-    const plan = (step: string, task: () => Promise<unknown>) => {
+    /** The GeoPackage lane (one after the other: one SQLite file), the side lanes, and the side tasks run last. */
+    const gpkgTasks: Array<() => Promise<unknown>> = [];
+    const sideTasks: Array<() => Promise<unknown>> = [];
+    const lateTasks: Array<() => Promise<unknown>> = [];
+    const plan = (step: string, task: () => Promise<unknown>, lane: 'gpkg' | 'side' | 'late' = 'side') => {
       plannedSteps.push(step);
-      tasks.push(task);
+      (lane === 'gpkg' ? gpkgTasks : lane === 'side' ? sideTasks : lateTasks).push(task);
     };
     const gpkgFiles: Array<{ name: string; features: Record<string, number> }> = [];
 
@@ -252,6 +285,7 @@ export async function buildExport(opts: BuildOptions): Promise<BuiltExport> {
           }
           return `${name}: ${Object.entries(features).map(([k, v]) => `${k} ${v}`).join(', ')} (EPSG:3844, index spațial)`;
         }),
+        'gpkg',
       );
     } else {
       for (const p of plans) {
@@ -263,6 +297,7 @@ export async function buildExport(opts: BuildOptions): Promise<BuiltExport> {
             features[p.layer.table] = await gpkgLayer(path.join(dir, name), p, false, false);
             return `${name}: ${features[p.layer.table]} obiecte cu geometrie (EPSG:3844, index spațial)`;
           }),
+          'gpkg',
         );
       }
     }
@@ -290,7 +325,7 @@ export async function buildExport(opts: BuildOptions): Promise<BuiltExport> {
             '-lco', 'STRING_QUOTING=ALWAYS',
             '-lco', 'WRITE_BOM=YES',
             '-lco', 'LINEFORMAT=CRLF',
-          ]);
+          ], true);
           csvRows = await rowsOf(PARCELS_LAYER, includeNoGeometry);
           return `${csvName}: ${csvRows} rânduri, UTF-8 cu BOM, coloanele PROPRIETARI_ACTUALI și PROPRIETARI_VECHI`;
         }),
@@ -306,6 +341,8 @@ export async function buildExport(opts: BuildOptions): Promise<BuiltExport> {
           const dups = quality.layers.reduce((a, l) => a + l.duplicateCadastralRefs.groups, 0);
           return `${invalid} geometrii invalide reparate, ${dups} numere cadastrale duplicate`;
         }),
+        // Server-side queries cannot be niced: they start once the conversions have.
+        'late',
       );
     }
 
@@ -326,7 +363,7 @@ export async function buildExport(opts: BuildOptions): Promise<BuiltExport> {
                 '-s_srs', EPSG_3844,
                 '-t_srs', EPSG_3844,
                 '-nlt', 'PROMOTE_TO_MULTI',
-              ]);
+              ], true);
               dxfFiles.push(name);
               return `${name}: strat DXF ${p.layer.dxfLayer}`;
             },
@@ -336,7 +373,11 @@ export async function buildExport(opts: BuildOptions): Promise<BuiltExport> {
       }
     }
 
-    await bounded(BUILD_PARALLELISM, tasks);
+    const gpkgLane = bounded(1, gpkgTasks);
+    const sideLanes = bounded(Math.max(1, BUILD_PARALLELISM - 1), [...sideTasks, ...lateTasks]);
+    // Both settle before a failure propagates: no ogr2ogr may still write into `dir` at cleanup.
+    const settled = await Promise.allSettled([gpkgLane, sideLanes]);
+    for (const s of settled) if (s.status === 'rejected') throw s.reason;
     // The report lists steps in the order they were planned, not the order they happened to end.
     const order = (s: PipelineStep) => {
       const i = plannedSteps.indexOf(s.step);

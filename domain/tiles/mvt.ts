@@ -5,6 +5,7 @@
  * it and the GiST index on the 3857 geometry does the selection.
  */
 import { createHash } from 'node:crypto';
+import pg from 'pg';
 import { config } from '../config';
 import { errors } from '../errors';
 import { getPool, type Db } from '../db/pool';
@@ -62,8 +63,22 @@ export async function renderTile(addr: TileAddress, db: Db = getPool()): Promise
     sql = tileSql(layer);
     sqlCache.set(layer.name, sql);
   }
-  const r = await db.query<{ mvt: Buffer | null }>({ name: `tile:${layer.name}`, text: sql, values: [addr.z, addr.x, addr.y, layer.layer] });
-  return r.rows[0]?.mvt ?? Buffer.alloc(0);
+  const query = { name: `tile:${layer.name}`, text: sql, values: [addr.z, addr.x, addr.y, layer.layer] };
+  // JIT off for the tile query (docs/tiles.md "Performance"): the status views' per-row subplans
+  // push dense tiles over jit_above_cost, and compiling costs more (~65 ms) than the query runs.
+  // SET LOCAL needs a transaction; BEGIN and SET go in one round trip.
+  const client = db instanceof pg.Pool ? await db.connect() : db;
+  try {
+    await client.query('BEGIN; SET LOCAL jit = off');
+    try {
+      const r = await client.query<{ mvt: Buffer | null }>(query);
+      return r.rows[0]?.mvt ?? Buffer.alloc(0);
+    } finally {
+      await client.query('COMMIT');
+    }
+  } finally {
+    if (client !== db) (client as pg.PoolClient).release();
+  }
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -73,6 +73,11 @@ async function benchThroughput(): Promise<void> {
     await new Promise((r) => setTimeout(r, 250));
     progress = await handle.query<EnrichProgress>('progress').catch(() => progress);
     if (progress && (progress.done >= TARGET_PARCELS || progress.status === 'done')) break;
+    const { status } = await handle.describe();
+    if (status.name !== 'RUNNING') {
+      const err = await handle.result().then(() => null, (e: unknown) => e as Error);
+      throw new Error(`${workflowId} ended ${status.name} after ${progress?.done ?? 0} parcels: ${(err?.cause as Error | undefined)?.message ?? err?.message ?? ''}`);
+    }
     if (progress && progress.done - lastSaid >= 200) {
       lastSaid = progress.done;
       say(`${progress.done} parcels enriched, ${progress.portalCalls} portal calls`);

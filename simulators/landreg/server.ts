@@ -3,6 +3,7 @@
  * session-cookie JSON services and ArcGIS-style layer queries, plus the /__sim control and truth
  * endpoints. Paths are documented in simulators/landreg/README.md.
  */
+import { applyKeepAlive } from '../../domain/net/keepAlive';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import cookieParser from 'cookie-parser';
@@ -327,7 +328,7 @@ export async function startLandregSimulator(opts: LandregSimOptions = {}): Promi
   const { app, state } = createLandregApp(opts);
   const host = opts.host ?? '127.0.0.1';
   const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(opts.port ?? config.landreg.simPort, host, () => resolve(s));
+    const s = applyKeepAlive(app.listen(opts.port ?? config.landreg.simPort, host, () => resolve(s)));
     s.once('error', reject);
   });
   const { port } = server.address() as AddressInfo;

@@ -10,6 +10,7 @@
  * `login:failed`, plus `route:<METHOD> <path>` for every call), POST /__sim/reset (forgets every
  * grant, token and IdP session, so existing refresh tokens fail), POST/DELETE /__sim/faults.
  */
+import { applyKeepAlive } from '../../domain/net/keepAlive';
 import http from 'node:http';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import express, { type Request, type Response } from 'express';
@@ -283,7 +284,7 @@ export async function startOidcProvider(opts: OidcSimOptions): Promise<OidcSim> 
 
   app.use(provider.callback());
 
-  const server = http.createServer(app);
+  const server = applyKeepAlive(http.createServer(app));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => resolve());

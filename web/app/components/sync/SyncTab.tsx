@@ -136,7 +136,7 @@ function ConnectionCard({ session, onChange }: { session: PortalSessionView; onC
         {session.connected ? (
           <button
             type="button"
-            className="btn btn--ghost"
+            className="btn btn--danger"
             disabled={busy !== null}
             onClick={() => void act('disconnect')}
             title={session.runningJobs > 0 ? 'Deconectarea este refuzată cât timp rulează lucrări.' : undefined}
@@ -318,12 +318,13 @@ function JobRow({ job }: { job: Job }) {
   const p = job.progress;
   const status = job.error ? 'failed' : (p?.status ?? 'running');
   const percent = p?.status === 'done' ? 100 : (p?.percent ?? 0);
+  const phase = p?.phase.startsWith('sync:') ? `Strat ${p.phase.slice(5)}` : (PHASES[p?.phase ?? ''] ?? p?.phase ?? 'Pornește');
   return (
     <li className={`sync-job sync-job--${status}`} data-testid="sync-job">
       <div className="sync-job__head">
         <strong>{job.title}</strong>
         <span className="sync-job__status">
-          {status === 'running' ? `${PHASES[p?.phase ?? ''] ?? p?.phase ?? 'Pornește'} · ${percent}%` : status === 'done' ? 'Finalizată' : 'Eșuată'}
+          {status === 'running' ? `${phase} · ${percent}%` : status === 'done' ? 'Finalizată' : 'Eșuată'}
         </span>
       </div>
       <div className="sync-bar" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={percent} aria-label={job.title}>
@@ -409,7 +410,7 @@ function SyncActions({ connected, useCentralApi, onJobDone }: { connected: boole
           </button>
           <button
             type="button"
-            className="btn btn--ghost"
+            className="btn btn--secondary"
             disabled={disabled}
             data-testid="sync-magic"
             onClick={() => uat && void start('magic', '/api/landreg/sync-background', { siruta: uat.siruta, mode: 'magic' }, `Sincronizare magică · ${uat.name}`)}
@@ -418,7 +419,7 @@ function SyncActions({ connected, useCentralApi, onJobDone }: { connected: boole
           </button>
           <button
             type="button"
-            className="btn btn--ghost"
+            className="btn btn--secondary"
             disabled={disabled || !uat?.county}
             data-testid="sync-county"
             onClick={() => uat?.county && void start('county', '/api/landreg/sync-county', { county: uat.county }, `Sincronizare județ · ${uat.county}`)}
