@@ -94,13 +94,4 @@ export function tileRebuildWorkflowId(): string {
   return `tile-archive-rebuild:global${suffix}`;
 }
 
-/** The innermost message of a Temporal failure chain (ActivityFailure → ApplicationFailure → …). */
-export function failureMessage(err: unknown): string {
-  let e = err as { message?: string; cause?: unknown } | undefined;
-  let msg = e?.message ?? String(err);
-  while (e?.cause) {
-    e = e.cause as { message?: string; cause?: unknown };
-    if (e.message) msg = e.message;
-  }
-  return msg;
-}
+export { failureMessage } from '../temporal/failures';

@@ -3,6 +3,7 @@
  * read a job's progress (the workflow's `progress` query while it runs; its result or failure
  * within the retention of spec 3.3 once closed; 404 after that).
  */
+import { failureMessage } from '../../temporal/failures';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import { errors } from '../../domain/errors';
 import { PORTAL_JOB_KINDS, percentOf, progressStillKept, type JobProgress } from '../../domain/landreg/jobs';
@@ -100,15 +101,6 @@ export async function isRunning(workflowId: string): Promise<boolean> {
   }
 }
 
-function failureText(err: unknown): string {
-  let e = err as { message?: string; cause?: unknown } | undefined;
-  let msg = e?.message ?? String(err);
-  while (e?.cause) {
-    e = e.cause as { message?: string; cause?: unknown };
-    if (e.message) msg = e.message;
-  }
-  return msg;
-}
 
 /** CONTRACT.md `GET /api/landreg/progress`; 404 for unknown jobs and after the retention. */
 export async function jobProgress(jobId: string, now = new Date()): Promise<JobProgress> {
@@ -144,7 +136,7 @@ export async function jobProgress(jobId: string, now = new Date()): Promise<JobP
   try {
     await handle.result();
   } catch (err) {
-    error = failureText(err);
+    error = failureMessage(err);
   }
   return { ...base, status: 'failed', phase: 'failed', current: 0, total: 0, percent: 0, message: 'Lucrarea a eșuat.', finishedAt, error };
 }

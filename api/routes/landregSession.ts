@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { errors } from '../../domain/errors';
 import { countyDataMissing } from '../../domain/landreg/catalogue';
 import { PortalMaintenanceError } from '../../domain/landreg/errors';
-import { readPortalSession, recordPortalHealth } from '../../domain/landreg/sessionStore';
+import { recordPortalHealth } from '../../domain/landreg/sessionStore';
 import { childLogger } from '../../domain/log';
 import { getTemporalClient } from '../../temporal/client';
 import { singletonWorkflowId } from '../../temporal/ids';
@@ -16,6 +16,7 @@ import { jobSearchAttributes } from '../../temporal/searchAttributes';
 import { defineRoute } from '../http/route';
 import { landregApi } from '../landreg/context';
 import { runningPortalJobs } from '../landreg/jobs';
+import { SessionState, sessionState } from '../landreg/sessionState';
 
 const log = childLogger('landreg-session');
 const TAGS = ['landreg'];
@@ -24,32 +25,6 @@ const Credentials = z.object({
   username: z.string().min(1).max(200).optional(),
   password: z.string().min(1).max(200).optional(),
 });
-
-export const SessionState = z.object({
-  connected: z.boolean(),
-  username: z.string().optional(),
-  connectedAt: z.string().optional(),
-  runningJobs: z.number().int(),
-  portalAvailable: z.boolean(),
-  portalMaintenance: z.boolean(),
-  lastHealthCheckAt: z.string().optional(),
-  consecutiveFailures: z.number().int(),
-});
-type SessionState = z.infer<typeof SessionState>;
-
-async function sessionState(): Promise<SessionState> {
-  const [s, jobs] = await Promise.all([readPortalSession(landregApi.db()), runningPortalJobs().catch(() => [])]);
-  return {
-    connected: s.cookie !== null,
-    ...(s.cookie && s.username ? { username: s.username } : {}),
-    ...(s.cookie && s.connectedAt ? { connectedAt: s.connectedAt.toISOString() } : {}),
-    runningJobs: jobs.length,
-    portalAvailable: s.portalAvailable,
-    portalMaintenance: s.portalMaintenance,
-    ...(s.lastHealthCheckAt ? { lastHealthCheckAt: s.lastHealthCheckAt.toISOString() } : {}),
-    consecutiveFailures: s.consecutiveFailures,
-  };
-}
 
 /** Spec 3.1: on the first connection with missing county data, a county refresh starts in the background. */
 async function refreshCountiesIfMissing(): Promise<void> {

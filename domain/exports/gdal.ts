@@ -65,7 +65,7 @@ export interface RunOptions {
 export const EXPORT_SESSION_OPTIONS = '-c jit=off';
 
 /** Niceness of the side conversions of a build (CSV, DXF). */
-export const SIDE_CONVERSION_NICE = 10;
+export const SIDE_CONVERSION_NICE = 19;
 
 /** Default ceiling of one ogr2ogr run; a 200,000-parcel UAT takes well under a minute. */
 export const OGR_TIMEOUT_MS = 15 * 60_000;

@@ -4,36 +4,12 @@
  * from the domain services the landreg routes use (api/routes/landreg*.ts).
  */
 import { getPool } from '../../../domain/db/pool';
-import { readPortalSession } from '../../../domain/landreg/sessionStore';
 import { dbSummary, layersSummary, storeStats } from '../../../domain/landreg/summary';
-import { runningPortalJobs } from '../../../api/landreg/jobs';
+import { sessionState, type SessionState } from '../../../api/landreg/sessionState';
 
 /** The same shape as `GET /api/landreg/session`, so the client keeps polling into it. */
-export interface PortalSessionView {
-  connected: boolean;
-  username?: string;
-  connectedAt?: string;
-  runningJobs: number;
-  portalAvailable: boolean;
-  portalMaintenance: boolean;
-  lastHealthCheckAt?: string;
-  consecutiveFailures: number;
-}
-
-export async function portalSessionView(): Promise<PortalSessionView> {
-  const db = getPool();
-  const [s, jobs] = await Promise.all([readPortalSession(db), runningPortalJobs().catch(() => [])]);
-  return {
-    connected: s.cookie !== null,
-    ...(s.cookie && s.username ? { username: s.username } : {}),
-    ...(s.cookie && s.connectedAt ? { connectedAt: s.connectedAt.toISOString() } : {}),
-    runningJobs: jobs.length,
-    portalAvailable: s.portalAvailable,
-    portalMaintenance: s.portalMaintenance,
-    ...(s.lastHealthCheckAt ? { lastHealthCheckAt: s.lastHealthCheckAt.toISOString() } : {}),
-    consecutiveFailures: s.consecutiveFailures,
-  };
-}
+export type PortalSessionView = SessionState;
+export const portalSessionView = sessionState;
 
 export interface StoreSummaryView {
   stats: Awaited<ReturnType<typeof storeStats>>;
