@@ -3,36 +3,19 @@
  * domain/enrichment. Portal-bound ones (batch enrichment, no-geometry import) run on the
  * rate-limited `landreg` queue and heartbeat so a retry resumes; queue reads run on `store`.
  */
+import { withTemporalFailures } from './failures';
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../domain/db/pool';
-import { AppError } from '../domain/errors';
 import { importNoGeometry, type NoGeomImport } from '../domain/enrichment/noGeometry';
 import { enrichmentPortal } from '../domain/enrichment/portal';
 import { enrichParcelBatch, type BatchResult } from '../domain/enrichment/service';
 import { countParcelsToEnrich, nextParcelsToEnrich, type EnrichCursor, type ParcelToEnrich } from '../domain/enrichment/store';
 import { LandregClient } from '../domain/landreg/client';
-import { PortalError } from '../domain/landreg/errors';
 
 export interface EnrichmentActivityDeps {
   db: Db;
   /** Portal base URL; default config.landreg.baseUrl (tests point it at their own simulator). */
   landregBaseUrl?: string;
-}
-
-/** Portal and contract errors → Temporal failures named after their cause. */
-async function failures<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof PortalError) {
-      const details = { status: err.status, code: err.code, hint: err.hint };
-      throw err.retryable ? ApplicationFailure.retryable(err.message, err.name, details) : ApplicationFailure.nonRetryable(err.message, err.name, details);
-    }
-    // 4xx AppErrors (unknown UAT, bad input) will not heal by retrying.
-    if (err instanceof AppError && err.status < 500) throw ApplicationFailure.nonRetryable(err.message, err.code, { status: err.status });
-    throw err;
-  }
 }
 
 /** store queue: reading the enrichment queue. */
@@ -60,7 +43,7 @@ export function createEnrichmentPortalActivities(deps: EnrichmentActivityDeps) {
       const ctx = Context.current();
       const done = new Set<string>((ctx.info.heartbeatDetails as string[] | undefined) ?? []);
       const resumed = done.size;
-      const r = await failures(() =>
+      const r = await withTemporalFailures(() =>
         enrichParcelBatch({ db, portal }, a.siruta, a.parcels, {
           skip: done,
           onDone: (id) => {
@@ -76,7 +59,7 @@ export function createEnrichmentPortalActivities(deps: EnrichmentActivityDeps) {
     /** Step N (spec 4.4 "Sync behaviours" 4): scan the immovable list and store the parcels without geometry. */
     async importNoGeometry(a: { siruta: number; workspacePk?: number | null }): Promise<NoGeomImport> {
       const ctx = Context.current();
-      return failures(() => importNoGeometry({ db, portal }, a.siruta, { workspacePk: a.workspacePk, onPage: (what, page) => ctx.heartbeat({ what, page }) }));
+      return withTemporalFailures(() => importNoGeometry({ db, portal }, a.siruta, { workspacePk: a.workspacePk, onPage: (what, page) => ctx.heartbeat({ what, page }) }));
     },
   };
 }

@@ -4,12 +4,11 @@
  * `store`. Portal failures become Temporal failures whose type names the cause, and the ones a
  * retry cannot fix (bad credentials, malformed answers) are non-retryable.
  */
+import { withTemporalFailures } from './failures';
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
 import { config } from '../domain/config';
 import type { Db } from '../domain/db/pool';
 import { LandregClient } from '../domain/landreg/client';
-import { PortalError } from '../domain/landreg/errors';
 import { recordPortalHealth } from '../domain/landreg/sessionStore';
 import { refreshUatCatalogue, type CatalogueRefreshResult } from '../domain/landreg/catalogue';
 import { downloadPage, planLayerSync, probeEnrichedParcels, type LayerSyncInput, type LayerSyncPlan } from '../domain/landreg/sync/engine';
@@ -40,28 +39,13 @@ async function keepAlive<T>(fn: () => Promise<T>, details: () => unknown = () =>
   }
 }
 
-/** Portal errors → Temporal failures (type = class name, e.g. PortalMaintenanceError). */
-async function portal<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof PortalError) {
-      const details = [{ status: err.status, code: err.code, hint: err.hint }];
-      throw err.retryable
-        ? ApplicationFailure.retryable(err.message, err.name, ...details)
-        : ApplicationFailure.nonRetryable(err.message, err.name, ...details);
-    }
-    throw err;
-  }
-}
-
 export function createLandregActivities(deps: LandregActivityDeps) {
   const { db } = deps;
   const client = new LandregClient({ db, baseUrl: deps.landregBaseUrl });
   return {
     // ---- landreg queue: portal calls ---------------------------------------------------------
     async planLayerSync(input: LayerSyncInput): Promise<LayerSyncPlan> {
-      return keepAlive(() => portal(() => planLayerSync(client, db, input)));
+      return keepAlive(() => withTemporalFailures(() => planLayerSync(client, db, input)));
     },
 
     /**
@@ -78,7 +62,7 @@ export function createLandregActivities(deps: LandregActivityDeps) {
       return keepAlive(
         async () => {
           for (; page < a.toPage; page++) {
-            const r = await portal(() => downloadPage(client, db, { runId: a.runId, siruta: a.siruta, layerId: a.layerId, page }));
+            const r = await withTemporalFailures(() => downloadPage(client, db, { runId: a.runId, siruta: a.siruta, layerId: a.layerId, page }));
             inserted += r.inserted;
             reenrichMarked += r.reenrichMarked;
             pages++;
@@ -91,7 +75,7 @@ export function createLandregActivities(deps: LandregActivityDeps) {
     },
 
     async probeEnrichedParcels(a: { runId: string; siruta: number; layerId: string }): Promise<{ probed: number; marked: number }> {
-      return keepAlive(() => portal(() => probeEnrichedParcels(client, db, a)));
+      return keepAlive(() => withTemporalFailures(() => probeEnrichedParcels(client, db, a)));
     },
 
     /** Spec 3.1 health ping: records availability, maintenance and consecutive failures. */
@@ -102,7 +86,7 @@ export function createLandregActivities(deps: LandregActivityDeps) {
     },
 
     async refreshUatCatalogue(opts: { force?: boolean } = {}): Promise<CatalogueRefreshResult> {
-      return keepAlive(() => portal(() => refreshUatCatalogue(client, db, opts)));
+      return keepAlive(() => withTemporalFailures(() => refreshUatCatalogue(client, db, opts)));
     },
 
     // ---- store queue: bookkeeping -----------------------------------------------------------

@@ -10,6 +10,7 @@ import { getPool, withTransaction, type Db } from '../db/pool';
 import {
   PortalCredentialsError,
   PortalHttpError,
+  PortalUnreachableError,
   PortalMaintenanceError,
   PortalMalformedError,
   PortalTimeoutError,
@@ -103,7 +104,7 @@ export class LandregClient {
     } catch (err) {
       const name = (err as Error).name;
       if (name === 'TimeoutError' || name === 'AbortError') throw new PortalTimeoutError(`${method} ${path}`);
-      throw new PortalHttpError(0, `${method} ${path}: ${(err as Error).message}`);
+      throw new PortalUnreachableError(`${method} ${path}: ${(err as Error).message}`);
     }
     let text: string;
     try {

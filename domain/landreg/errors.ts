@@ -42,6 +42,16 @@ export class PortalMalformedError extends PortalError {
   }
 }
 
+/**
+ * No answer at all: connection refused or reset, DNS failure. The portal may be restarting or
+ * the network flapping, so a retry can help (Temporal retries the activity).
+ */
+export class PortalUnreachableError extends PortalError {
+  constructor(what: string) {
+    super(502, 'upstream_error', 'Portalul de cadastru nu poate fi contactat.', true, what.slice(0, 200));
+  }
+}
+
 /** A 5xx (other than maintenance) or an unexpected status. */
 export class PortalHttpError extends PortalError {
   readonly upstreamStatus: number;

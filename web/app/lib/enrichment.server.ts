@@ -33,7 +33,23 @@ export interface UatOption {
   parcels: number;
 }
 
-/** UATs with parcels in the local store, for the pickers. */
+/**
+ * One UAT of the catalogue with its parcel count in the local store: what a page shows for the
+ * UAT of `?siruta=` (the picker itself searches the whole catalogue in the browser).
+ */
+export async function uatOption(siruta: number | null): Promise<UatOption | null> {
+  if (!siruta) return null;
+  const r = await getPool().query<UatOption>(
+    `SELECT u.siruta, u.name, u.county,
+            (SELECT count(*)::int FROM gis_features f WHERE f.siruta = u.siruta AND f.layer_id = 'TERENURI_ACTIVE') AS parcels
+       FROM gis_uats u
+      WHERE u.siruta = $1`,
+    [siruta],
+  );
+  return r.rows[0] ?? null;
+}
+
+/** UATs with parcels in the local store. */
 export async function uatsWithParcels(): Promise<UatOption[]> {
   const r = await getPool().query<UatOption>(
     `SELECT u.siruta, u.name, u.county, c.n AS parcels

@@ -1,35 +1,49 @@
 /**
- * /parcel-sync: the parcel-sync page. Tabs by `?tab=` (the sync engine adds its own tab keys);
- * this module owns `search` (the default): several cadastral numbers at once, and owner search
- * with the source of each hit shown. Results link to the parcel view and the UAT dashboard.
+ * /parcel-sync: the parcel-sync page. Tabs by `?tab=`: `sync` (the default: portal connection,
+ * sync jobs, store summary) and `search` (several cadastral numbers at once, and owner search with
+ * the source of each hit shown); `epay` is reserved for the CF order flow of spec 4.3. The UAT
+ * dashboard and the export are their own routes, under the same tab bar (ParcelSyncLayout).
  * The loader calls the domain services directly, with the API's viewer rules.
  */
+import { useState } from 'react';
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { Form, Link, useLoaderData, useNavigation } from '@remix-run/react';
+import parcelSyncCss from '../styles/parcel-sync.css?url';
 import enrichmentCss from '../styles/enrichment.css?url';
 import syncCss from '../styles/sync.css?url';
 import { syncTabData } from '../lib/sync.server';
 import { SyncTab } from '../components/sync/SyncTab';
+import { ParcelSyncLayout } from '../components/sync/ParcelSyncLayout';
+import { UatPicker, UatSummary } from '../components/sync/UatPicker';
+import type { UatChoice } from '../components/sync/uatSearch';
 import { requireSession } from '../lib/auth.server';
-import { canSearchOwners, enrichmentDeps, failureMessage, personalDataHidden, searchCadastral, searchOwner, uatsWithParcels, viewerOf } from '../lib/enrichment.server';
+import { canSearchOwners, enrichmentDeps, failureMessage, personalDataHidden, searchCadastral, searchOwner, uatOption, viewerOf } from '../lib/enrichment.server';
 import type { CadastralSearchResult, OwnerSearchResult } from '../../../domain/enrichment/service';
 import { EnrichmentFields } from '../components/enrichment/EnrichmentFields';
 
 export const meta: MetaFunction = () => [{ title: 'Sincronizare parcele · Geoportal cadastral' }];
 export const links: LinksFunction = () => [
+  { rel: 'stylesheet', href: parcelSyncCss },
   { rel: 'stylesheet', href: enrichmentCss },
   { rel: 'stylesheet', href: syncCss },
 ];
+
+type Tab = 'sync' | 'search' | 'epay';
+
+/** `?tab=`: search, epay (reserved, spec 4.3); anything else is the default "Sincronizare". */
+function tabOf(value: string | null): Tab {
+  return value === 'search' || value === 'epay' ? value : 'sync';
+}
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
   const viewer = viewerOf(auth);
   const url = new URL(request.url);
-  const tab = url.searchParams.get('tab') ?? 'search';
+  const tab = tabOf(url.searchParams.get('tab'));
   const siruta = Number(url.searchParams.get('siruta') ?? '') || null;
   const cad = (url.searchParams.get('cad') ?? '').trim();
   const owner = (url.searchParams.get('owner') ?? '').trim();
-  const uats = await uatsWithParcels().catch(() => []);
+  const uat = await uatOption(siruta).catch(() => null);
   let search: CadastralSearchResult | null = null;
   let owners: OwnerSearchResult | null = null;
   let error: string | null = null;
@@ -50,7 +64,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     siruta,
     cad,
     owner,
-    uats,
+    uat,
     search,
     owners,
     error,
@@ -59,60 +73,59 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   };
 }
 
-const TABS: Array<[string, string]> = [
-  ['sync', 'Sincronizare'],
-  ['search', 'Căutare cadastrală'],
-];
+const HEAD: Record<Tab, { title: string; sub: string }> = {
+  sync: {
+    title: 'Sincronizare cu portalul de cadastru',
+    sub: 'Copia locală a straturilor portalului, UAT cu UAT: conexiune, sincronizări și starea bazei.',
+  },
+  search: {
+    title: 'Căutare în cartea funciară',
+    sub: 'Date din portalul de cadastru, completate cu proprietari, adresă și suprafețe.',
+  },
+  epay: {
+    title: 'Comandă extras CF',
+    sub: 'Comanda prin contul dumneavoastră de pe portalul de extrase CF.',
+  },
+};
 
 export default function ParcelSync() {
   const d = useLoaderData<typeof loader>();
   const nav = useNavigation();
-  const busy = nav.state === 'loading' && nav.location?.pathname === '/parcel-sync';
-  const uat = d.uats.find((u) => u.siruta === d.siruta);
+  const busy = nav.state === 'loading' && nav.location?.pathname === '/parcel-sync' && new URLSearchParams(nav.location.search).get('tab') === 'search';
+  const [uat, setUat] = useState<UatChoice | null>(d.uat);
+  // A navigation to another ?siruta= (tab links, results) resets the choice to the loader's UAT.
+  const [loaded, setLoaded] = useState(d.uat);
+  if ((loaded?.siruta ?? null) !== (d.uat?.siruta ?? null)) {
+    setLoaded(d.uat);
+    setUat(d.uat);
+  }
+  const head = HEAD[d.tab];
   return (
-    <div className="parcel-sync">
-      <header className="page-head">
-        <p className="page-head__eyebrow">Sincronizare parcele</p>
-        <h1 className="page-head__title">{d.tab === 'sync' ? 'Sincronizare cu portalul de cadastru' : 'Căutare în cartea funciară'}</h1>
-        <p className="page-head__sub">
-          {d.tab === 'sync'
-            ? 'Copia locală a straturilor portalului, UAT cu UAT: conexiune, sincronizări și starea bazei.'
-            : 'Date din portalul de cadastru, completate cu proprietari, adresă și suprafețe.'}
-        </p>
-      </header>
-      <nav className="tabs" aria-label="Secțiuni">
-        {TABS.map(([key, label]) => (
-          <Link key={key} to={`?tab=${key}`} className={`tabs__tab${d.tab === key ? ' tabs__tab--active' : ''}`} aria-current={d.tab === key ? 'page' : undefined}>
-            {label}
-          </Link>
-        ))}
-        <Link to={d.siruta ? `/parcel-sync/dashboard?siruta=${d.siruta}` : '/parcel-sync/dashboard'} className="tabs__tab">
-          Tablou UAT
-        </Link>
-        <Link to={d.siruta ? `/parcel-sync/export?siruta=${d.siruta}` : '/parcel-sync/export'} className="tabs__tab">
-          Export
-        </Link>
-      </nav>
+    <ParcelSyncLayout active={d.tab === 'epay' ? null : d.tab} siruta={uat?.siruta ?? null} title={head.title} sub={head.sub}>
+      {d.tab === 'sync' && d.sync && <SyncTab session={d.sync.session} store={d.sync.store} useCentralApi={d.useCentralApi} initialUat={d.uat} onUat={setUat} />}
 
-      {d.tab === 'sync' && d.sync && <SyncTab session={d.sync.session} store={d.sync.store} useCentralApi={d.useCentralApi} />}
+      {d.tab === 'epay' && (
+        <section className="card" data-testid="epay-reserved">
+          <p className="prose">
+            {d.cad ? (
+              <>
+                Comanda unui extras CF pentru numărul cadastral <strong>{d.cad}</strong> prin portalul de extrase nu este încă disponibilă
+                în această versiune.
+              </>
+            ) : (
+              'Comanda extraselor CF prin portalul de extrase nu este încă disponibilă în această versiune.'
+            )}
+          </p>
+          <p className="prose prose--muted">Până atunci, datele parcelei se pot consulta în fila Căutare cadastrală.</p>
+        </section>
+      )}
 
       {d.tab === 'search' && (
         <>
           <section className="card">
-            <Form method="get" className="search-form">
+            <Form method="get" className="form-row search-form">
               <input type="hidden" name="tab" value="search" />
-              <label className="field">
-                <span>UAT (cod SIRUTA)</span>
-                <input name="siruta" list="uat-list" inputMode="numeric" required defaultValue={d.siruta ?? ''} placeholder="ex. 42708" />
-                <datalist id="uat-list">
-                  {d.uats.map((u) => (
-                    <option key={u.siruta} value={u.siruta}>
-                      {u.name}
-                      {u.county ? `, jud. ${u.county}` : ''}
-                    </option>
-                  ))}
-                </datalist>
-              </label>
+              <UatPicker value={uat} onPick={setUat} name="siruta" label="UAT" className="search-form__uat" />
               <label className="field field--grow">
                 <span>Numere cadastrale (separate prin virgulă)</span>
                 <input name="cad" defaultValue={d.cad} placeholder="ex. 104777, 104778" />
@@ -121,11 +134,11 @@ export default function ParcelSync() {
                 <span>Proprietar</span>
                 <input name="owner" defaultValue={d.owner} disabled={!d.canSearchOwners} placeholder={d.canSearchOwners ? 'ex. Popescu Ștefan' : 'indisponibil pentru contul dumneavoastră'} />
               </label>
-              <button type="submit" className="btn btn--primary" disabled={busy}>
+              <button type="submit" className="btn btn--primary" disabled={busy || !uat}>
                 {busy ? 'Se caută…' : 'Caută'}
               </button>
             </Form>
-            {uat && <p className="muted">UAT: {uat.name}{uat.county ? `, județul ${uat.county}` : ''} · {uat.parcels} parcele în baza locală</p>}
+            {uat && <UatSummary uat={uat} parcels={uat.siruta === d.uat?.siruta ? d.uat.parcels : undefined} />}
           </section>
 
           {busy && <p className="loading" role="status">Se interoghează portalul de cadastru…</p>}
@@ -176,39 +189,43 @@ export default function ParcelSync() {
               {d.owners.results.length === 0 ? (
                 <p className="muted">Niciun proprietar găsit nici local, nici pe portal.</p>
               ) : (
-                <table className="table">
-                  <thead>
-                    <tr>
-                      <th>Nr. cadastral</th>
-                      <th>Nr. CF</th>
-                      <th>Proprietari găsiți</th>
-                      <th>Sursă</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {d.owners.results.map((h) => (
-                      <tr key={`${h.immovablePk}-${h.featureId}`}>
-                        <td>{h.featureId ? <Link to={`/parcel-sync/parcel/${h.featureId}`}>{h.cadastralRef}</Link> : h.cadastralRef}</td>
-                        <td>{h.nrCF ?? '—'}</td>
-                        <td>
-                          {h.owners.map((o, i) => (
-                            <div key={i}>
-                              {o.name}
-                              {o.share ? ` (${o.share})` : ''} {!o.current && <span className="badge badge--muted">anterior</span>}
-                            </div>
-                          ))}
-                        </td>
-                        <td>{h.source === 'local' ? 'local' : 'online'}</td>
+                <div className="table-wrap">
+                  <table className="table">
+                    <thead>
+                      <tr>
+                        <th>Nr. cadastral</th>
+                        <th>Nr. CF</th>
+                        <th>Proprietari găsiți</th>
+                        <th>Sursă</th>
                       </tr>
-                    ))}
-                  </tbody>
-                </table>
+                    </thead>
+                    <tbody>
+                      {d.owners.results.map((h) => (
+                        <tr key={`${h.immovablePk}-${h.featureId}`}>
+                          <td>{h.featureId ? <Link to={`/parcel-sync/parcel/${h.featureId}`}>{h.cadastralRef}</Link> : h.cadastralRef}</td>
+                          <td>{h.nrCF ?? '—'}</td>
+                          <td>
+                            {h.owners.map((o, i) => (
+                              <div key={i}>
+                                {o.name}
+                                {o.share ? ` (${o.share})` : ''} {!o.current && <span className="badge badge--muted">anterior</span>}
+                              </div>
+                            ))}
+                          </td>
+                          <td>{h.source === 'local' ? 'local' : 'online'}</td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
               )}
             </section>
           )}
-          {!d.search && !d.owners && !d.error && !busy && <p className="muted">Alegeți un UAT și introduceți numere cadastrale sau numele unui proprietar.</p>}
+          {!d.search && !d.owners && !d.error && !busy && (
+            <p className="empty-state">Alegeți un UAT și introduceți numere cadastrale sau numele unui proprietar.</p>
+          )}
         </>
       )}
-    </div>
+    </ParcelSyncLayout>
   );
 }

@@ -3,22 +3,30 @@
  * land use by category, intravilan/extravilan split, top owners, buildings with and without
  * legal documents. Same domain function and viewer rules as GET /api/landreg/uat-dashboard.
  */
+import { useState } from 'react';
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
-import { Form, Link, useLoaderData, useNavigation } from '@remix-run/react';
+import { useLoaderData, useNavigate, useNavigation } from '@remix-run/react';
+import parcelSyncCss from '../styles/parcel-sync.css?url';
 import enrichmentCss from '../styles/enrichment.css?url';
 import { requireSession } from '../lib/auth.server';
-import { enrichmentDeps, failureMessage, uatDashboard, uatsWithParcels, viewerOf } from '../lib/enrichment.server';
+import { enrichmentDeps, failureMessage, uatDashboard, uatOption, viewerOf } from '../lib/enrichment.server';
 import type { UatDashboard } from '../../../domain/enrichment/dashboard';
 import { BarChart, DonutChart } from '../components/enrichment/Charts';
 import { formatArea, formatInt } from '../components/enrichment/format';
+import { ParcelSyncLayout } from '../components/sync/ParcelSyncLayout';
+import { UatPicker, UatSummary } from '../components/sync/UatPicker';
+import type { UatChoice } from '../components/sync/uatSearch';
 
 export const meta: MetaFunction = () => [{ title: 'Tablou UAT · Sincronizare parcele' }];
-export const links: LinksFunction = () => [{ rel: 'stylesheet', href: enrichmentCss }];
+export const links: LinksFunction = () => [
+  { rel: 'stylesheet', href: parcelSyncCss },
+  { rel: 'stylesheet', href: enrichmentCss },
+];
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
   const siruta = Number(new URL(request.url).searchParams.get('siruta') ?? '') || null;
-  const uats = await uatsWithParcels().catch(() => []);
+  const uat = await uatOption(siruta).catch(() => null);
   let dashboard: UatDashboard | null = null;
   let error: string | null = null;
   if (siruta) {
@@ -28,49 +36,45 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       error = failureMessage(err);
     }
   }
-  return { siruta, uats, dashboard, error, basicPanel: auth.basicPanel };
+  return { siruta, uat, dashboard, error, basicPanel: auth.basicPanel };
 }
+
+/** The building colours of the map legend (lib/geoportal/style.ts COLORS). */
+const BUILDING_COLORS = { legal: '#2563eb', illegal: '#dc2626', unknown: '#6b7280' };
 
 const INTRAVILAN_LABEL: Record<string, string> = { DA: 'Intravilan', NU: 'Extravilan', MIXT: 'Mixt', NECUNOSCUT: 'Necunoscut' };
 
 export default function Dashboard() {
-  const { siruta, uats, dashboard: d, error, basicPanel } = useLoaderData<typeof loader>();
+  const { siruta, uat: loadedUat, dashboard: d, error, basicPanel } = useLoaderData<typeof loader>();
   const nav = useNavigation();
-  const busy = nav.state === 'loading';
+  const navigate = useNavigate();
+  const busy = nav.state === 'loading' && nav.location?.pathname === '/parcel-sync/dashboard';
+  const [uat, setUat] = useState<UatChoice | null>(loadedUat);
+  const [loaded, setLoaded] = useState(loadedUat);
+  if ((loaded?.siruta ?? null) !== (loadedUat?.siruta ?? null)) {
+    setLoaded(loadedUat);
+    setUat(loadedUat);
+  }
+  const pick = (u: UatChoice | null) => {
+    setUat(u);
+    if (u && u.siruta !== siruta) navigate(`?siruta=${u.siruta}`);
+  };
   return (
-    <div className="parcel-sync">
-      <header className="page-head">
-        <p className="page-head__eyebrow">
-          <Link to={`/parcel-sync?tab=search${siruta ? `&siruta=${siruta}` : ''}`}>Sincronizare parcele</Link>
-        </p>
-        <h1 className="page-head__title">Tablou UAT{d?.uatName ? `: ${d.uatName}` : ''}</h1>
-        {d && (
-          <p className="page-head__sub">
-            {d.county ? `Județul ${d.county} · ` : ''}SIRUTA {d.siruta} · date din baza locală, {new Date(d.generatedAt).toLocaleString('ro-RO')}
-          </p>
-        )}
-      </header>
+    <ParcelSyncLayout
+      active="dashboard"
+      siruta={uat?.siruta ?? siruta}
+      title={d?.uatName ? `Tablou UAT: ${d.uatName}` : 'Tablou UAT'}
+      sub={
+        d
+          ? `${d.county ? `Județul ${d.county} · ` : ''}SIRUTA ${d.siruta} · date din baza locală, ${new Date(d.generatedAt).toLocaleString('ro-RO', { dateStyle: 'short', timeStyle: 'short' })}`
+          : 'Folosința terenului, intravilan și extravilan, proprietari și construcții, din baza locală.'
+      }
+    >
       <section className="card">
-        <Form method="get" className="search-form">
-          <label className="field field--grow">
-            <span>UAT</span>
-            <select name="siruta" defaultValue={siruta ?? ''} required>
-              <option value="" disabled>
-                Alegeți un UAT…
-              </option>
-              {uats.map((u) => (
-                <option key={u.siruta} value={u.siruta}>
-                  {u.name}
-                  {u.county ? ` (${u.county})` : ''} · {u.parcels} parcele
-                </option>
-              ))}
-            </select>
-          </label>
-          <button type="submit" className="btn btn--primary" disabled={busy}>
-            {busy ? 'Se încarcă…' : 'Afișează'}
-          </button>
-        </Form>
-        {uats.length === 0 && <p className="muted">Nu există încă UAT-uri sincronizate în baza locală.</p>}
+        <div className="form-row">
+          <UatPicker value={uat} onPick={pick} label="UAT" />
+        </div>
+        {uat && <UatSummary uat={uat} parcels={uat.siruta === loadedUat?.siruta ? loadedUat.parcels : undefined} />}
       </section>
       {busy && <p className="loading" role="status">Se calculează statisticile…</p>}
       {error && (
@@ -113,9 +117,9 @@ export default function Dashboard() {
                 title="Construcții cu și fără acte"
                 centre={formatInt(d.buildings.total)}
                 data={[
-                  { label: 'Cu acte (intabulate)', value: d.buildings.withLegalDocuments },
-                  { label: 'Fără acte', value: d.buildings.withoutLegalDocuments },
-                  { label: 'Necunoscut', value: d.buildings.unknown },
+                  { label: 'Cu acte (intabulate)', value: d.buildings.withLegalDocuments, color: BUILDING_COLORS.legal },
+                  { label: 'Fără acte', value: d.buildings.withoutLegalDocuments, color: BUILDING_COLORS.illegal },
+                  { label: 'Necunoscut', value: d.buildings.unknown, color: BUILDING_COLORS.unknown },
                 ].filter((x) => x.value > 0)}
               />
             </section>
@@ -136,7 +140,7 @@ export default function Dashboard() {
           </section>
         </>
       )}
-      {!d && !error && !busy && siruta === null && <p className="muted">Alegeți un UAT pentru a vedea statisticile.</p>}
-    </div>
+      {!d && !error && !busy && siruta === null && <p className="empty-state">Alegeți un UAT pentru a vedea statisticile din baza locală.</p>}
+    </ParcelSyncLayout>
   );
 }

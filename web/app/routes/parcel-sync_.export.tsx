@@ -6,19 +6,26 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
-import { Link, useLoaderData } from '@remix-run/react';
+import { useLoaderData } from '@remix-run/react';
+import parcelSyncCss from '../styles/parcel-sync.css?url';
 import exportsCss from '../styles/exports.css?url';
 import { requireSession } from '../lib/auth.server';
-import { uatsWithParcels } from '../lib/enrichment.server';
+import { uatOption } from '../lib/enrichment.server';
+import { ParcelSyncLayout } from '../components/sync/ParcelSyncLayout';
+import { UatPicker, UatSummary } from '../components/sync/UatPicker';
+import type { UatChoice } from '../components/sync/uatSearch';
 
-export const meta: MetaFunction = () => [{ title: 'Export UAT · Geoportal cadastral' }];
-export const links: LinksFunction = () => [{ rel: 'stylesheet', href: exportsCss }];
+export const meta: MetaFunction = () => [{ title: 'Export UAT · Sincronizare parcele' }];
+export const links: LinksFunction = () => [
+  { rel: 'stylesheet', href: parcelSyncCss },
+  { rel: 'stylesheet', href: exportsCss },
+];
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
-  const uats = await uatsWithParcels().catch(() => []);
   const siruta = Number(new URL(request.url).searchParams.get('siruta') ?? '') || null;
-  return { uats, siruta, useCentralApi: auth.useCentralApi };
+  const uat = await uatOption(siruta).catch(() => null);
+  return { uat, useCentralApi: auth.useCentralApi };
 }
 
 type Mode = 'base' | 'magic';
@@ -62,7 +69,8 @@ async function errorText(res: Response): Promise<string> {
 
 export default function ExportPage() {
   const d = useLoaderData<typeof loader>();
-  const [siruta, setSiruta] = useState(d.siruta ? String(d.siruta) : '');
+  const [uat, setUat] = useState<UatChoice | null>(d.uat);
+  const siruta = uat?.siruta ?? null;
   const [mode, setMode] = useState<Mode>('magic');
   const [includeNoGeometry, setIncludeNoGeometry] = useState(true);
   const [job, setJob] = useState<Job | null>(null);
@@ -99,7 +107,6 @@ export default function ExportPage() {
     };
   }, [job]);
 
-  const uat = d.uats.find((u) => String(u.siruta) === siruta.trim());
   const running = progress?.status === 'running' || (job !== null && progress === null);
 
   async function startBundle() {
@@ -110,7 +117,7 @@ export default function ExportPage() {
     const res = await fetch('/api/landreg/export-bundle', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ siruta: Number(siruta), mode, ...(mode === 'magic' ? { includeNoGeometry } : {}) }),
+      body: JSON.stringify({ siruta, mode, ...(mode === 'magic' ? { includeNoGeometry } : {}) }),
     });
     if (res.status !== 202) {
       setError(await errorText(res));
@@ -127,7 +134,7 @@ export default function ExportPage() {
       const res = await fetch('/api/landreg/export-local', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ siruta: Number(siruta), mode, ...(mode === 'magic' ? { includeNoGeometry } : {}) }),
+        body: JSON.stringify({ siruta, mode, ...(mode === 'magic' ? { includeNoGeometry } : {}) }),
       });
       if (!res.ok) throw new Error(await errorText(res));
       const name = decodeURIComponent(/filename\*=UTF-8''([^;]+)/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'export.zip');
@@ -151,49 +158,46 @@ export default function ExportPage() {
   };
 
   return (
-    <div className="parcel-export">
-      <header className="page-head">
-        <p className="page-head__eyebrow">Sincronizare parcele</p>
-        <h1 className="page-head__title">Export UAT</h1>
-        <p className="page-head__sub">
-          GeoPackage, CSV și DXF pentru QGIS și AutoCAD, în Stereo 70 (EPSG:3844). Datele vechi de peste 7 zile se sincronizează mai întâi.
-        </p>
-      </header>
-      <nav className="tabs" aria-label="Secțiuni">
-        <Link to="/parcel-sync" className="tabs__tab">Căutare cadastrală</Link>
-        <Link to="/parcel-sync/dashboard" className="tabs__tab">Tablou UAT</Link>
-        <span className="tabs__tab tabs__tab--active" aria-current="page">Export</span>
-      </nav>
-
+    <ParcelSyncLayout
+      active="export"
+      siruta={siruta}
+      title="Export UAT"
+      sub="GeoPackage, CSV și DXF pentru QGIS și AutoCAD, în Stereo 70 (EPSG:3844). Datele mai vechi de 7 zile se sincronizează mai întâi."
+    >
       <section className="card">
-        <form className="export-form" onSubmit={(e) => { e.preventDefault(); void startBundle(); }}>
-          <label className="field">
-            <span>UAT (cod SIRUTA)</span>
-            <input name="siruta" list="export-uat-list" inputMode="numeric" required value={siruta} onChange={(e) => setSiruta(e.target.value)} placeholder="ex. 42708" data-testid="export-siruta" />
-            <datalist id="export-uat-list">
-              {d.uats.map((u) => (
-                <option key={u.siruta} value={u.siruta}>
-                  {u.name}
-                  {u.county ? `, jud. ${u.county}` : ''}
-                </option>
-              ))}
-            </datalist>
-          </label>
-          <fieldset>
-            <legend>Mod</legend>
-            <label className="choice">
-              <input type="radio" name="mode" value="magic" checked={mode === 'magic'} onChange={() => setMode('magic')} />
-              Magic: toate înregistrările, îmbogățite, CSV și rapoarte
-            </label>
-            <label className="choice">
-              <input type="radio" name="mode" value="base" checked={mode === 'base'} onChange={() => setMode('base')} />
-              De bază: parcele și clădiri cu geometrie
-            </label>
-          </fieldset>
-          <fieldset disabled={mode !== 'magic'}>
-            <legend>Opțiuni</legend>
-            <label className="choice">
-              <input type="checkbox" checked={includeNoGeometry} onChange={(e) => setIncludeNoGeometry(e.target.checked)} />
+        <form
+          className="export-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void startBundle();
+          }}
+        >
+          <div className="export-form__uat">
+            <div className="form-row">
+              <UatPicker value={uat} onPick={setUat} label="UAT" />
+            </div>
+            {uat && <UatSummary uat={uat} parcels={uat.siruta === d.uat?.siruta ? d.uat.parcels : undefined} />}
+          </div>
+          <fieldset className="export-form__group">
+            <legend className="field__label">Conținutul arhivei</legend>
+            <div className="choice-cards">
+              <label className={`choice-card${mode === 'magic' ? ' is-checked' : ''}`}>
+                <input type="radio" name="mode" value="magic" checked={mode === 'magic'} onChange={() => setMode('magic')} />
+                <span className="choice-card__text">
+                  <strong>Complet (magic)</strong>
+                  <span>Toate înregistrările, îmbogățite cu date din cartea funciară, plus CSV și rapoarte.</span>
+                </span>
+              </label>
+              <label className={`choice-card${mode === 'base' ? ' is-checked' : ''}`}>
+                <input type="radio" name="mode" value="base" checked={mode === 'base'} onChange={() => setMode('base')} />
+                <span className="choice-card__text">
+                  <strong>De bază</strong>
+                  <span>Parcele și clădiri cu geometrie, fără îmbogățire.</span>
+                </span>
+              </label>
+            </div>
+            <label className={`choice${mode !== 'magic' ? ' is-disabled' : ''}`}>
+              <input type="checkbox" checked={includeNoGeometry} disabled={mode !== 'magic'} onChange={(e) => setIncludeNoGeometry(e.target.checked)} />
               Include imobilele fără geometrie (HAS_GEOMETRY = 0)
             </label>
           </fieldset>
@@ -201,18 +205,22 @@ export default function ExportPage() {
             <button type="submit" className="btn btn--primary" disabled={d.useCentralApi || running || !siruta} data-testid="export-start">
               {running ? 'Exportul rulează…' : 'Sincronizează și exportă'}
             </button>
-            <button type="button" className="btn btn--ghost" disabled={busy || !siruta} onClick={() => void localExport()}>
+            <button type="button" className="btn btn--secondary" disabled={busy || !siruta} onClick={() => void localExport()}>
               {busy ? 'Se pregătește arhiva…' : 'Export local (fără portal)'}
             </button>
+            <span className="export-actions__hint">Exportul local folosește doar datele deja sincronizate.</span>
           </div>
         </form>
-        {uat && <p className="muted">UAT: {uat.name}{uat.county ? `, județul ${uat.county}` : ''} · {uat.parcels} parcele în baza locală</p>}
         {d.useCentralApi && (
           <p className="notice notice--warn">Contul dumneavoastră folosește API-ul central: exportul cu sincronizare nu este disponibil; exportul local rămâne disponibil.</p>
         )}
-        {error && <p className="notice notice--fail" role="alert">{error}</p>}
+        {error && (
+          <p className="notice notice--fail" role="alert">
+            {error}
+          </p>
+        )}
         {localLink && (
-          <p className="notice">
+          <p className="notice notice--ok">
             Arhiva este gata: <a href={localLink.href} download={localLink.name}>{localLink.name}</a>
           </p>
         )}
@@ -242,6 +250,6 @@ export default function ExportPage() {
           )}
         </section>
       )}
-    </div>
+    </ParcelSyncLayout>
   );
 }

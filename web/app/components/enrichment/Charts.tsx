@@ -7,6 +7,8 @@ export interface Datum {
   value: number;
   /** Shown after the bar instead of the raw value. */
   display?: string;
+  /** A fixed colour (e.g. the map's legend colour); otherwise the palette's. */
+  color?: string;
 }
 
 export const PALETTE = ['#0f766e', '#2563eb', '#b45309', '#7c3aed', '#15803d', '#c2410c', '#0891b2', '#be185d', '#4d7c0f', '#6b7685'];
@@ -29,7 +31,7 @@ export function BarChart({ data, title, unit }: { data: Datum[]; title: string; 
             <text x={labelW - 8} y={row / 2 + 4} textAnchor="end" className="chart__label">
               {d.label.length > 24 ? `${d.label.slice(0, 23)}…` : d.label}
             </text>
-            <rect x={labelW} y={4} width={w} height={row - 8} rx={3} fill={PALETTE[i % PALETTE.length]} />
+            <rect x={labelW} y={4} width={w} height={row - 8} rx={3} fill={d.color ?? PALETTE[i % PALETTE.length]} />
             <text x={labelW + w + 6} y={row / 2 + 4} className="chart__value">
               {d.display ?? d.value}
               {unit ? ` ${unit}` : ''}
@@ -54,7 +56,7 @@ export function DonutChart({ data, title, centre }: { data: Datum[]; title: stri
           {data.map((d, i) => {
             const len = (d.value / total) * c;
             const el = (
-              <circle key={d.label} cx="80" cy="80" r={r} fill="none" stroke={PALETTE[i % PALETTE.length]} strokeWidth="22" strokeDasharray={`${len} ${c - len}`} strokeDashoffset={-offset}>
+              <circle key={d.label} cx="80" cy="80" r={r} fill="none" stroke={d.color ?? PALETTE[i % PALETTE.length]} strokeWidth="22" strokeDasharray={`${len} ${c - len}`} strokeDashoffset={-offset}>
                 <title>{`${d.label}: ${d.display ?? d.value}`}</title>
               </circle>
             );
@@ -71,7 +73,7 @@ export function DonutChart({ data, title, centre }: { data: Datum[]; title: stri
       <ul className="legend">
         {data.map((d, i) => (
           <li key={d.label}>
-            <span className="legend__swatch" style={{ background: PALETTE[i % PALETTE.length] }} />
+            <span className="legend__swatch" style={{ background: d.color ?? PALETTE[i % PALETTE.length] }} />
             {d.label}: <strong>{d.display ?? d.value}</strong> ({Math.round((d.value / total) * 100)}%)
           </li>
         ))}

@@ -1,15 +1,15 @@
 /**
  * The "Sincronizare" tab of /parcel-sync (issue 5 item 7): the shared portal connection (spec
  * 3.1: state polled every 30 s, connect/disconnect, maintenance banner, auto-reconnect once the
- * portal recovers), the UAT picker (store UATs, 12 results, 600 ms debounce, diacritic-
- * insensitive), sync actions (base, magic, county) with live progress bars fed by
- * `GET /api/landreg/progress`, and the store summary. The first render uses the loader's data;
+ * portal recovers), the shared UAT picker (./UatPicker), sync actions (base, magic, county) with
+ * live progress bars fed by `GET /api/landreg/progress`, and the store summary. The first render uses the loader's data;
  * every action goes through the API, and an error shows the Romanian `message` of its body.
  */
-import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useRevalidator } from '@remix-run/react';
 import type { PortalSessionView, StoreSummaryView } from '../../lib/sync.server';
-import { UAT_DEBOUNCE_MS, searchUats, type UatChoice } from './uatSearch';
+import type { UatChoice } from './uatSearch';
+import { UatPicker, UatSummary } from './UatPicker';
 
 const SESSION_POLL_MS = 30_000;
 const PROGRESS_POLL_MS = 1000;
@@ -165,122 +165,6 @@ function ConnectionCard({ session, onChange }: { session: PortalSessionView; onC
   );
 }
 
-// ---- UAT picker ------------------------------------------------------------------------------
-
-function UatPicker({ value, onPick }: { value: UatChoice | null; onPick: (u: UatChoice | null) => void }) {
-  const [text, setText] = useState(value ? value.name : '');
-  const [query, setQuery] = useState('');
-  const [all, setAll] = useState<UatChoice[] | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
-  const [open, setOpen] = useState(false);
-  const [active, setActive] = useState(0);
-  const loading = useRef(false);
-  const listId = useId();
-
-  const load = useCallback(() => {
-    if (all || loading.current) return;
-    loading.current = true;
-    setLoadError(null);
-    api<{ items: UatChoice[] }>('GET', '/api/landreg/uats?features=true')
-      .then((r) => setAll(r.items))
-      .catch((err) => setLoadError((err as Error).message))
-      .finally(() => {
-        loading.current = false;
-      });
-  }, [all]);
-
-  // 600 ms after the last keystroke, search.
-  useEffect(() => {
-    const t = setTimeout(() => setQuery(text), UAT_DEBOUNCE_MS);
-    return () => clearTimeout(t);
-  }, [text]);
-
-  const results = useMemo(() => (all ? searchUats(all, query) : []), [all, query]);
-  useEffect(() => setActive(0), [results]);
-  const pending = text.trim() !== '' && (text !== query || all === null);
-
-  const pick = (u: UatChoice) => {
-    onPick(u);
-    setText(u.name);
-    setQuery(u.name);
-    setOpen(false);
-  };
-
-  return (
-    <div className="uat-picker">
-      <label className="field field--grow" htmlFor={`${listId}-input`}>
-        <span>UAT (nume, județ sau cod SIRUTA)</span>
-      </label>
-      <input
-        id={`${listId}-input`}
-        className="uat-picker__input"
-        role="combobox"
-        aria-expanded={open && text.trim() !== ''}
-        aria-controls={`${listId}-list`}
-        aria-autocomplete="list"
-        autoComplete="off"
-        placeholder="ex. Targu Secuiesc, Brăila sau 54975"
-        value={text}
-        data-testid="uat-picker"
-        onFocus={() => {
-          load();
-          setOpen(true);
-        }}
-        onBlur={() => setTimeout(() => setOpen(false), 150)}
-        onChange={(e) => {
-          setText(e.target.value);
-          setOpen(true);
-          if (value) onPick(null);
-        }}
-        onKeyDown={(e) => {
-          if (e.key === 'ArrowDown') {
-            e.preventDefault();
-            setActive((a) => Math.min(a + 1, results.length - 1));
-          } else if (e.key === 'ArrowUp') {
-            e.preventDefault();
-            setActive((a) => Math.max(a - 1, 0));
-          } else if (e.key === 'Enter' && results[active]) {
-            e.preventDefault();
-            pick(results[active]);
-          } else if (e.key === 'Escape') setOpen(false);
-        }}
-      />
-      {open && text.trim() !== '' && (
-        <ul id={`${listId}-list`} className="uat-picker__list" role="listbox" data-testid="uat-results">
-          {loadError ? (
-            <li className="uat-picker__empty notice--fail">{loadError}</li>
-          ) : pending ? (
-            <li className="uat-picker__empty">{all === null ? 'Se încarcă lista UAT-urilor…' : 'Se caută…'}</li>
-          ) : results.length === 0 ? (
-            <li className="uat-picker__empty">Niciun UAT găsit pentru „{query}”.</li>
-          ) : (
-            results.map((u, i) => (
-              <li
-                key={u.siruta}
-                role="option"
-                aria-selected={i === active}
-                className={`uat-picker__option${i === active ? ' is-active' : ''}`}
-                onMouseDown={(e) => {
-                  e.preventDefault();
-                  pick(u);
-                }}
-                onMouseEnter={() => setActive(i)}
-              >
-                <span className="uat-picker__name">{u.name}</span>
-                <span className="uat-picker__meta">
-                  {u.county ? `jud. ${u.county} · ` : ''}SIRUTA {u.siruta}
-                </span>
-                <span className={`uat-picker__count${u.featureCount ? '' : ' is-empty'}`}>{u.featureCount ? `${fmtInt(u.featureCount)} obiecte` : 'nesincronizat'}</span>
-              </li>
-            ))
-          )}
-        </ul>
-      )}
-      {all && all.length === 0 && <p className="muted">Catalogul UAT este gol: conectați-vă la portal, iar lista județelor se încarcă automat.</p>}
-    </div>
-  );
-}
-
 // ---- sync jobs -------------------------------------------------------------------------------
 
 interface Progress {
@@ -335,8 +219,17 @@ function JobRow({ job }: { job: Job }) {
   );
 }
 
-function SyncActions({ connected, useCentralApi, onJobDone }: { connected: boolean; useCentralApi: boolean; onJobDone: () => void }) {
-  const [uat, setUat] = useState<UatChoice | null>(null);
+function SyncActions(props: { connected: boolean; useCentralApi: boolean; initialUat: UatChoice | null; onUat: (u: UatChoice | null) => void; onJobDone: () => void }) {
+  const { connected, useCentralApi, onJobDone } = props;
+  const [uat, setUatState] = useState<UatChoice | null>(props.initialUat);
+  const onUat = props.onUat;
+  const setUat = useCallback(
+    (u: UatChoice | null) => {
+      setUatState(u);
+      onUat(u);
+    },
+    [onUat],
+  );
   const [jobs, setJobs] = useState<Job[]>([]);
   const [starting, setStarting] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -391,13 +284,7 @@ function SyncActions({ connected, useCentralApi, onJobDone }: { connected: boole
           </h2>
         </header>
         <UatPicker value={uat} onPick={setUat} />
-        {uat && (
-          <p className="sync-picked" data-testid="uat-picked">
-            <strong>{uat.name}</strong>
-            {uat.county ? `, județul ${uat.county}` : ''} · SIRUTA {uat.siruta} ·{' '}
-            {uat.featureCount ? `${fmtInt(uat.featureCount)} obiecte în baza locală` : 'încă nesincronizat'}
-          </p>
-        )}
+        {uat && <UatSummary uat={uat} />}
         <div className="sync-actions">
           <button
             type="button"
@@ -497,7 +384,7 @@ function StoreSummary({ store, refreshing }: { store: StoreSummaryView; refreshi
       {store.uats.length === 0 ? (
         <p className="sync-empty">Baza locală nu conține încă niciun UAT. Alegeți un UAT mai sus și porniți o sincronizare de bază.</p>
       ) : (
-        <div className="sync-table-wrap">
+        <div className="table-wrap sync-table-wrap">
           <table className="table sync-table">
             <caption>Pe UAT</caption>
             <thead>
@@ -545,29 +432,31 @@ function StoreSummary({ store, refreshing }: { store: StoreSummaryView; refreshi
       )}
 
       {layers.length > 0 && (
-        <table className="table sync-table sync-table--layers">
-          <caption>Pe strat</caption>
-          <thead>
-            <tr>
-              <th>Strat</th>
-              <th>Categorie</th>
-              <th className="num">Obiecte</th>
-              <th className="num">UAT-uri</th>
-            </tr>
-          </thead>
-          <tbody>
-            {layers.map((l) => (
-              <tr key={l.layerId}>
-                <td>
-                  {l.name ?? l.layerId} <code className="muted">{l.layerId}</code>
-                </td>
-                <td>{l.category ?? '—'}</td>
-                <td className="num">{fmtInt(l.features)}</td>
-                <td className="num">{fmtInt(l.uats)}</td>
+        <div className="table-wrap sync-table--layers">
+          <table className="table sync-table">
+            <caption>Pe strat</caption>
+            <thead>
+              <tr>
+                <th>Strat</th>
+                <th>Categorie</th>
+                <th className="num">Obiecte</th>
+                <th className="num">UAT-uri</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {layers.map((l) => (
+                <tr key={l.layerId}>
+                  <td>
+                    {l.name ?? l.layerId} <code className="muted">{l.layerId}</code>
+                  </td>
+                  <td>{l.category ?? '—'}</td>
+                  <td className="num">{fmtInt(l.features)}</td>
+                  <td className="num">{fmtInt(l.uats)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );
@@ -575,7 +464,15 @@ function StoreSummary({ store, refreshing }: { store: StoreSummaryView; refreshi
 
 // ---- the tab ---------------------------------------------------------------------------------
 
-export function SyncTab(props: { session: PortalSessionView; store: StoreSummaryView; useCentralApi: boolean }) {
+export function SyncTab(props: {
+  session: PortalSessionView;
+  store: StoreSummaryView;
+  useCentralApi: boolean;
+  /** Preselected UAT (`/parcel-sync?siruta=`), e.g. coming from another tab. */
+  initialUat?: UatChoice | null;
+  /** The picked UAT, so the page's tabs can carry it along. */
+  onUat?: (u: UatChoice | null) => void;
+}) {
   const [session, setSession] = useState(props.session);
   const revalidator = useRevalidator();
   useEffect(() => setSession(props.session), [props.session]);
@@ -584,10 +481,19 @@ export function SyncTab(props: { session: PortalSessionView; store: StoreSummary
   const revalidate = useRef(revalidator.revalidate);
   revalidate.current = revalidator.revalidate;
   const onJobDone = useCallback(() => revalidate.current(), []);
+  const onUatProp = useRef(props.onUat);
+  onUatProp.current = props.onUat;
+  const onUat = useCallback((u: UatChoice | null) => onUatProp.current?.(u), []);
   return (
     <div className="sync-tab">
       <ConnectionCard session={session} onChange={onSession} />
-      <SyncActions connected={session.connected && !session.portalMaintenance} useCentralApi={props.useCentralApi} onJobDone={onJobDone} />
+      <SyncActions
+        connected={session.connected && !session.portalMaintenance}
+        useCentralApi={props.useCentralApi}
+        initialUat={props.initialUat ?? null}
+        onUat={onUat}
+        onJobDone={onJobDone}
+      />
       <StoreSummary store={props.store} refreshing={revalidator.state === 'loading'} />
     </div>
   );

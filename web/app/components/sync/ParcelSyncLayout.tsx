@@ -1,0 +1,63 @@
+/**
+ * The frame shared by every /parcel-sync page: the header (eyebrow, title, subtitle) and the one
+ * tab bar (Sincronizare, Căutare cadastrală, Tablou UAT, Export). The tabs carry the chosen UAT
+ * (`siruta`) from page to page. `/parcel-sync?tab=epay` stays reserved for the CF order flow of
+ * spec 4.3 and has no tab of its own.
+ */
+import type { ReactNode } from 'react';
+import { Link } from '@remix-run/react';
+
+export type ParcelSyncTab = 'sync' | 'search' | 'dashboard' | 'export';
+
+export const PARCEL_SYNC_TABS: ReadonlyArray<{ key: ParcelSyncTab; label: string; href: (siruta: number | null) => string }> = [
+  { key: 'sync', label: 'Sincronizare', href: (s) => (s ? `/parcel-sync?siruta=${s}` : '/parcel-sync') },
+  { key: 'search', label: 'Căutare cadastrală', href: (s) => `/parcel-sync?tab=search${s ? `&siruta=${s}` : ''}` },
+  { key: 'dashboard', label: 'Tablou UAT', href: (s) => (s ? `/parcel-sync/dashboard?siruta=${s}` : '/parcel-sync/dashboard') },
+  { key: 'export', label: 'Export', href: (s) => (s ? `/parcel-sync/export?siruta=${s}` : '/parcel-sync/export') },
+];
+
+export function ParcelSyncTabs({ active, siruta }: { active: ParcelSyncTab | null; siruta: number | null }) {
+  return (
+    <nav className="tabs" aria-label="Secțiuni sincronizare parcele">
+      {PARCEL_SYNC_TABS.map((t) => (
+        <Link
+          key={t.key}
+          to={t.href(siruta)}
+          prefetch="intent"
+          className={`tabs__tab${active === t.key ? ' tabs__tab--active' : ''}`}
+          aria-current={active === t.key ? 'page' : undefined}
+          data-testid={`tab-${t.key}`}
+        >
+          {t.label}
+        </Link>
+      ))}
+    </nav>
+  );
+}
+
+export function ParcelSyncLayout(props: {
+  active: ParcelSyncTab | null;
+  siruta: number | null;
+  title: ReactNode;
+  sub?: ReactNode;
+  /** Replaces the plain "Sincronizare parcele" eyebrow (e.g. a breadcrumb). */
+  eyebrow?: ReactNode;
+  /** Next to the title, right-aligned (e.g. an action button). */
+  aside?: ReactNode;
+  children: ReactNode;
+}) {
+  return (
+    <div className="parcel-sync">
+      <header className="page-head ps-head">
+        <div className="ps-head__text">
+          <p className="page-head__eyebrow">{props.eyebrow ?? 'Sincronizare parcele'}</p>
+          <h1 className="page-head__title">{props.title}</h1>
+          {props.sub ? <p className="page-head__sub">{props.sub}</p> : null}
+        </div>
+        {props.aside ? <div className="ps-head__aside">{props.aside}</div> : null}
+      </header>
+      <ParcelSyncTabs active={props.active} siruta={props.siruta} />
+      <div className="parcel-sync__body">{props.children}</div>
+    </div>
+  );
+}
