@@ -17,6 +17,30 @@ const tsx = path.join(projectRoot, 'node_modules/.bin/tsx');
 const benchDir = path.join(projectRoot, 'scripts/bench');
 const readyFile = path.join(projectRoot, '.data/bench-stack.ready');
 const logFile = path.join(projectRoot, '.data/bench-stack.log');
+const lockFile = path.join(projectRoot, '.data/bench.lock');
+
+/**
+ * One benchmark run at a time: a second run would reuse the first one's stack (same ports) and
+ * lose it when the first one stops, and two runs would skew each other's timings anyway.
+ */
+function takeLock(): void {
+  fs.mkdirSync(path.dirname(lockFile), { recursive: true });
+  try {
+    const holder = Number(fs.readFileSync(lockFile, 'utf8'));
+    if (holder && holder !== process.pid) {
+      try {
+        process.kill(holder, 0);
+        throw new Error(`another benchmark run (pid ${holder}) is in progress; wait for it to finish`);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+      }
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  fs.writeFileSync(lockFile, String(process.pid));
+  process.on('exit', () => fs.rmSync(lockFile, { force: true }));
+}
 
 function run(file: string): Promise<number> {
   return new Promise((resolve) => {
@@ -31,7 +55,7 @@ async function main(): Promise<void> {
     .filter((f) => f.endsWith('.ts') && !f.startsWith('_'))
     .filter((f) => filter.length === 0 || filter.some((w) => f.includes(w)))
     .sort();
-  fs.mkdirSync(path.dirname(readyFile), { recursive: true });
+  takeLock();
   fs.rmSync(readyFile, { force: true });
   const log = fs.openSync(logFile, 'w');
   const stack = spawn(tsx, [path.join(projectRoot, 'scripts/stack.ts'), '--ready-file', readyFile], {

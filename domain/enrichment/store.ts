@@ -88,27 +88,45 @@ export async function uatContext(db: Db, siruta: number): Promise<UatContext> {
  * A building belongs to a parcel by the portal's IMMOVABLE_ID; failing that by its number
  * `<parcel>-C<n>` in the same UAT; failing that by lying inside the parcel (the same order the
  * gis_cladiri_status view uses for the way back). Legality is the building's IS_LEGAL flag.
+ *
+ * The rules are three disjoint lookups glued by UNION ALL, each served by an index
+ * (docs/enrichment.md "Performance"; migration 004): a building with an IMMOVABLE_ID matches only
+ * by rule 1; one without it by its number (rule 2, `-C<n>` stripped) and, when its number has no
+ * `-C<n>` suffix, by a point inside the parcel (rule 3, the GiST index through `&&`). A pair found
+ * by both rule 2 and rule 3 (the building's number equals the parcel's) is counted once, as rule 2,
+ * so the counts are those of the single OR-join this replaces. The layer name is a literal so the
+ * partial indexes apply; the expressions are exactly those of the indexes.
  */
 export async function buildingFactsFor(db: Db, siruta: number, parcelIds: readonly string[]): Promise<Map<string, BuildingFacts>> {
   const out = new Map<string, BuildingFacts>(parcelIds.map((id) => [id, { count: 0, legal: null }]));
   if (parcelIds.length === 0) return out;
+  const building = `b.siruta = p.siruta AND b.layer_id = '${BUILDING_LAYER}' AND b.is_active`;
   const r = await db.query<{ parcel_id: string; n: number; legal: number; known: number }>(
-    `SELECT p.id AS parcel_id, count(b.id)::int AS n,
-            count(*) FILTER (WHERE b.attributes->>'IS_LEGAL' = '1')::int AS legal,
-            count(*) FILTER (WHERE b.attributes->>'IS_LEGAL' IN ('0', '1'))::int AS known
-       FROM gis_features p
-       JOIN gis_features b
-         ON b.siruta = p.siruta AND b.layer_id = $2 AND b.is_active
-        AND (
-              (b.attributes->>'IMMOVABLE_ID' IS NOT NULL AND b.attributes->>'IMMOVABLE_ID' = p.attributes->>'IMMOVABLE_ID')
-           OR (b.attributes->>'IMMOVABLE_ID' IS NULL AND p.cadastral_ref IS NOT NULL
-               AND regexp_replace(b.cadastral_ref, '-C[0-9]+$', '') = p.cadastral_ref)
-           OR (b.attributes->>'IMMOVABLE_ID' IS NULL AND b.cadastral_ref !~ '-C[0-9]+$'
-               AND p.geom IS NOT NULL AND b.geom IS NOT NULL AND ST_Intersects(p.geom, ST_PointOnSurface(b.geom)))
-            )
-      WHERE p.siruta = $1 AND p.id = ANY($3::uuid[])
-      GROUP BY p.id`,
-    [siruta, BUILDING_LAYER, parcelIds],
+    `WITH p AS MATERIALIZED (
+       SELECT id, siruta, cadastral_ref, attributes->>'IMMOVABLE_ID' AS immovable_id, geom
+         FROM gis_features WHERE siruta = $1 AND id = ANY($2::uuid[])
+     ), m AS (
+       SELECT p.id AS parcel_id, b.attributes->>'IS_LEGAL' AS is_legal
+         FROM p JOIN gis_features b
+           ON ${building} AND (b.attributes->>'IMMOVABLE_ID') = p.immovable_id
+       UNION ALL
+       SELECT p.id, b.attributes->>'IS_LEGAL'
+         FROM p JOIN gis_features b
+           ON ${building} AND regexp_replace(b.cadastral_ref, '-C[0-9]+$', '') = p.cadastral_ref
+          AND b.attributes->>'IMMOVABLE_ID' IS NULL
+       UNION ALL
+       SELECT p.id, b.attributes->>'IS_LEGAL'
+         FROM p JOIN gis_features b
+           ON ${building} AND b.geom && p.geom
+          AND b.attributes->>'IMMOVABLE_ID' IS NULL AND b.cadastral_ref !~ '-C[0-9]+$'
+          AND b.cadastral_ref IS DISTINCT FROM p.cadastral_ref
+          AND ST_Intersects(p.geom, ST_PointOnSurface(b.geom))
+     )
+     SELECT parcel_id, count(*)::int AS n,
+            count(*) FILTER (WHERE is_legal = '1')::int AS legal,
+            count(*) FILTER (WHERE is_legal IN ('0', '1'))::int AS known
+       FROM m GROUP BY parcel_id`,
+    [siruta, parcelIds],
   );
   for (const row of r.rows) out.set(row.parcel_id, { count: row.n, legal: row.known === row.n ? row.legal : null });
   return out;

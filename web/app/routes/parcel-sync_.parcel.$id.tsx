@@ -5,14 +5,19 @@
  */
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
+import parcelSyncCss from '../styles/parcel-sync.css?url';
 import enrichmentCss from '../styles/enrichment.css?url';
 import { requireSession } from '../lib/auth.server';
 import { enrichOne, enrichmentDeps, failureMessage, findParcel, goneCentralApiMessage, personalDataHidden, viewEnrichment, viewerOf } from '../lib/enrichment.server';
 import { EnrichmentFields } from '../components/enrichment/EnrichmentFields';
 import { formatArea } from '../components/enrichment/format';
+import { ParcelSyncLayout } from '../components/sync/ParcelSyncLayout';
 
 export const meta: MetaFunction = () => [{ title: 'Parcelă · Sincronizare parcele' }];
-export const links: LinksFunction = () => [{ rel: 'stylesheet', href: enrichmentCss }];
+export const links: LinksFunction = () => [
+  { rel: 'stylesheet', href: parcelSyncCss },
+  { rel: 'stylesheet', href: enrichmentCss },
+];
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -56,18 +61,20 @@ export default function ParcelView() {
   const nav = useNavigation();
   const busy = nav.state !== 'idle' && nav.formMethod === 'POST';
   return (
-    <div className="parcel-sync">
-      <header className="page-head">
-        <p className="page-head__eyebrow">
+    <ParcelSyncLayout
+      active={null}
+      siruta={d.parcel.siruta}
+      eyebrow={
+        <>
           <Link to={`/parcel-sync?tab=search&siruta=${d.parcel.siruta}`}>Sincronizare parcele</Link> ·{' '}
           <Link to={`/parcel-sync/dashboard?siruta=${d.parcel.siruta}`}>Tablou UAT {d.parcel.siruta}</Link>
-        </p>
-        <h1 className="page-head__title">Parcela {d.parcel.cadastralRef ?? `#${d.parcel.objectId}`}</h1>
-        <p className="page-head__sub">
-          {formatArea(d.parcel.areaValue)} · {d.parcel.noGeometry ? 'fără geometrie în stratul de parcele' : 'cu geometrie'} ·{' '}
-          {d.parcel.enrichedAt ? `îmbogățită la ${new Date(d.parcel.enrichedAt).toLocaleDateString('ro-RO')}` : 'neîmbogățită'}
-        </p>
-      </header>
+        </>
+      }
+      title={`Parcela ${d.parcel.cadastralRef ?? `#${d.parcel.objectId}`}`}
+      sub={`${formatArea(d.parcel.areaValue)} · ${d.parcel.noGeometry ? 'fără geometrie în stratul de parcele' : 'cu geometrie'} · ${
+        d.parcel.enrichedAt ? `îmbogățită la ${new Date(d.parcel.enrichedAt).toLocaleDateString('ro-RO')}` : 'neîmbogățită'
+      }`}
+    >
       <section className="card">
         <header className="card__head">
           <h2 className="card__title">Date din cartea funciară</h2>
@@ -86,6 +93,6 @@ export default function ParcelView() {
         )}
         <EnrichmentFields enrichment={d.enrichment as Record<string, unknown> | null} restricted={d.restricted} redacted={d.redacted} />
       </section>
-    </div>
+    </ParcelSyncLayout>
   );
 }

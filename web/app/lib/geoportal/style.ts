@@ -6,6 +6,8 @@
  *     with (gis_terenuri_status.has_enrichment);
  *   - buildings: red without legal documents, blue with, grey unknown (gis_cladiri_status.build_legal);
  *   - intravilan: a double line (line-gap-width draws two parallel lines) from zoom 13, no fill;
+ *   - UAT names: one label per UAT from a GeoJSON point source the page fills (./uatLabels), not
+ *     from the tiled polygons, whose per-tile pieces would each get a label;
  *   - cadastral_ref labels from zoom 16;
  *   - the PMTiles overview below the zoom where live parcels start.
  */
@@ -51,8 +53,15 @@ export const BASEMAPS: { id: BasemapId; label: string; online: boolean }[] = [
   { id: 'ortho', label: 'Ortofoto', online: true },
 ];
 
+/** GeoJSON source of the UAT label points (filled by the page, see ./uatLabels). */
+export const UAT_LABEL_SOURCE = 'uat-etichete';
+/** UAT names show from this zoom up to UAT_LABEL_MAXZOOM. */
+export const UAT_LABEL_MINZOOM = 9;
+export const UAT_LABEL_MAXZOOM = 15;
+
 /** Layer ids the page refers to (clicks, selection, basemap switch). */
 export const LAYER = {
+  uatNames: 'uat-nume',
   parcelsFill: 'parcele-fill',
   parcelsLine: 'parcele-contur',
   overviewParcelsFill: 'overview-parcele-fill',
@@ -93,18 +102,6 @@ function uatLayers(sources: Map<string, CatalogSource>): LayerSpecification[] {
         'line-opacity': 0.85,
       },
     });
-    if (minzoom >= 8) {
-      out.push({
-        id: `uat-nume-${name}`,
-        type: 'symbol',
-        source: name,
-        'source-layer': s.layer,
-        minzoom: Math.max(minzoom, 9),
-        maxzoom: Math.min(maxzoom, 14),
-        layout: { 'text-field': ['get', 'name'], 'text-font': LABEL_FONT, 'text-size': 13, 'text-letter-spacing': 0.04, 'symbol-placement': 'point' },
-        paint: { 'text-color': '#374151', 'text-halo-color': '#ffffff', 'text-halo-width': 1.6 },
-      });
-    }
   }
   return out;
 }
@@ -145,6 +142,7 @@ export function buildStyle(opts: {
     },
   };
   for (const s of catalog) styleSources[s.name] = vectorSource(origin, s);
+  styleSources[UAT_LABEL_SOURCE] = { type: 'geojson', data: { type: 'FeatureCollection', features: [] } };
   if (overview) styleSources.overview = { type: 'vector', url: `pmtiles://${overview.url}` };
 
   const layers: LayerSpecification[] = [
@@ -250,6 +248,25 @@ export function buildStyle(opts: {
 
   // UAT boundaries above the parcels, so a boundary stays readable inside dense cadastre.
   layers.push(...uatLayers(sources));
+  layers.push({
+    id: LAYER.uatNames,
+    type: 'symbol',
+    source: UAT_LABEL_SOURCE,
+    minzoom: UAT_LABEL_MINZOOM,
+    maxzoom: UAT_LABEL_MAXZOOM,
+    layout: {
+      'text-field': ['get', 'name'],
+      'text-font': LABEL_FONT,
+      'text-size': ['interpolate', ['linear'], ['zoom'], 9, 11.5, 12, 14],
+      'text-letter-spacing': 0.04,
+      'text-max-width': 8,
+      'text-padding': 6,
+      // Larger UATs win when names collide; no name is ever drawn over another.
+      'symbol-sort-key': ['-', ['coalesce', ['get', 'area_value'], 0]],
+      'text-allow-overlap': false,
+    },
+    paint: { 'text-color': '#374151', 'text-halo-color': '#ffffff', 'text-halo-width': 1.6, 'text-opacity': ['interpolate', ['linear'], ['zoom'], 13.5, 1, 15, 0.6] },
+  });
 
   if (terenuri) {
     const none: FilterSpecification = ['in', ['get', 'id'], ['literal', []]];
