@@ -46,6 +46,14 @@ const pgPort = port('PGPORT', 55432);
 const oidcPort = port('OIDC_PORT', 4010);
 const landregPort = port('LANDREG_SIM_PORT', 4020);
 
+// Portal politeness (docs/sync.md, "Portal politeness"): ONE budget of portal requests per second,
+// enforced per process by the client's token bucket and for the whole landreg task queue by its
+// activity rate: a layer-sync download activity makes at most LANDREG_SYNC_PAGES_PER_ACTIVITY page
+// requests, so activities/s × pages per activity ≤ the budget. In flight: at most
+// LANDREG_SYNC_PARALLEL_DOWNLOADS pages per sync and LANDREG_MAX_CONCURRENT_ACTIVITIES per worker.
+const landregRequestsPerSecond = int('LANDREG_REQUESTS_PER_SECOND', 50);
+const landregSyncPagesPerActivity = Math.max(1, int('LANDREG_SYNC_PAGES_PER_ACTIVITY', 10));
+
 export const config = {
   profile,
   nodeEnv: str('NODE_ENV', 'production'),
@@ -92,8 +100,14 @@ export const config = {
   workers: {
     /** Comma-separated task queues this process serves; empty = every queue with registered work. */
     queues: list('WORKER_QUEUES', ''),
-    /** Task-queue-wide cap on landreg portal calls per second, shared by all landreg workers. */
-    landregActivitiesPerSecond: int('LANDREG_ACTIVITIES_PER_SECOND', 5),
+    /**
+     * Task-queue-wide cap on landreg activities started per second, shared by all landreg workers;
+     * by default the politeness budget over the pages of one download activity (50 / 10 = 5).
+     */
+    landregActivitiesPerSecond: int(
+      'LANDREG_ACTIVITIES_PER_SECOND',
+      Math.max(1, Math.floor(landregRequestsPerSecond / landregSyncPagesPerActivity)),
+    ),
     landregMaxConcurrentActivities: int('LANDREG_MAX_CONCURRENT_ACTIVITIES', 4),
   },
 
@@ -154,9 +168,9 @@ export const config = {
     simDataDir: path.resolve(projectRoot, str('LANDREG_SIM_DATA_DIR', '../shared/data')),
     /** Portal client (domain/landreg): one HTTP call's deadline, and a per-process call rate cap. */
     requestTimeoutMs: int('LANDREG_REQUEST_TIMEOUT_MS', 30_000),
-    requestsPerSecond: int('LANDREG_REQUESTS_PER_SECOND', 20),
+    requestsPerSecond: landregRequestsPerSecond,
     /** Layer sync (docs/sync.md): pages of one download activity, and activities run at once per layer. */
-    syncPagesPerActivity: int('LANDREG_SYNC_PAGES_PER_ACTIVITY', 5),
+    syncPagesPerActivity: landregSyncPagesPerActivity,
     syncParallelDownloads: int('LANDREG_SYNC_PARALLEL_DOWNLOADS', 4),
     /** Demo seed (scripts/seed-demo.ts): the county whose two smallest UATs are synced, or explicit SIRUTA codes. */
     demoSeedWorkspace: int('SEED_DEMO_WORKSPACE', 145),

@@ -5,6 +5,7 @@
  * routes need a user session unless stated") except the webhook, which a machine calls with a
  * bearer token. With TILE_SERVER_URL set, TileJSON and tiles are proxied (domain/tiles/proxy.ts).
  */
+import { gunzipSync } from 'node:zlib';
 import { pipeline } from 'node:stream/promises';
 import { Router, type Response } from 'express';
 import { z } from 'zod';
@@ -199,7 +200,7 @@ export function tilesRouter(): Router {
         return;
       }
       const inm = typeof req.headers['if-none-match'] === 'string' ? req.headers['if-none-match'] : undefined;
-      const common = { 'Cache-Control': tileCacheControl(), Vary: 'Cookie' };
+      const common = { 'Cache-Control': tileCacheControl(), Vary: 'Cookie, Accept-Encoding' };
       if (inm) {
         const tag = await tileTag(addr);
         if (etagMatches(inm, tag.etag)) {
@@ -209,11 +210,16 @@ export function tilesRouter(): Router {
       }
       const tile = await getTile(addr);
       res.set({ ...common, ETag: tile.etag, 'X-Tile-Cache': tile.cached ? 'hit' : 'miss' });
-      if (tile.body.length === 0) {
+      if (tile.gzipped.length === 0) {
         res.status(204).end();
         return;
       }
-      res.status(200).type(MVT_CONTENT_TYPE).send(tile.body);
+      res.status(200).type(MVT_CONTENT_TYPE);
+      if (/\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) {
+        res.set('Content-Encoding', 'gzip').send(tile.gzipped);
+      } else {
+        res.send(gunzipSync(tile.gzipped));
+      }
     },
   );
 

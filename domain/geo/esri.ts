@@ -1,5 +1,5 @@
 /**
- * ESRI JSON geometry (what ArcGIS-style layer queries return) → GeoJSON and WKT, coordinates
+ * ESRI JSON geometry (what ArcGIS-style layer queries return) → GeoJSON, WKT and EWKB, coordinates
  * unchanged (EPSG:3844 in, EPSG:3844 out). Polygon rings follow ESRI's convention: outer rings
  * clockwise, holes counter-clockwise, in one flat list; they are grouped here by orientation and
  * containment. The store's `f_esri_rings_to_geom` does the same in SQL (and also repairs invalid
@@ -113,4 +113,121 @@ export function geoJsonToWkt(g: GeoJsonGeometry): string {
 export function esriToEwkt(g: EsriGeometry | null | undefined, srid = 3844): string | null {
   const gj = esriToGeoJson(g);
   return gj ? `SRID=${srid};${geoJsonToWkt(gj)}` : null;
+}
+
+// ---- EWKB (the layer sync's COPY format: PostGIS reads it without parsing decimal text) ----------
+
+const WKB_TYPE = { Point: 1, LineString: 2, Polygon: 3, MultiPoint: 4, MultiLineString: 5, MultiPolygon: 6 } as const;
+const EWKB_SRID_FLAG = 0x20000000;
+
+function lineSize(l: Position[]): number {
+  return 4 + 16 * l.length;
+}
+
+function polySize(p: Position[][]): number {
+  let n = 4;
+  for (const r of p) n += lineSize(r);
+  return n;
+}
+
+/** Bytes of the EWKB of `g` (with its SRID). */
+export function ewkbSize(g: GeoJsonGeometry): number {
+  let n = 9; // byte order, type, SRID
+  switch (g.type) {
+    case 'Point':
+      return n + 16;
+    case 'MultiPoint':
+      return n + 4 + g.coordinates.length * 21;
+    case 'LineString':
+      return n + lineSize(g.coordinates);
+    case 'MultiLineString':
+      n += 4;
+      for (const l of g.coordinates) n += 5 + lineSize(l);
+      return n;
+    case 'Polygon':
+      return n + polySize(g.coordinates);
+    case 'MultiPolygon':
+      n += 4;
+      for (const p of g.coordinates) n += 5 + polySize(p);
+      return n;
+  }
+}
+
+function head(v: DataView, o: number, type: number, srid: number | null): number {
+  v.setUint8(o, 1);
+  if (srid === null) {
+    v.setUint32(o + 1, type, true);
+    return o + 5;
+  }
+  v.setUint32(o + 1, (type | EWKB_SRID_FLAG) >>> 0, true);
+  v.setUint32(o + 5, srid, true);
+  return o + 9;
+}
+
+function point(v: DataView, o: number, p: Position): number {
+  const x = p[0];
+  const y = p[1];
+  if (!Number.isFinite(x) || !Number.isFinite(y)) throw new RangeError(`non-finite coordinate ${x} ${y}`);
+  v.setFloat64(o, x + 0, true); // -0 as 0, as its decimal text would be
+  v.setFloat64(o + 8, y + 0, true);
+  return o + 16;
+}
+
+function line(v: DataView, o: number, l: Position[]): number {
+  v.setUint32(o, l.length, true);
+  o += 4;
+  for (const p of l) o = point(v, o, p);
+  return o;
+}
+
+function poly(v: DataView, o: number, p: Position[][]): number {
+  v.setUint32(o, p.length, true);
+  o += 4;
+  for (const r of p) o = line(v, o, r);
+  return o;
+}
+
+/**
+ * Writes the EWKB of `g` (little endian, SRID flag) at `offset` of `v`, which must have
+ * `ewkbSize(g)` bytes there; returns the offset after it. It is exactly the geometry the EWKT of
+ * `esriToEwkt` parses to: the decimal text round-trips to the same doubles, and -0 is written as
+ * 0 as the text would be. A non-finite coordinate is refused (as PostGIS refuses it in EWKT).
+ */
+export function writeEwkb(g: GeoJsonGeometry, v: DataView, offset: number, srid = 3844): number {
+  let o = offset;
+  switch (g.type) {
+    case 'Point':
+      return point(v, head(v, o, WKB_TYPE.Point, srid), g.coordinates);
+    case 'MultiPoint':
+      o = head(v, o, WKB_TYPE.MultiPoint, srid);
+      v.setUint32(o, g.coordinates.length, true);
+      o += 4;
+      for (const p of g.coordinates) o = point(v, head(v, o, WKB_TYPE.Point, null), p);
+      return o;
+    case 'LineString':
+      return line(v, head(v, o, WKB_TYPE.LineString, srid), g.coordinates);
+    case 'MultiLineString':
+      o = head(v, o, WKB_TYPE.MultiLineString, srid);
+      v.setUint32(o, g.coordinates.length, true);
+      o += 4;
+      for (const l of g.coordinates) o = line(v, head(v, o, WKB_TYPE.LineString, null), l);
+      return o;
+    case 'Polygon':
+      return poly(v, head(v, o, WKB_TYPE.Polygon, srid), g.coordinates);
+    case 'MultiPolygon':
+      o = head(v, o, WKB_TYPE.MultiPolygon, srid);
+      v.setUint32(o, g.coordinates.length, true);
+      o += 4;
+      for (const p of g.coordinates) o = poly(v, head(v, o, WKB_TYPE.Polygon, null), p);
+      return o;
+  }
+}
+
+/** ESRI JSON geometry → EWKB in EPSG:3844 (the same geometry as `esriToEwkt`), or null. */
+export function esriToEwkb(g: EsriGeometry | null | undefined, srid = 3844): Buffer | null {
+  const gj = esriToGeoJson(g);
+  if (!gj) return null;
+  const buf = Buffer.allocUnsafe(ewkbSize(gj));
+  writeEwkb(gj, new DataView(buf.buffer, buf.byteOffset, buf.length), 0, srid);
+  return buf;
 }

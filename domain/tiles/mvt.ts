@@ -3,7 +3,15 @@
  * EPSG:3857 (docs/store.md), so ST_AsMVTGeom only clips and quantises. The bbox filter is the tile
  * envelope widened by the buffer, so features just outside the tile still draw their edge into
  * it and the GiST index on the 3857 geometry does the selection.
+ *
+ * Below GENERALISE_BELOW_ZOOM the feature sources are generalised to the map's pixel (a vector
+ * tile is drawn TILE_PIXELS wide): polygons smaller than one pixel² are left out and the rest are
+ * simplified with a tolerance of one pixel before ST_AsMVTGeom quantises them. From that zoom on
+ * tiles are exact. The UAT sources have their own per-zoom simplified geometries and are never
+ * filtered (docs/tiles.md "Performance").
  */
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { config } from '../config';
@@ -26,17 +34,46 @@ export interface TileAddress {
   y: number;
 }
 
+/** Feature sources are generalised at zooms below this one; from it on (z16+) tiles are exact. */
+export const GENERALISE_BELOW_ZOOM = 16;
+/** Display pixels across a vector tile (MapLibre's tile size for vector sources). */
+export const TILE_PIXELS = 512;
+/** Width of the EPSG:3857 world in metres (the z0 tile). */
+const WORLD_3857_M = 40075016.68557849;
+
+/** Side of one display pixel in EPSG:3857 metres at zoom z. */
+export function pixelSize3857(z: number): number {
+  return WORLD_3857_M / 2 ** z / TILE_PIXELS;
+}
+
 function tileSql(layer: TileLayerSpec): string {
   // Relation and column expressions come from the fixed TILE_LAYERS list, never from input;
   // z/x/y and the layer name are bound parameters.
   const cols = layer.fields.map((f) => `${f.sql} AS ${f.name}`).join(', ');
-  return `WITH b AS (
+  if (layer.kind === 'uat') {
+    return `WITH b AS (
     SELECT ST_TileEnvelope($1::int, $2::int, $3::int) AS env,
            ST_TileEnvelope($1::int, $2::int, $3::int, margin => ${MVT_BUFFER / MVT_EXTENT}) AS wide
   ), q AS (
     SELECT ST_AsMVTGeom(t.geom, b.env, ${MVT_EXTENT}, ${MVT_BUFFER}, true) AS geom, ${cols}
     FROM ${layer.relation} t, b
     WHERE t.geom && b.wide
+  )
+  SELECT ST_AsMVT(q.*, $4::text, ${MVT_EXTENT}, 'geom') AS mvt FROM q WHERE q.geom IS NOT NULL`;
+  }
+  // px: the pixel side in 3857 metres below GENERALISE_BELOW_ZOOM, NULL (exact) from it on. Areas
+  // are compared in 3857 too, so "one pixel²" is what the screen shows whatever the latitude.
+  // Points and lines (dimension < 2) are never dropped by area.
+  return `WITH b AS (
+    SELECT ST_TileEnvelope($1::int, $2::int, $3::int) AS env,
+           ST_TileEnvelope($1::int, $2::int, $3::int, margin => ${MVT_BUFFER / MVT_EXTENT}) AS wide,
+           CASE WHEN $1::int < ${GENERALISE_BELOW_ZOOM} THEN ${WORLD_3857_M} / 2 ^ $1::int / ${TILE_PIXELS} END AS px
+  ), q AS (
+    SELECT ST_AsMVTGeom(CASE WHEN b.px IS NULL THEN t.geom ELSE ST_Simplify(t.geom, b.px, true) END,
+                        b.env, ${MVT_EXTENT}, ${MVT_BUFFER}, true) AS geom, ${cols}
+    FROM ${layer.relation} t, b
+    WHERE t.geom && b.wide
+      AND (b.px IS NULL OR ST_Dimension(t.geom) < 2 OR ST_Area(t.geom) >= b.px * b.px)
   )
   SELECT ST_AsMVT(q.*, $4::text, ${MVT_EXTENT}, 'geom') AS mvt FROM q WHERE q.geom IS NOT NULL`;
 }
@@ -114,17 +151,26 @@ export async function tileTag(addr: TileAddress, db: Db = getPool()): Promise<Ti
 }
 
 export interface CachedTile extends TileTag {
-  body: Buffer;
+  /** The MVT, gzip-compressed (empty when the tile has no feature). */
+  gzipped: Buffer;
   cached: boolean;
 }
+
+/**
+ * Tiles are cached and sent gzip-compressed, as tile servers do: an MVT compresses to a
+ * fraction of its size (coordinates and repeated keys), so the cache holds more tiles and a
+ * cached low-zoom tile spends its time on far fewer bytes. Compressed once, at render time.
+ */
+const gzipAsync = promisify(gzip);
 
 export async function getTile(addr: TileAddress, db: Db = getPool()): Promise<CachedTile> {
   const tag = await tileTag(addr, db);
   const hit = cache.get(tag.cacheKey);
-  if (hit) return { ...tag, body: hit, cached: true };
-  const body = await renderTile(addr, db);
-  cache.set(tag.cacheKey, body);
-  return { ...tag, body, cached: false };
+  if (hit) return { ...tag, gzipped: hit, cached: true };
+  const raw = await renderTile(addr, db);
+  const gzipped = raw.length === 0 ? raw : await gzipAsync(raw, { level: 6 });
+  cache.set(tag.cacheKey, gzipped);
+  return { ...tag, gzipped, cached: false };
 }
 
 /** Does an If-None-Match header match this ETag (list, weak forms and `*` included)? */

@@ -1,13 +1,13 @@
 /**
  * SQL of the layer sync: sync-run records, the staging of ids (gis_sync_pending), the bulk
- * upsert of downloaded features (COPY into a temp table, then ONE INSERT … ON CONFLICT) and the
+ * upsert of downloaded features (COPY BINARY into a temp table, then INSERT … ON CONFLICT) and the
  * deletions. Every page is written in one transaction together with its run counters and the
  * removal of its staging rows, so a page re-run after a crash finds nothing left to do.
  */
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { withTransaction, type Db } from '../../db/pool';
-import { esriToEwkt } from '../../geo/esri';
+import { esriToGeoJson, ewkbSize, writeEwkb, type GeoJsonGeometry } from '../../geo/esri';
 import type { EsriFeature } from '../portal';
 import { ENRICHMENT_PROBE_SIZE, pageOf, type SyncMode } from './rules';
 
@@ -142,16 +142,25 @@ export async function lastUpdatedWatermark(db: Db, siruta: number, layerId: stri
   return r.rows[0]?.ms ? Number(r.rows[0].ms) : null;
 }
 
+/** Streams `data` into a `COPY … FROM STDIN` on the transaction's connection. */
+async function copyIn(tx: pg.PoolClient | pg.Client, sql: string, data: Buffer | string): Promise<void> {
+  const stream = tx.query(copyFrom(sql));
+  await new Promise<void>((resolve, reject) => {
+    stream.on('error', reject);
+    stream.on('finish', () => resolve());
+    stream.end(data);
+  });
+}
+
+/** Stages ids (deduplicated by the caller) with COPY: a full sync stages the whole layer, 200,000 rows for the bench UAT. */
 async function insertIds(tx: pg.PoolClient | pg.Client, runId: string, kind: 'fetch' | 'remove', ids: readonly number[]): Promise<void> {
   const CHUNK = 50_000;
   for (let i = 0; i < ids.length; i += CHUNK) {
-    const slice = ids.slice(i, i + CHUNK);
-    const pages = slice.map((_, j) => (kind === 'fetch' ? pageOf(i + j) : 0));
-    await tx.query(
-      `INSERT INTO gis_sync_pending (run_id, kind, object_id, page)
-       SELECT $1, $2, u.id, u.page FROM unnest($3::bigint[], $4::int[]) AS u(id, page) ON CONFLICT DO NOTHING`,
-      [runId, kind, slice, pages],
-    );
+    let text = '';
+    for (let j = i; j < Math.min(ids.length, i + CHUNK); j++) {
+      text += `${runId}\t${kind}\t${Math.trunc(ids[j])}\t${kind === 'fetch' ? pageOf(j) : 0}\n`;
+    }
+    await copyIn(tx, `COPY gis_sync_pending (run_id, kind, object_id, page) FROM STDIN`, text);
   }
 }
 
@@ -184,32 +193,169 @@ export async function pendingPage(db: Db, runId: string, page: number): Promise<
   return r.rows.map((x) => Number(x.object_id));
 }
 
-// COPY text format: backslash, tab, newline and carriage return escaped; \N is NULL.
-function copyField(v: string | number | boolean | null | undefined): string {
-  if (v === null || v === undefined) return '\\N';
-  return String(v).replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
-}
+// ---- one downloaded page → the store ----------------------------------------------------------
+//
+// The page goes to PostgreSQL in COPY's binary format (no decimal text for PostgreSQL to parse:
+// coordinates as EWKB doubles, numbers and times as their binary values; only the attributes are
+// JSON text), into a temporary stage table that lives as long as the connection and is emptied
+// at each commit. Geometry: ESRI rings → EWKB in JS (domain/geo/esri.ts), the same geometry the
+// former EWKT gave; `ST_MakeValid` in SQL only for the invalid ones.
+
+const COPY_SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
+/** 2000-01-01T00:00:00Z in epoch ms: PostgreSQL's binary timestamps count microseconds from it. */
+const PG_EPOCH_MS = 946_684_800_000;
+const STAGE_COLUMNS = 'object_id, cadastral_ref, area_value, is_active, attributes, valid_from, geom';
 
 function num(v: unknown): number | null {
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
 }
 
-export function stageLine(f: EsriFeature): string | null {
+/**
+ * A COPY BINARY stream built in one growing buffer: signature and header, then per tuple the
+ * field count and (length, bytes) per field (-1 = NULL), then the trailer.
+ */
+class CopyBinaryBuilder {
+  private buf = Buffer.allocUnsafe(1 << 19);
+  private view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
+  private o = 0;
+
+  constructor() {
+    this.ensure(COPY_SIGNATURE.length + 8);
+    this.o += COPY_SIGNATURE.copy(this.buf, 0);
+    this.view.setUint32(this.o, 0); // flags
+    this.view.setUint32(this.o + 4, 0); // header extension length
+    this.o += 8;
+  }
+
+  private ensure(n: number): void {
+    if (this.o + n <= this.buf.length) return;
+    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.o + n));
+    this.buf.copy(next, 0, 0, this.o);
+    this.buf = next;
+    this.view = new DataView(next.buffer, next.byteOffset, next.length);
+  }
+
+  fields(n: number): this {
+    this.ensure(2);
+    this.view.setInt16(this.o, n);
+    this.o += 2;
+    return this;
+  }
+
+  null(): this {
+    this.ensure(4);
+    this.view.setInt32(this.o, -1);
+    this.o += 4;
+    return this;
+  }
+
+  int8(v: number): this {
+    const big = BigInt(v); // refuses a fractional id, as bigint's text input does
+    this.ensure(12);
+    this.view.setInt32(this.o, 8);
+    this.view.setBigInt64(this.o + 4, big);
+    this.o += 12;
+    return this;
+  }
+
+  float8(v: number | null): this {
+    if (v === null) return this.null();
+    this.ensure(12);
+    this.view.setInt32(this.o, 8);
+    this.view.setFloat64(this.o + 4, v + 0); // -0 as 0, as its decimal text would be
+    this.o += 12;
+    return this;
+  }
+
+  bool(v: boolean): this {
+    this.ensure(5);
+    this.view.setInt32(this.o, 1);
+    this.view.setUint8(this.o + 4, v ? 1 : 0);
+    this.o += 5;
+    return this;
+  }
+
+  /** UTF-8 text after `prefix` bytes of the field (jsonb's version byte). */
+  private utf8(v: string, prefix: number[] = []): this {
+    this.ensure(4 + prefix.length + v.length * 3);
+    const start = this.o + 4;
+    for (let i = 0; i < prefix.length; i++) this.buf[start + i] = prefix[i];
+    const n = this.buf.write(v, start + prefix.length, 'utf8');
+    this.view.setInt32(this.o, prefix.length + n);
+    this.o = start + prefix.length + n;
+    return this;
+  }
+
+  text(v: string | null): this {
+    return v === null ? this.null() : this.utf8(v);
+  }
+
+  /** jsonb's binary input: format version 1, then the JSON text. */
+  jsonb(v: string): this {
+    return this.utf8(v, [1]);
+  }
+
+  /** Epoch ms → timestamptz, whole ms as `new Date(ms).toISOString()` gave; an out-of-range date throws as it did. */
+  timestamptz(ms: number | null): this {
+    if (ms === null) return this.null();
+    const t = new Date(ms).getTime();
+    if (Number.isNaN(t)) throw new RangeError('Invalid time value');
+    this.ensure(12);
+    this.view.setInt32(this.o, 8);
+    this.view.setBigInt64(this.o + 4, BigInt(t - PG_EPOCH_MS) * 1000n);
+    this.o += 12;
+    return this;
+  }
+
+  geometry(g: GeoJsonGeometry | null): this {
+    if (g === null) return this.null();
+    const n = ewkbSize(g);
+    this.ensure(4 + n);
+    this.view.setInt32(this.o, n);
+    this.o = writeEwkb(g, this.view, this.o + 4);
+    return this;
+  }
+
+  finish(): Buffer {
+    this.ensure(2);
+    this.view.setInt16(this.o, -1);
+    this.o += 2;
+    return this.buf.subarray(0, this.o);
+  }
+}
+
+/** One feature as a tuple of the stage table (STAGE_COLUMNS); false (nothing written) without an OBJECTID. */
+function stageTuple(out: CopyBinaryBuilder, f: EsriFeature): boolean {
   const a = f.attributes ?? {};
   const objectId = num(a.OBJECTID);
-  if (objectId === null) return null;
-  const validFrom = num(a.VALID_FROM);
+  if (objectId === null) return false;
   const cadRef = a.NATIONAL_CADASTRAL_REFERENCE;
   const active = a.IS_ACTIVE;
-  return [
-    copyField(objectId),
-    copyField(typeof cadRef === 'string' ? cadRef : cadRef === null || cadRef === undefined ? null : String(cadRef)),
-    copyField(num(a.AREA_VALUE)),
-    copyField(active === undefined || active === null ? true : Number(active) !== 0),
-    copyField(JSON.stringify(a)),
-    copyField(validFrom === null ? null : new Date(validFrom).toISOString()),
-    copyField(esriToEwkt(f.geometry ?? null)),
-  ].join('\t');
+  out
+    .fields(7)
+    .int8(objectId)
+    .text(typeof cadRef === 'string' ? cadRef : cadRef === null || cadRef === undefined ? null : String(cadRef))
+    .float8(num(a.AREA_VALUE))
+    .bool(active === undefined || active === null ? true : Number(active) !== 0)
+    .jsonb(JSON.stringify(a))
+    .timestamptz(num(a.VALID_FROM))
+    .geometry(esriToGeoJson(f.geometry ?? null));
+  return true;
+}
+
+/**
+ * A page as one COPY BINARY stream of the stage table, each object id once (the portal may
+ * repeat a feature; the upsert must see each id once: the first one is kept).
+ */
+export function stageCopyData(features: readonly EsriFeature[]): { data: Buffer; rows: number } {
+  const out = new CopyBinaryBuilder();
+  const seen = new Set<number>();
+  for (const f of features) {
+    const id = num(f.attributes?.OBJECTID);
+    if (id === null || seen.has(id)) continue;
+    if (stageTuple(out, f)) seen.add(id);
+  }
+  return { data: out.finish(), rows: seen.size };
 }
 
 export interface PageWriteResult {
@@ -218,64 +364,80 @@ export interface PageWriteResult {
   reenrichMarked: number;
 }
 
+/** The stage → gis_features insert; `conflict` is the ON CONFLICT action, `only` an optional filter. */
+function upsertSql(conflict: string, only = ''): string {
+  return `INSERT INTO gis_features (layer_id, siruta, object_id, cadastral_ref, area_value, is_active, geom, attributes, valid_from, sync_run_id)
+    SELECT $1, $2, s.object_id, s.cadastral_ref, s.area_value, s.is_active,
+           CASE WHEN s.geom IS NULL THEN NULL
+                WHEN ST_IsValid(s.geom) THEN ST_SetSRID(s.geom, 3844)
+                ELSE ST_SetSRID(ST_CollectionExtract(ST_MakeValid(s.geom), ST_Dimension(s.geom) + 1), 3844) END,
+           s.attributes, s.valid_from, $3
+      FROM sync_stage s ${only}
+    ON CONFLICT ON CONSTRAINT gis_features_layer_uat_object_key ${conflict}
+    RETURNING object_id`;
+}
+
+const UPDATE_ALL = `DO UPDATE SET
+      cadastral_ref = EXCLUDED.cadastral_ref, area_value = EXCLUDED.area_value, is_active = EXCLUDED.is_active,
+      geom = EXCLUDED.geom, attributes = EXCLUDED.attributes, sync_run_id = EXCLUDED.sync_run_id,
+      reenrich_marked = gis_features.reenrich_marked OR gis_features.valid_from IS DISTINCT FROM EXCLUDED.valid_from,
+      reenrich_marked_at = CASE WHEN gis_features.valid_from IS DISTINCT FROM EXCLUDED.valid_from THEN now()
+                                ELSE gis_features.reenrich_marked_at END,
+      valid_from = EXCLUDED.valid_from`;
+
+/** Ids the previous statements of the page already wrote. */
+const NOT_WRITTEN = `WHERE s.object_id <> ALL($4::bigint[])`;
+
 /**
- * Writes one downloaded page: COPY into a temp table, ONE upsert, run counters, staging rows of
- * the page removed. A stored feature whose VALID_FROM changed is marked for re-enrichment.
- * Invalid rings (self-intersections) are repaired with ST_MakeValid.
+ * Writes one downloaded page: COPY into the stage table, upsert, run counters, staging rows of
+ * the page removed, in one transaction. A stored feature whose VALID_FROM changed is marked for
+ * re-enrichment. Invalid rings (self-intersections) are repaired with ST_MakeValid.
+ *
+ * Every statement finds the stored row through the upsert's unique index (ON CONFLICT), never
+ * through a join the planner could get wrong: during a first load the statistics say the UAT's
+ * layer is empty while it already holds the pages written so far, and a join then rescans all of
+ * them for every page (quadratic). So: (1) insert the new ids, DO NOTHING on the stored ones; if
+ * any was stored, (2) update those whose VALID_FROM changed (the marked ones), (3) the rest.
  */
 export async function writePage(
   db: Db,
   a: { runId: string; siruta: number; layerId: string; page: number; features: readonly EsriFeature[] },
 ): Promise<PageWriteResult> {
+  const stage = stageCopyData(a.features);
   return withTransaction(async (tx) => {
-    await tx.query(`CREATE TEMP TABLE sync_stage (
-      object_id bigint, cadastral_ref text, area_value double precision, is_active boolean,
-      attributes jsonb, valid_from timestamptz, geom geometry) ON COMMIT DROP`);
-    const lines: string[] = [];
-    for (const f of a.features) {
-      const line = stageLine(f);
-      if (line !== null) lines.push(line);
+    let inserted = 0;
+    let marked = 0;
+    let written = 0;
+    if (stage.rows > 0) {
+      // No JIT: the geometry functions' declared costs push a 1000-row insert over
+      // jit_above_cost, and compiling it costs more than running it.
+      await tx.query(`SET LOCAL jit = off;
+        CREATE TEMP TABLE IF NOT EXISTS sync_stage (
+          object_id bigint, cadastral_ref text, area_value double precision, is_active boolean,
+          attributes jsonb, valid_from timestamptz, geom geometry) ON COMMIT DELETE ROWS`);
+      await copyIn(tx, `COPY sync_stage (${STAGE_COLUMNS}) FROM STDIN (FORMAT binary)`, stage.data);
+      const params = [a.layerId, a.siruta, a.runId];
+      const fresh = await tx.query<{ object_id: string }>(upsertSql('DO NOTHING'), params);
+      inserted = fresh.rowCount ?? 0;
+      written = inserted;
+      if (inserted < stage.rows) {
+        const done = fresh.rows.map((r) => r.object_id);
+        const changed = await tx.query<{ object_id: string }>(
+          upsertSql(`${UPDATE_ALL} WHERE gis_features.valid_from IS DISTINCT FROM EXCLUDED.valid_from`, NOT_WRITTEN),
+          [...params, done],
+        );
+        marked = changed.rowCount ?? 0;
+        done.push(...changed.rows.map((r) => r.object_id));
+        const rest = await tx.query(upsertSql(UPDATE_ALL, NOT_WRITTEN), [...params, done]);
+        written += marked + (rest.rowCount ?? 0);
+      }
     }
-    if (lines.length) {
-      const stream = tx.query(copyFrom(`COPY sync_stage (object_id, cadastral_ref, area_value, is_active, attributes, valid_from, geom) FROM STDIN`));
-      await new Promise<void>((resolve, reject) => {
-        stream.on('error', reject);
-        stream.on('finish', () => resolve());
-        stream.end(`${lines.join('\n')}\n`);
-      });
-    }
-    // The portal may repeat a feature across pages; the upsert must see each id once.
-    const counts = await tx.query<{ inserted: number; marked: number }>(
-      `WITH s AS (SELECT DISTINCT ON (object_id) * FROM sync_stage ORDER BY object_id)
-       SELECT count(*) FILTER (WHERE f.id IS NULL)::int AS inserted,
-              count(*) FILTER (WHERE f.id IS NOT NULL AND f.valid_from IS DISTINCT FROM s.valid_from)::int AS marked
-         FROM s LEFT JOIN gis_features f ON f.layer_id = $1 AND f.siruta = $2 AND f.object_id = s.object_id`,
-      [a.layerId, a.siruta],
-    );
-    const up = await tx.query(
-      `INSERT INTO gis_features (layer_id, siruta, object_id, cadastral_ref, area_value, is_active, geom, attributes, valid_from, sync_run_id)
-       SELECT $1, $2, s.object_id, s.cadastral_ref, s.area_value, s.is_active,
-              CASE WHEN s.geom IS NULL THEN NULL
-                   WHEN ST_IsValid(s.geom) THEN ST_SetSRID(s.geom, 3844)
-                   ELSE ST_SetSRID(ST_CollectionExtract(ST_MakeValid(s.geom), ST_Dimension(s.geom) + 1), 3844) END,
-              s.attributes, s.valid_from, $3
-         FROM (SELECT DISTINCT ON (object_id) * FROM sync_stage ORDER BY object_id) s
-       ON CONFLICT ON CONSTRAINT gis_features_layer_uat_object_key DO UPDATE SET
-         cadastral_ref = EXCLUDED.cadastral_ref, area_value = EXCLUDED.area_value, is_active = EXCLUDED.is_active,
-         geom = EXCLUDED.geom, attributes = EXCLUDED.attributes, sync_run_id = EXCLUDED.sync_run_id,
-         reenrich_marked = gis_features.reenrich_marked OR gis_features.valid_from IS DISTINCT FROM EXCLUDED.valid_from,
-         reenrich_marked_at = CASE WHEN gis_features.valid_from IS DISTINCT FROM EXCLUDED.valid_from THEN now()
-                                   ELSE gis_features.reenrich_marked_at END,
-         valid_from = EXCLUDED.valid_from`,
-      [a.layerId, a.siruta, a.runId],
-    );
-    const { inserted, marked } = counts.rows[0];
     await tx.query(
-      `UPDATE gis_sync_runs SET added = added + $2, reenrich_marked = reenrich_marked + $3 WHERE id = $1`,
-      [a.runId, inserted, marked],
+      `WITH page AS (DELETE FROM gis_sync_pending WHERE run_id = $1 AND kind = 'fetch' AND page = $2)
+       UPDATE gis_sync_runs SET added = added + $3, reenrich_marked = reenrich_marked + $4 WHERE id = $1`,
+      [a.runId, a.page, inserted, marked],
     );
-    await tx.query(`DELETE FROM gis_sync_pending WHERE run_id = $1 AND kind = 'fetch' AND page = $2`, [a.runId, a.page]);
-    return { written: up.rowCount ?? 0, inserted, reenrichMarked: marked };
+    return { written, inserted, reenrichMarked: marked };
   }, db);
 }
 

@@ -125,7 +125,7 @@ export default function ParcelSync() {
           <section className="card">
             <Form method="get" className="form-row search-form">
               <input type="hidden" name="tab" value="search" />
-              <UatPicker value={uat} onPick={setUat} name="siruta" label="UAT" className="search-form__uat" />
+              <UatPicker value={uat} onPick={setUat} name="siruta" className="search-form__uat" />
               <label className="field field--grow">
                 <span>Numere cadastrale (separate prin virgulă)</span>
                 <input name="cad" defaultValue={d.cad} placeholder="ex. 104777, 104778" />
@@ -138,7 +138,7 @@ export default function ParcelSync() {
                 {busy ? 'Se caută…' : 'Caută'}
               </button>
             </Form>
-            {uat && <UatSummary uat={uat} parcels={uat.siruta === d.uat?.siruta ? d.uat.parcels : undefined} />}
+            {uat && <UatSummary uat={uat} />}
           </section>
 
           {busy && <p className="loading" role="status">Se interoghează portalul de cadastru…</p>}
@@ -222,7 +222,9 @@ export default function ParcelSync() {
             </section>
           )}
           {!d.search && !d.owners && !d.error && !busy && (
-            <p className="empty-state">Alegeți un UAT și introduceți numere cadastrale sau numele unui proprietar.</p>
+            <p className="empty-state">
+              {uat ? 'Introduceți unul sau mai multe numere cadastrale, sau numele unui proprietar.' : 'Alegeți un UAT și introduceți numere cadastrale sau numele unui proprietar.'}
+            </p>
           )}
         </>
       )}

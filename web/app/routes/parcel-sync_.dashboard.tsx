@@ -72,9 +72,9 @@ export default function Dashboard() {
     >
       <section className="card">
         <div className="form-row">
-          <UatPicker value={uat} onPick={pick} label="UAT" />
+          <UatPicker value={uat} onPick={pick} />
         </div>
-        {uat && <UatSummary uat={uat} parcels={uat.siruta === loadedUat?.siruta ? loadedUat.parcels : undefined} />}
+        {uat && <UatSummary uat={uat} />}
       </section>
       {busy && <p className="loading" role="status">Se calculează statisticile…</p>}
       {error && (

@@ -174,9 +174,9 @@ export default function ExportPage() {
         >
           <div className="export-form__uat">
             <div className="form-row">
-              <UatPicker value={uat} onPick={setUat} label="UAT" />
+              <UatPicker value={uat} onPick={setUat} />
             </div>
-            {uat && <UatSummary uat={uat} parcels={uat.siruta === d.uat?.siruta ? d.uat.parcels : undefined} />}
+            {uat && <UatSummary uat={uat} />}
           </div>
           <fieldset className="export-form__group">
             <legend className="field__label">Conținutul arhivei</legend>

@@ -4,10 +4,11 @@
  * and PMTiles load in an effect, so the server render is the frame without the canvas.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { Map as MlMap, MapMouseEvent, MapGeoJSONFeature } from 'maplibre-gl';
+import type { GeoJSONSource, Map as MlMap, MapMouseEvent, MapGeoJSONFeature } from 'maplibre-gl';
 import { SearchBox } from './SearchBox';
 import { FeaturePanel } from './FeaturePanel';
-import { BASEMAPS, COLORS, LAYER, buildStyle, idFilter, type BasemapId, type OverviewInfo } from '../../lib/geoportal/style';
+import { BASEMAPS, COLORS, LAYER, UAT_LABEL_MINZOOM, UAT_LABEL_SOURCE, buildStyle, idFilter, type BasemapId, type OverviewInfo } from '../../lib/geoportal/style';
+import { labelPointsGeoJson, loadUatLabelPoints } from '../../lib/geoportal/uatLabels';
 import { localGlyphs } from '../../lib/geoportal/glyphs';
 // MapLibre's tile worker, bundled by Vite as its own self-contained chunk (no CDN).
 import maplibreWorkerUrl from 'maplibre-gl/dist/maplibre-gl-worker.mjs?worker&url';
@@ -17,6 +18,8 @@ type PanelState = { loading: true } | { error: string } | { feature: PanelFeatur
 type Selected = Map<string, string>; // feature id → cadastral ref
 
 const ROMANIA: [number, number, number, number] = [20.2, 43.6, 29.8, 48.3];
+/** Romania with a margin: what the UAT label points are read for. */
+const ROMANIA_LABELS: [number, number, number, number] = [20.0, 43.5, 30.0, 48.4];
 let protocolsAdded = false;
 
 export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
@@ -135,7 +138,27 @@ export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
         container.current?.setAttribute('data-rendered-parcels', String(n));
         container.current?.setAttribute('data-zoom', m.getZoom().toFixed(2));
       });
-      m.once('load', () => !disposed && setReady(true));
+      // One name per UAT (lib/geoportal/uatLabels): read once, when names are about to show.
+      let labels: 'none' | 'loading' | 'done' = 'none';
+      const loadLabels = () => {
+        if (labels !== 'none' || m.getZoom() < UAT_LABEL_MINZOOM - 1) return;
+        labels = 'loading';
+        loadUatLabelPoints(origin, catalog.sources, ROMANIA_LABELS).then(
+          (points) => {
+            labels = 'done';
+            if (!disposed) (m.getSource(UAT_LABEL_SOURCE) as GeoJSONSource | undefined)?.setData(labelPointsGeoJson(points));
+          },
+          () => {
+            labels = 'none'; // tried again on the next move
+          },
+        );
+      };
+      m.on('moveend', loadLabels);
+      m.once('load', () => {
+        if (disposed) return;
+        setReady(true);
+        loadLabels();
+      });
       m.on('error', (e) => {
         // Tiles of an online basemap fail without internet: not worth a message each time.
         const src = (e as { sourceId?: string }).sourceId;

@@ -9,9 +9,9 @@ import { Link } from '@remix-run/react';
 
 export type ParcelSyncTab = 'sync' | 'search' | 'dashboard' | 'export';
 
-export const PARCEL_SYNC_TABS: ReadonlyArray<{ key: ParcelSyncTab; label: string; href: (siruta: number | null) => string }> = [
+export const PARCEL_SYNC_TABS: ReadonlyArray<{ key: ParcelSyncTab; label: string; short?: string; href: (siruta: number | null) => string }> = [
   { key: 'sync', label: 'Sincronizare', href: (s) => (s ? `/parcel-sync?siruta=${s}` : '/parcel-sync') },
-  { key: 'search', label: 'Căutare cadastrală', href: (s) => `/parcel-sync?tab=search${s ? `&siruta=${s}` : ''}` },
+  { key: 'search', label: 'Căutare cadastrală', short: 'Căutare', href: (s) => `/parcel-sync?tab=search${s ? `&siruta=${s}` : ''}` },
   { key: 'dashboard', label: 'Tablou UAT', href: (s) => (s ? `/parcel-sync/dashboard?siruta=${s}` : '/parcel-sync/dashboard') },
   { key: 'export', label: 'Export', href: (s) => (s ? `/parcel-sync/export?siruta=${s}` : '/parcel-sync/export') },
 ];
@@ -27,8 +27,16 @@ export function ParcelSyncTabs({ active, siruta }: { active: ParcelSyncTab | nul
           className={`tabs__tab${active === t.key ? ' tabs__tab--active' : ''}`}
           aria-current={active === t.key ? 'page' : undefined}
           data-testid={`tab-${t.key}`}
+          title={t.short ? t.label : undefined}
         >
-          {t.label}
+          {t.short ? (
+            <>
+              <span className="tabs__long">{t.label}</span>
+              <span className="tabs__short">{t.short}</span>
+            </>
+          ) : (
+            t.label
+          )}
         </Link>
       ))}
     </nav>

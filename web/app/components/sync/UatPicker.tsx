@@ -42,7 +42,7 @@ export interface UatPickerProps {
   className?: string;
 }
 
-export function UatPicker({ value, onPick, name, label = 'UAT (nume, județ sau cod SIRUTA)', className }: UatPickerProps) {
+export function UatPicker({ value, onPick, name, label = 'UAT', className }: UatPickerProps) {
   const [text, setText] = useState(value?.name ?? '');
   const [query, setQuery] = useState('');
   const [all, setAll] = useState<UatChoice[] | null>(null);
@@ -109,7 +109,7 @@ export function UatPicker({ value, onPick, name, label = 'UAT (nume, județ sau 
           aria-autocomplete="list"
           autoComplete="off"
           spellCheck={false}
-          placeholder="ex. Târgu Secuiesc, Brăila sau 54975"
+          placeholder="Nume, județ sau cod SIRUTA"
           value={text}
           data-testid="uat-picker"
           onFocus={() => {
@@ -180,15 +180,14 @@ export function UatPicker({ value, onPick, name, label = 'UAT (nume, județ sau 
 }
 
 /** The line under a picker: which UAT is chosen and what the local store holds for it. */
-export function UatSummary({ uat, parcels }: { uat: UatChoice; parcels?: number | null }) {
-  const count = parcels ?? null;
+export function UatSummary({ uat }: { uat: UatChoice }) {
   return (
     <p className="uat-summary" data-testid="uat-picked">
       <strong>{uat.name}</strong>
       {uat.county ? `, județul ${uat.county}` : ''} · SIRUTA {uat.siruta} ·{' '}
-      {count !== null
-        ? count > 0
-          ? `${nf.format(count)} parcele în baza locală`
+      {uat.parcels !== undefined
+        ? uat.parcels > 0
+          ? `${nf.format(uat.parcels)} parcele în baza locală`
           : 'nicio parcelă în baza locală'
         : uat.featureCount
           ? `${nf.format(uat.featureCount)} obiecte în baza locală`

@@ -11,6 +11,8 @@ export interface UatChoice {
   county: string | null;
   workspacePk?: number | null;
   featureCount?: number;
+  /** Parcels in the local store, when the server counted them (a page's preselected UAT). */
+  parcels?: number;
 }
 
 /** Lower case without diacritics: "Ștei" → "stei", "Târgu Secuiesc" → "targu secuiesc" (ș/ş, ț/ţ alike). */

@@ -8,7 +8,7 @@
  *   - intravilan: a double line (line-gap-width draws two parallel lines) from zoom 13, no fill;
  *   - UAT names: one label per UAT from a GeoJSON point source the page fills (./uatLabels), not
  *     from the tiled polygons, whose per-tile pieces would each get a label;
- *   - cadastral_ref labels from zoom 16;
+ *   - cadastral_ref labels from zoom 16 (read from over-zoomed zoom-14 tiles: fewer duplicates);
  *   - the PMTiles overview below the zoom where live parcels start.
  */
 import type { LayerSpecification, SourceSpecification, StyleSpecification, FilterSpecification } from 'maplibre-gl';
@@ -58,6 +58,10 @@ export const UAT_LABEL_SOURCE = 'uat-etichete';
 /** UAT names show from this zoom up to UAT_LABEL_MAXZOOM. */
 export const UAT_LABEL_MINZOOM = 9;
 export const UAT_LABEL_MAXZOOM = 15;
+
+/** Vector source of the parcel number labels, and the tile zoom it reads (see buildStyle). */
+export const PARCEL_LABEL_SOURCE = 'parcele-etichete';
+const PARCEL_LABEL_TILE_ZOOM = 14;
 
 /** Layer ids the page refers to (clicks, selection, basemap switch). */
 export const LAYER = {
@@ -143,6 +147,13 @@ export function buildStyle(opts: {
   };
   for (const s of catalog) styleSources[s.name] = vectorSource(origin, s);
   styleSources[UAT_LABEL_SOURCE] = { type: 'geojson', data: { type: 'FeatureCollection', features: [] } };
+  const parcelTiles = sources.get('gis_terenuri_status');
+  if (parcelTiles) {
+    // Parcel numbers from coarser tiles of the same source, over-zoomed: a parcel cut by a tile
+    // edge gets a label per piece, and zoom-14 tiles have 16 times fewer edges than zoom-16 ones.
+    const labelMax = Math.max(parcelTiles.minzoom, Math.min(PARCEL_LABEL_TILE_ZOOM, parcelTiles.maxzoom));
+    styleSources[PARCEL_LABEL_SOURCE] = { ...(vectorSource(origin, parcelTiles) as { type: 'vector'; tiles: string[] }), minzoom: parcelTiles.minzoom, maxzoom: labelMax };
+  }
   if (overview) styleSources.overview = { type: 'vector', url: `pmtiles://${overview.url}` };
 
   const layers: LayerSpecification[] = [
@@ -298,7 +309,7 @@ export function buildStyle(opts: {
       {
         id: 'numere-cadastrale',
         type: 'symbol',
-        source: terenuri.name,
+        source: PARCEL_LABEL_SOURCE,
         'source-layer': terenuri.layer,
         minzoom: LABEL_MINZOOM,
         layout: {
