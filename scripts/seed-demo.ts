@@ -2,7 +2,7 @@
  * Demo seed: `npx tsx scripts/seed-demo.ts` once the stack (workers included) is up. Idempotent
  * and quick when done: with no UATs in the store the catalogue is refreshed; with no features,
  * two small UATs (the smallest of SEED_DEMO_WORKSPACE, default Covasna, or SEED_DEMO_SIRUTAS)
- * are synced in base mode through the real workflows, and the script waits for them.
+ * are synced (the smallest in magic mode, enriched) through the real workflows, and the script waits for them.
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { config } from '../domain/config';
@@ -63,11 +63,13 @@ async function main(): Promise<void> {
     const sirutas = await demoSirutas();
     const client = await getTemporalClient();
     const handles = await Promise.all(
-      sirutas.map((siruta) =>
+      // The smallest UAT is synced in magic mode, so owners, addresses and the dashboard have
+      // data to show from the first start; the other in base mode.
+      sirutas.map((siruta, i) =>
         client.workflow.start('uatSync', {
           taskQueue: TaskQueue.store,
           workflowId: jobWorkflowId('sync-background', String(siruta)),
-          args: [{ siruta, layers: [...DEFAULT_SYNC_LAYERS], mode: 'base', trigger: 'manual' }],
+          args: [{ siruta, layers: [...DEFAULT_SYNC_LAYERS], mode: i === 0 ? 'magic' : 'base', trigger: 'manual' }],
           typedSearchAttributes: jobSearchAttributes('sync-background', siruta),
         }),
       ),
