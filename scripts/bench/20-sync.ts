@@ -171,6 +171,12 @@ async function main(): Promise<void> {
   const full = await sync('full');
   const mem = await stopSampling();
   emit('full_sync_seconds', full.seconds, 's', { features: full.run.added, pages: full.run.pages });
+  // The portal politeness settings the run had (docs/sync.md, "Portal politeness"); the workers read the same config.
+  emit('portal_requests_per_s_budget', config.landreg.requestsPerSecond, 'requests/s', {
+    pagesPerActivity: config.landreg.syncPagesPerActivity,
+    parallelDownloads: config.landreg.syncParallelDownloads,
+    queueActivitiesPerS: config.workers.landregActivitiesPerSecond,
+  });
   emit('full_sync_features_per_s', full.run.added / full.seconds, 'features/s');
   emit('full_sync_feature_downloads', await featureDownloads(), 'requests');
   emit('worker_peak_rss_mb', mem.workerMb, 'MB', { goal: '< 1024', processes: pids.length });
