@@ -2,7 +2,8 @@
  * Geoportal end to end (issue 7, deliverable 5): Dan signs in through the identity provider, opens
  * the map, which renders planted parcels (siruta range 990300-990399, inserted into the stack's
  * store here); search flies to a parcel; a click opens the feature panel and a click on empty map
- * closes it; shift-click selects, the GPKG export downloads a file, ESC leaves selection mode.
+ * closes it; shift-click selects, the GPKG export downloads a file, shift-drag selects a box,
+ * ESC leaves selection mode.
  * Screenshot: test-results/geoportal-map.png. Runs against E2E_BASE_URL or config.app.publicUrl.
  */
 import fs from 'node:fs';
@@ -118,6 +119,19 @@ describe('geoportal map, end to end', () => {
     await expect(page.getByTestId('selection-count').textContent()).resolves.toBe('2 parcele selectate');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-gpkg').click()]);
     expect(download.suggestedFilename()).toBe('parcele_sanpaul-proba-e2e_2.gpkg');
+
+    // Shift + drag draws a box and adds every parcel under it to the selection.
+    const a = await screenPointOf(page, fx.parcels[2].id);
+    const b = await screenPointOf(page, fx.parcels[3].id);
+    await page.keyboard.down('Shift');
+    await page.mouse.move(Math.min(a.x, b.x) - 4, Math.min(a.y, b.y) - 4);
+    await page.mouse.down();
+    await page.mouse.move((a.x + b.x) / 2, (a.y + b.y) / 2, { steps: 4 });
+    await page.mouse.move(Math.max(a.x, b.x) + 4, Math.max(a.y, b.y) + 4, { steps: 4 });
+    await page.mouse.up();
+    await page.keyboard.up('Shift');
+    const boxed = Number((await page.getByTestId('selection-count').textContent())?.match(/\d+/)?.[0]);
+    expect(boxed).toBeGreaterThanOrEqual(4);
 
     // Selection mode by toolbar; ESC leaves it.
     await page.getByTestId('selection-toggle').click();

@@ -3,6 +3,7 @@
  * that flies to its result, the feature panel, and selection with export. Browser-only: MapLibre
  * and PMTiles load in an effect, so the server render is the frame without the canvas.
  */
+import { enableBoxSelect } from '../../lib/geoportal/boxSelect';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { GeoJSONSource, Map as MlMap, MapMouseEvent, MapGeoJSONFeature } from 'maplibre-gl';
 import { SearchBox } from './SearchBox';
@@ -70,6 +71,18 @@ export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
     return true;
   }, []);
 
+  /** Box selection adds (never removes) every parcel under the box. */
+  const addSelected = useCallback((features: MapGeoJSONFeature[]) => {
+    setSelected((prev) => {
+      const next = new Map(prev);
+      for (const f of features) {
+        const id = f.properties?.id as string | undefined;
+        if (id && !next.has(id)) next.set(id, String(f.properties?.cadastral_ref ?? ''));
+      }
+      return next;
+    });
+  }, []);
+
   // Build the map once.
   useEffect(() => {
     let disposed = false;
@@ -101,8 +114,8 @@ export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
         fitBoundsOptions: { padding: 20 },
         maxZoom: 20,
         attributionControl: { compact: true },
-        // Right-click leaves selection mode, so it must not start a rotation; Shift+click selects
-        // parcels, so Shift must not start MapLibre's box zoom.
+        // Right-click leaves selection mode, so it must not start a rotation; Shift+click and
+        // Shift+drag select parcels (lib/geoportal/boxSelect), so Shift must not box-zoom.
         dragRotate: false,
         pitchWithRotate: false,
         boxZoom: false,
@@ -126,6 +139,11 @@ export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
         const p = hit.properties ?? {};
         if (p.id) openFeature({ id: String(p.id) });
         else if (p.siruta && p.object_id) openFeature({ siruta: Number(p.siruta), objectId: Number(p.object_id) });
+      });
+      enableBoxSelect(m, clickable, (features) => {
+        const withIds = features.filter((f) => f.properties?.id);
+        if (withIds.length) addSelected(withIds);
+        else if (features.length) say('Apropiați harta pentru a selecta parcele.');
       });
       m.on('contextmenu', () => setSelecting(false));
       m.on('mousemove', (e) => {
@@ -170,7 +188,7 @@ export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
       map?.remove();
       mapRef.current = null;
     };
-  }, [closePanel, openFeature, say, toggleSelected]);
+  }, [addSelected, closePanel, openFeature, say, toggleSelected]);
 
   // Selection drawn on the map.
   useEffect(() => {
