@@ -5,6 +5,7 @@
  * live progress bars fed by `GET /api/landreg/progress`, and the store summary. The first render uses the loader's data;
  * every action goes through the API, and an error shows the Romanian `message` of its body.
  */
+import type { JobProgress } from '../../../../domain/landreg/jobs';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useRevalidator } from '@remix-run/react';
 import type { PortalSessionView, StoreSummaryView } from '../../lib/sync.server';
@@ -167,17 +168,8 @@ function ConnectionCard({ session, onChange }: { session: PortalSessionView; onC
 
 // ---- sync jobs -------------------------------------------------------------------------------
 
-interface Progress {
-  jobId: string;
-  kind: string;
-  status: 'running' | 'done' | 'failed';
-  phase: string;
-  current: number;
-  total: number;
-  percent: number;
-  message: string;
-  error?: string;
-}
+/** The progress route's answer (CONTRACT.md section 4), as the domain defines it. */
+type Progress = JobProgress;
 
 interface Job {
   jobId: string;

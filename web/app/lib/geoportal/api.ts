@@ -1,36 +1,10 @@
 /** Browser-side calls of the geoportal routes; failures carry the Romanian `message` of the error body. */
-export type Bbox = [number, number, number, number];
+import type { Bbox, FeatureView, RestrictedFeatureView, SearchResult } from '../../../../domain/geoportal/types';
 
-export interface SearchResult {
-  kind: 'uat' | 'parcel' | 'owner';
-  label: string;
-  siruta: number;
-  uatName: string | null;
-  county: string | null;
-  featureId?: string;
-  cadastralRef?: string;
-  ownerName?: string;
-  bbox?: Bbox;
-}
-
-export interface FullFeature {
-  id: string;
-  layerId: string;
-  siruta: number;
-  uatName: string | null;
-  objectId: number;
-  cadastralRef: string | null;
-  areaValue: number | null;
-  isActive: boolean;
-  geometrySource: string | null;
-  enrichment: Record<string, unknown> | null;
-  enrichedAt: string | null;
-}
-export interface RestrictedFeature {
-  cadastralRef: string | null;
-  areaValue: number | null;
-  restricted: true;
-}
+// The routes' answer shapes are the domain's (one definition, CONTRACT.md section 4).
+export type { Bbox, SearchResult };
+export type FullFeature = FeatureView;
+export type RestrictedFeature = RestrictedFeatureView;
 export type PanelFeature = FullFeature | RestrictedFeature;
 
 export interface CfStatus {
