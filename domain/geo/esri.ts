@@ -194,33 +194,29 @@ function poly(v: DataView, o: number, p: Position[][]): number {
  * 0 as the text would be. A non-finite coordinate is refused (as PostGIS refuses it in EWKT).
  */
 export function writeEwkb(g: GeoJsonGeometry, v: DataView, offset: number, srid = 3844): number {
-  let o = offset;
   switch (g.type) {
     case 'Point':
-      return point(v, head(v, o, WKB_TYPE.Point, srid), g.coordinates);
+      return point(v, head(v, offset, WKB_TYPE.Point, srid), g.coordinates);
     case 'MultiPoint':
-      o = head(v, o, WKB_TYPE.MultiPoint, srid);
-      v.setUint32(o, g.coordinates.length, true);
-      o += 4;
-      for (const p of g.coordinates) o = point(v, head(v, o, WKB_TYPE.Point, null), p);
-      return o;
+      return multi(v, offset, WKB_TYPE.MultiPoint, srid, g.coordinates, (o, p) => point(v, head(v, o, WKB_TYPE.Point, null), p));
     case 'LineString':
-      return line(v, head(v, o, WKB_TYPE.LineString, srid), g.coordinates);
+      return line(v, head(v, offset, WKB_TYPE.LineString, srid), g.coordinates);
     case 'MultiLineString':
-      o = head(v, o, WKB_TYPE.MultiLineString, srid);
-      v.setUint32(o, g.coordinates.length, true);
-      o += 4;
-      for (const l of g.coordinates) o = line(v, head(v, o, WKB_TYPE.LineString, null), l);
-      return o;
+      return multi(v, offset, WKB_TYPE.MultiLineString, srid, g.coordinates, (o, l) => line(v, head(v, o, WKB_TYPE.LineString, null), l));
     case 'Polygon':
-      return poly(v, head(v, o, WKB_TYPE.Polygon, srid), g.coordinates);
+      return poly(v, head(v, offset, WKB_TYPE.Polygon, srid), g.coordinates);
     case 'MultiPolygon':
-      o = head(v, o, WKB_TYPE.MultiPolygon, srid);
-      v.setUint32(o, g.coordinates.length, true);
-      o += 4;
-      for (const p of g.coordinates) o = poly(v, head(v, o, WKB_TYPE.Polygon, null), p);
-      return o;
+      return multi(v, offset, WKB_TYPE.MultiPolygon, srid, g.coordinates, (o, p) => poly(v, head(v, o, WKB_TYPE.Polygon, null), p));
   }
+}
+
+/** A multi-geometry: its header, the part count, then each part (parts carry no SRID). */
+function multi<T>(v: DataView, offset: number, type: number, srid: number, parts: T[], writePart: (o: number, part: T) => number): number {
+  let o = head(v, offset, type, srid);
+  v.setUint32(o, parts.length, true);
+  o += 4;
+  for (const part of parts) o = writePart(o, part);
+  return o;
 }
 
 /** ESRI JSON geometry → EWKB in EPSG:3844 (the same geometry as `esriToEwkt`), or null. */

@@ -8,29 +8,18 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { config, projectRoot } from '../../domain/config';
+import type { Browser, Page } from 'playwright-core';
+import { E2E_BASE_URL, launchChromium, signInThroughIdp } from '../helpers/e2e';
+import { projectRoot } from '../../domain/config';
 import { closePool, getPool } from '../../domain/db/pool';
 import { plantGeoportalFixtures, removeGeoportalFixtures, type GeoportalFixture } from '../helpers/geoportalFixtures';
 
-const BASE_URL = (process.env.E2E_BASE_URL ?? config.app.publicUrl).replace(/\/+$/, '');
-const BASE_ORIGIN = new URL(BASE_URL).origin;
+const BASE_URL = E2E_BASE_URL;
 const SCREENSHOT = path.join(projectRoot, 'test-results', 'geoportal-map.png');
 const SIRUTA_BASE = 990300;
 const USER = { email: 'dan@birou.ro', password: 'parola-dan' };
 
-async function signIn(page: Page): Promise<void> {
-  await page.locator('input[name="username"]').waitFor({ state: 'visible', timeout: 20_000 });
-  await page.locator('input[name="username"]').fill(USER.email);
-  await page.locator('input[name="password"]').fill(USER.password);
-  await Promise.all([page.waitForLoadState('load'), page.locator('input[name="password"]').press('Enter')]);
-  for (let step = 0; step < 3 && new URL(page.url()).origin !== BASE_ORIGIN; step++) {
-    const next = page.locator('form button[type="submit"], form input[type="submit"], form button:not([type])').first();
-    await next.waitFor({ state: 'visible', timeout: 10_000 });
-    await Promise.all([page.waitForLoadState('load'), next.click()]);
-  }
-  await page.waitForURL((u) => u.origin === BASE_ORIGIN, { timeout: 20_000 });
-}
+const signIn = (page: Page) => signInThroughIdp(page, USER);
 
 /** Screen position of a feature's first vertex region: the centre of its rendered bbox. */
 async function screenPointOf(page: Page, id: string): Promise<{ x: number; y: number }> {
@@ -60,10 +49,7 @@ describe('geoportal map, end to end', () => {
       nameA: 'Sânpaul Probă E2E',
       nameB: 'Valea Seacă Probă E2E',
     });
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-background-networking', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
-    });
+    browser = await launchChromium(['--use-angle=swiftshader', '--enable-unsafe-swiftshader']);
   });
 
   afterAll(async () => {

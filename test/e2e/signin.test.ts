@@ -7,22 +7,18 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { config, projectRoot } from '../../domain/config';
+import type { Browser, Page } from 'playwright-core';
+import { E2E_BASE_URL, E2E_ORIGIN, launchChromium, signInThroughIdp } from '../helpers/e2e';
+import { projectRoot } from '../../domain/config';
 
-const BASE_URL = (process.env.E2E_BASE_URL ?? config.app.publicUrl).replace(/\/+$/, '');
-const BASE_ORIGIN = new URL(BASE_URL).origin;
+const BASE_URL = E2E_BASE_URL;
+const BASE_ORIGIN = E2E_ORIGIN;
 const SCREENSHOT = path.join(projectRoot, 'test-results', 'e2e-shell.png');
 const HEALTH_KEYS = ['database', 'temporal', 'storage', 'mail'] as const;
 
 const USER = { email: 'dan@birou.ro', password: 'parola-dan', company: 'U' };
 
-async function launch(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-background-networking', '--disable-gpu'],
-  });
-}
+const launch = (): Promise<Browser> => launchChromium(['--disable-gpu']);
 
 /** The health indicators' states and tooltips, for a readable failure message. */
 async function healthStates(page: Page): Promise<Record<string, string>> {
@@ -36,18 +32,7 @@ async function healthStates(page: Page): Promise<Record<string, string>> {
   return out;
 }
 
-/** Submit the login form; pass any further identity-provider step (e.g. a consent page). */
-async function signIn(page: Page): Promise<void> {
-  await page.locator('input[name="username"]').fill(USER.email);
-  await page.locator('input[name="password"]').fill(USER.password);
-  await Promise.all([page.waitForLoadState('load'), page.locator('input[name="password"]').press('Enter')]);
-  for (let step = 0; step < 3 && new URL(page.url()).origin !== BASE_ORIGIN; step++) {
-    const next = page.locator('form button[type="submit"], form input[type="submit"], form button:not([type])').first();
-    await next.waitFor({ state: 'visible', timeout: 10_000 });
-    await Promise.all([page.waitForLoadState('load'), next.click()]);
-  }
-  await page.waitForURL((u) => u.origin === BASE_ORIGIN, { timeout: 20_000 });
-}
+const signIn = (page: Page) => signInThroughIdp(page, USER);
 
 describe('web shell, end to end', () => {
   let browser: Browser;

@@ -5,26 +5,21 @@
  * rules 2 and 3 at once, prefix look-alikes, inactive buildings, another UAT), and a random UAT
  * where the indexed UNION ALL lookups are compared with the single OR-join they replaced.
  */
+import { scratchDatabase } from '../helpers/scratchDb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { config } from '../../domain/config';
 import { migrate } from '../../domain/db/migrate';
 import { createPool } from '../../domain/db/pool';
 import { buildingFactsFor } from '../../domain/enrichment/store';
 import type { BuildingFacts } from '../../domain/enrichment/rules';
 
-const dbName = `geoportal_enrich_bld_test_${process.pid}_${Date.now().toString(36)}`;
-const scratchUrl = (() => {
-  const u = new URL(config.db.url);
-  u.pathname = `/${dbName}`;
-  return u.toString();
-})();
+const scratch = scratchDatabase('geoportal_enrich_bld_test');
+const scratchUrl = scratch.url;
 
 const SIRUTA = 900001;
 const OTHER_SIRUTA = 900002;
 const RANDOM_SIRUTA = 900003;
 
-let admin: pg.Client;
 let pool: pg.Pool;
 let nextObjectId = 1;
 
@@ -83,17 +78,14 @@ async function orJoinFacts(siruta: number, parcelIds: string[]): Promise<Map<str
 }
 
 beforeAll(async () => {
-  admin = new pg.Client({ connectionString: config.db.url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
+  await scratch.create();
   await migrate(scratchUrl);
   pool = createPool(scratchUrl, 2);
 });
 
 afterAll(async () => {
   await pool?.end();
-  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await admin.end();
+  await scratch.drop();
 });
 
 describe('buildingFactsFor', () => {

@@ -6,6 +6,7 @@
  * re-enrichment after a VALID_FROM change, the 7-day skip with zero portal calls, the
  * no-geometry import, and the HTTP routes (search, owner search, dashboard, enrich, scopes, 410).
  */
+import { scratchDatabase } from '../helpers/scratchDb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -37,14 +38,9 @@ import { localEnv, runSuffix } from '../helpers/temporal';
 const SIRUTA = 42708;
 const suffix = runSuffix();
 const taskQueueFor = (q: Parameters<typeof isolatedTaskQueue>[0]) => isolatedTaskQueue(q, suffix);
-const dbName = `geoportal_enrich_test_${process.pid}_${Date.now().toString(36)}`;
-const scratchUrl = (() => {
-  const u = new URL(config.db.url);
-  u.pathname = `/${dbName}`;
-  return u.toString();
-})();
+const scratch = scratchDatabase('geoportal_enrich_test');
+const scratchUrl = scratch.url;
 
-let admin: pg.Client;
 let pool: pg.Pool;
 let sim: LandregSimulator;
 let raw: RawPortal;
@@ -123,9 +119,7 @@ async function api(path: string, cookie: string, init: { method?: string; body?:
 }
 
 beforeAll(async () => {
-  admin = new pg.Client({ connectionString: config.db.url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
+  await scratch.create();
   await migrate(scratchUrl);
   pool = createPool(scratchUrl, 8);
   sim = await startLandregSimulator({ port: 0 });
@@ -166,8 +160,7 @@ afterAll(async () => {
   await sim?.close();
   await pool?.end();
   await closePool();
-  await admin?.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await admin?.end();
+  await scratch.drop();
 });
 
 async function session(email: string, enrichmentScope: 'full' | 'basic' | 'none' | null = 'full'): Promise<string> {

@@ -3,9 +3,9 @@
  * the project's runner, then every Prisma model written and read back, and the PostGIS triggers,
  * keys and tile views checked with plain SQL.
  */
+import { scratchDatabase } from '../helpers/scratchDb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { config } from '../../domain/config';
 import { migrate } from '../../domain/db/migrate';
 import { createPool } from '../../domain/db/pool';
 import { createPrisma, type PrismaClient } from '../../domain/db/prisma';
@@ -20,14 +20,9 @@ import {
   uatViewsExist,
 } from '../../domain/store/views';
 
-const dbName = `geoportal_store_test_${process.pid}_${Date.now().toString(36)}`;
-const scratchUrl = (() => {
-  const u = new URL(config.db.url);
-  u.pathname = `/${dbName}`;
-  return u.toString();
-})();
+const scratch = scratchDatabase('geoportal_store_test');
+const scratchUrl = scratch.url;
 
-let admin: pg.Client;
 let pool: pg.Pool;
 let prisma: PrismaClient;
 let firstRun: { applied: string[]; derived: string[] };
@@ -46,9 +41,7 @@ const parcelWkt = 'POLYGON((505000 405000, 505000 405100, 505100 405100, 505100 
 const buildingWkt = 'POLYGON((505010 405010, 505010 405030, 505030 405030, 505030 405010, 505010 405010))';
 
 beforeAll(async () => {
-  admin = new pg.Client({ connectionString: config.db.url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
+  await scratch.create();
   firstRun = await migrate(scratchUrl);
   secondRun = await migrate(scratchUrl);
   pool = createPool(scratchUrl, 4);
@@ -58,8 +51,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await prisma?.$disconnect();
   await pool?.end();
-  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await admin.end();
+  await scratch.drop();
 });
 
 describe('migrations', () => {

@@ -1,0 +1,30 @@
+/**
+ * End-to-end helpers: Debian's Chromium (never a downloaded browser) and signing in through the
+ * identity provider's real form, as a person does.
+ */
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { config } from '../../domain/config';
+
+export const E2E_BASE_URL = (process.env.E2E_BASE_URL ?? config.app.publicUrl).replace(/\/+$/, '');
+export const E2E_ORIGIN = new URL(E2E_BASE_URL).origin;
+
+export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-background-networking', ...extraArgs],
+  });
+}
+
+/** Submit the login form; pass any further identity-provider step (e.g. a consent page). */
+export async function signInThroughIdp(page: Page, user: { email: string; password: string }): Promise<void> {
+  await page.locator('input[name="username"]').waitFor({ state: 'visible', timeout: 20_000 });
+  await page.locator('input[name="username"]').fill(user.email);
+  await page.locator('input[name="password"]').fill(user.password);
+  await Promise.all([page.waitForLoadState('load'), page.locator('input[name="password"]').press('Enter')]);
+  for (let step = 0; step < 3 && new URL(page.url()).origin !== E2E_ORIGIN; step++) {
+    const next = page.locator('form button[type="submit"], form input[type="submit"], form button:not([type])').first();
+    await next.waitFor({ state: 'visible', timeout: 10_000 });
+    await Promise.all([page.waitForLoadState('load'), next.click()]);
+  }
+  await page.waitForURL((u) => u.origin === E2E_ORIGIN, { timeout: 20_000 });
+}
