@@ -114,7 +114,7 @@ describe('every Prisma model reads and writes the migrated schema', () => {
     expect(back.syncRun?.id).toBe(run.id);
     expect(back.enrichment).toEqual({ NR_CAD: '50123', PROPRIETARI: 'POPESCU ION (1/1)' });
     const byKey = await prisma.gisFeature.findUnique({
-      where: { layerId_siruta_objectId: { layerId: 'TERENURI_ACTIVE', siruta: 900001, objectId: 9_000_000_001n } },
+      where: { siruta_layerId_objectId: { siruta: 900001, layerId: 'TERENURI_ACTIVE', objectId: 9_000_000_001n } },
     });
     expect(byKey?.id).toBe(f.id);
   });
@@ -247,12 +247,25 @@ describe('PostGIS behaviour', () => {
     await pool.query(`INSERT INTO gis_features (layer_id, siruta, object_id) VALUES ('CLADIRI_ACTIVE', 900001, 2), ('TERENURI_ACTIVE', 900002, 2)`);
   });
 
-  it('deleting a sync run sets its features sync_run_id to null', async () => {
+  it('sync_run_id is provenance: deleting a sync run neither blocks nor touches its features', async () => {
     const run = await prisma.gisSyncRun.create({ data: { siruta: 900001, layerId: 'TERENURI_ACTIVE', mode: 'delta', trigger: 'schedule' } });
     await pool.query(`UPDATE gis_features SET sync_run_id = $1 WHERE siruta = 900001 AND layer_id = 'TERENURI_ACTIVE'`, [run.id]);
     await prisma.gisSyncRun.delete({ where: { id: run.id } });
-    const r = await pool.query(`SELECT count(*)::int AS n, count(sync_run_id)::int AS linked FROM gis_features WHERE siruta = 900001 AND layer_id = 'TERENURI_ACTIVE'`);
-    expect(r.rows[0]).toEqual({ n: 2, linked: 0 });
+    const r = await pool.query(
+      `SELECT count(*)::int AS n, count(*) FILTER (WHERE sync_run_id = $1)::int AS stamped FROM gis_features WHERE siruta = 900001 AND layer_id = 'TERENURI_ACTIVE'`,
+      [run.id],
+    );
+    expect(r.rows[0]).toEqual({ n: 2, stamped: 2 });
+  });
+
+  it('the unique key (siruta, layer_id, object_id) serves one-UAT lookups without a separate index', async () => {
+    const r = await pool.query(
+      `SELECT a.attname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+         JOIN LATERAL unnest(i.indkey) WITH ORDINALITY k(attnum, ord) ON true
+         JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+        WHERE c.relname = 'gis_features_layer_uat_object_key' ORDER BY k.ord`,
+    );
+    expect(r.rows.map((x) => x.attname)).toEqual(['siruta', 'layer_id', 'object_id']);
   });
 
   it('owner search is case- and diacritic-insensitive over both cedilla and comma-below spellings', async () => {

@@ -9,7 +9,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { withTransaction, type Db } from '../../db/pool';
 import { esriToGeoJson, ewkbSize, writeEwkb, type GeoJsonGeometry } from '../../geo/esri';
 import type { EsriFeature } from '../portal';
-import { ENRICHMENT_PROBE_SIZE, pageOf, type SyncMode } from './rules';
+import { ENRICHMENT_PROBE_SIZE, pageOf, SYNC_PAGE_SIZE, type SyncMode } from './rules';
 
 export type SyncTrigger = 'manual' | 'schedule' | 'county' | 'all_counties' | 'weekend' | 'export' | 'auto_refresh';
 export type SyncStatus = 'running' | 'done' | 'failed';
@@ -152,16 +152,21 @@ async function copyIn(tx: pg.PoolClient | pg.Client, sql: string, data: Buffer |
   });
 }
 
-/** Stages ids (deduplicated by the caller) with COPY: a full sync stages the whole layer, 200,000 rows for the bench UAT. */
+/** Removals are staged in rows of this many ids (fetches in rows of one page). */
+const REMOVE_ROW_IDS = 10_000;
+
+/**
+ * Stages ids (deduplicated by the caller) with one COPY, one row per page: an array of the page's
+ * ids. A full sync of the bench UAT stages 200 rows, not 200,000.
+ */
 async function insertIds(tx: pg.PoolClient | pg.Client, runId: string, kind: 'fetch' | 'remove', ids: readonly number[]): Promise<void> {
-  const CHUNK = 50_000;
-  for (let i = 0; i < ids.length; i += CHUNK) {
-    let text = '';
-    for (let j = i; j < Math.min(ids.length, i + CHUNK); j++) {
-      text += `${runId}\t${kind}\t${Math.trunc(ids[j])}\t${kind === 'fetch' ? pageOf(j) : 0}\n`;
-    }
-    await copyIn(tx, `COPY gis_sync_pending (run_id, kind, object_id, page) FROM STDIN`, text);
+  if (ids.length === 0) return;
+  const rowIds = kind === 'fetch' ? SYNC_PAGE_SIZE : REMOVE_ROW_IDS;
+  let text = '';
+  for (let i = 0, page = 0; i < ids.length; i += rowIds, page++) {
+    text += `${runId}\t${kind}\t${page}\t{${ids.slice(i, i + rowIds).map((id) => Math.trunc(id)).join(',')}}\n`;
   }
+  await copyIn(tx, `COPY gis_sync_pending (run_id, kind, page, object_ids) FROM STDIN`, text);
 }
 
 /** Stages the plan and records mode and counts on the run; returns the number of pages. */
@@ -186,11 +191,11 @@ export async function stagePlan(
 
 /** The staged ids of one page still to download (empty once the page is written). */
 export async function pendingPage(db: Db, runId: string, page: number): Promise<number[]> {
-  const r = await db.query<{ object_id: string }>(
-    `SELECT object_id FROM gis_sync_pending WHERE run_id = $1 AND kind = 'fetch' AND page = $2 ORDER BY object_id`,
+  const r = await db.query<{ object_ids: string[] }>(
+    `SELECT object_ids FROM gis_sync_pending WHERE run_id = $1 AND kind = 'fetch' AND page = $2`,
     [runId, page],
   );
-  return r.rows.map((x) => Number(x.object_id));
+  return (r.rows[0]?.object_ids ?? []).map(Number);
 }
 
 // ---- one downloaded page → the store ----------------------------------------------------------
@@ -445,8 +450,9 @@ export async function writePage(
 export async function applyRemovals(db: Db, a: { runId: string; siruta: number; layerId: string }): Promise<number> {
   return withTransaction(async (tx) => {
     const del = await tx.query(
-      `DELETE FROM gis_features f USING gis_sync_pending p
-        WHERE p.run_id = $1 AND p.kind = 'remove' AND f.layer_id = $2 AND f.siruta = $3 AND f.object_id = p.object_id`,
+      `DELETE FROM gis_features f
+        USING (SELECT unnest(object_ids) AS object_id FROM gis_sync_pending WHERE run_id = $1 AND kind = 'remove') p
+        WHERE f.layer_id = $2 AND f.siruta = $3 AND f.object_id = p.object_id`,
       [a.runId, a.layerId, a.siruta],
     );
     const n = del.rowCount ?? 0;
