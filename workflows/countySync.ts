@@ -102,20 +102,23 @@ export async function countySync(args: CountySyncArgs): Promise<ManyUatsResult &
   const progress: ProgressState = { status: 'running', phase: 'sync', current: 0, total: 0, message: `Județul ${args.county}…` };
   setHandler(progressQuery, () => progress);
   const uats = await store.listJobUats({ kind: 'county', county: args.county });
+  // The catalogue's spelling ("Covasna", "Argeș"), whatever case or diacritics the caller used.
+  const county = uats[0]?.county ?? args.county;
+  progress.message = `Județul ${county}…`;
   const result = await syncMany(uats, progress, { trigger: args.trigger ?? 'county', parallel: COUNTY_PARALLEL_UATS, requestTileRebuild: args.requestTileRebuild !== false });
   if (args.userId) {
     await store.notifyUser({
       userId: args.userId,
       type: 'county-sync-done',
-      title: `Sincronizarea județului ${args.county} s-a încheiat`,
+      title: `Sincronizarea județului ${county} s-a încheiat`,
       body: `${result.done} UAT-uri sincronizate, ${result.failed} cu erori; ${result.added} obiecte adăugate, ${result.removed} șterse.`,
       link: '/parcel-sync',
     });
   }
   progress.status = 'done';
   progress.phase = 'done';
-  progress.message = `Județul ${args.county}: ${result.done} UAT-uri sincronizate, ${result.failed} cu erori.`;
-  return { county: args.county, ...result };
+  progress.message = `Județul ${county}: ${result.done} UAT-uri sincronizate, ${result.failed} cu erori.`;
+  return { county, ...result };
 }
 
 export interface AllCountiesSyncArgs {

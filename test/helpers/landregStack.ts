@@ -24,10 +24,11 @@ export interface SyncRig {
   simJson<T = any>(method: string, path: string, body?: unknown): Promise<T>;
 }
 
-export async function startSyncRig(opts: { sessionTtlSeconds?: number } = {}): Promise<SyncRig> {
+/** `dbUrl`: a database of the test's own (default: the stack's), for jobs that read the whole catalogue. */
+export async function startSyncRig(opts: { sessionTtlSeconds?: number; dbUrl?: string } = {}): Promise<SyncRig> {
   const sim = await startLandregSimulator({ port: 0, seed: 42, scale: 'demo', sessionTtlSeconds: opts.sessionTtlSeconds });
   const env = await localEnv();
-  const db = createPool(config.db.url, 8);
+  const db = createPool(opts.dbUrl ?? config.db.url, 8);
   const suffix = runSuffix();
   const queue = (q: TaskQueueName) => isolatedTaskQueue(q, suffix);
   const workers = await createQueueWorkers({

@@ -1,0 +1,83 @@
+/**
+ * `countySync` end to end (spec 4.4 sync-county, docs/sync.md "Jobs"): every UAT the catalogue
+ * lists for the county is synced (parcels and buildings) two at a time through the real
+ * workflows, workers and simulator, the store then equals the portal's truth for each of them,
+ * each layer sync is recorded with trigger `county`, and the requester gets the in-app
+ * notification of spec 6. The county job reads the whole UAT catalogue, so it runs against a
+ * database of its own holding a catalogue of four Covasna UATs.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { migrate } from '../../domain/db/migrate';
+import { jobWorkflowId } from '../../temporal/ids';
+import { TaskQueue } from '../../temporal/queues';
+import type { countySync } from '../../workflows/countySync';
+import { pickUat, startSyncRig, storedLayer, truthLayer, type SyncRig } from '../helpers/landregStack';
+import { scratchDatabase } from '../helpers/scratchDb';
+
+const COVASNA = 145;
+const LAYERS = ['TERENURI_ACTIVE', 'CLADIRI_ACTIVE'];
+const USER = 'county-sync-test@example.ro';
+const scratch = scratchDatabase('geoportal_county_sync_test');
+
+let rig: SyncRig;
+let uats: Array<{ siruta: number; name: string; parcels: number }>;
+
+beforeAll(async () => {
+  await scratch.create();
+  await migrate(scratch.url);
+  rig = await startSyncRig({ dbUrl: scratch.url });
+  // The four smallest UATs of Covasna make the county as the catalogue knows it.
+  uats = await Promise.all([0, 1, 2, 3].map((rank) => pickUat(rig, COVASNA, rank)));
+  for (const u of uats) {
+    await rig.db.query(`INSERT INTO gis_uats (siruta, name, county, workspace_pk) VALUES ($1, $2, 'Covasna', $3)`, [u.siruta, u.name, COVASNA]);
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await rig?.stop();
+  await scratch.drop();
+});
+
+describe('sync-county', () => {
+  it('syncs every UAT of the county to the portal truth and notifies the requester', async () => {
+    const result = await rig.env.client.workflow.execute<typeof countySync>('countySync', {
+      taskQueue: rig.queue(TaskQueue.store),
+      workflowId: jobWorkflowId('sync-county', `covasna-${rig.suffix}`),
+      // The county name as a user types it: matched without case or diacritics.
+      args: [{ county: 'covasna', userId: USER, requestTileRebuild: false }],
+    });
+
+    expect(result).toMatchObject({ county: 'Covasna', done: uats.length, failed: 0, removed: 0, tileRebuildRequested: false });
+    expect(result.uats.map((u) => u.siruta).sort()).toEqual(uats.map((u) => u.siruta).sort());
+
+    let expectedAdded = 0;
+    for (const u of uats) {
+      for (const layer of LAYERS) {
+        const truth = await truthLayer(rig, u.siruta, layer);
+        expect({ siruta: u.siruta, layer, stored: await storedLayer(rig.db, u.siruta, layer) }).toEqual({ siruta: u.siruta, layer, stored: truth });
+        expectedAdded += truth.size;
+      }
+      expect(result.uats.find((x) => x.siruta === u.siruta)).toMatchObject({ name: u.name, status: 'done' });
+    }
+    expect(result.added).toBe(expectedAdded);
+
+    const runs = await rig.db.query<{ siruta: number; layer_id: string; trigger: string; status: string; mode: string }>(
+      `SELECT siruta, layer_id, trigger, status, mode FROM gis_sync_runs ORDER BY siruta, layer_id`,
+    );
+    expect(runs.rows).toHaveLength(uats.length * LAYERS.length);
+    expect(new Set(runs.rows.map((r) => `${r.trigger}/${r.status}/${r.mode}`))).toEqual(new Set(['county/done/full']));
+
+    const notes = await rig.db.query<{ type: string; title: string; body: string; link: string }>(
+      `SELECT type, title, body, link FROM notifications WHERE user_id = $1`,
+      [USER],
+    );
+    expect(notes.rows).toEqual([
+      {
+        type: 'county-sync-done',
+        title: 'Sincronizarea județului Covasna s-a încheiat',
+        body: `${uats.length} UAT-uri sincronizate, 0 cu erori; ${expectedAdded} obiecte adăugate, 0 șterse.`,
+        link: '/parcel-sync',
+      },
+    ]);
+  }, 180_000);
+});
