@@ -11,7 +11,7 @@ import type { Db } from '../domain/db/pool';
 import { LandregClient } from '../domain/landreg/client';
 import { recordPortalHealth } from '../domain/landreg/sessionStore';
 import { refreshUatCatalogue, type CatalogueRefreshResult } from '../domain/landreg/catalogue';
-import { downloadPage, planLayerSync, probeEnrichedParcels, type LayerSyncInput, type LayerSyncPlan } from '../domain/landreg/sync/engine';
+import { downloadPages, planLayerSync, probeEnrichedParcels, type LayerSyncInput, type LayerSyncPlan } from '../domain/landreg/sync/engine';
 import { applyRemovals, closeSyncRun, openSyncRun, recordUatLastUpdated, type GisSyncRun, type SyncTrigger } from '../domain/landreg/sync/store';
 import { enrichmentShare, jobUats, notifyUser, storeCounties, type JobUat, type JobUatSelection } from '../domain/landreg/jobs';
 import { bumpTileVersion } from '../domain/tiles/versions';
@@ -61,13 +61,15 @@ export function createLandregActivities(deps: LandregActivityDeps) {
       let pages = 0;
       return keepAlive(
         async () => {
-          for (; page < a.toPage; page++) {
-            const r = await withTemporalFailures(() => downloadPage(client, db, { runId: a.runId, siruta: a.siruta, layerId: a.layerId, page }));
-            inserted += r.inserted;
-            reenrichMarked += r.reenrichMarked;
-            pages++;
-            ctx.heartbeat(page + 1);
-          }
+          await withTemporalFailures(() =>
+            downloadPages(client, db, { runId: a.runId, siruta: a.siruta, layerId: a.layerId, fromPage: page, toPage: a.toPage }, (written, r) => {
+              inserted += r.inserted;
+              reenrichMarked += r.reenrichMarked;
+              pages++;
+              page = written + 1;
+              ctx.heartbeat(page);
+            }),
+          );
           return { pages, inserted, reenrichMarked };
         },
         () => page,

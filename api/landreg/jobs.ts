@@ -5,6 +5,7 @@
  */
 import { failureMessage } from '../../temporal/failures';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import { getPool, withTransaction } from '../../domain/db/pool';
 import { errors } from '../../domain/errors';
 import { PORTAL_JOB_KINDS, percentOf, progressStillKept, type JobProgress } from '../../domain/landreg/jobs';
 import { getTemporalClient } from '../../temporal/client';
@@ -60,29 +61,69 @@ export function progressUrl(jobId: string): string {
 }
 
 /**
+ * "Is one running? If not, start it" for one (kind, scope), safe against concurrent requests in
+ * any number of API processes: under an advisory lock, the job id last started for the scope
+ * (table job_slots) is asked about by id — strongly consistent, unlike the search-attribute
+ * listing, which lags a freshly started workflow — and the listing then catches jobs started
+ * elsewhere (schedules, children of county jobs). `conflict` builds the 409 for a running job.
+ */
+export async function startExclusive(
+  slot: { kind: string; scope: string; running: { siruta?: number; idPrefix?: string } },
+  launch: () => Promise<string>,
+  conflict: (jobId: string) => Error,
+): Promise<string> {
+  return withTransaction(async (tx) => {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`job-slot:${slot.kind}:${slot.scope}`]);
+    const held = await tx.query<{ job_id: string }>(`SELECT job_id FROM job_slots WHERE kind = $1 AND scope = $2`, [slot.kind, slot.scope]);
+    const last = held.rows[0]?.job_id;
+    if (last && (await isRunning(last))) throw conflict(last);
+    const running = await listRunningJobs([slot.kind], slot.running);
+    if (running.length) throw conflict(running[0].jobId);
+    const jobId = await launch();
+    await tx.query(
+      `INSERT INTO job_slots (kind, scope, job_id) VALUES ($1, $2, $3)
+       ON CONFLICT (kind, scope) DO UPDATE SET job_id = EXCLUDED.job_id, started_at = now()`,
+      [slot.kind, slot.scope, jobId],
+    );
+    return jobId;
+  }, getPool());
+}
+
+/**
  * Starts a job; 409 `already_running` (with the running job's id) when the same kind for the same
  * UAT, or the same singleton, already runs.
  */
 export async function startJob(o: StartJobOptions): Promise<{ jobId: string; handle: WorkflowHandle }> {
   const client = await getTemporalClient();
   const scope = String(o.scope);
-  if (!o.singleton) {
-    const running = await listRunningJobs([o.kind], o.siruta !== undefined ? { siruta: o.siruta } : { idPrefix: `${o.kind}:${scope}:` });
-    if (running.length) throw alreadyRunning(running[0].jobId);
+  const start = async (jobId: string) => {
+    try {
+      return await client.workflow.start(o.workflowType, {
+        taskQueue: landregApi.workflowTaskQueue,
+        workflowId: jobId,
+        args: o.args as never,
+        typedSearchAttributes: jobSearchAttributes(o.kind, o.siruta),
+      });
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) throw alreadyRunning(jobId);
+      throw err;
+    }
+  };
+  // A singleton's fixed id is its own lock: Temporal refuses a second start of a running id.
+  if (o.singleton) {
+    const jobId = singletonWorkflowId(o.kind, scope);
+    return { jobId, handle: await start(jobId) };
   }
-  const jobId = o.singleton ? singletonWorkflowId(o.kind, scope) : jobWorkflowId(o.kind, scope);
-  try {
-    const handle = await client.workflow.start(o.workflowType, {
-      taskQueue: landregApi.workflowTaskQueue,
-      workflowId: jobId,
-      args: o.args as never,
-      typedSearchAttributes: jobSearchAttributes(o.kind, o.siruta),
-    });
-    return { jobId, handle };
-  } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) throw alreadyRunning(jobId);
-    throw err;
-  }
+  const jobId = await startExclusive(
+    { kind: o.kind, scope: o.siruta !== undefined ? String(o.siruta) : scope, running: o.siruta !== undefined ? { siruta: o.siruta } : { idPrefix: `${o.kind}:${scope}:` } },
+    async () => {
+      const id = jobWorkflowId(o.kind, scope);
+      await start(id);
+      return id;
+    },
+    alreadyRunning,
+  );
+  return { jobId, handle: client.workflow.getHandle(jobId) };
 }
 
 export function alreadyRunning(jobId: string) {

@@ -15,7 +15,7 @@ import type { SessionContext } from '../auth/types';
 import { legacyWriteGate } from '../http/gates';
 import { defineRoute, reply } from '../http/route';
 import { landregApi } from '../landreg/context';
-import { listRunningJobs, progressUrl } from '../landreg/jobs';
+import { progressUrl, startExclusive } from '../landreg/jobs';
 import { getPool } from '../../domain/db/pool';
 import { errors } from '../../domain/errors';
 import { childLogger } from '../../domain/log';
@@ -75,25 +75,25 @@ async function startExport(
   siruta: number,
   start: (jobId: string, downloadUrl: string) => { workflowType: 'exportBundle' | 'exportLayerGpkg'; args: [ExportBundleInput] | [ExportLayerGpkgInput] },
 ) {
-  const running = await listRunningJobs([kind], { siruta });
-  if (running.length) {
-    const jobId = running[0].jobId;
-    throw errors.conflict('already_running', 'Un export de același tip pentru acest UAT rulează deja.', {
+  const client = await getTemporalClient();
+  const conflict = (jobId: string) =>
+    errors.conflict('already_running', 'Un export de același tip pentru acest UAT rulează deja.', {
       jobId,
       progressUrl: progressUrl(jobId),
       downloadUrl: exportDownloadUrl(jobId),
     });
-  }
-  const jobId = jobWorkflowId(kind, String(siruta));
+  const jobId = await startExclusive({ kind, scope: String(siruta), running: { siruta } }, async () => {
+    const id = jobWorkflowId(kind, String(siruta));
+    const { workflowType, args } = start(id, exportDownloadUrl(id));
+    await client.workflow.start<typeof exportBundle | typeof exportLayerGpkg>(workflowType, {
+      taskQueue: landregApi.workflowTaskQueue,
+      workflowId: id,
+      args: args as never,
+      typedSearchAttributes: jobSearchAttributes(kind, siruta),
+    });
+    return id;
+  }, conflict);
   const downloadUrl = exportDownloadUrl(jobId);
-  const { workflowType, args } = start(jobId, downloadUrl);
-  const client = await getTemporalClient();
-  await client.workflow.start<typeof exportBundle | typeof exportLayerGpkg>(workflowType, {
-    taskQueue: landregApi.workflowTaskQueue,
-    workflowId: jobId,
-    args: args as never,
-    typedSearchAttributes: jobSearchAttributes(kind, siruta),
-  });
   return reply(202, { jobId, progressUrl: progressUrl(jobId), downloadUrl });
 }
 

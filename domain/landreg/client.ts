@@ -67,6 +67,9 @@ export function resolveCredentials(
   return { username: config.landreg.username, password: config.landreg.password };
 }
 
+/** How many sessions one call may try before giving up (the last one made by the call itself). */
+const MAX_SESSION_ATTEMPTS = 4;
+
 export class LandregClient {
   readonly db: Db;
   readonly baseUrl: string;
@@ -154,31 +157,40 @@ export class LandregClient {
    * Returns a live cookie. `stale` is the sealed session a caller just saw rejected: if the store
    * still holds it (or nothing), this caller logs in; otherwise another caller already did.
    */
-  private async ensureCookie(stale: string | null | undefined): Promise<{ cookie: string; sealed: string }> {
+  private async ensureCookie(stale: string | null | undefined): Promise<{ cookie: string; sealed: string; ours: boolean }> {
     const current = await readPortalSession(this.db);
-    if (current.cookie && current.sealed && current.sealed !== stale) return { cookie: current.cookie, sealed: current.sealed };
+    if (current.cookie && current.sealed && current.sealed !== stale) return { cookie: current.cookie, sealed: current.sealed, ours: false };
     return withTransaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [RELOGIN_LOCK_KEY]);
       const locked = await readPortalSession(tx);
-      if (locked.cookie && locked.sealed && locked.sealed !== stale) return { cookie: locked.cookie, sealed: locked.sealed };
+      if (locked.cookie && locked.sealed && locked.sealed !== stale) return { cookie: locked.cookie, sealed: locked.sealed, ours: false };
       const creds = resolveCredentials(undefined, locked);
       const cookie = await this.signIn(creds);
       const sealed = await savePortalSession(tx, creds, cookie, true);
-      return { cookie, sealed };
+      return { cookie, sealed, ours: true };
     }, this.db);
   }
 
-  /** A call with the shared session; one transparent re-login on 401. */
+  /**
+   * A call with the shared session and transparent re-login on 401. A 401 on a session another
+   * process just made (it may already have expired: a short portal session timeout, or many
+   * workers re-logging at once) adopts the next one or logs in anew; only a 401 on a session this
+   * call made itself means the portal refuses the account.
+   */
   async call(method: 'GET' | 'POST', path: string, opts: { query?: Query; form?: Query } = {}): Promise<RawAnswer> {
     let session = await this.ensureCookie(undefined);
-    let ans = await this.raw(method, path, { ...opts, cookie: session.cookie });
-    if (ans.status === 401) {
-      session = await this.ensureCookie(session.sealed);
-      ans = await this.raw(method, path, { ...opts, cookie: session.cookie });
-      if (ans.status === 401) throw new PortalCredentialsError();
+    for (let attempt = 1; ; attempt++) {
+      const ans = await this.raw(method, path, { ...opts, cookie: session.cookie });
+      if (ans.status === 401) {
+        if (session.ours) throw new PortalCredentialsError();
+        // Bounded: sessions that keep dying under us are a portal fault, retried later.
+        if (attempt >= MAX_SESSION_ATTEMPTS) throw new PortalHttpError(503, `${method} ${path}: the portal keeps rejecting fresh sessions`);
+        session = await this.ensureCookie(session.sealed);
+        continue;
+      }
+      if (ans.status >= 400) throw new PortalHttpError(ans.status, `${method} ${path}`);
+      return ans;
     }
-    if (ans.status >= 400) throw new PortalHttpError(ans.status, `${method} ${path}`);
-    return ans;
   }
 
   /** JSON call; ArcGIS-style `{error:{…}}` bodies (answered with HTTP 200) become typed errors. */

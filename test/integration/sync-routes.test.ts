@@ -213,6 +213,9 @@ describe('sync jobs', () => {
       const twin = await api('POST', '/api/landreg/sync-background', { body: { siruta, mode: 'base' } });
       expect(twin.status).toBe(409);
       expect(twin.body).toMatchObject({ error: 'already_running', jobId: r.body.jobId });
+      // Even fired together (a double click), one request starts the job and the others name it.
+      const burst = await Promise.all([1, 2, 3].map(() => api('POST', '/api/landreg/sync-background', { body: { siruta, mode: 'base' } })));
+      expect(burst.map((b) => [b.status, b.body.jobId])).toEqual([1, 2, 3].map(() => [409, r.body.jobId]));
 
       const off = await api('POST', '/api/landreg/session', { body: { action: 'disconnect' } });
       expect(off.status).toBe(409);
@@ -228,6 +231,27 @@ describe('sync jobs', () => {
       expect(done.result.added).toBe(4);
       expect(done.result.removed).toBe(1);
       expect(done.finishedAt).toBeDefined();
+    } finally {
+      await rig.simJson('DELETE', '/__sim/faults');
+    }
+  });
+
+  test('requests racing to start the same job start it once: one 202, the others 409 naming it', async () => {
+    // Ilfov's third-smallest UAT: nothing runs for it yet.
+    const other = (await pickUat(rig, 234, 2)).siruta;
+    await forgetUat(rig.db, other);
+    await rig.simJson('POST', '/__sim/faults', { latencyMs: 200 });
+    try {
+      const answers = await Promise.all([1, 2, 3].map(() => api('POST', '/api/landreg/sync-background', { body: { siruta: other, mode: 'base' } })));
+      const started = answers.filter((a) => a.status === 202);
+      expect(started).toHaveLength(1);
+      const jobId = started[0].body.jobId;
+      expect(answers.filter((a) => a.status === 409).map((a) => [a.body.error, a.body.jobId])).toEqual([
+        ['already_running', jobId],
+        ['already_running', jobId],
+      ]);
+      await rig.simJson('DELETE', '/__sim/faults');
+      expect(await waitForProgress(jobId, (p) => p.status !== 'running')).toMatchObject({ status: 'done' });
     } finally {
       await rig.simJson('DELETE', '/__sim/faults');
     }

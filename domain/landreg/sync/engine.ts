@@ -97,16 +97,35 @@ export async function planLayerSync(client: LandregClient, db: Db, input: LayerS
   return { runId, mode: 'delta', fullReason: null, remoteCount, localCountBefore: localBefore, toFetch: fetch.length, toRemove: removed.length, pages, idDiff };
 }
 
-/** Downloads one staged page and writes it; a page already written is a no-op. */
-export async function downloadPage(
+/**
+ * Downloads the staged pages [fromPage, toPage) and writes each one, calling `onWritten` after
+ * each page's commit (a page already written is a no-op). Pipelined: the next page's request
+ * goes out while this page is being written, so the portal and the store work at the same time,
+ * yet there is never more than one request of this call in flight (the politeness bound of
+ * docs/sync.md counts one per download activity).
+ */
+export async function downloadPages(
   client: LandregClient,
   db: Db,
-  a: { runId: string; siruta: number; layerId: string; page: number },
-): Promise<PageWriteResult> {
-  const ids = await pendingPage(db, a.runId, a.page);
-  if (ids.length === 0) return { written: 0, inserted: 0, reenrichMarked: 0 };
-  const features = await fetchFeaturesByIds(client, a.layerId, uatWhere(a.siruta), ids);
-  return writePage(db, { ...a, features });
+  a: { runId: string; siruta: number; layerId: string; fromPage: number; toPage: number },
+  onWritten: (page: number, result: PageWriteResult) => void,
+): Promise<void> {
+  const fetchPage = async (page: number) => {
+    const ids = await pendingPage(db, a.runId, page);
+    return ids.length === 0 ? null : fetchFeaturesByIds(client, a.layerId, uatWhere(a.siruta), ids);
+  };
+  let next = a.fromPage < a.toPage ? fetchPage(a.fromPage) : null;
+  try {
+    for (let page = a.fromPage; page < a.toPage; page++) {
+      const features = await next;
+      next = page + 1 < a.toPage ? fetchPage(page + 1) : null;
+      const result = features === null ? { written: 0, inserted: 0, reenrichMarked: 0 } : await writePage(db, { runId: a.runId, siruta: a.siruta, layerId: a.layerId, page, features });
+      onWritten(page, result);
+    }
+  } finally {
+    // A write that failed leaves the prefetched page unread: its outcome no longer matters.
+    next?.catch(() => undefined);
+  }
 }
 
 /**
