@@ -39,9 +39,21 @@ export async function listRunningJobs(kinds: readonly string[], filter: { siruta
   return out;
 }
 
-/** Sync and export jobs that keep the portal session in use (spec 3.1 disconnect rule). */
-export function runningPortalJobs(): Promise<RunningJob[]> {
-  return listRunningJobs(PORTAL_JOB_KINDS);
+/**
+ * Sync and export jobs that keep the portal session in use (spec 3.1 disconnect rule). The
+ * listing lags a just-started job, so the jobs the API started in the last minute (job_slots)
+ * are asked about by id as well.
+ */
+export async function runningPortalJobs(): Promise<RunningJob[]> {
+  const listed = await listRunningJobs(PORTAL_JOB_KINDS);
+  const recent = await getPool().query<{ kind: string; job_id: string }>(
+    `SELECT kind, job_id FROM job_slots WHERE kind = ANY($1::text[]) AND started_at > now() - interval '1 minute'`,
+    [[...PORTAL_JOB_KINDS]],
+  );
+  for (const r of recent.rows) {
+    if (!listed.some((j) => j.jobId === r.job_id) && (await isRunning(r.job_id))) listed.push({ jobId: r.job_id, kind: r.kind });
+  }
+  return listed;
 }
 
 type WorkflowName = keyof typeof workflows;
