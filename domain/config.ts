@@ -65,6 +65,12 @@ export const config = {
     port: appPort,
     publicUrl: str('PUBLIC_URL', `http://localhost:${appPort}`),
     sessionSecret: str('SESSION_SECRET', 'dev-session-secret-change-me-0123456789'),
+    /**
+     * How long a process answers a session from memory before reading app_sessions again (0 = read
+     * on every request). A logout through this process takes effect at once; one through another
+     * process within this time (api/auth/sessionStore.ts).
+     */
+    sessionCacheTtlMs: int('SESSION_CACHE_TTL_MS', 5000),
     /** CONTRACT.md section 5: per user on /api/*, and per bearer token on token routes. */
     rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 600),
     tokenRateLimitPerMinute: int('TOKEN_RATE_LIMIT_PER_MINUTE', 60),

@@ -11,7 +11,7 @@ import { devBypassEnabled, evaluateFlags } from '../../domain/auth/flags';
 import type { SessionContext } from './types';
 import {
   SESSION_TOUCH_INTERVAL_MS,
-  loadSession,
+  loadSessionCached,
   sessionIdFor,
   touchSession,
   updateSessionLocked,
@@ -96,7 +96,8 @@ async function loadAuth(req: Request, res: Response): Promise<void> {
   const token = req.cookies?.[SESSION_COOKIE];
   if (typeof token === 'string' && token !== '') {
     const id = sessionIdFor(token);
-    const row = await loadSession(id);
+    // From memory for a few seconds (sessionStore.ts): a map view sends dozens of tile requests.
+    const row = await loadSessionCached(id);
     if (row) {
       let data = row.data;
       if (Date.now() - row.lastSeenAt.getTime() >= SESSION_TOUCH_INTERVAL_MS) await touchSession(id);

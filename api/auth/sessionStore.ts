@@ -2,9 +2,16 @@
  * The server-side session record (table app_sessions, CONTRACT.md section 2). The cookie holds a
  * random token; the row id is its SHA-256, so reading the table is not enough to hijack a session.
  * Tokens live only in `data` (never in the cookie, never in a log line).
+ *
+ * Every request needs its session, and a map view alone sends dozens of tile requests a second,
+ * so a process keeps the sessions it read for config.app.sessionCacheTtlMs (loadSessionCached).
+ * Expiry (absolute and idle) is checked against the cached timestamps on every request. Whatever
+ * this process writes (logout and re-sign-in delete, token refresh, touch) updates or drops its
+ * entry at once; a change made by another process is seen within the TTL.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type pg from 'pg';
+import { config } from '../../domain/config';
 import { getPool, withTransaction } from '../../domain/db/pool';
 import type { Company, EnrichmentScope, SessionUser } from './types';
 import type { SessionFlags } from '../../domain/auth/flags';
@@ -40,6 +47,7 @@ export interface SessionRow {
   id: string;
   data: StoredSession;
   lastSeenAt: Date;
+  expiresAt: Date;
 }
 
 export function newSessionToken(): string {
@@ -64,23 +72,102 @@ export async function createSession(id: string, data: StoredSession, db: pg.Pool
 
 /** A live session: not past its absolute expiry and seen within the idle timeout. */
 export async function loadSession(id: string, db: pg.Pool = getPool()): Promise<SessionRow | null> {
-  const r = await db.query<{ id: string; data: StoredSession; last_seen_at: Date }>(
-    `SELECT id, data, last_seen_at FROM app_sessions
+  const r = await db.query<{ id: string; data: StoredSession; last_seen_at: Date; expires_at: Date }>(
+    `SELECT id, data, last_seen_at, expires_at FROM app_sessions
       WHERE id = $1 AND expires_at > now() AND last_seen_at > now() - make_interval(secs => $2)`,
     [id, SESSION_IDLE_TIMEOUT_SECONDS],
   );
   const row = r.rows[0];
-  return row ? { id: row.id, data: row.data, lastSeenAt: row.last_seen_at } : null;
+  return row ? { id: row.id, data: row.data, lastSeenAt: row.last_seen_at, expiresAt: row.expires_at } : null;
+}
+
+// ------------------------------------------------------------------------------------------------
+// The in-process session cache
+// ------------------------------------------------------------------------------------------------
+
+/** Bound on cached sessions; the oldest read goes first (a busy office has far fewer). */
+const SESSION_CACHE_MAX_ENTRIES = 10_000;
+
+const cached = new Map<string, { row: SessionRow; readAt: number }>();
+/** Reads under way, shared by the concurrent requests of one browser (a map's burst of tiles). */
+const reading = new Map<string, Promise<SessionRow | null>>();
+/**
+ * Bumped by every forgetSession. A read that started before a forget may have seen the row the
+ * forget is about (a logout's DELETE racing a tile request): its answer is used once, not cached.
+ */
+let generation = 0;
+
+/** Is the row live by its own timestamps (the conditions loadSession puts into SQL)? */
+function alive(row: SessionRow, now: number): boolean {
+  return row.expiresAt.getTime() > now && row.lastSeenAt.getTime() > now - SESSION_IDLE_TIMEOUT_SECONDS * 1000;
+}
+
+/** Drops this process's copy of a session: after anything that changes or removes the row. */
+export function forgetSession(id: string): void {
+  generation++;
+  cached.delete(id);
+  reading.delete(id);
+}
+
+/** Empties the cache (tests). */
+export function clearSessionCache(): void {
+  generation++;
+  cached.clear();
+  reading.clear();
+}
+
+/**
+ * loadSession, answered from this process's memory when it read the row less than
+ * config.app.sessionCacheTtlMs ago and the row is still live by its own timestamps.
+ */
+export async function loadSessionCached(id: string, db: pg.Pool = getPool()): Promise<SessionRow | null> {
+  const ttl = config.app.sessionCacheTtlMs;
+  const now = Date.now();
+  const hit = cached.get(id);
+  if (hit && now - hit.readAt < ttl && alive(hit.row, now)) return hit.row;
+  if (ttl <= 0) return loadSession(id, db);
+  let pending = reading.get(id);
+  if (!pending) {
+    const startedAt = now;
+    const startedGeneration = generation;
+    pending = loadSession(id, db).then(
+      (row) => {
+        if (reading.get(id) === pending) reading.delete(id);
+        if (generation !== startedGeneration) return row;
+        cached.delete(id);
+        if (row) {
+          if (cached.size >= SESSION_CACHE_MAX_ENTRIES) cached.delete(cached.keys().next().value as string);
+          // The TTL runs from before the read: the copy is never older than the TTL says.
+          cached.set(id, { row, readAt: startedAt });
+        }
+        return row;
+      },
+      (err: unknown) => {
+        if (reading.get(id) === pending) reading.delete(id);
+        throw err;
+      },
+    );
+    reading.set(id, pending);
+  }
+  return pending;
 }
 
 export async function touchSession(id: string, db: pg.Pool = getPool()): Promise<void> {
-  await db.query(`UPDATE app_sessions SET last_seen_at = now() WHERE id = $1`, [id]);
+  const r = await db.query<{ last_seen_at: Date }>(`UPDATE app_sessions SET last_seen_at = now() WHERE id = $1 RETURNING last_seen_at`, [id]);
+  const hit = cached.get(id);
+  // The cached copy follows, so the once-a-minute touch is not repeated on every request.
+  if (hit && r.rows[0]) hit.row = { ...hit.row, lastSeenAt: r.rows[0].last_seen_at };
 }
 
 /** Deletes the session and answers what it held (for the IdP logout hint). */
 export async function deleteSession(id: string, db: pg.Pool = getPool()): Promise<StoredSession | null> {
-  const r = await db.query<{ data: StoredSession }>(`DELETE FROM app_sessions WHERE id = $1 RETURNING data`, [id]);
-  return r.rows[0]?.data ?? null;
+  try {
+    const r = await db.query<{ data: StoredSession }>(`DELETE FROM app_sessions WHERE id = $1 RETURNING data`, [id]);
+    return r.rows[0]?.data ?? null;
+  } finally {
+    // After the DELETE: a read that starts from here on finds no row.
+    forgetSession(id);
+  }
 }
 
 export async function purgeExpiredSessions(db: pg.Pool = getPool()): Promise<number> {
@@ -100,14 +187,19 @@ export async function updateSessionLocked(
   id: string,
   fn: (current: StoredSession) => Promise<StoredSession>,
 ): Promise<StoredSession | null> {
-  return withTransaction(async (client) => {
-    const r = await client.query<{ data: StoredSession }>(`SELECT data FROM app_sessions WHERE id = $1 FOR UPDATE`, [id]);
-    const current = r.rows[0]?.data;
-    if (!current) return null;
-    const next = await fn(current);
-    if (next !== current) {
-      await client.query(`UPDATE app_sessions SET data = $2 WHERE id = $1`, [id, JSON.stringify(next)]);
-    }
-    return next;
-  });
+  try {
+    return await withTransaction(async (client) => {
+      const r = await client.query<{ data: StoredSession }>(`SELECT data FROM app_sessions WHERE id = $1 FOR UPDATE`, [id]);
+      const current = r.rows[0]?.data;
+      if (!current) return null;
+      const next = await fn(current);
+      if (next !== current) {
+        await client.query(`UPDATE app_sessions SET data = $2 WHERE id = $1`, [id, JSON.stringify(next)]);
+      }
+      return next;
+    });
+  } finally {
+    // After the commit (new tokens, or the refresh error): the next request reads the new row.
+    forgetSession(id);
+  }
 }

@@ -1,22 +1,49 @@
 /**
  * What each tile source of spec 4.1 puts into its MVT layer: the layer name (the source name, as
  * Martin names layers, so the proxy mode and the direct mode give the map the same layers), the
- * attribute columns and their TileJSON field types. The relation and zoom range come from
- * TILE_SOURCES (domain/store/views.ts), the one list of what may be served.
+ * attribute columns and their TileJSON field types, and from which zoom each attribute is in the
+ * tile. The relation and zoom range come from TILE_SOURCES (domain/store/views.ts), the one list
+ * of what may be served.
+ *
+ * Feature and status tiles carry the full slim column list of spec 4.1 from DETAIL_MINZOOM (16,
+ * where the map starts drawing cadastral labels and a parcel is big enough to read) and only what
+ * the map draws below it: the status flags that colour it, `siruta`, `layer_id` where a source
+ * mixes layers, and the MVT feature id = object_id. (siruta, object_id[, layer_id]) is the
+ * feature's key (unique in gis_features), which the feature route takes, so a click at any zoom
+ * identifies its feature without the 36-character uuid that made up ~40% of a low-zoom tile
+ * (docs/tiles.md "Performance").
  */
 import { TILE_SOURCES, type TileSource } from '../store/views';
 
 export type FieldType = 'String' | 'Number' | 'Boolean';
 
+/** Feature and status tiles carry every attribute from this zoom on, the reduced set below it. */
+export const DETAIL_MINZOOM = 16;
+
+export interface TileField {
+  name: string;
+  /** SQL expression over alias `t`. */
+  sql: string;
+  type: FieldType;
+  description: string;
+  /** Lowest zoom whose tiles hold this attribute (absent: every zoom of the source). */
+  minzoom?: number;
+}
+
 export interface TileLayerSpec extends TileSource {
   /** MVT layer name inside the tile. */
   layer: string;
-  /** Column name → SQL expression over alias `t` and TileJSON type. */
-  fields: ReadonlyArray<{ name: string; sql: string; type: FieldType; description: string }>;
+  /** Every attribute the layer can hold, in column order. */
+  fields: readonly TileField[];
+  /**
+   * Column used as the MVT feature id (ST_AsMVT feature_id_name), on every zoom; not repeated as
+   * a property by ST_AsMVT, so a z16+ tile also lists object_id among the fields.
+   */
+  featureId?: { sql: string; description: string };
   description: string;
 }
 
-const UAT_FIELDS: TileLayerSpec['fields'] = [
+const UAT_FIELDS: readonly TileField[] = [
   { name: 'siruta', sql: 't.siruta', type: 'Number', description: 'Cod SIRUTA al UAT' },
   { name: 'name', sql: 't.name', type: 'String', description: 'Denumirea UAT' },
   { name: 'county', sql: 't.county', type: 'String', description: 'Județ' },
@@ -24,19 +51,27 @@ const UAT_FIELDS: TileLayerSpec['fields'] = [
   { name: 'area_value', sql: 't.area_value', type: 'Number', description: 'Suprafață (m²)' },
 ];
 
-// The slim columns of spec 4.1 "optimize-tiles" minus geom. uuid has no MVT value type: as text.
-const FEATURE_FIELDS: TileLayerSpec['fields'] = [
-  { name: 'id', sql: 't.id::text', type: 'String', description: 'Identificatorul obiectului (uuid)' },
-  { name: 'layer_id', sql: 't.layer_id', type: 'String', description: 'Stratul de origine' },
+const D = DETAIL_MINZOOM;
+
+/**
+ * The slim columns of spec 4.1 "optimize-tiles" minus geom. uuid has no MVT value type: as text.
+ * `layerIdFrom`: the layer-mixing feature views need layer_id at every zoom (the map picks
+ * intravilan out of gis_administrativ by it from zoom 13); a status view holds one layer only.
+ */
+const featureFields = (layerIdFrom: number | undefined): TileField[] => [
+  { name: 'id', sql: 't.id::text', type: 'String', description: 'Identificatorul obiectului (uuid)', minzoom: D },
+  { name: 'layer_id', sql: 't.layer_id', type: 'String', description: 'Stratul de origine', minzoom: layerIdFrom },
   { name: 'siruta', sql: 't.siruta', type: 'Number', description: 'Cod SIRUTA al UAT' },
-  { name: 'object_id', sql: 't.object_id', type: 'Number', description: 'OBJECTID în stratul de origine' },
-  { name: 'cadastral_ref', sql: 't.cadastral_ref', type: 'String', description: 'Număr cadastral' },
-  { name: 'area_value', sql: 't.area_value', type: 'Number', description: 'Suprafață (m²)' },
-  { name: 'is_active', sql: 't.is_active', type: 'Boolean', description: 'Activ' },
+  { name: 'object_id', sql: 't.object_id', type: 'Number', description: 'OBJECTID în stratul de origine (pe orice zoom, id-ul elementului MVT)', minzoom: D },
+  { name: 'cadastral_ref', sql: 't.cadastral_ref', type: 'String', description: 'Număr cadastral', minzoom: D },
+  { name: 'area_value', sql: 't.area_value', type: 'Number', description: 'Suprafață (m²)', minzoom: D },
+  { name: 'is_active', sql: 't.is_active', type: 'Boolean', description: 'Activ', minzoom: D },
 ];
 
-const STATUS_FIELDS: TileLayerSpec['fields'] = [
-  ...FEATURE_FIELDS,
+const FEATURE_FIELDS = featureFields(undefined);
+
+const STATUS_FIELDS: readonly TileField[] = [
+  ...featureFields(D),
   { name: 'has_enrichment', sql: 't.has_enrichment', type: 'Number', description: '1 = date îmbogățite' },
   { name: 'has_building', sql: 't.has_building', type: 'Number', description: '1 = are construcție' },
   { name: 'build_legal', sql: 't.build_legal', type: 'Number', description: '1 = construcție cu acte, 0 = fără, lipsă = necunoscut' },
@@ -56,12 +91,21 @@ const DESCRIPTIONS: Record<string, string> = {
   gis_cladiri_status: 'Clădiri cu starea actelor',
 };
 
+/** object_id as the MVT feature id: an integer, so it costs a varint, not a string. */
+const OBJECT_ID_FEATURE_ID = { sql: 't.object_id', description: 'object_id (OBJECTID în stratul de origine)' };
+
 export const TILE_LAYERS: readonly TileLayerSpec[] = TILE_SOURCES.map((s) => ({
   ...s,
   layer: s.name,
   fields: s.kind === 'uat' ? UAT_FIELDS : s.kind === 'status' ? STATUS_FIELDS : FEATURE_FIELDS,
+  ...(s.kind === 'uat' ? {} : { featureId: OBJECT_ID_FEATURE_ID }),
   description: DESCRIPTIONS[s.name] ?? s.name,
 }));
+
+/** The attributes a tile of this source holds at zoom z. */
+export function fieldsAtZoom(layer: TileLayerSpec, z: number): readonly TileField[] {
+  return layer.fields.filter((f) => (f.minzoom ?? 0) <= z);
+}
 
 const byName = new Map(TILE_LAYERS.map((l) => [l.name, l]));
 

@@ -3,7 +3,7 @@
  * absolute, from config.app.publicUrl, so a MapLibre style works wherever it is loaded from.
  */
 import { config } from '../config';
-import { tileLayer, TILE_LAYERS, type TileLayerSpec } from './sources';
+import { DETAIL_MINZOOM, tileLayer, TILE_LAYERS, type TileLayerSpec } from './sources';
 import { errors } from '../errors';
 
 /** Romania with a margin, WGS84 [west, south, east, north]: every UAT lies inside. */
@@ -35,6 +35,21 @@ export function tileUrlTemplate(source: string): string {
   return `${base()}/tiles/${source}/{z}/{x}/{y}`;
 }
 
+/** A field's TileJSON description: its type first, then what it is and from which zoom it is there. */
+function fieldDescription(layer: TileLayerSpec, f: TileLayerSpec['fields'][number]): string {
+  const from = f.minzoom !== undefined && f.minzoom > layer.minzoom ? `, de la zoom ${f.minzoom}` : '';
+  return `${f.type}${from}: ${f.description}`;
+}
+
+/** The layer description says how features are identified when the feature id carries it. */
+function layerDescription(layer: TileLayerSpec): string {
+  if (!layer.featureId) return layer.description;
+  const reduced = layer.fields.some((f) => f.minzoom !== undefined && f.minzoom > layer.minzoom);
+  return `${layer.description}. Id-ul fiecărui element MVT este ${layer.featureId.description}${
+    reduced ? `; sub zoom ${DETAIL_MINZOOM} tile-urile conțin doar atributele folosite de hartă la acel zoom` : ''
+  }.`;
+}
+
 export function tileJsonFor(layer: TileLayerSpec, version: number): TileJson {
   return {
     tilejson: '3.0.0',
@@ -51,11 +66,12 @@ export function tileJsonFor(layer: TileLayerSpec, version: number): TileJson {
     vector_layers: [
       {
         id: layer.layer,
-        description: layer.description,
+        description: layerDescription(layer),
         minzoom: layer.minzoom,
         maxzoom: layer.maxzoom,
-        // TileJSON 3.0.0 `fields`: attribute name → description; the value type leads it.
-        fields: Object.fromEntries(layer.fields.map((f) => [f.name, `${f.type}: ${f.description}`])),
+        // TileJSON 3.0.0 `fields`: attribute name → description; the value type leads it, and an
+        // attribute that only detailed tiles carry says from which zoom (domain/tiles/sources.ts).
+        fields: Object.fromEntries(layer.fields.map((f) => [f.name, fieldDescription(layer, f)])),
       },
     ],
   };

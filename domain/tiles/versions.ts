@@ -1,10 +1,16 @@
 /**
  * Per-source data versions (table tile_versions). Every sync bumps the sources it touched; the
  * version is part of the tile cache key and of the ETag, so a bump invalidates both at once in
- * every process without any message passing. A process keeps its copy for config.tiles.versionTtlMs
- * (default 1 s), so a burst of tile requests costs one small query, not one per tile; a bump made
- * in this process is seen at once.
+ * every process without any message passing. A process trusts its copy for
+ * config.tiles.versionTtlMs (default 1 s), and a bump made in this process is seen at once.
+ *
+ * The copy is refreshed in the background, not on the request path: while tiles are being asked
+ * for, a timer re-reads the table every half TTL, so a tile request never waits for this query
+ * (a cached tile is answered in well under a millisecond, the read would double that). After
+ * REFRESH_IDLE_STOP_MS without a request the timer stops; the first request after that reads
+ * the table inline once, which also happens on the very first request.
  */
+import pg from 'pg';
 import { config } from '../config';
 import { getPool, type Db } from '../db/pool';
 import { TILE_SOURCE_NAMES } from './sources';
@@ -16,9 +22,16 @@ export interface SourceVersion {
 }
 
 const NEVER: SourceVersion = { version: 0, bumpedAt: 0 };
+/** The background refresh stops when no tile was asked for this long. */
+const REFRESH_IDLE_STOP_MS = 60_000;
 
+/** `at`: when the read that produced it started (its age is never understated). */
 let memo: { at: number; versions: Map<string, SourceVersion> } | undefined;
 let inflight: Promise<Map<string, SourceVersion>> | undefined;
+/** Bumped on every local bump/reset: a read that started before one must not be stored. */
+let generation = 0;
+let lastUse = 0;
+let refresher: NodeJS.Timeout | undefined;
 
 async function readAll(db: Db): Promise<Map<string, SourceVersion>> {
   const r = await db.query<{ source: string; version: string; bumped_ms: string }>(
@@ -27,19 +40,51 @@ async function readAll(db: Db): Promise<Map<string, SourceVersion>> {
   return new Map(r.rows.map((row) => [row.source, { version: Number(row.version), bumpedAt: Number(row.bumped_ms) }]));
 }
 
-/** The current version of every source (missing rows read as version 0). */
-export async function tileVersions(db: Db = getPool()): Promise<Map<string, SourceVersion>> {
-  if (memo && Date.now() - memo.at < config.tiles.versionTtlMs) return memo.versions;
-  // Concurrent tile requests share one read.
-  inflight ??= readAll(db)
+/** One read at a time; concurrent callers share it. */
+function refresh(db: Db): Promise<Map<string, SourceVersion>> {
+  if (inflight) return inflight;
+  const startedAt = Date.now();
+  const startedGeneration = generation;
+  const p = readAll(db)
     .then((versions) => {
-      memo = { at: Date.now(), versions };
+      if (generation === startedGeneration) memo = { at: startedAt, versions };
       return versions;
     })
     .finally(() => {
-      inflight = undefined;
+      if (inflight === p) inflight = undefined;
     });
-  return inflight;
+  inflight = p;
+  return p;
+}
+
+/** Keeps the copy fresh while tiles are asked for (see the module comment). */
+function scheduleRefresh(db: Db): void {
+  const ttl = config.tiles.versionTtlMs;
+  // Only on a pool: a single client handed in by a caller may be released or ended meanwhile.
+  if (refresher || ttl <= 0 || !(db instanceof pg.Pool)) return;
+  const due = memo ? Math.max(0, memo.at + ttl / 2 - Date.now()) : 0;
+  refresher = setTimeout(() => {
+    refresher = undefined;
+    if (Date.now() - lastUse > REFRESH_IDLE_STOP_MS) return;
+    // On failure (database away, pool closed) the loop stops; a request that finds the copy
+    // stale reads inline and starts it again.
+    refresh(db).then(
+      () => scheduleRefresh(db),
+      () => undefined,
+    );
+  }, due);
+  // Never what keeps a process (a test, a script) alive.
+  refresher.unref();
+}
+
+/** The current version of every source (missing rows read as version 0). */
+export async function tileVersions(db: Db = getPool()): Promise<Map<string, SourceVersion>> {
+  const now = Date.now();
+  lastUse = now;
+  const fresh = memo && now - memo.at < config.tiles.versionTtlMs ? memo.versions : undefined;
+  const versions = fresh ?? (await refresh(db));
+  scheduleRefresh(db);
+  return versions;
 }
 
 export async function tileVersion(source: string, db: Db = getPool()): Promise<SourceVersion> {
@@ -64,11 +109,17 @@ export async function bumpTileVersion(
      RETURNING source, version`,
     [[...new Set(sources)]],
   );
-  memo = undefined;
+  forgetVersions();
   return Object.fromEntries(r.rows.map((row) => [row.source, Number(row.version)]));
+}
+
+function forgetVersions(): void {
+  generation++;
+  memo = undefined;
+  inflight = undefined;
 }
 
 /** Forget the cached versions (tests, or after a database switch). */
 export function resetTileVersionMemo(): void {
-  memo = undefined;
+  forgetVersions();
 }

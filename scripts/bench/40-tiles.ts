@@ -11,7 +11,11 @@
  *     re-reads versions within TILE_VERSION_TTL_MS) so every tile misses the cache; every answer's
  *     `X-Tile-Cache` header is checked;
  *   - cached: the same tiles asked again (the LRU answers);
- *   - latency p50/p95/p99 of sequential requests; throughput with CONCURRENCY requests in flight.
+ *   - latency p50/p95/p99 of sequential requests; throughput with CONCURRENCY requests in flight;
+ *   - cached latency once more through node:http (keep-alive, gunzipSync), beside fetch: once a
+ *     cached answer costs the server ~0.3 ms, most of what fetch measures is fetch itself (its
+ *     WHATWG-stream gunzip takes several event-loop turns, which a busy 2-CPU machine stretches);
+ *     a browser decodes in its network stack. Both are reported; the goal line keeps fetch.
  *   Goals (issue 7): uncached z16 p95 < 50 ms, cached < 5 ms.
  * - Search `GET /api/geoportal/search?q=`: UAT names, cadastral references of the bench UAT,
  *   owner names (of enriched parcels; only those exist in the store).
@@ -19,8 +23,10 @@
  *   ogr2ogr of the same rows from PostGIS to GPKG, in the same run (each EXPORT_RUNS times).
  */
 import fs from 'node:fs/promises';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { config } from '../../domain/config';
 import { closePool, getPool } from '../../domain/db/pool';
 import { ogr2ogr, pgDatasource } from '../../domain/exports/gdal';
@@ -39,7 +45,12 @@ const BUILDING_SOURCE = 'gis_cladiri_status';
 const MAX_TILES = 150;
 const MIN_UNCACHED_SAMPLES = 100;
 const MAX_ROUNDS = 12;
-const CACHED_ROUNDS = 3;
+/**
+ * Cached samples a zoom level at least (rounds repeat the set, at least 3): z12 has 9 distinct
+ * tiles, and a p95 of 27 samples is its second-largest sample.
+ */
+const MIN_CACHED_SAMPLES = 450;
+const MIN_CACHED_ROUNDS = 3;
 const CONCURRENCY = 4;
 const SEARCH_SAMPLES = 40;
 const EXPORT_PARCELS = 5000;
@@ -76,7 +87,10 @@ async function tilesWithParcels(z: number, limit: number): Promise<Tile[]> {
 interface TileAnswer {
   ms: number;
   status: number;
+  /** The MVT as decoded by fetch. */
   bytes: number;
+  /** On the wire: gzip-compressed (Content-Length). */
+  wireBytes: number;
   cache: string | null;
 }
 
@@ -86,12 +100,35 @@ async function fetchTile(source: string, t: Tile): Promise<TileAnswer> {
   const body = await res.arrayBuffer();
   const ms = performance.now() - started;
   if (res.status !== 200 && res.status !== 204) throw new Error(`tile ${source}/${t.z}/${t.x}/${t.y} answered ${res.status}`);
-  return { ms, status: res.status, bytes: body.byteLength, cache: res.headers.get('x-tile-cache') };
+  return { ms, status: res.status, bytes: body.byteLength, wireBytes: Number(res.headers.get('content-length') ?? 0), cache: res.headers.get('x-tile-cache') };
 }
 
-async function sequential(source: string, tiles: Tile[]): Promise<TileAnswer[]> {
+/** One keep-alive connection, as a map's tile requests reuse theirs. */
+const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+
+/** The same request through node:http, the body gunzipped in one call (see the header comment). */
+function httpTile(source: string, t: Tile): Promise<TileAnswer> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = http.get(`${base}/tiles/${source}/${t.z}/${t.x}/${t.y}`, { agent: httpAgent, headers: { cookie, 'accept-encoding': 'gzip' } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        const wire = Buffer.concat(chunks);
+        const body = res.headers['content-encoding'] === 'gzip' ? gunzipSync(wire) : wire;
+        const ms = performance.now() - started;
+        if (res.statusCode !== 200 && res.statusCode !== 204) return reject(new Error(`tile ${source}/${t.z}/${t.x}/${t.y} answered ${res.statusCode}`));
+        resolve({ ms, status: res.statusCode, bytes: body.length, wireBytes: wire.length, cache: (res.headers['x-tile-cache'] as string | undefined) ?? null });
+      });
+    });
+    req.on('error', reject);
+  });
+}
+
+async function sequential(source: string, tiles: Tile[], get: typeof fetchTile = fetchTile): Promise<TileAnswer[]> {
   const out: TileAnswer[] = [];
-  for (const t of tiles) out.push(await fetchTile(source, t));
+  for (const t of tiles) out.push(await get(source, t));
   return out;
 }
 
@@ -124,17 +161,20 @@ function emitLatency(bench: string, prefix: string, samples: number[]): void {
 
 const misses = (a: TileAnswer[]) => a.filter((x) => x.cache === 'miss').length;
 
-async function benchZoom(source: string, short: string, z: number): Promise<{ uncachedP95: number; cachedP95: number }> {
+async function benchZoom(source: string, short: string, z: number): Promise<{ uncachedP95: number; cachedP95: number; cachedHttpP95: number }> {
   const tiles = await tilesWithParcels(z, MAX_TILES);
   const rounds = Math.min(MAX_ROUNDS, Math.ceil(MIN_UNCACHED_SAMPLES / tiles.length));
-  say(`${short} z${z}: ${tiles.length} distinct tiles × ${rounds} uncached rounds`);
+  const cachedRounds = Math.max(MIN_CACHED_ROUNDS, Math.ceil(MIN_CACHED_SAMPLES / tiles.length));
+  say(`${short} z${z}: ${tiles.length} distinct tiles × ${rounds} uncached rounds, × ${cachedRounds} cached rounds`);
   const uncached: TileAnswer[] = [];
   for (let i = 0; i < rounds; i++) {
     await bump(source);
     uncached.push(...(await sequential(source, tiles)));
   }
   const cached: TileAnswer[] = [];
-  for (let i = 0; i < CACHED_ROUNDS; i++) cached.push(...(await sequential(source, tiles)));
+  for (let i = 0; i < cachedRounds; i++) cached.push(...(await sequential(source, tiles)));
+  const cachedHttp: TileAnswer[] = [];
+  for (let i = 0; i < cachedRounds; i++) cachedHttp.push(...(await sequential(source, tiles, httpTile)));
   await bump(source);
   const tpUncached = await throughput(source, tiles);
   const tpCached = await throughput(source, tiles);
@@ -142,29 +182,45 @@ async function benchZoom(source: string, short: string, z: number): Promise<{ un
   const prefix = `${short}_z${z}`;
   emitLatency('tiles', `${prefix}_uncached`, uncached.map((a) => a.ms));
   emitLatency('tiles', `${prefix}_cached`, cached.map((a) => a.ms));
+  emitLatency('tiles', `${prefix}_cached_http`, cachedHttp.map((a) => a.ms));
   jsonLine('tiles', `${prefix}_uncached_tiles_per_s`, tpUncached.perS, `tiles/s (${CONCURRENCY} in flight)`);
   jsonLine('tiles', `${prefix}_cached_tiles_per_s`, tpCached.perS, `tiles/s (${CONCURRENCY} in flight)`);
   jsonLine('tiles', `${prefix}_distinct_tiles`, tiles.length, 'tiles');
   jsonLine('tiles', `${prefix}_mean_kb`, uncached.reduce((s, a) => s + a.bytes, 0) / uncached.length / 1024, 'KiB');
+  jsonLine('tiles', `${prefix}_mean_gzip_kb`, uncached.reduce((s, a) => s + a.wireBytes, 0) / uncached.length / 1024, 'KiB (gzip, on the wire)');
   // The cache header proves what was measured: every uncached answer a miss, every cached one a hit.
-  const wrong = uncached.length - misses(uncached) + misses(cached) + (tpUncached.answers.length - misses(tpUncached.answers)) + misses(tpCached.answers);
+  const wrong =
+    uncached.length - misses(uncached) + misses(cached) + misses(cachedHttp) + (tpUncached.answers.length - misses(tpUncached.answers)) + misses(tpCached.answers);
   jsonLine('tiles', `${prefix}_cache_state_mismatches`, wrong, 'requests');
-  return { uncachedP95: percentiles(uncached.map((a) => a.ms)).p95, cachedP95: percentiles(cached.map((a) => a.ms)).p95 };
+  return {
+    uncachedP95: percentiles(uncached.map((a) => a.ms)).p95,
+    cachedP95: percentiles(cached.map((a) => a.ms)).p95,
+    cachedHttpP95: percentiles(cachedHttp.map((a) => a.ms)).p95,
+  };
 }
 
 async function benchTiles(): Promise<void> {
   let worstCachedP95 = 0;
+  let worstCachedHttpP95 = 0;
   let z16UncachedP95 = NaN;
   for (const z of ZOOMS) {
     const r = await benchZoom(PARCEL_SOURCE, 'parcels', z);
     worstCachedP95 = Math.max(worstCachedP95, r.cachedP95);
+    worstCachedHttpP95 = Math.max(worstCachedHttpP95, r.cachedHttpP95);
     if (z === 16) z16UncachedP95 = r.uncachedP95;
   }
   const b = await benchZoom(BUILDING_SOURCE, 'buildings', 16);
   jsonLine('tiles', 'goal_uncached_z16_p95_under_50ms', z16UncachedP95 < GOAL_UNCACHED_Z16_P95_MS, `met? (parcels z16 p95 ${Math.round(z16UncachedP95 * 10) / 10} ms)`);
   jsonLine('tiles', 'goal_buildings_uncached_z16_p95_under_50ms', b.uncachedP95 < GOAL_UNCACHED_Z16_P95_MS, `met? (buildings z16 p95 ${Math.round(b.uncachedP95 * 10) / 10} ms)`);
   worstCachedP95 = Math.max(worstCachedP95, b.cachedP95);
-  jsonLine('tiles', 'goal_cached_p95_under_5ms', worstCachedP95 < GOAL_CACHED_P95_MS, `met? (worst cached p95 ${Math.round(worstCachedP95 * 10) / 10} ms, z12–z16)`);
+  worstCachedHttpP95 = Math.max(worstCachedHttpP95, b.cachedHttpP95);
+  jsonLine('tiles', 'goal_cached_p95_under_5ms', worstCachedP95 < GOAL_CACHED_P95_MS, `met? (worst cached p95 ${Math.round(worstCachedP95 * 10) / 10} ms through fetch, z12–z16)`);
+  jsonLine(
+    'tiles',
+    'cached_p95_under_5ms_http_client',
+    worstCachedHttpP95 < GOAL_CACHED_P95_MS,
+    `met? (worst cached p95 ${Math.round(worstCachedHttpP95 * 10) / 10} ms through node:http, z12–z16)`,
+  );
 }
 
 // ---- search -------------------------------------------------------------------------------------
@@ -290,5 +346,6 @@ main()
     process.exitCode = 1;
   })
   .finally(async () => {
+    httpAgent.destroy();
     await Promise.allSettled([closeTemporalClient(), closePool()]);
   });

@@ -13,7 +13,8 @@ export interface GeoportalFixture {
   uatB: { siruta: number; name: string };
   /** Centre of UAT A, WGS84. */
   centre: [number, number];
-  parcels: { id: string; cadastralRef: string; siruta: number }[];
+  /** objectId: with siruta, the key the parcel tiles carry at every zoom (the MVT feature id). */
+  parcels: { id: string; cadastralRef: string; siruta: number; objectId: number }[];
   enriched: { id: string; cadastralRef: string; objectId: number };
   edge: { id: string; cadastralRef: string };
   foreign: { id: string; cadastralRef: string };
@@ -92,7 +93,8 @@ export async function plantGeoportalFixtures(
       const x = cx - 200 + col * (PARCEL + 5);
       const y = cy - 100 + row * (PARCEL + 5);
       const ref = `${refBase}${row}${col}1`;
-      parcels.push({ id: await insert('TERENURI_ACTIVE', a.siruta, ref, rect(x, y, x + PARCEL, y + PARCEL)), cadastralRef: ref, siruta: a.siruta });
+      const oid = objectId;
+      parcels.push({ id: await insert('TERENURI_ACTIVE', a.siruta, ref, rect(x, y, x + PARCEL, y + PARCEL)), cadastralRef: ref, siruta: a.siruta, objectId: oid });
     }
   }
   const enrichedRef = `${refBase}7001`;
@@ -113,7 +115,7 @@ export async function plantGeoportalFixtures(
     HAS_BUILDING: 1,
     BUILD_LEGAL: 1,
   });
-  parcels.push({ id: enrichedId, cadastralRef: enrichedRef, siruta: a.siruta });
+  parcels.push({ id: enrichedId, cadastralRef: enrichedRef, siruta: a.siruta, objectId: enrichedObjectId });
   const building = await insert('CLADIRI_ACTIVE', a.siruta, `${enrichedRef}-C1`, rect(cx + 10, cy + 10, cx + 30, cy + 25));
   await insert('LIMITE_INTRAV_DYNAMIC', a.siruta, `intravilan-${a.siruta}`, square(cx, cy, 400));
 

@@ -14,7 +14,7 @@ import { closePool, getPool } from '../../domain/db/pool';
 import { ensureBuckets } from '../../domain/storage/s3';
 import { TILE_SOURCES } from '../../domain/store/views';
 import { startOverviewBuild } from '../../domain/tiles/archive';
-import { clearTileCache } from '../../domain/tiles/mvt';
+import { clearTileCache, LOW_ZOOM_EXTENT } from '../../domain/tiles/mvt';
 import { bumpTileVersion } from '../../domain/tiles/versions';
 import {
   plantTileTestData,
@@ -77,6 +77,7 @@ describe('vector tiles from PostGIS', () => {
       expect(Object.keys(f.properties).sort()).toEqual(['area_value', 'cadastral_ref', 'id', 'is_active', 'layer_id', 'object_id', 'siruta'].sort());
       expect(f.properties.layer_id).toBe('TERENURI_ACTIVE');
       expect(f.properties.id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(f.id).toBe(f.properties.object_id); // the MVT feature id, on every zoom
       expect(VectorTileTypeName(f.type)).toBe('Polygon');
       // A 20 m square at z16 (~6.4 m per tile unit/64) spans about 200 tile units.
       const ring = f.loadGeometry()[0];
@@ -90,6 +91,10 @@ describe('vector tiles from PostGIS', () => {
     const { z, x, y } = planted.tile;
     const parcels = decode(await (await get(`/tiles/gis_terenuri_status/${z}/${x}/${y}.mvt`, user)).arrayBuffer()).layers.gis_terenuri_status;
     const byRef = new Map(Array.from({ length: parcels.length }, (_, i) => parcels.feature(i)).map((f) => [f.properties.cadastral_ref, f.properties]));
+    // z16: the full slim column list of spec 4.1 plus the status flags.
+    expect(Object.keys(byRef.get('997001-101')!).sort()).toEqual(
+      ['id', 'layer_id', 'siruta', 'object_id', 'cadastral_ref', 'area_value', 'is_active', 'has_enrichment', 'has_building', 'build_legal'].sort(),
+    );
     expect(byRef.get('997001-101')).toMatchObject({ has_enrichment: 1, has_building: 1, build_legal: 1 });
     expect(byRef.get('997001-102')).toMatchObject({ has_enrichment: 0 });
     expect(byRef.get('997001-102')?.build_legal).toBeUndefined(); // NULL = unknown: no property
@@ -99,6 +104,26 @@ describe('vector tiles from PostGIS', () => {
     const b = Array.from({ length: buildings.length }, (_, i) => buildings.feature(i)).find((f) => f.properties.cadastral_ref === planted.building.cadastralRef);
     // build_legal comes from the parent parcel 997001-101's enrichment.
     expect(b?.properties).toMatchObject({ has_building: 1, build_legal: 1, has_enrichment: 0 });
+  });
+
+  test('below zoom 16 a parcel tile holds only what the map draws: status flags, siruta, object_id as feature id', async () => {
+    const { x, y } = tileOf(23.5899, 46.7697, 14);
+    const res = await get(`/tiles/gis_terenuri_status/14/${x}/${y}`, user);
+    expect(res.status).toBe(200);
+    const layer = decode(await res.arrayBuffer()).layers.gis_terenuri_status;
+    expect(layer.extent).toBe(LOW_ZOOM_EXTENT);
+    const ours = Array.from({ length: layer.length }, (_, i) => layer.feature(i)).filter((f) => f.properties.siruta === TILE_TEST_SIRUTA);
+    // Identified by (siruta, feature id = object_id), the key the feature route takes.
+    expect(ours.map((f) => f.id).sort()).toEqual(planted.parcels.map((p) => p.objectId).sort());
+    const byObjectId = new Map(ours.map((f) => [f.id, f.properties]));
+    expect(byObjectId.get(1)).toEqual({ siruta: TILE_TEST_SIRUTA, has_enrichment: 1, has_building: 1, build_legal: 1 });
+    expect(byObjectId.get(2)).toEqual({ siruta: TILE_TEST_SIRUTA, has_enrichment: 0 }); // NULL flags: absent
+    for (const f of ours) expect(VectorTileTypeName(f.type)).toBe('Polygon');
+
+    // Layer-mixing sources keep layer_id (the map picks intravilan out of gis_administrativ by it).
+    const features = decode(await (await get(`/tiles/gis_terenuri/14/${x}/${y}`, user)).arrayBuffer()).layers.gis_terenuri;
+    const f1 = Array.from({ length: features.length }, (_, i) => features.feature(i)).find((f) => f.properties.siruta === TILE_TEST_SIRUTA && f.id === 1);
+    expect(f1?.properties).toEqual({ layer_id: 'TERENURI_ACTIVE', siruta: TILE_TEST_SIRUTA });
   });
 
   test('UAT sources render their zoom range; outside it and over empty land the answer is 204', async () => {
@@ -163,6 +188,33 @@ describe('vector tiles from PostGIS', () => {
     await getPool().query(`DELETE FROM gis_features WHERE siruta = $1 AND object_id = 4`, [TILE_TEST_SIRUTA]);
   });
 
+  test('a bump made by another process reaches this one within the version TTL, with no request waiting for it', async () => {
+    const { z, x, y } = planted.tile;
+    const path = `/tiles/gis_terenuri/${z}/${x}/${y}`;
+    const first = await get(path, user);
+    const etag = first.headers.get('etag')!;
+    await first.arrayBuffer();
+    // Straight in SQL, as another process's bumpTileVersion would: this process's copy is not told.
+    await getPool().query(
+      `INSERT INTO tile_versions (source, version, bumped_at) VALUES ('gis_terenuri', 1, clock_timestamp())
+       ON CONFLICT (source) DO UPDATE SET version = tile_versions.version + 1, bumped_at = clock_timestamp()`,
+    );
+    const bumpedAt = Date.now();
+    let seenAfter = Infinity;
+    while (Date.now() - bumpedAt < 3 * config.tiles.versionTtlMs + 1000) {
+      const res = await get(path, user, { 'if-none-match': etag });
+      await res.arrayBuffer();
+      if (res.status === 200) {
+        expect(res.headers.get('etag')).not.toBe(etag);
+        seenAfter = Date.now() - bumpedAt;
+        break;
+      }
+      expect(res.status).toBe(304);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(seenAfter).toBeLessThan(config.tiles.versionTtlMs + 500);
+  });
+
   test('TileJSON 3.0.0 per source, with absolute tile URLs and the layer fields', async () => {
     const res = await get('/tiles/gis_terenuri_status', user);
     expect(res.status).toBe(200);
@@ -175,10 +227,16 @@ describe('vector tiles from PostGIS', () => {
     expect(tj.bounds[0]).toBeLessThan(tj.bounds[2]);
     expect(tj.vector_layers).toHaveLength(1);
     expect(tj.vector_layers[0].id).toBe('gis_terenuri_status');
-    expect(Object.keys(tj.vector_layers[0].fields)).toEqual(
-      expect.arrayContaining(['id', 'siruta', 'object_id', 'cadastral_ref', 'has_enrichment', 'has_building', 'build_legal']),
-    );
-    for (const v of Object.values(tj.vector_layers[0].fields)) expect(typeof v).toBe('string');
+    const fields = tj.vector_layers[0].fields as Record<string, string>;
+    expect(Object.keys(fields)).toEqual(expect.arrayContaining(['id', 'siruta', 'object_id', 'cadastral_ref', 'has_enrichment', 'has_building', 'build_legal']));
+    for (const v of Object.values(fields)) expect(typeof v).toBe('string');
+    // Which attribute is in which tiles: the detail ones from zoom 16, the rest on every zoom.
+    for (const name of ['id', 'layer_id', 'object_id', 'cadastral_ref', 'area_value', 'is_active']) expect(fields[name]).toMatch(/^\w+, de la zoom 16: /);
+    for (const name of ['siruta', 'has_enrichment', 'has_building', 'build_legal']) expect(fields[name]).not.toMatch(/de la zoom/);
+    expect(tj.vector_layers[0].description).toMatch(/Id-ul fiecărui element MVT este object_id/);
+    // A layer-mixing source has layer_id on every zoom.
+    const administrativ = (await (await get('/tiles/gis_administrativ', user)).json()) as Record<string, any>;
+    expect(administrativ.vector_layers[0].fields.layer_id).toBe('String: Stratul de origine');
   });
 
   test('the catalog lists every tile source of spec 4.1', async () => {

@@ -8,7 +8,8 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { GeoJSONSource, Map as MlMap, MapMouseEvent, MapGeoJSONFeature } from 'maplibre-gl';
 import { SearchBox } from './SearchBox';
 import { FeaturePanel } from './FeaturePanel';
-import { BASEMAPS, COLORS, LAYER, UAT_LABEL_MINZOOM, UAT_LABEL_SOURCE, buildStyle, idFilter, type BasemapId, type OverviewInfo } from '../../lib/geoportal/style';
+import { BASEMAPS, COLORS, LAYER, UAT_LABEL_MINZOOM, UAT_LABEL_SOURCE, buildStyle, highlightFilter, keyFilter, type BasemapId, type OverviewInfo } from '../../lib/geoportal/style';
+import { detailOf, featureKey, keyString, resolveParcels, type FeatureKey, type ResolvedParcel } from '../../lib/geoportal/featureKeys';
 import { labelPointsGeoJson, loadUatLabelPoints } from '../../lib/geoportal/uatLabels';
 import { localGlyphs } from '../../lib/geoportal/glyphs';
 // MapLibre's tile worker, bundled by Vite as its own self-contained chunk (no CDN).
@@ -16,7 +17,14 @@ import maplibreWorkerUrl from 'maplibre-gl/dist/maplibre-gl-worker.mjs?worker&ur
 import { downloadExport, loadCatalog, loadFeature, type PanelFeature, type SearchResult } from '../../lib/geoportal/api';
 
 type PanelState = { loading: true } | { error: string } | { feature: PanelFeature } | null;
-type Selected = Map<string, string>; // feature id → cadastral ref
+/** Parcel key "<siruta>:<object id>" (lib/geoportal/featureKeys) → uuid (for the export) and cadastral ref. */
+type Selected = Map<string, ResolvedParcel>;
+/** What a click or a box picked: the key of each parcel, and its uuid where the tile carries it (zoom 16+). */
+type Pick = { key: FeatureKey; detail: ResolvedParcel | null };
+/** The live parcel source, whose zoom-16 tiles resolve picks made below zoom 16. */
+type ParcelSource = { name: string; layer: string };
+
+const ZOOM_IN = 'Apropiați harta pentru a selecta parcele.';
 
 const ROMANIA: [number, number, number, number] = [20.2, 43.6, 29.8, 48.3];
 /** Romania with a margin: what the UAT label points are read for. */
@@ -37,51 +45,114 @@ export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
   // Handlers registered once on the map read the latest state through these refs.
   const selectingRef = useRef(selecting);
   selectingRef.current = selecting;
+  const selectedRef = useRef(selected);
+  selectedRef.current = selected;
 
   const say = useCallback((text: string) => {
     setToast(text);
     window.setTimeout(() => setToast((t) => (t === text ? null : t)), 4000);
   }, []);
 
-  const openFeature = useCallback((key: { id: string } | { siruta: number; objectId: number }) => {
-    setPanel({ loading: true });
+  const highlight = useCallback((h: { key?: string; id?: string }) => {
     const map = mapRef.current;
-    if (map?.getLayer(LAYER.highlight)) map.setFilter(LAYER.highlight, idFilter('id' in key ? [key.id] : []));
-    loadFeature(key).then(
-      (r) => setPanel({ feature: r.feature }),
-      (err: Error) => setPanel({ error: err.message }),
-    );
+    if (map?.getLayer(LAYER.highlight)) map.setFilter(LAYER.highlight, highlightFilter(h));
   }, []);
+
+  /** By uuid (search results, zoom 16+) or by parcel key (a click at any zoom, the overview). */
+  const openFeature = useCallback(
+    (key: { id: string } | FeatureKey) => {
+      setPanel({ loading: true });
+      highlight('id' in key ? { id: key.id } : { key: keyString(key) });
+      loadFeature(key).then(
+        (r) => {
+          setPanel({ feature: r.feature });
+          // Known by uuid only until now: the key also highlights it below zoom 16.
+          const f = r.feature;
+          if ('id' in key && 'objectId' in f) highlight({ id: key.id, key: keyString({ siruta: f.siruta, objectId: f.objectId }) });
+        },
+        (err: Error) => setPanel({ error: err.message }),
+      );
+    },
+    [highlight],
+  );
 
   const closePanel = useCallback(() => {
     setPanel(null);
-    const map = mapRef.current;
-    if (map?.getLayer(LAYER.highlight)) map.setFilter(LAYER.highlight, idFilter([]));
-  }, []);
+    highlight({});
+  }, [highlight]);
 
-  const toggleSelected = useCallback((f: MapGeoJSONFeature) => {
-    const id = f.properties?.id as string | undefined;
-    if (!id) return false;
+  // Picks below zoom 16 carry no uuid: read it from the zoom-16 tiles under them.
+  const parcelSourceRef = useRef<ParcelSource | null>(null);
+  const resolvePicks = useCallback(
+    async (picks: Pick[], bounds: [number, number, number, number]): Promise<Map<string, ResolvedParcel> | null> => {
+      const source = parcelSourceRef.current;
+      if (picks.length === 0 || !source) return new Map();
+      const r = await resolveParcels(
+        window.location.origin,
+        source,
+        picks.map((p) => p.key),
+        bounds,
+      );
+      return r.tooLarge ? null : r.found;
+    },
+    [],
+  );
+
+  const addToSelection = useCallback((parcels: Iterable<[string, ResolvedParcel]>) => {
     setSelected((prev) => {
       const next = new Map(prev);
-      if (next.has(id)) next.delete(id);
-      else next.set(id, String(f.properties?.cadastral_ref ?? ''));
+      for (const [k, v] of parcels) if (!next.has(k)) next.set(k, v);
       return next;
     });
-    return true;
   }, []);
+
+  /** Shift+click or a click in selection mode: removes a selected parcel, adds any other. */
+  const toggleSelected = useCallback(
+    (pick: Pick, at: [number, number]) => {
+      const key = keyString(pick.key);
+      if (selectedRef.current.has(key)) {
+        setSelected((prev) => {
+          const next = new Map(prev);
+          next.delete(key);
+          return next;
+        });
+      } else if (pick.detail) {
+        addToSelection([[key, pick.detail]]);
+      } else {
+        resolvePicks([pick], [at[0], at[1], at[0], at[1]]).then(
+          (found) => {
+            const parcel = found?.get(key);
+            if (parcel) addToSelection([[key, parcel]]);
+            else say(ZOOM_IN);
+          },
+          (err: Error) => say(err.message),
+        );
+      }
+    },
+    [addToSelection, resolvePicks, say],
+  );
 
   /** Box selection adds (never removes) every parcel under the box. */
-  const addSelected = useCallback((features: MapGeoJSONFeature[]) => {
-    setSelected((prev) => {
-      const next = new Map(prev);
-      for (const f of features) {
-        const id = f.properties?.id as string | undefined;
-        if (id && !next.has(id)) next.set(id, String(f.properties?.cadastral_ref ?? ''));
-      }
-      return next;
-    });
-  }, []);
+  const addSelected = useCallback(
+    (picks: Pick[], bounds: [number, number, number, number]) => {
+      const fresh = picks.filter((p) => !selectedRef.current.has(keyString(p.key)));
+      addToSelection(fresh.flatMap((p) => (p.detail ? [[keyString(p.key), p.detail] as [string, ResolvedParcel]] : [])));
+      const missing = fresh.filter((p) => !p.detail);
+      if (missing.length === 0) return;
+      const busy = 'Se identifică parcelele din dreptunghi…';
+      say(busy);
+      resolvePicks(missing, bounds).then(
+        (found) => {
+          setToast((t) => (t === busy ? null : t));
+          if (!found) say('Zona este prea mare pentru selecție; apropiați harta sau desenați un dreptunghi mai mic.');
+          else if (found.size === 0) say(ZOOM_IN);
+          else addToSelection(found);
+        },
+        (err: Error) => say(err.message),
+      );
+    },
+    [addToSelection, resolvePicks, say],
+  );
 
   // Build the map once.
   useEffect(() => {
@@ -97,6 +168,7 @@ export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
       }
       const catalog = await loadCatalog();
       const origin = window.location.origin;
+      parcelSourceRef.current = catalog.sources.find((s) => s.name === 'gis_terenuri_status') ?? null;
       let overview: OverviewInfo | null = null;
       try {
         // The archive is optional (built by the rebuild job); without it live tiles start lower.
@@ -129,21 +201,31 @@ export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
       (window as unknown as { geoportalMap?: MlMap }).geoportalMap = m;
 
       const clickable = () => [LAYER.parcelsFill, LAYER.overviewParcelsFill].filter((l) => m.getLayer(l));
+      const pickOf = (f: MapGeoJSONFeature): Pick | null => {
+        const key = featureKey(f);
+        return key ? { key, detail: detailOf(f) } : null;
+      };
       m.on('click', (e: MapMouseEvent) => {
         const hit = m.queryRenderedFeatures(e.point, { layers: clickable() })[0];
+        const pick = hit ? pickOf(hit) : null;
         if (selectingRef.current || e.originalEvent.shiftKey) {
-          if (hit && !toggleSelected(hit)) say('Apropiați harta pentru a selecta parcele.');
+          if (pick) toggleSelected(pick, [e.lngLat.lng, e.lngLat.lat]);
+          else if (hit) say(ZOOM_IN);
           return;
         }
         if (!hit) return closePanel(); // spec 4.1: a click on empty map closes the panel
-        const p = hit.properties ?? {};
-        if (p.id) openFeature({ id: String(p.id) });
-        else if (p.siruta && p.object_id) openFeature({ siruta: Number(p.siruta), objectId: Number(p.object_id) });
+        // The uuid from zoom 16, else the key the tiles carry at every zoom (siruta, object id).
+        if (pick?.detail) openFeature({ id: pick.detail.id });
+        else if (pick) openFeature(pick.key);
       });
-      enableBoxSelect(m, clickable, (features) => {
-        const withIds = features.filter((f) => f.properties?.id);
-        if (withIds.length) addSelected(withIds);
-        else if (features.length) say('Apropiați harta pentru a selecta parcele.');
+      enableBoxSelect(m, clickable, (features, box) => {
+        const picks = features.map(pickOf).filter((p): p is Pick => p !== null);
+        if (picks.length === 0) {
+          if (features.length) say(ZOOM_IN);
+          return;
+        }
+        const [a, b] = [m.unproject(box[0]), m.unproject(box[1])];
+        addSelected(picks, [Math.min(a.lng, b.lng), Math.min(a.lat, b.lat), Math.max(a.lng, b.lng), Math.max(a.lat, b.lat)]);
       });
       m.on('contextmenu', () => setSelecting(false));
       m.on('mousemove', (e) => {
@@ -194,8 +276,8 @@ export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
   useEffect(() => {
     const map = mapRef.current;
     if (!ready || !map) return;
-    const ids = [...selected.keys()];
-    for (const l of [LAYER.selectionFill, LAYER.selectionLine]) if (map.getLayer(l)) map.setFilter(l, idFilter(ids));
+    const keys = [...selected.keys()];
+    for (const l of [LAYER.selectionFill, LAYER.selectionLine]) if (map.getLayer(l)) map.setFilter(l, keyFilter(keys));
   }, [selected, ready]);
 
   // ESC leaves selection mode (spec 4.1).
@@ -235,7 +317,7 @@ export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
   const runExport = async (format: 'geojson' | 'dxf' | 'gpkg') => {
     setExporting(true);
     try {
-      const name = await downloadExport(format, [...selected.keys()]);
+      const name = await downloadExport(format, [...selected.values()].map((p) => p.id));
       say(`Fișierul ${name} a fost descărcat.`);
     } catch (err) {
       say((err as Error).message);

@@ -8,10 +8,13 @@ import type { Map as MlMap, MapGeoJSONFeature, PointLike } from 'maplibre-gl';
 /** Below this many pixels of movement a Shift-press is a click, not a box. */
 const DRAG_THRESHOLD_PX = 4;
 
+/** The box in canvas pixels: top-left and bottom-right corners. */
+export type ScreenBox = [[number, number], [number, number]];
+
 export function enableBoxSelect(
   map: MlMap,
   layers: () => string[],
-  onBox: (features: MapGeoJSONFeature[]) => void,
+  onBox: (features: MapGeoJSONFeature[], box: ScreenBox) => void,
 ): () => void {
   const canvas = map.getCanvasContainer();
   let start: { x: number; y: number } | null = null;
@@ -49,11 +52,11 @@ export function enableBoxSelect(
     box.remove();
     box = null;
     const to = pos(e);
-    const bbox: [PointLike, PointLike] = [
+    const bbox: ScreenBox = [
       [Math.min(from.x, to.x), Math.min(from.y, to.y)],
       [Math.max(from.x, to.x), Math.max(from.y, to.y)],
     ];
-    onBox(map.queryRenderedFeatures(bbox, { layers: layers() }));
+    onBox(map.queryRenderedFeatures(bbox as [PointLike, PointLike], { layers: layers() }), bbox);
   };
 
   const onDown = (e: MouseEvent) => {

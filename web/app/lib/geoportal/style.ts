@@ -8,10 +8,13 @@
  *   - intravilan: a double line (line-gap-width draws two parallel lines) from zoom 13, no fill;
  *   - UAT names: one label per UAT from a GeoJSON point source the page fills (./uatLabels), not
  *     from the tiled polygons, whose per-tile pieces would each get a label;
- *   - cadastral_ref labels from zoom 16 (read from over-zoomed zoom-14 tiles: fewer duplicates);
+ *   - cadastral_ref labels from zoom 16, from the parcel tiles themselves (they carry cadastral_ref
+ *     from that zoom on; below it only what is drawn: status flags, siruta, the feature id);
+ *   - selection and highlight by parcel key "<siruta>:<feature id>" (./featureKeys), which the
+ *     tiles carry at every zoom;
  *   - the PMTiles overview below the zoom where live parcels start.
  */
-import type { LayerSpecification, SourceSpecification, StyleSpecification, FilterSpecification } from 'maplibre-gl';
+import type { ExpressionSpecification, LayerSpecification, SourceSpecification, StyleSpecification, FilterSpecification } from 'maplibre-gl';
 import { GLYPHS_URL, LABEL_FONT } from './glyphs';
 
 export interface CatalogSource {
@@ -58,10 +61,6 @@ export const UAT_LABEL_SOURCE = 'uat-etichete';
 /** UAT names show from this zoom up to UAT_LABEL_MAXZOOM. */
 export const UAT_LABEL_MINZOOM = 9;
 export const UAT_LABEL_MAXZOOM = 15;
-
-/** Vector source of the parcel number labels, and the tile zoom it reads (see buildStyle). */
-export const PARCEL_LABEL_SOURCE = 'parcele-etichete';
-const PARCEL_LABEL_TILE_ZOOM = 14;
 
 /** Layer ids the page refers to (clicks, selection, basemap switch). */
 export const LAYER = {
@@ -147,13 +146,6 @@ export function buildStyle(opts: {
   };
   for (const s of catalog) styleSources[s.name] = vectorSource(origin, s);
   styleSources[UAT_LABEL_SOURCE] = { type: 'geojson', data: { type: 'FeatureCollection', features: [] } };
-  const parcelTiles = sources.get('gis_terenuri_status');
-  if (parcelTiles) {
-    // Parcel numbers from coarser tiles of the same source, over-zoomed: a parcel cut by a tile
-    // edge gets a label per piece, and zoom-14 tiles have 16 times fewer edges than zoom-16 ones.
-    const labelMax = Math.max(parcelTiles.minzoom, Math.min(PARCEL_LABEL_TILE_ZOOM, parcelTiles.maxzoom));
-    styleSources[PARCEL_LABEL_SOURCE] = { ...(vectorSource(origin, parcelTiles) as { type: 'vector'; tiles: string[] }), minzoom: parcelTiles.minzoom, maxzoom: labelMax };
-  }
   if (overview) styleSources.overview = { type: 'vector', url: `pmtiles://${overview.url}` };
 
   const layers: LayerSpecification[] = [
@@ -280,7 +272,7 @@ export function buildStyle(opts: {
   });
 
   if (terenuri) {
-    const none: FilterSpecification = ['in', ['get', 'id'], ['literal', []]];
+    const none = keyFilter([]);
     layers.push(
       {
         id: LAYER.selectionFill,
@@ -303,13 +295,15 @@ export function buildStyle(opts: {
         type: 'line',
         source: terenuri.name,
         'source-layer': terenuri.layer,
-        filter: none,
+        filter: highlightFilter({}),
         paint: { 'line-color': COLORS.highlight, 'line-width': 3 },
       },
       {
+        // Zoom-16 tiles, over-zoomed above: a parcel cut by a tile edge has a piece, and a label
+        // candidate, on each side; symbol collision keeps one where they would overlap.
         id: 'numere-cadastrale',
         type: 'symbol',
-        source: PARCEL_LABEL_SOURCE,
+        source: terenuri.name,
         'source-layer': terenuri.layer,
         minzoom: LABEL_MINZOOM,
         layout: {
@@ -332,6 +326,18 @@ export function buildStyle(opts: {
   };
 }
 
-export function idFilter(ids: string[]): FilterSpecification {
-  return ['in', ['get', 'id'], ['literal', ids]];
+/** A parcel's key on the live source, "<siruta>:<feature id>", the same at every zoom (./featureKeys). */
+const PARCEL_KEY: ExpressionSpecification = ['concat', ['to-string', ['get', 'siruta']], ':', ['to-string', ['id']]];
+
+/** Parcels whose key is in the list. */
+export function keyFilter(keys: string[]): FilterSpecification {
+  return ['in', PARCEL_KEY, ['literal', keys]];
+}
+
+/**
+ * The highlighted parcel: by key (every zoom), or by uuid when only that is known yet (a search
+ * result before its feature has loaded; uuids are in the tiles from zoom 16).
+ */
+export function highlightFilter(h: { key?: string; id?: string }): FilterSpecification {
+  return ['any', ['in', PARCEL_KEY, ['literal', h.key ? [h.key] : []]], ['in', ['get', 'id'], ['literal', h.id ? [h.id] : []]]];
 }

@@ -11,6 +11,7 @@
 import { VectorTile } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
 import type { CatalogSource } from './style';
+import { lat2y, lon2x } from './tileMath';
 
 type Ring = [number, number][];
 type Polygon = Ring[];
@@ -29,12 +30,6 @@ const LABEL_SOURCES: [string, number][] = [
   ['gis_uats_z0', 4],
   ['gis_uats_z8', 8],
 ];
-
-const lon2x = (lon: number, z: number) => Math.floor(((lon + 180) / 360) * 2 ** z);
-const lat2y = (lat: number, z: number) => {
-  const r = (lat * Math.PI) / 180;
-  return Math.floor(((1 - Math.log(Math.tan(r) + 1 / Math.cos(r)) / Math.PI) / 2) * 2 ** z);
-};
 
 /** Shoelace area of a polygon (outer ring minus holes), in squared degrees: only compared. */
 function polygonArea(p: Polygon): number {
