@@ -45,8 +45,12 @@ export const COLORS = {
 /** Zoom from which intravilan is drawn and cadastral labels appear (spec 4.1). */
 export const INTRAVILAN_MINZOOM = 13;
 export const LABEL_MINZOOM = 16;
-/** Live parcel tiles start here when the overview archive covers the zooms below. */
-export const LIVE_PARCELS_MINZOOM_WITH_OVERVIEW = 13;
+/**
+ * Live parcel tiles start here when the overview archive covers the zooms below: the archive
+ * holds every parcel through z14, while live tiles below z14 are density-thinned (docs/tiles.md),
+ * so zooming in never goes from the full mesh to a sparser one.
+ */
+export const LIVE_PARCELS_MINZOOM_WITH_OVERVIEW = 14;
 
 export type BasemapId = 'none' | 'osm' | 'ortho';
 
