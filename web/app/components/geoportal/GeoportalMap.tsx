@@ -8,7 +8,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { GeoJSONSource, Map as MlMap, MapMouseEvent, MapGeoJSONFeature } from 'maplibre-gl';
 import { SearchBox } from './SearchBox';
 import { FeaturePanel } from './FeaturePanel';
-import { BASEMAPS, COLORS, LAYER, UAT_LABEL_MINZOOM, UAT_LABEL_SOURCE, buildStyle, highlightFilter, keyFilter, type BasemapId, type OverviewInfo } from '../../lib/geoportal/style';
+import { BASEMAPS, COLORS, HIGHLIGHT_LAYERS, LAYER, SELECTION_LAYERS, UAT_LABEL_MINZOOM, UAT_LABEL_SOURCE, buildStyle, highlightFilter, keyFilter, type BasemapId, type OverviewInfo } from '../../lib/geoportal/style';
 import { detailOf, featureKey, keyString, resolveParcels, type FeatureKey, type ResolvedParcel } from '../../lib/geoportal/featureKeys';
 import { labelPointsGeoJson, loadUatLabelPoints } from '../../lib/geoportal/uatLabels';
 import { localGlyphs } from '../../lib/geoportal/glyphs';
@@ -55,7 +55,7 @@ export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
 
   const highlight = useCallback((h: { key?: string; id?: string }) => {
     const map = mapRef.current;
-    if (map?.getLayer(LAYER.highlight)) map.setFilter(LAYER.highlight, highlightFilter(h));
+    for (const l of HIGHLIGHT_LAYERS) if (map?.getLayer(l)) map.setFilter(l, highlightFilter(h));
   }, []);
 
   /** By uuid (search results, zoom 16+) or by parcel key (a click at any zoom, the overview). */
@@ -277,7 +277,7 @@ export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
     const map = mapRef.current;
     if (!ready || !map) return;
     const keys = [...selected.keys()];
-    for (const l of [LAYER.selectionFill, LAYER.selectionLine]) if (map.getLayer(l)) map.setFilter(l, keyFilter(keys));
+    for (const l of SELECTION_LAYERS) if (map.getLayer(l)) map.setFilter(l, keyFilter(keys));
   }, [selected, ready]);
 
   // ESC leaves selection mode (spec 4.1).

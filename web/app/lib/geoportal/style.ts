@@ -76,7 +76,15 @@ export const LAYER = {
   selectionFill: 'selectie-fill',
   selectionLine: 'selectie-contur',
   highlight: 'evidentiere',
+  overviewSelectionFill: 'overview-selectie-fill',
+  overviewSelectionLine: 'overview-selectie-contur',
+  overviewHighlight: 'overview-evidentiere',
 };
+
+/** The layers that draw the selection (live tiles from the live zoom, the overview below it). */
+export const SELECTION_LAYERS = [LAYER.selectionFill, LAYER.selectionLine, LAYER.overviewSelectionFill, LAYER.overviewSelectionLine];
+/** The layers that draw the highlighted parcel. */
+export const HIGHLIGHT_LAYERS = [LAYER.highlight, LAYER.overviewHighlight];
 
 const abs = (origin: string, path: string) => `${origin}${path}`;
 
@@ -161,10 +169,12 @@ export function buildStyle(opts: {
   const terenuri = sources.get('gis_terenuri_status');
   const liveMin = overview && terenuri ? Math.max(terenuri.minzoom, LIVE_PARCELS_MINZOOM_WITH_OVERVIEW) : (terenuri?.minzoom ?? 10);
 
+  let overviewParcels: string | null = null;
   if (overview) {
     for (const l of overview.layers) {
       const isParcels = /parc|teren/i.test(l.id);
       if (isParcels) {
+        overviewParcels = l.id;
         // Overview parcels carry siruta, cadastral_ref and object_id: clickable by (siruta, objectId).
         layers.push({
           id: LAYER.overviewParcelsFill,
@@ -275,33 +285,21 @@ export function buildStyle(opts: {
     paint: { 'text-color': '#374151', 'text-halo-color': '#ffffff', 'text-halo-width': 1.6, 'text-opacity': ['interpolate', ['linear'], ['zoom'], 13.5, 1, 15, 0.6] },
   });
 
+  // Selection and highlight: on the live tiles from the zoom live parcels start (no live tile is
+  // asked for below it), on the overview's parcels under it, so a selection stays visible when
+  // zooming out.
+  const none = keyFilter([]);
+  const marks = (source: string, sourceLayer: string, ids: { fill: string; line: string; highlight: string }, zoom: { minzoom?: number; maxzoom?: number }): LayerSpecification[] => [
+    { id: ids.fill, type: 'fill', source, 'source-layer': sourceLayer, ...zoom, filter: none, paint: { 'fill-color': COLORS.selection, 'fill-opacity': 0.35 } },
+    { id: ids.line, type: 'line', source, 'source-layer': sourceLayer, ...zoom, filter: none, paint: { 'line-color': COLORS.selection, 'line-width': 2.5 } },
+    { id: ids.highlight, type: 'line', source, 'source-layer': sourceLayer, ...zoom, filter: highlightFilter({}), paint: { 'line-color': COLORS.highlight, 'line-width': 3 } },
+  ];
+  if (overviewParcels) {
+    layers.push(...marks('overview', overviewParcels, { fill: LAYER.overviewSelectionFill, line: LAYER.overviewSelectionLine, highlight: LAYER.overviewHighlight }, { maxzoom: liveMin }));
+  }
   if (terenuri) {
-    const none = keyFilter([]);
     layers.push(
-      {
-        id: LAYER.selectionFill,
-        type: 'fill',
-        source: terenuri.name,
-        'source-layer': terenuri.layer,
-        filter: none,
-        paint: { 'fill-color': COLORS.selection, 'fill-opacity': 0.35 },
-      },
-      {
-        id: LAYER.selectionLine,
-        type: 'line',
-        source: terenuri.name,
-        'source-layer': terenuri.layer,
-        filter: none,
-        paint: { 'line-color': COLORS.selection, 'line-width': 2.5 },
-      },
-      {
-        id: LAYER.highlight,
-        type: 'line',
-        source: terenuri.name,
-        'source-layer': terenuri.layer,
-        filter: highlightFilter({}),
-        paint: { 'line-color': COLORS.highlight, 'line-width': 3 },
-      },
+      ...marks(terenuri.name, terenuri.layer, { fill: LAYER.selectionFill, line: LAYER.selectionLine, highlight: LAYER.highlight }, { minzoom: liveMin }),
       {
         // Zoom-16 tiles, over-zoomed above: a parcel cut by a tile edge has a piece, and a label
         // candidate, on each side; symbol collision keeps one where they would overlap.
@@ -331,7 +329,9 @@ export function buildStyle(opts: {
 }
 
 /** A parcel's key on the live source, "<siruta>:<feature id>", the same at every zoom (./featureKeys). */
-const PARCEL_KEY: ExpressionSpecification = ['concat', ['to-string', ['get', 'siruta']], ':', ['to-string', ['id']]];
+// Live tiles carry object_id as the feature id (and, from z16, as a property too); the overview
+// archive only as a property.
+const PARCEL_KEY: ExpressionSpecification = ['concat', ['to-string', ['get', 'siruta']], ':', ['to-string', ['coalesce', ['get', 'object_id'], ['id']]]];
 
 /** Parcels whose key is in the list. */
 export function keyFilter(keys: string[]): FilterSpecification {
