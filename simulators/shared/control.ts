@@ -24,6 +24,12 @@ export interface Faults {
    * the first repeating the previous page's last feature ("duplicate pages").
    */
   duplicatePages?: boolean;
+  /**
+   * Extension (landreg): layer queries restricted to one of these UATs answer an ArcGIS error
+   * (HTTP 200 with `{error}`), as a server does for a query it cannot run: one UAT failing while
+   * the others work.
+   */
+  failSirutas?: number[];
 }
 
 const faultsBody = z.object({
@@ -34,6 +40,7 @@ const faultsBody = z.object({
   slowEvery: z.number().int().positive().optional(),
   slowMs: z.number().min(0).optional(),
   duplicatePages: z.boolean().optional(),
+  failSirutas: z.array(z.number().int().positive()).max(1000).optional(),
 });
 
 export const resetBody = z.object({

@@ -80,4 +80,31 @@ describe('sync-county', () => {
       },
     ]);
   }, 180_000);
+  it('a UAT the portal fails on is reported, the others go on, and the notification counts it', async () => {
+    const failing = uats[0];
+    await rig.simJson('POST', '/__sim/faults', { failSirutas: [failing.siruta] });
+    try {
+      const result = await rig.env.client.workflow.execute<typeof countySync>('countySync', {
+        taskQueue: rig.queue(TaskQueue.store),
+        workflowId: jobWorkflowId('sync-county', `covasna-fail-${rig.suffix}`),
+        args: [{ county: 'Covasna', userId: `${USER}.fail`, requestTileRebuild: false }],
+      });
+      expect(result).toMatchObject({ done: uats.length - 1, failed: 1 });
+      const bad = result.uats.find((u) => u.siruta === failing.siruta);
+      expect(bad).toMatchObject({ status: 'failed', name: failing.name });
+      expect(bad?.error).toBe('Portalul de cadastru a trimis un răspuns neașteptat.');
+      for (const u of uats.slice(1)) expect(result.uats.find((x) => x.siruta === u.siruta)).toMatchObject({ status: 'done' });
+      // The failed UAT's layer sync is recorded as failed; the store keeps what it had.
+      const runs = await rig.db.query<{ status: string }>(
+        `SELECT status FROM gis_sync_runs WHERE siruta = $1 AND trigger = 'county' ORDER BY started_at DESC LIMIT 1`,
+        [failing.siruta],
+      );
+      expect(runs.rows).toEqual([{ status: 'failed' }]);
+      expect(await storedLayer(rig.db, failing.siruta, 'TERENURI_ACTIVE')).toEqual(await truthLayer(rig, failing.siruta, 'TERENURI_ACTIVE'));
+      const note = await rig.db.query<{ body: string }>(`SELECT body FROM notifications WHERE user_id = $1`, [`${USER}.fail`]);
+      expect(note.rows[0].body).toBe(`${uats.length - 1} UAT-uri sincronizate, 1 cu erori; 0 obiecte adăugate, 0 șterse.`);
+    } finally {
+      await rig.simJson('DELETE', '/__sim/faults');
+    }
+  }, 180_000);
 });
