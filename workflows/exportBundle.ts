@@ -6,16 +6,17 @@
  *      magic bundles then run the enrichment child (magic mode enriches, spec 4.4 behaviour 3);
  *   3. build every file from the store with GDAL and stream the ZIP (or the GPKG) to S3;
  *   4. notify the user in-app (`export-ready`).
- * The `progress` query answers `{phase, current, total, percent, message}` throughout.
+ * The shared `progress` query (workflows/landregShared.ts) answers `{status, phase, current, total,
+ * message}` throughout; the progress route adds the percentage.
  * Deterministic: no I/O here; Date.now and Math.random are Temporal's replay-safe versions.
  */
-import { ApplicationFailure, defineQuery, executeChild, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, executeChild, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { ExportActivities, PlannedStep } from '../activities/exports';
 import { TaskQueue } from '../temporal/queues';
 import { jobSearchAttributes } from '../temporal/searchAttributes';
 import type { enrichParcels } from './enrichParcels';
 import type { importNoGeometry } from './importNoGeometry';
-import { childJobId, failureMessage, siblingQueue } from './landregShared';
+import { childJobId, failureMessage, progressQuery, siblingQueue, type ProgressState } from './landregShared';
 import type { layerSync } from './layerSync';
 
 type PipelineStep = Parameters<ExportActivities['buildExport']>[0]['pipelineBefore'][number];
@@ -38,22 +39,6 @@ function exportActivities() {
   });
   return { quick, heavy };
 }
-
-/**
- * The `progress` query the progress route reads (`GET /api/landreg/progress?jobId=`), the same
- * name and shape as the sync jobs' (workflows/landregShared.ts) plus `percent`.
- */
-export interface JobProgress {
-  status: 'running' | 'done' | 'failed';
-  phase: string;
-  current: number;
-  total: number;
-  percent: number;
-  message: string;
-  error?: string;
-}
-
-export const progressQuery = defineQuery<JobProgress>('progress');
 
 export interface ExportJobInput {
   siruta: number;
@@ -94,7 +79,7 @@ function numbersOf(result: unknown): Record<string, number> | undefined {
 }
 
 class Progress {
-  status: JobProgress['status'] = 'running';
+  status: ProgressState['status'] = 'running';
   error?: string;
   current = 0;
   phase = 'verificare';
@@ -107,14 +92,13 @@ class Progress {
   advance(): void {
     this.current = Math.min(this.total, this.current + 1);
   }
-  snapshot(): JobProgress {
-    const percent = this.total === 0 ? 0 : Math.round((this.current / this.total) * 100);
+  /** The shared `progress` query's answer (the progress route derives the percentage). */
+  snapshot(): ProgressState {
     return {
       status: this.status,
       phase: this.phase,
       current: this.current,
       total: this.total,
-      percent,
       message: this.message,
       ...(this.error ? { error: this.error } : {}),
     };
@@ -190,51 +174,39 @@ async function runExportJob(
     // 2. Sync first where stale, each a child run as a sub-step (spec 3.3).
     const siruta = input.siruta;
     for (const s of plan.steps as PlannedStep[]) {
-      if (s.kind === 'layer') {
-        const layerId = s.layerId!;
-        const step = `sync:${layerId}`;
-        const label = `Sincronizare ${layerId}`;
-        progress.set('sincronizare', s.description);
-        pipeline.push(
-          !s.sync
-            ? skipped(step, label, s.description)
-            : await subStep(
-                step,
-                label,
-                () =>
-                  executeChild<typeof layerSync>('layerSync', {
-                    workflowId: childJobId('layer-sync', `${siruta}-${layerId}`),
-                    args: [{ siruta, layerId, trigger: 'export', isSubStep: true }],
-                    typedSearchAttributes: jobSearchAttributes('layer-sync', siruta),
-                  }),
-                `${s.description} Sincronizat din portal.`,
-              ),
-        );
-      } else {
-        const step = 'no-geometry';
-        const label = 'Import imobile fără geometrie';
-        progress.set('import-fara-geometrie', s.description);
-        pipeline.push(
-          !s.sync
-            ? skipped(step, label, s.description)
-            : await subStep(
-                step,
-                label,
-                async () => {
-                  const t = Date.now();
-                  const r = await executeChild<typeof importNoGeometry>('importNoGeometry', {
-                    workflowId: childJobId('import-nogeom', siruta),
-                    args: [{ siruta }],
-                    typedSearchAttributes: jobSearchAttributes('import-nogeom', siruta),
-                  });
-                  // The 48 h rule of spec 8 reads this record on the next export.
-                  await quick.recordNoGeometryImport({ siruta, imported: r.imported, deleted: r.deleted, startedAt: new Date(t).toISOString() });
-                  return r;
-                },
-                `${s.description} Importat din lista de imobile.`,
-              ),
-        );
-      }
+      const sub =
+        s.kind === 'layer'
+          ? {
+              step: `sync:${s.layerId}`,
+              label: `Sincronizare ${s.layerId}`,
+              phase: 'sincronizare',
+              done: `${s.description} Sincronizat din portal.`,
+              run: () =>
+                executeChild<typeof layerSync>('layerSync', {
+                  workflowId: childJobId('layer-sync', `${siruta}-${s.layerId}`),
+                  args: [{ siruta, layerId: s.layerId!, trigger: 'export', isSubStep: true }],
+                  typedSearchAttributes: jobSearchAttributes('layer-sync', siruta),
+                }),
+            }
+          : {
+              step: 'no-geometry',
+              label: 'Import imobile fără geometrie',
+              phase: 'import-fara-geometrie',
+              done: `${s.description} Importat din lista de imobile.`,
+              run: async () => {
+                const t = Date.now();
+                const r = await executeChild<typeof importNoGeometry>('importNoGeometry', {
+                  workflowId: childJobId('import-nogeom', siruta),
+                  args: [{ siruta }],
+                  typedSearchAttributes: jobSearchAttributes('import-nogeom', siruta),
+                });
+                // The 48 h rule of spec 8 reads this record on the next export.
+                await quick.recordNoGeometryImport({ siruta, imported: r.imported, deleted: r.deleted, startedAt: new Date(t).toISOString() });
+                return r;
+              },
+            };
+      progress.set(sub.phase, s.description);
+      pipeline.push(!s.sync ? skipped(sub.step, sub.label, s.description) : await subStep(sub.step, sub.label, sub.run, sub.done));
       progress.advance();
     }
 
