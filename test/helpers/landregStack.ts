@@ -6,7 +6,9 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import type pg from 'pg';
+import { configureLandregApi } from '../../api/landreg/context';
 import { config } from '../../domain/config';
+import { LandregClient } from '../../domain/landreg/client';
 import { createPool } from '../../domain/db/pool';
 import { isolatedTaskQueue, TaskQueue, type TaskQueueName } from '../../temporal/queues';
 import { createQueueWorkers } from '../../workers/start';
@@ -63,6 +65,15 @@ export async function startSyncRig(opts: { sessionTtlSeconds?: number; dbUrl?: s
       await sim.close();
     },
   };
+}
+
+/** Points the API's landreg routes (api/landreg/context.ts) at the rig: its simulator, database and queues. */
+export function aimApiAtRig(rig: SyncRig): void {
+  configureLandregApi({
+    client: () => new LandregClient({ db: rig.db, baseUrl: rig.sim.url }),
+    db: () => rig.db,
+    workflowTaskQueue: rig.queue(TaskQueue.store),
+  });
 }
 
 /** A UAT of the simulator's demo data, picked by county and rank of parcel count (small first). */

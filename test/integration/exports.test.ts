@@ -14,15 +14,13 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
-import { configureLandregApi } from '../../api/landreg/context';
 import { config } from '../../domain/config';
 import { closePool } from '../../domain/db/pool';
-import { LandregClient } from '../../domain/landreg/client';
 import { closeTemporalClient } from '../../temporal/client';
 import { TaskQueue } from '../../temporal/queues';
 import { createQueueWorkers } from '../../workers/start';
 import { seedExportUat, clearExportUat, recordSyncRuns, type SeedCounts } from '../helpers/exportSeed';
-import { forgetUat, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
+import { aimApiAtRig, forgetUat, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
 
 const run = promisify(execFile);
@@ -127,11 +125,7 @@ function parseCsvLine(line: string): { fields: string[]; allQuoted: boolean } {
 
 beforeAll(async () => {
   rig = await startSyncRig();
-  configureLandregApi({
-    client: () => new LandregClient({ db: rig.db, baseUrl: rig.sim.url }),
-    db: () => rig.db,
-    workflowTaskQueue: rig.queue(TaskQueue.store),
-  });
+  aimApiAtRig(rig);
   const w = await createQueueWorkers({
     connection: rig.env.nativeConnection,
     namespace: config.temporal.namespace,

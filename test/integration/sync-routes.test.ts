@@ -10,12 +10,9 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../../api/app';
 import { createSession, newSessionToken, sessionIdFor } from '../../api/auth/sessionStore';
 import { SESSION_COOKIE } from '../../api/auth/cookies';
-import { configureLandregApi } from '../../api/landreg/context';
 import { closePool } from '../../domain/db/pool';
-import { LandregClient } from '../../domain/landreg/client';
 import { closeTemporalClient } from '../../temporal/client';
-import { TaskQueue } from '../../temporal/queues';
-import { forgetUat, pickUat, startSyncRig, storedLayer, truthLayer, type SyncRig } from '../helpers/landregStack';
+import { aimApiAtRig, forgetUat, pickUat, startSyncRig, storedLayer, truthLayer, type SyncRig } from '../helpers/landregStack';
 
 let rig: SyncRig;
 let server: http.Server;
@@ -63,11 +60,7 @@ async function waitForProgress(jobId: string, until: (p: any) => boolean, timeou
 
 beforeAll(async () => {
   rig = await startSyncRig();
-  configureLandregApi({
-    client: () => new LandregClient({ db: rig.db, baseUrl: rig.sim.url }),
-    db: () => rig.db,
-    workflowTaskQueue: rig.queue(TaskQueue.store),
-  });
+  aimApiAtRig(rig);
   // Ilfov (workspace 234), the second-smallest UAT: this file's own data.
   siruta = (await pickUat(rig, 234, 1)).siruta;
   await forgetUat(rig.db, siruta);
