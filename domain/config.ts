@@ -14,7 +14,8 @@ const env = process.env;
 const PROFILE_PORT_SHIFT = { dev: 0, test: 100, bench: 200 } as const;
 type Profile = keyof typeof PROFILE_PORT_SHIFT;
 const profile: Profile = env.STACK_PROFILE === 'test' || env.STACK_PROFILE === 'bench' ? env.STACK_PROFILE : 'dev';
-const portShift = PROFILE_PORT_SHIFT[profile];
+// STACK_PORT_SHIFT overrides the profile's shift, so several clones can each run a test stack.
+const portShift = env.STACK_PORT_SHIFT ? Number(env.STACK_PORT_SHIFT) : PROFILE_PORT_SHIFT[profile];
 
 function str(name: string, fallback: string): string {
   const v = env[name];
@@ -171,7 +172,7 @@ export const config = {
     simSeed: int('LANDREG_SIM_SEED', 42),
     simScale: str('LANDREG_SIM_SCALE', 'demo'),
     simSessionTtlSeconds: int('LANDREG_SIM_SESSION_TTL_SECONDS', 600),
-    simDataDir: path.resolve(projectRoot, str('LANDREG_SIM_DATA_DIR', '../shared/data')),
+    simDataDir: path.resolve(projectRoot, str('LANDREG_SIM_DATA_DIR', 'data/reference')),
     /** Portal client (domain/landreg): one HTTP call's deadline, and a per-process call rate cap. */
     requestTimeoutMs: int('LANDREG_REQUEST_TIMEOUT_MS', 30_000),
     requestsPerSecond: landregRequestsPerSecond,

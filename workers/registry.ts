@@ -10,6 +10,7 @@ import { createExportActivities } from '../activities/exports';
 import { createEnrichmentPortalActivities, createEnrichmentStoreActivities } from '../activities/enrichment';
 import { createTileActivities } from '../activities/tiles';
 import { createLandregActivities } from '../activities/landreg';
+import { createNotificationActivities } from '../activities/notifications';
 import { config, projectRoot } from '../domain/config';
 import type { Db } from '../domain/db/pool';
 import { TaskQueue, type TaskQueueName } from '../temporal/queues';
@@ -75,6 +76,8 @@ export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
     options: { maxConcurrentActivityTaskExecutions: 1 },
   },
   [TaskQueue.notifications]: {
+    // The notifications module (domain/notifications): in-app records, and e-mails per preference.
+    activities: (deps) => createNotificationActivities(deps),
     options: { maxConcurrentActivityTaskExecutions: 4 },
   },
 };

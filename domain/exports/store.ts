@@ -3,6 +3,7 @@
  * layer descriptions, and the `export-ready` in-app notification (CONTRACT.md section 3).
  */
 import type { Db } from '../db/pool';
+import { notify } from '../notifications/notify';
 import { planExportSync, type FreshnessDecision, type LayerCategory } from './freshness';
 import { NO_GEOMETRY_SOURCE, PARCELS_LAYER, checkLayerId } from './layers';
 
@@ -115,15 +116,10 @@ export interface ExportReadyNotification {
 }
 
 /**
- * In-app notification `export-ready`, unless the user turned that type off in the preferences.
- * Returns whether a row was written.
+ * In-app notification `export-ready` through the notifications module (the user's preference
+ * decides). Returns whether a row was written.
  */
 export async function notifyExportReady(db: Db, n: ExportReadyNotification): Promise<boolean> {
-  const r = await db.query(
-    `INSERT INTO notifications (user_id, type, title, body, link)
-     SELECT $1, 'export-ready', $2, $3, $4
-      WHERE COALESCE((SELECT export_ready FROM notification_preferences WHERE user_id = $1), true)`,
-    [n.userId, n.title, n.body, n.link],
-  );
-  return (r.rowCount ?? 0) > 0;
+  const r = await notify(db, { ...n, type: 'export-ready' });
+  return r.created;
 }

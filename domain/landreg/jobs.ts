@@ -4,6 +4,7 @@
  * pick the UATs of a county / national / refresh-all run.
  */
 import type { Db } from '../db/pool';
+import { notify } from '../notifications/notify';
 
 /** Job kinds of this engine; the job id is the workflow id `<kind>:<scope>[:<ulid>]`. */
 export const SYNC_JOB_KINDS = ['sync', 'sync-background', 'sync-county', 'sync-all-counties', 'refresh-all', 'auto-refresh'] as const;
@@ -107,7 +108,7 @@ export async function enrichmentShare(db: Db, siruta: number): Promise<number> {
   return total === 0 ? 0 : enriched / total;
 }
 
-/** Spec 6: "sync of a county finished" is an in-app notification. */
-export async function notifyUser(db: Db, n: { userId: string; type: string; title: string; body: string; link?: string }): Promise<void> {
-  await db.query(`INSERT INTO notifications (user_id, type, title, body, link) VALUES ($1, $2, $3, $4, $5)`, [n.userId, n.type, n.title, n.body, n.link ?? null]);
+/** Spec 6: "sync of a county finished" is an in-app notification (the notifications module). */
+export async function notifyUser(db: Db, n: { userId: string; type: 'county-sync-done'; title: string; body: string; link?: string }): Promise<void> {
+  await notify(db, n);
 }

@@ -1,6 +1,6 @@
 /**
  * The portal's nomenclature built from the project's real reference data: the 42 counties
- * (workspaces) and 3186 UATs of ../shared/data, with boundaries reprojected to EPSG:3844 on
+ * (workspaces) and 3186 UATs of data/reference, with boundaries reprojected to EPSG:3844 on
  * first use. Workspace id = the county's SIRUTA code (documented in the README).
  */
 import fs from 'node:fs';
