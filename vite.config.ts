@@ -31,7 +31,7 @@ export default defineConfig(({ isSsrBuild }) => ({
       ? {
           external: (id: string, _importer: string | undefined, isResolved: boolean) =>
             isResolved && isProjectServerModule(id),
-          // build/server/index.js imports them by a path relative to itself: ../../api/... .ts
+          // build/server/index.js imports them by a path relative to itself (two levels up, then api/…, domain/… .ts)
           output: {
             paths: (id: string) => (isProjectServerModule(id) ? path.relative(serverBuildDir, id).split(path.sep).join('/') : id),
           },

@@ -13,6 +13,13 @@ tsc --noEmit
 echo "[test] lint"
 eslint --max-warnings=0 .
 
+# The newcomer's path (issue 12): once per CI run, a fresh clone of this commit alone must
+# bootstrap and bring its stack to ready (scripts/newcomer-check.sh).
+if [ -n "${CI:-}" ] || [ "${NEWCOMER_CHECK:-}" = 1 ]; then
+  echo "[test] newcomer check: a fresh clone of this commit alone"
+  bash scripts/newcomer-check.sh
+fi
+
 mkdir -p test-results
 ready=.data/test-stack.ready; log=.data/test-stack.log; mkdir -p .data
 rm -f "$ready"

@@ -58,7 +58,9 @@ async function simJson<T = any>(method: string, path: string, body?: unknown): P
   return (await res.json()) as T;
 }
 
-const featureDownloads = async () => (await simJson<{ counts: Record<string, number> }>('GET', '/__sim/requests')).counts[`query:features:${LAYER}:${BENCH_SIRUTA}`] ?? 0;
+const requestCount = async (kind: 'features' | 'attributes') =>
+  (await simJson<{ counts: Record<string, number> }>('GET', '/__sim/requests')).counts[`query:${kind}:${LAYER}:${BENCH_SIRUTA}`] ?? 0;
+const featureDownloads = () => requestCount('features');
 
 /** The bench stack's worker processes: `workers/main.ts` with STACK_PROFILE=bench in their environment. */
 async function benchWorkerPids(): Promise<number[]> {
@@ -228,11 +230,23 @@ async function main(): Promise<void> {
   }
 
   // ---- 3. nothing changed ---------------------------------------------------------------------
+  // 200 parcels count as enriched, so the rolling documentation probe runs as it would in
+  // production: its VALID_FROM reads are attribute reads, never feature downloads.
+  await db.query(
+    `UPDATE gis_features SET enrichment = '{}'::jsonb, enriched_at = now() - interval '1 day'
+      WHERE siruta = $1 AND layer_id = $2 AND object_id IN (
+        SELECT object_id FROM gis_features WHERE siruta = $1 AND layer_id = $2 ORDER BY object_id LIMIT 200)`,
+    [BENCH_SIRUTA, LAYER],
+  );
   await simJson('DELETE', '/__sim/requests');
   note('zero-change sync…');
   const zero = await sync('zero');
   emit('zero_change_seconds', zero.seconds, 's', { goal: '< 2', mode: zero.run.mode });
-  emit('zero_change_feature_downloads', await featureDownloads(), 'requests', { goal: 0 });
+  const zeroDownloads = await featureDownloads();
+  const zeroProbeReads = await requestCount('attributes');
+  emit('zero_change_feature_downloads', zeroDownloads, 'requests', { goal: 0 });
+  emit('zero_change_probe_attribute_reads', zeroProbeReads, 'requests', { goal: '>= 1' });
+  if (zeroDownloads !== 0 || zeroProbeReads < 1) throw new Error('zero-change sync: expected no feature download and the documentation probe as attribute reads');
 
   // ---- 4. a 1% delta --------------------------------------------------------------------------
   // The portal changes (/__sim/mutate: 0.4% added, 0.3% removed, 0.3% changed). A simulator

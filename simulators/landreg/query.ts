@@ -12,7 +12,11 @@ import { WhereError, compileWhere, parseWhere, pinnedValues } from './where';
 
 export const MAX_RECORD_COUNT = 1000;
 
-export type QueryKind = 'features' | 'ids' | 'count';
+/**
+ * How a query is counted in /__sim/requests (EXTERNAL-SERVICES.md): a feature query asked with
+ * `returnGeometry=false` is an attribute read (`attributes`), not a feature download.
+ */
+export type QueryKind = 'features' | 'attributes' | 'ids' | 'count';
 
 export interface QueryOutcome {
   kind: QueryKind;
@@ -100,7 +104,8 @@ export class QueryEngine {
    */
   run(layerId: string, q: Record<string, string | undefined>, opts: { duplicatePages?: boolean } = {}): QueryOutcome {
     const layer = layerDef(layerId);
-    const kind: QueryKind = truthy(q.returnCountOnly) ? 'count' : truthy(q.returnIdsOnly) ? 'ids' : 'features';
+    const withGeometry = q.returnGeometry === undefined || q.returnGeometry === '' || truthy(q.returnGeometry);
+    const kind: QueryKind = truthy(q.returnCountOnly) ? 'count' : truthy(q.returnIdsOnly) ? 'ids' : withGeometry ? 'features' : 'attributes';
     if (!layer) return { kind, siruta: null, body: esriError('Invalid or missing input parameters.', [`Layer ${layerId} not found`]) };
     let found: { matches: SimFeature[]; siruta: number | null };
     try {
@@ -124,7 +129,6 @@ export class QueryEngine {
     const page = matches.slice(start, start + pageSize);
     const fields = selectFields(layer, q.outFields);
     const wgs84 = q.outSR === '4326' || /"?wkid"?\s*:\s*4326/.test(q.outSR ?? '');
-    const withGeometry = q.returnGeometry === undefined || q.returnGeometry === '' || truthy(q.returnGeometry);
     const body: Record<string, unknown> = {
       displayFieldName: 'NATIONAL_CADASTRAL_REFERENCE',
       objectIdFieldName: 'OBJECTID',

@@ -187,4 +187,46 @@ describe('geoportal map, end to end', () => {
     expect(pageErrors).toEqual([]);
     await context.close();
   });
+
+  test('a link opens the same view and basemap, and Back walks the views', async () => {
+    const context = await browser.newContext({ locale: 'ro-RO', viewport: { width: 1200, height: 800 } });
+    const page = await context.newPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    await page.goto(`${BASE_URL}/geoportal`);
+    await signIn(page);
+    await page.goto('about:blank');
+    await page.goto(`${BASE_URL}/geoportal#16.2/46.74/23.55&basemap=osm`);
+    await page.waitForSelector('[data-testid="geoportal-map"][data-ready="1"]', { timeout: 30_000 });
+    const view = () =>
+      page.evaluate(() => {
+        const m = (window as any).geoportalMap;
+        return { zoom: m.getZoom(), lat: m.getCenter().lat, lon: m.getCenter().lng };
+      });
+    // A fresh page load of the link shows its view and basemap.
+    expect(new URL(page.url()).hash).toBe('#16.2/46.74/23.55&basemap=osm');
+    const opened = await view();
+    expect(opened.zoom).toBeCloseTo(16.2, 5);
+    expect(opened.lat).toBeCloseTo(46.74, 5);
+    expect(opened.lon).toBeCloseTo(23.55, 5);
+    await expect(page.getByTestId('basemap-select').inputValue()).resolves.toBe('osm');
+
+    // Moving the map writes the new view into the URL as a new history entry.
+    await page.evaluate(() => (window as any).geoportalMap.jumpTo({ center: [23.6, 46.7], zoom: 14 }));
+    await page.waitForFunction(() => window.location.hash.startsWith('#14/46.7/23.6'));
+    await page.getByTestId('basemap-select').selectOption('none');
+    await page.waitForFunction(() => window.location.hash === '#14/46.7/23.6');
+
+    // Back: the basemap returns, then the first view.
+    await page.goBack();
+    await page.waitForFunction(() => window.location.hash === '#14/46.7/23.6&basemap=osm');
+    await expect(page.getByTestId('basemap-select').inputValue()).resolves.toBe('osm');
+    await page.goBack();
+    await page.waitForFunction(() => Math.abs((window as any).geoportalMap.getZoom() - 16.2) < 1e-6);
+    const back = await view();
+    expect(back.lat).toBeCloseTo(46.74, 5);
+    expect(back.lon).toBeCloseTo(23.55, 5);
+    expect(pageErrors).toEqual([]);
+    await context.close();
+  });
 });

@@ -212,16 +212,21 @@ describe('control endpoints', () => {
     expect((await get(`${API}/account`)).status).toBe(200);
   });
 
-  test('request counters tell feature downloads, id lists and counts apart, per UAT', async () => {
+  test('request counters tell feature downloads, attribute reads, id lists and counts apart, per UAT', async () => {
     await control('DELETE', '/requests');
     const where = `ADMIN_UNIT_ID=${SFANTU_GHEORGHE}`;
     await json(query('TERENURI_ACTIVE', { where, resultRecordCount: '1' }));
+    const attrs = await json(query('TERENURI_ACTIVE', { where, resultRecordCount: '2', outFields: 'OBJECTID,VALID_FROM', returnGeometry: 'false' }));
+    expect(attrs.features).toHaveLength(2);
+    expect(attrs.features[0].geometry).toBeUndefined();
     await json(query('TERENURI_ACTIVE', { where, returnIdsOnly: 'true' }));
     await json(query('TERENURI_ACTIVE', { where, returnIdsOnly: 'true' }));
     await json(query('CLADIRI_ACTIVE', { where: `WORKSPACE_ID=${COVASNA}`, returnCountOnly: 'true' }));
     const { counts } = await control('GET', '/requests');
     expect(counts['query:features:TERENURI_ACTIVE']).toBe(1);
     expect(counts[`query:features:TERENURI_ACTIVE:${SFANTU_GHEORGHE}`]).toBe(1);
+    expect(counts['query:attributes:TERENURI_ACTIVE']).toBe(1);
+    expect(counts[`query:attributes:TERENURI_ACTIVE:${SFANTU_GHEORGHE}`]).toBe(1);
     expect(counts['query:ids:TERENURI_ACTIVE']).toBe(2);
     expect(counts[`query:ids:TERENURI_ACTIVE:${SFANTU_GHEORGHE}`]).toBe(2);
     expect(counts['query:count:CLADIRI_ACTIVE']).toBe(1);

@@ -63,6 +63,25 @@ describe('layer sync', () => {
     await expectStoreEqualsTruth();
   });
 
+  test('an unchanged enriched UAT reads the documentation probe as attributes, with no feature download', async () => {
+    // Parcels enriched earlier (as an enrichment run leaves them): the rolling probe asks the
+    // portal for their VALID_FROM, attributes only.
+    const enriched = await rig.db.query(
+      `UPDATE gis_features SET enrichment = '{}'::jsonb, enriched_at = now() - interval '1 day'
+        WHERE siruta = $1 AND layer_id = $2 AND object_id IN (
+          SELECT object_id FROM gis_features WHERE siruta = $1 AND layer_id = $2 ORDER BY object_id LIMIT 25)`,
+      [siruta, LAYER],
+    );
+    expect(enriched.rowCount).toBe(25);
+    await rig.simJson('DELETE', '/__sim/requests');
+    const run = await sync();
+    expect(run).toMatchObject({ status: 'done', mode: 'delta', added: 0, removed: 0, reenrichMarked: 0, pages: 0 });
+    const counts = await requests();
+    expect(counts[`query:attributes:${LAYER}:${siruta}`]).toBe(1);
+    expect(counts[`query:features:${LAYER}:${siruta}`]).toBeUndefined();
+    expect(counts[`query:features:${LAYER}`]).toBeUndefined();
+  });
+
   test('a delta sync adds, removes and marks for re-enrichment exactly what changed', async () => {
     const m = await rig.simJson<{ added: number[]; removed: number[]; changed: number[] }>('POST', '/__sim/mutate', { siruta, layerId: LAYER, add: 3, remove: 2, change: 4 });
     await rig.simJson('DELETE', '/__sim/requests');

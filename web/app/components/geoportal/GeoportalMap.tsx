@@ -12,6 +12,8 @@ import { BASEMAPS, COLORS, HIGHLIGHT_LAYERS, LAYER, SELECTION_LAYERS, UAT_LABEL_
 import { detailOf, featureKey, keyString, resolveParcels, type FeatureKey, type ResolvedParcel } from '../../lib/geoportal/featureKeys';
 import { labelPointsGeoJson, loadUatLabelPoints } from '../../lib/geoportal/uatLabels';
 import { localGlyphs } from '../../lib/geoportal/glyphs';
+import { formatViewHash, parseViewHash, type MapView } from '../../lib/geoportal/viewHash';
+import { useLocation, useNavigate } from '@remix-run/react';
 // MapLibre's tile worker, bundled by Vite as its own self-contained chunk (no CDN).
 import maplibreWorkerUrl from 'maplibre-gl/dist/maplibre-gl-worker.mjs?worker&url';
 import { downloadExport, loadCatalog, loadFeature, type PanelFeature, type SearchResult } from '../../lib/geoportal/api';
@@ -31,12 +33,30 @@ const ROMANIA: [number, number, number, number] = [20.2, 43.6, 29.8, 48.3];
 const ROMANIA_LABELS: [number, number, number, number] = [20.0, 43.5, 30.0, 48.4];
 let protocolsAdded = false;
 
+function currentView(map: MlMap, basemap: BasemapId): MapView {
+  const c = map.getCenter();
+  return { zoom: map.getZoom(), lat: c.lat, lon: c.lng, basemap };
+}
+
+/** Basemap switch: only layer visibility changes, so zoom and centre stay (spec 4.1). */
+function showBasemap(map: MlMap, id: BasemapId, setBasemap: (id: BasemapId) => void) {
+  setBasemap(id);
+  map.setLayoutProperty('basemap-osm', 'visibility', id === 'osm' ? 'visible' : 'none');
+  map.setLayoutProperty('basemap-ortho', 'visibility', id === 'ortho' ? 'visible' : 'none');
+}
+
 export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
   const container = useRef<HTMLDivElement>(null);
   const mapRef = useRef<MlMap | null>(null);
   const [ready, setReady] = useState(false);
   const [loadError, setLoadError] = useState<string | null>(null);
+  const location = useLocation();
+  const navigate = useNavigate();
   const [basemap, setBasemap] = useState<BasemapId>('none');
+  const basemapRef = useRef(basemap);
+  basemapRef.current = basemap;
+  const navigateRef = useRef(navigate);
+  navigateRef.current = navigate;
   const [panel, setPanel] = useState<PanelState>(null);
   const [selecting, setSelecting] = useState(false);
   const [selected, setSelected] = useState<Selected>(new Map());
@@ -179,11 +199,18 @@ export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
         overview = null;
       }
       if (disposed || !container.current) return;
+      // The view the URL names when the page opens (a shared link).
+      const initialView = parseViewHash(window.location.hash);
+      if (initialView) {
+        basemapRef.current = initialView.basemap;
+        setBasemap(initialView.basemap);
+      }
       const m = new maplibregl.Map({
         container: container.current,
-        style: buildStyle({ origin, catalog: catalog.sources, overview, basemap: 'none' }),
-        bounds: ROMANIA,
-        fitBoundsOptions: { padding: 20 },
+        style: buildStyle({ origin, catalog: catalog.sources, overview, basemap: initialView?.basemap ?? 'none' }),
+        ...(initialView
+          ? { center: [initialView.lon, initialView.lat] as [number, number], zoom: initialView.zoom }
+          : { bounds: ROMANIA, fitBoundsOptions: { padding: 20 } }),
         maxZoom: 20,
         attributionControl: { compact: true },
         // Right-click leaves selection mode, so it must not start a rotation; Shift+click and
@@ -254,6 +281,9 @@ export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
         );
       };
       m.on('moveend', loadLabels);
+      // Each settled view is a history entry (`#zoom/lat/lon`), so links share it and Back walks it;
+      // a hash-only navigation runs no loader.
+      m.on('moveend', () => writeView(m));
       m.once('load', () => {
         if (disposed) return;
         setReady(true);
@@ -272,6 +302,16 @@ export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
     };
   }, [addSelected, closePanel, openFeature, say, toggleSelected]);
 
+  // Back/Forward (or an edited hash): the map follows the URL.
+  useEffect(() => {
+    const map = mapRef.current;
+    const view = parseViewHash(location.hash);
+    if (!ready || !map || !view) return;
+    if (formatViewHash(currentView(map, basemapRef.current)) === formatViewHash(view)) return;
+    map.jumpTo({ center: [view.lon, view.lat], zoom: view.zoom });
+    if (view.basemap !== basemapRef.current) showBasemap(map, view.basemap, setBasemap);
+  }, [location.hash, ready]);
+
   // Selection drawn on the map.
   useEffect(() => {
     const map = mapRef.current;
@@ -289,14 +329,19 @@ export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
     return () => window.removeEventListener('keydown', onKey);
   }, []);
 
-  // Basemap switch: only layer visibility changes, so zoom and centre stay (spec 4.1).
   const switchBasemap = (id: BasemapId) => {
-    setBasemap(id);
     const map = mapRef.current;
-    if (!map) return;
-    map.setLayoutProperty('basemap-osm', 'visibility', id === 'osm' ? 'visible' : 'none');
-    map.setLayoutProperty('basemap-ortho', 'visibility', id === 'ortho' ? 'visible' : 'none');
+    if (!map) return setBasemap(id);
+    showBasemap(map, id, setBasemap);
+    basemapRef.current = id;
+    writeView(map);
   };
+
+  /** Pushes the map's view into the URL unless the URL already names it. */
+  function writeView(map: MlMap) {
+    const hash = formatViewHash(currentView(map, basemapRef.current));
+    if (hash !== window.location.hash) navigateRef.current(hash, { preventScrollReset: true });
+  }
 
   const flyTo = (r: SearchResult) => {
     const map = mapRef.current;
