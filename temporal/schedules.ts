@@ -78,6 +78,17 @@ export const schedules: readonly ScheduleDeclaration[] = [
     calendars: [{ dayOfWeek: [{ start: 'MONDAY', end: 'FRIDAY' }], hour: 1, minute: 0, comment: 'weekdays 01:00' }],
     workflowRunTimeout: '255 minutes',
   },
+  {
+    // Mails whose delivery start was lost (domain/notifications/outbox.ts) go out within minutes.
+    id: singletonWorkflowId('mail-outbox-sweep', 'global'),
+    description: 'Repornește livrarea e-mailurilor rămase în coada de trimitere, la fiecare 2 minute',
+    workflowType: 'mailOutboxSweep',
+    taskQueue: TaskQueue.store,
+    args: [],
+    intervals: [{ every: '2 minutes' }],
+    workflowRunTimeout: '2 minutes',
+    catchupWindow: '1 minute',
+  },
 ];
 
 export interface EnsureSchedulesOptions {
