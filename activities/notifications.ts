@@ -6,6 +6,7 @@
 import type { Db } from '../domain/db/pool';
 import type { SmtpTarget } from '../domain/mail/transport';
 import { mailReport, notify, type MailReportInput, type NotifyInput, type NotifyResult } from '../domain/notifications/notify';
+import { runDailyDigest, type DigestRunResult } from '../domain/notifications/digest';
 import { deliverOutboxMail, dispatchMail, stalePendingMail, type DeliveryResult } from '../domain/notifications/outbox';
 
 export function createNotificationActivities({ db, smtp }: { db: Db; smtp?: SmtpTarget }) {
@@ -28,6 +29,11 @@ export function createNotificationActivities({ db, smtp }: { db: Db; smtp?: Smtp
       const ids = await stalePendingMail(db);
       await dispatchMail(ids);
       return ids.length;
+    },
+
+    /** The day's digests, by the schedule's clock (a retry on the same day sends nobody twice). */
+    async runDailyDigest(): Promise<DigestRunResult> {
+      return runDailyDigest(db);
     },
   };
 }

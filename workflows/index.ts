@@ -15,4 +15,4 @@ export { uatCatalogRefresh } from './uatCatalogRefresh';
 // UAT exports (issue 8, docs/exports.md)
 export { exportBundle, exportLayerGpkg } from './exportBundle';
 // Notifications (issue 18, docs/notifications.md)
-export { deliverMail, mailOutboxSweep } from './deliverMail';
+export { deliverMail, mailOutboxSweep, dailyDigest } from './notifications';

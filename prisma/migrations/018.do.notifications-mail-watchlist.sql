@@ -74,7 +74,7 @@ CREATE TABLE watch_snapshots (
 CREATE INDEX watch_snapshots_uat ON watch_snapshots (siruta, layer_id);
 
 -- Per-parcel change history (CONTRACT.md 4: feature-history). Field names: PROPRIETARI, NR_CF,
--- SUPRAFATA, GEOMETRIE, ELIMINAT.
+-- SUPRAFATA, GEOMETRIE, ELIMINATA. `notified` turns true once the followers were notified.
 CREATE TABLE feature_changes (
   id           uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   feature_id   uuid NOT NULL,
@@ -83,7 +83,9 @@ CREATE TABLE feature_changes (
   field        text NOT NULL,
   before       text,
   after        text,
-  sync_run_id  uuid
+  sync_run_id  uuid,
+  notified     boolean NOT NULL DEFAULT false
 );
+CREATE INDEX feature_changes_pending ON feature_changes (siruta) WHERE NOT notified;
 CREATE INDEX feature_changes_feature ON feature_changes (feature_id, at DESC);
 CREATE INDEX feature_changes_uat_at ON feature_changes (siruta, at DESC);
