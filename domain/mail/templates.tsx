@@ -53,7 +53,9 @@ function Layout({ preview, title, children }: { preview: string; title: string; 
 
 async function renderBoth(subject: string, element: ReactNode): Promise<RenderedMail> {
   const [html, text] = await Promise.all([render(element), render(element, { plainText: true })]);
-  return { subject, html, text };
+  // React's web-stream renderer (used under some module loaders, e.g. jest's) can leave NUL
+  // padding between chunks; render's own `pretty` strips it the same way, and PostgreSQL refuses it.
+  return { subject, html: html.replaceAll('\0', ''), text: text.replaceAll('\0', '') };
 }
 
 /** One notification as an instant e-mail (subject = its title). */

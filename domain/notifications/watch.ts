@@ -79,7 +79,7 @@ export async function addWatch(prisma: PrismaClient, db: Db, userId: string, wha
     if (feature.layer_id !== WATCHED_LAYER) throw errors.badRequest('Se pot urmări doar parcele (stratul TERENURI_ACTIVE).', [{ field: 'featureId', problem: 'not a parcel' }]);
     const existing = await prisma.watchlistItem.findFirst({ where: { userId, kind: 'parcel', featureId: what.featureId } });
     if (existing) return { item: toItem(existing), created: false };
-    const label = `Parcela ${feature.cadastral_ref ?? `#${feature.object_id}`}${feature.uat ? `, ${feature.uat}` : ''}`;
+    const label = `Parcela ${feature.cadastral_ref ?? `#${feature.object_id}`}${feature.uat ? ` (${feature.uat})` : ''}`;
     const row = await prisma.watchlistItem.create({ data: { userId, kind: 'parcel', siruta: feature.siruta, featureId: what.featureId, label } });
     await db.query(`${SNAPSHOT_INSERT} SELECT ${SNAPSHOT_SELECT} FROM gis_features f WHERE f.id = $1 ON CONFLICT (feature_id) DO NOTHING`, [what.featureId]);
     return { item: toItem(row), created: true };
@@ -255,13 +255,15 @@ async function notifyPendingChanges(db: Db, scope: { siruta: number } | { featur
   for (const [k, list] of perParcel) {
     const [featureId, batch] = k.split('|');
     const fields = [...new Set(list.map((c) => FIELD_LABEL[c.field] ?? c.field))];
-    const ref = refOf.get(featureId) ?? featureId;
-    const uat = uatName.get(list[0].siruta) ?? `SIRUTA ${list[0].siruta}`;
+    const ref = refOf.get(featureId);
+    const uat = uatName.get(list[0].siruta);
     for (const w of watchers.rows.filter((x) => x.kind === 'parcel' && x.feature_id === featureId)) {
+      // The follower's own label names a removed parcel too (its row is gone from the store).
+      const what = ref ? `Parcela ${ref}${uat ? ` (${uat})` : ''}` : w.label;
       const res = await notify(db, {
         userId: w.user_id,
         type: 'watch-change',
-        title: `Parcela ${ref} (${uat}) s-a modificat`,
+        title: `${what} s-a modificat`,
         body: `Modificări: ${fields.join(', ')}.`,
         link: `/geoportal?feature=${featureId}`,
         idempotencyKey: `watch-change:${w.user_id}:${featureId}:${batch}`,
