@@ -272,6 +272,23 @@ export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
     };
   }, [addSelected, closePanel, openFeature, say, toggleSelected]);
 
+  // A notification's link (`?feature=<uuid>`) opens that parcel's panel once the map is up.
+  useEffect(() => {
+    if (!ready) return;
+    const params = new URLSearchParams(window.location.search);
+    const id = params.get('feature');
+    if (id && /^[0-9a-f-]{36}$/i.test(id)) openFeature({ id });
+    // A followed UAT's link (`?siruta=`): the map shows that UAT.
+    const siruta = Number(params.get('siruta'));
+    if (!id && Number.isInteger(siruta) && siruta > 0) {
+      fetch(`/api/geoportal/uat-bounds?siruta=${siruta}`)
+        .then((r) => (r.ok ? (r.json() as Promise<{ bbox: [number, number, number, number] }>) : null))
+        .then((b) => {
+          if (b) mapRef.current?.fitBounds([[b.bbox[0], b.bbox[1]], [b.bbox[2], b.bbox[3]]], { padding: 40, duration: 0 });
+        }, () => undefined);
+    }
+  }, [ready, openFeature]);
+
   // Selection drawn on the map.
   useEffect(() => {
     const map = mapRef.current;
