@@ -213,6 +213,19 @@ export async function recordWatchChanges(db: Db, scope: WatchScope): Promise<{ c
 
 type PendingChange = { id: string; feature_id: string; siruta: number; field: string; batch: string };
 
+function groupBy<T>(list: readonly T[], key: (x: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const x of list) {
+    const k = key(x);
+    const group = out.get(k);
+    if (group) group.push(x);
+    else out.set(k, [x]);
+  }
+  return out;
+}
+
+const fieldNames = (list: readonly PendingChange[]) => [...new Set(list.map((c) => FIELD_LABEL[c.field] ?? c.field))];
+
 /**
  * Notifies the followers of history rows not yet notified: a parcel's follower gets one
  * notification per parcel and batch (sync run, or enrichment write); a UAT's follower one per UAT
@@ -247,14 +260,9 @@ async function notifyPendingChanges(db: Db, scope: { siruta: number } | { featur
   const refOf = new Map(refs.rows.map((x) => [x.feature_id, x.cadastral_ref]));
   let sent = 0;
   // Parcel followers: one per parcel and batch.
-  const perParcel = new Map<string, PendingChange[]>();
-  for (const c of r.rows) {
-    const k = `${c.feature_id}|${c.batch}`;
-    perParcel.set(k, [...(perParcel.get(k) ?? []), c]);
-  }
-  for (const [k, list] of perParcel) {
+  for (const [k, list] of groupBy(r.rows, (c) => `${c.feature_id}|${c.batch}`)) {
     const [featureId, batch] = k.split('|');
-    const fields = [...new Set(list.map((c) => FIELD_LABEL[c.field] ?? c.field))];
+    const fields = fieldNames(list);
     const ref = refOf.get(featureId);
     const uat = uatName.get(list[0].siruta);
     for (const w of watchers.rows.filter((x) => x.kind === 'parcel' && x.feature_id === featureId)) {
@@ -272,12 +280,7 @@ async function notifyPendingChanges(db: Db, scope: { siruta: number } | { featur
     }
   }
   // UAT followers: one per UAT and batch.
-  const perUat = new Map<string, PendingChange[]>();
-  for (const c of r.rows) {
-    const k = `${c.siruta}|${c.batch}`;
-    perUat.set(k, [...(perUat.get(k) ?? []), c]);
-  }
-  for (const [k, list] of perUat) {
+  for (const [k, list] of groupBy(r.rows, (c) => `${c.siruta}|${c.batch}`)) {
     const [sirutaText, batch] = k.split('|');
     const siruta = Number(sirutaText);
     const parcels = new Set(list.map((c) => c.feature_id)).size;
@@ -287,7 +290,7 @@ async function notifyPendingChanges(db: Db, scope: { siruta: number } | { featur
         userId: w.user_id,
         type: 'watch-change',
         title: `${parcels === 1 ? 'O parcelă urmărită s-a modificat' : `${parcels} parcele urmărite s-au modificat`} în ${uat}`,
-        body: `Câmpuri modificate: ${[...new Set(list.map((c) => FIELD_LABEL[c.field] ?? c.field))].join(', ')}.`,
+        body: `Câmpuri modificate: ${fieldNames(list).join(', ')}.`,
         link: `/geoportal?siruta=${siruta}`,
         idempotencyKey: `watch-change:${w.user_id}:uat:${siruta}:${batch}`,
       });
