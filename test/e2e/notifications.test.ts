@@ -6,8 +6,11 @@
  * owners change. Runs against E2E_BASE_URL or config.app.publicUrl (the stack).
  */
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { E2E_BASE_URL, launchChromium, signInThroughIdp } from '../helpers/e2e';
+import { projectRoot } from '../../domain/config';
 import { closePool, getPool } from '../../domain/db/pool';
 import { writeEnrichment } from '../../domain/enrichment/store';
 import { notify } from '../../domain/notifications/notify';
@@ -17,6 +20,7 @@ const BASE_URL = E2E_BASE_URL;
 const SIRUTA_BASE = 990500;
 const USER = { email: 'ana@birou.ro', password: 'parola-ana' };
 const tag = randomUUID().slice(0, 8);
+const SCREENSHOTS = path.join(projectRoot, 'test-results');
 
 describe('notifications in the browser', () => {
   let browser: Browser;
@@ -79,6 +83,8 @@ describe('notifications in the browser', () => {
     const items = page.getByTestId('notification');
     await expect(items.first().textContent()).resolves.toContain('Extrasul CF 2 pentru Florești este gata');
     await expect(page.getByTestId('unread-summary').textContent()).resolves.toBe('2 notificări necitite.');
+    fs.mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'notifications-inbox.png') });
     await page.getByTestId('mark-all-read').click();
     await page.getByTestId('unread-summary').filter({ hasText: 'Nicio notificare necitită.' }).waitFor();
     await page.getByTestId('notification-count').waitFor({ state: 'detached' });
@@ -102,6 +108,7 @@ describe('notifications in the browser', () => {
     await expect(page.getByTestId('change-timeline').textContent()).resolves.toContain('Proprietari');
     await expect(page.getByTestId('change-timeline').textContent()).resolves.toContain('MUREȘAN ȘTEFAN (1/1)');
     await expect(page.getByTestId('notification-count').textContent()).resolves.toBe('1');
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'notifications-panel.png') });
     expect(pageErrors).toEqual([]);
     await context.close();
   }, 180_000);

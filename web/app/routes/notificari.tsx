@@ -47,7 +47,7 @@ export default function NotificationsPage() {
           </p>
         </div>
         <div className="prefs__actions">
-          <a className="btn btn--ghost" href="/notificari/preferinte">
+          <a className="btn btn--secondary" href="/notificari/preferinte">
             Preferințe
           </a>
           <button type="button" className="btn btn--primary" disabled={unread === 0} onClick={() => mark({ all: true })} data-testid="mark-all-read">
@@ -78,7 +78,7 @@ export default function NotificationsPage() {
               </div>
             </div>
             {!n.readAt ? (
-              <button type="button" className="btn btn--ghost" onClick={() => mark({ ids: [n.id] })}>
+              <button type="button" className="btn btn--secondary" onClick={() => mark({ ids: [n.id] })}>
                 Marchează ca citită
               </button>
             ) : (

@@ -57,7 +57,7 @@ export default function PreferencesPage() {
     <section className="notif prefs" data-testid="preferences-page">
       <div className="notif__head">
         <h1>Preferințe de notificare</h1>
-        <a className="btn btn--ghost" href="/notificari">
+        <a className="btn btn--secondary" href="/notificari">
           Înapoi la notificări
         </a>
       </div>
@@ -76,7 +76,7 @@ export default function PreferencesPage() {
       <div className="prefs__actions">
         <button
           type="button"
-          className="btn btn--ghost"
+          className="btn btn--secondary"
           data-testid="test-digest"
           onClick={() => sendTestDigest().then((r) => setStatus(`Rezumatul de test a fost trimis la ${r.to}.`), (err: Error) => setStatus(err.message))}
         >
@@ -100,7 +100,7 @@ export default function PreferencesPage() {
             </div>
             <button
               type="button"
-              className="btn btn--ghost"
+              className="btn btn--secondary"
               onClick={() => unfollow(w.id).then(() => setWatchlist((l) => l.filter((x) => x.id !== w.id)), (err: Error) => setStatus(err.message))}
             >
               Nu mai urmări
