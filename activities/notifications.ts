@@ -1,14 +1,39 @@
 /**
  * Activities of the `notifications` task queue: every workflow that tells a user something calls
- * `notify` here (domain/notifications), with an idempotency key so a retry never doubles it.
+ * `notify` here (domain/notifications), with an idempotency key so a retry never doubles it; the
+ * mail delivery (`deliverMail` workflow) sends outbox rows here.
  */
 import type { Db } from '../domain/db/pool';
-import { notify, type NotifyInput, type NotifyResult } from '../domain/notifications/notify';
+import type { SmtpTarget } from '../domain/mail/transport';
+import { mailReport, notify, type MailReportInput, type NotifyInput, type NotifyResult } from '../domain/notifications/notify';
+import { runDailyDigest, type DigestRunResult } from '../domain/notifications/digest';
+import { deliverOutboxMail, dispatchMail, stalePendingMail, type DeliveryResult } from '../domain/notifications/outbox';
 
-export function createNotificationActivities({ db }: { db: Db }) {
+export function createNotificationActivities({ db, smtp }: { db: Db; smtp?: SmtpTarget }) {
   return {
     async notify(input: NotifyInput): Promise<NotifyResult> {
       return notify(db, input);
+    },
+
+    async mailReport(input: MailReportInput): Promise<{ outboxId: string | null; recipients: number }> {
+      return mailReport(db, input);
+    },
+
+    /** Throws while the SMTP server is down or refuses: the workflow's retry policy waits it out. */
+    async sendOutboxMail(outboxId: string): Promise<DeliveryResult> {
+      return deliverOutboxMail(db, outboxId, smtp);
+    },
+
+    /** Mails whose delivery start was lost (a process died between queueing and starting). */
+    async restartStaleMail(): Promise<number> {
+      const ids = await stalePendingMail(db);
+      await dispatchMail(ids);
+      return ids.length;
+    },
+
+    /** The day's digests, by the schedule's clock (a retry on the same day sends nobody twice). */
+    async runDailyDigest(): Promise<DigestRunResult> {
+      return runDailyDigest(db);
     },
   };
 }

@@ -6,7 +6,10 @@ import { config } from '../domain/config';
 import { logger } from '../domain/log';
 import { applyKeepAlive } from '../domain/net/keepAlive';
 import { ensureOverviewArchive } from '../domain/tiles/archive';
+import { installMailDispatcher } from '../temporal/mail';
 
+// notify() in a route hands its e-mail to a deliverMail workflow (docs/notifications.md).
+installMailDispatcher();
 const app = createApp({ web: [pageGuard, ...(await createWebHandlers())] });
 const server = applyKeepAlive(app.listen(config.app.port, () => {
   logger.info({ url: config.app.publicUrl }, 'geoportal listening');

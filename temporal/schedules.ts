@@ -78,6 +78,31 @@ export const schedules: readonly ScheduleDeclaration[] = [
     calendars: [{ dayOfWeek: [{ start: 'MONDAY', end: 'FRIDAY' }], hour: 1, minute: 0, comment: 'weekdays 01:00' }],
     workflowRunTimeout: '255 minutes',
   },
+  {
+    // Mails whose delivery start was lost (domain/notifications/outbox.ts) go out within minutes.
+    id: singletonWorkflowId('mail-outbox-sweep', 'global'),
+    description: 'Repornește livrarea e-mailurilor rămase în coada de trimitere, la fiecare 2 minute',
+    workflowType: 'mailOutboxSweep',
+    taskQueue: TaskQueue.store,
+    args: [],
+    intervals: [{ every: '2 minutes' }],
+    workflowRunTimeout: '2 minutes',
+    catchupWindow: '1 minute',
+  },
+  {
+    // CONTRACT.md section 5: the daily digest at 07:00 Romanian time. The schedule's time zone
+    // keeps it at 07:00 local across DST (05:00 UTC in winter, 04:00 UTC in summer); 07:00 is
+    // never inside a DST jump (03:00-04:00), so no day is skipped or doubled.
+    id: singletonWorkflowId('daily-digest', 'global'),
+    description: 'Rezumatul zilnic pe e-mail, la 07:00 (ora României)',
+    workflowType: 'dailyDigest',
+    taskQueue: TaskQueue.store,
+    args: [],
+    calendars: [{ hour: 7, minute: 0, comment: 'daily 07:00 Europe/Bucharest' }],
+    workflowRunTimeout: '30 minutes',
+    // A server down at 07:00 still sends the digest if it is back within two hours.
+    catchupWindow: '2 hours',
+  },
 ];
 
 export interface EnsureSchedulesOptions {

@@ -11,6 +11,7 @@ import { childLogger } from '../domain/log';
 import { closeTemporalClient, getTemporalClient } from '../temporal/client';
 import { isTaskQueueName, type TaskQueueName } from '../temporal/queues';
 import { ensureSchedules } from '../temporal/schedules';
+import { installMailDispatcher } from '../temporal/mail';
 import { createQueueWorkers } from './start';
 
 const log = childLogger('workers');
@@ -69,6 +70,8 @@ async function main(): Promise<void> {
       queues: selectedQueues(),
     });
     if (workers.size === 0) throw new Error('No task queue with registered workflows or activities selected');
+    // notify() in an activity hands its e-mail to a deliverMail workflow (docs/notifications.md).
+    installMailDispatcher();
 
     const outcome = await ensureSchedules(await getTemporalClient());
     log.info({ schedules: outcome }, 'schedules registered');

@@ -13,6 +13,7 @@ import { createLandregActivities } from '../activities/landreg';
 import { createNotificationActivities } from '../activities/notifications';
 import { config, projectRoot } from '../domain/config';
 import type { Db } from '../domain/db/pool';
+import type { SmtpTarget } from '../domain/mail/transport';
 import { TaskQueue, type TaskQueueName } from '../temporal/queues';
 
 /** What activity factories may depend on; main.ts builds it once per process. */
@@ -20,6 +21,8 @@ export interface WorkerDeps {
   db: Db;
   /** Land-registry portal base URL; default config.landreg.baseUrl (tests aim at their own simulator). */
   landregBaseUrl?: string;
+  /** SMTP server of the mail delivery; default config.mail (tests aim at a MailDev of their own). */
+  smtp?: SmtpTarget;
 }
 
 export type QueueWorkerOptions = Pick<

@@ -14,3 +14,5 @@ export { portalHealth } from './portalHealth';
 export { uatCatalogRefresh } from './uatCatalogRefresh';
 // UAT exports (issue 8, docs/exports.md)
 export { exportBundle, exportLayerGpkg } from './exportBundle';
+// Notifications (issue 18, docs/notifications.md)
+export { deliverMail, mailOutboxSweep, dailyDigest } from './notifications';

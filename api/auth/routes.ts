@@ -10,6 +10,8 @@ import { config } from '../../domain/config';
 import { AppError } from '../../domain/errors';
 import { childLogger } from '../../domain/log';
 import { evaluateFlags } from '../../domain/auth/flags';
+import { getPool } from '../../domain/db/pool';
+import { recordSignIn } from '../../domain/notifications/users';
 import { defineRoute } from '../http/route';
 import type { EnrichmentScope } from './types';
 import {
@@ -135,6 +137,8 @@ export function authRouter(): Router {
       if (typeof old === 'string' && old !== '') await deleteSession(sessionIdFor(old));
       const token = newSessionToken();
       await createSession(sessionIdFor(token), data);
+      // The notifications module mails users it knows from their sign-ins (docs/notifications.md).
+      await recordSignIn(getPool(), { ...data.user, isAdmin: data.flags.isAdmin });
       purgeExpiredSessions().catch((err) => log.warn({ reason: describe(err) }, 'purging expired sessions failed'));
       log.info({ userId: data.user.id }, 'signed in');
       setSessionCookie(res, token);

@@ -5,6 +5,7 @@
  */
 import type { Db } from '../db/pool';
 import type { BuildingFacts, Enrichment } from './rules';
+import { recordWatchChanges } from '../notifications/watch';
 
 export const PARCEL_LAYER = 'TERENURI_ACTIVE';
 export const BUILDING_LAYER = 'CLADIRI_ACTIVE';
@@ -145,6 +146,8 @@ export async function writeEnrichment(db: Db, id: string, enrichment: Enrichment
       WHERE id = $1`,
     [id, JSON.stringify(enrichment), enrichment.ENRICHED_AT ?? new Date().toISOString(), startedAt],
   );
+  // Watchlist (docs/notifications.md): a followed parcel's new owners or CF number → history.
+  await recordWatchChanges(db, { featureIds: [id] });
 }
 
 export interface StoredParcel {

@@ -1,7 +1,8 @@
 /**
  * A real signed-in session without the identity provider: the same record the sign-in callback
  * writes (api/auth/routes.ts sessionFromTokens + createSession), flags evaluated by the same
- * evaluateFlags with the configured lists, stored in app_sessions. Answers the Cookie header for
+ * evaluateFlags with the configured lists, stored in app_sessions, and the users-directory row
+ * (app_users) the callback upserts. Answers the Cookie header for
  * requests to an app built with createApp() (or the running stack, same database).
  *
  *   const cookie = await createTestSession({ email: 'dan@birou.ro', company: 'U' });
@@ -14,6 +15,7 @@ import { getPool } from '../../domain/db/pool';
 import { evaluateFlags } from '../../domain/auth/flags';
 import { createSession, deleteSession, newSessionToken, sessionIdFor, type StoredSession } from '../../api/auth/sessionStore';
 import { SESSION_COOKIE } from '../../api/auth/cookies';
+import { recordSignIn } from '../../domain/notifications/users';
 import type { Company, EnrichmentScope } from '../../api/auth/types';
 
 export interface TestSessionOptions {
@@ -58,6 +60,7 @@ export async function createTestSessionRecord(opts: TestSessionOptions): Promise
   const sessionId = sessionIdFor(token);
   const db = opts.db ?? getPool();
   await createSession(sessionId, data, db);
+  await recordSignIn(db, { ...data.user, isAdmin: data.flags.isAdmin });
   return {
     cookie: `${SESSION_COOKIE}=${token}`,
     sessionId,

@@ -20,6 +20,8 @@ import { navItemsFor } from './navigation';
 import { companyLabel } from './lib/companies';
 import { ErrorPanel } from './components/ErrorPanel';
 import { requireSession } from './lib/auth.server';
+import { unreadCountFor } from './lib/notifications.server';
+import { NotificationBell } from './components/notifications/NotificationBell';
 import type { Company } from '../../api/auth/types';
 
 export const PRODUCT_NAME = 'Geoportal cadastral';
@@ -52,7 +54,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     company: auth.user.company,
     isAdmin: auth.isAdmin,
   };
-  return { user };
+  // The bell starts from the real count; the browser then polls it.
+  const unread = await unreadCountFor(auth.user.id).catch(() => 0);
+  return { user, unread };
 }
 
 function BrandMark() {
@@ -69,7 +73,7 @@ function initials(name: string): string {
   return (parts.length > 1 ? parts[0][0] + parts[parts.length - 1][0] : (parts[0] ?? '?').slice(0, 2)).toUpperCase();
 }
 
-function TopBar({ user }: { user?: ShellUser }) {
+function TopBar({ user, unread }: { user?: ShellUser; unread: number }) {
   return (
     <header className="topbar">
       <div className="topbar__inner">
@@ -94,6 +98,7 @@ function TopBar({ user }: { user?: ShellUser }) {
         ) : null}
         {user ? (
           <div className="account">
+            <NotificationBell initialUnread={unread} />
             <span className="account__avatar" aria-hidden="true" title={`${user.name} · ${user.email}`}>
               {initials(user.name)}
             </span>
@@ -130,7 +135,7 @@ export function Layout({ children }: { children: ReactNode }) {
         <Links />
       </head>
       <body>
-        <TopBar user={data?.user} />
+        <TopBar user={data?.user} unread={data?.unread ?? 0} />
         <main className="page">{children}</main>
         <ScrollRestoration />
         <Scripts />

@@ -10,6 +10,7 @@ import { withTransaction, type Db } from '../../db/pool';
 import { esriToGeoJson, ewkbSize, writeEwkb, type GeoJsonGeometry } from '../../geo/esri';
 import type { EsriFeature } from '../portal';
 import { ENRICHMENT_PROBE_SIZE, pageOf, SYNC_PAGE_SIZE, type SyncMode } from './rules';
+import { recordWatchChanges } from '../../notifications/watch';
 
 export type SyncTrigger = 'manual' | 'schedule' | 'county' | 'all_counties' | 'weekend' | 'export' | 'auto_refresh';
 export type SyncStatus = 'running' | 'done' | 'failed';
@@ -495,7 +496,10 @@ export async function closeSyncRun(db: Db, runId: string, status: 'done' | 'fail
     `UPDATE gis_sync_runs SET status = $2, finished_at = now(), error = $3 WHERE id = $1 RETURNING ${RUN_COLUMNS}`,
     [runId, status, error ?? null],
   );
-  return toSyncRun(r.rows[0]);
+  const run = toSyncRun(r.rows[0]);
+  // Watchlist (docs/notifications.md): followed parcels' changes → history and notifications.
+  if (status === 'done') await recordWatchChanges(db, { siruta: run.siruta, layerId: run.layerId, syncRunId: run.id });
+  return run;
 }
 
 /** Spec 2.2: the UAT keeps the remote layer's newest LAST_UPDATED_DTM (ISO text) for incremental sync. */

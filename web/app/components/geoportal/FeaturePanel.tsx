@@ -1,6 +1,7 @@
 /** The feature panel: enrichment fields, or the restriction notice of the basic panel (spec 5.6). */
 import { useEffect, useState } from 'react';
 import { loadCfStatus, type CfStatus, type PanelFeature } from '../../lib/geoportal/api';
+import { WatchPanel } from '../notifications/WatchPanel';
 
 const FIELDS: [string, string][] = [
   ['NR_CF', 'Nr. carte funciară'],
@@ -137,6 +138,7 @@ function PanelBody({ feature }: { feature: PanelFeature }) {
           : 'Parcela nu are încă date îmbogățite (proprietari, CF, adresă).'}
       </p>
       {feature.cadastralRef ? <CfStatusLine nrCad={feature.cadastralRef} siruta={feature.siruta} /> : null}
+      <WatchPanel featureId={feature.id} />
     </>
   );
 }

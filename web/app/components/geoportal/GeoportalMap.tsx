@@ -45,6 +45,22 @@ function showBasemap(map: MlMap, id: BasemapId, setBasemap: (id: BasemapId) => v
   map.setLayoutProperty('basemap-ortho', 'visibility', id === 'ortho' ? 'visible' : 'none');
 }
 
+/** [[minLon, minLat], [maxLon, maxLat]] of any GeoJSON coordinates array; null when empty. */
+function geometryBounds(coords: unknown): [[number, number], [number, number]] | null {
+  const b = [Infinity, Infinity, -Infinity, -Infinity];
+  const walk = (c: unknown) => {
+    if (!Array.isArray(c)) return;
+    if (typeof c[0] === 'number' && typeof c[1] === 'number') {
+      b[0] = Math.min(b[0], c[0]);
+      b[1] = Math.min(b[1], c[1]);
+      b[2] = Math.max(b[2], c[0]);
+      b[3] = Math.max(b[3], c[1]);
+    } else c.forEach(walk);
+  };
+  walk(coords);
+  return Number.isFinite(b[0]) ? [[b[0], b[1]], [b[2], b[3]]] : null;
+}
+
 export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
   const container = useRef<HTMLDivElement>(null);
   const mapRef = useRef<MlMap | null>(null);
@@ -80,12 +96,15 @@ export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
 
   /** By uuid (search results, zoom 16+) or by parcel key (a click at any zoom, the overview). */
   const openFeature = useCallback(
-    (key: { id: string } | FeatureKey) => {
+    (key: { id: string } | FeatureKey, opts: { fit?: boolean } = {}) => {
       setPanel({ loading: true });
       highlight('id' in key ? { id: key.id } : { key: keyString(key) });
       loadFeature(key).then(
         (r) => {
           setPanel({ feature: r.feature });
+          // Opened from a link: bring the parcel into view.
+          const bounds = opts.fit && 'geometry' in r.feature ? geometryBounds(r.feature.geometry?.coordinates) : null;
+          if (bounds) mapRef.current?.fitBounds(bounds, { padding: 80, maxZoom: 18, duration: 0 });
           // Known by uuid only until now: the key also highlights it below zoom 16.
           const f = r.feature;
           if ('id' in key && 'objectId' in f) highlight({ id: key.id, key: keyString({ siruta: f.siruta, objectId: f.objectId }) });
@@ -311,6 +330,22 @@ export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
     map.jumpTo({ center: [view.lon, view.lat], zoom: view.zoom });
     if (view.basemap !== basemapRef.current) showBasemap(map, view.basemap, setBasemap);
   }, [location.hash, ready]);
+  // A notification's link (`?feature=<uuid>`) opens that parcel's panel once the map is up.
+  useEffect(() => {
+    if (!ready) return;
+    const params = new URLSearchParams(window.location.search);
+    const id = params.get('feature');
+    if (id && /^[0-9a-f-]{36}$/i.test(id)) openFeature({ id }, { fit: true });
+    // A followed UAT's link (`?siruta=`): the map shows that UAT.
+    const siruta = Number(params.get('siruta'));
+    if (!id && Number.isInteger(siruta) && siruta > 0) {
+      fetch(`/api/geoportal/uat-bounds?siruta=${siruta}`)
+        .then((r) => (r.ok ? (r.json() as Promise<{ bbox: [number, number, number, number] }>) : null))
+        .then((b) => {
+          if (b) mapRef.current?.fitBounds([[b.bbox[0], b.bbox[1]], [b.bbox[2], b.bbox[3]]], { padding: 40, duration: 0 });
+        }, () => undefined);
+    }
+  }, [ready, openFeature]);
 
   // Selection drawn on the map.
   useEffect(() => {

@@ -1,0 +1,44 @@
+/**
+ * Notification workflows (docs/notifications.md).
+ *
+ * `deliverMail`: sends one outbox row (domain/notifications/outbox.ts). The activity is retried
+ * until the SMTP server accepts the mail (SMTP down for hours → the row waits, then goes once);
+ * it is a no-op for a row already sent. `mailOutboxSweep` (schedule) restarts deliveries whose
+ * start was lost. `dailyDigest` (schedule, 07:00 Europe/Bucharest) builds and queues the day's
+ * digests.
+ */
+import { proxyActivities } from '@temporalio/workflow';
+import type { NotificationActivities } from '../activities/notifications';
+import { TaskQueue } from '../temporal/queues';
+import { siblingQueue } from './landregShared';
+
+function mailActivities() {
+  return proxyActivities<NotificationActivities>({
+    taskQueue: siblingQueue(TaskQueue.notifications),
+    startToCloseTimeout: '1 minute',
+    // No attempt cap: a relay down over a weekend still gets the mail out when it returns;
+    // the interval cap keeps the wait after recovery short.
+    scheduleToCloseTimeout: '7 days',
+    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '20 seconds' },
+  });
+}
+
+export async function deliverMail(outboxId: string): Promise<{ outcome: string }> {
+  const r = await mailActivities().sendOutboxMail(outboxId);
+  return { outcome: r.outcome };
+}
+
+export async function mailOutboxSweep(): Promise<{ restarted: number }> {
+  return { restarted: await mailActivities().restartStaleMail() };
+}
+
+/** The 07:00 digest run: one activity builds and queues every user's digest (idempotent per day). */
+export async function dailyDigest(): Promise<{ date: string; sent: number; skipped: number }> {
+  const digest = proxyActivities<NotificationActivities>({
+    taskQueue: siblingQueue(TaskQueue.notifications),
+    startToCloseTimeout: '15 minutes',
+    retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 10 },
+  });
+  const r = await digest.runDailyDigest();
+  return { date: r.date, sent: r.sent, skipped: r.skipped };
+}
