@@ -6,6 +6,7 @@
  */
 import type { Db } from '../db/pool';
 import { AppError, errors } from '../errors';
+import { tilesChanged } from '../tiles/versions';
 import type { EnrichmentScope } from '../geoportal/types';
 import type { EnrichmentPortal, PortalImmovableDetails } from './portalTypes';
 import { NODE_STATUS_RADIATED, buildEnrichment, nameTokens, normalizeName, parseOwners, personalDataHidden, redactEnrichment, type BuildingFacts, type Enrichment } from './rules';
@@ -99,6 +100,25 @@ export async function enrichParcelBatch(
   if (todo.length === 0) return result;
   const startedAt = (deps.now ?? (() => new Date()))();
   const [ctx, facts] = await Promise.all([uatContext(deps.db, siruta), buildingFactsFor(deps.db, siruta, todo.map((p) => p.id))]);
+  // One bump per batch, also when a parcel failed after others were written.
+  try {
+    await enrichBatch(deps, todo, ctx, facts, startedAt, result, opts.onDone);
+  } finally {
+    if (result.enriched > 0) await tilesChanged(deps.db, { kind: 'enrichment' });
+  }
+  return result;
+}
+
+async function enrichBatch(
+  deps: EnrichmentDeps,
+  todo: readonly ParcelToEnrich[],
+  ctx: UatContext,
+  facts: Map<string, BuildingFacts>,
+  startedAt: Date,
+  result: BatchResult,
+  onDone: ((id: string) => void) | undefined,
+): Promise<void> {
+  const opts = { onDone };
   await pool(todo, ENRICH_PARALLEL_PARCELS, async (p) => {
     if (p.immovablePk === null) {
       result.notFound++;
@@ -120,7 +140,6 @@ export async function enrichParcelBatch(
     result.enriched++;
     opts.onDone?.(p.id);
   });
-  return result;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -298,6 +317,7 @@ export async function enrichOne(deps: EnrichmentDeps, ref: { id: string } | { si
     }
     if (!hit) throw new AppError(404, 'not_found', 'Portalul de cadastru nu a găsit imobilul acestei parcele.');
     await writeEnrichment(deps.db, parcel.id, hit.enrichment, now);
+    await tilesChanged(deps.db, { kind: 'enrichment' });
     enrichment = hit.enrichment as unknown as Record<string, unknown>;
     enrichedAt = now;
   }

@@ -5,6 +5,7 @@
  * the store's trigger derives geom and the geom_z0/z5/z8 zoom copies.
  */
 import type { Db } from '../db/pool';
+import { tilesChanged } from '../tiles/versions';
 import type { LandregClient } from './client';
 import { fetchAllFeatures, listWorkspaces, listWorkspaceUats, uatDetail, type PortalUat } from './portal';
 
@@ -115,6 +116,7 @@ export async function refreshUatCatalogue(client: LandregClient, db: Db, opts: {
   const differing = workspaces.filter((w) => opts.force || storedCount.get(w.workspaceId) !== w.uatCount);
   let upserted = 0;
   for (const w of differing) upserted += await upsertUats(db, await listWorkspaceUats(client, w.workspaceId));
+  if (upserted > 0) await tilesChanged(db, { kind: 'uats' });
   const total = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM gis_uats`);
   return { counties: workspaces.length, fetchedCounties: differing.length, upserted, totalUats: total.rows[0].n, unchanged: differing.length === 0 };
 }
@@ -184,6 +186,7 @@ export async function patchUatCatalogue(client: LandregClient, db: Db, now: () =
     );
     geometry = { skipped: false, withGeometryBefore, updated, pending };
   }
+  if (uatsUpdated > 0 || geometry.updated > 0) await tilesChanged(db, { kind: 'uats' });
   const samples = await db.query<{ siruta: number; name: string; county: string | null; workspace_pk: number | null; has_geometry: boolean }>(
     `SELECT siruta, name, county, workspace_pk, geom IS NOT NULL AS has_geometry FROM gis_uats ORDER BY random() LIMIT 5`,
   );
