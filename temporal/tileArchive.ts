@@ -1,15 +1,44 @@
 /**
- * Starting and observing the tile archive rebuild (spec 3.6). One rebuild at a time: the workflow
- * id is the singleton `tile-archive-rebuild:overview`, so a second request while one runs is told
- * so (with the running job's id) instead of starting another. Used by the API (monitor page,
- * POST /api/geoportal/tiles/rebuild) and by sync workflows' callers that want a rebuild.
+ * Starting and observing the tile archive jobs. One rebuild at a time (spec 3.6): the workflow id
+ * is the singleton TILE_REBUILD_WORKFLOW_ID for the API, the monitor page and the syncs (which
+ * start it as a child with the same id), so a second request while one runs is told so (with the
+ * running job's id) and the monitor sees every rebuild. The rebuild calls the webhook, whose
+ * default target starts the overview build workflow, also under one fixed id.
  */
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { archiveInfo } from '../domain/tiles/archiveStore';
 import type { TileArchiveRebuildInput, TileArchiveRebuildResult, TileRebuildProgress } from '../workflows/tileArchiveRebuild';
-import { singletonWorkflowId } from './ids';
 import { TaskQueue } from './queues';
+import { jobSearchAttributes } from './searchAttributes';
+import { OVERVIEW_BUILD_WORKFLOW_ID, TILE_REBUILD_WORKFLOW_ID } from './singletons';
 
-export const TILE_REBUILD_WORKFLOW_ID = singletonWorkflowId('tile-archive-rebuild', 'overview');
+export { OVERVIEW_BUILD_WORKFLOW_ID, TILE_REBUILD_WORKFLOW_ID };
+
+/**
+ * Starts the overview build unless one runs (`started: false` then: the webhook's 409). On the
+ * exports queue, where the heavy tools run.
+ */
+export async function startOverviewArchiveBuild(client: Client): Promise<{ jobId: string; started: boolean }> {
+  const jobId = OVERVIEW_BUILD_WORKFLOW_ID;
+  try {
+    await client.workflow.start('overviewArchiveBuild', {
+      workflowId: jobId,
+      taskQueue: TaskQueue.exports,
+      args: [],
+      typedSearchAttributes: jobSearchAttributes('tile-archive-build'),
+    });
+    return { jobId, started: true };
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return { jobId, started: false };
+    throw err;
+  }
+}
+
+/** Builds the archive when it does not exist yet (a fresh install), without waiting for it. */
+export async function ensureOverviewArchive(client: Client): Promise<'exists' | 'started' | 'running'> {
+  if (await archiveInfo()) return 'exists';
+  return (await startOverviewArchiveBuild(client)).started ? 'started' : 'running';
+}
 
 export interface RebuildRequestOptions {
   taskQueue?: string;
@@ -27,6 +56,7 @@ export async function requestTileArchiveRebuild(
       workflowId: jobId,
       taskQueue: opts.taskQueue ?? TaskQueue.store,
       args: [opts.input ?? {}],
+      typedSearchAttributes: jobSearchAttributes('tile-archive-rebuild'),
     });
     return { jobId, alreadyRunning: false };
   } catch (err) {
