@@ -9,7 +9,8 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Clien
 import { archiveInfo } from '../domain/tiles/archiveStore';
 import type { TileArchiveRebuildInput, TileArchiveRebuildResult, TileRebuildProgress } from '../workflows/tileArchiveRebuild';
 import { TaskQueue } from './queues';
-import { jobSearchAttributes } from './searchAttributes';
+import { failureMessage } from './failures';
+import { launchJob } from './jobs';
 import { OVERVIEW_BUILD_WORKFLOW_ID, TILE_REBUILD_WORKFLOW_ID } from './singletons';
 
 export { OVERVIEW_BUILD_WORKFLOW_ID, TILE_REBUILD_WORKFLOW_ID };
@@ -21,12 +22,7 @@ export { OVERVIEW_BUILD_WORKFLOW_ID, TILE_REBUILD_WORKFLOW_ID };
 export async function startOverviewArchiveBuild(client: Client): Promise<{ jobId: string; started: boolean }> {
   const jobId = OVERVIEW_BUILD_WORKFLOW_ID;
   try {
-    await client.workflow.start('overviewArchiveBuild', {
-      workflowId: jobId,
-      taskQueue: TaskQueue.exports,
-      args: [],
-      typedSearchAttributes: jobSearchAttributes('tile-archive-build'),
-    });
+    await launchJob({ workflowType: 'overviewArchiveBuild', jobId, kind: 'tile-archive-build', args: [], taskQueue: TaskQueue.exports }, client);
     return { jobId, started: true };
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return { jobId, started: false };
@@ -52,12 +48,7 @@ export async function requestTileArchiveRebuild(
 ): Promise<{ jobId: string; alreadyRunning: boolean }> {
   const jobId = opts.workflowId ?? TILE_REBUILD_WORKFLOW_ID;
   try {
-    await client.workflow.start('tileArchiveRebuild', {
-      workflowId: jobId,
-      taskQueue: opts.taskQueue ?? TaskQueue.store,
-      args: [opts.input ?? {}],
-      typedSearchAttributes: jobSearchAttributes('tile-archive-rebuild'),
-    });
+    await launchJob({ workflowType: 'tileArchiveRebuild', jobId, kind: 'tile-archive-rebuild', args: [opts.input ?? {}], taskQueue: opts.taskQueue ?? TaskQueue.store }, client);
     return { jobId, alreadyRunning: false };
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return { jobId, alreadyRunning: true };
@@ -97,8 +88,7 @@ export async function tileRebuildJob(client: Client, workflowId = TILE_REBUILD_W
   try {
     await handle.result();
   } catch (err) {
-    const cause = (err as { cause?: { message?: string } }).cause;
-    error = cause?.message ?? (err as Error).message;
+    error = failureMessage(err);
   }
   return { ...base, status: 'failed', error };
 }

@@ -14,8 +14,7 @@ import { z } from 'zod';
 import type { SessionContext } from '../auth/types';
 import { legacyWriteGate } from '../http/gates';
 import { defineRoute, reply } from '../http/route';
-import { landregApi } from '../landreg/context';
-import { progressUrl, startExclusive } from '../landreg/jobs';
+import { launchJob, progressUrl, startExclusive } from '../../temporal/jobs';
 import { getPool } from '../../domain/db/pool';
 import { errors } from '../../domain/errors';
 import { childLogger } from '../../domain/log';
@@ -26,8 +25,7 @@ import { contentDisposition } from '../../domain/exports/zip';
 import { personalDataHidden } from '../../domain/geoportal/redact';
 import { getTemporalClient } from '../../temporal/client';
 import { jobWorkflowId, parseWorkflowId } from '../../temporal/ids';
-import { jobSearchAttributes } from '../../temporal/searchAttributes';
-import type { ExportBundleInput, ExportLayerGpkgInput, exportBundle, exportLayerGpkg } from '../../workflows/exportBundle';
+import type { ExportBundleInput, ExportLayerGpkgInput } from '../../workflows/exportBundle';
 
 const log = childLogger('exports');
 
@@ -75,7 +73,6 @@ async function startExport(
   siruta: number,
   start: (jobId: string, downloadUrl: string) => { workflowType: 'exportBundle' | 'exportLayerGpkg'; args: [ExportBundleInput] | [ExportLayerGpkgInput] },
 ) {
-  const client = await getTemporalClient();
   const conflict = (jobId: string) =>
     errors.conflict('already_running', 'Un export de același tip pentru acest UAT rulează deja.', {
       jobId,
@@ -85,12 +82,7 @@ async function startExport(
   const jobId = await startExclusive({ kind, scope: String(siruta), running: { siruta } }, async () => {
     const id = jobWorkflowId(kind, String(siruta));
     const { workflowType, args } = start(id, exportDownloadUrl(id));
-    await client.workflow.start<typeof exportBundle | typeof exportLayerGpkg>(workflowType, {
-      taskQueue: landregApi.workflowTaskQueue,
-      workflowId: id,
-      args: args as never,
-      typedSearchAttributes: jobSearchAttributes(kind, siruta),
-    });
+    await launchJob({ workflowType, jobId: id, kind, siruta, args });
     return id;
   }, conflict);
   const downloadUrl = exportDownloadUrl(jobId);
