@@ -7,6 +7,7 @@
  *   POST /api/landreg/export-local      {siruta, mode, includeNoGeometry?} → ZIP streamed from the store
  * The two job routes are legacy writes (410 for central-API users, before validation).
  */
+import { LayerId, Siruta } from '../http/schemas';
 import type { Router } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { WorkflowNotFoundError } from '@temporalio/client';
@@ -21,7 +22,7 @@ import { childLogger } from '../../domain/log';
 import { checkLayerId } from '../../domain/exports/layers';
 import { openExportDownload, streamLocalExport } from '../../domain/exports/service';
 import { layerExists, uatInfo } from '../../domain/exports/store';
-import { contentDisposition } from '../../domain/exports/zip';
+import { contentDisposition } from '../http/contentDisposition';
 import { personalDataHidden } from '../../domain/geoportal/redact';
 import { getTemporalClient } from '../../temporal/client';
 import { jobWorkflowId, parseWorkflowId } from '../../temporal/ids';
@@ -36,7 +37,6 @@ export function exportDownloadUrl(jobId: string): string {
   return `/api/landreg/export-download?jobId=${encodeURIComponent(jobId)}`;
 }
 
-const Siruta = z.coerce.number().int().positive().max(2_147_483_647).openapi({ description: 'SIRUTA code of the UAT', example: 42682 });
 const Mode = z.enum(['base', 'magic']).openapi({ description: 'base: parcels and buildings with geometry; magic: every record, enriched' });
 
 const BundleBody = z.object({
@@ -46,10 +46,7 @@ const BundleBody = z.object({
 });
 const LayerBody = z.object({
   siruta: Siruta,
-  layerId: z
-    .string()
-    .regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'Identificatorul stratului nu este valid.')
-    .openapi({ example: 'TERENURI_ACTIVE' }),
+  layerId: LayerId,
 });
 const LocalBody = BundleBody;
 const JobAccepted = z.object({ jobId: z.string(), progressUrl: z.string(), downloadUrl: z.string() });

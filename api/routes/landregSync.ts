@@ -2,6 +2,7 @@
  * Sync jobs and store read routes of the parcel sync (spec 4.4, CONTRACT.md section 4;
  * docs/sync.md). Writes are legacy routes: gated with 410 for central-API users (spec 5.9).
  */
+import { LayerId, Siruta } from '../http/schemas';
 import { failureMessage } from '../../temporal/failures';
 import type { Router } from 'express';
 import { z } from 'zod';
@@ -19,8 +20,6 @@ import type { UatSyncResult } from '../../workflows/uatSync';
 const TAGS = ['landreg'];
 const GATED = { 410: 'Utilizator pe calea API-ului central (gone_central_api)' };
 
-const Siruta = z.coerce.number().int().positive();
-const LayerId = z.string().regex(/^[A-Z][A-Z0-9_]{1,63}$/, 'Identificator de strat invalid');
 
 /** The one national run (spec 4.4: "blocks county sync while running"). */
 export const ALL_COUNTIES_JOB_ID = singletonWorkflowId('sync-all-counties', 'ro');
