@@ -4,7 +4,9 @@
  * and fetch only what differs. Geometry lands in gis_uats.geometry (ESRI rings, EPSG:3844) and
  * the store's trigger derives geom and the geom_z0/z5/z8 zoom copies.
  */
+import type pg from 'pg';
 import type { Db } from '../db/pool';
+import { prismaFor } from '../db/prisma';
 import { tilesChanged } from '../tiles/versions';
 import type { LandregClient } from './client';
 import { fetchAllFeatures, listWorkspaces, listWorkspaceUats, uatDetail, type PortalUat } from './portal';
@@ -76,9 +78,15 @@ export function resetFeatureCountCache(): void {
   countsMemo = undefined;
 }
 
-export async function listCounties(db: Db): Promise<string[]> {
-  const r = await db.query<{ county: string }>(`SELECT DISTINCT county FROM gis_uats WHERE county IS NOT NULL ORDER BY county`);
-  return r.rows.map((x) => x.county);
+/** The counties of the store's UATs, sorted (the pattern for plain CRUD reads: the Prisma client). */
+export async function listCounties(db: pg.Pool): Promise<string[]> {
+  const rows = await prismaFor(db).gisUat.findMany({
+    where: { county: { not: null } },
+    distinct: ['county'],
+    select: { county: true },
+    orderBy: { county: 'asc' },
+  });
+  return rows.map((x) => x.county!);
 }
 
 async function upsertUats(db: Db, uats: readonly PortalUat[]): Promise<number> {
@@ -199,7 +207,7 @@ export async function patchUatCatalogue(client: LandregClient, db: Db, now: () =
 }
 
 /** True when the store has no county data yet (spec 3.1: first connection starts a county refresh). */
-export async function countyDataMissing(db: Db): Promise<boolean> {
-  const r = await db.query(`SELECT 1 FROM gis_uats WHERE county IS NOT NULL AND workspace_pk IS NOT NULL LIMIT 1`);
-  return (r.rowCount ?? 0) === 0;
+export async function countyDataMissing(db: pg.Pool): Promise<boolean> {
+  const one = await prismaFor(db).gisUat.findFirst({ where: { county: { not: null }, workspacePk: { not: null } }, select: { siruta: true } });
+  return one === null;
 }
