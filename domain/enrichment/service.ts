@@ -6,10 +6,12 @@
  */
 import type { Db } from '../db/pool';
 import { AppError, errors } from '../errors';
+import { mapBounded } from '../concurrency';
+import { foldName } from '../text/fold';
 import { tilesChanged } from '../tiles/versions';
 import type { EnrichmentScope } from '../geoportal/types';
 import type { EnrichmentPortal, PortalImmovableDetails } from './portalTypes';
-import { NODE_STATUS_RADIATED, buildEnrichment, nameTokens, normalizeName, parseOwners, personalDataHidden, redactEnrichment, type BuildingFacts, type Enrichment } from './rules';
+import { NODE_STATUS_RADIATED, buildEnrichment, nameTokens, parseOwners, personalDataHidden, redactEnrichment, type BuildingFacts, type Enrichment } from './rules';
 import {
   ENRICH_FRESH_DAYS,
   buildingFactsFor,
@@ -48,16 +50,6 @@ export const OWNER_SEARCH_MIN_CHARS = 3;
 
 const DAY_MS = 86_400_000;
 
-async function pool<T>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      await fn(items[i], i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
 
 // ---------------------------------------------------------------------------------------------
 // Batch enrichment (workflow activity)
@@ -119,7 +111,7 @@ async function enrichBatch(
   onDone: ((id: string) => void) | undefined,
 ): Promise<void> {
   const opts = { onDone };
-  await pool(todo, ENRICH_PARALLEL_PARCELS, async (p) => {
+  await mapBounded(todo, ENRICH_PARALLEL_PARCELS, async (p) => {
     if (p.immovablePk === null) {
       result.notFound++;
       opts.onDone?.(p.id);
@@ -241,14 +233,12 @@ async function enrichHits(deps: EnrichmentDeps, siruta: number, hits: PortalImmo
   const stored = await parcelsByCadastralRefs(deps.db, siruta, refs);
   const byPk = new Map(stored.filter((s) => s.immovablePk !== null).map((s) => [s.immovablePk!, s]));
   const facts = await buildingFactsFor(deps.db, siruta, stored.map((s) => s.id));
-  const out: EnrichedHit[] = new Array(hits.length);
-  await pool(hits, ENRICH_PARALLEL_PARCELS, async (h, i) => {
+  return mapBounded(hits, ENRICH_PARALLEL_PARCELS, async (h) => {
     const tree = await deps.portal.ownershipTree(h.immovablePk);
     const s = byPk.get(h.immovablePk) ?? null;
     const now = (deps.now ?? (() => new Date()))();
-    out[i] = { details: h, stored: s, enrichment: enrichmentOf(h, tree, (s && facts.get(s.id)) ?? { count: 0, legal: null }, ctx, h.cadastralNumber ?? null, now) };
+    return { details: h, stored: s, enrichment: enrichmentOf(h, tree, (s && facts.get(s.id)) ?? { count: 0, legal: null }, ctx, h.cadastralNumber ?? null, now) };
   });
-  return out;
 }
 
 export async function searchCadastral(
@@ -370,7 +360,7 @@ export function canSearchOwners(viewer: Viewer): boolean {
 }
 
 const matchesAll = (name: string, tokens: readonly string[]) => {
-  const n = normalizeName(name);
+  const n = foldName(name);
   return tokens.every((t) => n.includes(t));
 };
 

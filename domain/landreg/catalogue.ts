@@ -7,6 +7,7 @@
 import type pg from 'pg';
 import type { Db } from '../db/pool';
 import { prismaFor } from '../db/prisma';
+import { mapBounded } from '../concurrency';
 import { tilesChanged } from '../tiles/versions';
 import type { LandregClient } from './client';
 import { fetchAllFeatures, listWorkspaces, listWorkspaceUats, uatDetail, type PortalUat } from './portal';
@@ -179,19 +180,15 @@ export async function patchUatCatalogue(client: LandregClient, db: Db, now: () =
     const missing = await db.query<{ siruta: number }>(`SELECT siruta FROM gis_uats WHERE geometry IS NULL AND geom IS NULL ORDER BY siruta`);
     const deadline = now() + GEOMETRY_FETCH_BUDGET_MS;
     let pending = missing.rows.length;
-    const queue = missing.rows.map((x) => x.siruta);
     // A few in flight at once; the client's rate limiter keeps the portal's pace.
-    await Promise.all(
-      Array.from({ length: 4 }, async () => {
-        for (let s = queue.shift(); s !== undefined && now() < deadline; s = queue.shift()) {
-          const d = await uatDetail(client, s, true);
-          if (d.geometry?.rings) {
-            updated += await storeGeometry(db, [{ siruta: s, rings: d.geometry.rings, area: d.areaValue ?? null }]);
-            pending--;
-          }
-        }
-      }),
-    );
+    await mapBounded(missing.rows, 4, async ({ siruta: s }) => {
+      if (now() >= deadline) return;
+      const d = await uatDetail(client, s, true);
+      if (d.geometry?.rings) {
+        updated += await storeGeometry(db, [{ siruta: s, rings: d.geometry.rings, area: d.areaValue ?? null }]);
+        pending--;
+      }
+    });
     geometry = { skipped: false, withGeometryBefore, updated, pending };
   }
   if (uatsUpdated > 0 || geometry.updated > 0) await tilesChanged(db, { kind: 'uats' });
