@@ -12,10 +12,8 @@ import { LandregClient } from '../domain/landreg/client';
 import { recordPortalHealth } from '../domain/landreg/sessionStore';
 import { refreshUatCatalogue, type CatalogueRefreshResult } from '../domain/landreg/catalogue';
 import { downloadPages, planLayerSync, probeEnrichedParcels, type LayerSyncInput, type LayerSyncPlan } from '../domain/landreg/sync/engine';
-import { applyRemovals, closeSyncRun, openSyncRun, recordUatLastUpdated, type GisSyncRun, type SyncTrigger } from '../domain/landreg/sync/store';
+import { applyRemovals, closeSyncRun, openSyncRun, type GisSyncRun, type SyncTrigger } from '../domain/landreg/sync/store';
 import { enrichmentShare, jobUats, notifyUser, storeCounties, type JobUat, type JobUatSelection } from '../domain/landreg/jobs';
-import { bumpTileVersion } from '../domain/tiles/versions';
-import { tileSourcesForLayer } from '../domain/tiles/sources';
 
 export interface LandregActivityDeps {
   db: Db;
@@ -105,14 +103,9 @@ export function createLandregActivities(deps: LandregActivityDeps) {
       return applyRemovals(db, a);
     },
 
-    /** Closes the run; after a done run that changed anything, the layer's tile sources are bumped. */
+    /** Closes the run (domain: watermark and tile versions of a done run). */
     async closeLayerSync(a: { runId: string; siruta: number; layerId: string; status: 'done' | 'failed'; error?: string }): Promise<GisSyncRun> {
-      const run = await closeSyncRun(db, a.runId, a.status, a.error);
-      if (a.status === 'done') {
-        await recordUatLastUpdated(db, a.siruta, a.layerId);
-        if (run.added + run.removed + run.reenrichMarked > 0) await bumpTileVersion(tileSourcesForLayer(a.layerId), db);
-      }
-      return run;
+      return closeSyncRun(db, a);
     },
 
     async listJobUats(sel: JobUatSelection): Promise<JobUat[]> {

@@ -24,7 +24,7 @@ function asSchemaFailure(err: unknown): unknown {
 
 export function createStoreActivities({ db }: StoreActivityDeps) {
   return {
-    /** Deletes expired app_sessions rows; returns the count for the workflow's result. */
+    /** Deletes expired and idle app_sessions rows (domain/auth/sessionCleanup.ts); returns the count. */
     async purgeExpiredSessions(): Promise<number> {
       try {
         return await deleteExpiredSessions(db);

@@ -1,10 +1,13 @@
 /**
- * Activities of the tile archive rebuild (spec 3.6): call the outbound webhook, read the
- * archive's last-modified stamp. Thin: HTTP and one S3 HEAD. The webhook address and token are
- * dependencies so a test can aim them at its own server.
+ * Activities of the tile archive: the rebuild's webhook call and archive stamp (store queue; HTTP
+ * and one S3 HEAD; the webhook address and token are dependencies so a test can aim them at its
+ * own server), and the overview build itself (exports queue: GDAL and the converter).
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { config } from '../domain/config';
+import { Context } from '@temporalio/activity';
+import type pg from 'pg';
+import { buildOverviewArchive } from '../domain/tiles/archive';
 import { archiveInfo } from '../domain/tiles/archiveStore';
 
 export interface TileActivityDeps {
@@ -51,3 +54,25 @@ export function createTileActivities(
 }
 
 export type TileActivities = ReturnType<typeof createTileActivities>;
+
+/** Heartbeat cadence while the build's tools run; the workflow's heartbeatTimeout is a minute. */
+const BUILD_HEARTBEAT_MS = 5_000;
+
+/** exports queue: the overview build (workflows/overviewArchiveBuild.ts). */
+export function createTileBuildActivities({ db }: { db: pg.Pool }) {
+  return {
+    async buildOverviewArchive(): Promise<{ buildId: string }> {
+      const ctx = Context.current();
+      let phase = 'start';
+      const beat = setInterval(() => ctx.heartbeat({ phase }), BUILD_HEARTBEAT_MS);
+      try {
+        const buildId = await buildOverviewArchive(db, { onProgress: (p) => (phase = p.phase) });
+        return { buildId };
+      } finally {
+        clearInterval(beat);
+      }
+    },
+  };
+}
+
+export type TileBuildActivities = ReturnType<typeof createTileBuildActivities>;

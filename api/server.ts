@@ -5,8 +5,9 @@ import { createWebHandlers } from './web';
 import { config } from '../domain/config';
 import { logger } from '../domain/log';
 import { applyKeepAlive } from '../domain/net/keepAlive';
-import { ensureOverviewArchive } from '../domain/tiles/archive';
+import { getTemporalClient } from '../temporal/client';
 import { installMailDispatcher } from '../temporal/mail';
+import { ensureOverviewArchive } from '../temporal/tileArchive';
 
 // notify() in a route hands its e-mail to a deliverMail workflow (docs/notifications.md).
 installMailDispatcher();
@@ -16,7 +17,7 @@ const server = applyKeepAlive(app.listen(config.app.port, () => {
   // EXTERNAL-SERVICES.md "Tile archive": the overview exists on a fresh install. Only when the
   // builder is ours (no TILE_REBUILD_WEBHOOK_URL pointing elsewhere) and the archive is missing.
   if (config.tiles.embeddedBuilder) {
-    ensureOverviewArchive().then(
+    getTemporalClient().then(ensureOverviewArchive).then(
       (outcome) => logger.info({ outcome }, 'overview archive check'),
       (err: unknown) => logger.warn({ err: (err as Error).message }, 'overview archive check failed'),
     );

@@ -1,15 +1,40 @@
 /**
- * Starting and observing the tile archive rebuild (spec 3.6). One rebuild at a time: the workflow
- * id is the singleton `tile-archive-rebuild:overview`, so a second request while one runs is told
- * so (with the running job's id) instead of starting another. Used by the API (monitor page,
- * POST /api/geoportal/tiles/rebuild) and by sync workflows' callers that want a rebuild.
+ * Starting and observing the tile archive jobs. One rebuild at a time (spec 3.6): the workflow id
+ * is the singleton TILE_REBUILD_WORKFLOW_ID for the API, the monitor page and the syncs (which
+ * start it as a child with the same id), so a second request while one runs is told so (with the
+ * running job's id) and the monitor sees every rebuild. The rebuild calls the webhook, whose
+ * default target starts the overview build workflow, also under one fixed id.
  */
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { archiveInfo } from '../domain/tiles/archiveStore';
 import type { TileArchiveRebuildInput, TileArchiveRebuildResult, TileRebuildProgress } from '../workflows/tileArchiveRebuild';
-import { singletonWorkflowId } from './ids';
 import { TaskQueue } from './queues';
+import { failureMessage } from './failures';
+import { launchJob } from './jobs';
+import { OVERVIEW_BUILD_WORKFLOW_ID, TILE_REBUILD_WORKFLOW_ID } from './singletons';
 
-export const TILE_REBUILD_WORKFLOW_ID = singletonWorkflowId('tile-archive-rebuild', 'overview');
+export { OVERVIEW_BUILD_WORKFLOW_ID, TILE_REBUILD_WORKFLOW_ID };
+
+/**
+ * Starts the overview build unless one runs (`started: false` then: the webhook's 409). On the
+ * exports queue, where the heavy tools run.
+ */
+export async function startOverviewArchiveBuild(client: Client): Promise<{ jobId: string; started: boolean }> {
+  const jobId = OVERVIEW_BUILD_WORKFLOW_ID;
+  try {
+    await launchJob({ workflowType: 'overviewArchiveBuild', jobId, kind: 'tile-archive-build', args: [], taskQueue: TaskQueue.exports }, client);
+    return { jobId, started: true };
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return { jobId, started: false };
+    throw err;
+  }
+}
+
+/** Builds the archive when it does not exist yet (a fresh install), without waiting for it. */
+export async function ensureOverviewArchive(client: Client): Promise<'exists' | 'started' | 'running'> {
+  if (await archiveInfo()) return 'exists';
+  return (await startOverviewArchiveBuild(client)).started ? 'started' : 'running';
+}
 
 export interface RebuildRequestOptions {
   taskQueue?: string;
@@ -23,11 +48,7 @@ export async function requestTileArchiveRebuild(
 ): Promise<{ jobId: string; alreadyRunning: boolean }> {
   const jobId = opts.workflowId ?? TILE_REBUILD_WORKFLOW_ID;
   try {
-    await client.workflow.start('tileArchiveRebuild', {
-      workflowId: jobId,
-      taskQueue: opts.taskQueue ?? TaskQueue.store,
-      args: [opts.input ?? {}],
-    });
+    await launchJob({ workflowType: 'tileArchiveRebuild', jobId, kind: 'tile-archive-rebuild', args: [opts.input ?? {}], taskQueue: opts.taskQueue ?? TaskQueue.store }, client);
     return { jobId, alreadyRunning: false };
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return { jobId, alreadyRunning: true };
@@ -67,8 +88,7 @@ export async function tileRebuildJob(client: Client, workflowId = TILE_REBUILD_W
   try {
     await handle.result();
   } catch (err) {
-    const cause = (err as { cause?: { message?: string } }).cause;
-    error = cause?.message ?? (err as Error).message;
+    error = failureMessage(err);
   }
   return { ...base, status: 'failed', error };
 }

@@ -8,17 +8,18 @@ import type { WorkerOptions } from '@temporalio/worker';
 import { createStoreActivities } from '../activities/store';
 import { createExportActivities } from '../activities/exports';
 import { createEnrichmentPortalActivities, createEnrichmentStoreActivities } from '../activities/enrichment';
-import { createTileActivities } from '../activities/tiles';
+import { createTileActivities, createTileBuildActivities } from '../activities/tiles';
 import { createLandregActivities } from '../activities/landreg';
 import { createNotificationActivities } from '../activities/notifications';
 import { config, projectRoot } from '../domain/config';
-import type { Db } from '../domain/db/pool';
+import type pg from 'pg';
 import type { SmtpTarget } from '../domain/mail/transport';
 import { TaskQueue, type TaskQueueName } from '../temporal/queues';
 
 /** What activity factories may depend on; main.ts builds it once per process. */
 export interface WorkerDeps {
-  db: Db;
+  /** A pool, not a client: some activities hold a connection of their own (the build's lock). */
+  db: pg.Pool;
   /** Land-registry portal base URL; default config.landreg.baseUrl (tests aim at their own simulator). */
   landregBaseUrl?: string;
   /** SMTP server of the mail delivery; default config.mail (tests aim at a MailDev of their own). */
@@ -69,8 +70,10 @@ export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
     options: { maxConcurrentActivityTaskExecutions: 8 },
   },
   [TaskQueue.exports]: {
-    // UAT exports (docs/exports.md): the workflows run on the store queue, their builds here.
-    activities: (deps) => createExportActivities(deps),
+    // The overview archive build (workflows/overviewArchiveBuild.ts) runs here whole; UAT exports
+    // (docs/exports.md) run their workflows on the store queue and their builds here.
+    workflowsPath: ALL_WORKFLOWS_PATH,
+    activities: (deps) => ({ ...createExportActivities(deps), ...createTileBuildActivities(deps) }),
     // ogr2ogr and archive builds are CPU-bound; more than two at once only thrashes 2 cores.
     options: { maxConcurrentActivityTaskExecutions: 2 },
   },

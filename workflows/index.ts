@@ -4,6 +4,7 @@
  */
 export { sessionHousekeeping } from './sessionHousekeeping';
 export { tileArchiveRebuild } from './tileArchiveRebuild';
+export { overviewArchiveBuild } from './overviewArchiveBuild';
 export { enrichParcels } from './enrichParcels';
 export { importNoGeometry } from './importNoGeometry';
 // Parcel sync engine (issue 5, docs/sync.md)

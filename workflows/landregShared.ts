@@ -84,14 +84,4 @@ export function childJobId(kind: string, scope: string | number): string {
   return `${kind}:${String(scope).replace(/:/g, '-')}:${workflowUlid()}`;
 }
 
-/**
- * The tile archive rebuild is one at a time (spec 3.6): a singleton id. A test's workflows (on a
- * suffixed queue) get their own, so an abandoned test rebuild never blocks the real one.
- */
-export function tileRebuildWorkflowId(): string {
-  const own = workflowInfo().taskQueue;
-  const suffix = own.startsWith(`${TaskQueue.store}-`) ? own.slice(TaskQueue.store.length) : '';
-  return `tile-archive-rebuild:global${suffix}`;
-}
-
 export { failureMessage } from '../temporal/failures';

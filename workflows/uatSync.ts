@@ -8,7 +8,8 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { SyncTrigger } from '../domain/landreg/sync/store';
 import { jobSearchAttributes } from '../temporal/searchAttributes';
 import { TaskQueue } from '../temporal/queues';
-import { childJobId, failureMessage, progressQuery, siblingQueue, tileRebuildWorkflowId, type ProgressState } from './landregShared';
+import { TILE_REBUILD_WORKFLOW_ID } from '../temporal/singletons';
+import { childJobId, failureMessage, progressQuery, siblingQueue, type ProgressState } from './landregShared';
 import type { LayerSyncResult } from './layerSync';
 
 export type SyncMode = 'base' | 'magic';
@@ -41,7 +42,8 @@ export interface UatSyncResult {
 export async function requestTileArchiveRebuild(): Promise<boolean> {
   try {
     await startChild('tileArchiveRebuild', {
-      workflowId: tileRebuildWorkflowId(),
+      // The one rebuild id the API and the monitor use too (temporal/tileArchive.ts).
+      workflowId: TILE_REBUILD_WORKFLOW_ID,
       taskQueue: siblingQueue(TaskQueue.store),
       args: [{}],
       parentClosePolicy: ParentClosePolicy.ABANDON,

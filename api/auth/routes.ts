@@ -3,6 +3,8 @@
  * (GET /auth/logout only shows a confirmation form: a GET that signs out could be triggered by
  * any link or image on another site), and GET /api/auth/session.
  */
+import { deleteExpiredSessions } from '../../domain/auth/sessionCleanup';
+import { getPool } from '../../domain/db/pool';
 import { Router, type Response } from 'express';
 import * as oidc from 'openid-client';
 import { z } from 'zod';
@@ -19,7 +21,6 @@ import {
   deleteSession,
   isCompany,
   newSessionToken,
-  purgeExpiredSessions,
   sessionIdFor,
   type StoredSession,
 } from './sessionStore';
@@ -139,7 +140,7 @@ export function authRouter(): Router {
       await createSession(sessionIdFor(token), data);
       // The notifications module mails users it knows from their sign-ins (docs/notifications.md).
       await recordSignIn(getPool(), { ...data.user, isAdmin: data.flags.isAdmin });
-      purgeExpiredSessions().catch((err) => log.warn({ reason: describe(err) }, 'purging expired sessions failed'));
+      deleteExpiredSessions(getPool()).catch((err) => log.warn({ reason: describe(err) }, 'purging expired sessions failed'));
       log.info({ userId: data.user.id }, 'signed in');
       setSessionCookie(res, token);
       res.set('Cache-Control', 'no-store').redirect(302, flow.callbackUrl);

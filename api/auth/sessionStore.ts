@@ -15,9 +15,10 @@ import { config } from '../../domain/config';
 import { getPool, withTransaction } from '../../domain/db/pool';
 import type { Company, EnrichmentScope, SessionUser } from './types';
 import type { SessionFlags } from '../../domain/auth/flags';
+import { SESSION_IDLE_TIMEOUT_SECONDS } from '../../domain/auth/sessionCleanup';
 
-/** CONTRACT.md section 2: idle timeout 12 h, absolute lifetime 30 days. */
-export const SESSION_IDLE_TIMEOUT_SECONDS = 12 * 60 * 60;
+/** CONTRACT.md section 2: idle timeout 12 h (domain/auth/sessionCleanup.ts), absolute lifetime 30 days. */
+export { SESSION_IDLE_TIMEOUT_SECONDS };
 export const SESSION_ABSOLUTE_LIFETIME_SECONDS = 30 * 24 * 60 * 60;
 /** last_seen_at is written at most this often, so a busy page does not write on every request. */
 export const SESSION_TOUCH_INTERVAL_MS = 60_000;
@@ -168,14 +169,6 @@ export async function deleteSession(id: string, db: pg.Pool = getPool()): Promis
     // After the DELETE: a read that starts from here on finds no row.
     forgetSession(id);
   }
-}
-
-export async function purgeExpiredSessions(db: pg.Pool = getPool()): Promise<number> {
-  const r = await db.query(
-    `DELETE FROM app_sessions WHERE expires_at <= now() OR last_seen_at <= now() - make_interval(secs => $1)`,
-    [SESSION_IDLE_TIMEOUT_SECONDS],
-  );
-  return r.rowCount ?? 0;
 }
 
 /**

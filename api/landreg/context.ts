@@ -6,7 +6,7 @@
 import type pg from 'pg';
 import { getPool } from '../../domain/db/pool';
 import { getLandregClient, type LandregClient } from '../../domain/landreg/client';
-import { TaskQueue } from '../../temporal/queues';
+import { jobStartQueue } from '../../temporal/jobs';
 
 export interface LandregApiContext {
   client: () => LandregClient;
@@ -18,7 +18,13 @@ export interface LandregApiContext {
 export const landregApi: LandregApiContext = {
   client: getLandregClient,
   db: getPool,
-  workflowTaskQueue: TaskQueue.store,
+  // One setting with temporal/jobs.ts, which starts the jobs.
+  get workflowTaskQueue() {
+    return jobStartQueue.name;
+  },
+  set workflowTaskQueue(q: string) {
+    jobStartQueue.name = q;
+  },
 };
 
 export function configureLandregApi(overrides: Partial<LandregApiContext>): void {

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { readPortalSession } from '../../domain/landreg/sessionStore';
 import { landregApi } from './context';
-import { runningPortalJobs } from './jobs';
+import { runningPortalJobs } from '../../temporal/jobs';
 
 export const SessionState = z.object({
   connected: z.boolean(),

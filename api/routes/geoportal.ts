@@ -3,6 +3,8 @@
  * export, uat-bounds, boundary-check, cf-status. The domain lives in domain/geoportal/.
  * (setup/optimize routes and /tiles belong to the tile server; enrich to the enrichment area.)
  */
+import { LayerId, Siruta } from '../http/schemas';
+import { contentDisposition } from '../http/contentDisposition';
 import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import type { Router } from 'express';
@@ -21,7 +23,6 @@ const viewer = (auth: SessionContext | undefined): Viewer => ({
   enrichmentScope: auth?.enrichmentScope ?? 'none',
 });
 
-const Siruta = z.coerce.number().int().positive().max(2_147_483_647);
 const Bbox = z.tuple([z.number(), z.number(), z.number(), z.number()]).openapi({ description: '[minLon, minLat, maxLon, maxLat], WGS84' });
 
 const SearchQuery = z.object({
@@ -49,7 +50,7 @@ const FeatureQuery = z
     id: z.string().uuid('id trebuie să fie un UUID.').optional(),
     siruta: Siruta.optional(),
     objectId: z.coerce.number().int().optional(),
-    layerId: z.string().regex(/^[A-Z0-9_]{1,64}$/, 'layerId nu este un identificator de strat.').default(DEFAULT_FEATURE_LAYER),
+    layerId: LayerId.default(DEFAULT_FEATURE_LAYER),
   })
   .superRefine((q, ctx) => {
     if (q.id !== undefined) return;
@@ -103,7 +104,6 @@ const CfStatusBody = z.object({
 });
 
 /** RFC 6266: ASCII fallback plus the UTF-8 name (ours are ASCII slugs already). */
-const attachment = (name: string) => `attachment; filename="${name.replace(/[^\x20-\x7e]|"/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 
 export function registerGeoportalRoutes(router: Router): void {
   const tags = ['geoportal'];
@@ -164,7 +164,7 @@ export function registerGeoportalRoutes(router: Router): void {
         res.status(200).set({
           'Content-Type': file.contentType,
           'Content-Length': String(size),
-          'Content-Disposition': attachment(file.fileName),
+          'Content-Disposition': contentDisposition(file.fileName),
           'Cache-Control': 'no-store',
           'X-Feature-Count': String(file.count),
           'X-Missing-Count': String(file.missing),

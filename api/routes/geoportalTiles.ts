@@ -11,16 +11,10 @@
 import type { Router } from 'express';
 import { z } from 'zod';
 import { defineRoute, reply } from '../http/route';
-import { errors } from '../../domain/errors';
 import { getPool } from '../../domain/db/pool';
 import { optimizeTiles, optimizeViews, setupEnrichmentViews, setupViews, uatViewsExist } from '../../domain/store/views';
-import { archiveInfo } from '../../domain/tiles/archiveStore';
-import { recentBuilds } from '../../domain/tiles/archive';
-import { tileCacheStats } from '../../domain/tiles/mvt';
-import { tileVersions } from '../../domain/tiles/versions';
-import { config } from '../../domain/config';
-import { getTemporalClient } from '../../temporal/client';
-import { requestTileArchiveRebuild, tileRebuildJob, TILE_REBUILD_WORKFLOW_ID } from '../../temporal/tileArchive';
+import { TILE_REBUILD_WORKFLOW_ID } from '../../temporal/tileArchive';
+import { startTileRebuild, tileInfraStatus } from '../../temporal/tileMonitor';
 
 const ViewState = z.object({ name: z.string(), exists: z.boolean(), current: z.boolean() });
 
@@ -62,44 +56,6 @@ const StatusBody = z.object({
   }),
   checkedAt: z.string(),
 });
-export type TileInfraStatus = z.infer<typeof StatusBody>;
-
-/** Everything the tile infrastructure monitor shows; the Remix page calls this directly. */
-export async function tileInfraStatus(): Promise<TileInfraStatus> {
-  const [info, builds, versions, job] = await Promise.all([
-    archiveInfo(),
-    recentBuilds(10),
-    tileVersions(),
-    getTemporalClient().then((c) => tileRebuildJob(c)),
-  ]);
-  return {
-    archive: info && {
-      ...info,
-      url: `${config.app.publicUrl.replace(/\/+$/, '')}/tiles/overview.pmtiles`,
-      ageSeconds: Math.max(0, Math.round((Date.now() - Date.parse(info.lastModified)) / 1000)),
-    },
-    lastBuild: builds[0] ?? null,
-    builds,
-    job,
-    tiles: {
-      mode: config.tiles.serverUrl ? 'proxy' : 'postgis',
-      serverUrl: config.tiles.serverUrl || null,
-      webhookUrl: config.tiles.rebuildWebhookUrl,
-      cache: tileCacheStats(),
-      versions: Object.fromEntries([...versions].map(([k, v]) => [k, v.version])),
-    },
-    checkedAt: new Date().toISOString(),
-  };
-}
-
-/** Starts the rebuild job; 409 `already_running` (with its jobId) when one runs. */
-export async function startTileRebuild(): Promise<{ jobId: string; progressUrl: string }> {
-  const r = await requestTileArchiveRebuild(await getTemporalClient());
-  if (r.alreadyRunning) {
-    throw errors.conflict('already_running', 'Reconstruirea arhivei de hărți rulează deja.', { jobId: r.jobId });
-  }
-  return { jobId: r.jobId, progressUrl: '/api/geoportal/tiles/status' };
-}
 
 const admin = { tags: ['geoportal'], auth: 'admin' as const };
 

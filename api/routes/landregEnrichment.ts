@@ -3,6 +3,7 @@
  * uat-dashboard; spec 4.1 geoportal enrich; shapes of CONTRACT.md section 4). Each handler parses,
  * calls one domain function of domain/enrichment/ with the caller as viewer, and answers.
  */
+import { Siruta, WorkspacePk } from '../http/schemas';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { SessionContext } from '../auth/types';
@@ -24,8 +25,6 @@ const viewer = (auth: SessionContext | undefined): Viewer => ({
 /** The process's store and shared portal client; tests pass their own database and simulator. */
 const defaultDeps = (): EnrichmentDeps => ({ db: getPool(), portal: enrichmentPortal(getLandregClient()) });
 
-const Siruta = z.coerce.number().int().positive().max(2_147_483_647);
-const WorkspacePk = z.coerce.number().int().positive().max(2_147_483_647);
 const Enrichment = z.record(z.string(), z.unknown()).nullable().openapi({ description: 'Enrichment keys of CONTRACT.md section 3 (redacted for the viewer)' });
 
 const ParcelView = z.object({

@@ -7,6 +7,7 @@
  *   POST /api/landreg/export-local      {siruta, mode, includeNoGeometry?} → ZIP streamed from the store
  * The two job routes are legacy writes (410 for central-API users, before validation).
  */
+import { LayerId, Siruta } from '../http/schemas';
 import type { Router } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { WorkflowNotFoundError } from '@temporalio/client';
@@ -14,20 +15,18 @@ import { z } from 'zod';
 import type { SessionContext } from '../auth/types';
 import { legacyWriteGate } from '../http/gates';
 import { defineRoute, reply } from '../http/route';
-import { landregApi } from '../landreg/context';
-import { progressUrl, startExclusive } from '../landreg/jobs';
+import { launchJob, progressUrl, startExclusive } from '../../temporal/jobs';
 import { getPool } from '../../domain/db/pool';
 import { errors } from '../../domain/errors';
 import { childLogger } from '../../domain/log';
 import { checkLayerId } from '../../domain/exports/layers';
 import { openExportDownload, streamLocalExport } from '../../domain/exports/service';
 import { layerExists, uatInfo } from '../../domain/exports/store';
-import { contentDisposition } from '../../domain/exports/zip';
+import { contentDisposition } from '../http/contentDisposition';
 import { personalDataHidden } from '../../domain/geoportal/redact';
 import { getTemporalClient } from '../../temporal/client';
 import { jobWorkflowId, parseWorkflowId } from '../../temporal/ids';
-import { jobSearchAttributes } from '../../temporal/searchAttributes';
-import type { ExportBundleInput, ExportLayerGpkgInput, exportBundle, exportLayerGpkg } from '../../workflows/exportBundle';
+import type { ExportBundleInput, ExportLayerGpkgInput } from '../../workflows/exportBundle';
 
 const log = childLogger('exports');
 
@@ -38,7 +37,6 @@ export function exportDownloadUrl(jobId: string): string {
   return `/api/landreg/export-download?jobId=${encodeURIComponent(jobId)}`;
 }
 
-const Siruta = z.coerce.number().int().positive().max(2_147_483_647).openapi({ description: 'SIRUTA code of the UAT', example: 42682 });
 const Mode = z.enum(['base', 'magic']).openapi({ description: 'base: parcels and buildings with geometry; magic: every record, enriched' });
 
 const BundleBody = z.object({
@@ -48,10 +46,7 @@ const BundleBody = z.object({
 });
 const LayerBody = z.object({
   siruta: Siruta,
-  layerId: z
-    .string()
-    .regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'Identificatorul stratului nu este valid.')
-    .openapi({ example: 'TERENURI_ACTIVE' }),
+  layerId: LayerId,
 });
 const LocalBody = BundleBody;
 const JobAccepted = z.object({ jobId: z.string(), progressUrl: z.string(), downloadUrl: z.string() });
@@ -75,7 +70,6 @@ async function startExport(
   siruta: number,
   start: (jobId: string, downloadUrl: string) => { workflowType: 'exportBundle' | 'exportLayerGpkg'; args: [ExportBundleInput] | [ExportLayerGpkgInput] },
 ) {
-  const client = await getTemporalClient();
   const conflict = (jobId: string) =>
     errors.conflict('already_running', 'Un export de același tip pentru acest UAT rulează deja.', {
       jobId,
@@ -85,12 +79,7 @@ async function startExport(
   const jobId = await startExclusive({ kind, scope: String(siruta), running: { siruta } }, async () => {
     const id = jobWorkflowId(kind, String(siruta));
     const { workflowType, args } = start(id, exportDownloadUrl(id));
-    await client.workflow.start<typeof exportBundle | typeof exportLayerGpkg>(workflowType, {
-      taskQueue: landregApi.workflowTaskQueue,
-      workflowId: id,
-      args: args as never,
-      typedSearchAttributes: jobSearchAttributes(kind, siruta),
-    });
+    await launchJob({ workflowType, jobId: id, kind, siruta, args });
     return id;
   }, conflict);
   const downloadUrl = exportDownloadUrl(jobId);

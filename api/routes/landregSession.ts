@@ -10,12 +10,10 @@ import { countyDataMissing } from '../../domain/landreg/catalogue';
 import { PortalMaintenanceError } from '../../domain/landreg/errors';
 import { recordPortalHealth } from '../../domain/landreg/sessionStore';
 import { childLogger } from '../../domain/log';
-import { getTemporalClient } from '../../temporal/client';
 import { singletonWorkflowId } from '../../temporal/ids';
-import { jobSearchAttributes } from '../../temporal/searchAttributes';
 import { defineRoute } from '../http/route';
 import { landregApi } from '../landreg/context';
-import { runningPortalJobs } from '../landreg/jobs';
+import { launchJob, runningPortalJobs } from '../../temporal/jobs';
 import { SessionState, sessionState } from '../landreg/sessionState';
 
 const log = childLogger('landreg-session');
@@ -29,14 +27,8 @@ const Credentials = z.object({
 /** Spec 3.1: on the first connection with missing county data, a county refresh starts in the background. */
 async function refreshCountiesIfMissing(): Promise<void> {
   if (!(await countyDataMissing(landregApi.db()))) return;
-  const client = await getTemporalClient();
   try {
-    await client.workflow.start('uatCatalogRefresh', {
-      taskQueue: landregApi.workflowTaskQueue,
-      workflowId: singletonWorkflowId('uat-catalog-refresh', 'global'),
-      args: [{}],
-      typedSearchAttributes: jobSearchAttributes('uat-catalog-refresh'),
-    });
+    await launchJob({ workflowType: 'uatCatalogRefresh', jobId: singletonWorkflowId('uat-catalog-refresh', 'global'), kind: 'uat-catalog-refresh', args: [{}] });
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }

@@ -2,6 +2,8 @@
  * Sync jobs and store read routes of the parcel sync (spec 4.4, CONTRACT.md section 4;
  * docs/sync.md). Writes are legacy routes: gated with 410 for central-API users (spec 5.9).
  */
+import { LayerId, Siruta } from '../http/schemas';
+import { failureMessage } from '../../temporal/failures';
 import type { Router } from 'express';
 import { z } from 'zod';
 import { errors } from '../../domain/errors';
@@ -12,14 +14,12 @@ import { singletonWorkflowId } from '../../temporal/ids';
 import { legacyWriteGate } from '../http/gates';
 import { defineRoute, reply } from '../http/route';
 import { landregApi } from '../landreg/context';
-import { isRunning, jobProgress, progressUrl, startJob } from '../landreg/jobs';
+import { isRunning, jobProgress, progressUrl, startJob } from '../../temporal/jobs';
 import type { UatSyncResult } from '../../workflows/uatSync';
 
 const TAGS = ['landreg'];
 const GATED = { 410: 'Utilizator pe calea API-ului central (gone_central_api)' };
 
-const Siruta = z.coerce.number().int().positive();
-const LayerId = z.string().regex(/^[A-Z][A-Z0-9_]{1,63}$/, 'Identificator de strat invalid');
 
 /** The one national run (spec 4.4: "blocks county sync while running"). */
 export const ALL_COUNTIES_JOB_ID = singletonWorkflowId('sync-all-counties', 'ro');
@@ -82,13 +82,7 @@ export function registerLandregSyncRoutes(router: Router): void {
         const result = (await handle.result()) as UatSyncResult;
         return { runs: result.runs.map(({ pages: _p, ...run }) => run) };
       } catch (err) {
-        let e = err as { message?: string; cause?: unknown };
-        let msg = e.message ?? 'sync failed';
-        while (e.cause) {
-          e = e.cause as { message?: string; cause?: unknown };
-          if (e.message) msg = e.message;
-        }
-        throw errors.upstream('Sincronizarea a eșuat.', msg.slice(0, 200));
+        throw errors.upstream('Sincronizarea a eșuat.', failureMessage(err).slice(0, 200));
       }
     },
   );

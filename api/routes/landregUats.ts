@@ -8,8 +8,6 @@ import {
   patchUatCatalogue,
   refreshUatCatalogue,
 } from '../../domain/landreg/catalogue';
-import { bumpTileVersion } from '../../domain/tiles/versions';
-import { tileSourcesForLayer } from '../../domain/tiles/sources';
 import { legacyWriteGate } from '../http/gates';
 import { defineRoute } from '../http/route';
 import { landregApi } from '../landreg/context';
@@ -80,12 +78,7 @@ export function registerLandregUatRoutes(router: Router): void {
       response: { description: 'Ce s-a actualizat, cu mostre de depanare' },
       failures: { 410: 'Utilizator pe calea API-ului central (gone_central_api)', 503: 'Portalul este în mentenanță' },
     },
-    async () => {
-      const db = landregApi.db();
-      const result = await patchUatCatalogue(landregApi.client(), db);
-      if (result.geometry.updated > 0) await bumpTileVersion(tileSourcesForLayer('LIMITE_UAT'), db);
-      return result;
-    },
+    async () => patchUatCatalogue(landregApi.client(), landregApi.db()),
   );
 
   defineRoute(

@@ -19,7 +19,8 @@ import { tileVersion, tileVersions } from '../../domain/tiles/versions';
 import { proxyEnabled, proxyTileServer, type ProxiedAnswer } from '../../domain/tiles/proxy';
 import { tileLayer, TILE_SOURCE_NAMES } from '../../domain/tiles/sources';
 import { readArchive } from '../../domain/tiles/archiveStore';
-import { startOverviewBuild } from '../../domain/tiles/archive';
+import { getTemporalClient } from '../../temporal/client';
+import { startOverviewArchiveBuild } from '../../temporal/tileArchive';
 
 export const MVT_CONTENT_TYPE = 'application/vnd.mapbox-vector-tile';
 
@@ -86,17 +87,17 @@ export function tilesRouter(): Router {
     {
       method: 'post',
       path: '/tiles/rebuild-webhook',
-      summary: 'Start a PMTiles overview build (the default rebuild webhook target; bearer TILE_REBUILD_WEBHOOK_TOKEN)',
+      summary: 'Start the PMTiles overview build workflow (the default rebuild webhook target; bearer TILE_REBUILD_WEBHOOK_TOKEN)',
       tags: ['tiles'],
       auth: 'public',
       gate: (req) => requireBearer(req, config.tiles.rebuildWebhookToken),
-      response: { status: 202, description: 'Build started', schema: z.object({ buildId: z.string(), message: z.string() }) },
+      response: { status: 202, description: 'Build started (buildId: its workflow id)', schema: z.object({ buildId: z.string(), message: z.string() }) },
       failures: { 401: 'Missing or wrong bearer token', 409: 'A build is already running (a valid state, spec 3.6)' },
     },
     async () => {
-      const s = await startOverviewBuild();
+      const s = await startOverviewArchiveBuild(await getTemporalClient());
       if (!s.started) throw errors.conflict('already_running', 'Reconstruirea arhivei rulează deja.');
-      return reply(202, { buildId: s.buildId, message: 'Reconstruirea arhivei a pornit.' });
+      return reply(202, { buildId: s.jobId, message: 'Reconstruirea arhivei a pornit.' });
     },
   );
 

@@ -1,8 +1,13 @@
 /**
- * Housekeeping of the server-side sessions (CONTRACT.md portal sessions): expired rows are dead
- * weight, and the cookie check already refuses them, so deleting them changes no behaviour.
+ * Housekeeping of the server-side sessions (CONTRACT.md section 2): rows past their absolute
+ * expiry or idle longer than the idle timeout are dead weight, and the cookie check already
+ * refuses them, so deleting them changes no behaviour. One function, used by sign-in and by the
+ * hourly `sessionHousekeeping` workflow.
  */
 import type { Db } from '../db/pool';
+
+/** CONTRACT.md section 2: idle timeout 12 h (api/auth/sessionStore.ts checks it on every request). */
+export const SESSION_IDLE_TIMEOUT_SECONDS = 12 * 60 * 60;
 
 /**
  * Rows per DELETE: small batches keep each statement's locks short, so sign-ins touching
@@ -10,7 +15,10 @@ import type { Db } from '../db/pool';
  */
 export const SESSION_PURGE_BATCH = 5000;
 
-/** Deletes every session whose expiry is at or before `now`; returns how many were deleted. */
+/**
+ * Deletes every session expired at `now` (absolute expiry passed, or not seen within the idle
+ * timeout), in batches; returns how many were deleted.
+ */
 export async function deleteExpiredSessions(
   db: Db,
   now: Date = new Date(),
@@ -20,8 +28,10 @@ export async function deleteExpiredSessions(
   for (;;) {
     const res = await db.query(
       `DELETE FROM app_sessions
-        WHERE id IN (SELECT id FROM app_sessions WHERE expires_at <= $1 LIMIT $2)`,
-      [now, batchSize],
+        WHERE id IN (SELECT id FROM app_sessions
+                      WHERE expires_at <= $1 OR last_seen_at <= $1 - make_interval(secs => $3)
+                      LIMIT $2)`,
+      [now, batchSize, SESSION_IDLE_TIMEOUT_SECONDS],
     );
     const n = res.rowCount ?? 0;
     total += n;

@@ -4,6 +4,7 @@
  * intravilan flag, the `basic` scope redaction and the one diacritic-insensitive name
  * normalisation. No I/O here: the service (./service.ts) fetches, these decide.
  */
+import { foldName } from '../text/fold';
 import type {
   PortalAddress,
   PortalDocumentation,
@@ -62,25 +63,9 @@ export interface Enrichment {
 // Names
 // ---------------------------------------------------------------------------------------------
 
-/**
- * The one diacritic- and case-insensitive form of a name (JS twin of SQL `f_norm`): the portal
- * mixes cedilla (ş ţ) and comma-below (ș ț) spellings, so both fold to plain letters, as do ă â î
- * and the Hungarian accents; whitespace is collapsed.
- */
-export function normalizeName(s: string): string {
-  return s
-    .replace(/[șşȘŞ]/g, 's')
-    .replace(/[țţȚŢ]/g, 't')
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/\s+/g, ' ')
-    .trim();
-}
-
 /** Search tokens of a typed name: normalised words, so "stefan popescu" matches "POPESCU ŞTEFAN". */
 export function nameTokens(s: string): string[] {
-  return normalizeName(s).split(' ').filter(Boolean);
+  return foldName(s).split(' ').filter(Boolean);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -196,7 +181,7 @@ export function formatAddresses(addresses: readonly PortalAddress[] | null | und
   for (const a of addresses ?? []) {
     const text = formatStructuredAddress(a) ?? (clean(a.freeText) || null);
     if (!text) continue;
-    const key = normalizeName(text);
+    const key = foldName(text);
     if (seen.has(key)) continue;
     seen.add(key);
     out.push(text);

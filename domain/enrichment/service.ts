@@ -6,9 +6,12 @@
  */
 import type { Db } from '../db/pool';
 import { AppError, errors } from '../errors';
+import { mapBounded } from '../concurrency';
+import { foldName } from '../text/fold';
+import { tilesChanged } from '../tiles/versions';
 import type { EnrichmentScope } from '../geoportal/types';
 import type { EnrichmentPortal, PortalImmovableDetails } from './portalTypes';
-import { NODE_STATUS_RADIATED, buildEnrichment, nameTokens, normalizeName, parseOwners, personalDataHidden, redactEnrichment, type BuildingFacts, type Enrichment } from './rules';
+import { NODE_STATUS_RADIATED, buildEnrichment, nameTokens, parseOwners, personalDataHidden, redactEnrichment, type BuildingFacts, type Enrichment } from './rules';
 import {
   ENRICH_FRESH_DAYS,
   buildingFactsFor,
@@ -47,16 +50,6 @@ export const OWNER_SEARCH_MIN_CHARS = 3;
 
 const DAY_MS = 86_400_000;
 
-async function pool<T>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      await fn(items[i], i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
 
 // ---------------------------------------------------------------------------------------------
 // Batch enrichment (workflow activity)
@@ -99,7 +92,26 @@ export async function enrichParcelBatch(
   if (todo.length === 0) return result;
   const startedAt = (deps.now ?? (() => new Date()))();
   const [ctx, facts] = await Promise.all([uatContext(deps.db, siruta), buildingFactsFor(deps.db, siruta, todo.map((p) => p.id))]);
-  await pool(todo, ENRICH_PARALLEL_PARCELS, async (p) => {
+  // One bump per batch, also when a parcel failed after others were written.
+  try {
+    await enrichBatch(deps, todo, ctx, facts, startedAt, result, opts.onDone);
+  } finally {
+    if (result.enriched > 0) await tilesChanged(deps.db, { kind: 'enrichment' });
+  }
+  return result;
+}
+
+async function enrichBatch(
+  deps: EnrichmentDeps,
+  todo: readonly ParcelToEnrich[],
+  ctx: UatContext,
+  facts: Map<string, BuildingFacts>,
+  startedAt: Date,
+  result: BatchResult,
+  onDone: ((id: string) => void) | undefined,
+): Promise<void> {
+  const opts = { onDone };
+  await mapBounded(todo, ENRICH_PARALLEL_PARCELS, async (p) => {
     if (p.immovablePk === null) {
       result.notFound++;
       opts.onDone?.(p.id);
@@ -120,7 +132,6 @@ export async function enrichParcelBatch(
     result.enriched++;
     opts.onDone?.(p.id);
   });
-  return result;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -222,14 +233,12 @@ async function enrichHits(deps: EnrichmentDeps, siruta: number, hits: PortalImmo
   const stored = await parcelsByCadastralRefs(deps.db, siruta, refs);
   const byPk = new Map(stored.filter((s) => s.immovablePk !== null).map((s) => [s.immovablePk!, s]));
   const facts = await buildingFactsFor(deps.db, siruta, stored.map((s) => s.id));
-  const out: EnrichedHit[] = new Array(hits.length);
-  await pool(hits, ENRICH_PARALLEL_PARCELS, async (h, i) => {
+  return mapBounded(hits, ENRICH_PARALLEL_PARCELS, async (h) => {
     const tree = await deps.portal.ownershipTree(h.immovablePk);
     const s = byPk.get(h.immovablePk) ?? null;
     const now = (deps.now ?? (() => new Date()))();
-    out[i] = { details: h, stored: s, enrichment: enrichmentOf(h, tree, (s && facts.get(s.id)) ?? { count: 0, legal: null }, ctx, h.cadastralNumber ?? null, now) };
+    return { details: h, stored: s, enrichment: enrichmentOf(h, tree, (s && facts.get(s.id)) ?? { count: 0, legal: null }, ctx, h.cadastralNumber ?? null, now) };
   });
-  return out;
 }
 
 export async function searchCadastral(
@@ -298,6 +307,7 @@ export async function enrichOne(deps: EnrichmentDeps, ref: { id: string } | { si
     }
     if (!hit) throw new AppError(404, 'not_found', 'Portalul de cadastru nu a găsit imobilul acestei parcele.');
     await writeEnrichment(deps.db, parcel.id, hit.enrichment, now);
+    await tilesChanged(deps.db, { kind: 'enrichment' });
     enrichment = hit.enrichment as unknown as Record<string, unknown>;
     enrichedAt = now;
   }
@@ -350,7 +360,7 @@ export function canSearchOwners(viewer: Viewer): boolean {
 }
 
 const matchesAll = (name: string, tokens: readonly string[]) => {
-  const n = normalizeName(name);
+  const n = foldName(name);
   return tokens.every((t) => n.includes(t));
 };
 

@@ -24,6 +24,7 @@
  * they use what the GeoPackage leaves free instead of slowing it down (docs/exports.md,
  * "Performance"). Every ogr2ogr session runs without JIT (EXPORT_SESSION_OPTIONS).
  */
+import { mapBounded } from '../concurrency';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -131,28 +132,6 @@ export function exportFileName(stem: string, target: ExportTarget, now: Date): s
   return `${stem}_${what}_${fileStamp(now)}.${target.kind === 'bundle' ? 'zip' : 'gpkg'}`;
 }
 
-/**
- * Runs tasks with at most `limit` in flight; results in input order. After a failure no task
- * starts, the running ones end, then the first error is thrown (no ogr2ogr outlives the build).
- */
-async function bounded<T>(limit: number, tasks: Array<() => Promise<T>>): Promise<T[]> {
-  const out = new Array<T>(tasks.length);
-  let next = 0;
-  let failure: { error: unknown } | null = null;
-  const lane = async () => {
-    while (next < tasks.length && !failure) {
-      const i = next++;
-      try {
-        out[i] = await tasks[i]();
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, lane));
-  if (failure) throw (failure as { error: unknown }).error;
-  return out;
-}
 
 export async function buildExport(opts: BuildOptions): Promise<BuiltExport> {
   const db = opts.db ?? getPool();
@@ -373,8 +352,8 @@ export async function buildExport(opts: BuildOptions): Promise<BuiltExport> {
       }
     }
 
-    const gpkgLane = bounded(1, gpkgTasks);
-    const sideLanes = bounded(Math.max(1, BUILD_PARALLELISM - 1), [...sideTasks, ...lateTasks]);
+    const gpkgLane = mapBounded(gpkgTasks, 1, (task) => task());
+    const sideLanes = mapBounded([...sideTasks, ...lateTasks], Math.max(1, BUILD_PARALLELISM - 1), (task) => task());
     // Both settle before a failure propagates: no ogr2ogr may still write into `dir` at cleanup.
     const settled = await Promise.allSettled([gpkgLane, sideLanes]);
     for (const s of settled) if (s.status === 'rejected') throw s.reason;

@@ -3,6 +3,7 @@
  * the archive flows to S3 (multipart upload) or to an HTTP response, so no whole UAT is ever held
  * in memory (at most ZIP_UPLOAD_PART_BYTES x ZIP_UPLOAD_QUEUE for an upload).
  */
+import { contentDisposition } from '../storage/contentDisposition';
 import { PassThrough, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Upload } from '@aws-sdk/lib-storage';
@@ -83,14 +84,3 @@ export async function uploadFile(stream: NodeJS.ReadableStream, target: S3Target
   await upload(stream, target);
 }
 
-/**
- * `attachment; filename="ascii"; filename*=UTF-8''percent-encoded`: browsers take the UTF-8 form,
- * old clients the ASCII one (diacritics folded, quotes dropped).
- */
-export function contentDisposition(fileName: string): string {
-  const ascii = fileName
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
-}

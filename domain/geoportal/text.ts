@@ -3,14 +3,7 @@
  * helper f_norm on, owner picking for search results, and file-name slugs for exports.
  */
 
-/**
- * Lower case without diacritics. NFD splits both Romanian spellings (ş/ţ with cedilla U+0327 and
- * ș/ț with comma below U+0326) into a base letter plus a combining mark, so both fold to s/t,
- * exactly like f_norm (unaccent) does in the store.
- */
-export function foldDiacritics(text: string): string {
-  return text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
-}
+import { foldDiacritics } from '../text/fold';
 
 /** Escapes LIKE wildcards so a user's `%` or `_` matches itself. */
 export function escapeLike(text: string): string {

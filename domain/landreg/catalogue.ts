@@ -4,7 +4,11 @@
  * and fetch only what differs. Geometry lands in gis_uats.geometry (ESRI rings, EPSG:3844) and
  * the store's trigger derives geom and the geom_z0/z5/z8 zoom copies.
  */
+import type pg from 'pg';
 import type { Db } from '../db/pool';
+import { prismaFor } from '../db/prisma';
+import { mapBounded } from '../concurrency';
+import { tilesChanged } from '../tiles/versions';
 import type { LandregClient } from './client';
 import { fetchAllFeatures, listWorkspaces, listWorkspaceUats, uatDetail, type PortalUat } from './portal';
 
@@ -75,9 +79,15 @@ export function resetFeatureCountCache(): void {
   countsMemo = undefined;
 }
 
-export async function listCounties(db: Db): Promise<string[]> {
-  const r = await db.query<{ county: string }>(`SELECT DISTINCT county FROM gis_uats WHERE county IS NOT NULL ORDER BY county`);
-  return r.rows.map((x) => x.county);
+/** The counties of the store's UATs, sorted (the pattern for plain CRUD reads: the Prisma client). */
+export async function listCounties(db: pg.Pool): Promise<string[]> {
+  const rows = await prismaFor(db).gisUat.findMany({
+    where: { county: { not: null } },
+    distinct: ['county'],
+    select: { county: true },
+    orderBy: { county: 'asc' },
+  });
+  return rows.map((x) => x.county!);
 }
 
 async function upsertUats(db: Db, uats: readonly PortalUat[]): Promise<number> {
@@ -115,6 +125,7 @@ export async function refreshUatCatalogue(client: LandregClient, db: Db, opts: {
   const differing = workspaces.filter((w) => opts.force || storedCount.get(w.workspaceId) !== w.uatCount);
   let upserted = 0;
   for (const w of differing) upserted += await upsertUats(db, await listWorkspaceUats(client, w.workspaceId));
+  if (upserted > 0) await tilesChanged(db, { kind: 'uats' });
   const total = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM gis_uats`);
   return { counties: workspaces.length, fetchedCounties: differing.length, upserted, totalUats: total.rows[0].n, unchanged: differing.length === 0 };
 }
@@ -169,21 +180,18 @@ export async function patchUatCatalogue(client: LandregClient, db: Db, now: () =
     const missing = await db.query<{ siruta: number }>(`SELECT siruta FROM gis_uats WHERE geometry IS NULL AND geom IS NULL ORDER BY siruta`);
     const deadline = now() + GEOMETRY_FETCH_BUDGET_MS;
     let pending = missing.rows.length;
-    const queue = missing.rows.map((x) => x.siruta);
     // A few in flight at once; the client's rate limiter keeps the portal's pace.
-    await Promise.all(
-      Array.from({ length: 4 }, async () => {
-        for (let s = queue.shift(); s !== undefined && now() < deadline; s = queue.shift()) {
-          const d = await uatDetail(client, s, true);
-          if (d.geometry?.rings) {
-            updated += await storeGeometry(db, [{ siruta: s, rings: d.geometry.rings, area: d.areaValue ?? null }]);
-            pending--;
-          }
-        }
-      }),
-    );
+    await mapBounded(missing.rows, 4, async ({ siruta: s }) => {
+      if (now() >= deadline) return;
+      const d = await uatDetail(client, s, true);
+      if (d.geometry?.rings) {
+        updated += await storeGeometry(db, [{ siruta: s, rings: d.geometry.rings, area: d.areaValue ?? null }]);
+        pending--;
+      }
+    });
     geometry = { skipped: false, withGeometryBefore, updated, pending };
   }
+  if (uatsUpdated > 0 || geometry.updated > 0) await tilesChanged(db, { kind: 'uats' });
   const samples = await db.query<{ siruta: number; name: string; county: string | null; workspace_pk: number | null; has_geometry: boolean }>(
     `SELECT siruta, name, county, workspace_pk, geom IS NOT NULL AS has_geometry FROM gis_uats ORDER BY random() LIMIT 5`,
   );
@@ -196,7 +204,7 @@ export async function patchUatCatalogue(client: LandregClient, db: Db, now: () =
 }
 
 /** True when the store has no county data yet (spec 3.1: first connection starts a county refresh). */
-export async function countyDataMissing(db: Db): Promise<boolean> {
-  const r = await db.query(`SELECT 1 FROM gis_uats WHERE county IS NOT NULL AND workspace_pk IS NOT NULL LIMIT 1`);
-  return (r.rowCount ?? 0) === 0;
+export async function countyDataMissing(db: pg.Pool): Promise<boolean> {
+  const one = await prismaFor(db).gisUat.findFirst({ where: { county: { not: null }, workspacePk: { not: null } }, select: { siruta: true } });
+  return one === null;
 }

@@ -5,8 +5,8 @@
  * GDAL's MBTiles (MVT) writer, then through the Protomaps converter into a PMTiles v3 archive,
  * which is uploaded to object storage. GDAL 3.6 has no PMTiles driver, hence the two steps.
  *
- * One build at a time across every process: a session advisory lock, held on a dedicated
- * connection for the whole build, is the "a build runs" state the webhook answers 409 for.
+ * The build runs as the `overviewArchiveBuild` workflow on the exports queue; its fixed workflow
+ * id is the "a build runs" state the webhook answers 409 for (temporal/tileArchive.ts).
  */
 import { execFile } from 'node:child_process';
 import { createReadStream } from 'node:fs';
@@ -18,7 +18,7 @@ import type pg from 'pg';
 import { config, projectRoot } from '../config';
 import { getPool } from '../db/pool';
 import { childLogger } from '../log';
-import { archiveInfo, uploadArchive } from './archiveStore';
+import { uploadArchive } from './archiveStore';
 
 const run = promisify(execFile);
 const log = childLogger('tiles');
@@ -61,7 +61,8 @@ function pgConnectionString(): { dsn: string; password: string } {
   return { dsn: `PG:${parts.join(' ')}`, password: decodeURIComponent(u.password) };
 }
 
-async function setPhase(db: pg.Pool, id: string, phase: BuildPhase): Promise<void> {
+async function setPhase(db: pg.Pool, id: string, phase: BuildPhase, opts: BuildOptions): Promise<void> {
+  opts.onProgress?.({ phase });
   await db.query(`UPDATE tile_archive_builds SET phase = $2 WHERE id = $1`, [id, phase]);
 }
 
@@ -104,18 +105,18 @@ function describe(err: unknown): string {
 }
 
 /** Runs one build to the end (the caller holds the lock). */
-async function runBuild(db: pg.Pool, id: string): Promise<void> {
+async function runBuild(db: pg.Pool, id: string, opts: BuildOptions): Promise<void> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'overview-'));
   try {
     const c = await counts(db);
     await db.query(`UPDATE tile_archive_builds SET uat_count = $2, parcel_count = $3 WHERE id = $1`, [id, c.uats, c.parcels]);
     const mbtiles = path.join(dir, 'overview.mbtiles');
     const pmtiles = path.join(dir, 'overview.pmtiles');
-    await setPhase(db, id, 'export');
+    await setPhase(db, id, 'export', opts);
     await exportMbtiles(mbtiles);
-    await setPhase(db, id, 'convert');
+    await setPhase(db, id, 'convert', opts);
     await convertToPmtiles(mbtiles, pmtiles);
-    await setPhase(db, id, 'upload');
+    await setPhase(db, id, 'upload', opts);
     const size = (await stat(pmtiles)).size;
     await uploadArchive(createReadStream(pmtiles), size);
     await db.query(
@@ -132,40 +133,43 @@ async function runBuild(db: pg.Pool, id: string): Promise<void> {
   }
 }
 
-export type StartResult = { started: true; buildId: string; done: Promise<void> } | { started: false };
+/** How often a build waiting for another one's lock tries again. */
+const LOCK_RETRY_MS = 1_000;
+
+export interface BuildOptions {
+  /** Called while waiting for another build's lock and at each phase (an activity heartbeats). */
+  onProgress?: (state: { phase: BuildPhase | 'waiting' }) => void;
+}
 
 /**
- * Starts a build in the background unless one runs (in this or another process). `done` settles
- * when the build ends; the webhook ignores it, tests await it.
+ * Runs one overview build to the end and returns its record id. The build is a Temporal workflow
+ * (workflows/overviewArchiveBuild.ts, one at a time by its fixed id); the advisory lock only
+ * keeps two attempts of it (a retry beside a worker that is not dead yet) from overlapping: the
+ * second waits for the first.
  */
-export async function startOverviewBuild(db: pg.Pool = getPool()): Promise<StartResult> {
+export async function buildOverviewArchive(db: pg.Pool = getPool(), opts: BuildOptions = {}): Promise<string> {
   const lockClient = await db.connect();
-  let locked = false;
   try {
-    const r = await lockClient.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(${BUILD_LOCK}) AS ok`);
-    locked = r.rows[0].ok;
-    if (!locked) return { started: false };
-    // A row left 'running' by a crashed process is finished off: nobody holds the lock for it.
-    await db.query(
-      `UPDATE tile_archive_builds SET status = 'failed', finished_at = now(), error = 'întreruptă (procesul s-a oprit)' WHERE status = 'running'`,
-    );
-    const ins = await db.query<{ id: string }>(`INSERT INTO tile_archive_builds (phase) VALUES ('export') RETURNING id`);
-    const buildId = ins.rows[0].id;
-    const done = runBuild(db, buildId).finally(async () => {
-      await lockClient.query(`SELECT pg_advisory_unlock(${BUILD_LOCK})`).catch(() => undefined);
-      lockClient.release();
-    });
-    // The webhook does not wait; a failure is recorded in the row and logged.
-    done.catch(() => undefined);
-    return { started: true, buildId, done };
-  } catch (err) {
-    if (locked) {
-      await lockClient.query(`SELECT pg_advisory_unlock(${BUILD_LOCK})`).catch(() => undefined);
-      lockClient.release();
+    for (;;) {
+      const r = await lockClient.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(${BUILD_LOCK}) AS ok`);
+      if (r.rows[0].ok) break;
+      opts.onProgress?.({ phase: 'waiting' });
+      await new Promise((res) => setTimeout(res, LOCK_RETRY_MS));
     }
-    throw err;
+    try {
+      // A row left 'running' by a crashed attempt is finished off: nobody holds the lock for it.
+      await db.query(
+        `UPDATE tile_archive_builds SET status = 'failed', finished_at = now(), error = 'întreruptă (procesul s-a oprit)' WHERE status = 'running'`,
+      );
+      const ins = await db.query<{ id: string }>(`INSERT INTO tile_archive_builds (phase) VALUES ('export') RETURNING id`);
+      const buildId = ins.rows[0].id;
+      await runBuild(db, buildId, opts);
+      return buildId;
+    } finally {
+      await lockClient.query(`SELECT pg_advisory_unlock(${BUILD_LOCK})`).catch(() => undefined);
+    }
   } finally {
-    if (!locked) lockClient.release();
+    lockClient.release();
   }
 }
 
@@ -187,11 +191,4 @@ function toRecord(r: Record<string, unknown>): BuildRecord {
 export async function recentBuilds(limit = 10, db: pg.Pool = getPool()): Promise<BuildRecord[]> {
   const r = await db.query(`SELECT * FROM tile_archive_builds ORDER BY started_at DESC LIMIT $1`, [limit]);
   return r.rows.map(toRecord);
-}
-
-/** Builds the archive when it does not exist yet (a fresh install), without waiting for it. */
-export async function ensureOverviewArchive(db: pg.Pool = getPool()): Promise<'exists' | 'started' | 'running'> {
-  if (await archiveInfo()) return 'exists';
-  const s = await startOverviewBuild(db);
-  return s.started ? 'started' : 'running';
 }

@@ -135,3 +135,27 @@ export function tileSourcesForLayer(layerId: string): string[] {
 
 /** Enrichment changes only the status views' columns. */
 export const ENRICHMENT_TILE_SOURCES: readonly string[] = ['gis_terenuri_status', 'gis_cladiri_status'];
+
+/**
+ * A write that changes what tiles show. The domain function that makes the write reports it
+ * (domain/tiles/versions.ts `tilesChanged`), so no caller can forget the bump.
+ */
+export type TileChange =
+  /** A layer sync added, removed or re-marked features of the layer. */
+  | { kind: 'layer'; layerId: string }
+  /** Parcels were enriched (status flags, owners). */
+  | { kind: 'enrichment' }
+  /** UAT names, counties or boundaries changed (catalogue refresh or PATCH). */
+  | { kind: 'uats' };
+
+/** The sources whose tiles a change makes stale. */
+export function tileSourcesChangedBy(change: TileChange): readonly string[] {
+  switch (change.kind) {
+    case 'layer':
+      return tileSourcesForLayer(change.layerId);
+    case 'enrichment':
+      return ENRICHMENT_TILE_SOURCES;
+    case 'uats':
+      return tileSourcesForLayer('LIMITE_UAT');
+  }
+}

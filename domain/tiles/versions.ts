@@ -13,7 +13,7 @@
 import pg from 'pg';
 import { config } from '../config';
 import { getPool, type Db } from '../db/pool';
-import { TILE_SOURCE_NAMES } from './sources';
+import { TILE_SOURCE_NAMES, tileSourcesChangedBy, type TileChange } from './sources';
 
 export interface SourceVersion {
   version: number;
@@ -93,8 +93,7 @@ export async function tileVersion(source: string, db: Db = getPool()): Promise<S
 
 /**
  * Increments the data version of the given sources (default: all of them) and returns the new
- * versions. Call after any write that changes what tiles show: a layer sync (see
- * tileSourcesForLayer), enrichment (ENRICHMENT_TILE_SOURCES), a UAT refresh.
+ * versions. Domain writes call `tilesChanged` instead; this is for tools and tests.
  */
 export async function bumpTileVersion(
   sources: readonly string[] = TILE_SOURCE_NAMES,
@@ -111,6 +110,14 @@ export async function bumpTileVersion(
   );
   forgetVersions();
   return Object.fromEntries(r.rows.map((row) => [row.source, Number(row.version)]));
+}
+
+/**
+ * The one call a domain write makes after it changed what tiles show: bumps the sources the
+ * change touches (tileSourcesChangedBy). Sync run close, enrichment and the UAT catalogue call it.
+ */
+export async function tilesChanged(db: Db, change: TileChange): Promise<void> {
+  await bumpTileVersion(tileSourcesChangedBy(change), db);
 }
 
 function forgetVersions(): void {

@@ -21,6 +21,11 @@ import { closePool, createPool } from '../../domain/db/pool';
 import { LandregClient } from '../../domain/landreg/client';
 import { enrichmentPortal } from '../../domain/enrichment/portal';
 import { ENRICHMENT_KEYS } from '../../domain/enrichment/rules';
+import { getTile } from '../../domain/tiles/mvt';
+import { tileOf } from '../helpers/tilesFixtures';
+import { VectorTile } from '@mapbox/vector-tile';
+import { PbfReader } from 'pbf';
+import { gunzipSync } from 'node:zlib';
 import { sessionMiddleware } from '../../api/auth';
 import { errorMapper } from '../../api/http/errorMapper';
 import { registerLandregEnrichmentRoutes } from '../../api/routes/landregEnrichment';
@@ -446,6 +451,39 @@ describe('routes', () => {
     expect(forced.body.feature.cached).toBe(false);
     expect(forced.body.feature.enrichment.PROPRIETARI).toBe(cached.body.feature.enrichment.PROPRIETARI);
     expect((await simCounts())['route:GET /eterra/api/immovable/search']).toBe(1);
+  });
+
+  it('a status tile shows a parcel enriched through POST /api/geoportal/enrich right away', async () => {
+    const cookie = await session('dan@birou.ro');
+    // A parcel the map draws amber: not enriched yet.
+    const p = (
+      await pool.query<{ id: string; object_id: string; lon: number; lat: number }>(
+        `UPDATE gis_features SET enrichment = NULL, enriched_at = NULL
+          WHERE id = (SELECT id FROM gis_features WHERE siruta = $1 AND layer_id = 'TERENURI_ACTIVE' AND object_id > 0 AND geom IS NOT NULL ORDER BY object_id LIMIT 1 OFFSET 20)
+          RETURNING id, object_id, ST_X(ST_Transform(ST_PointOnSurface(geom), 4326)) AS lon, ST_Y(ST_Transform(ST_PointOnSurface(geom), 4326)) AS lat`,
+        [SIRUTA],
+      )
+    ).rows[0];
+    const z = 17;
+    const addr = { source: 'gis_terenuri_status', z, ...tileOf(p.lon, p.lat, z) };
+    const hasEnrichment = async (gz: Buffer) => {
+      const layer = new VectorTile(new PbfReader(new Uint8Array(gunzipSync(gz)))).layers.gis_terenuri_status;
+      const f = Array.from({ length: layer.length }, (_, i) => layer.feature(i)).find((x) => x.id === Number(p.object_id));
+      return f?.properties.has_enrichment;
+    };
+    await getTile(addr, pool);
+    const before = await getTile(addr, pool);
+    expect(before.cached).toBe(true);
+    expect(await hasEnrichment(before.gzipped)).toBe(0);
+
+    const r = await api('/api/geoportal/enrich', cookie, { body: { id: p.id } });
+    expect(r.status).toBe(200);
+    expect(r.body.feature.cached).toBe(false);
+
+    const after = await getTile(addr, pool);
+    expect(after.etag).not.toBe(before.etag);
+    expect(after.gzipped.equals(before.gzipped)).toBe(false);
+    expect(await hasEnrichment(after.gzipped)).toBe(1);
   });
 
   it('GET /api/landreg/uat-dashboard adds up areas, intravilan, land use, owners and buildings', async () => {

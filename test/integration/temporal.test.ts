@@ -51,14 +51,15 @@ describe('Temporal on the local dev server', () => {
     await env?.teardown();
   });
 
-  test('session housekeeping deletes expired sessions and keeps live ones', async () => {
+  test('session housekeeping deletes expired and idle sessions and keeps live ones', async () => {
     await scratch.query(
-      `INSERT INTO app_sessions (id, user_id, data, expires_at) VALUES
-        ('expired-1', 'dan@birou.ro', '{}', now() - interval '1 day'),
-        ('expired-2', 'dan@birou.ro', '{}', now() - interval '1 minute'),
-        ('expired-3', 'elena@birou.ro', '{}', now() - interval '30 days'),
-        ('live-1', 'dan@birou.ro', '{}', now() + interval '1 hour'),
-        ('live-2', 'ioana@birou.ro', '{}', now() + interval '7 days')`,
+      `INSERT INTO app_sessions (id, user_id, data, expires_at, last_seen_at) VALUES
+        ('expired-1', 'dan@birou.ro', '{}', now() - interval '1 day', now() - interval '1 day'),
+        ('expired-2', 'dan@birou.ro', '{}', now() - interval '1 minute', now() - interval '2 minutes'),
+        ('expired-3', 'elena@birou.ro', '{}', now() - interval '30 days', now() - interval '30 days'),
+        ('idle-1', 'mihai@birou.ro', '{}', now() + interval '7 days', now() - interval '13 hours'),
+        ('live-1', 'dan@birou.ro', '{}', now() + interval '1 hour', now() - interval '11 hours'),
+        ('live-2', 'ioana@birou.ro', '{}', now() + interval '7 days', now())`,
     );
     const workers = await createQueueWorkers({
       connection: env.nativeConnection,
@@ -77,7 +78,7 @@ describe('Temporal on the local dev server', () => {
       }),
     );
 
-    expect(result).toEqual({ deletedSessions: 3 });
+    expect(result).toEqual({ deletedSessions: 4 });
     const left = await scratch.query<{ id: string }>('SELECT id FROM app_sessions ORDER BY id');
     expect(left.rows.map((r) => r.id)).toEqual(['live-1', 'live-2']);
   });

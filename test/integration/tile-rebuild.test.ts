@@ -2,7 +2,8 @@
  * The tileArchiveRebuild workflow (spec 3.6, section 8) against the real rebuild webhook of this
  * stack: the builder (GDAL + the Protomaps converter) writes the archive to MinIO and the workflow
  * notices its new stamp. The 30-minute give-up runs on the time-skipping test server while the
- * builder is held busy (409 from the webhook, the "already running" state).
+ * builder is held busy (409 from the webhook, the "already running" state). The webhook starts
+ * the overview build workflow on the stack's own workers.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -11,11 +12,12 @@ import { WorkflowFailedError } from '@temporalio/client';
 import pg from 'pg';
 import { createTileActivities } from '../../activities/tiles';
 import { config } from '../../domain/config';
-import { closePool, getPool } from '../../domain/db/pool';
+import { closePool } from '../../domain/db/pool';
 import { ensureBuckets } from '../../domain/storage/s3';
 import { archiveInfo } from '../../domain/tiles/archiveStore';
 import { singletonWorkflowId } from '../../temporal/ids';
-import { requestTileArchiveRebuild, tileRebuildJob } from '../../temporal/tileArchive';
+import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
+import { OVERVIEW_BUILD_WORKFLOW_ID, requestTileArchiveRebuild, tileRebuildJob } from '../../temporal/tileArchive';
 import { ALL_WORKFLOWS_PATH } from '../../workers/registry';
 import { workflowBundleFor } from '../../workers/start';
 import type { TileArchiveRebuildResult } from '../../workflows/tileArchiveRebuild';
@@ -37,12 +39,13 @@ async function worker(env: TestWorkflowEnvironment, taskQueue: string): Promise<
   });
 }
 
+/** The overview build workflow the webhook started, if any, has ended. */
 async function waitForIdleBuilder(): Promise<void> {
-  for (let i = 0; i < 150; i++) {
-    const r = await getPool().query(`SELECT count(*)::int AS n FROM tile_archive_builds WHERE status = 'running'`);
-    if (r.rows[0].n === 0) return;
-    await new Promise((res) => setTimeout(res, 200));
-  }
+  const client = await getTemporalClient();
+  await client.workflow
+    .getHandle(OVERVIEW_BUILD_WORKFLOW_ID)
+    .result()
+    .catch(() => undefined);
 }
 
 // The archive is built from whatever the store holds (an empty store builds too), so this file
@@ -55,6 +58,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await waitForIdleBuilder();
   await app?.close();
+  await closeTemporalClient();
   await closePool();
 });
 
@@ -106,7 +110,8 @@ describe('tileArchiveRebuild gives up after 30 minutes (time-skipping)', () => {
   });
 
   test('with the builder busy elsewhere (409) and no new archive, the job fails with TileRebuildTimeout', async () => {
-    // Another process "builds" forever: the webhook answers 409 and the archive never changes.
+    // Another build holds the builder forever: the build the webhook starts waits for it (the
+    // webhook answers 409 from then on) and the archive never changes.
     await lock.query(`SELECT pg_advisory_lock(${BUILD_LOCK})`);
     try {
       const taskQueue = `tiles-ts-${suffix}`;

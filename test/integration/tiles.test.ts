@@ -7,13 +7,15 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { VectorTile } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
-import pg from 'pg';
 import { FetchSource, PMTiles, TileType } from 'pmtiles';
 import { config } from '../../domain/config';
 import { closePool, getPool } from '../../domain/db/pool';
 import { ensureBuckets } from '../../domain/storage/s3';
 import { TILE_SOURCES } from '../../domain/store/views';
-import { startOverviewBuild } from '../../domain/tiles/archive';
+import { buildOverviewArchive } from '../../domain/tiles/archive';
+import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
+import { OVERVIEW_BUILD_WORKFLOW_ID } from '../../temporal/tileArchive';
+import type { OverviewArchiveBuildResult } from '../../workflows/overviewArchiveBuild';
 import { clearTileCache, LOW_ZOOM_EXTENT } from '../../domain/tiles/mvt';
 import { bumpTileVersion } from '../../domain/tiles/versions';
 import {
@@ -49,6 +51,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await removeTileTestData(getPool());
   await app?.close();
+  await closeTemporalClient();
   await closePool();
 });
 
@@ -301,8 +304,6 @@ describe('setup and optimize routes (spec 4.1)', () => {
 });
 
 describe('PMTiles overview archive', () => {
-  let lock: pg.Client;
-
   beforeAll(async () => {
     await ensureBuckets();
     // The stack's web process may be building the archive it found missing at start-up.
@@ -311,23 +312,11 @@ describe('PMTiles overview archive', () => {
       if (r.rows[0].n === 0) break;
       await new Promise((res) => setTimeout(res, 200));
     }
-    lock = new pg.Client({ connectionString: config.db.url });
-    await lock.connect();
-  });
-  afterAll(async () => {
-    await lock?.end();
   });
 
   test('the builder writes a PMTiles v3 archive that reads back with siruta, cadastral_ref and object_id only', async () => {
-    // Another test file may be building too (one build at a time): wait for the builder.
-    let build = await startOverviewBuild();
-    for (let i = 0; i < 150 && !build.started; i++) {
-      await new Promise((res) => setTimeout(res, 200));
-      build = await startOverviewBuild();
-    }
-    expect(build.started).toBe(true);
-    if (!build.started) return;
-    await build.done;
+    // The build the workflow's activity runs; another build running meanwhile is waited for.
+    const buildId = await buildOverviewArchive();
 
     const source = new FetchSource(`${app.url}/tiles/overview.pmtiles`, new Headers({ cookie: user }));
     const archive = new PMTiles(source);
@@ -368,7 +357,7 @@ describe('PMTiles overview archive', () => {
     const uat = Array.from({ length: uats.length }, (_, i) => uats.feature(i)).find((f) => f.properties.siruta === TILE_TEST_SIRUTA);
     expect(uat && Object.keys(uat.properties)).toEqual(['siruta']);
 
-    const rows = await getPool().query(`SELECT status, size_bytes, parcel_count FROM tile_archive_builds WHERE id = $1`, [build.buildId]);
+    const rows = await getPool().query(`SELECT status, size_bytes, parcel_count FROM tile_archive_builds WHERE id = $1`, [buildId]);
     expect(rows.rows[0]).toMatchObject({ status: 'done' });
     expect(Number(rows.rows[0].size_bytes)).toBeGreaterThan(100);
   });
@@ -404,30 +393,25 @@ describe('PMTiles overview archive', () => {
     expect((await hook()).status).toBe(401);
     expect((await hook('wrong')).status).toBe(401);
 
-    // Another process building: it holds the build lock.
-    await lock.query(`SELECT pg_advisory_lock(hashtext('geoportal:tiles:overview-build'))`);
-    const busy = await hook(config.tiles.rebuildWebhookToken);
-    expect(busy.status).toBe(409);
-    expect(await busy.json()).toMatchObject({ error: 'already_running' });
-    await lock.query(`SELECT pg_advisory_unlock(hashtext('geoportal:tiles:overview-build'))`);
-
+    // Another test file's build may be running: the webhook answers 409 until it ends.
     let ok = await hook(config.tiles.rebuildWebhookToken);
-    for (let i = 0; i < 150 && ok.status === 409; i++) {
-      await new Promise((res) => setTimeout(res, 200)); // another test file's build
+    for (let i = 0; i < 300 && ok.status === 409; i++) {
+      await new Promise((res) => setTimeout(res, 200));
       ok = await hook(config.tiles.rebuildWebhookToken);
     }
     expect(ok.status).toBe(202);
     const { buildId } = (await ok.json()) as { buildId: string };
-    // Wait for that build to finish so the next test file starts from a quiet builder.
-    for (let i = 0; i < 100; i++) {
-      const r = await getPool().query(`SELECT status FROM tile_archive_builds WHERE id = $1`, [buildId]);
-      if (r.rows[0].status !== 'running') {
-        expect(r.rows[0].status).toBe('done');
-        return;
-      }
-      await new Promise((res) => setTimeout(res, 200));
-    }
-    throw new Error('build did not finish');
+    expect(buildId).toBe(OVERVIEW_BUILD_WORKFLOW_ID);
+    // The build is a workflow with one fixed id: while it runs, the webhook answers 409.
+    const busy = await hook(config.tiles.rebuildWebhookToken);
+    expect(busy.status).toBe(409);
+    expect(await busy.json()).toMatchObject({ error: 'already_running' });
+
+    // It ends as a done build record, and the next test file starts from a quiet builder.
+    const client = await getTemporalClient();
+    const result = (await client.workflow.getHandle(buildId).result()) as OverviewArchiveBuildResult;
+    const r = await getPool().query(`SELECT status FROM tile_archive_builds WHERE id = $1`, [result.buildId]);
+    expect(r.rows[0].status).toBe('done');
   });
 });
 

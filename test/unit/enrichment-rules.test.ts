@@ -2,6 +2,7 @@
  * Enrichment rules of spec 2.4 and CONTRACT.md section 3, table-driven over portal answers copied
  * from the land-registry simulator (demo seed 42, UAT Chiscani 42708).
  */
+import { foldName } from '../../domain/text/fold';
 import { describe, expect, it } from '@jest/globals';
 import {
   ENRICHMENT_KEYS,
@@ -14,7 +15,6 @@ import {
   folosinte,
   intravilanOf,
   nameTokens,
-  normalizeName,
   ownersFromTree,
   parcelArea,
   parseOwners,
@@ -130,7 +130,7 @@ describe('name normalisation', () => {
     ['Țîrlea  Lăcrămioara', 'tirlea lacramioara'],
     ['Sârbu Anișoara', 'sarbu anisoara'],
     ['Bíró Erzsébet', 'biro erzsebet'],
-  ])('%s → %s', (input, out) => expect(normalizeName(input)).toBe(out));
+  ])('%s → %s', (input, out) => expect(foldName(input)).toBe(out));
 
   it('tokens ignore order-bearing spacing', () => expect(nameTokens('  Ştefan   POPESCU ')).toEqual(['stefan', 'popescu']));
 });

@@ -1,7 +1,8 @@
 /** Pure rules of the geoportal: diacritic folding, owner picking, redaction, export names, the 410 gate. */
 import { describe, expect, it } from '@jest/globals';
 import type { Request } from 'express';
-import { foldDiacritics, matchingOwner, slug, escapeLike } from '../../domain/geoportal/text';
+import { matchingOwner, slug, escapeLike } from '../../domain/geoportal/text';
+import { foldDiacritics } from '../../domain/text/fold';
 import { redactEnrichment } from '../../domain/geoportal/redact';
 import { exportFileName } from '../../domain/geoportal/export';
 import { uiState } from '../../domain/geoportal/cfStatus';

@@ -4,6 +4,7 @@
  * deletions. Every page is written in one transaction together with its run counters and the
  * removal of its staging rows, so a page re-run after a crash finds nothing left to do.
  */
+import { tilesChanged } from '../../tiles/versions';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { withTransaction, type Db } from '../../db/pool';
@@ -489,21 +490,28 @@ export async function markForReenrichment(db: Db, a: { runId: string; siruta: nu
   }, db);
 }
 
-/** Closes a run; leftover staging rows go. Returns the final record. */
-export async function closeSyncRun(db: Db, runId: string, status: 'done' | 'failed', error?: string): Promise<GisSyncRun> {
-  await db.query(`DELETE FROM gis_sync_pending WHERE run_id = $1`, [runId]);
+/**
+ * Closes a run; leftover staging rows go. A done run records the UAT's watermark and, when it
+ * changed anything, bumps the layer's tile sources. Returns the final record.
+ */
+export async function closeSyncRun(db: Db, a: { runId: string; siruta: number; layerId: string; status: 'done' | 'failed'; error?: string }): Promise<GisSyncRun> {
+  await db.query(`DELETE FROM gis_sync_pending WHERE run_id = $1`, [a.runId]);
   const r = await db.query<RunRow>(
     `UPDATE gis_sync_runs SET status = $2, finished_at = now(), error = $3 WHERE id = $1 RETURNING ${RUN_COLUMNS}`,
-    [runId, status, error ?? null],
+    [a.runId, a.status, a.error ?? null],
   );
   const run = toSyncRun(r.rows[0]);
-  // Watchlist (docs/notifications.md): followed parcels' changes → history and notifications.
-  if (status === 'done') await recordWatchChanges(db, { siruta: run.siruta, layerId: run.layerId, syncRunId: run.id });
+  if (a.status === 'done') {
+    await recordUatLastUpdated(db, a.siruta, a.layerId);
+    if (run.added + run.removed + run.reenrichMarked > 0) await tilesChanged(db, { kind: 'layer', layerId: a.layerId });
+    // Watchlist (docs/notifications.md): followed parcels' changes → history and notifications.
+    await recordWatchChanges(db, { siruta: run.siruta, layerId: run.layerId, syncRunId: run.id });
+  }
   return run;
 }
 
 /** Spec 2.2: the UAT keeps the remote layer's newest LAST_UPDATED_DTM (ISO text) for incremental sync. */
-export async function recordUatLastUpdated(db: Db, siruta: number, layerId: string): Promise<void> {
+async function recordUatLastUpdated(db: Db, siruta: number, layerId: string): Promise<void> {
   const ms = await lastUpdatedWatermark(db, siruta, layerId);
   if (ms === null) return;
   await db.query(`UPDATE gis_uats SET last_updated_dtm = $2 WHERE siruta = $1`, [siruta, new Date(ms).toISOString()]);

@@ -1,3 +1,3 @@
-/** Server side of the tile infrastructure monitor: the same functions as the API routes, no HTTP hop. */
-export { tileInfraStatus, startTileRebuild } from '../../../api/routes/geoportalTiles';
-export type { TileInfraStatus } from '../../../api/routes/geoportalTiles';
+/** Server side of the tile infrastructure monitor: the service the API route uses, no HTTP hop. */
+export { tileInfraStatus, startTileRebuild } from '../../../temporal/tileMonitor';
+export type { TileInfraStatus } from '../../../temporal/tileMonitor';

@@ -2,6 +2,8 @@
  * The UAT picker's matching (browser and server alike): diacritic- and case-insensitive, on the
  * name, the county or the SIRUTA code; names that start with the query first; 12 results.
  */
+import { foldName } from '../../../../domain/text/fold';
+
 export const UAT_RESULTS = 12;
 export const UAT_DEBOUNCE_MS = 600;
 
@@ -15,13 +17,9 @@ export interface UatChoice {
   parcels?: number;
 }
 
-/** Lower case without diacritics: "Ștei" → "stei", "Târgu Secuiesc" → "targu secuiesc" (ș/ş, ț/ţ alike). */
-export function fold(s: string): string {
-  return s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/\s+/g, ' ').trim();
-}
 
 export function searchUats(uats: readonly UatChoice[], query: string, limit = UAT_RESULTS): UatChoice[] {
-  const q = fold(query);
+  const q = foldName(query);
   if (!q) return [];
   const digits = /^\d+$/.test(q);
   const scored: Array<[number, UatChoice]> = [];
@@ -30,8 +28,8 @@ export function searchUats(uats: readonly UatChoice[], query: string, limit = UA
     if (digits) {
       if (String(u.siruta).startsWith(q)) score = 0;
     } else {
-      const name = fold(u.name);
-      const county = u.county ? fold(u.county) : '';
+      const name = foldName(u.name);
+      const county = u.county ? foldName(u.county) : '';
       if (name === q) score = 0;
       else if (name.startsWith(q)) score = 1;
       else if (name.split(/[ -]/).some((w) => w.startsWith(q))) score = 2;

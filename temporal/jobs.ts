@@ -1,19 +1,21 @@
 /**
- * Sync jobs seen from the API: start (with the 409 rules of CONTRACT.md), list running ones, and
- * read a job's progress (the workflow's `progress` query while it runs; its result or failure
- * within the retention of spec 3.3 once closed; 404 after that).
+ * The one module that starts and observes jobs (every area's routes, Remix loaders and monitors
+ * use it): job ids (temporal/ids.ts), exclusivity under the advisory lock (startExclusive), search
+ * attributes, the 409s, and a job's progress through the one typed `progress` query of
+ * workflows/landregShared.ts (its result or failure within the retention of spec 3.3 once closed,
+ * the innermost failure message from temporal/failures.ts; 404 after that).
  */
-import { failureMessage } from '../../temporal/failures';
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
-import { getPool, withTransaction } from '../../domain/db/pool';
-import { errors } from '../../domain/errors';
-import { PORTAL_JOB_KINDS, percentOf, progressStillKept, type JobProgress } from '../../domain/landreg/jobs';
-import { getTemporalClient } from '../../temporal/client';
-import { jobWorkflowId, parseWorkflowId, singletonWorkflowId } from '../../temporal/ids';
-import { jobSearchAttributes } from '../../temporal/searchAttributes';
-import type * as workflows from '../../workflows';
-import type { ProgressState } from '../../workflows/landregShared';
-import { landregApi } from './context';
+import { failureMessage } from './failures';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { getPool, withTransaction } from '../domain/db/pool';
+import { errors } from '../domain/errors';
+import { PORTAL_JOB_KINDS, percentOf, progressStillKept, type JobProgress } from '../domain/landreg/jobs';
+import { getTemporalClient } from './client';
+import { jobWorkflowId, parseWorkflowId, singletonWorkflowId } from './ids';
+import { jobSearchAttributes } from './searchAttributes';
+import type * as workflows from '../workflows';
+import type { ProgressState } from '../workflows/landregShared';
+import { TaskQueue } from './queues';
 
 export interface RunningJob {
   jobId: string;
@@ -58,6 +60,12 @@ export async function runningPortalJobs(): Promise<RunningJob[]> {
 
 type WorkflowName = keyof typeof workflows;
 
+/**
+ * The queue job workflows are started on (they run on the store queue). Integration tests that
+ * run their own workers on an isolated queue aim it there (api/landreg/context.ts).
+ */
+export const jobStartQueue = { name: TaskQueue.store as string };
+
 export interface StartJobOptions {
   kind: string;
   scope: string | number;
@@ -66,6 +74,33 @@ export interface StartJobOptions {
   siruta?: number;
   /** Singleton jobs use `<kind>:<scope>` (temporal/ids.ts). */
   singleton?: boolean;
+}
+
+export interface LaunchOptions {
+  workflowType: WorkflowName;
+  jobId: string;
+  /** The JobKind search attribute (the id's kind). */
+  kind: string;
+  siruta?: number;
+  args: unknown[];
+  /** Default: jobStartQueue (the store queue). */
+  taskQueue?: string;
+}
+
+/**
+ * Starts one workflow as a job: its id, its queue and its search attributes. Every workflow start
+ * of the API goes through here (startJob, startExclusive's launches, the tile archive jobs).
+ * Temporal's WorkflowExecutionAlreadyStartedError passes through: a singleton's caller decides
+ * whether that is a 409 or fine.
+ */
+export async function launchJob(o: LaunchOptions, client?: Client): Promise<WorkflowHandle> {
+  client ??= await getTemporalClient();
+  return client.workflow.start(o.workflowType, {
+    taskQueue: o.taskQueue ?? jobStartQueue.name,
+    workflowId: o.jobId,
+    args: o.args as never,
+    typedSearchAttributes: jobSearchAttributes(o.kind, o.siruta),
+  });
 }
 
 export function progressUrl(jobId: string): string {
@@ -110,12 +145,7 @@ export async function startJob(o: StartJobOptions): Promise<{ jobId: string; han
   const scope = String(o.scope);
   const start = async (jobId: string) => {
     try {
-      return await client.workflow.start(o.workflowType, {
-        taskQueue: landregApi.workflowTaskQueue,
-        workflowId: jobId,
-        args: o.args as never,
-        typedSearchAttributes: jobSearchAttributes(o.kind, o.siruta),
-      });
+      return await launchJob({ workflowType: o.workflowType, jobId, kind: o.kind, siruta: o.siruta, args: o.args });
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) throw alreadyRunning(jobId);
       throw err;

@@ -1,0 +1,66 @@
+/**
+ * The tile infrastructure monitor as a service: what the monitor page and
+ * `GET /api/geoportal/tiles/status` show, and the rebuild they start. The Remix page and the
+ * route both call it (no HTTP hop, no route module imported by web code).
+ */
+import { config } from '../domain/config';
+import { errors } from '../domain/errors';
+import { recentBuilds, type BuildRecord } from '../domain/tiles/archive';
+import { archiveInfo, type ArchiveInfo } from '../domain/tiles/archiveStore';
+import { tileCacheStats } from '../domain/tiles/mvt';
+import { tileVersions } from '../domain/tiles/versions';
+import { getTemporalClient } from './client';
+import { requestTileArchiveRebuild, tileRebuildJob, type RebuildJobState } from './tileArchive';
+
+export interface TileInfraStatus {
+  archive: (ArchiveInfo & { url: string; ageSeconds: number }) | null;
+  lastBuild: BuildRecord | null;
+  builds: BuildRecord[];
+  /** The rebuild job (one id for the API, the monitor and the syncs). */
+  job: RebuildJobState | null;
+  tiles: {
+    mode: 'postgis' | 'proxy';
+    serverUrl: string | null;
+    webhookUrl: string;
+    cache: { entries: number; bytes: number; hits: number; misses: number };
+    versions: Record<string, number>;
+  };
+  checkedAt: string;
+}
+
+/** Everything the tile infrastructure monitor shows. */
+export async function tileInfraStatus(): Promise<TileInfraStatus> {
+  const [info, builds, versions, job] = await Promise.all([
+    archiveInfo(),
+    recentBuilds(10),
+    tileVersions(),
+    getTemporalClient().then((c) => tileRebuildJob(c)),
+  ]);
+  return {
+    archive: info && {
+      ...info,
+      url: `${config.app.publicUrl.replace(/\/+$/, '')}/tiles/overview.pmtiles`,
+      ageSeconds: Math.max(0, Math.round((Date.now() - Date.parse(info.lastModified)) / 1000)),
+    },
+    lastBuild: builds[0] ?? null,
+    builds,
+    job,
+    tiles: {
+      mode: config.tiles.serverUrl ? 'proxy' : 'postgis',
+      serverUrl: config.tiles.serverUrl || null,
+      webhookUrl: config.tiles.rebuildWebhookUrl,
+      cache: tileCacheStats(),
+      versions: Object.fromEntries([...versions].map(([k, v]) => [k, v.version])),
+    },
+    checkedAt: new Date().toISOString(),
+  };
+}
+
+/** Starts the rebuild job; 409 `already_running` (with its jobId) when one runs. */
+export async function startTileRebuild(): Promise<{ jobId: string; progressUrl: string }> {
+  const r = await requestTileArchiveRebuild(await getTemporalClient());
+  if (r.alreadyRunning) {
+    throw errors.conflict('already_running', 'Reconstruirea arhivei de hărți rulează deja.', { jobId: r.jobId });
+  }
+  return { jobId: r.jobId, progressUrl: '/api/geoportal/tiles/status' };
+}
