@@ -2,11 +2,12 @@
 import { createApp } from './app';
 import { pageGuard } from './auth';
 import { createWebHandlers } from './web';
-import { config } from '../domain/config';
+import { config, refuseUnsafeProductionStart } from '../domain/config';
 import { logger } from '../domain/log';
 import { applyKeepAlive } from '../domain/net/keepAlive';
 import { ensureOverviewArchive } from '../domain/tiles/archive';
 
+refuseUnsafeProductionStart();
 const app = createApp({ web: [pageGuard, ...(await createWebHandlers())] });
 const server = applyKeepAlive(app.listen(config.app.port, () => {
   logger.info({ url: config.app.publicUrl }, 'geoportal listening');

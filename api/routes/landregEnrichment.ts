@@ -5,7 +5,8 @@
  */
 import type { Router } from 'express';
 import { z } from 'zod';
-import type { SessionContext } from '../auth/types';
+import { PositiveInt, Siruta } from '../http/schemas';
+import { viewerOf } from '../../domain/auth/viewer';
 import { legacyWriteGate } from '../http/gates';
 import { defineRoute } from '../http/route';
 import { getPool } from '../../domain/db/pool';
@@ -13,19 +14,14 @@ import { AppError } from '../../domain/errors';
 import { uatDashboard } from '../../domain/enrichment/dashboard';
 import { NO_GEOM_SCAN_TIMEOUT_MS, scanNoGeometry } from '../../domain/enrichment/noGeometry';
 import { enrichmentPortal } from '../../domain/enrichment/portal';
-import { enrichOne, searchCadastral, searchOwner, type EnrichmentDeps, type Viewer } from '../../domain/enrichment/service';
+import { enrichOne, searchCadastral, searchOwner, type EnrichmentDeps } from '../../domain/enrichment/service';
 import { getLandregClient } from '../../domain/landreg/client';
 
-const viewer = (auth: SessionContext | undefined): Viewer => ({
-  basicPanel: auth?.basicPanel ?? true,
-  enrichmentScope: auth?.enrichmentScope ?? 'none',
-});
 
 /** The process's store and shared portal client; tests pass their own database and simulator. */
 const defaultDeps = (): EnrichmentDeps => ({ db: getPool(), portal: enrichmentPortal(getLandregClient()) });
 
-const Siruta = z.coerce.number().int().positive().max(2_147_483_647);
-const WorkspacePk = z.coerce.number().int().positive().max(2_147_483_647);
+const WorkspacePk = PositiveInt;
 const Enrichment = z.record(z.string(), z.unknown()).nullable().openapi({ description: 'Enrichment keys of CONTRACT.md section 3 (redacted for the viewer)' });
 
 const ParcelView = z.object({
@@ -141,7 +137,7 @@ export function registerLandregEnrichmentRoutes(router: Router, deps: () => Enri
       response: { description: 'Parcels with their enrichment, per number', schema: SearchAnswer },
       failures: { 404: 'UAT unknown to the portal', 502: 'Portal error', 503: 'Portal in maintenance' },
     },
-    ({ body, auth }) => searchCadastral(deps(), body, viewer(auth)),
+    ({ body, auth }) => searchCadastral(deps(), body, viewerOf(auth)),
   );
 
   defineRoute(
@@ -156,7 +152,7 @@ export function registerLandregEnrichmentRoutes(router: Router, deps: () => Enri
       response: { description: 'Parcels whose current or former owners match; each flags its source', schema: OwnerAnswer },
       failures: { 403: 'Basic panel or a scope without owner data', 502: 'Portal error', 503: 'Portal in maintenance' },
     },
-    ({ body, auth }) => searchOwner(deps(), body, viewer(auth)),
+    ({ body, auth }) => searchOwner(deps(), body, viewerOf(auth)),
   );
 
   defineRoute(
@@ -190,7 +186,7 @@ export function registerLandregEnrichmentRoutes(router: Router, deps: () => Enri
       response: { description: 'Areas, intravilan split, land use, top owners, buildings', schema: Dashboard },
       failures: { 404: 'No local data for the UAT' },
     },
-    ({ query, auth }) => uatDashboard(deps().db, query.siruta, viewer(auth)),
+    ({ query, auth }) => uatDashboard(deps().db, query.siruta, viewerOf(auth)),
   );
 
   defineRoute(
@@ -208,7 +204,7 @@ export function registerLandregEnrichmentRoutes(router: Router, deps: () => Enri
     },
     async ({ body, auth }) => {
       const ref = 'id' in body ? { id: body.id } : { siruta: body.siruta, objectId: body.objectId };
-      return { feature: await enrichOne(deps(), ref, viewer(auth), body.force ?? false) };
+      return { feature: await enrichOne(deps(), ref, viewerOf(auth), body.force ?? false) };
     },
   );
 }

@@ -11,6 +11,7 @@ import type { Router } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { z } from 'zod';
+import { Siruta } from '../http/schemas';
 import type { SessionContext } from '../auth/types';
 import { legacyWriteGate } from '../http/gates';
 import { defineRoute, reply } from '../http/route';
@@ -23,7 +24,7 @@ import { checkLayerId } from '../../domain/exports/layers';
 import { openExportDownload, streamLocalExport } from '../../domain/exports/service';
 import { layerExists, uatInfo } from '../../domain/exports/store';
 import { contentDisposition } from '../../domain/exports/zip';
-import { personalDataHidden } from '../../domain/geoportal/redact';
+import { viewerOf as viewerRule } from '../../domain/auth/viewer';
 import { getTemporalClient } from '../../temporal/client';
 import { jobWorkflowId, parseWorkflowId } from '../../temporal/ids';
 import { jobSearchAttributes } from '../../temporal/searchAttributes';
@@ -38,7 +39,6 @@ export function exportDownloadUrl(jobId: string): string {
   return `/api/landreg/export-download?jobId=${encodeURIComponent(jobId)}`;
 }
 
-const Siruta = z.coerce.number().int().positive().max(2_147_483_647).openapi({ description: 'SIRUTA code of the UAT', example: 42682 });
 const Mode = z.enum(['base', 'magic']).openapi({ description: 'base: parcels and buildings with geometry; magic: every record, enriched' });
 
 const BundleBody = z.object({
@@ -57,8 +57,12 @@ const LocalBody = BundleBody;
 const JobAccepted = z.object({ jobId: z.string(), progressUrl: z.string(), downloadUrl: z.string() });
 const DownloadQuery = z.object({ jobId: z.string().min(1).max(200) });
 
+/**
+ * The requester and their right to personal data, as the export jobs take them: the workflow
+ * input carries the right, so the build never looks at a session.
+ */
 function viewerOf(auth: SessionContext | undefined) {
-  return { userId: auth!.user.id, hidePersonal: personalDataHidden(auth!.enrichmentScope) };
+  return { userId: auth!.user.id, hidePersonal: !viewerRule(auth).personalData };
 }
 
 async function requireUat(siruta: number): Promise<void> {

@@ -4,6 +4,8 @@
  */
 import type { Router } from 'express';
 import { z } from 'zod';
+import { Siruta } from '../http/schemas';
+import { viewerOf, redactRow } from '../../domain/auth/viewer';
 import { errors } from '../../domain/errors';
 import { DEFAULT_SYNC_LAYERS } from '../../domain/landreg/jobs';
 import { fetchAllFeatures, uatWhere } from '../../domain/landreg/portal';
@@ -18,7 +20,6 @@ import type { UatSyncResult } from '../../workflows/uatSync';
 const TAGS = ['landreg'];
 const GATED = { 410: 'Utilizator pe calea API-ului central (gone_central_api)' };
 
-const Siruta = z.coerce.number().int().positive();
 const LayerId = z.string().regex(/^[A-Z][A-Z0-9_]{1,63}$/, 'Identificator de strat invalid');
 
 /** The one national run (spec 4.4: "blocks county sync while running"). */
@@ -305,14 +306,16 @@ export function registerLandregSyncRoutes(router: Router): void {
     {
       method: 'get',
       path: '/api/landreg/debug-fields',
-      summary: 'Toate câmpurile portalului pentru o parcelă și clădirile ei, plus starea locală',
+      summary: 'Toate câmpurile portalului pentru o parcelă și clădirile ei, plus starea locală (doar administratori)',
       tags: TAGS,
-      auth: 'session',
+      // A debugging view of raw rows: administrators only, and still through the viewer rule.
+      auth: 'admin',
       query: z.object({ siruta: Siruta, cadRef: z.string().trim().min(1).max(100) }),
       response: { description: '{portal:{parcels, buildings}, local}' },
       failures: { 503: 'Portalul este în mentenanță' },
     },
-    async ({ query }) => {
+    async ({ query, auth }) => {
+      const viewer = viewerOf(auth);
       const client = landregApi.client();
       const ref = sqlString(query.cadRef);
       const like = sqlString(`${query.cadRef}-C%`);
@@ -325,7 +328,7 @@ export function registerLandregSyncRoutes(router: Router): void {
         siruta: query.siruta,
         cadRef: query.cadRef,
         portal: { parcels: parcels.map((f) => f.attributes), buildings: buildings.map((f) => f.attributes) },
-        local,
+        local: local.map((row) => redactRow(row, viewer)),
       };
     },
   );

@@ -6,9 +6,9 @@
  */
 import type { Db } from '../db/pool';
 import { AppError, errors } from '../errors';
-import type { EnrichmentScope } from '../geoportal/types';
+import type { Viewer } from '../auth/viewer';
 import type { EnrichmentPortal, PortalImmovableDetails } from './portalTypes';
-import { NODE_STATUS_RADIATED, buildEnrichment, nameTokens, normalizeName, parseOwners, personalDataHidden, redactEnrichment, type BuildingFacts, type Enrichment } from './rules';
+import { NODE_STATUS_RADIATED, buildEnrichment, nameTokens, normalizeName, parseOwners, redactEnrichment, type BuildingFacts, type Enrichment } from './rules';
 import {
   ENRICH_FRESH_DAYS,
   buildingFactsFor,
@@ -28,11 +28,8 @@ export interface EnrichmentDeps {
   now?: () => Date;
 }
 
-/** Who looks at the answer: the same two rules as the geoportal panel (spec 5.5, 5.6). */
-export interface Viewer {
-  basicPanel: boolean;
-  enrichmentScope: EnrichmentScope | null;
-}
+/** Who looks at the answer: the viewer rule of domain/auth/viewer.ts (spec 5.5, 5.6). */
+export type { Viewer } from '../auth/viewer';
 
 /**
  * Parcels enriched at once inside one batch. Each costs two sequential portal calls; the shared
@@ -174,7 +171,7 @@ export function viewEnrichment(e: Record<string, unknown> | null, viewer: Viewer
   if (viewer.basicPanel) {
     return { restricted: true, enrichment: { NR_CAD: e.NR_CAD as string | null, SIRUTA: e.SIRUTA as number | null, SUPRAFATA: e.SUPRAFATA as number | null } };
   }
-  return { restricted: false, enrichment: redactEnrichment({ ...e }, viewer.enrichmentScope) as Partial<Enrichment> };
+  return { restricted: false, enrichment: redactEnrichment({ ...e }, viewer) as Partial<Enrichment> };
 }
 
 export interface CadastralSearchResult {
@@ -346,7 +343,7 @@ export interface OwnerSearchResult {
 
 /** Owner names are personal data: hidden from basic panels and from scopes that null them. */
 export function canSearchOwners(viewer: Viewer): boolean {
-  return !viewer.basicPanel && !personalDataHidden(viewer.enrichmentScope);
+  return viewer.personalData;
 }
 
 const matchesAll = (name: string, tokens: readonly string[]) => {
