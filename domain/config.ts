@@ -84,6 +84,8 @@ export const config = {
     /** CONTRACT.md section 5: per user on /api/*, and per bearer token on token routes. */
     rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 600),
     tokenRateLimitPerMinute: int('TOKEN_RATE_LIMIT_PER_MINUTE', 60),
+    /** Wrong bearer tokens (401 answers) one address may send a minute before it gets 429s. */
+    bearerFailuresPerMinute: int('BEARER_FAILURES_PER_MINUTE', 20),
   },
 
   db: {
@@ -184,6 +186,11 @@ export const config = {
     simDataDir: path.resolve(projectRoot, str('LANDREG_SIM_DATA_DIR', 'data/reference')),
     /** Portal client (domain/landreg): one HTTP call's deadline, and a per-process call rate cap. */
     requestTimeoutMs: int('LANDREG_REQUEST_TIMEOUT_MS', 30_000),
+    /** Idempotent portal calls (GET) are tried again this many times on a 5xx, a timeout or no answer. */
+    retryAttempts: int('LANDREG_RETRY_ATTEMPTS', 2),
+    retryBaseDelayMs: int('LANDREG_RETRY_BASE_DELAY_MS', 250),
+    /** Overall deadline of an API request that waits on the portal (search, enrich, debug). */
+    apiDeadlineMs: int('LANDREG_API_DEADLINE_MS', 90_000),
     requestsPerSecond: landregRequestsPerSecond,
     /** Layer sync (docs/sync.md): pages of one download activity, and activities run at once per layer. */
     syncPagesPerActivity: landregSyncPagesPerActivity,

@@ -12,6 +12,7 @@ import { fetchAllFeatures, uatWhere } from '../../domain/landreg/portal';
 import { dbSummary, layersSummary, listFeatures, localFeatureState, storeStats, syncStatus } from '../../domain/landreg/summary';
 import { singletonWorkflowId } from '../../temporal/ids';
 import { legacyWriteGate } from '../http/gates';
+import { withinDeadline } from '../http/deadline';
 import { defineRoute, reply } from '../http/route';
 import { landregApi } from '../landreg/context';
 import { isRunning, jobProgress, progressUrl, startJob } from '../landreg/jobs';
@@ -319,11 +320,11 @@ export function registerLandregSyncRoutes(router: Router): void {
       const client = landregApi.client();
       const ref = sqlString(query.cadRef);
       const like = sqlString(`${query.cadRef}-C%`);
-      const [parcels, buildings, local] = await Promise.all([
+      const [parcels, buildings, local] = await withinDeadline(Promise.all([
         fetchAllFeatures(client, 'TERENURI_ACTIVE', uatWhere(query.siruta, `NATIONAL_CADASTRAL_REFERENCE = ${ref}`), '*', false),
         fetchAllFeatures(client, 'CLADIRI_ACTIVE', uatWhere(query.siruta, `NATIONAL_CADASTRAL_REFERENCE LIKE ${like}`), '*', false),
         localFeatureState(landregApi.db(), query.siruta, query.cadRef),
-      ]);
+      ]));
       return {
         siruta: query.siruta,
         cadRef: query.cadRef,

@@ -182,6 +182,9 @@ export interface CadastralSearchResult {
   notFound: string[];
 }
 
+/** A cadastral search asks for at most this many numbers (each may cost portal calls). */
+export const MAX_CADASTRAL_NUMBERS = 200;
+
 /** Splits a comma-separated list (or an array of such) into distinct, trimmed numbers. */
 export function parseCadastralNumbers(input: string | readonly string[]): string[] {
   const parts = (Array.isArray(input) ? input : [input]).flatMap((s) => String(s).split(/[,;\s]+/));
@@ -236,6 +239,11 @@ export async function searchCadastral(
 ): Promise<CadastralSearchResult> {
   const numbers = parseCadastralNumbers(req.cadastralNumbers);
   if (numbers.length === 0) throw errors.badRequest('Introduceți cel puțin un număr cadastral.');
+  if (numbers.length > MAX_CADASTRAL_NUMBERS) {
+    throw errors.badRequest(`Cel mult ${MAX_CADASTRAL_NUMBERS} de numere cadastrale într-o căutare.`, [
+      { field: 'cadastralNumbers', problem: `${numbers.length} numere distincte; limita este ${MAX_CADASTRAL_NUMBERS}` },
+    ]);
+  }
   const ws = await resolveWorkspace(deps, req.siruta, req.workspacePk);
   const hits = await enrichHits(deps, req.siruta, await portalHits(deps, ws.workspacePk, req.siruta, numbers));
   const found = new Set<string>();
