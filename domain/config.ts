@@ -90,6 +90,10 @@ export const config = {
 
   db: {
     binDir: str('PG_BIN_DIR', '/usr/lib/postgresql/15/bin'),
+    /** Pool guards (domain/db/pool.ts): waiting for a connection, one statement, an idle open transaction. */
+    connectTimeoutMs: int('PG_CONNECT_TIMEOUT_MS', 10_000),
+    statementTimeoutMs: int('PG_STATEMENT_TIMEOUT_MS', 600_000),
+    idleInTransactionTimeoutMs: int('PG_IDLE_IN_TRANSACTION_TIMEOUT_MS', 60_000),
     /** Set: an external database, so the launcher starts none. */
     external: !!env.DATABASE_URL,
     host: str('PGHOST', '127.0.0.1'),
