@@ -8,7 +8,7 @@ import { pinoHttp } from 'pino-http';
 import { logger } from '../domain/log';
 import { errors } from '../domain/errors';
 import { errorMapper } from './http/errorMapper';
-import { userRateLimit, tokenRateLimit } from './http/rateLimit';
+import { apiRateLimits } from './http/rateLimit';
 import { sessionMiddleware, authRouter, registerAuthApiRoutes } from './auth';
 import { registerSystemRoutes } from './routes/system';
 import { registerLandregEnrichmentRoutes } from './routes/landregEnrichment';
@@ -50,13 +50,16 @@ export function createApp(opts: { web?: RequestHandler[] } = {}): Express {
   app.use(sessionMiddleware);
   app.use('/auth', express.urlencoded({ extended: false, limit: '64kb' }), authRouter());
 
+  const limits = apiRateLimits();
+  // The tile-rebuild webhook is a bearer route like the API's: the same limits, same counters.
+  app.use('/tiles/rebuild-webhook', ...limits);
   // Tiles: before /api and its catch-all; a session is required (defineRoute answers 401 JSON).
-  // No per-user rate limit here: one map view asks for dozens of tiles at once.
+  // No per-user rate limit on tiles themselves: one map view asks for dozens of tiles at once.
   app.use(tilesRouter());
   app.use('/tiles', (req, _res, next) => next(req.auth ? errors.notFound('Resursa de tile-uri nu există.') : errors.unauthorized()));
   app.use('/tiles', errorMapper);
 
-  app.use('/api', userRateLimit(), tokenRateLimit(), express.json({ limit: JSON_BODY_LIMIT }));
+  app.use('/api', ...limits, express.json({ limit: JSON_BODY_LIMIT }));
   app.use(apiRouter());
   // Unknown /api route: without a session the caller learns nothing about what exists.
   app.use('/api', (req, _res, next) => next(req.auth ? errors.notFound('Ruta API nu există.') : errors.unauthorized()));

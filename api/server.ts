@@ -2,13 +2,14 @@
 import { createApp } from './app';
 import { pageGuard } from './auth';
 import { createWebHandlers } from './web';
-import { config } from '../domain/config';
+import { config, refuseUnsafeProductionStart } from '../domain/config';
 import { logger } from '../domain/log';
 import { applyKeepAlive } from '../domain/net/keepAlive';
 import { getTemporalClient } from '../temporal/client';
 import { installMailDispatcher } from '../temporal/mail';
 import { ensureOverviewArchive } from '../temporal/tileArchive';
 
+refuseUnsafeProductionStart();
 // notify() in a route hands its e-mail to a deliverMail workflow (docs/notifications.md).
 installMailDispatcher();
 const app = createApp({ web: [pageGuard, ...(await createWebHandlers())] });

@@ -21,6 +21,15 @@ function str(name: string, fallback: string): string {
   const v = env[name];
   return v !== undefined && v !== '' ? v : fallback;
 }
+/**
+ * Secrets with a development default. Each one read through `secret()` is checked at a production
+ * start (assertProductionSecrets): new areas declare theirs the same way and are covered.
+ */
+const SECRETS: Array<{ name: string; devDefault: string; read: () => string }> = [];
+function secret(name: string, devDefault: string): string {
+  SECRETS.push({ name, devDefault, read: () => str(name, devDefault) });
+  return str(name, devDefault);
+}
 function int(name: string, fallback: number): number {
   const v = env[name];
   if (v === undefined || v === '') return fallback;
@@ -65,7 +74,7 @@ export const config = {
   app: {
     port: appPort,
     publicUrl: str('PUBLIC_URL', `http://localhost:${appPort}`),
-    sessionSecret: str('SESSION_SECRET', 'dev-session-secret-change-me-0123456789'),
+    sessionSecret: secret('SESSION_SECRET', 'dev-session-secret-change-me-0123456789'),
     /**
      * How long a process answers a session from memory before reading app_sessions again (0 = read
      * on every request). A logout through this process takes effect at once; one through another
@@ -75,16 +84,22 @@ export const config = {
     /** CONTRACT.md section 5: per user on /api/*, and per bearer token on token routes. */
     rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 600),
     tokenRateLimitPerMinute: int('TOKEN_RATE_LIMIT_PER_MINUTE', 60),
+    /** Wrong bearer tokens (401 answers) one address may send a minute before it gets 429s. */
+    bearerFailuresPerMinute: int('BEARER_FAILURES_PER_MINUTE', 20),
   },
 
   db: {
     binDir: str('PG_BIN_DIR', '/usr/lib/postgresql/15/bin'),
+    /** Pool guards (domain/db/pool.ts): waiting for a connection, one statement, an idle open transaction. */
+    connectTimeoutMs: int('PG_CONNECT_TIMEOUT_MS', 10_000),
+    statementTimeoutMs: int('PG_STATEMENT_TIMEOUT_MS', 600_000),
+    idleInTransactionTimeoutMs: int('PG_IDLE_IN_TRANSACTION_TIMEOUT_MS', 60_000),
     /** Set: an external database, so the launcher starts none. */
     external: !!env.DATABASE_URL,
     host: str('PGHOST', '127.0.0.1'),
     port: pgPort,
     user: str('PGUSER', 'geoportal'),
-    password: str('PGPASSWORD', 'geoportal'),
+    password: secret('PGPASSWORD', 'geoportal'),
     database: str('PGDATABASE', 'geoportal'),
     get url(): string {
       return str(
@@ -126,7 +141,7 @@ export const config = {
     },
     region: str('S3_REGION', 'eu-central-1'),
     accessKeyId: str('S3_ACCESS_KEY', 'geoportal'),
-    secretAccessKey: str('S3_SECRET_KEY', 'geoportal-secret'),
+    secretAccessKey: secret('S3_SECRET_KEY', 'geoportal-secret'),
     buckets: {
       cf: str('S3_BUCKET_CF', 'cf-extracts'),
       exports: str('S3_BUCKET_EXPORTS', 'exports'),
@@ -151,7 +166,7 @@ export const config = {
     port: oidcPort,
     issuer: str('OIDC_ISSUER', `http://localhost:${oidcPort}`),
     clientId: str('OIDC_CLIENT_ID', 'geoportal'),
-    clientSecret: str('OIDC_CLIENT_SECRET', 'geoportal-dev-secret'),
+    clientSecret: secret('OIDC_CLIENT_SECRET', 'geoportal-dev-secret'),
     refreshTimeoutMs: 8000, // spec 5.4: the refresh call has an 8 s timeout
     /** Scopes the service asks for; the dev IdP puts company/groups/enrichment_scope under profile. */
     scopes: str('OIDC_SCOPES', 'openid email profile'),
@@ -166,7 +181,7 @@ export const config = {
     simPort: landregPort,
     baseUrl: str('LANDREG_BASE_URL', `http://127.0.0.1:${landregPort}`),
     username: str('LANDREG_USERNAME', 'geoportal'),
-    password: str('LANDREG_PASSWORD', 'parola-portal'),
+    password: secret('LANDREG_PASSWORD', 'parola-portal'),
     embedded: !env.LANDREG_BASE_URL,
     /** Simulator only: seed, scale (demo | bench | national), idle session lifetime, reference data. */
     simSeed: int('LANDREG_SIM_SEED', 42),
@@ -175,6 +190,11 @@ export const config = {
     simDataDir: path.resolve(projectRoot, str('LANDREG_SIM_DATA_DIR', 'data/reference')),
     /** Portal client (domain/landreg): one HTTP call's deadline, and a per-process call rate cap. */
     requestTimeoutMs: int('LANDREG_REQUEST_TIMEOUT_MS', 30_000),
+    /** Idempotent portal calls (GET) are tried again this many times on a 5xx, a timeout or no answer. */
+    retryAttempts: int('LANDREG_RETRY_ATTEMPTS', 2),
+    retryBaseDelayMs: int('LANDREG_RETRY_BASE_DELAY_MS', 250),
+    /** Overall deadline of an API request that waits on the portal (search, enrich, debug). */
+    apiDeadlineMs: int('LANDREG_API_DEADLINE_MS', 90_000),
     requestsPerSecond: landregRequestsPerSecond,
     /** Layer sync (docs/sync.md): pages of one download activity, and activities run at once per layer. */
     syncPagesPerActivity: landregSyncPagesPerActivity,
@@ -185,8 +205,8 @@ export const config = {
   },
 
   tokens: {
-    cronSecret: str('CRON_SECRET', 'dev-cron-secret'),
-    addressBookApiKey: str('ADDRESSBOOK_API_KEY', 'dev-addressbook-key'),
+    cronSecret: secret('CRON_SECRET', 'dev-cron-secret'),
+    addressBookApiKey: secret('ADDRESSBOOK_API_KEY', 'dev-addressbook-key'),
   },
 
   flags: {
@@ -213,7 +233,7 @@ export const config = {
     get rebuildWebhookUrl(): string {
       return str('TILE_REBUILD_WEBHOOK_URL', `http://127.0.0.1:${appPort}/tiles/rebuild-webhook`);
     },
-    rebuildWebhookToken: str('TILE_REBUILD_WEBHOOK_TOKEN', 'dev-tile-rebuild-token'),
+    rebuildWebhookToken: secret('TILE_REBUILD_WEBHOOK_TOKEN', 'dev-tile-rebuild-token'),
     /** The webhook targets the builder this stack ships (no TILE_REBUILD_WEBHOOK_URL given). */
     embeddedBuilder: !env.TILE_REBUILD_WEBHOOK_URL,
     /** S3 key of the overview archive in config.s3.buckets.tiles. */
@@ -226,7 +246,7 @@ export const config = {
     ogr2ogr: str('OGR2OGR', 'ogr2ogr'),
   },
 
-  encryptionSecret: str('ENCRYPTION_SECRET', 'dev-encryption-secret-change-me'),
+  encryptionSecret: secret('ENCRYPTION_SECRET', 'dev-encryption-secret-change-me'),
 
   build: {
     commit: str('GIT_COMMIT', 'unknown'),
@@ -235,3 +255,54 @@ export const config = {
 } as const;
 
 export type Config = typeof config;
+
+/** True when a value is a development default or shaped like one (`dev-*`, `*change-me*`). */
+export function isDevelopmentSecret(value: string, devDefault: string): boolean {
+  return value === '' || value === devDefault || /^dev-/i.test(value) || /change-?me/i.test(value);
+}
+
+/**
+ * The secrets a production start refuses (missing, or a development default), by variable name.
+ * With DATABASE_URL given, its password stands for PGPASSWORD.
+ */
+export function productionSecretProblems(source: NodeJS.ProcessEnv = env): string[] {
+  const problems: string[] = [];
+  for (const s of SECRETS) {
+    let value = source[s.name] ?? '';
+    if (s.name === 'PGPASSWORD' && source.DATABASE_URL) {
+      try {
+        value = decodeURIComponent(new URL(source.DATABASE_URL).password);
+      } catch {
+        value = '';
+      }
+    }
+    if (isDevelopmentSecret(value, s.devDefault)) problems.push(s.name);
+  }
+  return problems;
+}
+
+/**
+ * Spec 5.8: with NODE_ENV=production (set explicitly, as the Dockerfile and docker-compose.yml
+ * do) a process refuses to start while any secret is missing or still a development default.
+ * Called first by every entry point (web, workers, migrations).
+ */
+export function assertProductionSecrets(source: NodeJS.ProcessEnv = env): void {
+  if (source.NODE_ENV !== 'production') return;
+  const problems = productionSecretProblems(source);
+  if (problems.length > 0) {
+    throw new Error(
+      `Refusing to start with NODE_ENV=production: ${problems.join(', ')} ${problems.length === 1 ? 'is' : 'are'} missing or still a development default. ` +
+        'Set each to a long random value (see docs/operations.md, "Production secrets").',
+    );
+  }
+}
+
+/** Entry points call this first: the refusal is one clear line on stderr and exit code 1. */
+export function refuseUnsafeProductionStart(): void {
+  try {
+    assertProductionSecrets();
+  } catch (err) {
+    console.error((err as Error).message);
+    process.exit(1);
+  }
+}

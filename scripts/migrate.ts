@@ -2,9 +2,10 @@
  * `npm run migrate`: brings the configured database (config.db.url) to the current schema.
  * Prints only what it changed; silent when the store is already up to date.
  */
-import { config } from '../domain/config';
+import { config, refuseUnsafeProductionStart } from '../domain/config';
 import { migrate } from '../domain/db/migrate';
 
+refuseUnsafeProductionStart();
 try {
   const { applied, derived } = await migrate(config.db.url);
   for (const name of applied) console.log(`migration applied: ${name}`);

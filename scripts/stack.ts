@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import pg from 'pg';
 import { config, projectRoot } from '../domain/config';
 import { services, appServices, pgDataDir, type Service } from './stack/services';
-import { waitFor, prefixer, startProcess, type Proc } from './stack/proc';
+import { RESTART_STABLE_MS, restartDelayMs, waitFor, prefixer, startProcess, type Proc } from './stack/proc';
 
 const say = prefixer('stack');
 const args = process.argv.slice(2);
@@ -48,11 +48,33 @@ async function bringUp(svc: Service): Promise<void> {
   started.push(proc);
   await waitFor(svc.name, svc.ready, { timeoutMs: svc.readyTimeoutMs, proc });
   say(`${svc.name}: ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  void proc.exited.then((code) => {
-    if (!stopping) {
+  watch(svc, proc, 0, Date.now());
+}
+
+/**
+ * A dead service stops the stack, except one marked restartOnExit (the workers): that one is
+ * started again after a growing delay, with a log line, while the others keep serving.
+ */
+function watch(svc: Service, proc: Proc, failures: number, startedAt: number): void {
+  void proc.exited.then(async (code) => {
+    if (stopping) return;
+    if (!svc.restartOnExit) {
       say(`${svc.name} stopped unexpectedly (code ${code}); stopping the stack`);
       void shutdown(1);
+      return;
     }
+    const attempt = Date.now() - startedAt >= RESTART_STABLE_MS ? 1 : failures + 1;
+    const delay = restartDelayMs(attempt);
+    say(`${svc.name} stopped unexpectedly (code ${code}); restarting in ${(delay / 1000).toFixed(0)} s (attempt ${attempt})`);
+    await new Promise((r) => setTimeout(r, delay));
+    if (stopping) return;
+    const next = svc.start();
+    const slot = started.indexOf(proc);
+    if (slot >= 0) started[slot] = next;
+    else started.push(next);
+    watch(svc, next, attempt, Date.now());
+    const up = await waitFor(svc.name, svc.ready, { timeoutMs: svc.readyTimeoutMs, proc: next }).then(() => true, () => false);
+    if (up) say(`${svc.name}: restarted`);
   });
 }
 

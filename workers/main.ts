@@ -5,7 +5,7 @@
  * then the pool and connections close.
  */
 import { DefaultLogger, NativeConnection, Runtime, makeTelemetryFilterString, type LogLevel } from '@temporalio/worker';
-import { config } from '../domain/config';
+import { config, refuseUnsafeProductionStart } from '../domain/config';
 import { closePool, getPool } from '../domain/db/pool';
 import { childLogger } from '../domain/log';
 import { closeTemporalClient, getTemporalClient } from '../temporal/client';
@@ -58,6 +58,7 @@ async function connectWithRetry(deadlineMs = 30_000): Promise<NativeConnection> 
 }
 
 async function main(): Promise<void> {
+  refuseUnsafeProductionStart();
   installRuntime();
   const started = Date.now();
   const connection = await connectWithRetry();

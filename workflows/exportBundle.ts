@@ -44,7 +44,7 @@ export interface ExportJobInput {
   siruta: number;
   /** Who asked: the notification goes to them, and only they (or an admin) may download. */
   userId: string;
-  /** Enrichment scope basic/none: personal keys are written as null. */
+  /** The viewer rule (domain/auth/viewer.ts) said no personal data: personal keys are written as null. */
   hidePersonal: boolean;
   /** Where the finished file is served (put into the notification and the result). */
   downloadUrl: string;

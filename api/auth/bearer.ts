@@ -1,5 +1,5 @@
-/** Bearer-token guard of the cron and address-book routes (CONTRACT.md section 2). */
-import { timingSafeEqual } from 'node:crypto';
+/** Bearer-token guard of the cron, address-book and webhook routes (CONTRACT.md section 2). */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { errors } from '../../domain/errors';
 
@@ -10,15 +10,22 @@ export function bearerToken(req: Request): string | null {
   return m ? m[1].trim() : null;
 }
 
+/** A per-process key: the digests compared below mean nothing outside this process. */
+const COMPARE_KEY = randomBytes(32);
+const digest = (s: string) => createHmac('sha256', COMPARE_KEY).update(s, 'utf8').digest();
+
+/**
+ * Constant time whatever the inputs: both sides are reduced to fixed-length HMACs first, so
+ * neither the content nor the LENGTH of the expected token shows in the timing.
+ */
 export function tokensEqual(a: string, b: string): boolean {
-  const ba = Buffer.from(a);
-  const bb = Buffer.from(b);
-  return ba.length === bb.length && timingSafeEqual(ba, bb);
+  return timingSafeEqual(digest(a), digest(b));
 }
 
 export function requireBearer(req: Request, expected: string): void {
   const token = bearerToken(req);
-  if (!token || !tokensEqual(token, expected)) {
+  // An empty expected token is a misconfiguration: it must never match an empty header.
+  if (!token || expected === '' || !tokensEqual(token, expected)) {
     throw errors.unauthorized('Token de acces lipsă sau invalid.');
   }
 }

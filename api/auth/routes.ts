@@ -59,13 +59,16 @@ function scopeOf(v: unknown): EnrichmentScope | null {
   return v === 'full' || v === 'basic' || v === 'none' ? v : null;
 }
 
-export function sessionFromTokens(tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers): StoredSession {
-  const claims = tokens.claims();
-  if (!claims) throw new Error('the identity provider answered no ID token');
+/**
+ * What the session keeps of the ID token's claims, and the flags derived from them. Used at
+ * sign-in and again at each refresh (session.ts), so a changed group, scope or list takes effect
+ * without a new sign-in.
+ */
+export function identityFromClaims(claims: oidc.IDToken): Omit<StoredSession, 'v' | 'tokens' | 'error'> {
   const email = typeof claims.email === 'string' ? claims.email.toLowerCase() : '';
   const groups = Array.isArray(claims.groups) ? claims.groups.filter((g): g is string => typeof g === 'string') : [];
+  const emailVerified = claims.email_verified === true;
   return {
-    v: 1,
     user: {
       id: claims.sub,
       email,
@@ -74,9 +77,15 @@ export function sessionFromTokens(tokens: oidc.TokenEndpointResponse & oidc.Toke
     },
     groups,
     enrichmentScope: scopeOf(claims.enrichment_scope),
-    flags: evaluateFlags({ email, groups }, config.flags),
-    tokens: tokenState(tokens),
+    emailVerified,
+    flags: evaluateFlags({ email, groups, emailVerified }, config.flags),
   };
+}
+
+export function sessionFromTokens(tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers): StoredSession {
+  const claims = tokens.claims();
+  if (!claims) throw new Error('the identity provider answered no ID token');
+  return { v: 1, ...identityFromClaims(claims), tokens: tokenState(tokens) };
 }
 
 export function authRouter(): Router {

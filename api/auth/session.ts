@@ -19,6 +19,8 @@ import {
 } from './sessionStore';
 import { SESSION_COOKIE, clearSessionCookie } from './cookies';
 import { describe, refreshTokens, tokenState } from './oidcClient';
+import { identityFromClaims } from './routes';
+import type * as oidc from 'openid-client';
 
 const log = childLogger('auth');
 
@@ -57,7 +59,13 @@ async function exchange(sessionId: string, refreshToken: string): Promise<Stored
     try {
       const tokens = await refreshTokens(refreshToken);
       const { error: _e, ...rest } = current;
-      return { ...rest, tokens: tokenState(tokens, current.tokens) };
+      // Claims and flags are read again: a new ID token's claims when the provider sends one,
+      // otherwise the stored identity against today's lists (ADMIN_EMAILS, pilots, basic panel).
+      const claims = (tokens as Partial<oidc.TokenEndpointResponseHelpers>).claims?.();
+      const identity = claims
+        ? identityFromClaims(claims)
+        : { flags: evaluateFlags({ email: current.user.email, groups: current.groups, emailVerified: current.emailVerified === true }, config.flags) };
+      return { ...rest, ...identity, tokens: tokenState(tokens, current.tokens) };
     } catch (err) {
       log.warn({ userId: current.user.id, reason: describe(err) }, 'access token refresh failed');
       return { ...current, error: 'RefreshAccessTokenError' as const };
@@ -81,7 +89,7 @@ export function toContext(sessionId: string, data: StoredSession): SessionContex
 /** The stub user of the development bypass (spec 5.1): an admin, so every screen is reachable. */
 export function devStubContext(): SessionContext {
   const email = 'dev@birou.ro';
-  const flags = evaluateFlags({ email, groups: ['admin'] }, config.flags);
+  const flags = evaluateFlags({ email, groups: ['admin'], emailVerified: true }, config.flags);
   return {
     sessionId: 'dev-bypass',
     user: { id: 'dev-bypass', email, name: 'Utilizator de dezvoltare', company: 'B' },

@@ -38,7 +38,9 @@ export interface StoredSession {
   user: SessionUser;
   groups: string[];
   enrichmentScope: EnrichmentScope | null;
-  /** Spec 5.6 flags, evaluated once at sign-in. */
+  /** The `email_verified` claim (absent in sessions written before it was kept: not verified). */
+  emailVerified?: boolean;
+  /** Spec 5.6 flags, evaluated at sign-in and again at each token refresh. */
   flags: SessionFlags;
   tokens: TokenState;
   error?: 'RefreshAccessTokenError';

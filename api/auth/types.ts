@@ -1,6 +1,7 @@
 /** What a signed-in request carries (spec 5.2, CONTRACT.md section 2). */
 export type Company = 'B' | 'U' | 'S' | 'G';
-export type EnrichmentScope = 'full' | 'basic' | 'none';
+import type { EnrichmentScope } from '../../domain/auth/viewer';
+export type { EnrichmentScope };
 
 export interface SessionUser {
   id: string;

@@ -2,6 +2,8 @@
  * The one place that turns failures into the contract's error body. Typed AppErrors keep their
  * status and code; body-parser failures become 400/413; anything else is a 500 `internal_error`
  * whose hint is the first 200 characters of the message (spec 4.2), logged with its stack.
+ * A 5xx hint is scrubbed of hosts, addresses, users, URLs and file paths before it leaves: the log
+ * line keeps the whole error, the caller learns only what kind of failure it was.
  */
 import type { ErrorRequestHandler } from 'express';
 import { ZodError } from 'zod';
@@ -10,6 +12,20 @@ import { childLogger } from '../../domain/log';
 import { zodDetails } from './route';
 
 const log = childLogger('api');
+
+/** Removes what would describe our infrastructure from a hint (CONTRACT.md section 1). */
+export function sanitizeHint(hint: string): string {
+  return hint
+    .replace(/[a-z][a-z0-9+.-]*:\/\/[^\s'"]+/gi, '<url>')
+    .replace(/\b[\w.+-]+@[\w.-]+\b/g, '<user>')
+    .replace(/\b(?:user|role|for user|password authentication failed for user)\s+"?[^\s",]+"?/gi, (m) => m.replace(/"?[^\s",]+"?$/, '<user>'))
+    .replace(/\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b/g, '<host>')
+    .replace(/\[?[0-9a-f]*:[0-9a-f:]+\]?:\d+/gi, '<host>')
+    .replace(/\b(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?\b/gi, '<host>')
+    .replace(/\blocalhost(?::\d+)?\b/gi, '<host>')
+    .replace(/(?:^|(?<=[\s'"(=:]))(?:~|\.{1,2})?\/[^\s'"),]+/g, '<path>')
+    .slice(0, 200);
+}
 
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
@@ -35,5 +51,7 @@ export const errorMapper: ErrorRequestHandler = (err, req, res, _next) => {
     res.end();
     return;
   }
-  res.status(appErr.status).set(appErr.headers ?? {}).json(appErr.toBody());
+  const body = appErr.toBody();
+  if (appErr.status >= 500 && typeof body.hint === 'string') body.hint = sanitizeHint(body.hint);
+  res.status(appErr.status).set(appErr.headers ?? {}).json(body);
 };

@@ -67,6 +67,18 @@ function parseWith<T extends ZodType>(schema: T, value: unknown, where: string):
   return result.data;
 }
 
+/**
+ * A session whose token refresh failed signs nobody in for the API and tiles (spec 5.4): the
+ * page sends the browser to sign in, an API client gets 401. Only /api/auth/session still answers
+ * for it, so the UI can read the error.
+ */
+function liveSession(req: Request): boolean {
+  if (!req.auth) return false;
+  return !req.auth.error || req.originalUrl.split('?')[0] === '/api/auth/session';
+}
+const noSession = (req: Request) =>
+  req.auth?.error ? errors.unauthorized('Sesiunea a expirat; autentificați-vă din nou.') : errors.unauthorized();
+
 function checkAuth(kind: AuthKind, req: Request): void {
   switch (kind) {
     case 'public':
@@ -74,14 +86,14 @@ function checkAuth(kind: AuthKind, req: Request): void {
     case 'cron':
       return requireBearer(req, config.tokens.cronSecret);
     case 'addressbook':
-      if (req.auth) return;
+      if (liveSession(req)) return;
       return requireBearer(req, config.tokens.addressBookApiKey);
     case 'session':
-      if (!req.auth) throw errors.unauthorized();
+      if (!liveSession(req)) throw noSession(req);
       return;
     case 'admin':
-      if (!req.auth) throw errors.unauthorized();
-      if (!req.auth.isAdmin) throw errors.forbidden('Doar administratorii pot folosi această operațiune.');
+      if (!liveSession(req)) throw noSession(req);
+      if (!req.auth!.isAdmin) throw errors.forbidden('Doar administratorii pot folosi această operațiune.');
       return;
   }
 }

@@ -7,13 +7,16 @@ import { z } from 'zod';
 import './openapi';
 
 /** PostgreSQL `int` (int4), the column type of siruta and workspace_pk. */
-const INT4_MAX = 2_147_483_647;
+export const PG_INT_MAX = 2_147_483_647;
+
+/** A positive id that fits an int4 column, from a query string or a JSON body. */
+export const PositiveInt = z.coerce.number().int().positive().max(PG_INT_MAX);
 
 /** SIRUTA code of a UAT: a positive integer within int4; query strings are coerced. */
-export const Siruta = z.coerce.number().int().positive().max(INT4_MAX).openapi({ description: 'Codul SIRUTA al UAT-ului', example: 42682 });
+export const Siruta = PositiveInt.openapi({ description: 'Codul SIRUTA al UAT-ului', example: 42682 });
 
 /** Portal county id (workspacePk). */
-export const WorkspacePk = z.coerce.number().int().positive().max(INT4_MAX).openapi({ description: 'Codul județului în portal (workspacePk)' });
+export const WorkspacePk = PositiveInt.openapi({ description: 'Codul județului în portal (workspacePk)' });
 
 /** A portal layer id such as TERENURI_ACTIVE (the same rule as domain/exports/layers.ts checkLayerId). */
 export const LayerId = z

@@ -9,19 +9,15 @@ import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import type { Router } from 'express';
 import { z } from 'zod';
+import { Siruta } from '../http/schemas';
 import { defineRoute } from '../http/route';
-import type { SessionContext } from '../auth/types';
+import { viewerOf } from '../../domain/auth/viewer';
 import { searchGeoportal, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from '../../domain/geoportal/search';
 import { getFeature, DEFAULT_FEATURE_LAYER } from '../../domain/geoportal/feature';
 import { exportFeatures, EXPORT_MAX_FEATURES } from '../../domain/geoportal/export';
 import { uatBounds, boundaryCheck } from '../../domain/geoportal/uat';
 import { cfStatus } from '../../domain/geoportal/cfStatus';
-import type { Viewer } from '../../domain/geoportal/types';
 
-const viewer = (auth: SessionContext | undefined): Viewer => ({
-  basicPanel: auth?.basicPanel ?? true,
-  enrichmentScope: auth?.enrichmentScope ?? 'none',
-});
 
 const Bbox = z.tuple([z.number(), z.number(), z.number(), z.number()]).openapi({ description: '[minLon, minLat, maxLon, maxLat], WGS84' });
 
@@ -119,7 +115,7 @@ export function registerGeoportalRoutes(router: Router): void {
       query: SearchQuery,
       response: { description: 'UATs, then parcels, then owners; case- and diacritic-insensitive', schema: SearchBody },
     },
-    ({ query, auth }) => searchGeoportal(query.q, query.limit, viewer(auth)),
+    ({ query, auth }) => searchGeoportal(query.q, query.limit, viewerOf(auth)),
   );
 
   defineRoute(
@@ -137,7 +133,7 @@ export function registerGeoportalRoutes(router: Router): void {
     ({ query, auth }) =>
       getFeature(
         query.id !== undefined ? { id: query.id } : { siruta: query.siruta!, objectId: query.objectId!, layerId: query.layerId },
-        viewer(auth),
+        viewerOf(auth),
       ),
   );
 
@@ -158,7 +154,7 @@ export function registerGeoportalRoutes(router: Router): void {
       failures: { 404: 'None of the features exists or has geometry' },
     },
     async ({ body, auth, res }) => {
-      const file = await exportFeatures(body.format, body.featureIds, viewer(auth));
+      const file = await exportFeatures(body.format, body.featureIds, viewerOf(auth));
       try {
         const { size } = await fs.promises.stat(file.path);
         res.status(200).set({

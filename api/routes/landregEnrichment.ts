@@ -6,21 +6,18 @@
 import { Siruta, WorkspacePk } from '../http/schemas';
 import type { Router } from 'express';
 import { z } from 'zod';
-import type { SessionContext } from '../auth/types';
+import { PositiveInt, Siruta } from '../http/schemas';
+import { viewerOf } from '../../domain/auth/viewer';
 import { legacyWriteGate } from '../http/gates';
 import { defineRoute } from '../http/route';
 import { getPool } from '../../domain/db/pool';
-import { AppError } from '../../domain/errors';
+import { withinDeadline } from '../http/deadline';
 import { uatDashboard } from '../../domain/enrichment/dashboard';
 import { NO_GEOM_SCAN_TIMEOUT_MS, scanNoGeometry } from '../../domain/enrichment/noGeometry';
 import { enrichmentPortal } from '../../domain/enrichment/portal';
-import { enrichOne, searchCadastral, searchOwner, type EnrichmentDeps, type Viewer } from '../../domain/enrichment/service';
+import { MAX_CADASTRAL_NUMBERS, enrichOne, searchCadastral, searchOwner, type EnrichmentDeps } from '../../domain/enrichment/service';
 import { getLandregClient } from '../../domain/landreg/client';
 
-const viewer = (auth: SessionContext | undefined): Viewer => ({
-  basicPanel: auth?.basicPanel ?? true,
-  enrichmentScope: auth?.enrichmentScope ?? 'none',
-});
 
 /** The process's store and shared portal client; tests pass their own database and simulator. */
 const defaultDeps = (): EnrichmentDeps => ({ db: getPool(), portal: enrichmentPortal(getLandregClient()) });
@@ -39,7 +36,7 @@ const ParcelView = z.object({
 const SearchBody = z.object({
   siruta: Siruta,
   cadastralNumbers: z.union([z.string().trim().min(1).max(5000), z.array(z.string().trim().min(1).max(100)).min(1).max(500)]).openapi({
-    description: 'Comma-separated numbers, or an array',
+    description: `Comma-separated numbers, or an array; at most ${MAX_CADASTRAL_NUMBERS} distinct numbers (400 beyond)`,
   }),
   workspacePk: WorkspacePk.optional(),
 });
@@ -116,16 +113,8 @@ const EnrichAnswer = z.object({
 });
 
 /** Spec section 8: the scan stops after 120 s on the server (the client has the same limit). */
-function withinScanLimit<T>(work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new AppError(504, 'upstream_timeout', 'Scanarea imobilelor fără geometrie a depășit limita de 120 de secunde.')),
-      NO_GEOM_SCAN_TIMEOUT_MS,
-    );
-  });
-  return Promise.race([work, limit]).finally(() => clearTimeout(timer));
-}
+const withinScanLimit = <T>(work: Promise<T>) =>
+  withinDeadline(work, NO_GEOM_SCAN_TIMEOUT_MS, 'Scanarea imobilelor fără geometrie a depășit limita de 120 de secunde.');
 
 export function registerLandregEnrichmentRoutes(router: Router, deps: () => EnrichmentDeps = defaultDeps): void {
   defineRoute(
@@ -138,9 +127,9 @@ export function registerLandregEnrichmentRoutes(router: Router, deps: () => Enri
       auth: 'session',
       body: SearchBody,
       response: { description: 'Parcels with their enrichment, per number', schema: SearchAnswer },
-      failures: { 404: 'UAT unknown to the portal', 502: 'Portal error', 503: 'Portal in maintenance' },
+      failures: { 400: `Bad input, more than ${MAX_CADASTRAL_NUMBERS} numbers, or refused by the portal (unknown UAT)`, 404: 'UAT unknown to the portal', 502: 'Portal error', 503: 'Portal in maintenance', 504: 'Over the overall deadline' },
     },
-    ({ body, auth }) => searchCadastral(deps(), body, viewer(auth)),
+    ({ body, auth }) => withinDeadline(searchCadastral(deps(), body, viewerOf(auth))),
   );
 
   defineRoute(
@@ -155,7 +144,7 @@ export function registerLandregEnrichmentRoutes(router: Router, deps: () => Enri
       response: { description: 'Parcels whose current or former owners match; each flags its source', schema: OwnerAnswer },
       failures: { 403: 'Basic panel or a scope without owner data', 502: 'Portal error', 503: 'Portal in maintenance' },
     },
-    ({ body, auth }) => searchOwner(deps(), body, viewer(auth)),
+    ({ body, auth }) => withinDeadline(searchOwner(deps(), body, viewerOf(auth))),
   );
 
   defineRoute(
@@ -189,7 +178,7 @@ export function registerLandregEnrichmentRoutes(router: Router, deps: () => Enri
       response: { description: 'Areas, intravilan split, land use, top owners, buildings', schema: Dashboard },
       failures: { 404: 'No local data for the UAT' },
     },
-    ({ query, auth }) => uatDashboard(deps().db, query.siruta, viewer(auth)),
+    ({ query, auth }) => uatDashboard(deps().db, query.siruta, viewerOf(auth)),
   );
 
   defineRoute(
@@ -207,7 +196,7 @@ export function registerLandregEnrichmentRoutes(router: Router, deps: () => Enri
     },
     async ({ body, auth }) => {
       const ref = 'id' in body ? { id: body.id } : { siruta: body.siruta, objectId: body.objectId };
-      return { feature: await enrichOne(deps(), ref, viewer(auth), body.force ?? false) };
+      return { feature: await withinDeadline(enrichOne(deps(), ref, viewerOf(auth), body.force ?? false)) };
     },
   );
 }

@@ -12,6 +12,7 @@ import type { Router } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { z } from 'zod';
+import { Siruta } from '../http/schemas';
 import type { SessionContext } from '../auth/types';
 import { legacyWriteGate } from '../http/gates';
 import { defineRoute, reply } from '../http/route';
@@ -23,7 +24,7 @@ import { checkLayerId } from '../../domain/exports/layers';
 import { openExportDownload, streamLocalExport } from '../../domain/exports/service';
 import { layerExists, uatInfo } from '../../domain/exports/store';
 import { contentDisposition } from '../http/contentDisposition';
-import { personalDataHidden } from '../../domain/geoportal/redact';
+import { viewerOf as viewerRule } from '../../domain/auth/viewer';
 import { getTemporalClient } from '../../temporal/client';
 import { jobWorkflowId, parseWorkflowId } from '../../temporal/ids';
 import type { ExportBundleInput, ExportLayerGpkgInput } from '../../workflows/exportBundle';
@@ -52,8 +53,12 @@ const LocalBody = BundleBody;
 const JobAccepted = z.object({ jobId: z.string(), progressUrl: z.string(), downloadUrl: z.string() });
 const DownloadQuery = z.object({ jobId: z.string().min(1).max(200) });
 
+/**
+ * The requester and their right to personal data, as the export jobs take them: the workflow
+ * input carries the right, so the build never looks at a session.
+ */
 function viewerOf(auth: SessionContext | undefined) {
-  return { userId: auth!.user.id, hidePersonal: personalDataHidden(auth!.enrichmentScope) };
+  return { userId: auth!.user.id, hidePersonal: !viewerRule(auth).personalData };
 }
 
 async function requireUat(siruta: number): Promise<void> {

@@ -6,12 +6,15 @@ import { LayerId, Siruta } from '../http/schemas';
 import { failureMessage } from '../../temporal/failures';
 import type { Router } from 'express';
 import { z } from 'zod';
+import { Siruta } from '../http/schemas';
+import { viewerOf, redactRow } from '../../domain/auth/viewer';
 import { errors } from '../../domain/errors';
 import { DEFAULT_SYNC_LAYERS } from '../../domain/landreg/jobs';
 import { fetchAllFeatures, uatWhere } from '../../domain/landreg/portal';
 import { dbSummary, layersSummary, listFeatures, localFeatureState, storeStats, syncStatus } from '../../domain/landreg/summary';
 import { singletonWorkflowId } from '../../temporal/ids';
 import { legacyWriteGate } from '../http/gates';
+import { withinDeadline } from '../http/deadline';
 import { defineRoute, reply } from '../http/route';
 import { landregApi } from '../landreg/context';
 import { isRunning, jobProgress, progressUrl, startJob } from '../../temporal/jobs';
@@ -299,27 +302,29 @@ export function registerLandregSyncRoutes(router: Router): void {
     {
       method: 'get',
       path: '/api/landreg/debug-fields',
-      summary: 'Toate câmpurile portalului pentru o parcelă și clădirile ei, plus starea locală',
+      summary: 'Toate câmpurile portalului pentru o parcelă și clădirile ei, plus starea locală (doar administratori)',
       tags: TAGS,
-      auth: 'session',
+      // A debugging view of raw rows: administrators only, and still through the viewer rule.
+      auth: 'admin',
       query: z.object({ siruta: Siruta, cadRef: z.string().trim().min(1).max(100) }),
       response: { description: '{portal:{parcels, buildings}, local}' },
       failures: { 503: 'Portalul este în mentenanță' },
     },
-    async ({ query }) => {
+    async ({ query, auth }) => {
+      const viewer = viewerOf(auth);
       const client = landregApi.client();
       const ref = sqlString(query.cadRef);
       const like = sqlString(`${query.cadRef}-C%`);
-      const [parcels, buildings, local] = await Promise.all([
+      const [parcels, buildings, local] = await withinDeadline(Promise.all([
         fetchAllFeatures(client, 'TERENURI_ACTIVE', uatWhere(query.siruta, `NATIONAL_CADASTRAL_REFERENCE = ${ref}`), '*', false),
         fetchAllFeatures(client, 'CLADIRI_ACTIVE', uatWhere(query.siruta, `NATIONAL_CADASTRAL_REFERENCE LIKE ${like}`), '*', false),
         localFeatureState(landregApi.db(), query.siruta, query.cadRef),
-      ]);
+      ]));
       return {
         siruta: query.siruta,
         cadRef: query.cadRef,
         portal: { parcels: parcels.map((f) => f.attributes), buildings: buildings.map((f) => f.attributes) },
-        local,
+        local: local.map((row) => redactRow(row, viewer)),
       };
     },
   );

@@ -20,6 +20,8 @@ export interface FlagSettings {
 export interface FlagIdentity {
   email: string;
   groups: readonly string[];
+  /** The `email_verified` claim: lists that GRANT something trust the e-mail only when true. */
+  emailVerified: boolean;
 }
 
 export interface SessionFlags {
@@ -37,15 +39,19 @@ const has = (list: readonly string[], email: string) => list.some((e) => e.trim(
  *   path (and its write routes) whatever else is configured.
  * - basicPanel: PANEL_BASIC_GLOBAL or a BASIC_PANEL_USERS member.
  * - isAdmin: the `admin` group claim or an ADMIN_EMAILS member.
- * E-mails compare case-insensitively.
+ * E-mails compare case-insensitively. The lists that grant something (ADMIN_EMAILS, the pilot
+ * list) count an e-mail only when the identity provider says it is verified: anyone can create an
+ * account under someone else's unverified address at some providers. The lists that restrict
+ * (basic panel, portal-only) apply whatever the claim says.
  */
 export function evaluateFlags(identity: FlagIdentity, settings: FlagSettings): SessionFlags {
   const email = identity.email.trim().toLowerCase();
   const portalOnly = has(settings.portalOnlyUsers, email);
+  const trusted = identity.emailVerified;
   return {
-    useCentralApi: !portalOnly && (settings.useCentralApi || has(settings.centralApiPilotUsers, email)),
+    useCentralApi: !portalOnly && (settings.useCentralApi || (trusted && has(settings.centralApiPilotUsers, email))),
     basicPanel: settings.panelBasicGlobal || has(settings.basicPanelUsers, email),
-    isAdmin: identity.groups.includes('admin') || has(settings.adminEmails, email),
+    isAdmin: identity.groups.includes('admin') || (trusted && has(settings.adminEmails, email)),
   };
 }
 

@@ -14,7 +14,16 @@ export type Db = pg.Pool | pg.PoolClient | pg.Client;
 let shared: pg.Pool | undefined;
 
 export function createPool(connectionString: string, max = 10): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max, application_name: process.env.SERVICE_NAME ?? 'geoportal' });
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    application_name: process.env.SERVICE_NAME ?? 'geoportal',
+    // A stuck server, a runaway statement or a transaction left open (an outside call awaited
+    // inside it) must not hold a connection forever: each ends with an error instead.
+    connectionTimeoutMillis: config.db.connectTimeoutMs,
+    statement_timeout: config.db.statementTimeoutMs,
+    idle_in_transaction_session_timeout: config.db.idleInTransactionTimeoutMs,
+  });
   // An idle client losing its server (restart, admin termination) must not crash the process.
   pool.on('error', () => undefined);
   return pool;

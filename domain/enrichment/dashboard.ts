@@ -4,7 +4,6 @@
  */
 import type { Db } from '../db/pool';
 import { errors } from '../errors';
-import { personalDataHidden } from './rules';
 import type { Viewer } from './service';
 import { BUILDING_LAYER, NO_GEOMETRY, PARCEL_LAYER } from './store';
 
@@ -65,7 +64,7 @@ export async function uatDashboard(db: Db, siruta: number, viewer: Viewer): Prom
   if (!uat.rows[0] && p.total === 0) throw errors.notFound(`Nu există date locale pentru UAT-ul ${siruta}.`);
 
   let topOwners: UatDashboard['topOwners'] = null;
-  if (!viewer.basicPanel && !personalDataHidden(viewer.enrichmentScope)) {
+  if (viewer.personalData) {
     // One row per (parcel, current owner); names grouped by f_norm so both ş/ș spellings count once.
     const r = await db.query<{ name: string; parcels: number; area: number }>(
       `WITH owners AS (

@@ -4,7 +4,7 @@
  * here, once; layer and nomenclature calls reuse domain/landreg/portal.ts.
  */
 import type { LandregClient } from '../landreg/client';
-import { PortalHttpError } from '../landreg/errors';
+import { PortalRejectedError } from '../landreg/errors';
 import { countFeatures, listWorkspaceUats, listWorkspaces, uatDetail, uatWhere } from '../landreg/portal';
 import type {
   EnrichmentPortal,
@@ -21,7 +21,7 @@ async function orNull<T>(p: Promise<T>): Promise<T | null> {
   try {
     return await p;
   } catch (err) {
-    if (err instanceof PortalHttpError && err.upstreamStatus === 404) return null;
+    if (err instanceof PortalRejectedError && err.upstreamStatus === 404) return null;
     throw err;
   }
 }

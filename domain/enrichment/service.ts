@@ -9,9 +9,9 @@ import { AppError, errors } from '../errors';
 import { mapBounded } from '../concurrency';
 import { foldName } from '../text/fold';
 import { tilesChanged } from '../tiles/versions';
-import type { EnrichmentScope } from '../geoportal/types';
+import type { Viewer } from '../auth/viewer';
 import type { EnrichmentPortal, PortalImmovableDetails } from './portalTypes';
-import { NODE_STATUS_RADIATED, buildEnrichment, nameTokens, parseOwners, personalDataHidden, redactEnrichment, type BuildingFacts, type Enrichment } from './rules';
+import { NODE_STATUS_RADIATED, buildEnrichment, nameTokens, parseOwners, redactEnrichment, type BuildingFacts, type Enrichment } from './rules';
 import {
   ENRICH_FRESH_DAYS,
   buildingFactsFor,
@@ -31,11 +31,8 @@ export interface EnrichmentDeps {
   now?: () => Date;
 }
 
-/** Who looks at the answer: the same two rules as the geoportal panel (spec 5.5, 5.6). */
-export interface Viewer {
-  basicPanel: boolean;
-  enrichmentScope: EnrichmentScope | null;
-}
+/** Who looks at the answer: the viewer rule of domain/auth/viewer.ts (spec 5.5, 5.6). */
+export type { Viewer } from '../auth/viewer';
 
 /**
  * Parcels enriched at once inside one batch. Each costs two sequential portal calls; the shared
@@ -185,7 +182,7 @@ export function viewEnrichment(e: Record<string, unknown> | null, viewer: Viewer
   if (viewer.basicPanel) {
     return { restricted: true, enrichment: { NR_CAD: e.NR_CAD as string | null, SIRUTA: e.SIRUTA as number | null, SUPRAFATA: e.SUPRAFATA as number | null } };
   }
-  return { restricted: false, enrichment: redactEnrichment({ ...e }, viewer.enrichmentScope) as Partial<Enrichment> };
+  return { restricted: false, enrichment: redactEnrichment({ ...e }, viewer) as Partial<Enrichment> };
 }
 
 export interface CadastralSearchResult {
@@ -195,6 +192,9 @@ export interface CadastralSearchResult {
   results: Array<ParcelView & { matchedBy: 'cadastral' | 'landbook' }>;
   notFound: string[];
 }
+
+/** A cadastral search asks for at most this many numbers (each may cost portal calls). */
+export const MAX_CADASTRAL_NUMBERS = 200;
 
 /** Splits a comma-separated list (or an array of such) into distinct, trimmed numbers. */
 export function parseCadastralNumbers(input: string | readonly string[]): string[] {
@@ -248,6 +248,11 @@ export async function searchCadastral(
 ): Promise<CadastralSearchResult> {
   const numbers = parseCadastralNumbers(req.cadastralNumbers);
   if (numbers.length === 0) throw errors.badRequest('Introduceți cel puțin un număr cadastral.');
+  if (numbers.length > MAX_CADASTRAL_NUMBERS) {
+    throw errors.badRequest(`Cel mult ${MAX_CADASTRAL_NUMBERS} de numere cadastrale într-o căutare.`, [
+      { field: 'cadastralNumbers', problem: `${numbers.length} numere distincte; limita este ${MAX_CADASTRAL_NUMBERS}` },
+    ]);
+  }
   const ws = await resolveWorkspace(deps, req.siruta, req.workspacePk);
   const hits = await enrichHits(deps, req.siruta, await portalHits(deps, ws.workspacePk, req.siruta, numbers));
   const found = new Set<string>();
@@ -356,7 +361,7 @@ export interface OwnerSearchResult {
 
 /** Owner names are personal data: hidden from basic panels and from scopes that null them. */
 export function canSearchOwners(viewer: Viewer): boolean {
-  return !viewer.basicPanel && !personalDataHidden(viewer.enrichmentScope);
+  return viewer.personalData;
 }
 
 const matchesAll = (name: string, tokens: readonly string[]) => {

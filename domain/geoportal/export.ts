@@ -17,7 +17,7 @@ import { errors, AppError } from '../errors';
 import { childLogger } from '../log';
 import { getPool, type Db } from '../db/pool';
 import { EPSG_3844 } from '../geo/epsg3844';
-import { personalDataHidden, PERSONAL_ENRICHMENT_KEYS } from './redact';
+import { PERSONAL_ENRICHMENT_KEYS } from './redact';
 import { slug } from './text';
 import type { Viewer } from './types';
 
@@ -104,7 +104,7 @@ function selectSql(ids: string[], format: ExportFormat, viewer: Viewer): string 
       .map(([k, v]) => `CASE WHEN f.layer_id = '${k}' THEN '${v}' END`)
       .join(', ')}, f.layer_id)) AS "Layer", f.geom ${from} ORDER BY f.siruta, f.cadastral_ref`;
   }
-  const hidden = new Set<string>(personalDataHidden(viewer.enrichmentScope) ? PERSONAL_ENRICHMENT_KEYS : []);
+  const hidden = new Set<string>(viewer.personalData ? [] : PERSONAL_ENRICHMENT_KEYS);
   const enrichment = viewer.basicPanel
     ? []
     : ENRICHMENT_COLUMNS.filter((k) => !hidden.has(k)).map((k) => `f.enrichment->>'${k}' AS ${k.toLowerCase()}`);

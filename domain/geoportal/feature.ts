@@ -64,7 +64,7 @@ export async function getFeature(
       isActive: row.is_active,
       geometrySource: row.geometry_source,
       attributes: row.attributes,
-      enrichment: redactEnrichment(row.enrichment, viewer.enrichmentScope),
+      enrichment: redactEnrichment(row.enrichment, viewer),
       enrichedAt: row.enriched_at ? row.enriched_at.toISOString() : null,
       geometry: row.geometry,
     },

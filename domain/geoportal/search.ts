@@ -116,7 +116,7 @@ async function searchOwners(db: Db, q: string, limit: number): Promise<SearchRes
  * (redact.ts) gets owner matches, so the search cannot be used to read what the panel hides.
  */
 export function ownerSearchAllowed(viewer: Viewer): boolean {
-  return !viewer.basicPanel && viewer.enrichmentScope !== 'basic' && viewer.enrichmentScope !== 'none';
+  return viewer.personalData;
 }
 
 /** Results in a stable order: UATs, then parcels, then owners, at most `limit` in all. */

@@ -1,11 +1,6 @@
 /** Shapes of the geoportal routes (CONTRACT.md section 4) as the domain produces them. */
-export type EnrichmentScope = 'full' | 'basic' | 'none';
-
-/** Who asks: the parts of the session that decide what a geoportal answer may contain. */
-export interface Viewer {
-  basicPanel: boolean;
-  enrichmentScope: EnrichmentScope | null;
-}
+/** Who asks: the viewer rule of domain/auth/viewer.ts decides what an answer may contain. */
+export type { EnrichmentScope, Viewer } from '../auth/viewer';
 
 /** [minLon, minLat, maxLon, maxLat] in WGS84. */
 export type Bbox = [number, number, number, number];

@@ -10,6 +10,7 @@ import { getPool, withTransaction, type Db } from '../db/pool';
 import {
   PortalCredentialsError,
   PortalHttpError,
+  PortalRejectedError,
   PortalUnreachableError,
   PortalMaintenanceError,
   PortalMalformedError,
@@ -178,6 +179,21 @@ export class LandregClient {
    * call made itself means the portal refuses the account.
    */
   async call(method: 'GET' | 'POST', path: string, opts: { query?: Query; form?: Query } = {}): Promise<RawAnswer> {
+    if (method !== 'GET') return this.callOnce(method, path, opts);
+    // GET is idempotent: a 5xx, a timeout or no answer is tried again with backoff before it
+    // becomes the caller's 502/504 (maintenance and refusals are not retried).
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.callOnce(method, path, opts);
+      } catch (err) {
+        const transient = err instanceof PortalTimeoutError || err instanceof PortalUnreachableError || (err instanceof PortalHttpError && err.upstreamStatus >= 500);
+        if (!transient || attempt >= config.landreg.retryAttempts) throw err;
+        await new Promise((r) => setTimeout(r, config.landreg.retryBaseDelayMs * 2 ** attempt));
+      }
+    }
+  }
+
+  private async callOnce(method: 'GET' | 'POST', path: string, opts: { query?: Query; form?: Query }): Promise<RawAnswer> {
     let session = await this.ensureCookie(undefined);
     for (let attempt = 1; ; attempt++) {
       const ans = await this.raw(method, path, { ...opts, cookie: session.cookie });
@@ -188,6 +204,7 @@ export class LandregClient {
         session = await this.ensureCookie(session.sealed);
         continue;
       }
+      if (ans.status === 400 || ans.status === 404 || ans.status === 422) throw new PortalRejectedError(ans.status);
       if (ans.status >= 400) throw new PortalHttpError(ans.status, `${method} ${path}`);
       return ans;
     }

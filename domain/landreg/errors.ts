@@ -61,6 +61,26 @@ export class PortalHttpError extends PortalError {
   }
 }
 
+/**
+ * The portal refused the request itself (400, 404, 422 other than sign-in): what was asked does
+ * not exist or is not valid there (an unknown UAT, a workspace that does not hold it). That is the
+ * caller's input, so it answers 400 (404 for a 404), not an upstream failure.
+ */
+export class PortalRejectedError extends PortalError {
+  readonly upstreamStatus: number;
+  constructor(upstreamStatus: number) {
+    super(
+      upstreamStatus === 404 ? 404 : 400,
+      upstreamStatus === 404 ? 'not_found' : 'bad_request',
+      upstreamStatus === 404
+        ? 'Portalul de cadastru nu cunoaște ce ați cerut (UAT, imobil sau strat inexistent).'
+        : 'Portalul de cadastru a respins cererea: verificați UAT-ul și numerele introduse.',
+      false,
+    );
+    this.upstreamStatus = upstreamStatus;
+  }
+}
+
 /** Maintenance is a 503 whose page names it (spec 3.1: "status 503 and keywords"). */
 export const MAINTENANCE_KEYWORDS = ['mentenanță', 'mentenanta', 'maintenance'];
 

@@ -124,8 +124,8 @@ export async function listFeatures(db: Db, q: { siruta?: number; layerId?: strin
 }
 
 /** The store's rows of a parcel and its buildings (`<ref>-C<n>`), for debug-fields. */
-export async function localFeatureState(db: Db, siruta: number, cadRef: string): Promise<unknown[]> {
-  const r = await db.query(
+export async function localFeatureState(db: Db, siruta: number, cadRef: string): Promise<Record<string, unknown>[]> {
+  const r = await db.query<Record<string, unknown>>(
     `SELECT id, layer_id, object_id::text AS object_id, cadastral_ref, area_value, is_active, geometry_source, attributes,
             enrichment, enriched_at, reenrich_marked, valid_from, sync_run_id, updated_at, geom IS NOT NULL AS has_geometry
        FROM gis_features WHERE siruta = $1 AND (cadastral_ref = $2 OR cadastral_ref LIKE $3)

@@ -107,3 +107,11 @@ export function tcpOpen(host: string, port: number, timeoutMs = 1000): Promise<b
       }),
   );
 }
+
+/** Delay before the n-th restart in a row (1-based): 1 s, 2 s, 4 s ... capped at 30 s. */
+export function restartDelayMs(attempt: number): number {
+  return Math.min(30_000, 1000 * 2 ** Math.max(0, attempt - 1));
+}
+
+/** A process that ran this long before dying starts its backoff over. */
+export const RESTART_STABLE_MS = 60_000;

@@ -20,6 +20,11 @@ export interface Service {
   ready(): Promise<boolean>;
   start(): Proc;
   readyTimeoutMs: number;
+  /**
+   * Restarted with a backoff when it dies instead of stopping the stack (workers: Temporal hands
+   * their work to the new process, so one crashed activity is not an outage).
+   */
+  restartOnExit?: boolean;
 }
 
 const TEMPORAL_CLI_VERSION = 'v1.5.1';
@@ -190,6 +195,7 @@ export function appServices(): Service[] {
     {
       name: 'workers',
       embedded: true,
+      restartOnExit: true,
       readyTimeoutMs: 120_000,
       ready: workersPolling,
       start: () => startProcess('workers', tsx, [path.join(projectRoot, 'workers/main.ts')], { env: childEnv('workers') }),
@@ -206,7 +212,7 @@ export function appServices(): Service[] {
 }
 
 /** Workers are ready when Temporal sees a poller on the `store` task queue. */
-async function workersPolling(): Promise<boolean> {
+export async function workersPolling(): Promise<boolean> {
   const { Connection } = await import('@temporalio/client');
   const conn = await Connection.connect({ address: config.temporal.address, connectTimeout: 1000 });
   try {

@@ -52,7 +52,8 @@ export async function createTestSessionRecord(opts: TestSessionOptions): Promise
     },
     groups,
     enrichmentScope: opts.enrichmentScope === undefined ? 'full' : opts.enrichmentScope,
-    flags: evaluateFlags({ email, groups }, config.flags),
+    emailVerified: true,
+    flags: evaluateFlags({ email, groups, emailVerified: true }, config.flags),
     // No refresh token and a refresh moment a day away: the middleware never calls the IdP.
     tokens: { accessToken: 'test-access-token', accessTokenExpiresAt: Date.now() + DAY_MS, refreshAt: Date.now() + DAY_MS },
   };

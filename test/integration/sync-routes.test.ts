@@ -18,9 +18,9 @@ let rig: SyncRig;
 let server: http.Server;
 let base: string;
 let siruta: number;
-const cookies: Record<'legacy' | 'central', string> = { legacy: '', central: '' };
+const cookies: Record<'legacy' | 'central' | 'admin', string> = { legacy: '', central: '', admin: '' };
 
-async function signIn(email: string, useCentralApi: boolean): Promise<string> {
+async function signIn(email: string, useCentralApi: boolean, isAdmin = false): Promise<string> {
   const token = newSessionToken();
   const far = Date.now() + 3_600_000;
   await createSession(
@@ -30,7 +30,7 @@ async function signIn(email: string, useCentralApi: boolean): Promise<string> {
       user: { id: `${email}-${rig.suffix}`, email, name: email, company: 'B' },
       groups: [],
       enrichmentScope: 'full',
-      flags: { useCentralApi, basicPanel: false, isAdmin: false },
+      flags: { useCentralApi, basicPanel: false, isAdmin },
       tokens: { accessToken: 'test', accessTokenExpiresAt: far, refreshAt: far },
     },
     rig.db,
@@ -38,7 +38,7 @@ async function signIn(email: string, useCentralApi: boolean): Promise<string> {
   return `${SESSION_COOKIE}=${token}`;
 }
 
-async function api(method: string, path: string, opts: { body?: unknown; who?: 'legacy' | 'central'; bearer?: string } = {}) {
+async function api(method: string, path: string, opts: { body?: unknown; who?: 'legacy' | 'central' | 'admin'; bearer?: string } = {}) {
   const headers: Record<string, string> = {};
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
   if (opts.bearer) headers.authorization = `Bearer ${opts.bearer}`;
@@ -69,6 +69,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   cookies.legacy = await signIn('dan@birou.ro', false);
   cookies.central = await signIn('mihai@birou.ro', true);
+  cookies.admin = await signIn('ana@birou.ro', false, true);
 }, 120_000);
 
 afterAll(async () => {
@@ -187,7 +188,9 @@ describe('sync jobs', () => {
     expect((await api('GET', '/api/landreg/layers/summary')).body.layers.length).toBeGreaterThanOrEqual(4);
 
     const ref = (list.body.items[0] as { cadastralRef: string }).cadastralRef;
-    const dbg = await api('GET', `/api/landreg/debug-fields?siruta=${siruta}&cadRef=${encodeURIComponent(ref)}`);
+    // Debug fields are for administrators (issue 13).
+    expect((await api('GET', `/api/landreg/debug-fields?siruta=${siruta}&cadRef=${encodeURIComponent(ref)}`)).status).toBe(403);
+    const dbg = await api('GET', `/api/landreg/debug-fields?siruta=${siruta}&cadRef=${encodeURIComponent(ref)}`, { who: 'admin' });
     expect(dbg.status).toBe(200);
     expect(dbg.body.portal.parcels.length).toBeGreaterThanOrEqual(1);
     expect(dbg.body.local.length).toBeGreaterThanOrEqual(1);

@@ -28,7 +28,7 @@ const rows: Row[] = [
 
 describe('session feature flags (spec 5.6)', () => {
   test.each(rows)('%s', (_name, identity, overrides, expected) => {
-    expect(evaluateFlags({ email: identity.email, groups: identity.groups ?? [] }, { ...localDefaults, ...overrides })).toEqual(expected);
+    expect(evaluateFlags({ email: identity.email, groups: identity.groups ?? [], emailVerified: true }, { ...localDefaults, ...overrides })).toEqual(expected);
   });
 });
 

@@ -20,6 +20,7 @@ import {
   parseOwners,
   redactEnrichment,
 } from '../../domain/enrichment/rules';
+import { viewerOf } from '../../domain/auth/viewer';
 import type { PortalAddress, PortalImmovableDetails, PortalOwnershipNode } from '../../domain/enrichment/portalTypes';
 
 // Immovable 258800036: a radiated inscription (one former owner, cedilla spelling) and an active
@@ -220,9 +221,9 @@ describe('basic scope redaction', () => {
     ['basic', true],
     ['none', true],
     ['full', false],
-    [null, false],
+    [null, true],
   ] as const)('scope %s redacts personal keys: %s', (scope, redacted) => {
-    const out = redactEnrichment({ ...e }, scope);
+    const out = redactEnrichment({ ...e }, viewerOf({ basicPanel: false, enrichmentScope: scope }));
     for (const k of PERSONAL_ENRICHMENT_KEYS) expect(out![k] === null).toBe(redacted);
     expect(out!.NR_CAD).toBe('104777');
     expect(out!.SUPRAFATA).toBe(576);

@@ -3,7 +3,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { Request } from 'express';
 import { matchingOwner, slug, escapeLike } from '../../domain/geoportal/text';
 import { foldDiacritics } from '../../domain/text/fold';
-import { redactEnrichment } from '../../domain/geoportal/redact';
+import { redactEnrichment, viewerOf } from '../../domain/geoportal/redact';
 import { exportFileName } from '../../domain/geoportal/export';
 import { uiState } from '../../domain/geoportal/cfStatus';
 import { legacyWriteGate } from '../../api/http/gates';
@@ -32,11 +32,10 @@ describe('geoportal text rules', () => {
 
 describe('geoportal redaction', () => {
   const e = { NR_CAD: '1', NR_CF: '2', ADRESA: 'x', PROPRIETARI: 'A (1/1)', INTRAVILAN: 'DA' };
-  it('keeps everything for full scope and no claim, nulls personal keys for basic and none', () => {
-    expect(redactEnrichment(e, 'full')).toEqual(e);
-    expect(redactEnrichment(e, null)).toEqual(e);
-    for (const scope of ['basic', 'none'] as const) {
-      expect(redactEnrichment(e, scope)).toEqual({ NR_CAD: '1', NR_CF: null, ADRESA: null, PROPRIETARI: null, INTRAVILAN: 'DA' });
+  it('keeps everything for full scope, nulls personal keys for basic, none and no claim', () => {
+    expect(redactEnrichment(e, viewerOf({ basicPanel: false, enrichmentScope: 'full' }))).toEqual(e);
+    for (const scope of ['basic', 'none', null] as const) {
+      expect(redactEnrichment(e, viewerOf({ basicPanel: false, enrichmentScope: scope }))).toEqual({ NR_CAD: '1', NR_CF: null, ADRESA: null, PROPRIETARI: null, INTRAVILAN: 'DA' });
     }
   });
 });

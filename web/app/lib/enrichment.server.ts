@@ -6,15 +6,17 @@ import type { SessionContext } from '../../../api/auth/types';
 import { getPool } from '../../../domain/db/pool';
 import { AppError, errors } from '../../../domain/errors';
 import { enrichmentPortal } from '../../../domain/enrichment/portal';
-import type { EnrichmentDeps, Viewer } from '../../../domain/enrichment/service';
+import type { EnrichmentDeps } from '../../../domain/enrichment/service';
+import { viewerOf as viewerRule, type Viewer } from '../../../domain/auth/viewer';
 import { getLandregClient } from '../../../domain/landreg/client';
 
 export function enrichmentDeps(): EnrichmentDeps {
   return { db: getPool(), portal: enrichmentPortal(getLandregClient()) };
 }
 
+/** The one viewer rule (domain/auth/viewer.ts), as the API routes apply it. */
 export function viewerOf(auth: SessionContext): Viewer {
-  return { basicPanel: auth.basicPanel, enrichmentScope: auth.enrichmentScope ?? 'none' };
+  return viewerRule(auth);
 }
 
 /** Spec 5.9: what a central-API user is told when a page offers a legacy write. */
@@ -63,6 +65,5 @@ export async function uatsWithParcels(): Promise<UatOption[]> {
 // The domain services the pages call, re-exported here so route modules import server code only
 // through `*.server.ts` (never bundled for the browser).
 export { canSearchOwners, enrichOne, searchCadastral, searchOwner, viewEnrichment } from '../../../domain/enrichment/service';
-export { personalDataHidden } from '../../../domain/enrichment/rules';
 export { findParcel } from '../../../domain/enrichment/store';
 export { uatDashboard } from '../../../domain/enrichment/dashboard';

@@ -17,7 +17,7 @@ import { ParcelSyncLayout } from '../components/sync/ParcelSyncLayout';
 import { UatPicker, UatSummary } from '../components/sync/UatPicker';
 import type { UatChoice } from '../components/sync/uatSearch';
 import { requireSession } from '../lib/auth.server';
-import { canSearchOwners, enrichmentDeps, failureMessage, personalDataHidden, searchCadastral, searchOwner, uatOption, viewerOf } from '../lib/enrichment.server';
+import { canSearchOwners, enrichmentDeps, failureMessage, searchCadastral, searchOwner, uatOption, viewerOf } from '../lib/enrichment.server';
 import type { CadastralSearchResult, OwnerSearchResult } from '../../../domain/enrichment/service';
 import { EnrichmentFields } from '../components/enrichment/EnrichmentFields';
 
@@ -69,7 +69,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     owners,
     error,
     canSearchOwners: canSearchOwners(viewer),
-    redacted: personalDataHidden(viewer.enrichmentScope),
+    redacted: !viewer.personalData,
   };
 }
 

@@ -8,7 +8,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-
 import parcelSyncCss from '../styles/parcel-sync.css?url';
 import enrichmentCss from '../styles/enrichment.css?url';
 import { requireSession } from '../lib/auth.server';
-import { enrichOne, enrichmentDeps, failureMessage, findParcel, goneCentralApiMessage, personalDataHidden, viewEnrichment, viewerOf } from '../lib/enrichment.server';
+import { enrichOne, enrichmentDeps, failureMessage, findParcel, goneCentralApiMessage, viewEnrichment, viewerOf } from '../lib/enrichment.server';
 import { EnrichmentFields } from '../components/enrichment/EnrichmentFields';
 import { formatArea } from '../components/enrichment/format';
 import { ParcelSyncLayout } from '../components/sync/ParcelSyncLayout';
@@ -38,7 +38,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
       enrichedAt: parcel.enrichedAt?.toISOString() ?? null,
     },
     ...view,
-    redacted: personalDataHidden(viewerOf(auth).enrichmentScope),
+    redacted: !viewerOf(auth).personalData,
     canEnrich: !auth.useCentralApi,
   };
 }

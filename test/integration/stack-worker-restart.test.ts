@@ -1,0 +1,45 @@
+/**
+ * Issue 13, deliverable 5: a workers process killed with SIGKILL is restarted by the local stack
+ * launcher (with a backoff and a log line) while the web process keeps serving. Runs against the
+ * running test stack; only this clone's workers process is killed, by its pid.
+ */
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { projectRoot, config } from '../../domain/config';
+import { workersPolling } from '../../scripts/stack/services';
+import { RESTART_STABLE_MS, restartDelayMs } from '../../scripts/stack/proc';
+
+const WORKERS_ENTRY = path.join(projectRoot, 'workers/main.ts');
+
+/** The node process running this clone's workers entry (the tsx child that does the work). */
+function workersPids(): number[] {
+  const out = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.includes(WORKERS_ENTRY) && /\bnode\b/.test(l.split(' ')[1] ?? '') )
+    .map((l) => Number(l.split(' ')[0]));
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+test('the restart backoff grows and is capped', () => {
+  expect([1, 2, 3, 4, 10].map(restartDelayMs)).toEqual([1000, 2000, 4000, 8000, 30_000]);
+  expect(RESTART_STABLE_MS).toBeGreaterThan(restartDelayMs(10));
+});
+
+test('SIGKILL on the workers: the web keeps answering, the workers come back', async () => {
+  expect(await workersPolling()).toBe(true);
+  const pids = workersPids();
+  expect(pids.length).toBeGreaterThan(0);
+  for (const pid of pids) process.kill(pid, 'SIGKILL');
+  const web = `http://127.0.0.1:${config.app.port}/api/version`;
+  let back = false;
+  for (let i = 0; i < 90 && !back; i++) {
+    expect((await fetch(web)).status).toBe(200);
+    await sleep(1000);
+    const now = workersPids();
+    back = now.length > 0 && now.every((p) => !pids.includes(p)) && (await workersPolling());
+  }
+  expect(back).toBe(true);
+}, 120_000);

@@ -1,0 +1,45 @@
+/** Spec 5.8 / issue 13: a production start refuses missing or development-default secrets, naming them. */
+import { expect, it } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
+import { assertProductionSecrets, productionSecretProblems as problemsOf } from '../../domain/config';
+
+const productionSecretProblems = (env: Record<string, string>) => problemsOf(env as NodeJS.ProcessEnv);
+
+const STRONG: Record<string, string> = {
+  SESSION_SECRET: 'k8Jw1q9vXr2mZp7LbT4nYc6HsD0fGa3E',
+  ENCRYPTION_SECRET: 'Qe5Rt7Yu9Io1Pa3Sd5Fg7Hj9Kl1Zx3Cv',
+  CRON_SECRET: 'Mn2Bv4Cx6Zl8Kj0Hg2Fd4Sa6Po8Iu0Yt',
+  TILE_REBUILD_WEBHOOK_TOKEN: 'Re4Wq6Ty8Ui0Op2As4Df6Gh8Jk0Lz2Xc',
+  OIDC_CLIENT_SECRET: 'Vb3Nm5Qw7Er9Ty1Ui3Op5As7Df9Gh1Jk',
+  ADDRESSBOOK_API_KEY: 'Lz1Xc3Vb5Nm7Qw9Er1Ty3Ui5Op7As9Df',
+  S3_SECRET_KEY: 'Gh2Jk4Lz6Xc8Vb0Nm2Qw4Er6Ty8Ui0Op',
+  LANDREG_PASSWORD: 'As1Df3Gh5Jk7Lz9Xc1Vb3Nm5Qw7Er9Ty',
+  PGPASSWORD: 'Ui2Op4As6Df8Gh0Jk2Lz4Xc6Vb8Nm0Qw',
+};
+
+it('strong values pass; each default, dev-* or missing value is named', () => {
+  expect(productionSecretProblems({ ...STRONG })).toEqual([]);
+  expect(productionSecretProblems({ ...STRONG, CRON_SECRET: 'dev-cron-secret' })).toEqual(['CRON_SECRET']);
+  expect(productionSecretProblems({ ...STRONG, SESSION_SECRET: 'dev-anything' })).toEqual(['SESSION_SECRET']);
+  const { ENCRYPTION_SECRET: _e, ...missing } = STRONG;
+  expect(productionSecretProblems(missing)).toEqual(['ENCRYPTION_SECRET']);
+  expect(productionSecretProblems({ ...STRONG, S3_SECRET_KEY: 'geoportal-secret' })).toEqual(['S3_SECRET_KEY']);
+  // DATABASE_URL's password stands for PGPASSWORD.
+  const { PGPASSWORD: _p, ...noPg } = STRONG;
+  expect(productionSecretProblems({ ...noPg, DATABASE_URL: 'postgresql://geoportal:geoportal@db/geoportal' })).toEqual(['PGPASSWORD']);
+  expect(productionSecretProblems({ ...noPg, DATABASE_URL: `postgresql://geoportal:${STRONG.PGPASSWORD}@db/geoportal` })).toEqual([]);
+});
+
+it('only NODE_ENV=production refuses', () => {
+  expect(() => assertProductionSecrets({ NODE_ENV: 'development' } as NodeJS.ProcessEnv)).not.toThrow();
+  expect(() => assertProductionSecrets({ NODE_ENV: 'production', ...STRONG, TILE_REBUILD_WEBHOOK_TOKEN: 'dev-tile-rebuild-token' } as NodeJS.ProcessEnv)).toThrow(/TILE_REBUILD_WEBHOOK_TOKEN/);
+});
+
+it('the web process started with NODE_ENV=production and a default secret exits 1, naming the variable', () => {
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', ...STRONG, CRON_SECRET: 'dev-cron-secret', PORT: '1' } as NodeJS.ProcessEnv;
+  const r = spawnSync('node_modules/.bin/tsx', ['api/server.ts'], { env, encoding: 'utf8', timeout: 60_000 });
+  expect(r.status).toBe(1);
+  expect(r.stderr).toContain('CRON_SECRET');
+  expect(r.stderr).toContain('NODE_ENV=production');
+  expect(r.stderr).not.toContain(STRONG.SESSION_SECRET);
+});
