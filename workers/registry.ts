@@ -11,6 +11,7 @@ import { createEnrichmentPortalActivities, createEnrichmentStoreActivities } fro
 import { createTileActivities } from '../activities/tiles';
 import { createLandregActivities } from '../activities/landreg';
 import { createNotificationActivities } from '../activities/notifications';
+import { createRegistryActivities } from '../activities/registry';
 import { config, projectRoot } from '../domain/config';
 import type { Db } from '../domain/db/pool';
 import { TaskQueue, type TaskQueueName } from '../temporal/queues';
@@ -20,6 +21,8 @@ export interface WorkerDeps {
   db: Db;
   /** Land-registry portal base URL; default config.landreg.baseUrl (tests aim at their own simulator). */
   landregBaseUrl?: string;
+  /** Status authority base URL; default config.statusAuthority.baseUrl. */
+  statusAuthorityUrl?: string;
 }
 
 export type QueueWorkerOptions = Pick<
@@ -62,6 +65,8 @@ export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
       ...createEnrichmentStoreActivities(deps),
       // Sync bookkeeping (docs/sync.md): the same factory; the workflows call its store-only activities here.
       ...createLandregActivities(deps),
+      // Registry status checks (docs/registry.md): a page fetch and a short transaction each.
+      ...createRegistryActivities(deps),
     }),
     options: { maxConcurrentActivityTaskExecutions: 8 },
   },

@@ -14,3 +14,5 @@ export { portalHealth } from './portalHealth';
 export { uatCatalogRefresh } from './uatCatalogRefresh';
 // UAT exports (issue 8, docs/exports.md)
 export { exportBundle, exportLayerGpkg } from './exportBundle';
+// Registry status monitoring (issue 17, docs/registry.md)
+export { registryStatusCheck } from './registryStatusCheck';
