@@ -46,6 +46,15 @@ export interface UploadOptions {
   tmpDir?: string;
 }
 
+/**
+ * Browsers (and undici's FormData) escape `"`, CR and LF in a multipart file name as %22, %0D
+ * and %0A (WHATWG HTML "multipart/form-data encoding"); undo exactly those.
+ */
+export function multipartFileName(raw: string | undefined): string {
+  const name = (raw ?? '').replace(/%22/g, '"').replace(/%0D/gi, '\r').replace(/%0A/gi, '\n');
+  return name.normalize('NFC') || 'fisier';
+}
+
 function tooLarge(maxBytes: number): AppError {
   const mb = Math.round(maxBytes / (1024 * 1024));
   return new AppError(413, 'payload_too_large', `Fișierul depășește dimensiunea maximă permisă (${mb} MB).`, {
@@ -120,7 +129,7 @@ async function receive(req: Request, opts: Required<Pick<UploadOptions, 'maxByte
         pipeline(stream, meter, createWriteStream(target)).then(
           () => {
             if (!failed) {
-              files.push({ field, path: target, fileName: info.filename ?? 'fisier', mimeType: info.mimeType || 'application/octet-stream', size, sha256: hash.digest('hex') });
+              files.push({ field, path: target, fileName: multipartFileName(info.filename), mimeType: info.mimeType || 'application/octet-stream', size, sha256: hash.digest('hex') });
             }
           },
           (err: Error) => fail(err),
