@@ -45,12 +45,14 @@ async function call(method: string, p: string, opts: { body?: unknown; who?: Tes
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(`${base}${p}`, { method, headers, body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)) });
   const text = await res.text();
-  let body: any = null;
-  try {
-    body = text ? JSON.parse(text) : null;
-  } catch {
-    body = text;
-  }
+  const parse = (): any => {
+    try {
+      return text ? JSON.parse(text) : null;
+    } catch {
+      return text;
+    }
+  };
+  const body = parse();
   return { status: res.status, body, headers: res.headers };
 }
 

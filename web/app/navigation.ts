@@ -3,8 +3,7 @@
  * ships a module adds its entry here (and nowhere else); nothing that does not exist is linked.
  *
  * Modules still to come, in the order of spec section 1: Geoportal (/geoportal), Sincronizare
- * parcele (/sincronizare), Extrase CF (/extrase-cf), Registratură (/registratura),
- * Notificări (/notificari), Utilitare (/utilitare).
+ * parcele (/sincronizare), Extrase CF (/extrase-cf), Notificări (/notificari), Utilitare (/utilitare).
  */
 export interface NavItem {
   /** Path inside the Remix app. */
@@ -22,6 +21,7 @@ export const NAV_ITEMS: readonly NavItem[] = [
   { to: '/geoportal', label: 'Geoportal' },
   { to: '/parcel-sync', label: 'Sincronizare parcele' },
   { to: '/infrastructura-harti', label: 'Infrastructură hărți' },
+  { to: '/registratura', label: 'Registratură' },
 ];
 
 export function navItemsFor(user: { isAdmin: boolean }): NavItem[] {
