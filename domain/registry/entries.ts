@@ -247,42 +247,32 @@ export async function createEntry(prisma: PrismaClient, viewer: RegistryViewer, 
   const date = input.date ?? todayInBucharest();
   const year = yearOf(date);
   const tracking = input.tracking ? trackingFromInput(input.tracking, null) : null;
-  const row = await prisma.$transaction(async (tx) => {
-    await lockNumbering(tx, [{ company, year }]);
-    const sequence = (await maxSequence(tx, company, year)) + 1;
-    const number = formatRegistryNumber(company, year, sequence);
-    const created = await tx.registryEntry.create({
-      data: {
-        number,
-        company,
-        year,
-        sequence,
-        direction: input.direction,
-        date: asDate(date)!,
-        subject: input.subject,
-        sender: input.sender ?? null,
-        recipient: input.recipient ?? null,
-        documentType: input.documentType ?? null,
-        notes: input.notes ?? null,
-        deadline: asDate(input.deadline) ?? null,
-        assignee: input.assignee ?? null,
-        tracking: tracking ? (tracking as unknown as Prisma.InputJsonValue) : Prisma.DbNull,
-        createdBy: viewer.userId,
-        updatedBy: viewer.userId,
-      },
-    });
-    await mirrorCounter(tx, company, year, sequence);
-    const changes: HistoryChange[] = [
-      { field: 'number', before: null, after: number },
-      { field: 'direction', before: null, after: input.direction },
-      { field: 'date', before: null, after: date },
-      ...PLAIN_FIELDS.filter((f) => input[f] != null).map((f) => ({ field: f, before: null, after: input[f] })),
-      ...(input.deadline ? [{ field: 'deadline', before: null, after: input.deadline }] : []),
-      ...(tracking ? [{ field: 'tracking', before: null, after: { authority: tracking.authority, requestNumber: tracking.requestNumber, petitionerName: tracking.petitionerName } }] : []),
-    ];
-    await addHistory(tx, { entryId: created.id, company, number, action: 'create', actor: viewer, changes });
-    return created;
-  }, TX_OPTIONS);
+  const changes: HistoryChange[] = [
+    { field: 'direction', before: null, after: input.direction },
+    { field: 'date', before: null, after: date },
+    ...PLAIN_FIELDS.filter((f) => input[f] != null).map((f) => ({ field: f, before: null, after: input[f] })),
+    ...(input.deadline ? [{ field: 'deadline', before: null, after: input.deadline }] : []),
+    ...(tracking ? [{ field: 'tracking', before: null, after: { authority: tracking.authority, requestNumber: tracking.requestNumber, petitionerName: tracking.petitionerName } }] : []),
+  ];
+  // ONE statement, so the (company, year) lock taken by the allocating trigger (migration 017:
+  // empty number = allocate) is held only while the database works, never across a client round
+  // trip; the entry, the SEQ counter and the history row commit together.
+  const inserted = await prisma.$queryRaw<Array<{ id: string }>>`
+    WITH e AS (
+      INSERT INTO registry_entries (number, company, year, sequence, direction, date, subject, sender, recipient,
+                                    document_type, notes, deadline, assignee, tracking, created_by, updated_by)
+      VALUES ('', ${company}, ${year}, 0, ${input.direction}, ${date}::date, ${input.subject}, ${input.sender ?? null},
+              ${input.recipient ?? null}, ${input.documentType ?? null}, ${input.notes ?? null}, ${input.deadline ?? null}::date,
+              ${input.assignee ?? null}, ${tracking ? JSON.stringify(tracking) : null}::jsonb, ${viewer.userId}, ${viewer.userId})
+      RETURNING id, company, number
+    ), h AS (
+      INSERT INTO registry_entry_history (entry_id, company, number, action, actor_id, actor_name, changes)
+      SELECT e.id, e.company, e.number, 'create', ${viewer.userId}, ${viewer.name},
+             jsonb_build_array(jsonb_build_object('field', 'number', 'before', NULL, 'after', e.number)) || ${JSON.stringify(changes)}::jsonb
+        FROM e
+    )
+    SELECT id::text AS id FROM e`;
+  const row = await prisma.registryEntry.findUniqueOrThrow({ where: { id: inserted[0].id } });
   return toEntry(row, viewer);
 }
 

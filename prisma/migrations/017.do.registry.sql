@@ -24,9 +24,24 @@ BEGIN
   RAISE EXCEPTION 'registry number "%" is in none of the three formats', num USING ERRCODE = 'check_violation';
 END $$;
 
+-- Number allocation (spec 4.5 rule 1): an INSERT with an empty number asks for the next one.
+-- Under the (company, year) advisory lock, held to the end of the transaction, the highest
+-- sequence of the actual entries plus one becomes the number and the SEQ counter mirrors it.
+-- Done here, inside the INSERT, so the lock is held only while the database works: no client
+-- round trip (and no busy event loop) sits inside the serialised section. Each statement of this
+-- VOLATILE function takes a fresh snapshot, so the max() after the lock sees every number
+-- committed before the lock was granted.
 CREATE OR REPLACE FUNCTION f_registry_entries_number() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE p record;
 BEGIN
+  IF TG_OP = 'INSERT' AND NEW.number = '' THEN
+    PERFORM pg_advisory_xact_lock(hashtext('registry-seq:' || NEW.company || ':' || NEW.year));
+    SELECT COALESCE(max(sequence), 0) + 1 INTO NEW.sequence FROM registry_entries WHERE company = NEW.company AND year = NEW.year;
+    NEW.number := NEW.company || '-' || NEW.year || '-' || lpad(NEW.sequence::text, greatest(5, length(NEW.sequence::text)), '0');
+    INSERT INTO registry_counters (type, company, year, value) VALUES ('SEQ', NEW.company, NEW.year, NEW.sequence)
+      ON CONFLICT (type, company, year) DO UPDATE SET value = EXCLUDED.value;
+    RETURN NEW;
+  END IF;
   p := f_registry_number_parts(NEW.number, NEW.company);
   NEW.company := p.company;
   NEW.year := p.year;
