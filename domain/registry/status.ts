@@ -9,33 +9,11 @@
  *     error, never a status.
  */
 import { createHash } from 'node:crypto';
-import { parseDocument } from 'htmlparser2';
-import { DomUtils } from 'htmlparser2';
+import { DomUtils, parseDocument } from 'htmlparser2';
 import type { Element } from 'domhandler';
 
-export const STATUS_CODES = ['inregistrat', 'in_analiza', 'completari', 'aprobat', 'emis', 'respins'] as const;
-export type StatusCode = (typeof STATUS_CODES)[number];
-export type StatusClass = 'amber' | 'blue' | 'green' | 'red';
-
-/** CONTRACT.md 3. */
-export const STATUS_CLASS: Record<StatusCode, StatusClass> = {
-  inregistrat: 'blue',
-  in_analiza: 'amber',
-  completari: 'amber',
-  aprobat: 'green',
-  emis: 'green',
-  respins: 'red',
-};
-
-/** How the authority writes each status (comma-below spelling); the UI shows the same labels. */
-export const STATUS_LABEL: Record<StatusCode, string> = {
-  inregistrat: 'Înregistrată',
-  in_analiza: 'În analiză',
-  completari: 'Completări solicitate',
-  aprobat: 'Aprobată',
-  emis: 'Emisă',
-  respins: 'Respinsă',
-};
+export { STATUS_CLASS, STATUS_CODES, STATUS_LABEL, type StatusClass, type StatusCode } from './statusNames';
+import { STATUS_CLASS, type StatusClass, type StatusCode } from './statusNames';
 
 /** ş→ș, ţ→ț (both cases), NFC, whitespace collapsed and trimmed. */
 export function normaliseStatusText(s: string): string {

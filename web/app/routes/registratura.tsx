@@ -12,6 +12,7 @@ import parcelSyncCss from '../styles/parcel-sync.css?url';
 import registryCss from '../styles/registry.css?url';
 import { requireSession } from '../lib/auth.server';
 import { registryPageData, type HistoryItem, type RegistryEntry } from '../lib/registry.server';
+import { STATUS_CLASS, STATUS_LABEL } from '../../../domain/registry/statusNames';
 
 export const meta: MetaFunction = () => [{ title: 'Registratură' }];
 export const links: LinksFunction = () => [
@@ -26,14 +27,6 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 }
 
 const DIRECTION_LABEL: Record<string, string> = { intrare: 'Intrare', iesire: 'Ieșire' };
-const STATUS_LABEL: Record<string, string> = {
-  inregistrat: 'Înregistrată',
-  in_analiza: 'În analiză',
-  completari: 'Completări solicitate',
-  aprobat: 'Aprobată',
-  emis: 'Emisă',
-  respins: 'Respinsă',
-};
 const ACTION_LABEL: Record<string, string> = {
   create: 'Înregistrare',
   update: 'Modificare',
@@ -80,7 +73,7 @@ function DeadlineBadge({ deadline }: { deadline: string | null }) {
 
 function StatusBadge({ status, statusClass }: { status: string | null; statusClass: string | null }) {
   if (!status) return <span className="badge">neverificată</span>;
-  return <span className={`badge badge--${statusClass ?? 'gray'}`}>{STATUS_LABEL[status] ?? status}</span>;
+  return <span className={`badge badge--${statusClass ?? 'gray'}`}>{(STATUS_LABEL as Record<string, string>)[status] ?? status}</span>;
 }
 
 interface FormState {
@@ -347,9 +340,7 @@ function TrackingBlock({ entry, onChange }: { entry: RegistryEntry; onChange: ()
 }
 
 /** CONTRACT.md 3 colour classes. */
-function classOf(status: string): string {
-  return ({ inregistrat: 'blue', in_analiza: 'amber', completari: 'amber', aprobat: 'green', emis: 'green', respins: 'red' } as Record<string, string>)[status] ?? 'gray';
-}
+const classOf = (status: string): string => (STATUS_CLASS as Record<string, string>)[status] ?? 'gray';
 
 function describeChange(c: { field: string; before: unknown; after: unknown }): string {
   const v = (x: unknown) => (x === null || x === undefined ? '—' : typeof x === 'object' ? Object.values(x as object).filter((y) => y != null).join(', ') : String(x));
