@@ -5,6 +5,7 @@
  * +100 and the data directory to `.data/test`, so `npm test` can run beside `npm start`;
  * `STACK_PROFILE=bench` (npm run bench) shifts by +200 into `.data/bench`.
  */
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -55,6 +56,7 @@ const appPort = port('PORT', 3000);
 const pgPort = port('PGPORT', 55432);
 const oidcPort = port('OIDC_PORT', 4010);
 const landregPort = port('LANDREG_SIM_PORT', 4020);
+const statusAuthorityPort = port('STATUS_AUTHORITY_SIM_PORT', 4050);
 
 // Portal politeness (docs/sync.md, "Portal politeness"): ONE budget of portal requests per second,
 // enforced per process by the client's token bucket and for the whole landreg task queue by its
@@ -202,6 +204,24 @@ export const config = {
     /** Demo seed (scripts/seed-demo.ts): the county whose two smallest UATs are synced, or explicit SIRUTA codes. */
     demoSeedWorkspace: int('SEED_DEMO_WORKSPACE', 145),
     demoSeedSirutas: list('SEED_DEMO_SIRUTAS', ''),
+  },
+
+  /** Municipal status authority (registry monitoring, spec 3.5; docs/registry.md). */
+  statusAuthority: {
+    simPort: statusAuthorityPort,
+    baseUrl: str('STATUS_AUTHORITY_URL', `http://127.0.0.1:${statusAuthorityPort}`).replace(/\/+$/, ''),
+    embedded: !env.STATUS_AUTHORITY_URL,
+    /** One page fetch; a timeout is an error, never a status change. */
+    timeoutMs: int('STATUS_AUTHORITY_TIMEOUT_MS', 10_000),
+    /** Simulator only: seed of its generated pages. */
+    simSeed: int('STATUS_AUTHORITY_SIM_SEED', 7),
+  },
+
+  /** Multipart uploads (api/http/upload.ts): streamed to disk, CONTRACT.md 5 limit. */
+  uploads: {
+    maxBytes: int('UPLOAD_MAX_BYTES', 500 * 1024 * 1024),
+    /** Where upload temp files live until the request ends (removed on every path). */
+    tmpDir: str('UPLOAD_TMP_DIR', os.tmpdir()),
   },
 
   tokens: {

@@ -103,6 +103,16 @@ export const schedules: readonly ScheduleDeclaration[] = [
     // A server down at 07:00 still sends the digest if it is back within two hours.
     catchupWindow: '2 hours',
   },
+  {
+    // Issue 17 / spec 4.5 status-check: weekdays, hourly from 08:00 to 18:00 Bucharest time.
+    id: singletonWorkflowId('registry-status-check', 'hourly'),
+    description: 'Verifică starea cererilor urmărite la autoritatea locală, în zilele lucrătoare, din oră în oră 08:00–18:00',
+    workflowType: 'registryStatusCheck',
+    taskQueue: TaskQueue.store,
+    args: [],
+    calendars: [{ dayOfWeek: [{ start: 'MONDAY', end: 'FRIDAY' }], hour: [{ start: 8, end: 18 }], minute: 0, comment: 'weekdays 08:00-18:00 hourly' }],
+    workflowRunTimeout: '50 minutes',
+  },
 ];
 
 export interface EnsureSchedulesOptions {

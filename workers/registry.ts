@@ -11,6 +11,7 @@ import { createEnrichmentPortalActivities, createEnrichmentStoreActivities } fro
 import { createTileActivities, createTileBuildActivities } from '../activities/tiles';
 import { createLandregActivities } from '../activities/landreg';
 import { createNotificationActivities } from '../activities/notifications';
+import { createRegistryActivities } from '../activities/registry';
 import { config, projectRoot } from '../domain/config';
 import type pg from 'pg';
 import type { SmtpTarget } from '../domain/mail/transport';
@@ -24,6 +25,8 @@ export interface WorkerDeps {
   landregBaseUrl?: string;
   /** SMTP server of the mail delivery; default config.mail (tests aim at a MailDev of their own). */
   smtp?: SmtpTarget;
+  /** Status authority base URL; default config.statusAuthority.baseUrl. */
+  statusAuthorityUrl?: string;
 }
 
 export type QueueWorkerOptions = Pick<
@@ -66,6 +69,8 @@ export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
       ...createEnrichmentStoreActivities(deps),
       // Sync bookkeeping (docs/sync.md): the same factory; the workflows call its store-only activities here.
       ...createLandregActivities(deps),
+      // Registry status checks (docs/registry.md): a page fetch and a short transaction each.
+      ...createRegistryActivities(deps),
     }),
     options: { maxConcurrentActivityTaskExecutions: 8 },
   },

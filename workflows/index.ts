@@ -17,3 +17,5 @@ export { uatCatalogRefresh } from './uatCatalogRefresh';
 export { exportBundle, exportLayerGpkg } from './exportBundle';
 // Notifications (issue 18, docs/notifications.md)
 export { deliverMail, mailOutboxSweep, dailyDigest } from './notifications';
+// Registry status monitoring (issue 17, docs/registry.md)
+export { registryStatusCheck } from './registryStatusCheck';

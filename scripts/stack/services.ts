@@ -186,6 +186,14 @@ export function services(): Service[] {
       ready: () => httpOk(`${config.landreg.baseUrl}/__sim/requests`),
       start: () => startProcess('landreg', tsx, [path.join(projectRoot, 'simulators/landreg/main.ts')], { env: childEnv('landreg') }),
     },
+    {
+      name: 'status-authority',
+      embedded: config.statusAuthority.embedded,
+      url: config.statusAuthority.baseUrl,
+      readyTimeoutMs: 30_000,
+      ready: () => httpOk(`${config.statusAuthority.baseUrl}/__sim/requests`),
+      start: () => startProcess('status-authority', tsx, [path.join(projectRoot, 'simulators/statusAuthority/main.ts')], { env: childEnv('status-authority') }),
+    },
   ].filter((s) => s.name !== 'landreg' || fs.existsSync(path.join(projectRoot, 'simulators/landreg/main.ts')));
 }
 

@@ -67,7 +67,14 @@ export class SimControl {
   private callNo = 0;
   private errorDice = new Prng(hashSeed('faults'));
 
-  constructor(private readonly portalName: string) {}
+  /**
+   * `errorAnswer` (extension): how this simulator answers a call picked by `errorRate`; default a
+   * JSON 500. A web-page system answers what such a site serves, e.g. an HTML error page.
+   */
+  constructor(
+    private readonly portalName: string,
+    private readonly opts: { errorAnswer?: (res: Response, callNo: number) => void } = {},
+  ) {}
 
   /** Counts one call under `key` (see EXTERNAL-SERVICES.md for the query keys). */
   hit(key: string): void {
@@ -102,6 +109,7 @@ export class SimControl {
       if (f.slowEvery && this.callNo % f.slowEvery === 0) delay += f.slowMs ?? 2000;
       if (delay > 0) await sleep(delay);
       if (f.errorRate > 0 && this.errorDice.next() < f.errorRate) {
+        if (this.opts.errorAnswer) return this.opts.errorAnswer(res, this.callNo);
         res.status(500).json({ status: 500, error: 'Internal Server Error', message: 'Eroare internă simulată' });
         return;
       }

@@ -1,10 +1,6 @@
 /**
  * The shell's navigation: one entry per module of spec section 1 that exists. A later issue that
  * ships a module adds its entry here (and nowhere else); nothing that does not exist is linked.
- *
- * Modules still to come, in the order of spec section 1: Geoportal (/geoportal), Sincronizare
- * parcele (/sincronizare), Extrase CF (/extrase-cf), Registratură (/registratura),
- * Utilitare (/utilitare).
  */
 export interface NavItem {
   /** Path inside the Remix app. */
@@ -23,6 +19,7 @@ export const NAV_ITEMS: readonly NavItem[] = [
   { to: '/parcel-sync', label: 'Sincronizare parcele' },
   { to: '/infrastructura-harti', label: 'Infrastructură hărți' },
   { to: '/notificari', label: 'Notificări' },
+  { to: '/registratura', label: 'Registratură' },
 ];
 
 export function navItemsFor(user: { isAdmin: boolean }): NavItem[] {

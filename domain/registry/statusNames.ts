@@ -1,0 +1,27 @@
+/**
+ * External status names, colour classes and labels (CONTRACT.md 3). No imports: the registry
+ * page's browser bundle uses them as well as the server.
+ */
+export const STATUS_CODES = ['inregistrat', 'in_analiza', 'completari', 'aprobat', 'emis', 'respins'] as const;
+export type StatusCode = (typeof STATUS_CODES)[number];
+export type StatusClass = 'amber' | 'blue' | 'green' | 'red';
+
+/** CONTRACT.md 3. */
+export const STATUS_CLASS: Record<StatusCode, StatusClass> = {
+  inregistrat: 'blue',
+  in_analiza: 'amber',
+  completari: 'amber',
+  aprobat: 'green',
+  emis: 'green',
+  respins: 'red',
+};
+
+/** How the authority writes each status (comma-below spelling); the UI shows the same labels. */
+export const STATUS_LABEL: Record<StatusCode, string> = {
+  inregistrat: 'Înregistrată',
+  in_analiza: 'În analiză',
+  completari: 'Completări solicitate',
+  aprobat: 'Aprobată',
+  emis: 'Emisă',
+  respins: 'Respinsă',
+};

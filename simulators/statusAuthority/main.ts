@@ -1,0 +1,15 @@
+/** CLI: `npx tsx simulators/statusAuthority/main.ts` starts the municipal status authority simulator. */
+import pino from 'pino';
+import { config } from '../../domain/config';
+import { startStatusAuthoritySimulator } from './server';
+
+const log = pino({ name: 'status-authority-sim', level: config.logLevel });
+const sim = await startStatusAuthoritySimulator({ port: config.statusAuthority.simPort, seed: config.statusAuthority.simSeed });
+log.info({ url: sim.url }, `status authority simulator listening on ${sim.url}`);
+
+const stop = async () => {
+  await sim.close();
+  process.exit(0);
+};
+process.once('SIGINT', stop);
+process.once('SIGTERM', stop);

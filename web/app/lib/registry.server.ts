@@ -1,0 +1,58 @@
+/**
+ * What the registry page needs on the server: the same domain services and viewer rules as the
+ * registry API (api/routes/registratura.ts), on the process's Prisma client.
+ */
+import type { SessionContext } from '../../../api/auth/types';
+import { getPrisma } from '../../../domain/db/prisma';
+import { AppError } from '../../../domain/errors';
+import { registryViewer } from '../../../domain/registry/access';
+import { entryHistory, getEntry, listEntries, type EntryPage, type HistoryItem, type RegistryEntry } from '../../../domain/registry/entries';
+import { COMPANIES, DIRECTIONS, type Direction, type RegistryCompany } from '../../../domain/registry/numbers';
+
+export type { EntryPage, HistoryItem, RegistryEntry };
+
+export interface RegistryPageData {
+  page: EntryPage;
+  filters: { company: string; year: string; direction: string; q: string };
+  selected: RegistryEntry | null;
+  history: HistoryItem[];
+  error: string | null;
+  viewer: { company: string | null; isAdmin: boolean; restricted: boolean; writable: string[] };
+}
+
+export async function registryPageData(auth: SessionContext, url: URL): Promise<RegistryPageData> {
+  const viewer = registryViewer(auth);
+  const p = url.searchParams;
+  const company = (COMPANIES as readonly string[]).includes(p.get('company') ?? '') ? (p.get('company') as RegistryCompany) : undefined;
+  const direction = (DIRECTIONS as readonly string[]).includes(p.get('direction') ?? '') ? (p.get('direction') as Direction) : undefined;
+  const year = /^\d{4}$/.test(p.get('year') ?? '') ? Number(p.get('year')) : undefined;
+  const q = (p.get('q') ?? '').slice(0, 200);
+  const pageNo = Math.max(1, Number(p.get('page')) || 1);
+  const prisma = getPrisma();
+  const page = await listEntries(prisma, viewer, { company, direction, year, q: q || undefined, page: pageNo, pageSize: 25 });
+  let selected: RegistryEntry | null = null;
+  let history: HistoryItem[] = [];
+  let error: string | null = null;
+  const id = p.get('id');
+  if (id && /^[0-9a-f-]{36}$/i.test(id)) {
+    try {
+      selected = await getEntry(prisma, viewer, id);
+      history = await entryHistory(prisma, viewer, id);
+    } catch (err) {
+      error = err instanceof AppError ? err.message : 'A apărut o eroare neașteptată.';
+    }
+  }
+  return {
+    page,
+    filters: { company: company ?? '', year: year ? String(year) : '', direction: direction ?? '', q },
+    selected,
+    history,
+    error,
+    viewer: {
+      company: viewer.company,
+      isAdmin: viewer.isAdmin,
+      restricted: viewer.restricted,
+      writable: viewer.isAdmin ? [...COMPANIES] : viewer.company ? [viewer.company] : [],
+    },
+  };
+}

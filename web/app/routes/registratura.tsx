@@ -1,0 +1,511 @@
+/**
+ * /registratura: the registry (issue 17). The loader reads through the same domain services and
+ * viewer rules as the API; every change goes through the API (`/api/registratura/...`) from the
+ * browser, then the loader data is revalidated. `?id=` opens an entry: its number large, the
+ * edit form, attachments (upload with progress, download), the status tracking block with its
+ * history and colour badges, and the entry's change history.
+ */
+import { useEffect, useState, type FormEvent } from 'react';
+import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
+import { Form, Link, useLoaderData, useRevalidator, useSearchParams } from '@remix-run/react';
+import parcelSyncCss from '../styles/parcel-sync.css?url';
+import registryCss from '../styles/registry.css?url';
+import { requireSession } from '../lib/auth.server';
+import { registryPageData, type HistoryItem, type RegistryEntry } from '../lib/registry.server';
+import { STATUS_CLASS, STATUS_LABEL } from '../../../domain/registry/statusNames';
+
+export const meta: MetaFunction = () => [{ title: 'Registratură' }];
+export const links: LinksFunction = () => [
+  // Form fields and notices are shared with the parcel-sync pages.
+  { rel: 'stylesheet', href: parcelSyncCss },
+  { rel: 'stylesheet', href: registryCss },
+];
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const auth = requireSession(request, context);
+  return registryPageData(auth, new URL(request.url));
+}
+
+const DIRECTION_LABEL: Record<string, string> = { intrare: 'Intrare', iesire: 'Ieșire' };
+const ACTION_LABEL: Record<string, string> = {
+  create: 'Înregistrare',
+  update: 'Modificare',
+  renumber: 'Număr nou',
+  delete: 'Ștergere',
+  'attachment-add': 'Atașament adăugat',
+  'attachment-remove': 'Atașament șters',
+  'attachment-migrate': 'Atașament mutat în stocare',
+  'status-change': 'Stare la autoritate',
+};
+const FIELD_LABEL: Record<string, string> = {
+  number: 'număr', company: 'companie', direction: 'direcție', date: 'data', subject: 'subiect', sender: 'expeditor',
+  recipient: 'destinatar', documentType: 'tip document', notes: 'observații', deadline: 'termen', assignee: 'responsabil',
+  tracking: 'urmărire', 'tracking.status': 'stare', attachments: 'atașamente',
+};
+
+async function errorText(res: Response): Promise<string> {
+  try {
+    const body = (await res.json()) as { message?: string; details?: Array<{ field: string; problem: string }> };
+    const details = body.details?.map((d) => `${FIELD_LABEL[d.field] ?? d.field}: ${d.problem}`).join('; ');
+    return `${body.message ?? `Eroare ${res.status}`}${details ? ` (${details})` : ''}`;
+  } catch {
+    return `Eroare ${res.status}`;
+  }
+}
+
+const fmtDate = (s: string | null) => (s ? new Date(`${s.slice(0, 10)}T12:00:00Z`).toLocaleDateString('ro-RO') : '—');
+const fmtTime = (s: string | null) => (s ? new Date(s).toLocaleString('ro-RO', { timeZone: 'Europe/Bucharest' }) : '—');
+const fmtSize = (n: number) => (n < 1024 ? `${n} o` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
+
+/** Days from today (Bucharest) to the deadline. */
+function daysLeft(deadline: string): number {
+  const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Bucharest' }).format(new Date());
+  return Math.round((Date.parse(deadline) - Date.parse(today)) / 86_400_000);
+}
+
+function DeadlineBadge({ deadline }: { deadline: string | null }) {
+  if (!deadline) return null;
+  const d = daysLeft(deadline);
+  const cls = d < 0 ? 'badge--red' : d <= 3 ? 'badge--amber' : 'badge--blue';
+  const text = d < 0 ? `depășit cu ${-d} ${-d === 1 ? 'zi' : 'zile'}` : d === 0 ? 'azi' : `în ${d} ${d === 1 ? 'zi' : 'zile'}`;
+  return <span className={`badge ${cls}`} title={`Termen: ${fmtDate(deadline)}`}>Termen {text}</span>;
+}
+
+function StatusBadge({ status, statusClass }: { status: string | null; statusClass: string | null }) {
+  if (!status) return <span className="badge">neverificată</span>;
+  return <span className={`badge badge--${statusClass ?? 'gray'}`}>{(STATUS_LABEL as Record<string, string>)[status] ?? status}</span>;
+}
+
+interface FormState {
+  company: string;
+  direction: string;
+  date: string;
+  subject: string;
+  sender: string;
+  recipient: string;
+  documentType: string;
+  notes: string;
+  deadline: string;
+  assignee: string;
+  trackAuthority: string;
+  trackRequest: string;
+  trackPetitioner: string;
+}
+
+function formFrom(e: RegistryEntry | null, company: string): FormState {
+  return {
+    company: e?.company ?? company,
+    direction: e?.direction ?? 'intrare',
+    date: e?.date ?? '',
+    subject: e?.subject ?? '',
+    sender: e?.sender ?? '',
+    recipient: e?.recipient ?? '',
+    documentType: e?.documentType ?? '',
+    notes: e?.notes ?? '',
+    deadline: e?.deadline ?? '',
+    assignee: e?.assignee ?? '',
+    trackAuthority: e?.tracking?.authority ?? '',
+    trackRequest: e?.tracking?.requestNumber ?? '',
+    trackPetitioner: e?.tracking?.petitionerName ?? '',
+  };
+}
+
+function EntryForm({ entry, writable, restricted, onSaved }: { entry: RegistryEntry | null; writable: string[]; restricted: boolean; onSaved: (id: string) => void }) {
+  const [f, setF] = useState<FormState>(() => formFrom(entry, writable[0] ?? ''));
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => setF(formFrom(entry, writable[0] ?? '')), [entry, writable]);
+  const set = (k: keyof FormState) => (ev: { target: { value: string } }) => setF((s) => ({ ...s, [k]: ev.target.value }));
+  const opt = (v: string) => (v.trim() === '' ? null : v.trim());
+
+  async function submit(ev: FormEvent) {
+    ev.preventDefault();
+    setBusy(true);
+    setError(null);
+    const body: Record<string, unknown> = {
+      company: f.company,
+      direction: f.direction,
+      subject: f.subject,
+      documentType: opt(f.documentType),
+      notes: opt(f.notes),
+      deadline: opt(f.deadline),
+      assignee: opt(f.assignee),
+      ...(f.date ? { date: f.date } : {}),
+      // Restricted viewers never see these fields; sending nothing keeps what is stored.
+      ...(restricted ? {} : { sender: opt(f.sender), recipient: opt(f.recipient) }),
+      tracking: f.trackAuthority && f.trackRequest
+        ? { authority: f.trackAuthority, requestNumber: f.trackRequest, ...(restricted ? {} : { petitionerName: opt(f.trackPetitioner) }) }
+        : null,
+    };
+    const res = await fetch(entry ? `/api/registratura/entries/${entry.id}` : '/api/registratura/entries', {
+      method: entry ? 'PUT' : 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    setBusy(false);
+    if (!res.ok) return setError(await errorText(res));
+    const saved = (await res.json()) as RegistryEntry;
+    onSaved(saved.id);
+  }
+
+  const renumberWarning = entry && (f.company !== entry.company || f.direction !== entry.direction || (f.date && f.date.slice(0, 4) !== String(entry.year)));
+  return (
+    <form className="reg-form" onSubmit={(e) => void submit(e)} data-testid="registry-form">
+      <div className="reg-form__grid">
+        <label className="field">
+          <span className="field__label">Companie</span>
+          <select value={f.company} onChange={set('company')} required>
+            {writable.map((c) => <option key={c} value={c}>{c}</option>)}
+          </select>
+        </label>
+        <label className="field">
+          <span className="field__label">Direcție</span>
+          <select value={f.direction} onChange={set('direction')}>
+            <option value="intrare">Intrare</option>
+            <option value="iesire">Ieșire</option>
+          </select>
+        </label>
+        <label className="field">
+          <span className="field__label">Data</span>
+          <input type="date" value={f.date} onChange={set('date')} />
+        </label>
+        <label className="field">
+          <span className="field__label">Tip document</span>
+          <input value={f.documentType} onChange={set('documentType')} maxLength={100} placeholder="adresă, cerere, aviz…" />
+        </label>
+        <label className="field field--wide">
+          <span className="field__label">Subiect</span>
+          <input value={f.subject} onChange={set('subject')} required maxLength={500} />
+        </label>
+        {!restricted && (
+          <>
+            <label className="field">
+              <span className="field__label">Expeditor</span>
+              <input value={f.sender} onChange={set('sender')} maxLength={300} />
+            </label>
+            <label className="field">
+              <span className="field__label">Destinatar</span>
+              <input value={f.recipient} onChange={set('recipient')} maxLength={300} />
+            </label>
+          </>
+        )}
+        <label className="field">
+          <span className="field__label">Termen</span>
+          <input type="date" value={f.deadline} onChange={set('deadline')} />
+        </label>
+        <label className="field">
+          <span className="field__label">Responsabil</span>
+          <input value={f.assignee} onChange={set('assignee')} maxLength={200} />
+        </label>
+        <label className="field field--wide">
+          <span className="field__label">Observații</span>
+          <textarea value={f.notes} onChange={set('notes')} rows={3} maxLength={5000} />
+        </label>
+      </div>
+      <fieldset className="reg-form__tracking">
+        <legend className="field__label">Urmărire la autoritate (opțional)</legend>
+        <label className="field">
+          <span className="field__label">Autoritate</span>
+          <input value={f.trackAuthority} onChange={set('trackAuthority')} placeholder="Primăria Municipiului…" />
+        </label>
+        <label className="field">
+          <span className="field__label">Număr cerere</span>
+          <input value={f.trackRequest} onChange={set('trackRequest')} placeholder="1234/2026" />
+        </label>
+        {!restricted && (
+          <label className="field">
+            <span className="field__label">Petent</span>
+            <input value={f.trackPetitioner} onChange={set('trackPetitioner')} />
+          </label>
+        )}
+      </fieldset>
+      {renumberWarning && <p className="notice notice--warn">Schimbarea companiei, a anului sau a direcției alocă un număr nou.</p>}
+      {error && <p className="notice notice--fail" role="alert">{error}</p>}
+      <div className="reg-form__actions">
+        <button type="submit" className="btn btn--primary" disabled={busy || writable.length === 0}>
+          {busy ? 'Se salvează…' : entry ? 'Salvează modificările' : 'Înregistrează'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function Attachments({ entry, canWrite, onChange }: { entry: RegistryEntry; canWrite: boolean; onChange: () => void }) {
+  const [percent, setPercent] = useState<number | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  function upload(file: File) {
+    setError(null);
+    setPercent(0);
+    const form = new FormData();
+    form.append('file', file, file.name);
+    // XMLHttpRequest: fetch cannot report upload progress.
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', `/api/registratura/entries/${entry.id}/attachments`);
+    xhr.upload.onprogress = (e) => e.lengthComputable && setPercent(Math.round((e.loaded / e.total) * 100));
+    xhr.onload = () => {
+      setPercent(null);
+      if (xhr.status >= 200 && xhr.status < 300) return onChange();
+      try {
+        setError((JSON.parse(xhr.responseText) as { message?: string }).message ?? `Eroare ${xhr.status}`);
+      } catch {
+        setError(`Eroare ${xhr.status}`);
+      }
+    };
+    xhr.onerror = () => {
+      setPercent(null);
+      setError('Încărcarea a eșuat (conexiune întreruptă).');
+    };
+    xhr.send(form);
+  }
+
+  async function remove(id: string, name: string) {
+    if (!window.confirm(`Ștergeți atașamentul „${name}”?`)) return;
+    const res = await fetch(`/api/registratura/entries/${entry.id}/attachments/${id}`, { method: 'DELETE' });
+    if (!res.ok) return setError(await errorText(res));
+    onChange();
+  }
+
+  return (
+    <section className="card" aria-labelledby="att-title">
+      <header className="card__head"><h2 className="card__title" id="att-title">Atașamente</h2></header>
+      {entry.attachments.length === 0 ? (
+        <p className="reg-empty">Niciun atașament.</p>
+      ) : (
+        <ul className="reg-attachments">
+          {entry.attachments.map((a) => (
+            <li key={a.id}>
+              <a href={`/api/registratura/entries/${entry.id}/attachments/${a.id}`} download>{a.name}</a>
+              <span className="reg-muted">{fmtSize(a.size)}</span>
+              {canWrite && <button type="button" className="btn btn--link" onClick={() => void remove(a.id, a.name)}>Șterge</button>}
+            </li>
+          ))}
+        </ul>
+      )}
+      {canWrite && (
+        <label className="reg-upload">
+          <span className="btn btn--secondary">Adaugă fișier (max. 500 MB)</span>
+          <input type="file" hidden disabled={percent !== null} onChange={(e) => e.target.files?.[0] && upload(e.target.files[0])} />
+        </label>
+      )}
+      {percent !== null && <progress className="reg-progress" max={100} value={percent} aria-label="Progresul încărcării">{percent}%</progress>}
+      {error && <p className="notice notice--fail" role="alert">{error}</p>}
+    </section>
+  );
+}
+
+function TrackingBlock({ entry, onChange }: { entry: RegistryEntry; onChange: () => void }) {
+  const [busy, setBusy] = useState(false);
+  const [message, setMessage] = useState<string | null>(null);
+  const t = entry.tracking;
+  if (!t) return null;
+  async function checkNow() {
+    setBusy(true);
+    setMessage(null);
+    const res = await fetch('/api/registratura/status-check/single', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: entry.id }) });
+    setBusy(false);
+    if (!res.ok) return setMessage(await errorText(res));
+    const r = (await res.json()) as { outcome: string; error?: string };
+    setMessage(
+      r.outcome === 'changed' ? 'Starea s-a schimbat.' : r.outcome === 'unchanged' ? 'Nicio schimbare.' : r.outcome === 'baseline' ? 'Starea a fost citită prima dată.' : `Autoritatea nu a răspuns corect: ${r.error ?? ''}`,
+    );
+    onChange();
+  }
+  return (
+    <section className="card" aria-labelledby="track-title" data-testid="registry-tracking">
+      <header className="card__head">
+        <h2 className="card__title" id="track-title">Urmărire la {t.authority}</h2>
+        <StatusBadge status={t.status} statusClass={t.statusClass} />
+      </header>
+      <dl className="reg-dl">
+        <dt>Număr cerere</dt><dd>{t.requestNumber}</dd>
+        <dt>Petent</dt><dd>{t.petitionerName ?? (entry.restricted ? 'restricționat' : '—')}</dd>
+        <dt>Detalii</dt><dd>{t.statusText ?? '—'}</dd>
+        <dt>Ultima verificare</dt><dd>{fmtTime(t.lastCheckedAt)}{t.lastError ? ` (eroare: ${t.lastError})` : ''}</dd>
+      </dl>
+      {t.history.length > 0 && (
+        <table className="reg-table reg-table--compact">
+          <thead><tr><th>Când</th><th>Stare</th><th>Detalii</th></tr></thead>
+          <tbody>
+            {[...t.history].reverse().map((h, i) => (
+              <tr key={i}><td>{fmtTime(h.at)}</td><td><StatusBadge status={h.status} statusClass={classOf(h.status)} /></td><td>{h.text}</td></tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <button type="button" className="btn btn--secondary" disabled={busy} onClick={() => void checkNow()}>{busy ? 'Se verifică…' : 'Verifică acum'}</button>
+      {message && <p className="notice" role="status">{message}</p>}
+    </section>
+  );
+}
+
+/** CONTRACT.md 3 colour classes. */
+const classOf = (status: string): string => (STATUS_CLASS as Record<string, string>)[status] ?? 'gray';
+
+function describeChange(c: { field: string; before: unknown; after: unknown }): string {
+  const v = (x: unknown) => (x === null || x === undefined ? '—' : typeof x === 'object' ? Object.values(x as object).filter((y) => y != null).join(', ') : String(x));
+  return `${FIELD_LABEL[c.field] ?? c.field}: ${v(c.before)} → ${v(c.after)}`;
+}
+
+function HistoryBlock({ items }: { items: HistoryItem[] }) {
+  return (
+    <section className="card" aria-labelledby="hist-title">
+      <header className="card__head"><h2 className="card__title" id="hist-title">Istoricul modificărilor</h2></header>
+      {items.length === 0 ? (
+        <p className="reg-empty">Fără istoric.</p>
+      ) : (
+        <ol className="reg-history">
+          {[...items].reverse().map((h) => (
+            <li key={h.id}>
+              <div><strong>{ACTION_LABEL[h.action] ?? h.action}</strong> · {fmtTime(h.at)} · {h.actorName ?? 'sistem'}</div>
+              <ul>{h.changes.map((c, i) => <li key={i}>{describeChange(c)}</li>)}</ul>
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}
+
+export default function RegistryPage() {
+  const d = useLoaderData<typeof loader>();
+  const [params, setParams] = useSearchParams();
+  const revalidator = useRevalidator();
+  const [creating, setCreating] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const selected = d.selected as RegistryEntry | null;
+  const canWrite = !!selected && d.viewer.writable.includes(selected.company);
+  const pages = Math.max(1, Math.ceil(d.page.total / d.page.pageSize));
+
+  const open = (id: string | null) => {
+    const next = new URLSearchParams(params);
+    if (id) next.set('id', id);
+    else next.delete('id');
+    setParams(next, { preventScrollReset: true });
+  };
+  const pageLink = (n: number) => {
+    const next = new URLSearchParams(params);
+    next.set('page', String(n));
+    return `?${next.toString()}`;
+  };
+
+  async function remove(e: RegistryEntry) {
+    if (!window.confirm(`Ștergeți înregistrarea ${e.number}? Doar ultimul număr al anului se poate șterge.`)) return;
+    setError(null);
+    const res = await fetch(`/api/registratura/entries/${e.id}`, { method: 'DELETE' });
+    if (!res.ok) return setError(await errorText(res));
+    open(null);
+  }
+
+  return (
+    <main className="page registry">
+      <header className="page-head">
+        <p className="page-head__eyebrow">Registratură</p>
+        <h1 className="page-head__title">Registrul de intrări și ieșiri</h1>
+        <p className="page-head__sub">Numerele se alocă doar de server, fără goluri și fără dubluri, pe companie și an.</p>
+      </header>
+
+      <section className="card">
+        <Form method="get" className="reg-filters" role="search">
+          <label className="field">
+            <span className="field__label">Caută</span>
+            <input name="q" defaultValue={d.filters.q} placeholder="subiect, expeditor, număr…" />
+          </label>
+          <label className="field">
+            <span className="field__label">Companie</span>
+            <select name="company" defaultValue={d.filters.company}>
+              <option value="">toate</option>
+              {['B', 'U', 'S', 'G'].map((c) => <option key={c} value={c}>{c}</option>)}
+            </select>
+          </label>
+          <label className="field">
+            <span className="field__label">An</span>
+            <input name="year" inputMode="numeric" pattern="\d{4}" defaultValue={d.filters.year} placeholder="2026" size={6} />
+          </label>
+          <label className="field">
+            <span className="field__label">Direcție</span>
+            <select name="direction" defaultValue={d.filters.direction}>
+              <option value="">ambele</option>
+              <option value="intrare">Intrare</option>
+              <option value="iesire">Ieșire</option>
+            </select>
+          </label>
+          <button type="submit" className="btn btn--secondary">Filtrează</button>
+          <button type="button" className="btn btn--primary" disabled={d.viewer.writable.length === 0} onClick={() => { setCreating(true); open(null); }}>
+            Înregistrare nouă
+          </button>
+        </Form>
+        {d.viewer.restricted && <p className="notice notice--warn">Datele personale (expeditor, destinatar, petent) nu vă sunt afișate.</p>}
+
+        {d.page.items.length === 0 ? (
+          <p className="reg-empty">Nicio înregistrare pentru aceste filtre.</p>
+        ) : (
+          <table className="reg-table" data-testid="registry-list">
+            <thead>
+              <tr><th>Număr</th><th>Data</th><th>Direcție</th><th>Subiect</th><th>{d.viewer.restricted ? '' : 'Expeditor / destinatar'}</th><th>Termen</th><th>Stare</th></tr>
+            </thead>
+            <tbody>
+              {d.page.items.map((e) => (
+                <tr key={e.id} className={selected?.id === e.id ? 'is-selected' : undefined}>
+                  <td><button type="button" className="btn btn--link reg-number" onClick={() => { setCreating(false); open(e.id); }}>{e.number}</button></td>
+                  <td>{fmtDate(e.date)}</td>
+                  <td>{DIRECTION_LABEL[e.direction]}</td>
+                  <td>{e.subject}{e.attachments.length > 0 && <span className="reg-muted"> · {e.attachments.length} atașament(e)</span>}</td>
+                  <td>{d.viewer.restricted ? '' : (e.direction === 'intrare' ? e.sender : e.recipient) ?? '—'}</td>
+                  <td><DeadlineBadge deadline={e.deadline} /></td>
+                  <td>{e.tracking ? <StatusBadge status={e.tracking.status} statusClass={e.tracking.statusClass} /> : null}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        <nav className="reg-pager" aria-label="Pagini">
+          <span>{d.page.total} înregistrări · pagina {d.page.page} din {pages}</span>
+          {d.page.page > 1 && <Link to={pageLink(d.page.page - 1)}>‹ Înapoi</Link>}
+          {d.page.page < pages && <Link to={pageLink(d.page.page + 1)}>Înainte ›</Link>}
+        </nav>
+      </section>
+
+      {d.error && <p className="notice notice--fail" role="alert">{d.error}</p>}
+      {error && <p className="notice notice--fail" role="alert">{error}</p>}
+
+      {creating && !selected && (
+        <section className="card">
+          <header className="card__head"><h2 className="card__title">Înregistrare nouă</h2></header>
+          <EntryForm entry={null} writable={d.viewer.writable} restricted={d.viewer.restricted} onSaved={(id) => { setCreating(false); open(id); }} />
+        </section>
+      )}
+
+      {selected && (
+        <div className="reg-detail">
+          <section className="card">
+            <header className="reg-detail__head">
+              <div>
+                <p className="reg-muted">{DIRECTION_LABEL[selected.direction]} · {fmtDate(selected.date)} · compania {selected.company}</p>
+                <p className="reg-big-number" data-testid="registry-number">{selected.number}</p>
+              </div>
+              <div className="reg-detail__badges">
+                <DeadlineBadge deadline={selected.deadline} />
+                {canWrite && <button type="button" className="btn btn--danger" onClick={() => void remove(selected)}>Șterge</button>}
+              </div>
+            </header>
+            {canWrite ? (
+              <EntryForm entry={selected} writable={d.viewer.writable} restricted={d.viewer.restricted} onSaved={() => revalidator.revalidate()} />
+            ) : (
+              <dl className="reg-dl">
+                <dt>Subiect</dt><dd>{selected.subject}</dd>
+                <dt>Expeditor</dt><dd>{selected.sender ?? '—'}</dd>
+                <dt>Destinatar</dt><dd>{selected.recipient ?? '—'}</dd>
+                <dt>Responsabil</dt><dd>{selected.assignee ?? '—'}</dd>
+                <dt>Observații</dt><dd>{selected.notes ?? '—'}</dd>
+              </dl>
+            )}
+          </section>
+          <Attachments entry={selected} canWrite={canWrite} onChange={() => revalidator.revalidate()} />
+          <TrackingBlock entry={selected} onChange={() => revalidator.revalidate()} />
+          <HistoryBlock items={d.history as HistoryItem[]} />
+        </div>
+      )}
+    </main>
+  );
+}

@@ -1,0 +1,77 @@
+/**
+ * Batch check of every tracked registry entry at the municipal status authority (spec 4.5
+ * status-check, 6): started by `POST /api/registratura/status-check` and by the schedule
+ * `registry-status-check:hourly` (weekdays 08:00-18:00 Europe/Bucharest). One activity per
+ * entry, so one slow or failing page never stops the others; a real change becomes ONE
+ * `status-change` notification through the notifications queue (idempotent by entry + hash).
+ */
+import { proxyActivities, setHandler } from '@temporalio/workflow';
+import type { NotificationActivities } from '../activities/notifications';
+import type { RegistryActivities } from '../activities/registry';
+import { TaskQueue } from '../temporal/queues';
+import { progressQuery, siblingQueue, type ProgressState } from './landregShared';
+
+const registry = proxyActivities<RegistryActivities>({
+  // One page fetch (10 s timeout) and a short transaction.
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 3 },
+});
+
+function notifications() {
+  return proxyActivities<NotificationActivities>({
+    taskQueue: siblingQueue(TaskQueue.notifications),
+    startToCloseTimeout: '1 minute',
+    retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 10 },
+  });
+}
+
+export interface RegistryStatusCheckResult {
+  checked: number;
+  changed: number;
+  unchanged: number;
+  baseline: number;
+  errors: number;
+  notified: number;
+}
+
+/** Entries checked at once: the authority is one municipal web server. */
+const PARALLEL = 4;
+
+export async function registryStatusCheck(): Promise<RegistryStatusCheckResult> {
+  const progress: ProgressState = { status: 'running', phase: 'check', current: 0, total: 0, message: 'Verificarea stărilor…' };
+  setHandler(progressQuery, () => progress);
+  const ids = await registry.listMonitoredRegistryEntries();
+  progress.total = ids.length;
+  const out: RegistryStatusCheckResult = { checked: 0, changed: 0, unchanged: 0, baseline: 0, errors: 0, notified: 0 };
+  const notify = notifications();
+  let next = 0;
+  const lane = async () => {
+    while (next < ids.length) {
+      const id = ids[next++];
+      let r;
+      try {
+        r = await registry.checkRegistryEntryStatus(id);
+      } catch {
+        out.errors++;
+        progress.current++;
+        continue;
+      }
+      out.checked++;
+      if (r.outcome === 'changed') out.changed++;
+      else if (r.outcome === 'unchanged') out.unchanged++;
+      else if (r.outcome === 'baseline') out.baseline++;
+      else if (r.outcome === 'error') out.errors++;
+      if (r.notification) {
+        const sent = await notify.notify(r.notification);
+        if (sent.created) out.notified++;
+      }
+      progress.current++;
+      progress.message = `${progress.current} din ${ids.length} cereri verificate`;
+    }
+  };
+  await Promise.all(Array.from({ length: PARALLEL }, lane));
+  progress.status = 'done';
+  progress.phase = 'done';
+  progress.message = `${out.checked} cereri verificate, ${out.changed} schimbări de stare.`;
+  return out;
+}
