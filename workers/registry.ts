@@ -11,6 +11,7 @@ import { createEnrichmentPortalActivities, createEnrichmentStoreActivities } fro
 import { createTileActivities } from '../activities/tiles';
 import { createLandregActivities } from '../activities/landreg';
 import { createNotificationActivities } from '../activities/notifications';
+import { createCfportalActivities } from '../activities/cfportal';
 import { config, projectRoot } from '../domain/config';
 import type { Db } from '../domain/db/pool';
 import { TaskQueue, type TaskQueueName } from '../temporal/queues';
@@ -20,6 +21,8 @@ export interface WorkerDeps {
   db: Db;
   /** Land-registry portal base URL; default config.landreg.baseUrl (tests aim at their own simulator). */
   landregBaseUrl?: string;
+  /** Certificate portal base URL; default config.cfportal.baseUrl. */
+  cfportalBaseUrl?: string;
 }
 
 export type QueueWorkerOptions = Pick<
@@ -72,7 +75,9 @@ export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
     options: { maxConcurrentActivityTaskExecutions: 2 },
   },
   [TaskQueue.cfOrders]: {
-    // The CF pipeline runs orders one at a time (ARCHITECTURE.md, cfOrderQueue).
+    // The CF pipeline (docs/cf.md): the cfOrderQueue/cfOrderBatch workflows run on the store
+    // queue, their portal steps here, one batch at a time per account (the queue workflow).
+    activities: (deps) => createCfportalActivities(deps),
     options: { maxConcurrentActivityTaskExecutions: 1 },
   },
   [TaskQueue.notifications]: {

@@ -14,3 +14,5 @@ export { portalHealth } from './portalHealth';
 export { uatCatalogRefresh } from './uatCatalogRefresh';
 // UAT exports (issue 8, docs/exports.md)
 export { exportBundle, exportLayerGpkg } from './exportBundle';
+// CF extract ordering (issue 15, docs/cf.md)
+export { cfOrderQueue, cfOrderBatch } from './cfOrders';

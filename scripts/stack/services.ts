@@ -181,6 +181,14 @@ export function services(): Service[] {
       ready: () => httpOk(`${config.landreg.baseUrl}/__sim/requests`),
       start: () => startProcess('landreg', tsx, [path.join(projectRoot, 'simulators/landreg/main.ts')], { env: childEnv('landreg') }),
     },
+    {
+      name: 'cfportal',
+      embedded: config.cfportal.embedded,
+      url: config.cfportal.baseUrl,
+      readyTimeoutMs: 60_000,
+      ready: () => httpOk(`${config.cfportal.baseUrl}/__sim/requests`),
+      start: () => startProcess('cfportal', tsx, [path.join(projectRoot, 'simulators/cfportal/main.ts')], { env: childEnv('cfportal') }),
+    },
   ].filter((s) => s.name !== 'landreg' || fs.existsSync(path.join(projectRoot, 'simulators/landreg/main.ts')));
 }
 

@@ -19,8 +19,8 @@ import type { UatData } from './model';
 import { mutateLayer } from './mutate';
 import { Nomenclature, type Uat } from './nomenclature';
 import { QueryEngine, esriError } from './query';
-import { rgiRouter } from './rgi';
-import { SESSION_COOKIE, Sessions } from './session';
+import { SESSION_COOKIE, rgiRouter } from './rgi';
+import { Sessions } from '../shared/sessions';
 import { SimStore, parseScale, parseSeed, type Scale } from './store';
 
 export const API = '/eterra/api';
