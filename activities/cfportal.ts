@@ -21,6 +21,7 @@ import {
   type DocumentToFetch,
   type PipelineDeps,
 } from '../domain/cfportal/pipeline';
+import type { CfCredentials } from '../domain/cfportal/client';
 import { cfportalClient } from '../domain/cfportal/session';
 import { withTemporalFailures } from './failures';
 import { keepAlive } from './heartbeat';
@@ -29,13 +30,15 @@ export interface CfportalActivityDeps {
   db: Db;
   /** Certificate portal base URL; default config.cfportal.baseUrl (tests aim at their own simulator). */
   cfportalBaseUrl?: string;
+  /** A fixed account instead of the connected/configured one (tests: one account per run). */
+  cfportalCredentials?: CfCredentials;
 }
 
-export function createCfportalActivities({ db, cfportalBaseUrl }: CfportalActivityDeps) {
+export function createCfportalActivities({ db, cfportalBaseUrl, cfportalCredentials }: CfportalActivityDeps) {
   let prisma: PrismaClient | undefined;
   const deps = (): PipelineDeps => {
     prisma ??= createPrisma(db as pg.Pool);
-    return { prisma, client: cfportalClient(prisma, cfportalBaseUrl) };
+    return { prisma, client: cfportalClient(prisma, cfportalBaseUrl, cfportalCredentials) };
   };
   const run = <T>(fn: () => Promise<T>) =>
     keepAlive(() => withTemporalFailures(async () => {

@@ -12,6 +12,7 @@ import { createTileActivities } from '../activities/tiles';
 import { createLandregActivities } from '../activities/landreg';
 import { createNotificationActivities } from '../activities/notifications';
 import { createCfportalActivities } from '../activities/cfportal';
+import type { CfCredentials } from '../domain/cfportal/client';
 import { config, projectRoot } from '../domain/config';
 import type { Db } from '../domain/db/pool';
 import { TaskQueue, type TaskQueueName } from '../temporal/queues';
@@ -21,8 +22,9 @@ export interface WorkerDeps {
   db: Db;
   /** Land-registry portal base URL; default config.landreg.baseUrl (tests aim at their own simulator). */
   landregBaseUrl?: string;
-  /** Certificate portal base URL; default config.cfportal.baseUrl. */
+  /** Certificate portal base URL and a fixed account; default config.cfportal and the connected account. */
   cfportalBaseUrl?: string;
+  cfportalCredentials?: CfCredentials;
 }
 
 export type QueueWorkerOptions = Pick<

@@ -61,7 +61,7 @@ export async function disconnectCfportal(prisma: PrismaClient): Promise<CfSessio
   return cfSessionView(prisma);
 }
 
-/** A client for the current account (connected, else configured). */
-export function cfportalClient(prisma: PrismaClient, baseUrl?: string): CfportalClient {
-  return new CfportalClient(() => currentCredentials(prisma), { baseUrl });
+/** A client for the current account (connected, else configured), unless `credentials` fixes one. */
+export function cfportalClient(prisma: PrismaClient, baseUrl?: string, credentials?: CfCredentials): CfportalClient {
+  return new CfportalClient(credentials ? async () => credentials : () => currentCredentials(prisma), { baseUrl });
 }
