@@ -9,16 +9,12 @@ import type { Db } from '../domain/db/pool';
 import { createPrisma, type PrismaClient } from '../domain/db/prisma';
 import {
   BatchNotFoundError,
-  addParcelToCart,
+  awaitOrder,
   failBatchWith,
+  fetchDocuments,
+  fillCart,
   finishBatch,
-  matchDocuments,
-  pollBatch,
-  prepareBatch,
-  recordSubmitIntent,
-  storeDocument,
   submitBatch,
-  type DocumentToFetch,
   type PipelineDeps,
 } from '../domain/cfportal/pipeline';
 import type { CfCredentials } from '../domain/cfportal/client';
@@ -50,13 +46,10 @@ export function createCfportalActivities({ db, cfportalBaseUrl, cfportalCredenti
       }
     }));
   return {
-    cfPrepareBatch: (orderId: string) => run(() => prepareBatch(deps(), orderId)),
-    cfAddParcel: (orderId: string, extractId: string) => run(() => addParcelToCart(deps(), orderId, extractId)),
-    cfRecordSubmitIntent: (orderId: string) => run(() => recordSubmitIntent(deps(), orderId)),
+    cfFillCart: (orderId: string) => run(() => fillCart(deps(), orderId)),
     cfSubmitBatch: (orderId: string) => run(() => submitBatch(deps(), orderId)),
-    cfPollBatch: (orderId: string, portalOrderId: string) => run(() => pollBatch(deps(), orderId, portalOrderId)),
-    cfMatchDocuments: (orderId: string, portalOrderId: string) => run(() => matchDocuments(deps(), orderId, portalOrderId)),
-    cfStoreDocument: (doc: DocumentToFetch, issuedAtMs: number) => run(() => storeDocument(deps(), doc, issuedAtMs)),
+    cfAwaitOrder: (orderId: string, portalOrderId: string, pollIntervalMs: number) => run(() => awaitOrder(deps(), orderId, portalOrderId, pollIntervalMs)),
+    cfFetchDocuments: (orderId: string, portalOrderId: string, issuedAtMs: number) => run(() => fetchDocuments(deps(), orderId, portalOrderId, issuedAtMs)),
     cfFinishBatch: (orderId: string) => run(() => finishBatch(deps(), orderId)),
     cfFailBatch: (orderId: string, message: string) => run(() => failBatchWith(deps(), orderId, message)),
   };

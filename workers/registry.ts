@@ -80,7 +80,8 @@ export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
     // The CF pipeline (docs/cf.md): the cfOrderQueue/cfOrderBatch workflows run on the store
     // queue, their portal steps here, one batch at a time per account (the queue workflow).
     activities: (deps) => createCfportalActivities(deps),
-    options: { maxConcurrentActivityTaskExecutions: 1 },
+    // Batches of one account never overlap (the queue workflow); several accounts may run at once.
+    options: { maxConcurrentActivityTaskExecutions: 4 },
   },
   [TaskQueue.notifications]: {
     // The notifications module (domain/notifications): in-app records, and e-mails per preference.

@@ -5,9 +5,11 @@
  *                  signalWithStart), strictly first in first out, runs ONE cfOrderBatch child at a
  *                  time and continues as new before its history grows large; it ends when idle.
  *   cfOrderBatch   credits + foreign-cart check, add to cart and save metadata per parcel, the
- *                  submit intent recorded, ONE submit (reconciled against the portal's orders on
- *                  any retry), poll until done, match documents back to parcels, download and store
- *                  each PDF, notify the orderer (`cf-extract-ready`). Each step updates the records.
+ *                  submit intent recorded (one activity, cfFillCart), ONE submit (reconciled
+ *                  against the portal's orders on any retry), poll until done, match documents back
+ *                  to parcels, download and store each PDF (cfFetchDocuments), notify the orderer
+ *                  (`cf-extract-ready`). Each step updates the records. Few, larger activities:
+ *                  each activity round trip through Temporal costs more than a store write.
  * Deterministic: no I/O here.
  */
 import {
@@ -82,41 +84,35 @@ export async function cfOrderBatch(input: CfOrderBatchInput): Promise<CfOrderBat
   const notify = notifications();
   const { orderId } = input;
   try {
-    const plan = await steps.cfPrepareBatch(orderId);
+    const plan = await steps.cfFillCart(orderId);
     if (plan.extractIds.length === 0) return { orderId, portalOrderId: plan.portalOrderId, completed: 0, reconciledSubmit: false };
-    if (!plan.submitIntent) {
-      for (const id of plan.extractIds) await steps.cfAddParcel(orderId, id);
-      await steps.cfRecordSubmitIntent(orderId);
-    }
     const submitted = await submit.cfSubmitBatch(orderId);
     const since = Date.now();
-    for (;;) {
-      if ((await steps.cfPollBatch(orderId, submitted.portalOrderId)) === 'done') break;
+    // The activity polls for up to a minute itself; longer portal work waits on a durable timer.
+    while ((await steps.cfAwaitOrder(orderId, submitted.portalOrderId, input.pollIntervalMs)) !== 'done') {
       if (Date.now() - since > MAX_PROCESSING_MS) {
         throw ApplicationFailure.nonRetryable('Portalul nu a emis documentele în 24 de ore.', 'cf_processing_timeout');
       }
       await sleep(input.pollIntervalMs);
     }
-    const docs = await steps.cfMatchDocuments(orderId, submitted.portalOrderId);
     // Workflow time: the 30-day validity follows Temporal's clock (and its time skipping in tests).
-    const issuedAt = Date.now();
-    let completed = 0;
-    for (const doc of docs) {
-      const stored = await steps.cfStoreDocument(doc, issuedAt);
-      completed++;
-      if (stored.userId) {
-        await notify.notify({
-          userId: stored.userId,
-          type: 'cf-extract-ready',
-          title: `Extras CF gata: ${stored.nrCadastral}`,
-          body: `Extrasul de carte funciară pentru parcela ${stored.nrCadastral}${stored.uatName ? ` (${stored.uatName})` : ''} este disponibil 30 de zile.`,
-          link: `/parcel-sync?tab=epay&cad=${encodeURIComponent(stored.nrCadastral)}`,
-          idempotencyKey: `cf-extract-ready:${doc.extractId}`,
-        });
-      }
-    }
+    const stored = await steps.cfFetchDocuments(orderId, submitted.portalOrderId, Date.now());
+    await Promise.all(
+      stored
+        .filter((e) => e.userId)
+        .map((e) =>
+          notify.notify({
+            userId: e.userId!,
+            type: 'cf-extract-ready',
+            title: `Extras CF gata: ${e.nrCadastral}`,
+            body: `Extrasul de carte funciară pentru parcela ${e.nrCadastral}${e.uatName ? ` (${e.uatName})` : ''} este disponibil 30 de zile.`,
+            link: `/parcel-sync?tab=epay&cad=${encodeURIComponent(e.nrCadastral)}`,
+            idempotencyKey: `cf-extract-ready:${e.extractId}`,
+          }),
+        ),
+    );
     await steps.cfFinishBatch(orderId);
-    return { orderId, portalOrderId: submitted.portalOrderId, completed, reconciledSubmit: submitted.reconciled };
+    return { orderId, portalOrderId: submitted.portalOrderId, completed: stored.length, reconciledSubmit: submitted.reconciled };
   } catch (err) {
     await steps.cfFailBatch(orderId, failureMessage(err));
     throw err;

@@ -111,7 +111,8 @@ async function withFileFlag(prisma: PrismaClient, rows: Array<Omit<Row, 'pdfData
   return rows.map((r) => ({ ...r, pdfData: null, hasFile: r.s3Key !== null || withPdf.has(r.id) }));
 }
 
-export class CatalogHitError extends Error {}
+/** Orders arriving together queue for connections; a busy pool must mean waiting, not a 500. */
+const TX_LIMITS = { maxWait: 30_000, timeout: 30_000 };
 
 /**
  * Creates the extracts of one batch, all with `orderId`. Per parcel, under an advisory lock on
@@ -149,31 +150,25 @@ export async function createBatch(
         downloadUrl: downloadUrlOf(hits[0].extractId),
       });
     }
-    const rows: Row[] = [];
-    for (const [i, p] of input.parcels.entries()) {
-      rows.push(
-        await tx.cfExtract.create({
-          data: {
-            orderId: input.orderId,
-            nrCadastral: p.nrCadastral,
-            siruta: p.siruta,
-            workspacePk: p.workspacePk,
-            uatName: p.uatName,
-            userId: p.userId,
-            type: p.adminOrderedBy ? 'admin' : 'portal',
-            adminOrderedBy: p.adminOrderedBy,
-            status: 'pending',
-            version: versions[i],
-            currentStep: 'queued',
-            stepNo: stepNo('queued'),
-            batchSize: input.parcels.length,
-            portalAccount: input.account,
-          },
-        }),
-      );
-    }
-    return rows;
-  });
+    return tx.cfExtract.createManyAndReturn({
+      data: input.parcels.map((p, i) => ({
+        orderId: input.orderId,
+        nrCadastral: p.nrCadastral,
+        siruta: p.siruta,
+        workspacePk: p.workspacePk,
+        uatName: p.uatName,
+        userId: p.userId,
+        type: p.adminOrderedBy ? 'admin' : 'portal',
+        adminOrderedBy: p.adminOrderedBy,
+        status: 'pending',
+        version: versions[i],
+        currentStep: 'queued',
+        stepNo: stepNo('queued'),
+        batchSize: input.parcels.length,
+        portalAccount: input.account,
+      })),
+    });
+  }, TX_LIMITS);
 }
 
 const sameParcel = (a: ParcelOrder, b: ParcelOrder) => a.nrCadastral === b.nrCadastral && a.siruta === b.siruta;

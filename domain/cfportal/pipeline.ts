@@ -12,7 +12,7 @@ import { AppError } from '../errors';
 import { contentDisposition } from '../exports/zip';
 import { s3 } from '../storage/s3';
 import type { CartItem, CfportalClient } from './client';
-import { CF_VALIDITY_MS, batchExtracts, failBatch, setBatchStep, setExtract } from './extracts';
+import { CF_VALIDITY_MS, batchExtracts, failBatch, setBatchStep, setExtract, stepNo } from './extracts';
 
 export interface PipelineDeps {
   prisma: PrismaClient;
@@ -99,6 +99,20 @@ export async function addParcelToCart({ prisma, client }: PipelineDeps, orderId:
   return item.itemId;
 }
 
+/**
+ * Steps 1 to 4 in one activity: credits and foreign items checked (prepareBatch), every parcel
+ * added and labelled (the record updated after each), then the intent to submit recorded. Safe
+ * to run again: labelled items are found, the intent once recorded short-circuits everything.
+ */
+export async function fillCart(deps: PipelineDeps, orderId: string): Promise<BatchPlan> {
+  const plan = await prepareBatch(deps, orderId);
+  if (plan.submitIntent || plan.extractIds.length === 0) return plan;
+  const cart = (await deps.client.cart()).filter(isOurs(orderId));
+  for (const id of plan.extractIds) await addParcelToCart(deps, orderId, id, cart);
+  await recordSubmitIntent(deps, orderId);
+  return { ...plan, submitIntent: true };
+}
+
 /** Step 4: the intent to submit, in the store before the submit call (never undone). */
 export async function recordSubmitIntent({ prisma }: PipelineDeps, orderId: string): Promise<void> {
   await prisma.cfExtract.updateMany({ where: { orderId, submitIntentAt: null }, data: { submitIntentAt: new Date() } });
@@ -147,6 +161,22 @@ export async function pollBatch({ prisma, client }: PipelineDeps, orderId: strin
   const o = await client.order(portalOrderId);
   await setBatchStep(prisma, orderId, 'poll', { status: 'processing' });
   return o.status;
+}
+
+/** How long one status activity keeps polling before handing the wait back to a workflow timer. */
+export const POLL_WINDOW_MS = 60_000;
+
+/**
+ * Step 6: polls until the order is done, within POLL_WINDOW_MS; longer waits go back to the
+ * workflow ('processing'), which sleeps on a durable timer and asks again.
+ */
+export async function awaitOrder(deps: PipelineDeps, orderId: string, portalOrderId: string, pollIntervalMs: number): Promise<'processing' | 'done'> {
+  const deadline = Date.now() + POLL_WINDOW_MS;
+  for (;;) {
+    if ((await pollBatch(deps, orderId, portalOrderId)) === 'done') return 'done';
+    if (Date.now() + pollIntervalMs > deadline) return 'processing';
+    await new Promise((r) => setTimeout(r, pollIntervalMs));
+  }
 }
 
 export interface DocumentToFetch {
@@ -222,8 +252,27 @@ export async function storeDocument(
   return { userId: e.userId, nrCadastral: e.nrCadastral, uatName: e.uatName, bytes: pdf.length };
 }
 
+export interface StoredExtract {
+  extractId: string;
+  userId: string | null;
+  nrCadastral: string;
+  uatName: string | null;
+}
+
+/** Steps 7 to 9: documents matched to parcels, each downloaded and stored (its record completed). */
+export async function fetchDocuments(deps: PipelineDeps, orderId: string, portalOrderId: string, issuedAtMs: number): Promise<StoredExtract[]> {
+  const docs = await matchDocuments(deps, orderId, portalOrderId);
+  const out: StoredExtract[] = [];
+  for (const doc of docs) {
+    const r = await storeDocument(deps, doc, issuedAtMs);
+    out.push({ extractId: doc.extractId, userId: r.userId, nrCadastral: r.nrCadastral, uatName: r.uatName });
+  }
+  await deps.prisma.cfExtract.updateMany({ where: { orderId, status: 'completed' }, data: { currentStep: 'notify', stepNo: stepNo('notify') } });
+  return out;
+}
+
 export async function finishBatch({ prisma }: PipelineDeps, orderId: string): Promise<void> {
-  await prisma.cfExtract.updateMany({ where: { orderId, status: 'completed' }, data: { currentStep: 'done', stepNo: 11 } });
+  await prisma.cfExtract.updateMany({ where: { orderId, status: 'completed' }, data: { currentStep: 'done', stepNo: stepNo('done') } });
 }
 
 export async function failBatchWith({ prisma }: PipelineDeps, orderId: string, message: string): Promise<void> {
