@@ -43,7 +43,8 @@ function cfActivities() {
   } as const;
   const steps = proxyActivities<CfportalActivities>({
     ...base,
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20, nonRetryableErrorTypes: CF_PERMANENT },
+    // Each attempt keeps what the previous ones did (labelled cart items, stored PDFs): short waits.
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 30, nonRetryableErrorTypes: CF_PERMANENT },
   });
   // Every attempt of the submit reconciles with the portal's order list before submitting
   // (domain/cfportal/pipeline.ts submitBatch), so a retry never pays twice.

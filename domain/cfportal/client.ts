@@ -65,6 +65,8 @@ export interface PortalDocument {
 }
 
 type Body = Record<string, unknown>;
+/** Tries of an idempotent call against a flaky portal before the activity's own retry takes over. */
+const SAFE_ATTEMPTS = 3;
 const cookies = new Map<string, string>();
 
 export class CfportalClient {
@@ -110,8 +112,26 @@ export class CfportalClient {
     return { username: c.username, cookie, credits: (JSON.parse(text) as { credits: number }).credits };
   }
 
-  /** One call with the account's session, re-logging in once on 401. */
+  /**
+   * One call with the account's session. Reads, metadata saves and removals (idempotent) are
+   * tried up to three times on a 5xx or no answer; a POST (add to cart, submit) never is: its
+   * caller reconciles with the cart or the order list before doing it again.
+   */
   private async call(method: string, path: string, body?: Body): Promise<Response> {
+    const attempts = method === 'POST' ? 1 : SAFE_ATTEMPTS;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.callOnce(method, path, body);
+      } catch (err) {
+        const transient = err instanceof CfPortalUnavailableError && err.code !== 'portal_maintenance';
+        if (!transient || attempt >= attempts) throw err;
+        await new Promise((r) => setTimeout(r, 200 * attempt));
+      }
+    }
+  }
+
+  /** One exchange with the account's session, re-logging in once on 401. */
+  private async callOnce(method: string, path: string, body?: Body): Promise<Response> {
     const creds = await this.credentials();
     const key = `${this.baseUrl}|${creds.username}`;
     let cookie = cookies.get(key) ?? (await this.login(creds)).cookie;
