@@ -16,7 +16,7 @@ import { defineRoute, reply } from '../http/route';
 import { signalJob } from '../landreg/jobs';
 import { errors } from '../../domain/errors';
 import { contentDisposition } from '../../domain/exports/zip';
-import { personalDataHidden } from '../../domain/geoportal/redact';
+import { personalDataHiddenFor } from '../../domain/geoportal/redact';
 import { CF_STEPS, IN_FLIGHT_STATUSES, getExtract, listExtracts, reservedCredits } from '../../domain/cfportal/extracts';
 import { accountKey, placeOrder } from '../../domain/cfportal/order';
 import { openExtractPdf } from '../../domain/cfportal/pipeline';
@@ -25,8 +25,7 @@ import type { CfOrderBatchInput } from '../../workflows/cfOrders';
 
 const TAGS = ['cfportal'];
 
-/** CF numbers are personal data: hidden from the basic panel and from basic/none scopes. */
-const hidesPersonal = (auth: SessionContext) => auth.basicPanel || personalDataHidden(auth.enrichmentScope);
+const hidesPersonal = (auth: SessionContext) => personalDataHiddenFor(auth);
 
 const Siruta = z.coerce.number().int().positive().max(2_147_483_647).openapi({ example: 63394 });
 const NrCadastral = z

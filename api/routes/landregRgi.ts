@@ -13,14 +13,14 @@ import { defineRoute } from '../http/route';
 import { landregApi } from '../landreg/context';
 import { errors } from '../../domain/errors';
 import { contentDisposition } from '../../domain/exports/zip';
-import { personalDataHidden } from '../../domain/geoportal/redact';
+import { personalDataHiddenFor } from '../../domain/geoportal/redact';
 import { rgiApplications, rgiDetails, rgiDownload, rgiIssuedDocs } from '../../domain/landreg/rgi';
 
 const TAGS = ['landreg', 'rgi'];
 const Id = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const WorkspaceId = z.coerce.number().int().positive().max(2_147_483_647).openapi({ description: 'County id (workspacePk); the organisation unit is countyId * 1000 + 2' });
 
-const hidesPersonal = (auth: SessionContext) => auth.basicPanel || personalDataHidden(auth.enrichmentScope);
+const hidesPersonal = (auth: SessionContext) => personalDataHiddenFor(auth);
 
 const Application = z.object({
   applicationId: z.number(),

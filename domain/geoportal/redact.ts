@@ -18,6 +18,14 @@ export function personalDataHidden(scope: EnrichmentScope | null): boolean {
   return scope === 'basic' || scope === 'none';
 }
 
+/**
+ * Personal data outside the enrichment (CF numbers of extracts, RGI applicants): hidden from the
+ * basic panel as well as from the basic/none scopes.
+ */
+export function personalDataHiddenFor(viewer: { basicPanel: boolean; enrichmentScope: EnrichmentScope | null }): boolean {
+  return viewer.basicPanel || personalDataHidden(viewer.enrichmentScope);
+}
+
 export function redactEnrichment(
   enrichment: Record<string, unknown> | null,
   scope: EnrichmentScope | null,

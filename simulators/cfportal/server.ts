@@ -5,14 +5,11 @@
  * downloads naming the cadastral number, the UAT and the CF number. County and UAT ids are the
  * land-registry workspacePk and SIRUTA. Paths are documented in simulators/cfportal/README.md.
  */
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import cookieParser from 'cookie-parser';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { config } from '../../domain/config';
-import { applyKeepAlive } from '../../domain/net/keepAlive';
 import { Nomenclature } from '../landreg/nomenclature';
+import { listenSimulator, simulatorApp } from '../shared/app';
 import { SimControl } from '../shared/control';
 import { buildPdf } from '../shared/pdf';
 import { Prng, hashSeed } from '../shared/prng';
@@ -87,12 +84,7 @@ export function createCfportalApp(opts: CfportalSimOptions = {}) {
   /** The CF number of a parcel: deterministic from (seed, UAT, cadastral number). */
   const cfNumberOf = (uatId: number, cad: string) => String(new Prng(hashSeed(seed, 'cf', uatId, cad)).int(20_000, 999_999));
 
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.use(control.faultMiddleware());
-  app.use(control.routeCounter());
-  app.use(cookieParser());
+  const app = simulatorApp(control);
 
   app.use(
     '/__sim',
@@ -275,18 +267,6 @@ export function createCfportalApp(opts: CfportalSimOptions = {}) {
 
 export async function startCfportalSimulator(opts: CfportalSimOptions = {}): Promise<CfportalSimulator> {
   const app = createCfportalApp(opts);
-  const host = opts.host ?? '127.0.0.1';
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = applyKeepAlive(app.listen(opts.port ?? config.cfportal.simPort, host, () => resolve(s)));
-    s.once('error', reject);
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://${host}:${port}`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections?.();
-        server.close((err) => (err ? reject(err) : resolve()));
-      }),
-  };
+  const listening = await listenSimulator(app, opts.port ?? config.cfportal.simPort, opts.host);
+  return { ...listening };
 }

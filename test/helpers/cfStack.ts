@@ -26,6 +26,8 @@ import { createTestSessionRecord, type TestSession } from './session';
 import { startWorkerChild, type WorkerChild } from './syncWorkerChild';
 import { localEnv, runSuffix } from './temporal';
 
+export { until } from './wait';
+
 const run = promisify(execFile);
 export const CF_QUEUES: TaskQueueName[] = [TaskQueue.store, TaskQueue.cfOrders, TaskQueue.notifications];
 
@@ -143,15 +145,5 @@ export async function pdfText(bytes: Buffer): Promise<string> {
     return (await run('gs', ['-q', '-dNOPAUSE', '-dBATCH', '-sDEVICE=txtwrite', '-o', '-', file])).stdout;
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
-  }
-}
-
-export async function until<T>(what: string, probe: () => Promise<T | undefined | false | null>, timeoutMs = 60_000, everyMs = 200): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
   }
 }
