@@ -309,6 +309,18 @@ describe('routes', () => {
     expect(off.body).toMatchObject({ connected: false, source: 'configured' });
   });
 
+  test('an admin may order for someone else (recorded in adminOrderedBy); anyone else may not', async () => {
+    const [p] = parcels(1, 4);
+    const refused = await call('POST', '/api/cfportal/order', { body: { ...p, userId: who.ana.data.user.id } });
+    expect(refused.status).toBe(403);
+    const r = await call('POST', '/api/cfportal/order', { body: { ...p, userId: who.dan.data.user.id }, as: who.ana });
+    expect(r.status).toBe(202);
+    expect(r.body.extracts[0]).toMatchObject({ userId: who.dan.data.user.id, type: 'admin', adminOrderedBy: who.ana.data.user.id });
+    const own = await call('POST', '/api/cfportal/order', { body: parcels(1, 5)[0], as: who.ana });
+    expect(own.body.extracts[0]).toMatchObject({ userId: who.ana.data.user.id, type: 'portal', adminOrderedBy: null });
+    await Promise.all([batchDone(r.body.orderId, who.ana), batchDone(own.body.orderId, who.ana)]);
+  }, 120_000);
+
   test('the diagnostic route is for admins: each step answers', async () => {
     expect((await call('GET', '/api/cfportal/test?step=login')).status).toBe(403);
     for (const step of ['login', 'uats', 'search', 'order', 'download']) {
