@@ -111,7 +111,7 @@ export function EpayTab({ initialUat, initialCad }: { initialUat: UatChoice | nu
     setNotice(null);
     const r = await api<{ orderId: string; extracts: Extract[]; hits?: Array<{ nrCadastral: string; expiresAt: string }>; credits?: number; needed?: number }>(
       '/api/cfportal/order',
-      { method: 'POST', body: JSON.stringify({ parcels: numbers.map((n) => ({ nrCadastral: n, siruta: uat.siruta })), force }) },
+      { method: 'POST', body: JSON.stringify({ parcels: numbers.map((n) => ({ nrCadastral: n, siruta: uat.siruta, workspacePk: uat.workspacePk ?? undefined })), force }) },
     );
     setBusy(false);
     if (r.ok) {
