@@ -5,6 +5,7 @@
  * retry cannot fix (bad credentials, malformed answers) are non-retryable.
  */
 import { withTemporalFailures } from './failures';
+import { keepAlive } from './heartbeat';
 import { Context } from '@temporalio/activity';
 import { config } from '../domain/config';
 import type { Db } from '../domain/db/pool';
@@ -19,22 +20,6 @@ export interface LandregActivityDeps {
   db: Db;
   /** Portal base URL; default config.landreg.baseUrl (tests point it at their own simulator). */
   landregBaseUrl?: string;
-}
-
-/**
- * Heartbeats every few seconds while `fn` runs, so the workflow's short heartbeat timeout
- * (workflows/landregShared.ts) notices a dead worker (SIGKILL, OOM) quickly without failing a
- * slow but live portal call. `details()` is what the retry resumes from.
- */
-const KEEP_ALIVE_MS = 5_000;
-async function keepAlive<T>(fn: () => Promise<T>, details: () => unknown = () => undefined): Promise<T> {
-  const ctx = Context.current();
-  const timer = setInterval(() => ctx.heartbeat(details()), KEEP_ALIVE_MS);
-  try {
-    return await fn();
-  } finally {
-    clearInterval(timer);
-  }
 }
 
 export function createLandregActivities(deps: LandregActivityDeps) {

@@ -19,6 +19,8 @@ import { tilesRouter } from './routes/tiles';
 import { registerGeoportalRoutes } from './routes/geoportal';
 import { registerNotificationRoutes } from './routes/notifications';
 import { registerRegistryRoutes } from './routes/registratura';
+import { registerCfportalRoutes } from './routes/cfportal';
+import { registerRgiRoutes } from './routes/landregRgi';
 
 export const JSON_BODY_LIMIT = '25mb'; // CONTRACT.md section 5
 
@@ -34,6 +36,8 @@ export function apiRouter(): Router {
   registerGeoportalRoutes(router);
   registerNotificationRoutes(router);
   registerRegistryRoutes(router);
+  registerCfportalRoutes(router);
+  registerRgiRoutes(router);
   return router;
 }
 

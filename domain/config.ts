@@ -57,6 +57,7 @@ const pgPort = port('PGPORT', 55432);
 const oidcPort = port('OIDC_PORT', 4010);
 const landregPort = port('LANDREG_SIM_PORT', 4020);
 const statusAuthorityPort = port('STATUS_AUTHORITY_SIM_PORT', 4050);
+const cfportalPort = port('CFPORTAL_SIM_PORT', 4030);
 
 // Portal politeness (docs/sync.md, "Portal politeness"): ONE budget of portal requests per second,
 // enforced per process by the client's token bucket and for the whole landreg task queue by its
@@ -222,6 +223,24 @@ export const config = {
     maxBytes: int('UPLOAD_MAX_BYTES', 500 * 1024 * 1024),
     /** Where upload temp files live until the request ends (removed on every path). */
     tmpDir: str('UPLOAD_TMP_DIR', os.tmpdir()),
+  },
+
+  /** Certificate portal (CF extracts, docs/cf.md): its own account, separate from landreg's. */
+  cfportal: {
+    simPort: cfportalPort,
+    baseUrl: str('CFPORTAL_BASE_URL', `http://127.0.0.1:${cfportalPort}`),
+    username: str('CFPORTAL_USERNAME', 'geoportal-cf'),
+    password: str('CFPORTAL_PASSWORD', 'parola-cf'),
+    embedded: !env.CFPORTAL_BASE_URL,
+    /** One portal call's deadline; well under the activity timeout, so a stuck submit never overlaps its retry. */
+    requestTimeoutMs: int('CFPORTAL_REQUEST_TIMEOUT_MS', 30_000),
+    /** Pause between two order-status polls of a submitted order. */
+    pollIntervalMs: int('CFPORTAL_POLL_INTERVAL_MS', 2000),
+    /** Simulator only: data seed, the account's starting credits, polls an order stays processing, idle session lifetime. */
+    simSeed: int('CFPORTAL_SIM_SEED', 42),
+    simCredits: int('CFPORTAL_SIM_CREDITS', 50),
+    simPollsUntilDone: int('CFPORTAL_SIM_POLLS_UNTIL_DONE', 3),
+    simSessionTtlSeconds: int('CFPORTAL_SIM_SESSION_TTL_SECONDS', 600),
   },
 
   tokens: {

@@ -145,6 +145,7 @@ async function main(): Promise<void> {
     `MinIO console         http://localhost:${config.s3.consolePort}   (${config.s3.accessKeyId})`,
     `Identity provider     ${config.oidc.issuer}`,
     ...(infra.some((s) => s.name === 'landreg') ? [`Land-registry sim     ${config.landreg.baseUrl}`] : []),
+    ...(infra.some((s) => s.name === 'cfportal') ? [`Certificate portal    ${config.cfportal.baseUrl}`] : []),
     `PostgreSQL            ${config.db.host}:${config.db.port}/${config.db.database}`,
   ];
   say('ready. Ctrl-C stops everything.');

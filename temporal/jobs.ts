@@ -168,6 +168,33 @@ export async function startJob(o: StartJobOptions): Promise<{ jobId: string; han
   return { jobId, handle: client.workflow.getHandle(jobId) };
 }
 
+/**
+ * Feeds a singleton queue workflow (`<kind>:<scope>`): the signal is delivered to the running
+ * execution, or the workflow is started with it when none runs (Temporal's signalWithStart, so
+ * two racing callers never start two queues).
+ */
+export async function signalJob(o: {
+  kind: string;
+  scope: string;
+  workflowType: WorkflowName;
+  args: unknown[];
+  signal: string;
+  signalArgs: unknown[];
+  taskQueue?: string;
+}): Promise<string> {
+  const client = await getTemporalClient();
+  const jobId = singletonWorkflowId(o.kind, o.scope);
+  await client.workflow.signalWithStart<(...args: unknown[]) => Promise<unknown>, unknown[]>(o.workflowType, {
+    workflowId: jobId,
+    taskQueue: o.taskQueue ?? landregApi.workflowTaskQueue,
+    args: o.args,
+    signal: o.signal,
+    signalArgs: o.signalArgs,
+    typedSearchAttributes: jobSearchAttributes(o.kind),
+  });
+  return jobId;
+}
+
 export function alreadyRunning(jobId: string) {
   return errors.conflict('already_running', 'O sincronizare identică rulează deja.', { jobId, progressUrl: progressUrl(jobId) });
 }

@@ -12,6 +12,8 @@ import { createTileActivities, createTileBuildActivities } from '../activities/t
 import { createLandregActivities } from '../activities/landreg';
 import { createNotificationActivities } from '../activities/notifications';
 import { createRegistryActivities } from '../activities/registry';
+import { createCfportalActivities } from '../activities/cfportal';
+import type { CfCredentials } from '../domain/cfportal/client';
 import { config, projectRoot } from '../domain/config';
 import type pg from 'pg';
 import type { SmtpTarget } from '../domain/mail/transport';
@@ -27,6 +29,9 @@ export interface WorkerDeps {
   smtp?: SmtpTarget;
   /** Status authority base URL; default config.statusAuthority.baseUrl. */
   statusAuthorityUrl?: string;
+  /** Certificate portal base URL and a fixed account; default config.cfportal and the connected account. */
+  cfportalBaseUrl?: string;
+  cfportalCredentials?: CfCredentials;
 }
 
 export type QueueWorkerOptions = Pick<
@@ -83,8 +88,11 @@ export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
     options: { maxConcurrentActivityTaskExecutions: 2 },
   },
   [TaskQueue.cfOrders]: {
-    // The CF pipeline runs orders one at a time (ARCHITECTURE.md, cfOrderQueue).
-    options: { maxConcurrentActivityTaskExecutions: 1 },
+    // The CF pipeline (docs/cf.md): the cfOrderQueue/cfOrderBatch workflows run on the store
+    // queue, their portal steps here, one batch at a time per account (the queue workflow).
+    activities: (deps) => createCfportalActivities(deps),
+    // Batches of one account never overlap (the queue workflow); several accounts may run at once.
+    options: { maxConcurrentActivityTaskExecutions: 4 },
   },
   [TaskQueue.notifications]: {
     // The notifications module (domain/notifications): in-app records, and e-mails per preference.

@@ -19,3 +19,5 @@ export { exportBundle, exportLayerGpkg } from './exportBundle';
 export { deliverMail, mailOutboxSweep, dailyDigest } from './notifications';
 // Registry status monitoring (issue 17, docs/registry.md)
 export { registryStatusCheck } from './registryStatusCheck';
+// CF extract ordering (issue 15, docs/cf.md)
+export { cfOrderQueue, cfOrderBatch } from './cfOrders';

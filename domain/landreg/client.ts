@@ -39,6 +39,8 @@ export interface LandregClientOptions {
 export interface RawAnswer {
   status: number;
   text: string;
+  /** The body as received (PDF downloads); `text` is its UTF-8 reading. */
+  bytes: Buffer;
   headers: Headers;
 }
 
@@ -110,16 +112,17 @@ export class LandregClient {
       if (name === 'TimeoutError' || name === 'AbortError') throw new PortalTimeoutError(`${method} ${path}`);
       throw new PortalUnreachableError(`${method} ${path}: ${(err as Error).message}`);
     }
-    let text: string;
+    let bytes: Buffer;
     try {
-      text = await res.text();
+      bytes = Buffer.from(await res.arrayBuffer());
     } catch (err) {
       const name = (err as Error).name;
       if (name === 'TimeoutError' || name === 'AbortError') throw new PortalTimeoutError(`${method} ${path}`);
       throw new PortalHttpError(res.status, `${method} ${path}: ${(err as Error).message}`);
     }
+    const text = bytes.toString('utf8');
     if (looksLikeMaintenance(res.status, text)) throw new PortalMaintenanceError();
-    return { status: res.status, text, headers: res.headers };
+    return { status: res.status, text, bytes, headers: res.headers };
   }
 
   /** Signs in with the given credentials; returns the session cookie. Does not store it. */

@@ -194,6 +194,14 @@ export function services(): Service[] {
       ready: () => httpOk(`${config.statusAuthority.baseUrl}/__sim/requests`),
       start: () => startProcess('status-authority', tsx, [path.join(projectRoot, 'simulators/statusAuthority/main.ts')], { env: childEnv('status-authority') }),
     },
+    {
+      name: 'cfportal',
+      embedded: config.cfportal.embedded,
+      url: config.cfportal.baseUrl,
+      readyTimeoutMs: 60_000,
+      ready: () => httpOk(`${config.cfportal.baseUrl}/__sim/requests`),
+      start: () => startProcess('cfportal', tsx, [path.join(projectRoot, 'simulators/cfportal/main.ts')], { env: childEnv('cfportal') }),
+    },
   ].filter((s) => s.name !== 'landreg' || fs.existsSync(path.join(projectRoot, 'simulators/landreg/main.ts')));
 }
 

@@ -8,9 +8,11 @@ import express, { type Request, type Response } from 'express';
 import { Prng, hashSeed } from '../shared/prng';
 import { FIRST_NAMES_F, FIRST_NAMES_M, SURNAMES } from './names';
 import type { Nomenclature } from './nomenclature';
-import { buildPdf } from './pdf';
-import { SESSION_COOKIE } from './session';
+import { buildPdf } from '../shared/pdf';
 import type { SimStore } from './store';
+
+/** The portal's session cookie (a Java servlet container's); the RGI state is kept per session. */
+export const SESSION_COOKIE = 'JSESSIONID';
 
 /** Spec 4.4: the RGI organisation unit id is countyId * 1000 + 2. */
 export const orgUnitOf = (workspaceId: number) => workspaceId * 1000 + 2;

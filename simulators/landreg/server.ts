@@ -3,13 +3,10 @@
  * session-cookie JSON services and ArcGIS-style layer queries, plus the /__sim control and truth
  * endpoints. Paths are documented in simulators/landreg/README.md.
  */
-import { applyKeepAlive } from '../../domain/net/keepAlive';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import cookieParser from 'cookie-parser';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { config } from '../../domain/config';
+import { listenSimulator, simulatorApp } from '../shared/app';
 import { SimControl } from '../shared/control';
 import { Prng, hashSeed } from '../shared/prng';
 import { ID_BLOCK } from './generator';
@@ -19,8 +16,8 @@ import type { UatData } from './model';
 import { mutateLayer } from './mutate';
 import { Nomenclature, type Uat } from './nomenclature';
 import { QueryEngine, esriError } from './query';
-import { rgiRouter } from './rgi';
-import { SESSION_COOKIE, Sessions } from './session';
+import { SESSION_COOKIE, rgiRouter } from './rgi';
+import { Sessions } from '../shared/sessions';
 import { SimStore, parseScale, parseSeed, type Scale } from './store';
 
 export const API = '/eterra/api';
@@ -87,12 +84,7 @@ export function createLandregApp(opts: LandregSimOptions = {}) {
   const sessions = new Sessions();
   const control = new SimControl('Portalul de cadastru');
 
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.use(control.faultMiddleware());
-  app.use(control.routeCounter());
-  app.use(cookieParser());
+  const app = simulatorApp(control);
 
   // ---- /__sim control and truth ------------------------------------------------------------
   app.use(
@@ -328,19 +320,6 @@ export function createLandregApp(opts: LandregSimOptions = {}) {
 
 export async function startLandregSimulator(opts: LandregSimOptions = {}): Promise<LandregSimulator> {
   const { app, state } = createLandregApp(opts);
-  const host = opts.host ?? '127.0.0.1';
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = applyKeepAlive(app.listen(opts.port ?? config.landreg.simPort, host, () => resolve(s)));
-    s.once('error', reject);
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://${host}:${port}`,
-    state,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections?.();
-        server.close((err) => (err ? reject(err) : resolve()));
-      }),
-  };
+  const listening = await listenSimulator(app, opts.port ?? config.landreg.simPort, opts.host);
+  return { ...listening, state };
 }

@@ -13,9 +13,18 @@ export interface WorkerChild {
   kill(signal: NodeJS.Signals): Promise<number | NodeJS.Signals | null>;
 }
 
-export async function startWorkerChild(opts: { suffix: string; simUrl: string; env?: Record<string, string>; readyTimeoutMs?: number }): Promise<WorkerChild> {
+export async function startWorkerChild(opts: {
+  suffix: string;
+  simUrl: string;
+  env?: Record<string, string>;
+  readyTimeoutMs?: number;
+  /** Default store and landreg. */
+  queues?: string[];
+  cfportalUrl?: string;
+}): Promise<WorkerChild> {
   const script = path.join(projectRoot, 'test/helpers/syncWorkerProcess.ts');
-  const proc = spawn(process.execPath, ['--import', 'tsx', script, '--suffix', opts.suffix, '--sim', opts.simUrl], {
+  const extra = [...(opts.queues ? ['--queues', opts.queues.join(',')] : []), ...(opts.cfportalUrl ? ['--cfportal', opts.cfportalUrl] : [])];
+  const proc = spawn(process.execPath, ['--import', 'tsx', script, '--suffix', opts.suffix, '--sim', opts.simUrl, ...extra], {
     cwd: projectRoot,
     // Jest's --experimental-vm-modules is of no use to the worker.
     env: { ...process.env, NODE_OPTIONS: '', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', ...opts.env },

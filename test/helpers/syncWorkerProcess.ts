@@ -4,6 +4,7 @@
  * (`<queue>-<suffix>`) and aimed at the test's simulator. Prints `ready` on stdout once polling.
  *
  *   node --import tsx test/helpers/syncWorkerProcess.ts --suffix test-01… --sim http://127.0.0.1:PORT
+ *        [--queues store,cf-orders,notifications] [--cfportal http://127.0.0.1:PORT]
  *
  * Started by test/helpers/syncWorkerChild.ts; settings come from the environment as in production
  * (domain/config.ts), so a test may pass e.g. LANDREG_SYNC_PAGES_PER_ACTIVITY to the child.
@@ -11,26 +12,29 @@
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { config } from '../../domain/config';
 import { createPool } from '../../domain/db/pool';
-import { isolatedTaskQueue, TaskQueue } from '../../temporal/queues';
+import { isolatedTaskQueue, TaskQueue, type TaskQueueName } from '../../temporal/queues';
 import { createQueueWorkers } from '../../workers/start';
 
-function arg(name: string): string {
+function arg(name: string, fallback?: string): string {
   const i = process.argv.indexOf(`--${name}`);
-  const v = i >= 0 ? process.argv[i + 1] : undefined;
+  const v = (i >= 0 ? process.argv[i + 1] : undefined) ?? fallback;
   if (!v) throw new Error(`--${name} is required`);
   return v;
 }
 
 const suffix = arg('suffix');
 const sim = arg('sim');
+// The CF suite runs the store, cf-orders and notifications queues against its certificate portal.
+const queues = arg('queues', `${TaskQueue.store},${TaskQueue.landreg}`).split(',') as TaskQueueName[];
+const cfportal = process.argv.includes('--cfportal') ? arg('cfportal') : undefined;
 Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: ['SIGINT', 'SIGTERM'] });
 const connection = await NativeConnection.connect({ address: config.temporal.address });
 const db = createPool(config.db.url, 8);
 const workers = await createQueueWorkers({
   connection,
   namespace: config.temporal.namespace,
-  deps: { db, landregBaseUrl: sim },
-  queues: [TaskQueue.store, TaskQueue.landreg],
+  deps: { db, landregBaseUrl: sim, cfportalBaseUrl: cfportal },
+  queues,
   taskQueueFor: (q) => isolatedTaskQueue(q, suffix),
 });
 const runs = [...workers.values()].map((w) => w.run());

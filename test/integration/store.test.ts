@@ -151,6 +151,18 @@ describe('every Prisma model reads and writes the migrated schema', () => {
     expect(back).toMatchObject({ type: 'portal', status: 'pending', version: 1, expiresAt });
     expect(Buffer.from(back.pdfData!).toString()).toBe('%PDF-1.4 test');
     expect(await prisma.cfExtract.count({ where: { orderId: 'order-1' } })).toBe(2);
+    // Pipeline columns (migration 015): the step, the portal's ids, the submit intent.
+    const intent = new Date('2024-06-01T08:00:00Z');
+    await prisma.cfExtract.update({ where: { id: a.id }, data: { currentStep: 'submit', stepNo: 5, portalOrderId: 'C00000001', cfNumber: '123456', submitIntentAt: intent } });
+    expect(await prisma.cfExtract.findUniqueOrThrow({ where: { id: a.id } })).toMatchObject({ currentStep: 'submit', stepNo: 5, portalOrderId: 'C00000001', submitIntentAt: intent });
+  });
+
+  it('CfportalSession', async () => {
+    const s = await prisma.cfportalSession.findUniqueOrThrow({ where: { id: 'shared' } });
+    expect(s).toMatchObject({ credentialsEncrypted: null });
+    const connectedAt = new Date('2024-06-01T08:00:00Z');
+    await prisma.cfportalSession.update({ where: { id: 'shared' }, data: { username: 'geoportal-cf', credentialsEncrypted: 'v1:a:b:c:d', connectedAt } });
+    expect(await prisma.cfportalSession.findUniqueOrThrow({ where: { id: 'shared' } })).toMatchObject({ username: 'geoportal-cf', connectedAt });
   });
 
   it('RegistryEntry and RegistryCounter', async () => {

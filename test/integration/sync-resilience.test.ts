@@ -27,6 +27,7 @@ import type { layerSync } from '../../workflows/layerSync';
 import { forgetUat, storedLayer, truthLayer, type SyncRig } from '../helpers/landregStack';
 import { startWorkerChild, type WorkerChild } from '../helpers/syncWorkerChild';
 import { localEnv, runSuffix } from '../helpers/temporal';
+import { until } from '../helpers/wait';
 
 const LAYER = 'TERENURI_ACTIVE';
 // Demo-scale UATs no other test file syncs: Brăila and Sfântu Gheorghe (2400 parcels, 3 pages),
@@ -80,15 +81,6 @@ async function storedCount(siruta: number): Promise<number> {
   return r.rows[0].n;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000, everyMs = 50): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
 
 beforeAll(async () => {
   sim = await startLandregSimulator({ port: 0, seed: 42, scale: 'demo' });

@@ -17,6 +17,7 @@ export const NAV_ITEMS: readonly NavItem[] = [
   { to: '/', label: 'Acasă', end: true },
   { to: '/geoportal', label: 'Geoportal' },
   { to: '/parcel-sync', label: 'Sincronizare parcele' },
+  { to: '/rgi', label: 'Documente RGI' },
   { to: '/infrastructura-harti', label: 'Infrastructură hărți' },
   { to: '/notificari', label: 'Notificări' },
   { to: '/registratura', label: 'Registratură' },

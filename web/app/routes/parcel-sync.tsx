@@ -1,7 +1,7 @@
 /**
  * /parcel-sync: the parcel-sync page. Tabs by `?tab=`: `sync` (the default: portal connection,
  * sync jobs, store summary) and `search` (several cadastral numbers at once, and owner search with
- * the source of each hit shown); `epay` is reserved for the CF order flow of spec 4.3. The UAT
+ * the source of each hit shown) and `epay` (CF extract orders, spec 4.3; `&cad=` prefills). The UAT
  * dashboard and the export are their own routes, under the same tab bar (ParcelSyncLayout).
  * The loader calls the domain services directly, with the API's viewer rules.
  */
@@ -20,17 +20,20 @@ import { requireSession } from '../lib/auth.server';
 import { canSearchOwners, enrichmentDeps, failureMessage, searchCadastral, searchOwner, uatOption, viewerOf } from '../lib/enrichment.server';
 import type { CadastralSearchResult, OwnerSearchResult } from '../../../domain/enrichment/service';
 import { EnrichmentFields } from '../components/enrichment/EnrichmentFields';
+import { EpayTab } from '../components/cf/EpayTab';
+import cfCss from '../styles/cf.css?url';
 
 export const meta: MetaFunction = () => [{ title: 'Sincronizare parcele · Geoportal cadastral' }];
 export const links: LinksFunction = () => [
   { rel: 'stylesheet', href: parcelSyncCss },
   { rel: 'stylesheet', href: enrichmentCss },
   { rel: 'stylesheet', href: syncCss },
+  { rel: 'stylesheet', href: cfCss },
 ];
 
 type Tab = 'sync' | 'search' | 'epay';
 
-/** `?tab=`: search, epay (reserved, spec 4.3); anything else is the default "Sincronizare". */
+/** `?tab=`: search, epay (CF orders, spec 4.3); anything else is the default "Sincronizare". */
 function tabOf(value: string | null): Tab {
   return value === 'search' || value === 'epay' ? value : 'sync';
 }
@@ -84,7 +87,7 @@ const HEAD: Record<Tab, { title: string; sub: string }> = {
   },
   epay: {
     title: 'Comandă extras CF',
-    sub: 'Comanda prin contul dumneavoastră de pe portalul de extrase CF.',
+    sub: 'Extrase de carte funciară prin contul portalului de extrase CF: o comandă la rând, fiecare extras 1 credit.',
   },
 };
 
@@ -101,24 +104,10 @@ export default function ParcelSync() {
   }
   const head = HEAD[d.tab];
   return (
-    <ParcelSyncLayout active={d.tab === 'epay' ? null : d.tab} siruta={uat?.siruta ?? null} title={head.title} sub={head.sub}>
+    <ParcelSyncLayout active={d.tab} siruta={uat?.siruta ?? null} title={head.title} sub={head.sub}>
       {d.tab === 'sync' && d.sync && <SyncTab session={d.sync.session} store={d.sync.store} useCentralApi={d.useCentralApi} initialUat={d.uat} onUat={setUat} />}
 
-      {d.tab === 'epay' && (
-        <section className="card" data-testid="epay-reserved">
-          <p className="prose">
-            {d.cad ? (
-              <>
-                Comanda unui extras CF pentru numărul cadastral <strong>{d.cad}</strong> prin portalul de extrase nu este încă disponibilă
-                în această versiune.
-              </>
-            ) : (
-              'Comanda extraselor CF prin portalul de extrase nu este încă disponibilă în această versiune.'
-            )}
-          </p>
-          <p className="prose prose--muted">Până atunci, datele parcelei se pot consulta în fila Căutare cadastrală.</p>
-        </section>
-      )}
+      {d.tab === 'epay' && <EpayTab initialUat={d.uat} initialCad={d.cad} />}
 
       {d.tab === 'search' && (
         <>

@@ -29,11 +29,27 @@ function show(key: string, v: unknown): string {
   return String(v);
 }
 
+/** Spec 4.3: the CF order action opens the epay tab in a new tab, with the user's own portal account. */
+function CfOrderLink({ nrCad, siruta }: { nrCad: string; siruta: number }) {
+  return (
+    <a
+      className="gp-btn gp-panel__cf"
+      href={`/parcel-sync?${new URLSearchParams({ tab: 'epay', cad: nrCad, siruta: String(siruta) })}`}
+      target="_blank"
+      rel="noopener"
+      data-testid="cf-order-link"
+    >
+      Comandă extras CF
+    </a>
+  );
+}
+
 function CfStatusLine({ nrCad, siruta }: { nrCad: string; siruta: number }) {
   const [state, setState] = useState<CfStatus | 'loading' | { error: string } | null>(null);
   useEffect(() => setState(null), [nrCad, siruta]);
   if (state === null) {
     return (
+      <>
       <button
         type="button"
         className="gp-btn gp-panel__cf"
@@ -45,11 +61,20 @@ function CfStatusLine({ nrCad, siruta }: { nrCad: string; siruta: number }) {
       >
         Verifică extrasul CF
       </button>
+      <CfOrderLink nrCad={nrCad} siruta={siruta} />
+      </>
     );
   }
   if (state === 'loading') return <p className="gp-panel__note">Se verifică extrasul CF…</p>;
   if ('error' in state) return <p className="gp-panel__note gp-panel__note--fail">{state.error}</p>;
-  if (!state.exists) return <p className="gp-panel__note" data-testid="cf-status">Nu există extras CF. Comanda costă 1 credit.</p>;
+  if (!state.exists) {
+    return (
+      <>
+        <p className="gp-panel__note" data-testid="cf-status">Nu există extras CF. Comanda costă 1 credit.</p>
+        <CfOrderLink nrCad={nrCad} siruta={siruta} />
+      </>
+    );
+  }
   const until = state.expiresAt ? new Date(state.expiresAt).toLocaleDateString('ro-RO') : null;
   return (
     <p className="gp-panel__note" data-testid="cf-status">
@@ -61,6 +86,12 @@ function CfStatusLine({ nrCad, siruta }: { nrCad: string; siruta: number }) {
         <>
           {' '}
           <a href={state.downloadUrl}>Descarcă PDF</a>
+        </>
+      ) : null}
+      {state.state === 'expired' || state.state === 'failed' ? (
+        <>
+          {' '}
+          <CfOrderLink nrCad={nrCad} siruta={siruta} />
         </>
       ) : null}
     </p>

@@ -1,19 +1,20 @@
 /**
  * The frame shared by every /parcel-sync page: the header (eyebrow, title, subtitle) and the one
- * tab bar (Sincronizare, Căutare cadastrală, Tablou UAT, Export). The tabs carry the chosen UAT
- * (`siruta`) from page to page. `/parcel-sync?tab=epay` stays reserved for the CF order flow of
- * spec 4.3 and has no tab of its own.
+ * tab bar (Sincronizare, Căutare cadastrală, Tablou UAT, Export, Extrase CF). The tabs carry the
+ * chosen UAT (`siruta`) from page to page; `?tab=epay` is the CF order flow of spec 4.3 (the tab
+ * key keeps its original name).
  */
 import type { ReactNode } from 'react';
 import { Link } from '@remix-run/react';
 
-export type ParcelSyncTab = 'sync' | 'search' | 'dashboard' | 'export';
+export type ParcelSyncTab = 'sync' | 'search' | 'dashboard' | 'export' | 'epay';
 
 export const PARCEL_SYNC_TABS: ReadonlyArray<{ key: ParcelSyncTab; label: string; short?: string; href: (siruta: number | null) => string }> = [
   { key: 'sync', label: 'Sincronizare', href: (s) => (s ? `/parcel-sync?siruta=${s}` : '/parcel-sync') },
   { key: 'search', label: 'Căutare cadastrală', short: 'Căutare', href: (s) => `/parcel-sync?tab=search${s ? `&siruta=${s}` : ''}` },
   { key: 'dashboard', label: 'Tablou UAT', href: (s) => (s ? `/parcel-sync/dashboard?siruta=${s}` : '/parcel-sync/dashboard') },
   { key: 'export', label: 'Export', href: (s) => (s ? `/parcel-sync/export?siruta=${s}` : '/parcel-sync/export') },
+  { key: 'epay', label: 'Extrase CF', href: (s) => `/parcel-sync?tab=epay${s ? `&siruta=${s}` : ''}` },
 ];
 
 export function ParcelSyncTabs({ active, siruta }: { active: ParcelSyncTab | null; siruta: number | null }) {

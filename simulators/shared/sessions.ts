@@ -1,7 +1,5 @@
-/** Portal sessions: a random JSESSIONID cookie, forgotten after an idle period. */
+/** Portal sessions of the simulators: a random cookie value, forgotten after an idle period. */
 import { randomBytes } from 'node:crypto';
-
-export const SESSION_COOKIE = 'JSESSIONID';
 
 interface Session {
   username: string;

@@ -1,0 +1,320 @@
+/**
+ * Certificate portal routes (spec 4.3, CONTRACT.md sections 1, 3, 4; docs/cf.md):
+ *   GET|POST /api/cfportal/session   the portal account (connect/disconnect), separate from landreg
+ *   POST /api/cfportal/order         one parcel or a bulk list → 202 {orderId, extracts}; 409 catalog_hit; 402
+ *   GET  /api/cfportal/orders        the extracts, newest first (CF numbers only for viewers allowed to see them)
+ *   GET  /api/cfportal/credits       live credit balance
+ *   GET  /api/cfportal/download?id=  the PDF (S3, or a legacy inline pdfData)
+ *   GET  /api/cfportal/test?step=    admin diagnostic: login, uats, search, order, download
+ */
+import type { Router } from 'express';
+import { pipeline } from 'node:stream/promises';
+import { z } from 'zod';
+import type { SessionContext } from '../auth/types';
+import { cfApi } from '../cfportal/context';
+import { defineRoute, reply } from '../http/route';
+import { signalJob } from '../landreg/jobs';
+import { errors } from '../../domain/errors';
+import { contentDisposition } from '../../domain/exports/zip';
+import { viewerOf } from '../../domain/auth/viewer';
+import { CF_STEPS, IN_FLIGHT_STATUSES, getExtract, listExtracts, reservedCredits } from '../../domain/cfportal/extracts';
+import { accountKey, placeOrder } from '../../domain/cfportal/order';
+import { openExtractPdf } from '../../domain/cfportal/pipeline';
+import { cfSessionView, connectCfportal, disconnectCfportal } from '../../domain/cfportal/session';
+import type { CfOrderBatchInput } from '../../workflows/cfOrders';
+
+const TAGS = ['cfportal'];
+
+const hidesPersonal = (auth: SessionContext) => !viewerOf(auth).personalData;
+
+const Siruta = z.coerce.number().int().positive().max(2_147_483_647).openapi({ example: 63394 });
+const NrCadastral = z
+  .string()
+  .trim()
+  .min(1)
+  .max(50)
+  .regex(/^[0-9A-Za-z][0-9A-Za-z/.-]*$/, 'Numărul cadastral conține caractere nepermise.')
+  .openapi({ example: '50123' });
+const WorkspacePk = z.coerce.number().int().positive().max(2_147_483_647).openapi({ description: 'County id (land-registry workspace); default: from the UAT catalogue' });
+const UserId = z.string().min(1).max(200).openapi({ description: 'Orderer; default the session user (admins may order for someone else)' });
+
+const Parcel = z.object({ nrCadastral: NrCadastral, siruta: Siruta, workspacePk: WorkspacePk.optional(), userId: UserId.optional() });
+/** Spec 4.3: one parcel (fields at top level) or a bulk list. */
+export const MAX_PARCELS_PER_ORDER = 100;
+const OrderBody = z
+  .object({
+    parcels: z.array(Parcel).min(1).max(MAX_PARCELS_PER_ORDER).optional(),
+    nrCadastral: NrCadastral.optional(),
+    siruta: Siruta.optional(),
+    workspacePk: WorkspacePk.optional(),
+    userId: UserId.optional(),
+    force: z.boolean().optional().openapi({ description: 'Order even when a valid extract exists (costs a credit)' }),
+  })
+  .superRefine((b, ctx) => {
+    if (b.parcels) return;
+    if (b.nrCadastral === undefined) ctx.addIssue({ code: 'custom', path: ['nrCadastral'], message: 'Lipsește numărul cadastral (sau lista parcels).' });
+    if (b.siruta === undefined) ctx.addIssue({ code: 'custom', path: ['siruta'], message: 'Lipsește codul SIRUTA (sau lista parcels).' });
+  });
+
+const ExtractBody = z
+  .object({
+    id: z.string().uuid(),
+    orderId: z.string().nullable(),
+    nrCadastral: z.string(),
+    siruta: z.number().nullable(),
+    uatName: z.string().nullable(),
+    workspacePk: z.number().nullable(),
+    cfNumber: z.string().nullable().openapi({ description: 'Null for viewers who may not see personal data' }),
+    status: z.enum(['pending', 'cart', 'submitted', 'processing', 'downloading', 'completed', 'failed', 'cancelled']),
+    state: z.enum(['processing', 'valid', 'expired', 'failed']),
+    currentStep: z.string().nullable().openapi({ description: `One of ${CF_STEPS.join(', ')}` }),
+    stepNo: z.number(),
+    stepsTotal: z.number(),
+    version: z.number(),
+    userId: z.string().nullable(),
+    type: z.enum(['portal', 'admin']),
+    adminOrderedBy: z.string().nullable(),
+    issuedAt: z.string().nullable(),
+    expiresAt: z.string().nullable(),
+    documentName: z.string().nullable(),
+    downloadUrl: z.string().nullable(),
+    error: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi('CfExtract');
+
+const SessionBody = z.object({
+  action: z.enum(['connect', 'disconnect']),
+  username: z.string().min(1).max(200).optional(),
+  password: z.string().min(1).max(200).optional(),
+});
+const SessionView = z.object({
+  connected: z.boolean(),
+  username: z.string(),
+  source: z.enum(['connected', 'configured']),
+  connectedAt: z.string().optional(),
+  credits: z.number().optional(),
+});
+
+const OrdersQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+  offset: z.coerce.number().int().min(0).default(0),
+  status: z.enum(['pending', 'cart', 'submitted', 'processing', 'downloading', 'completed', 'failed', 'cancelled']).optional(),
+  mine: z.enum(['0', '1', 'true', 'false']).optional().openapi({ description: 'Only the caller’s extracts' }),
+  nrCad: NrCadastral.optional(),
+  siruta: Siruta.optional(),
+  orderId: z.string().min(1).max(40).optional(),
+});
+const IdQuery = z.object({ id: z.string().uuid('Identificatorul extrasului nu este valid.') });
+const TestQuery = z.object({
+  step: z.enum(['login', 'uats', 'search', 'order', 'download']),
+  nrCad: NrCadastral.optional(),
+  siruta: Siruta.optional(),
+  workspacePk: WorkspacePk.optional(),
+});
+
+export function registerCfportalRoutes(router: Router): void {
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/cfportal/session',
+      summary: 'The certificate-portal account orders are placed with (connected, else configured)',
+      tags: TAGS,
+      auth: 'session',
+      response: { description: 'Account state', schema: SessionView },
+    },
+    () => cfSessionView(cfApi.prisma()),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/cfportal/session',
+      summary: 'Connect (sign in and keep the account) or disconnect the certificate portal (spec 4.3)',
+      tags: TAGS,
+      auth: 'session',
+      body: SessionBody,
+      response: { description: 'Account state after the action', schema: SessionView },
+      failures: { 422: 'cfportal_credentials_invalid', 502: 'upstream_error', 503: 'portal_maintenance' },
+    },
+    ({ body }) =>
+      body.action === 'connect'
+        ? connectCfportal(cfApi.prisma(), cfApi.client(), { username: body.username, password: body.password })
+        : disconnectCfportal(cfApi.prisma()),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/cfportal/order',
+      summary: 'Order CF extracts for one parcel or a list; queued FIFO per portal account (spec 3.2, 4.3)',
+      tags: TAGS,
+      auth: 'session',
+      body: OrderBody,
+      response: { status: 202, description: 'Queued', schema: z.object({ orderId: z.string(), extracts: z.array(ExtractBody) }) },
+      failures: {
+        402: 'insufficient_credits: the balance does not cover this order (plus earlier queued ones); body has credits and needed',
+        403: 'ordering for another user without being an admin',
+        409: 'catalog_hit: a parcel has a valid extract (send force: true to order anyway); body has hits and downloadUrl',
+      },
+    },
+    async ({ body, auth }) => {
+      const parcels = body.parcels ?? [{ nrCadastral: body.nrCadastral!, siruta: body.siruta!, workspacePk: body.workspacePk, userId: body.userId }];
+      const placed = await placeOrder(
+        { prisma: cfApi.prisma(), db: cfApi.db(), client: cfApi.client() },
+        { userId: auth!.user.id, isAdmin: auth!.isAdmin, hidePersonal: hidesPersonal(auth!) },
+        { parcels, force: body.force ?? false },
+      );
+      const batch: CfOrderBatchInput = { orderId: placed.orderId, account: placed.account, pollIntervalMs: cfApi.pollIntervalMs };
+      await signalJob({
+        kind: 'cf-order-queue',
+        scope: placed.account,
+        workflowType: 'cfOrderQueue',
+        args: [{ account: placed.account }],
+        signal: 'enqueueBatch',
+        signalArgs: [batch],
+        taskQueue: cfApi.workflowTaskQueue,
+      });
+      return reply(202, { orderId: placed.orderId, extracts: placed.extracts });
+    },
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/cfportal/orders',
+      summary: 'CF extracts, newest first, with state and current step (spec 4.3 "all extracts")',
+      tags: TAGS,
+      auth: 'session',
+      query: OrdersQuery,
+      response: { description: 'Extracts', schema: z.object({ items: z.array(ExtractBody), total: z.number() }) },
+    },
+    ({ query, auth }) =>
+      listExtracts(
+        cfApi.prisma(),
+        {
+          limit: query.limit,
+          offset: query.offset,
+          status: query.status,
+          userId: query.mine === '1' || query.mine === 'true' ? auth!.user.id : undefined,
+          nrCadastral: query.nrCad,
+          siruta: query.siruta,
+          orderId: query.orderId,
+        },
+        { hidePersonal: hidesPersonal(auth!) },
+      ),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/cfportal/credits',
+      summary: 'Live credit balance of the portal account, and what queued orders will still spend',
+      tags: TAGS,
+      auth: 'session',
+      response: {
+        description: 'Credits',
+        schema: z.object({ account: z.string(), credits: z.number(), reserved: z.number(), available: z.number(), costPerExtract: z.number() }),
+      },
+      failures: { 502: 'upstream_error', 503: 'portal_maintenance' },
+    },
+    async () => {
+      const client = cfApi.client();
+      const account = accountKey(await client.account());
+      const [credits, reserved] = await Promise.all([client.credits(), reservedCredits(cfApi.prisma(), account)]);
+      return { account, credits, reserved, available: Math.max(0, credits - reserved), costPerExtract: 1 };
+    },
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/cfportal/download',
+      summary: 'The PDF of a completed extract, streamed from object storage (legacy records: inline pdfData)',
+      tags: TAGS,
+      auth: 'session',
+      query: IdQuery,
+      response: { description: 'PDF attachment', contentType: 'application/pdf' },
+      failures: { 404: 'Unknown extract, or not yours (restricted viewers)', 409: 'cf_not_ready: the extract is not completed' },
+    },
+    async ({ query, auth, res }) => {
+      const e = await getExtract(cfApi.prisma(), query.id);
+      // Restricted viewers may not read other people's land-book extracts (personal data).
+      if (!e || (hidesPersonal(auth!) && e.userId !== auth!.user.id)) throw errors.notFound('Extrasul CF nu există.');
+      if (e.status !== 'completed') {
+        throw errors.conflict('cf_not_ready', (IN_FLIGHT_STATUSES as readonly string[]).includes(e.status) ? 'Extrasul CF este încă în lucru.' : 'Extrasul CF nu a fost emis.', {
+          status: e.status,
+        });
+      }
+      const body = await openExtractPdf(e);
+      if (!body) throw errors.notFound('Fișierul extrasului nu mai există.');
+      res.status(200).set({
+        'Content-Type': 'application/pdf',
+        'Content-Disposition': contentDisposition(e.documentName ?? `cf-${e.id}.pdf`),
+        'Cache-Control': 'private, no-store',
+      });
+      if (Buffer.isBuffer(body)) res.end(body);
+      else await pipeline(body, res);
+    },
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/cfportal/test',
+      summary: 'Admin diagnostic of the certificate portal, one step at a time; spends no credit',
+      tags: TAGS,
+      auth: 'admin',
+      query: TestQuery,
+      response: { description: '{step, ok, ...} of the step' },
+      failures: { 422: 'cfportal_credentials_invalid', 502: 'upstream_error', 503: 'portal_maintenance' },
+    },
+    async ({ query }) => {
+      const client = cfApi.client();
+      const started = Date.now();
+      const done = (data: Record<string, unknown>) => ({ step: query.step, ok: true, ms: Date.now() - started, ...data });
+      switch (query.step) {
+        case 'login': {
+          const s = await client.login();
+          return done({ account: s.username, credits: s.credits });
+        }
+        case 'uats': {
+          const counties = await client.counties();
+          const county = counties.find((c) => c.id === query.workspacePk) ?? counties[0];
+          const uats = county ? await client.uats(county.id) : [];
+          return done({ counties: counties.length, county: county ?? null, uats: uats.length });
+        }
+        case 'search': {
+          let countyId = query.workspacePk;
+          let uatId = query.siruta;
+          if (!countyId || !uatId) {
+            const c = (await client.counties())[0];
+            countyId = c.id;
+            uatId = (await client.uats(c.id))[0].id;
+          }
+          return done({ result: await client.search({ countyId, uatId, cadastralNumber: query.nrCad ?? '1' }) });
+        }
+        case 'order': {
+          // Read-only on purpose: the cart is shared with the running queue.
+          const [cart, orders, credits] = await Promise.all([client.cart(), client.orders(), client.credits()]);
+          return done({ cartItems: cart.length, orders: orders.length, lastOrder: orders.at(-1) ?? null, credits });
+        }
+        case 'download': {
+          const last = (await client.orders()).filter((o) => o.status === 'done').at(-1);
+          if (!last) return done({ documents: 0 });
+          const docs = await client.documents(last.orderId);
+          const pdf = docs[0] ? await client.document(docs[0].documentId) : null;
+          return done({ orderId: last.orderId, documents: docs.length, firstPdfBytes: pdf?.length ?? 0 });
+        }
+      }
+    },
+  );
+}

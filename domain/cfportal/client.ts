@@ -1,0 +1,220 @@
+/**
+ * HTTP client of the certificate portal (paths in simulators/cfportal/README.md). Its own account,
+ * separate from the land-registry session: credentials from the connected account
+ * (cfportal_sessions, POST /api/cfportal/session), else CFPORTAL_USERNAME/PASSWORD. The session
+ * cookie is kept per process and account; a 401 (idle expiry) re-logs in transparently once.
+ */
+import { config } from '../config';
+import { PortalError, looksLikeMaintenance } from '../landreg/errors';
+
+export interface CfCredentials {
+  username: string;
+  password: string;
+}
+
+const PORTAL = 'Portalul de extrase CF';
+
+/** The portal refused the account: not retryable. */
+export class CfPortalCredentialsError extends PortalError {
+  constructor() {
+    super(422, 'cfportal_credentials_invalid', `${PORTAL} a refuzat numele de utilizator sau parola.`, false);
+  }
+}
+/** Maintenance page, 5xx, timeout or no answer: retryable. */
+export class CfPortalUnavailableError extends PortalError {
+  constructor(what: string, maintenance = false) {
+    super(
+      maintenance ? 503 : 502,
+      maintenance ? 'portal_maintenance' : 'upstream_error',
+      maintenance ? `${PORTAL} este în mentenanță. Încercați mai târziu.` : `${PORTAL} nu a răspuns corect.`,
+      true,
+      what.slice(0, 200),
+    );
+  }
+}
+/** A 4xx the portal meant (unknown order, bad item): retrying the same call cannot help. */
+export class CfPortalRejectedError extends PortalError {
+  readonly upstreamStatus: number;
+  constructor(upstreamStatus: number, what: string) {
+    super(502, 'upstream_error', `${PORTAL} a refuzat cererea.`, false, `${upstreamStatus} ${what}`.slice(0, 200));
+    this.upstreamStatus = upstreamStatus;
+  }
+}
+
+export interface CartItem {
+  itemId: string;
+  countyId: number;
+  uatId: number;
+  cadastralNumber: string;
+  metadata: { reference?: string; note?: string } | null;
+}
+export interface PortalOrder {
+  orderId: string;
+  submittedAt: string;
+  status: 'processing' | 'done';
+  items: CartItem[];
+}
+export interface PortalDocument {
+  documentId: string;
+  itemId: string;
+  countyId: number;
+  uatId: number;
+  cadastralNumber: string;
+  cfNumber: string;
+  fileName: string;
+}
+
+type Body = Record<string, unknown>;
+/** Tries of an idempotent call against a flaky portal before the activity's own retry takes over. */
+const SAFE_ATTEMPTS = 3;
+const cookies = new Map<string, string>();
+
+export class CfportalClient {
+  readonly baseUrl: string;
+  private readonly timeoutMs: number;
+
+  constructor(
+    private readonly credentials: () => Promise<CfCredentials>,
+    opts: { baseUrl?: string; timeoutMs?: number } = {},
+  ) {
+    this.baseUrl = (opts.baseUrl ?? config.cfportal.baseUrl).replace(/\/+$/, '');
+    this.timeoutMs = opts.timeoutMs ?? config.cfportal.requestTimeoutMs;
+  }
+
+  private async raw(method: string, path: string, body: Body | undefined, cookie: string | null): Promise<Response> {
+    const headers: Record<string, string> = { accept: 'application/json, application/pdf' };
+    if (cookie) headers.cookie = cookie;
+    if (body) headers['content-type'] = 'application/json';
+    try {
+      return await fetch(`${this.baseUrl}/cf/api${path}`, {
+        method,
+        headers,
+        body: body ? JSON.stringify(body) : undefined,
+        signal: AbortSignal.timeout(this.timeoutMs),
+        redirect: 'manual',
+      });
+    } catch (err) {
+      throw new CfPortalUnavailableError(`${method} ${path}: ${(err as Error).message}`);
+    }
+  }
+
+  /** Signs in; returns the account name and the session cookie. */
+  async login(creds?: CfCredentials): Promise<{ username: string; cookie: string; credits: number }> {
+    const c = creds ?? (await this.credentials());
+    const res = await this.raw('POST', '/login', { username: c.username, password: c.password }, null);
+    const text = await res.text();
+    if (res.status === 401 || res.status === 403) throw new CfPortalCredentialsError();
+    if (looksLikeMaintenance(res.status, text)) throw new CfPortalUnavailableError('POST /login', true);
+    if (res.status !== 200) throw new CfPortalUnavailableError(`POST /login ${res.status}`);
+    const cookie = (res.headers.getSetCookie?.() ?? []).map((l) => l.split(';')[0].trim()).find((p) => p.includes('=') && !p.endsWith('='));
+    if (!cookie) throw new CfPortalUnavailableError('POST /login without a session cookie');
+    cookies.set(`${this.baseUrl}|${c.username}`, cookie);
+    return { username: c.username, cookie, credits: (JSON.parse(text) as { credits: number }).credits };
+  }
+
+  /**
+   * One call with the account's session. Reads, metadata saves and removals (idempotent) are
+   * tried up to three times on a 5xx or no answer; a POST (add to cart, submit) never is: its
+   * caller reconciles with the cart or the order list before doing it again.
+   */
+  private async call(method: string, path: string, body?: Body): Promise<Response> {
+    const attempts = method === 'POST' ? 1 : SAFE_ATTEMPTS;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.callOnce(method, path, body);
+      } catch (err) {
+        const transient = err instanceof CfPortalUnavailableError && err.code !== 'portal_maintenance';
+        if (!transient || attempt >= attempts) throw err;
+        await new Promise((r) => setTimeout(r, 200 * attempt));
+      }
+    }
+  }
+
+  /** One exchange with the account's session, re-logging in once on 401. */
+  private async callOnce(method: string, path: string, body?: Body): Promise<Response> {
+    const creds = await this.credentials();
+    const key = `${this.baseUrl}|${creds.username}`;
+    let cookie = cookies.get(key) ?? (await this.login(creds)).cookie;
+    for (let attempt = 0; ; attempt++) {
+      const res = await this.raw(method, path, body, cookie);
+      if (res.status === 401 && attempt === 0) {
+        await res.body?.cancel();
+        cookie = (await this.login(creds)).cookie;
+        continue;
+      }
+      if (res.status === 401) throw new CfPortalCredentialsError();
+      if (res.status >= 500 || res.status === 429) {
+        const text = await res.text();
+        throw new CfPortalUnavailableError(`${method} ${path} ${res.status}`, looksLikeMaintenance(res.status, text));
+      }
+      return res;
+    }
+  }
+
+  private async json<T>(method: string, path: string, body?: Body): Promise<{ status: number; body: T }> {
+    const res = await this.call(method, path, body);
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      throw new CfPortalUnavailableError(`${method} ${path}: not JSON`);
+    }
+    return { status: res.status, body: parsed as T };
+  }
+
+  private async ok<T>(method: string, path: string, body?: Body): Promise<T> {
+    const r = await this.json<T>(method, path, body);
+    if (r.status >= 400) throw new CfPortalRejectedError(r.status, `${method} ${path}: ${(r.body as { message?: string } | null)?.message ?? ''}`);
+    return r.body;
+  }
+
+  /** The account's user name (the queue is per account). */
+  async account(): Promise<string> {
+    return (await this.credentials()).username;
+  }
+  async credits(): Promise<number> {
+    return (await this.ok<{ credits: number }>('GET', '/credits')).credits;
+  }
+  counties(): Promise<Array<{ id: number; name: string }>> {
+    return this.ok('GET', '/counties');
+  }
+  uats(countyId: number): Promise<Array<{ id: number; name: string }>> {
+    return this.ok('GET', `/counties/${countyId}/uats`);
+  }
+  search(p: { countyId: number; uatId: number; cadastralNumber: string }): Promise<{ found: boolean; cfNumber: string; uatName: string }> {
+    return this.ok('GET', `/search?${new URLSearchParams({ countyId: String(p.countyId), uatId: String(p.uatId), cadastralNumber: p.cadastralNumber })}`);
+  }
+  async cart(): Promise<CartItem[]> {
+    return (await this.ok<{ items: CartItem[] }>('GET', '/cart')).items;
+  }
+  addToCart(p: { countyId: number; uatId: number; cadastralNumber: string }): Promise<CartItem> {
+    return this.ok('POST', '/cart/items', p);
+  }
+  saveMetadata(itemId: string, metadata: { reference: string; note?: string }): Promise<CartItem> {
+    return this.ok('PUT', `/cart/items/${encodeURIComponent(itemId)}/metadata`, metadata);
+  }
+  async removeFromCart(itemId: string): Promise<void> {
+    await this.ok('DELETE', `/cart/items/${encodeURIComponent(itemId)}`);
+  }
+  async submit(): Promise<{ orderId: string; status: number; message?: string }> {
+    const r = await this.json<{ orderId?: string; message?: string }>('POST', '/cart/submit');
+    return { orderId: r.body?.orderId ?? '', status: r.status, message: r.body?.message };
+  }
+  async orders(): Promise<PortalOrder[]> {
+    return (await this.ok<{ orders: PortalOrder[] }>('GET', '/orders')).orders;
+  }
+  order(orderId: string): Promise<PortalOrder> {
+    return this.ok('GET', `/orders/${encodeURIComponent(orderId)}`);
+  }
+  async documents(orderId: string): Promise<PortalDocument[]> {
+    return (await this.ok<{ documents: PortalDocument[] }>('GET', `/orders/${encodeURIComponent(orderId)}/documents`)).documents;
+  }
+  async document(documentId: string): Promise<Buffer> {
+    const res = await this.call('GET', `/documents/${encodeURIComponent(documentId)}`);
+    if (res.status >= 400) throw new CfPortalRejectedError(res.status, `GET /documents/${documentId}`);
+    const bytes = Buffer.from(await res.arrayBuffer());
+    if (bytes.subarray(0, 5).toString('latin1') !== '%PDF-') throw new CfPortalUnavailableError(`GET /documents/${documentId}: not a PDF`);
+    return bytes;
+  }
+}

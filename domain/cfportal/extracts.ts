@@ -1,0 +1,240 @@
+/**
+ * CF extract records (spec 2.5, CONTRACT.md section 3) through Prisma: a batch's rows are created
+ * together (catalog check and version counter under a per-parcel advisory lock, spec 9.4), updated
+ * after every pipeline step, listed for the orders page with the viewer's redaction, and read for
+ * the download. Statuses: pending → cart → submitted → processing → downloading → completed, any
+ * → failed, pending → cancelled.
+ */
+import { Prisma, type PrismaClient } from '../db/prisma';
+import { errors } from '../errors';
+import { uiState, type CfUiState } from '../geoportal/cfStatus';
+
+/** Spec 3.2 / CONTRACT.md 3: a completed extract is valid 30 days from issue. */
+export const CF_VALIDITY_DAYS = 30;
+export const CF_VALIDITY_MS = CF_VALIDITY_DAYS * 24 * 60 * 60 * 1000;
+/** Spec 8: each extract costs one credit. */
+export const CF_EXTRACT_COST = 1;
+
+export const IN_FLIGHT_STATUSES = ['pending', 'cart', 'submitted', 'processing', 'downloading'] as const;
+
+/** The batch's machine steps, in order (current_step, step_no): the UI shows them as "step n of N". */
+export const CF_STEPS = ['queued', 'credits', 'cart', 'metadata', 'submit', 'poll', 'documents', 'download', 'store', 'notify', 'done'] as const;
+export type CfStep = (typeof CF_STEPS)[number];
+export const stepNo = (s: CfStep) => CF_STEPS.indexOf(s) + 1;
+
+export interface ParcelOrder {
+  nrCadastral: string;
+  siruta: number;
+  workspacePk: number;
+  uatName: string | null;
+  /** The orderer (session user unless the body named one). */
+  userId: string;
+  /** The operator when an admin orders for someone else. */
+  adminOrderedBy: string | null;
+}
+
+export interface CfExtractView {
+  id: string;
+  orderId: string | null;
+  nrCadastral: string;
+  siruta: number | null;
+  uatName: string | null;
+  workspacePk: number | null;
+  /** Null for viewers who may not see personal data. */
+  cfNumber: string | null;
+  status: string;
+  state: CfUiState;
+  currentStep: string | null;
+  stepNo: number;
+  stepsTotal: number;
+  version: number;
+  userId: string | null;
+  type: string;
+  adminOrderedBy: string | null;
+  issuedAt: string | null;
+  expiresAt: string | null;
+  documentName: string | null;
+  downloadUrl: string | null;
+  error: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+type Row = Prisma.CfExtractGetPayload<object> & { hasFile?: boolean };
+
+export const downloadUrlOf = (id: string) => `/api/cfportal/download?id=${id}`;
+
+export function extractView(r: Row, opts: { hidePersonal: boolean; now?: Date }): CfExtractView {
+  const hasFile = r.hasFile ?? (r.s3Key !== null || r.pdfData !== null);
+  return {
+    id: r.id,
+    orderId: r.orderId,
+    nrCadastral: r.nrCadastral,
+    siruta: r.siruta,
+    uatName: r.uatName,
+    workspacePk: r.workspacePk,
+    cfNumber: opts.hidePersonal ? null : r.cfNumber,
+    status: r.status,
+    state: uiState(r.status, r.expiresAt, opts.now),
+    currentStep: r.currentStep,
+    stepNo: r.stepNo,
+    stepsTotal: CF_STEPS.length,
+    version: r.version,
+    userId: r.userId,
+    type: r.type,
+    adminOrderedBy: r.adminOrderedBy,
+    issuedAt: r.issuedAt?.toISOString() ?? null,
+    expiresAt: r.expiresAt?.toISOString() ?? null,
+    documentName: r.documentName,
+    downloadUrl: r.status === 'completed' && hasFile ? downloadUrlOf(r.id) : null,
+    error: r.error,
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
+  };
+}
+
+/** The columns a list needs: never the legacy inline PDF bytes. */
+const LIST_SELECT = {
+  id: true, userId: true, type: true, adminOrderedBy: true, nrCadastral: true, siruta: true, workspacePk: true, orderId: true,
+  status: true, version: true, issuedAt: true, expiresAt: true, s3Key: true, documentName: true, error: true, createdAt: true,
+  updatedAt: true, currentStep: true, stepNo: true, batchSize: true, portalAccount: true, portalOrderId: true, portalItemId: true,
+  portalDocumentId: true, cfNumber: true, uatName: true, submitIntentAt: true, submittedAt: true,
+} as const;
+
+async function withFileFlag(prisma: PrismaClient, rows: Array<Omit<Row, 'pdfData'>>): Promise<Row[]> {
+  const legacy = rows.filter((r) => r.s3Key === null && r.status === 'completed').map((r) => r.id);
+  const withPdf = new Set(
+    legacy.length
+      ? (await prisma.cfExtract.findMany({ where: { id: { in: legacy }, pdfData: { not: null } }, select: { id: true } })).map((r) => r.id)
+      : [],
+  );
+  return rows.map((r) => ({ ...r, pdfData: null, hasFile: r.s3Key !== null || withPdf.has(r.id) }));
+}
+
+/** Orders arriving together queue for connections; a busy pool must mean waiting, not a 500. */
+const TX_LIMITS = { maxWait: 30_000, timeout: 30_000 };
+
+/**
+ * Creates the extracts of one batch, all with `orderId`. Per parcel, under an advisory lock on
+ * (siruta, cadastral number): a valid completed extract refuses the batch with 409 `catalog_hit`
+ * unless `force`; otherwise the version is one more than the parcel's highest (spec 9.4).
+ */
+export async function createBatch(
+  prisma: PrismaClient,
+  input: { orderId: string; account: string; parcels: ParcelOrder[]; force: boolean; now?: Date },
+): Promise<Row[]> {
+  const now = input.now ?? new Date();
+  return prisma.$transaction(async (tx) => {
+    const hits: Array<{ nrCadastral: string; siruta: number; extractId: string; expiresAt: string }> = [];
+    const versions: number[] = [];
+    // Locks in a stable order, so two batches naming the same parcels never deadlock.
+    const keys = [...new Set(input.parcels.map((p) => `cf-version:${p.siruta}:${p.nrCadastral}`))].sort();
+    for (const k of keys) await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${k}))::text`;
+    for (const p of input.parcels) {
+      const prev = await tx.cfExtract.findMany({
+        where: { nrCadastral: p.nrCadastral, siruta: p.siruta, status: { not: 'cancelled' } },
+        orderBy: [{ version: 'desc' }, { createdAt: 'desc' }],
+        select: { id: true, status: true, version: true, expiresAt: true },
+        take: 20,
+      });
+      const valid = prev.find((e) => uiState(e.status, e.expiresAt, now) === 'valid');
+      if (valid && !input.force) {
+        hits.push({ nrCadastral: p.nrCadastral, siruta: p.siruta, extractId: valid.id, expiresAt: valid.expiresAt!.toISOString() });
+      }
+      const maxVersion = Math.max(0, ...prev.map((e) => e.version), ...versions.filter((_, i) => sameParcel(input.parcels[i], p)));
+      versions.push(maxVersion + 1);
+    }
+    if (hits.length) {
+      throw errors.conflict('catalog_hit', 'Există deja un extras CF valabil pentru această parcelă. Folosiți-l sau comandați din nou cu „force”.', {
+        hits,
+        downloadUrl: downloadUrlOf(hits[0].extractId),
+      });
+    }
+    return tx.cfExtract.createManyAndReturn({
+      data: input.parcels.map((p, i) => ({
+        orderId: input.orderId,
+        nrCadastral: p.nrCadastral,
+        siruta: p.siruta,
+        workspacePk: p.workspacePk,
+        uatName: p.uatName,
+        userId: p.userId,
+        type: p.adminOrderedBy ? 'admin' : 'portal',
+        adminOrderedBy: p.adminOrderedBy,
+        status: 'pending',
+        version: versions[i],
+        currentStep: 'queued',
+        stepNo: stepNo('queued'),
+        batchSize: input.parcels.length,
+        portalAccount: input.account,
+      })),
+    });
+  }, TX_LIMITS);
+}
+
+const sameParcel = (a: ParcelOrder, b: ParcelOrder) => a.nrCadastral === b.nrCadastral && a.siruta === b.siruta;
+
+export function batchExtracts(prisma: PrismaClient, orderId: string) {
+  return prisma.cfExtract.findMany({ where: { orderId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: LIST_SELECT });
+}
+
+/** One step of the whole batch (rows already completed or failed keep their state). */
+export async function setBatchStep(
+  prisma: PrismaClient,
+  orderId: string,
+  step: CfStep,
+  data: Prisma.CfExtractUpdateManyMutationInput = {},
+): Promise<void> {
+  await prisma.cfExtract.updateMany({
+    where: { orderId, status: { in: [...IN_FLIGHT_STATUSES] } },
+    data: { currentStep: step, stepNo: stepNo(step), error: null, ...data },
+  });
+}
+
+export async function setExtract(prisma: PrismaClient, id: string, step: CfStep, data: Prisma.CfExtractUpdateInput = {}): Promise<void> {
+  await prisma.cfExtract.update({ where: { id }, data: { currentStep: step, stepNo: stepNo(step), ...data } });
+}
+
+export async function failBatch(prisma: PrismaClient, orderId: string, error: string): Promise<void> {
+  await prisma.cfExtract.updateMany({
+    where: { orderId, status: { in: [...IN_FLIGHT_STATUSES] } },
+    data: { status: 'failed', error: error.slice(0, 500) },
+  });
+}
+
+/**
+ * Credits already promised to batches that have not been submitted yet (their extracts will
+ * each take one when their turn comes): an order is accepted only if the balance covers them too.
+ */
+export async function reservedCredits(prisma: PrismaClient, account: string): Promise<number> {
+  return prisma.cfExtract.count({ where: { portalAccount: account, status: { in: ['pending', 'cart'] }, submitIntentAt: null } });
+}
+
+export interface ListFilter {
+  limit: number;
+  offset: number;
+  status?: string;
+  userId?: string;
+  nrCadastral?: string;
+  siruta?: number;
+  orderId?: string;
+}
+
+export async function listExtracts(prisma: PrismaClient, f: ListFilter, opts: { hidePersonal: boolean }) {
+  const where: Prisma.CfExtractWhereInput = {
+    ...(f.status ? { status: f.status } : {}),
+    ...(f.userId ? { userId: f.userId } : {}),
+    ...(f.nrCadastral ? { nrCadastral: f.nrCadastral } : {}),
+    ...(f.siruta ? { siruta: f.siruta } : {}),
+    ...(f.orderId ? { orderId: f.orderId } : {}),
+  };
+  const [rows, total] = await Promise.all([
+    prisma.cfExtract.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], take: f.limit, skip: f.offset, select: LIST_SELECT }),
+    prisma.cfExtract.count({ where }),
+  ]);
+  const now = new Date();
+  return { items: (await withFileFlag(prisma, rows)).map((r) => extractView(r, { ...opts, now })), total };
+}
+
+export async function getExtract(prisma: PrismaClient, id: string) {
+  return prisma.cfExtract.findUnique({ where: { id }, select: { ...LIST_SELECT, pdfData: true } });
+}

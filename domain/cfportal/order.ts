@@ -1,0 +1,84 @@
+/**
+ * `POST /api/cfportal/order` in domain terms (spec 4.3, CONTRACT.md sections 1, 3, 4): resolve each
+ * parcel's county (workspacePk from the body, else the UAT catalogue), stamp the orderer, refuse
+ * a parcel with a valid extract (409 `catalog_hit`) unless `force`, check the live credits against
+ * this order plus what earlier queued orders will spend (402 `insufficient_credits`, nothing
+ * reaches the cart), then write the batch's records. The caller enqueues the batch.
+ */
+import { ulid } from 'ulid';
+import type { Db } from '../db/pool';
+import type { PrismaClient } from '../db/prisma';
+import { errors } from '../errors';
+import type { CfportalClient } from './client';
+import { CF_EXTRACT_COST, createBatch, extractView, reservedCredits, type CfExtractView, type ParcelOrder } from './extracts';
+import { InsufficientCreditsError } from './pipeline';
+
+export interface OrderParcelInput {
+  nrCadastral: string;
+  siruta: number;
+  workspacePk?: number;
+  userId?: string;
+}
+
+export interface Orderer {
+  userId: string;
+  isAdmin: boolean;
+  hidePersonal: boolean;
+}
+
+export interface PlacedOrder {
+  orderId: string;
+  account: string;
+  extracts: CfExtractView[];
+}
+
+/** The account's queue key: a workflow-id scope (no ':'), stable per account. */
+export const accountKey = (username: string) => username.toLowerCase().replace(/[^a-z0-9._@-]/g, '_');
+
+export async function placeOrder(
+  deps: { prisma: PrismaClient; db: Db; client: CfportalClient },
+  who: Orderer,
+  input: { parcels: OrderParcelInput[]; force: boolean },
+): Promise<PlacedOrder> {
+  const seen = new Set<string>();
+  for (const [i, p] of input.parcels.entries()) {
+    const k = `${p.siruta}:${p.nrCadastral}`;
+    if (seen.has(k)) throw errors.badRequest('Aceeași parcelă apare de două ori în comandă.', [{ field: `parcels.${i}`, problem: 'duplicat' }]);
+    seen.add(k);
+    if (p.userId && p.userId !== who.userId && !who.isAdmin) {
+      throw errors.forbidden('Doar administratorii pot comanda extrase în numele altui utilizator.');
+    }
+  }
+  const sirutas = [...new Set(input.parcels.map((p) => p.siruta))];
+  const known = await deps.db.query<{ siruta: number; name: string; workspace_pk: number | null }>(
+    `SELECT siruta, name, workspace_pk FROM gis_uats WHERE siruta = ANY($1::int[])`,
+    [sirutas],
+  );
+  const uats = new Map(known.rows.map((r) => [r.siruta, r]));
+  const missing: Array<{ field: string; problem: string }> = [];
+  const parcels: ParcelOrder[] = input.parcels.map((p, i) => {
+    const u = uats.get(p.siruta);
+    const workspacePk = p.workspacePk ?? u?.workspace_pk ?? null;
+    if (workspacePk === null) missing.push({ field: `parcels.${i}.workspacePk`, problem: `județul UAT-ului ${p.siruta} nu este cunoscut; trimiteți workspacePk` });
+    const orderedFor = p.userId ?? who.userId;
+    return {
+      nrCadastral: p.nrCadastral,
+      siruta: p.siruta,
+      workspacePk: workspacePk ?? 0,
+      uatName: u?.name ?? null,
+      userId: orderedFor,
+      adminOrderedBy: orderedFor !== who.userId ? who.userId : null,
+    };
+  });
+  if (missing.length) throw errors.badRequest('Unele parcele nu au județul (workspacePk) cunoscut.', missing);
+
+  const account = accountKey(await deps.client.account());
+  const needed = parcels.length * CF_EXTRACT_COST;
+  const [live, reserved] = await Promise.all([deps.client.credits(), reservedCredits(deps.prisma, account)]);
+  const available = Math.max(0, live - reserved);
+  if (available < needed) throw new InsufficientCreditsError(available, needed);
+
+  const orderId = ulid();
+  const rows = await createBatch(deps.prisma, { orderId, account, parcels, force: input.force });
+  return { orderId, account, extracts: rows.map((r) => extractView(r, { hidePersonal: who.hidePersonal })) };
+}

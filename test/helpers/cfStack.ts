@@ -1,0 +1,149 @@
+/**
+ * The CF test rig: the certificate portal simulator in-process on a free port, the real app
+ * (createApp) aimed at it, real PostgreSQL, MinIO and Temporal; workers for the store, cf-orders
+ * and notifications queues on task queues of this run (in-process, or a child process that a
+ * test may kill). Parcels come from the shared reference nomenclature (county = workspacePk).
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import type pg from 'pg';
+import { createApp } from '../../api/app';
+import { configureCfApi } from '../../api/cfportal/context';
+import { accountKey } from '../../domain/cfportal/order';
+import { config } from '../../domain/config';
+import { createPool } from '../../domain/db/pool';
+import { startCfportalSimulator, type CfportalSimOptions, type CfportalSimulator } from '../../simulators/cfportal/server';
+import { Nomenclature } from '../../simulators/landreg/nomenclature';
+import { isolatedTaskQueue, TaskQueue, type TaskQueueName } from '../../temporal/queues';
+import { createQueueWorkers } from '../../workers/start';
+import { createTestSessionRecord, type TestSession } from './session';
+import { startWorkerChild, type WorkerChild } from './syncWorkerChild';
+import { localEnv, runSuffix } from './temporal';
+
+export { until } from './wait';
+
+const run = promisify(execFile);
+export const CF_QUEUES: TaskQueueName[] = [TaskQueue.store, TaskQueue.cfOrders, TaskQueue.notifications];
+
+export interface CfRig {
+  sim: CfportalSimulator;
+  env: TestWorkflowEnvironment;
+  db: pg.Pool;
+  suffix: string;
+  base: string;
+  credentials: { username: string; password: string };
+  simJson<T = any>(method: string, p: string, body?: unknown): Promise<T>;
+  /** Starts (or restarts) the workers: in-process by default, as a killable child with `child`. */
+  startWorkers(child?: boolean): Promise<WorkerChild | null>;
+  stop(): Promise<void>;
+}
+
+export async function startCfRig(opts: { sim?: CfportalSimOptions; pollIntervalMs?: number } = {}): Promise<CfRig> {
+  const suffix = runSuffix();
+  // An account of this run: its queue workflow (`cf-order-queue:<account>`) is this run's own,
+  // never one a previous run left polling a task queue nobody serves any more.
+  const credentials = { username: `cf-${suffix}`, password: 'parola-cf' };
+  const sim = await startCfportalSimulator({ port: 0, ...credentials, ...opts.sim });
+  const env = await localEnv();
+  const db = createPool(config.db.url, 8);
+  const queue = (q: TaskQueueName) => isolatedTaskQueue(q, suffix);
+  configureCfApi({ db, baseUrl: sim.url, credentials, workflowTaskQueue: queue(TaskQueue.store), pollIntervalMs: opts.pollIntervalMs ?? 300 });
+  const server = createApp().listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  let inProcess: { workers: Map<TaskQueueName, Worker>; runs: Promise<void>[] } | null = null;
+  let child: WorkerChild | null = null;
+  return {
+    sim,
+    env,
+    db,
+    suffix,
+    base,
+    credentials,
+    async simJson(method, p, body) {
+      const res = await fetch(`${sim.url}${p}`, {
+        method,
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return res.json();
+    },
+    async startWorkers(asChild = false) {
+      if (asChild) {
+        child = await startWorkerChild({
+          suffix,
+          simUrl: config.landreg.baseUrl,
+          queues: CF_QUEUES,
+          cfportalUrl: sim.url,
+          env: { CFPORTAL_USERNAME: credentials.username, CFPORTAL_PASSWORD: credentials.password },
+          readyTimeoutMs: 120_000,
+        });
+        return child;
+      }
+      const workers = await createQueueWorkers({
+        connection: env.nativeConnection,
+        namespace: config.temporal.namespace,
+        deps: { db, cfportalBaseUrl: sim.url, cfportalCredentials: credentials },
+        queues: CF_QUEUES,
+        taskQueueFor: queue,
+      });
+      inProcess = { workers, runs: [...workers.values()].map((w) => w.run()) };
+      return null;
+    },
+    async stop() {
+      await new Promise((r) => server.close(r));
+      // The queue would idle 10 minutes on task queues nobody serves after this run.
+      await env.client.workflow
+        .getHandle(`cf-order-queue:${accountKey(credentials.username)}`)
+        .terminate('test run over')
+        .catch(() => undefined);
+      if (inProcess) {
+        for (const w of inProcess.workers.values()) w.shutdown();
+        await Promise.allSettled(inProcess.runs);
+      }
+      await child?.kill('SIGTERM');
+      await db.end();
+      await env.teardown();
+      await sim.close();
+    },
+  };
+}
+
+/** `count` UATs of the reference nomenclature, as (siruta, workspacePk, name). */
+export function someUats(count: number, skip = 0): Array<{ siruta: number; workspacePk: number; name: string }> {
+  const nom = new Nomenclature(config.landreg.simDataDir);
+  const county = nom.counties[3];
+  return county.uats.slice(skip, skip + count).map((u) => ({ siruta: u.siruta, workspacePk: u.workspaceId, name: u.name }));
+}
+
+/** Cadastral numbers no other run used: the test database outlives a run. */
+export function freshCadastral(i: number): string {
+  return `${Date.now() % 10_000_000}${String(i).padStart(2, '0')}${Math.floor(Math.random() * 90 + 10)}`;
+}
+
+export async function sessions(db: pg.Pool): Promise<Record<'dan' | 'ana' | 'elena' | 'ioana', TestSession>> {
+  return {
+    dan: await createTestSessionRecord({ email: 'dan@birou.ro', company: 'U', db }),
+    ana: await createTestSessionRecord({ email: 'ana@birou.ro', company: 'B', groups: ['admin'], db }),
+    elena: await createTestSessionRecord({ email: 'elena@birou.ro', company: 'B', db }),
+    ioana: await createTestSessionRecord({ email: 'ioana@birou.ro', company: 'S', enrichmentScope: 'basic', db }),
+  };
+}
+
+/** The text of a PDF as Ghostscript extracts it. */
+export async function pdfText(bytes: Buffer): Promise<string> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cf-pdf-'));
+  try {
+    const file = path.join(dir, 'x.pdf');
+    await fs.writeFile(file, bytes);
+    return (await run('gs', ['-q', '-dNOPAUSE', '-dBATCH', '-sDEVICE=txtwrite', '-o', '-', file])).stdout;
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}

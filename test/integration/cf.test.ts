@@ -1,0 +1,332 @@
+/**
+ * CF extract ordering end to end (issue 15): the real app, real PostgreSQL, MinIO and Temporal
+ * workers of this run, and the certificate portal simulator over HTTP. What a user checks: the
+ * credits spent, the PDFs and what they say, the portal's own truth about its cart and orders,
+ * the records' states, who sees CF numbers.
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { cfApi } from '../../api/cfportal/context';
+import { closePool } from '../../domain/db/pool';
+import { closeTemporalClient } from '../../temporal/client';
+import { freshCadastral, pdfText, sessions, someUats, startCfRig, until, type CfRig } from '../helpers/cfStack';
+import type { TestSession } from '../helpers/session';
+
+let rig: CfRig;
+let who: Awaited<ReturnType<typeof sessions>>;
+const uats = someUats(6);
+
+async function call(method: string, p: string, opts: { body?: unknown; as?: TestSession } = {}) {
+  const headers: Record<string, string> = { cookie: (opts.as ?? who.dan).cookie };
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${rig.base}${p}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const type = res.headers.get('content-type') ?? '';
+  const raw = Buffer.from(await res.arrayBuffer());
+  return { status: res.status, headers: res.headers, raw, body: type.includes('json') && raw.length ? JSON.parse(raw.toString('utf8')) : null };
+}
+
+function parcels(n: number, offset = 0) {
+  return Array.from({ length: n }, (_, i) => {
+    const u = uats[(i + offset) % uats.length];
+    return { nrCadastral: freshCadastral(i + offset), siruta: u.siruta, workspacePk: u.workspacePk };
+  });
+}
+
+async function batchDone(orderId: string, as: TestSession = who.dan): Promise<any[]> {
+  return until(
+    `batch ${orderId} finished`,
+    async () => {
+      const r = await call('GET', `/api/cfportal/orders?orderId=${orderId}`, { as });
+      const items = r.body.items as any[];
+      // The batch is over once every extract is at its last step (stored, notified) or failed.
+      return items.length > 0 && items.every((e) => (e.status === 'completed' && e.currentStep === 'done') || e.status === 'failed') ? items : null;
+    },
+    90_000,
+  );
+}
+
+async function truth(): Promise<{ credits: number; orders: Array<{ id: string; items: any[] }>; cart: any[] }> {
+  return rig.simJson('GET', '/__sim/truth');
+}
+async function submits(): Promise<number> {
+  return (await rig.simJson('GET', '/__sim/requests')).counts.submit ?? 0;
+}
+
+beforeAll(async () => {
+  rig = await startCfRig();
+  await rig.startWorkers();
+  who = await sessions(rig.db);
+}, 180_000);
+
+afterAll(async () => {
+  const ids = Object.values(who ?? {}).map((s) => s.data.user.id);
+  await rig?.db.query(`DELETE FROM notifications WHERE user_id = ANY($1)`, [ids]);
+  await Promise.allSettled(Object.values(who ?? {}).map((s) => s.end()));
+  await rig?.stop();
+  await closeTemporalClient();
+  await closePool();
+}, 60_000);
+
+describe('a batch of five parcels', () => {
+  let ordered: ReturnType<typeof parcels>;
+  let orderId: string;
+  let done: any[];
+
+  beforeAll(async () => {
+    await rig.simJson('POST', '/__sim/reset', {});
+    ordered = parcels(5);
+    const r = await call('POST', '/api/cfportal/order', { body: { parcels: ordered } });
+    expect(r.status).toBe(202);
+    orderId = r.body.orderId;
+    expect(r.body.extracts).toHaveLength(5);
+    expect(r.body.extracts.every((e: any) => e.status === 'pending' && e.orderId === orderId && e.version === 1)).toBe(true);
+    done = await batchDone(orderId);
+  }, 120_000);
+
+  test('spends exactly 5 credits in ONE submit, and every extract is completed, valid 30 days, at its last step', async () => {
+    const t = await truth();
+    expect(t.credits).toBe(45);
+    expect(await submits()).toBe(1);
+    expect(t.orders).toHaveLength(1);
+    expect(t.orders[0].items).toHaveLength(5);
+    expect(t.cart).toEqual([]);
+    for (const e of done) {
+      expect(e).toMatchObject({ status: 'completed', state: 'valid', currentStep: 'done', userId: who.dan.data.user.id, type: 'portal' });
+      expect(new Date(e.expiresAt).getTime() - new Date(e.issuedAt).getTime()).toBe(30 * 24 * 3600 * 1000);
+      expect(e.cfNumber).toMatch(/^\d+$/);
+    }
+    const credits = await call('GET', '/api/cfportal/credits');
+    expect(credits.body).toMatchObject({ credits: 45, reserved: 0, available: 45, costPerExtract: 1 });
+  });
+
+  test('yields 5 PDFs whose text names the parcel, its UAT and its CF number', async () => {
+    for (const p of ordered) {
+      const e = done.find((x) => x.nrCadastral === p.nrCadastral);
+      const r = await call('GET', e.downloadUrl);
+      expect(r.status).toBe(200);
+      expect(r.headers.get('content-type')).toBe('application/pdf');
+      expect(r.headers.get('content-disposition')).toContain(`filename*=UTF-8''${encodeURIComponent(e.documentName)}`);
+      expect(r.raw.subarray(0, 5).toString()).toBe('%PDF-');
+      const text = await pdfText(r.raw);
+      expect(text).toContain(`Nr. cadastral ${p.nrCadastral}`);
+      expect(text).toContain(`SIRUTA ${p.siruta}`);
+      expect(text).toContain(`Carte funciara nr. ${e.cfNumber}`);
+    }
+  });
+
+  test('the orderer gets one cf-extract-ready notification per extract', async () => {
+    const r = await rig.db.query(`SELECT type, link FROM notifications WHERE user_id = $1 AND type = 'cf-extract-ready'`, [who.dan.data.user.id]);
+    const links = r.rows.map((x) => x.link);
+    for (const p of ordered) expect(links).toContain(`/parcel-sync?tab=epay&cad=${p.nrCadastral}`);
+  });
+
+  test('cf-status answers from the extract: completed, its expiry and download URL', async () => {
+    const p = ordered[0];
+    const e = done.find((x) => x.nrCadastral === p.nrCadastral);
+    const r = await call('GET', `/api/geoportal/cf-status?nrCad=${p.nrCadastral}&siruta=${p.siruta}`);
+    expect(r.body).toMatchObject({ exists: true, status: 'completed', state: 'valid', expiresAt: e.expiresAt, downloadUrl: e.downloadUrl });
+    const none = await call('GET', `/api/geoportal/cf-status?nrCad=${freshCadastral(99)}&siruta=${p.siruta}`);
+    expect(none.body).toEqual({ exists: false });
+  });
+
+  test('a parcel with a valid extract answers 409 catalog_hit; force orders it again as version 2', async () => {
+    const p = ordered[1];
+    const hit = await call('POST', '/api/cfportal/order', { body: p });
+    expect(hit.status).toBe(409);
+    expect(hit.body.error).toBe('catalog_hit');
+    expect(hit.body.hits[0]).toMatchObject({ nrCadastral: p.nrCadastral, siruta: p.siruta });
+    const forced = await call('POST', '/api/cfportal/order', { body: { ...p, force: true } });
+    expect(forced.status).toBe(202);
+    expect(forced.body.extracts[0].version).toBe(2);
+    await batchDone(forced.body.orderId);
+    expect((await truth()).credits).toBe(44);
+  }, 120_000);
+
+  test('after expiry a new order is accepted without force and increments the version', async () => {
+    const p = ordered[2];
+    await rig.db.query(`UPDATE cf_extracts SET expires_at = now() - interval '1 second' WHERE nr_cadastral = $1 AND siruta = $2`, [p.nrCadastral, p.siruta]);
+    const status = await call('GET', `/api/geoportal/cf-status?nrCad=${p.nrCadastral}&siruta=${p.siruta}`);
+    expect(status.body.state).toBe('expired');
+    const again = await call('POST', '/api/cfportal/order', { body: p });
+    expect(again.status).toBe(202);
+    expect(again.body.extracts[0].version).toBe(2);
+    await batchDone(again.body.orderId);
+  }, 120_000);
+
+  test('restricted viewers see no CF numbers and cannot download other people’s extracts', async () => {
+    const full = await call('GET', `/api/cfportal/orders?orderId=${orderId}`);
+    expect(full.body.items.every((e: any) => typeof e.cfNumber === 'string')).toBe(true);
+    for (const as of [who.elena, who.ioana]) {
+      const r = await call('GET', `/api/cfportal/orders?orderId=${orderId}`, { as });
+      expect(r.body.items).toHaveLength(5);
+      expect(r.body.items.every((e: any) => e.cfNumber === null)).toBe(true);
+      expect((await call('GET', done[0].downloadUrl, { as })).status).toBe(404);
+    }
+  });
+});
+
+describe('the shared cart', () => {
+  test('two batches ordered at the same moment never share the cart: two orders, each holding only its own parcels', async () => {
+    await rig.simJson('POST', '/__sim/reset', {});
+    const a = parcels(3, 0);
+    const b = parcels(3, 3);
+    const [ra, rb] = await Promise.all([
+      call('POST', '/api/cfportal/order', { body: { parcels: a } }),
+      call('POST', '/api/cfportal/order', { body: { parcels: b }, as: who.ana }),
+    ]);
+    expect([ra.status, rb.status]).toEqual([202, 202]);
+    await Promise.all([batchDone(ra.body.orderId), batchDone(rb.body.orderId, who.ana)]);
+    const t = await truth();
+    expect(t.orders).toHaveLength(2);
+    expect(await submits()).toBe(2);
+    expect(t.credits).toBe(44);
+    const byRef = new Map(t.orders.map((o) => [o.items[0].metadata.reference, o.items]));
+    expect(new Set(t.orders.flatMap((o) => o.items.map((i: any) => i.metadata.reference))).size).toBe(2);
+    for (const o of t.orders) expect(new Set(o.items.map((i: any) => i.metadata.reference)).size).toBe(1);
+    expect(byRef.get(ra.body.orderId)!.map((i: any) => i.cadastralNumber).sort()).toEqual(a.map((p) => p.nrCadastral).sort());
+    expect(byRef.get(rb.body.orderId)!.map((i: any) => i.cadastralNumber).sort()).toEqual(b.map((p) => p.nrCadastral).sort());
+  }, 180_000);
+
+  test('foreign items found in the cart are removed before anything is added, and are not paid for', async () => {
+    await rig.simJson('POST', '/__sim/reset', {});
+    // Someone used the portal's web site with the same account and left an item in the cart.
+    const login = await fetch(`${rig.sim.url}/cf/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(rig.credentials),
+    });
+    const cookie = login.headers.getSetCookie()[0].split(';')[0];
+    const u = uats[0];
+    await fetch(`${rig.sim.url}/cf/api/cart/items`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie },
+      body: JSON.stringify({ countyId: u.workspacePk, uatId: u.siruta, cadastralNumber: 'STRAIN-1' }),
+    });
+    const r = await call('POST', '/api/cfportal/order', { body: { parcels: parcels(2, 1) } });
+    expect(r.status).toBe(202);
+    await batchDone(r.body.orderId);
+    const t = await truth();
+    expect(t.orders).toHaveLength(1);
+    expect(t.orders[0].items.map((i: any) => i.cadastralNumber)).not.toContain('STRAIN-1');
+    expect(t.credits).toBe(48);
+  }, 120_000);
+});
+
+describe('credits', () => {
+  test('402 insufficient_credits leaves the cart and the credits untouched', async () => {
+    await rig.simJson('POST', '/__sim/reset', {});
+    await rig.simJson('POST', '/__sim/credits', { credits: 2 });
+    await rig.simJson('DELETE', '/__sim/requests');
+    const r = await call('POST', '/api/cfportal/order', { body: { parcels: parcels(3) } });
+    expect(r.status).toBe(402);
+    expect(r.body).toMatchObject({ error: 'insufficient_credits', credits: 2, needed: 3 });
+    expect(r.body.message).toMatch(/Credit insuficient/);
+    const t = await truth();
+    expect(t).toMatchObject({ credits: 2, cart: [], orders: [] });
+    const counts = (await rig.simJson('GET', '/__sim/requests')).counts;
+    expect(counts['route:POST /cf/api/cart/items']).toBeUndefined();
+    expect(counts.submit).toBeUndefined();
+  });
+});
+
+describe('portal trouble', () => {
+  test('portal errors and an expired portal session during polling are retried: the batch completes with one submit', async () => {
+    await rig.simJson('POST', '/__sim/reset', {});
+    const saved = cfApi.pollIntervalMs;
+    cfApi.pollIntervalMs = 1500;
+    try {
+      const r = await call('POST', '/api/cfportal/order', { body: { parcels: parcels(2) } });
+      expect(r.status).toBe(202);
+      // Sessions die after 1 s idle and polls are 1.5 s apart: every poll meets an expired session.
+      await rig.simJson('POST', '/__sim/faults', { errorRate: 0.25, sessionTtlSeconds: 1 });
+      const items = await batchDone(r.body.orderId);
+      expect(items.every((e) => e.status === 'completed')).toBe(true);
+    } finally {
+      cfApi.pollIntervalMs = saved;
+      await rig.simJson('DELETE', '/__sim/faults');
+    }
+    expect(await submits()).toBe(1);
+    const counts = (await rig.simJson('GET', '/__sim/requests')).counts;
+    expect(counts['route:POST /cf/api/login']).toBeGreaterThan(1);
+    expect((await truth()).credits).toBe(48);
+  }, 180_000);
+});
+
+describe('routes', () => {
+  test('bad bodies are 400 with the bad fields', async () => {
+    const empty = await call('POST', '/api/cfportal/order', { body: {} });
+    expect(empty.status).toBe(400);
+    expect(empty.body.details.map((d: any) => d.field).sort()).toEqual(['nrCadastral', 'siruta']);
+    const bad = await call('POST', '/api/cfportal/order', { body: { parcels: [{ nrCadastral: 'a b', siruta: 'x' }], force: 'yes' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.details.map((d: any) => d.field).sort()).toEqual(['force', 'parcels.0.nrCadastral', 'parcels.0.siruta']);
+    const none = await call('POST', '/api/cfportal/order', { body: { parcels: [] } });
+    expect(none.status).toBe(400);
+    const unknownCounty = await call('POST', '/api/cfportal/order', { body: { nrCadastral: '123', siruta: 999_999 } });
+    expect(unknownCounty.status).toBe(400);
+    expect(unknownCounty.body.details[0].field).toBe('parcels.0.workspacePk');
+    expect((await call('GET', '/api/cfportal/download?id=nope')).status).toBe(400);
+    expect((await call('GET', '/api/cfportal/test?step=everything', { as: who.ana })).status).toBe(400);
+  });
+
+  test('a legacy record holding an inline pdfData still downloads, named after its documentName', async () => {
+    const pdf = Buffer.from('%PDF-1.4\n% legacy extract\n%%EOF\n', 'latin1');
+    const r = await rig.db.query<{ id: string }>(
+      `INSERT INTO cf_extracts (user_id, nr_cadastral, siruta, status, pdf_data, document_name, issued_at, expires_at)
+       VALUES ($1, $2, $3, 'completed', $4, 'Extras vechi Șag.pdf', now(), now() + interval '30 days') RETURNING id`,
+      [who.dan.data.user.id, freshCadastral(50), uats[0].siruta, pdf],
+    );
+    const d = await call('GET', `/api/cfportal/download?id=${r.rows[0].id}`);
+    expect(d.status).toBe(200);
+    expect(d.raw.equals(pdf)).toBe(true);
+    expect(d.headers.get('content-disposition')).toBe(`attachment; filename="Extras vechi Sag.pdf"; filename*=UTF-8''${encodeURIComponent('Extras vechi Șag.pdf')}`);
+    const list = await call('GET', `/api/cfportal/orders?nrCad=${(await rig.db.query('SELECT nr_cadastral FROM cf_extracts WHERE id = $1', [r.rows[0].id])).rows[0].nr_cadastral}`);
+    expect(list.body.items[0].downloadUrl).toBe(`/api/cfportal/download?id=${r.rows[0].id}`);
+  });
+
+  test('an unknown extract is 404; one still in progress is 409 cf_not_ready', async () => {
+    expect((await call('GET', '/api/cfportal/download?id=00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    const r = await rig.db.query<{ id: string }>(`INSERT INTO cf_extracts (user_id, nr_cadastral, siruta, status) VALUES ($1, $2, $3, 'processing') RETURNING id`, [
+      who.dan.data.user.id,
+      freshCadastral(51),
+      uats[0].siruta,
+    ]);
+    const d = await call('GET', `/api/cfportal/download?id=${r.rows[0].id}`);
+    expect(d.status).toBe(409);
+    expect(d.body.error).toBe('cf_not_ready');
+    await rig.db.query(`DELETE FROM cf_extracts WHERE id = $1`, [r.rows[0].id]);
+  });
+
+  test('the portal account connects with its own credentials and disconnects; wrong ones are 422', async () => {
+    const { username, password } = rig.credentials;
+    const wrong = await call('POST', '/api/cfportal/session', { body: { action: 'connect', username, password: 'gresit' } });
+    expect(wrong.status).toBe(422);
+    expect(wrong.body.error).toBe('cfportal_credentials_invalid');
+    const ok = await call('POST', '/api/cfportal/session', { body: { action: 'connect', username, password } });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ connected: true, username, source: 'connected', credits: expect.any(Number) });
+    expect(JSON.stringify(ok.body)).not.toContain(password);
+    const off = await call('POST', '/api/cfportal/session', { body: { action: 'disconnect' } });
+    expect(off.body).toMatchObject({ connected: false, source: 'configured' });
+  });
+
+  test('an admin may order for someone else (recorded in adminOrderedBy); anyone else may not', async () => {
+    const [p] = parcels(1, 4);
+    const refused = await call('POST', '/api/cfportal/order', { body: { ...p, userId: who.ana.data.user.id } });
+    expect(refused.status).toBe(403);
+    const r = await call('POST', '/api/cfportal/order', { body: { ...p, userId: who.dan.data.user.id }, as: who.ana });
+    expect(r.status).toBe(202);
+    expect(r.body.extracts[0]).toMatchObject({ userId: who.dan.data.user.id, type: 'admin', adminOrderedBy: who.ana.data.user.id });
+    const own = await call('POST', '/api/cfportal/order', { body: parcels(1, 5)[0], as: who.ana });
+    expect(own.body.extracts[0]).toMatchObject({ userId: who.ana.data.user.id, type: 'portal', adminOrderedBy: null });
+    await Promise.all([batchDone(r.body.orderId, who.ana), batchDone(own.body.orderId, who.ana)]);
+  }, 120_000);
+
+  test('the diagnostic route is for admins: each step answers', async () => {
+    expect((await call('GET', '/api/cfportal/test?step=login')).status).toBe(403);
+    for (const step of ['login', 'uats', 'search', 'order', 'download']) {
+      const r = await call('GET', `/api/cfportal/test?step=${step}`, { as: who.ana });
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ step, ok: true });
+    }
+  });
+});

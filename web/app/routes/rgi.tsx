@@ -1,0 +1,223 @@
+/**
+ * /rgi: documents issued by the land-registry portal's registry of applications (spec 4.4). Pick a
+ * county (through any of its UATs) and a year: the applications, one application's details and
+ * issued documents, and the download (actor context and confirm view happen server-side). A
+ * document not ready yet shows a soft notice for 5 seconds instead of a failure.
+ */
+import { useEffect, useState } from 'react';
+import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
+import { useLoaderData } from '@remix-run/react';
+import cfCss from '../styles/cf.css?url';
+import parcelSyncCss from '../styles/parcel-sync.css?url';
+import { requireSession } from '../lib/auth.server';
+import { UatPicker } from '../components/sync/UatPicker';
+import type { UatChoice } from '../components/sync/uatSearch';
+
+export const meta: MetaFunction = () => [{ title: 'Documente RGI · Geoportal cadastral' }];
+export const links: LinksFunction = () => [
+  { rel: 'stylesheet', href: parcelSyncCss },
+  { rel: 'stylesheet', href: cfCss },
+];
+
+/** How long the "not ready yet" notice stays (spec 4.4 UI: a 5 s soft notice). */
+const BLOCKED_NOTICE_MS = 5000;
+
+export function loader({ request, context }: LoaderFunctionArgs) {
+  requireSession(request, context);
+  return { year: new Date().getFullYear() };
+}
+
+interface Application {
+  applicationId: number;
+  applicationNo: string;
+  registrationDate: string;
+  applicationType: string;
+  status: string;
+  uatName: string;
+  cadastralNumber: string;
+  applicant: string | null;
+}
+interface Doc {
+  documentPk: number;
+  documentTypeId: number;
+  documentType: string;
+  applicationNo: string;
+  available: boolean;
+}
+
+async function getJson<T>(url: string, body?: unknown): Promise<T> {
+  const res = await fetch(url, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await res.json().catch(() => ({}))) as T & { message?: string };
+  if (!res.ok) throw new Error(json.message ?? `Cererea a eșuat (${res.status}).`);
+  return json;
+}
+
+export default function RgiPage() {
+  const d = useLoaderData<typeof loader>();
+  const [uat, setUat] = useState<UatChoice | null>(null);
+  const [year, setYear] = useState(d.year);
+  const [apps, setApps] = useState<{ total: number; orgUnitId: number; items: Application[] } | null>(null);
+  const [selected, setSelected] = useState<(Application & { history: Array<{ date: string; status: string }> }) | null>(null);
+  const [docs, setDocs] = useState<Doc[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [loading, setLoading] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
+  const workspaceId = uat?.workspacePk ?? null;
+
+  useEffect(() => {
+    if (!notice) return;
+    const t = setTimeout(() => setNotice(null), BLOCKED_NOTICE_MS);
+    return () => clearTimeout(t);
+  }, [notice]);
+
+  async function loadApps() {
+    if (!workspaceId) return;
+    setLoading(true);
+    setError(null);
+    setSelected(null);
+    setDocs(null);
+    try {
+      setApps(await getJson('/api/landreg/rgi/applications', { workspaceId, year, size: 100 }));
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setLoading(false);
+    }
+  }
+
+  async function open(a: Application) {
+    setError(null);
+    try {
+      const [details, issued] = await Promise.all([
+        getJson<Application & { history: Array<{ date: string; status: string }> }>(`/api/landreg/rgi/details?applicationId=${a.applicationId}`),
+        getJson<{ items: Doc[] }>(`/api/landreg/rgi/issued-docs?applicationId=${a.applicationId}&workspaceId=${workspaceId}`),
+      ]);
+      setSelected(details);
+      setDocs(issued.items);
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  }
+
+  async function download(doc: Doc) {
+    if (!selected || !workspaceId) return;
+    const url = `/api/landreg/rgi/download-doc?${new URLSearchParams({ wid: String(workspaceId), aid: String(selected.applicationId), did: String(doc.documentPk), documentTypeId: String(doc.documentTypeId) })}`;
+    const res = await fetch(url);
+    if ((res.headers.get('content-type') ?? '').includes('json')) {
+      const body = (await res.json()) as { blocked?: boolean; message?: string };
+      if (body.blocked) setNotice(`„${doc.documentType}” nu este încă disponibil la portal. Încercați din nou mai târziu.`);
+      else setError(body.message ?? 'Descărcarea a eșuat.');
+      return;
+    }
+    const name = decodeURIComponent(/filename\*=UTF-8''([^;]+)/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'document.pdf');
+    const href = URL.createObjectURL(await res.blob());
+    const a = document.createElement('a');
+    a.href = href;
+    a.download = name;
+    a.click();
+    URL.revokeObjectURL(href);
+  }
+
+  return (
+    <div className="parcel-sync">
+      <header className="page-head">
+        <p className="page-head__eyebrow">Portalul de cadastru</p>
+        <h1 className="page-head__title">Documente RGI</h1>
+        <p className="page-head__sub">Cererile din registrul general de intrare ale unui județ și documentele emise pentru ele.</p>
+      </header>
+      <section className="card">
+        <div className="form-row">
+          <UatPicker value={uat} onPick={setUat} label="Județul (alegeți orice UAT din el)" />
+          <label className="field">
+            <span>Anul</span>
+            <input type="number" min={2000} max={2099} value={year} onChange={(e) => setYear(Number(e.target.value))} data-testid="rgi-year" />
+          </label>
+          <button type="button" className="btn btn--primary" disabled={!workspaceId || loading} onClick={() => void loadApps()} data-testid="rgi-load">
+            {loading ? 'Se încarcă…' : 'Afișează cererile'}
+          </button>
+        </div>
+        {uat && !workspaceId ? <p className="cf-state cf-state--failed">Județul acestui UAT nu este cunoscut încă (sincronizați catalogul UAT).</p> : null}
+        {error ? <p className="cf-notice cf-notice--fail" role="alert">{error}</p> : null}
+        {notice ? (
+          <p className="cf-notice cf-notice--ok" role="status" data-testid="rgi-blocked">
+            {notice}
+          </p>
+        ) : null}
+      </section>
+
+      {apps ? (
+        <section className="card">
+          <h2 className="card__title">
+            {apps.total} cereri în {year} (unitatea {apps.orgUnitId})
+          </h2>
+          {apps.items.length === 0 ? <p className="prose prose--muted">Nicio cerere în acest an.</p> : null}
+          <div className="table-wrap">
+            <table className="table" data-testid="rgi-applications">
+              <thead>
+                <tr>
+                  <th>Nr. cerere</th>
+                  <th>Data</th>
+                  <th>Tip</th>
+                  <th>Stare</th>
+                  <th>UAT</th>
+                  <th>Nr. cadastral</th>
+                  <th>Solicitant</th>
+                </tr>
+              </thead>
+              <tbody>
+                {apps.items.map((a) => (
+                  <tr key={a.applicationId} className={selected?.applicationId === a.applicationId ? 'is-selected' : undefined}>
+                    <td>
+                      <button type="button" className="link" onClick={() => void open(a)}>
+                        {a.applicationNo}
+                      </button>
+                    </td>
+                    <td>{a.registrationDate}</td>
+                    <td>{a.applicationType}</td>
+                    <td>{a.status}</td>
+                    <td>{a.uatName}</td>
+                    <td>{a.cadastralNumber}</td>
+                    <td>{a.applicant ?? '—'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </section>
+      ) : null}
+
+      {selected ? (
+        <section className="card" data-testid="rgi-details">
+          <h2 className="card__title">Cererea {selected.applicationNo}</h2>
+          <p className="prose">
+            {selected.applicationType} · {selected.uatName} · nr. cadastral {selected.cadastralNumber} · {selected.status}
+          </p>
+          <ul className="prose prose--muted">
+            {selected.history.map((h, i) => (
+              <li key={i}>
+                {h.date}: {h.status}
+              </li>
+            ))}
+          </ul>
+          <h3>Documente emise</h3>
+          {docs && docs.length === 0 ? <p className="prose prose--muted">Niciun document emis.</p> : null}
+          <ul className="cf-epay__parcels">
+            {(docs ?? []).map((doc) => (
+              <li key={doc.documentPk}>
+                {doc.documentType}{' '}
+                <span className={`cf-state ${doc.available ? 'cf-state--valid' : 'cf-state--processing'}`}>{doc.available ? 'disponibil' : 'în pregătire'}</span>{' '}
+                <button type="button" className="btn" onClick={() => void download(doc)}>
+                  Descarcă
+                </button>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,176 @@
+/**
+ * CF extract ordering (spec 3.2, docs/cf.md). The certificate portal has ONE cart per account, so
+ * batches of one account never overlap:
+ *   cfOrderQueue   one per portal account (fixed id `cf-order-queue:<account>`, started or fed by
+ *                  signalWithStart), strictly first in first out, runs ONE cfOrderBatch child at a
+ *                  time and continues as new before its history grows large; it ends when idle.
+ *   cfOrderBatch   credits + foreign-cart check, add to cart and save metadata per parcel, the
+ *                  submit intent recorded (one activity, cfFillCart), ONE submit (reconciled
+ *                  against the portal's orders on any retry), poll until done, match documents back
+ *                  to parcels, download and store each PDF (cfFetchDocuments), notify the orderer
+ *                  (`cf-extract-ready`). Each step updates the records. Few, larger activities:
+ *                  each activity round trip through Temporal costs more than a store write.
+ * Deterministic: no I/O here.
+ */
+import {
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  executeChild,
+  proxyActivities,
+  setHandler,
+  sleep,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { CfportalActivities } from '../activities/cfportal';
+import type { NotificationActivities } from '../activities/notifications';
+import { TaskQueue } from '../temporal/queues';
+import { failureMessage, siblingQueue } from './landregShared';
+
+/** Failure types no retry can heal (activities/failures.ts names them). */
+const CF_PERMANENT = ['CfPortalCredentialsError', 'CfPortalRejectedError', 'insufficient_credits', 'BatchNotFoundError', 'not_found'];
+
+function cfActivities() {
+  const taskQueue = siblingQueue(TaskQueue.cfOrders);
+  const base = {
+    taskQueue,
+    // One portal call takes at most CFPORTAL_REQUEST_TIMEOUT_MS (30 s); activities heartbeat every
+    // 5 s (activities/heartbeat.ts), so a killed worker's step is retried within 15 s.
+    startToCloseTimeout: '2 minutes',
+    heartbeatTimeout: '15 seconds',
+  } as const;
+  const steps = proxyActivities<CfportalActivities>({
+    ...base,
+    // Each attempt keeps what the previous ones did (labelled cart items, stored PDFs): short waits.
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 30, nonRetryableErrorTypes: CF_PERMANENT },
+  });
+  // Every attempt of the submit reconciles with the portal's order list before submitting
+  // (domain/cfportal/pipeline.ts submitBatch), so a retry never pays twice.
+  const submit = proxyActivities<CfportalActivities>({
+    ...base,
+    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30, nonRetryableErrorTypes: CF_PERMANENT },
+  });
+  return { steps, submit };
+}
+
+function notifications() {
+  return proxyActivities<NotificationActivities>({
+    taskQueue: siblingQueue(TaskQueue.notifications),
+    startToCloseTimeout: '1 minute',
+    retry: { initialInterval: '2 seconds', maximumAttempts: 10 },
+  });
+}
+
+export interface CfOrderBatchInput {
+  orderId: string;
+  account: string;
+  /** Pause between two status polls (config.cfportal.pollIntervalMs at order time). */
+  pollIntervalMs: number;
+}
+
+export interface CfOrderBatchResult {
+  orderId: string;
+  portalOrderId: string | null;
+  completed: number;
+  reconciledSubmit: boolean;
+}
+
+/** A submitted order still processing after this long is given up (the records say so). */
+const MAX_PROCESSING_MS = 24 * 60 * 60 * 1000;
+
+export async function cfOrderBatch(input: CfOrderBatchInput): Promise<CfOrderBatchResult> {
+  const { steps, submit } = cfActivities();
+  const notify = notifications();
+  const { orderId } = input;
+  try {
+    const plan = await steps.cfFillCart(orderId);
+    if (plan.extractIds.length === 0) return { orderId, portalOrderId: plan.portalOrderId, completed: 0, reconciledSubmit: false };
+    const submitted = await submit.cfSubmitBatch(orderId);
+    const since = Date.now();
+    // The activity polls for up to a minute itself; longer portal work waits on a durable timer.
+    while ((await steps.cfAwaitOrder(orderId, submitted.portalOrderId, input.pollIntervalMs)) !== 'done') {
+      if (Date.now() - since > MAX_PROCESSING_MS) {
+        throw ApplicationFailure.nonRetryable('Portalul nu a emis documentele în 24 de ore.', 'cf_processing_timeout');
+      }
+      await sleep(input.pollIntervalMs);
+    }
+    // Workflow time: the 30-day validity follows Temporal's clock (and its time skipping in tests).
+    const stored = await steps.cfFetchDocuments(orderId, submitted.portalOrderId, Date.now());
+    await Promise.all(
+      stored
+        .filter((e) => e.userId)
+        .map((e) =>
+          notify.notify({
+            userId: e.userId!,
+            type: 'cf-extract-ready',
+            title: `Extras CF gata: ${e.nrCadastral}`,
+            body: `Extrasul de carte funciară pentru parcela ${e.nrCadastral}${e.uatName ? ` (${e.uatName})` : ''} este disponibil 30 de zile.`,
+            link: `/parcel-sync?tab=epay&cad=${encodeURIComponent(e.nrCadastral)}`,
+            idempotencyKey: `cf-extract-ready:${e.extractId}`,
+          }),
+        ),
+    );
+    await steps.cfFinishBatch(orderId);
+    return { orderId, portalOrderId: submitted.portalOrderId, completed: stored.length, reconciledSubmit: submitted.reconciled };
+  } catch (err) {
+    await steps.cfFailBatch(orderId, failureMessage(err));
+    throw err;
+  }
+}
+
+export interface CfOrderQueueInput {
+  account: string;
+  /** Carried over by continueAsNew: batches signalled but not run yet, in order. */
+  pending?: CfOrderBatchInput[];
+  processed?: number;
+}
+
+export interface CfQueueState {
+  account: string;
+  current: string | null;
+  pending: string[];
+  processed: number;
+}
+
+export const enqueueBatchSignal = defineSignal<[CfOrderBatchInput]>('enqueueBatch');
+export const queueStateQuery = defineQuery<CfQueueState>('queueState');
+
+/** An idle queue ends; the next order starts it again (signalWithStart). */
+const IDLE_BEFORE_EXIT = '10 minutes';
+/** Continue as new well before Temporal's history limits (each batch adds a few dozen events). */
+const BATCHES_PER_RUN = 100;
+
+export const cfBatchWorkflowId = (account: string, orderId: string) => `cf-order-batch:${account}:${orderId}`;
+
+export async function cfOrderQueue(input: CfOrderQueueInput): Promise<{ processed: number }> {
+  const pending: CfOrderBatchInput[] = [...(input.pending ?? [])];
+  let current: string | null = null;
+  let processed = input.processed ?? 0;
+  let thisRun = 0;
+  setHandler(enqueueBatchSignal, (b) => {
+    if (b.orderId !== current && !pending.some((p) => p.orderId === b.orderId)) pending.push(b);
+  });
+  setHandler(queueStateQuery, () => ({ account: input.account, current, pending: pending.map((p) => p.orderId), processed }));
+  for (;;) {
+    if (!(await condition(() => pending.length > 0, IDLE_BEFORE_EXIT))) return { processed };
+    const next = pending.shift()!;
+    current = next.orderId;
+    try {
+      await executeChild(cfOrderBatch, {
+        workflowId: cfBatchWorkflowId(input.account, next.orderId),
+        taskQueue: workflowInfo().taskQueue,
+        args: [next],
+      });
+    } catch {
+      // The batch recorded its own failure on its extracts; the queue goes on with the next one.
+    }
+    current = null;
+    processed++;
+    thisRun++;
+    if (thisRun >= BATCHES_PER_RUN || workflowInfo().continueAsNewSuggested) {
+      await continueAsNew<typeof cfOrderQueue>({ account: input.account, pending, processed });
+    }
+  }
+}
