@@ -63,6 +63,7 @@ interface CfOrder {
   uatName: string;
   status: OrderStatus;
   version: number;
+  /** Set by the orderer (PATCH); the service falls back to cf-<id>.pdf. */
   documentName: string | null;
   createdAt: string;
   updatedAt: string;
@@ -159,6 +160,12 @@ export function createCentralApp(opts: CentralSimOptions = {}) {
       rejectNext: () => (rejectTokens > 0 ? (rejectTokens--, true) : false),
     }),
   );
+
+  // Whose token each call carried: a test sees the caller's own identity upstream.
+  api.use((_req, res, next) => {
+    control.hit(`caller:${callerOf(res).sub}`);
+    next();
+  });
 
   // ---- parcels ---------------------------------------------------------------------------------
   const enrichmentOf = (r: ResolvedFeature): { enrichment: Enrichment | null; enrichedAt: number | null } => {
@@ -304,7 +311,6 @@ export function createCentralApp(opts: CentralSimOptions = {}) {
       o.status = 'completed';
       o.issuedAt = now.toISOString();
       o.expiresAt = new Date(now.getTime() + EXTRACT_VALID_MS).toISOString();
-      o.documentName = o.documentName ?? `Extras_CF_${o.cadastralRef}_${o.uatName}.pdf`;
       o.updatedAt = o.issuedAt;
     }
   };
