@@ -81,7 +81,7 @@ export function registerCentralApiRoutes(router: Router): void {
     },
     (ctx) => {
       const a = auth(ctx);
-      let claims: Record<string, unknown> | null = null;
+      let claims: Record<string, unknown> | null;
       try {
         claims = a.accessToken ? (decodeJwt(a.accessToken) as Record<string, unknown>) : null;
       } catch {

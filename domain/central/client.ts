@@ -75,7 +75,9 @@ async function exchange(req: CentralRequest, token: string, stream: boolean): Pr
       throw upstreamTimeout();
     }
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    throw new Error(`central API unreachable (${req.method ?? 'GET'} ${req.path}): ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+    throw new Error(`central API unreachable (${req.method ?? 'GET'} ${req.path}): ${cause?.code ?? cause?.message ?? (err as Error).message}`, {
+      cause: err,
+    });
   } finally {
     clearTimeout(timer);
   }

@@ -81,6 +81,18 @@ export class CentralCatalog {
     return { entry, uat, data, feature, immovable };
   }
 
+  /** The first `perLayer` features of each layer of one UAT (for /__sim/truth). */
+  ofUat(siruta: number, perLayer: number): CatalogEntry[] {
+    const data = this.store.get(siruta);
+    if (!data) return [];
+    return CENTRAL_LAYERS.flatMap((layerId) =>
+      (data.layers.get(layerId)?.features ?? []).slice(0, perLayer).flatMap((f) => {
+        const e = this.byId.get(featureUuid(layerId, siruta, f.objectId));
+        return e ? [e] : [];
+      }),
+    );
+  }
+
   /** The features of one UAT and layer carrying the reference. */
   find(siruta: number, cadastralRef: string, layerId: string = LAYER_PARCELS): CatalogEntry[] {
     return this.byCadastralRef(cadastralRef).filter((e) => e.siruta === siruta && e.layerId === layerId);

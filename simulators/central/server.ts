@@ -130,11 +130,8 @@ export function createCentralApp(opts: CentralSimOptions = {}) {
           if (ref !== undefined || siruta !== undefined) {
             let features: CatalogEntry[] = ref !== undefined ? catalog.byCadastralRef(ref) : [];
             if (siruta !== undefined) {
-              if (ref === undefined) {
-                const data = catalog.store.get(siruta);
-                const parcels = data?.layers.get(LAYER_PARCELS)?.features ?? [];
-                features = parcels.slice(0, 200).flatMap((f) => catalog.find(siruta, String(f.attributes.NATIONAL_CADASTRAL_REFERENCE)));
-              } else features = features.filter((e) => e.siruta === siruta);
+              if (ref === undefined) features = catalog.ofUat(siruta, 200);
+              else features = features.filter((e) => e.siruta === siruta);
             }
             return void res.json({ features });
           }

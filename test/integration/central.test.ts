@@ -15,7 +15,7 @@ let idpUrl: string;
 let appUrl: string;
 let centralUrl: string;
 let idp: { close(): Promise<void> };
-let central: { close(): Promise<void> };
+let central: { close(): Promise<void> } | undefined;
 let server: http.Server;
 let closePool: () => Promise<void>;
 
@@ -361,7 +361,8 @@ describe('slow and absent upstream', () => {
   it('answers 401 after a failed refresh, and 500 internal_error with a hint when the central API is down', async () => {
     const b = new Browser(appUrl);
     await b.signIn('mihai@birou.ro', 'parola-mihai');
-    await central.close();
+    await central?.close();
+    central = undefined;
     const down = await getJson(b, '/api/gis/search?q=1000');
     expect(down.status).toBe(500);
     expect(down.body).toMatchObject({ error: 'internal_error', hint: expect.stringContaining('central API unreachable') });
