@@ -212,10 +212,13 @@ export function createCentralApp(opts: CentralSimOptions = {}) {
   /** The parcel of a (siruta, cadastralRef) body, or an answer already sent. */
   const parcelFor = (req: Request, res: Response, layerId = LAYER_PARCELS): ResolvedFeature | null => {
     const parsed = parcelBody.safeParse(req.body ?? {});
-    if (!parsed.success) return void badRequest(res, 'Corpul cererii nu este valid.', parsed.error.issues), null;
+    if (!parsed.success) {
+      badRequest(res, 'Corpul cererii nu este valid.', parsed.error.issues);
+      return null;
+    }
     const entry = catalog.find(parsed.data.siruta, parsed.data.cadastralRef, layerId)[0];
     const r = entry ? catalog.resolve(entry.id) : null;
-    if (!r) return void notFound(res, 'Imobilul nu există în depozitul central.'), null;
+    if (!r) notFound(res, 'Imobilul nu există în depozitul central.');
     return r;
   };
 
@@ -313,9 +316,14 @@ export function createCentralApp(opts: CentralSimOptions = {}) {
   };
   const validExtract = (siruta: number, cadastralRef: string) =>
     [...orders.values()].find((o) => o.siruta === siruta && o.cadastralRef === cadastralRef && o.status === 'completed' && Date.parse(o.expiresAt!) > Date.now());
-  const ownOrder = (req: Request, res: Response): CfOrder | null => {
+  /** An order of the caller; `catalog`: also a completed extract of anyone (the shared catalog). */
+  const ownOrder = (req: Request, res: Response, catalogToo = false): CfOrder | null => {
     const o = orders.get(req.params.id);
-    if (!o || o.userId !== callerOf(res).sub) return void notFound(res, 'Comanda nu există.'), null;
+    const mine = o && o.userId === callerOf(res).sub;
+    if (!o || !(mine || (catalogToo && o.status === 'completed'))) {
+      notFound(res, 'Comanda nu există.');
+      return null;
+    }
     return o;
   };
 
@@ -374,7 +382,7 @@ export function createCentralApp(opts: CentralSimOptions = {}) {
   });
 
   api.get('/cf/:id', requireScope, (req, res) => {
-    const o = ownOrder(req, res);
+    const o = ownOrder(req, res, true);
     if (!o) return;
     advance(o);
     res.json(orderView(o));
@@ -397,7 +405,7 @@ export function createCentralApp(opts: CentralSimOptions = {}) {
   });
 
   api.get('/cf/:id/pdf', requireScope, (req, res) => {
-    const o = ownOrder(req, res);
+    const o = ownOrder(req, res, true);
     if (!o) return;
     if (o.status !== 'completed') return void res.status(409).json({ error: 'not_ready', message: 'Extrasul CF nu este încă emis.' });
     const pdf = buildPdf(`Extras de carte funciara ${o.cadastralRef}`, [

@@ -284,8 +284,11 @@ describe('CF extracts on the central path', () => {
     expect(catalog.body.items).toEqual(expect.arrayContaining([expect.objectContaining({ orderId: id, cadastralRef: '1000' })]));
     const mine = await getJson(b, '/api/cf/orders?limit=10&status=completed');
     expect(mine.body.items.map((o: { id: string }) => o.id)).toContain(id);
-    // Not ioana's order: the upstream's 404.
-    expect((await getJson(await as('ioana'), `/api/cf/${id}`)).status).toBe(404);
+    // A completed extract is in the shared catalog: ioana, who got catalog_hit, may download it;
+    // someone else's order in progress is not hers (the upstream's 404).
+    expect((await b.request(`${appUrl}/api/cf/${id}/pdf`)).status).toBe(200);
+    expect((await getJson(await as('ioana'), `/api/cf/${id}/pdf`)).status).toBe(200);
+    expect((await getJson(await as('ioana'), `/api/cf/${forced.body.id}`)).status).toBe(404);
     // A processing order has no PDF yet: the upstream's 409.
     expect((await getJson(b, `/api/cf/${forced.body.id}/pdf`)).body).toMatchObject({ error: 'not_ready' });
   });
