@@ -4,7 +4,8 @@
  * search), opens a parcel (the central detail), enriches it and orders its CF extract, all
  * through /api/gis and /api/cf. Then his refresh token is revoked at the identity provider and
  * the central API refuses his access token: the refresh fails (RefreshAccessTokenError) and the
- * browser goes to sign-in with the page as callbackUrl; signing in brings him back to it.
+ * browser goes to sign-in with the page as callbackUrl, and the identity provider (single sign-on)
+ * brings him back to it with a new session.
  * Runs against the whole stack (its central API simulator and identity provider).
  */
 import type { Browser } from 'playwright-core';
@@ -89,14 +90,18 @@ describe('geoportal on the central API path, end to end', () => {
       body: JSON.stringify({ count: 1 }),
     });
     expect(reject.status).toBe(200);
+    const toSignIn = page.waitForRequest((r) => r.url() === `${E2E_ORIGIN}/auth/login?callbackUrl=${encodeURIComponent('/geoportal')}`, { timeout: 20_000 });
+    const callback = page.waitForRequest((r) => r.url().startsWith(`${E2E_ORIGIN}/auth/callback?`), { timeout: 30_000 });
     await page.getByTestId('geoportal-search').fill('1001');
-    await page.locator('input[name="username"]').waitFor({ state: 'visible', timeout: 20_000 });
-    expect(new URL(page.url()).origin).not.toBe(E2E_ORIGIN);
-    expect(apiCalls).toContain(`GET /auth/login?callbackUrl=${encodeURIComponent('/geoportal')}`);
-
-    // Signing in again returns to the page.
-    await signInThroughIdp(page, USER);
-    expect(new URL(page.url()).pathname).toBe('/geoportal');
+    await toSignIn;
+    // The identity provider still knows this browser (single sign-on): it signs him in again
+    // without the form and the service brings him back to the page he was on.
+    await callback;
+    await page.waitForURL((u) => u.origin === E2E_ORIGIN && u.pathname === '/geoportal', { timeout: 30_000 });
+    await page.waitForSelector('[data-testid="geoportal-map"][data-ready="1"]', { timeout: 30_000 });
+    const session = await page.evaluate(async () => (await fetch('/api/auth/session')).json());
+    expect(session).toMatchObject({ user: { email: USER.email }, useCentralApi: true });
+    expect(session).not.toHaveProperty('error');
     await context.close();
   });
 });
