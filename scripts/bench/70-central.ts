@@ -1,6 +1,6 @@
 /**
  * Central API proxy overhead (issue 16 item 7; `npm run bench -- central`, or alone against a
- * running stack: `npx tsx scripts/bench/70-central.ts [--samples N]`). Mihai signs in through
+ * running stack: `npx tsx scripts/bench/70-central.ts [--samples N]`). Three users sign in through
  * the stack's identity provider (the real form); then, in one run and interleaved pair by pair so
  * drift hits both sides alike, the same call goes straight to the central API simulator with his
  * access token and through the service (`/api/gis/search?q=`, `/api/gis/parcela/<id>`).
@@ -55,21 +55,29 @@ async function timed(fn: () => Promise<Response>): Promise<number> {
 async function main(): Promise<void> {
   const app = config.app.publicUrl;
   const sim = config.central.baseUrl;
-  const b = new Browser(app);
-  await b.signIn('mihai@birou.ro', 'parola-mihai');
+  // Three full-scope users in turn: the service allows 600 requests a minute per user
+  // (CONTRACT.md section 5), and one run makes about a thousand.
+  const users = await Promise.all(
+    ['mihai', 'dan', 'ana'].map(async (u) => {
+      const b = new Browser(app);
+      await b.signIn(`${u}@birou.ro`, `parola-${u}`);
+      return { id: `usr-${u}`, b, tok: await accessToken(`usr-${u}`) };
+    }),
+  );
   const truth = (await (await fetch(`${sim}/__sim/truth`)).json()) as Truth;
   const siruta = truth.uats[0].siruta;
   const features = ((await (await fetch(`${sim}/__sim/truth?siruta=${siruta}`)).json()) as { features: Feature[] }).features;
   const parcel = features.find((f) => f.layerId === 'TERENURI_ACTIVE' && f.cadastralRef !== '1000')!;
   say(`UAT ${siruta}, parcel ${parcel.cadastralRef} (${parcel.id}), ${SAMPLES} samples per side and route`);
 
-  let tok = await accessToken('usr-mihai');
+  let turn = 0;
   const direct = async (path: string) => {
+    const u = users[turn % users.length];
     // The service refreshes the token in the session; the direct side reads the current one.
-    if (tok.expiresAt - Date.now() < 15_000) tok = await accessToken('usr-mihai');
-    return fetch(`${sim}/api/v1${path}`, { headers: { authorization: `Bearer ${tok.token}`, accept: 'application/json' } });
+    if (u.tok.expiresAt - Date.now() < 15_000) u.tok = await accessToken(u.id);
+    return fetch(`${sim}/api/v1${path}`, { headers: { authorization: `Bearer ${u.tok.token}`, accept: 'application/json' } });
   };
-  const proxied = (path: string) => b.request(`${app}/api/gis${path}`, { headers: { accept: 'application/json' } });
+  const proxied = (path: string) => users[turn++ % users.length].b.request(`${app}/api/gis${path}`, { headers: { accept: 'application/json' } });
 
   for (const [name, path] of [
     ['search', `/search?q=${encodeURIComponent(parcel.cadastralRef)}`],
