@@ -28,6 +28,7 @@ export class ApiError extends Error {
 
 /** The sign-in that returns to this very page (spec 5.4), as the server's page guard builds it. */
 export function signInAgainUrl(): string {
+  if (typeof window === 'undefined') return '/auth/login';
   return `/auth/login?callbackUrl=${encodeURIComponent(window.location.pathname + window.location.search)}`;
 }
 
