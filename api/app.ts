@@ -21,6 +21,7 @@ import { registerNotificationRoutes } from './routes/notifications';
 import { registerRegistryRoutes } from './routes/registratura';
 import { registerCfportalRoutes } from './routes/cfportal';
 import { registerRgiRoutes } from './routes/landregRgi';
+import { registerCentralApiRoutes } from './routes/centralApi';
 
 export const JSON_BODY_LIMIT = '25mb'; // CONTRACT.md section 5
 
@@ -38,6 +39,7 @@ export function apiRouter(): Router {
   registerRegistryRoutes(router);
   registerCfportalRoutes(router);
   registerRgiRoutes(router);
+  registerCentralApiRoutes(router);
   return router;
 }
 

@@ -58,6 +58,7 @@ const oidcPort = port('OIDC_PORT', 4010);
 const landregPort = port('LANDREG_SIM_PORT', 4020);
 const statusAuthorityPort = port('STATUS_AUTHORITY_SIM_PORT', 4050);
 const cfportalPort = port('CFPORTAL_SIM_PORT', 4030);
+const centralSimPort = port('CENTRAL_API_SIM_PORT', 4040);
 
 // Portal politeness (docs/sync.md, "Portal politeness"): ONE budget of portal requests per second,
 // enforced per process by the client's token bucket and for the whole landreg task queue by its
@@ -174,7 +175,7 @@ export const config = {
     /** Scopes the service asks for; the dev IdP puts company/groups/enrichment_scope under profile. */
     scopes: str('OIDC_SCOPES', 'openid email profile'),
     /** Access-token lifetime of the development identity provider (seconds). */
-    accessTokenTtlSeconds: int('OIDC_ACCESS_TOKEN_TTL', 900),
+    accessTokenTtlSeconds: int('OIDC_ACCESS_TOKEN_TTL', 60),
     /** AUTH_DEV_BYPASS=1 asks for the stub user; honoured only when NODE_ENV=development (spec 5.1). */
     devBypassRequested: flag('AUTH_DEV_BYPASS'),
     embedded: !env.OIDC_ISSUER,
@@ -241,6 +242,17 @@ export const config = {
     simCredits: int('CFPORTAL_SIM_CREDITS', 50),
     simPollsUntilDone: int('CFPORTAL_SIM_POLLS_UNTIL_DONE', 3),
     simSessionTtlSeconds: int('CFPORTAL_SIM_SESSION_TTL_SECONDS', 600),
+  },
+
+  /** The central GIS API (spec 1.4, 4.2, docs/central.md); the simulator unless CENTRAL_API_URL is set. */
+  central: {
+    simPort: centralSimPort,
+    baseUrl: str('CENTRAL_API_URL', `http://127.0.0.1:${centralSimPort}`).replace(/\/+$/, ''),
+    embedded: !env.CENTRAL_API_URL,
+    /** Spec 4.2 and 8: every upstream call has 30 s, then 504 upstream_timeout. Fixed by the spec. */
+    timeoutMs: 30_000,
+    /** Refresh the caller's access token before forwarding when it expires within this. */
+    refreshMarginMs: int('CENTRAL_API_REFRESH_MARGIN_MS', 5000),
   },
 
   tokens: {

@@ -30,7 +30,7 @@ export interface RouteSpec<B extends ZodType | undefined, Q extends ZodType | un
   response?: { status?: number; description: string; schema?: ZodType; contentType?: string };
   /** Extra documented failures beyond 400/401/500. */
   failures?: Record<number, string>;
-  /** Runs before body validation (e.g. the legacy write gate answers before validation). */
+  /** Runs before the auth check and body validation (the legacy write gate answers 410 first). */
   gate?: (req: Request) => void;
 }
 
@@ -151,8 +151,10 @@ export function defineRoute<B extends ZodType | undefined = undefined, Q extends
 
   const wrapped: RequestHandler = async (req, res, next) => {
     try {
-      checkAuth(spec.auth, req);
+      // The gate first: a signed-in central-API user on a cron route (auto-refresh) learns that
+      // the route is gone (410), not that a bearer token is missing (spec 5.9).
       spec.gate?.(req);
+      checkAuth(spec.auth, req);
       const body = (spec.body ? parseWith(spec.body, req.body ?? {}, 'corp') : undefined) as Infer<B>;
       const query = (spec.query ? parseWith(spec.query, req.query, 'query') : undefined) as Infer<Q>;
       const params = (spec.params ? parseWith(spec.params, req.params, 'cale') : req.params) as Record<string, string>;

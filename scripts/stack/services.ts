@@ -202,6 +202,15 @@ export function services(): Service[] {
       ready: () => httpOk(`${config.cfportal.baseUrl}/__sim/requests`),
       start: () => startProcess('cfportal', tsx, [path.join(projectRoot, 'simulators/cfportal/main.ts')], { env: childEnv('cfportal') }),
     },
+    {
+      name: 'central',
+      embedded: config.central.embedded,
+      url: config.central.baseUrl,
+      // It indexes the landreg simulator's demo data (about 11 s) before it listens.
+      readyTimeoutMs: 120_000,
+      ready: () => httpOk(`${config.central.baseUrl}/__sim/requests`),
+      start: () => startProcess('central', tsx, [path.join(projectRoot, 'simulators/central/main.ts')], { env: childEnv('central') }),
+    },
   ].filter((s) => s.name !== 'landreg' || fs.existsSync(path.join(projectRoot, 'simulators/landreg/main.ts')));
 }
 

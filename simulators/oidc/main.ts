@@ -1,7 +1,7 @@
 /**
  * CLI of the development identity provider: `npx tsx simulators/oidc/main.ts`.
  * Port and issuer from config (OIDC_PORT, OIDC_ISSUER); access-token lifetime from
- * OIDC_ACCESS_TOKEN_TTL (seconds, default 900).
+ * OIDC_ACCESS_TOKEN_TTL (seconds, default 60).
  */
 import { config } from '../../domain/config';
 import { childLogger } from '../../domain/log';

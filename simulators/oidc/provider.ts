@@ -34,7 +34,7 @@ export interface OidcSimOptions {
   issuer?: string;
   /** Interface to bind; all interfaces when omitted. */
   host?: string;
-  /** Access-token lifetime; config.oidc.accessTokenTtlSeconds (OIDC_ACCESS_TOKEN_TTL, 900 s). Small values exercise refresh. */
+  /** Access-token lifetime; config.oidc.accessTokenTtlSeconds (OIDC_ACCESS_TOKEN_TTL, 60 s). Small values exercise refresh. */
   accessTokenTtlSeconds?: number;
   clientId?: string;
   clientSecret?: string;

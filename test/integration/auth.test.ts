@@ -4,20 +4,8 @@
  * fetch plus a cookie jar that walks the real redirects and the real login form.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import net from 'node:net';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
+import { Browser as JarBrowser, freePort } from '../helpers/oidcBrowser';
 
 const ACCESS_TOKEN_TTL_SECONDS = 3;
 
@@ -29,76 +17,10 @@ let closePool: () => Promise<void>;
 let query: (sql: string, params?: unknown[]) => Promise<{ rows: any[] }>;
 let jose: typeof import('jose');
 
-/** A browser: one cookie jar per origin (paths ignored), redirects followed by hand. */
-class Browser {
-  private jar = new Map<string, Map<string, string>>();
-  /** Every response seen, with its Set-Cookie lines, for checking cookie attributes. */
-  hops: Array<{ url: string; status: number; setCookie: string[] }> = [];
-
-  cookie(origin: string, name: string): string | undefined {
-    return this.jar.get(new URL(origin).origin)?.get(name);
-  }
-
-  private store(url: URL, lines: string[]): void {
-    const cookies = this.jar.get(url.origin) ?? new Map<string, string>();
-    for (const line of lines) {
-      const [pair, ...attrs] = line.split(';');
-      const eq = pair.indexOf('=');
-      const name = pair.slice(0, eq).trim();
-      const value = pair.slice(eq + 1).trim();
-      const expired = attrs.some((a) => {
-        const [k, v] = a.trim().split('=');
-        if (k.toLowerCase() === 'max-age') return Number(v) <= 0;
-        if (k.toLowerCase() === 'expires') return new Date(a.trim().slice(8)).getTime() <= Date.now();
-        return false;
-      });
-      if (expired || value === '') cookies.delete(name);
-      else cookies.set(name, value);
-    }
-    this.jar.set(url.origin, cookies);
-  }
-
-  async request(input: string | URL, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Response> {
-    const url = new URL(input);
-    const cookies = this.jar.get(url.origin);
-    const headers: Record<string, string> = { ...(init.headers ?? {}) };
-    if (cookies?.size) headers.cookie = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    let body: string | undefined;
-    if (init.form) {
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-      body = new URLSearchParams(init.form).toString();
-    }
-    const res = await fetch(url, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
-    const setCookie = res.headers.getSetCookie();
-    this.hops.push({ url: url.href, status: res.status, setCookie });
-    this.store(url, setCookie);
-    return res;
-  }
-
-  /** Follows redirects (GET after each, as browsers do after 302/303) up to a final answer. */
-  async browse(input: string | URL, init: Parameters<Browser['request']>[1] = {}): Promise<{ res: Response; url: string }> {
-    let url = new URL(input);
-    let res = await this.request(url, init);
-    for (let i = 0; i < 15 && res.status >= 300 && res.status < 400; i++) {
-      await res.arrayBuffer();
-      url = new URL(res.headers.get('location')!, url);
-      res = await this.request(url);
-    }
-    return { res, url: url.href };
-  }
-
-  /** The whole sign-in: our /auth/login, the IdP's form, the credentials, back to the app. */
-  async signIn(username: string, password: string, callbackUrl = '/') {
-    const form = await this.browse(`${appUrl}/auth/login?callbackUrl=${encodeURIComponent(callbackUrl)}`);
-    const html = await form.res.text();
-    expect(form.res.status).toBe(200);
-    expect(html).toContain('name="username"');
-    const action = /<form method="post" action="([^"]+)"/.exec(html)![1];
-    return this.browse(new URL(action, form.url), { form: { username, password } });
-  }
-
-  session() {
-    return this.request(`${appUrl}/api/auth/session`);
+/** The shared test browser, aimed at this suite's app. */
+class Browser extends JarBrowser {
+  constructor() {
+    super(appUrl);
   }
 }
 

@@ -1,4 +1,4 @@
-/** /geoportal: the map of spec 4.1 (components/geoportal/GeoportalMap.tsx). */
+/** /geoportal: the map of spec 4.1 (components/geoportal/GeoportalMap.tsx), on the central API path for pilot users. */
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { useLoaderData } from '@remix-run/react';
 import maplibreCss from 'maplibre-gl/dist/maplibre-gl.css?url';
@@ -16,10 +16,10 @@ export const links: LinksFunction = () => [
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
-  return { basicPanel: auth.basicPanel };
+  return { basicPanel: auth.basicPanel, central: auth.useCentralApi, basicScope: auth.enrichmentScope === 'basic' };
 }
 
 export default function GeoportalPage() {
-  const { basicPanel } = useLoaderData<typeof loader>();
-  return <GeoportalMap basicPanel={basicPanel} />;
+  const { basicPanel, central, basicScope } = useLoaderData<typeof loader>();
+  return <GeoportalMap basicPanel={basicPanel} central={central} basicScope={basicScope} />;
 }

@@ -1,7 +1,21 @@
-/** The feature panel: enrichment fields, or the restriction notice of the basic panel (spec 5.6). */
+/**
+ * The feature panel: enrichment fields, or the restriction notice of the basic panel (spec 5.6).
+ * On the central API path (`central`) the enrichment and the CF extract go through /api/gis and
+ * /api/cf; a `catalog_hit` is shown as the valid extract it is (spec 3.2).
+ */
 import { useEffect, useState } from 'react';
-import { loadCfStatus, type CfStatus, type PanelFeature } from '../../lib/geoportal/api';
 import { WatchPanel } from '../notifications/WatchPanel';
+import {
+  enrichCentral,
+  loadCentralCfStatus,
+  loadCfStatus,
+  orderCentralCf,
+  signInAgainUrl,
+  type CfStatus,
+  type PanelFeature,
+} from '../../lib/geoportal/api';
+
+export type PanelState = { loading: true } | { error: string; signInAgain?: boolean } | { feature: PanelFeature };
 
 const FIELDS: [string, string][] = [
   ['NR_CF', 'Nr. carte funciară'],
@@ -44,9 +58,13 @@ function CfOrderLink({ nrCad, siruta }: { nrCad: string; siruta: number }) {
   );
 }
 
-function CfStatusLine({ nrCad, siruta }: { nrCad: string; siruta: number }) {
+function CfStatusLine({ nrCad, siruta, central }: { nrCad: string; siruta: number; central: boolean }) {
   const [state, setState] = useState<CfStatus | 'loading' | { error: string } | null>(null);
   useEffect(() => setState(null), [nrCad, siruta]);
+  const run = (p: () => Promise<CfStatus>) => {
+    setState('loading');
+    p().then(setState, (err: Error) => setState({ error: err.message }));
+  };
   if (state === null) {
     return (
       <>
@@ -54,10 +72,7 @@ function CfStatusLine({ nrCad, siruta }: { nrCad: string; siruta: number }) {
         type="button"
         className="gp-btn gp-panel__cf"
         data-testid="cf-status-button"
-        onClick={() => {
-          setState('loading');
-          loadCfStatus(nrCad, siruta).then(setState, (err: Error) => setState({ error: err.message }));
-        }}
+        onClick={() => run(() => (central ? loadCentralCfStatus(nrCad, siruta) : loadCfStatus(nrCad, siruta)))}
       >
         Verifică extrasul CF
       </button>
@@ -67,6 +82,16 @@ function CfStatusLine({ nrCad, siruta }: { nrCad: string; siruta: number }) {
   }
   if (state === 'loading') return <p className="gp-panel__note">Se verifică extrasul CF…</p>;
   if ('error' in state) return <p className="gp-panel__note gp-panel__note--fail">{state.error}</p>;
+  if (!state.exists && central) {
+    return (
+      <p className="gp-panel__note" data-testid="cf-status">
+        Nu există extras CF.{' '}
+        <button type="button" className="gp-btn" data-testid="cf-order-button" onClick={() => run(() => orderCentralCf(nrCad, siruta))}>
+          Comandă extras CF (1 credit)
+        </button>
+      </p>
+    );
+  }
   if (!state.exists) {
     return (
       <>
@@ -101,9 +126,18 @@ function CfStatusLine({ nrCad, siruta }: { nrCad: string; siruta: number }) {
 export function FeaturePanel({
   state,
   onClose,
+  central = false,
+  basicScope = false,
+  onFeature,
 }: {
-  state: { loading: true } | { error: string } | { feature: PanelFeature };
+  state: Exclude<PanelState, null>;
   onClose: () => void;
+  /** The caller is on the central API path. */
+  central?: boolean;
+  /** The caller's enrichment scope is `basic`: personal fields are withheld (spec 5.5). */
+  basicScope?: boolean;
+  /** A newer version of the shown feature (after the central enrichment). */
+  onFeature?: (f: PanelFeature) => void;
 }) {
   return (
     <aside className="gp-panel" data-testid="feature-panel" aria-label="Informații parcelă">
@@ -118,13 +152,69 @@ export function FeaturePanel({
           ×
         </button>
       </header>
-      {'error' in state ? <p className="gp-panel__note gp-panel__note--fail">{state.error}</p> : null}
-      {'feature' in state ? <PanelBody feature={state.feature} /> : null}
+      {'error' in state ? (
+        <p className="gp-panel__note gp-panel__note--fail" data-testid="feature-panel-error">
+          {state.error}
+          {state.signInAgain ? (
+            <>
+              {' '}
+              <a href={signInAgainUrl()} data-testid="sign-in-again">
+                Autentificați-vă din nou
+              </a>
+            </>
+          ) : null}
+        </p>
+      ) : null}
+      {'feature' in state ? <PanelBody feature={state.feature} central={central} basicScope={basicScope} onFeature={onFeature} /> : null}
     </aside>
   );
 }
 
-function PanelBody({ feature }: { feature: PanelFeature }) {
+function CentralEnrich({ feature, onFeature }: { feature: Extract<PanelFeature, { id: string }>; onFeature?: (f: PanelFeature) => void }) {
+  const [busy, setBusy] = useState(false);
+  const [note, setNote] = useState<string | null>(null);
+  if (!feature.cadastralRef) return null;
+  const ref = feature.cadastralRef;
+  return (
+    <p className="gp-panel__note">
+      <button
+        type="button"
+        className="gp-btn"
+        data-testid="central-enrich-button"
+        disabled={busy}
+        onClick={() => {
+          setBusy(true);
+          enrichCentral(feature.siruta, ref, !!feature.enrichedAt).then(
+            (r) => {
+              setBusy(false);
+              setNote(r.cached ? 'Date din memoria API-ului central (mai noi de 30 de zile).' : 'Date aduse acum din cartea funciară.');
+              onFeature?.(r.feature);
+            },
+            (err: Error) => {
+              setBusy(false);
+              setNote(err.message);
+            },
+          );
+        }}
+      >
+        {busy ? 'Se îmbogățește…' : feature.enrichedAt ? 'Reîmprospătează datele' : 'Îmbogățește parcela'}
+      </button>
+      {note ? <span className="gp-muted"> {note}</span> : null}
+    </p>
+  );
+}
+
+function PanelBody({
+  feature,
+  central,
+  basicScope,
+  onFeature,
+}: {
+  feature: PanelFeature;
+  central: boolean;
+  basicScope: boolean;
+  onFeature?: (f: PanelFeature) => void;
+}) {
   if ('restricted' in feature) {
     return (
       <>
@@ -168,8 +258,14 @@ function PanelBody({ feature }: { feature: PanelFeature }) {
           ? `Date îmbogățite la ${new Date(feature.enrichedAt).toLocaleString('ro-RO')}.`
           : 'Parcela nu are încă date îmbogățite (proprietari, CF, adresă).'}
       </p>
-      {feature.cadastralRef ? <CfStatusLine nrCad={feature.cadastralRef} siruta={feature.siruta} /> : null}
-      <WatchPanel featureId={feature.id} />
+      {basicScope ? (
+        <p className="gp-panel__notice" data-testid="scope-notice">
+          Contul dumneavoastră are acces de bază: proprietarii, numărul CF, adresa și documentele nu sunt afișate.
+        </p>
+      ) : null}
+      {central ? <CentralEnrich feature={feature} onFeature={onFeature} /> : null}
+      {feature.cadastralRef ? <CfStatusLine nrCad={feature.cadastralRef} siruta={feature.siruta} central={central} /> : null}
+      {central ? null : <WatchPanel featureId={feature.id} />}
     </>
   );
 }

@@ -7,7 +7,7 @@ import { enableBoxSelect } from '../../lib/geoportal/boxSelect';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { GeoJSONSource, Map as MlMap, MapMouseEvent, MapGeoJSONFeature } from 'maplibre-gl';
 import { SearchBox } from './SearchBox';
-import { FeaturePanel } from './FeaturePanel';
+import { FeaturePanel, type PanelState } from './FeaturePanel';
 import { BASEMAPS, COLORS, HIGHLIGHT_LAYERS, LAYER, SELECTION_LAYERS, UAT_LABEL_MINZOOM, UAT_LABEL_SOURCE, buildStyle, highlightFilter, keyFilter, type BasemapId, type OverviewInfo } from '../../lib/geoportal/style';
 import { detailOf, featureKey, keyString, resolveParcels, type FeatureKey, type ResolvedParcel } from '../../lib/geoportal/featureKeys';
 import { labelPointsGeoJson, loadUatLabelPoints } from '../../lib/geoportal/uatLabels';
@@ -16,9 +16,8 @@ import { formatViewHash, parseViewHash, type MapView } from '../../lib/geoportal
 import { useLocation, useNavigate } from '@remix-run/react';
 // MapLibre's tile worker, bundled by Vite as its own self-contained chunk (no CDN).
 import maplibreWorkerUrl from 'maplibre-gl/dist/maplibre-gl-worker.mjs?worker&url';
-import { downloadExport, loadCatalog, loadFeature, type PanelFeature, type SearchResult } from '../../lib/geoportal/api';
+import { downloadExport, loadCatalog, loadFeature, scopeProblem, type FeatureLookup, type SearchResult } from '../../lib/geoportal/api';
 
-type PanelState = { loading: true } | { error: string } | { feature: PanelFeature } | null;
 /** Parcel key "<siruta>:<object id>" (lib/geoportal/featureKeys) → uuid (for the export) and cadastral ref. */
 type Selected = Map<string, ResolvedParcel>;
 /** What a click or a box picked: the key of each parcel, and its uuid where the tile carries it (zoom 16+). */
@@ -61,7 +60,11 @@ function geometryBounds(coords: unknown): [[number, number], [number, number]] |
   return Number.isFinite(b[0]) ? [[b[0], b[1]], [b[2], b[3]]] : null;
 }
 
-export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
+/**
+ * `central`: the caller is on the central API path (spec 1.4): search, panel, enrichment and CF
+ * orders go through /api/gis and /api/cf; the tiles stay on our store.
+ */
+export function GeoportalMap({ basicPanel, central = false, basicScope = false }: { basicPanel: boolean; central?: boolean; basicScope?: boolean }) {
   const container = useRef<HTMLDivElement>(null);
   const mapRef = useRef<MlMap | null>(null);
   const [ready, setReady] = useState(false);
@@ -73,7 +76,7 @@ export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
   basemapRef.current = basemap;
   const navigateRef = useRef(navigate);
   navigateRef.current = navigate;
-  const [panel, setPanel] = useState<PanelState>(null);
+  const [panel, setPanel] = useState<PanelState | null>(null);
   const [selecting, setSelecting] = useState(false);
   const [selected, setSelected] = useState<Selected>(new Map());
   const [toast, setToast] = useState<string | null>(null);
@@ -96,10 +99,11 @@ export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
 
   /** By uuid (search results, zoom 16+) or by parcel key (a click at any zoom, the overview). */
   const openFeature = useCallback(
-    (key: { id: string } | FeatureKey, opts: { fit?: boolean } = {}) => {
+    (key: FeatureLookup, opts: { fit?: boolean } = {}) => {
       setPanel({ loading: true });
-      highlight('id' in key ? { id: key.id } : { key: keyString(key) });
-      loadFeature(key).then(
+      // A central uuid is not the uuid of our tiles: central features highlight by their key.
+      highlight('id' in key ? (central ? {} : { id: key.id }) : { key: keyString(key) });
+      loadFeature(key, central).then(
         (r) => {
           setPanel({ feature: r.feature });
           // Opened from a link: bring the parcel into view.
@@ -107,12 +111,21 @@ export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
           if (bounds) mapRef.current?.fitBounds(bounds, { padding: 80, maxZoom: 18, duration: 0 });
           // Known by uuid only until now: the key also highlights it below zoom 16.
           const f = r.feature;
-          if ('id' in key && 'objectId' in f) highlight({ id: key.id, key: keyString({ siruta: f.siruta, objectId: f.objectId }) });
+          if ('id' in key && 'objectId' in f) {
+            highlight({ ...(central ? {} : { id: key.id }), key: keyString({ siruta: f.siruta, objectId: f.objectId }) });
+            // A central search hit has no bbox: the detail's geometry says where to fly.
+            const ring = central ? (f.geometry as { coordinates?: number[][][] } | null)?.coordinates?.[0] : undefined;
+            if (ring?.length) {
+              const xs = ring.map((p) => p[0]);
+              const ys = ring.map((p) => p[1]);
+              mapRef.current?.fitBounds([[Math.min(...xs), Math.min(...ys)], [Math.max(...xs), Math.max(...ys)]], { padding: 80, maxZoom: 18, duration: 1200 });
+            }
+          }
         },
-        (err: Error) => setPanel({ error: err.message }),
+        (err: Error) => setPanel({ error: err.message, signInAgain: scopeProblem(err) }),
       );
     },
-    [highlight],
+    [highlight, central],
   );
 
   const closePanel = useCallback(() => {
@@ -261,7 +274,7 @@ export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
         }
         if (!hit) return closePanel(); // spec 4.1: a click on empty map closes the panel
         // The uuid from zoom 16, else the key the tiles carry at every zoom (siruta, object id).
-        if (pick?.detail) openFeature({ id: pick.detail.id });
+        if (pick?.detail) openFeature(central ? { ...pick.key, cadastralRef: pick.detail.ref || undefined } : { id: pick.detail.id });
         else if (pick) openFeature(pick.key);
       });
       enableBoxSelect(m, clickable, (features, box) => {
@@ -388,7 +401,7 @@ export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
         ],
         { padding: 80, maxZoom: r.kind === 'uat' ? 14 : 18, duration: 1200 },
       );
-    } else if (!r.bbox) {
+    } else if (!r.bbox && !(central && r.featureId)) {
       say('Rezultatul nu are geometrie pe hartă.');
     }
     if (r.featureId) openFeature({ id: r.featureId });
@@ -411,7 +424,7 @@ export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
       <div ref={container} className="geoportal__map" data-testid="geoportal-map" data-ready={ready ? '1' : '0'} />
 
       <div className="gp-toolbar">
-        <SearchBox onPick={flyTo} />
+        <SearchBox onPick={flyTo} central={central} />
       </div>
 
       <div className="gp-tools">
@@ -438,7 +451,9 @@ export function GeoportalMap({ basicPanel }: { basicPanel: boolean }) {
         </button>
       </div>
 
-      {panel ? <FeaturePanel state={panel} onClose={closePanel} /> : null}
+      {panel ? (
+        <FeaturePanel state={panel} onClose={closePanel} central={central} basicScope={basicScope} onFeature={(feature) => setPanel({ feature })} />
+      ) : null}
 
       {panel ? null : <Legend />}
 

@@ -6,7 +6,8 @@ export const SEARCH_DEBOUNCE_MS = 300;
 
 const KIND_LABEL: Record<SearchResult['kind'], string> = { uat: 'UAT', parcel: 'Parcelă', owner: 'Proprietar' };
 
-export function SearchBox({ onPick }: { onPick: (r: SearchResult) => void }) {
+/** `central`: parcels come from the central API's search (spec 4.2). */
+export function SearchBox({ onPick, central = false }: { onPick: (r: SearchResult) => void; central?: boolean }) {
   const [q, setQ] = useState('');
   const [results, setResults] = useState<SearchResult[]>([]);
   const [open, setOpen] = useState(false);
@@ -27,7 +28,7 @@ export function SearchBox({ onPick }: { onPick: (r: SearchResult) => void }) {
       const ctl = new AbortController();
       abort.current = ctl;
       setBusy(true);
-      searchPlaces(text, ctl.signal)
+      searchPlaces(text, ctl.signal, central)
         .then((r) => {
           setResults(r.results);
           setError(null);
@@ -40,7 +41,7 @@ export function SearchBox({ onPick }: { onPick: (r: SearchResult) => void }) {
         .finally(() => setBusy(false));
     }, SEARCH_DEBOUNCE_MS);
     return () => clearTimeout(timer);
-  }, [q]);
+  }, [q, central]);
 
   const pick = (r: SearchResult) => {
     setOpen(false);

@@ -15,11 +15,32 @@ export interface CfStatus {
   downloadUrl?: string;
 }
 
-export class ApiError extends Error {}
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status = 0,
+    readonly code?: string,
+    readonly body?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+/** The sign-in that returns to this very page (spec 5.4), as the server's page guard builds it. */
+export function signInAgainUrl(): string {
+  if (typeof window === 'undefined') return '/auth/login';
+  return `/auth/login?callbackUrl=${encodeURIComponent(window.location.pathname + window.location.search)}`;
+}
+
+/** A 403 that a new sign-in may cure (new claims): the find rule's code and the upstream's. */
+export const scopeProblem = (err: unknown) =>
+  err instanceof ApiError && err.status === 403 && (err.code === 'scope_insufficient' || err.code === 'insufficient_scope');
 
 async function failure(res: Response): Promise<ApiError> {
-  const body = (await res.json().catch(() => null)) as { message?: string } | null;
-  return new ApiError(body?.message ?? `Cererea a eșuat (${res.status}).`);
+  const body = (await res.json().catch(() => null)) as ({ message?: string; error?: string } & Record<string, unknown>) | null;
+  // No session any more, or its token refresh failed: sign in again and come back here.
+  if (res.status === 401 && typeof window !== 'undefined') window.location.assign(signInAgainUrl());
+  return new ApiError(body?.message ?? `Cererea a eșuat (${res.status}).`, res.status, body?.error, body ?? undefined);
 }
 
 async function getJson<T>(url: string, signal?: AbortSignal): Promise<T> {
@@ -28,13 +49,120 @@ async function getJson<T>(url: string, signal?: AbortSignal): Promise<T> {
   return (await res.json()) as T;
 }
 
-export const searchPlaces = (q: string, signal?: AbortSignal) =>
-  getJson<{ results: SearchResult[] }>(`/api/geoportal/search?${new URLSearchParams({ q, limit: '12' })}`, signal);
+async function sendJson<T>(method: 'POST' | 'PATCH', url: string, body: unknown): Promise<T> {
+  const res = await fetch(url, { method, headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) });
+  if (!res.ok) throw await failure(res);
+  return (await res.json()) as T;
+}
 
-export const loadFeature = (key: { id: string } | { siruta: number; objectId: number }) =>
-  getJson<{ feature: PanelFeature }>(
-    `/api/geoportal/feature?${new URLSearchParams('id' in key ? { id: key.id } : { siruta: String(key.siruta), objectId: String(key.objectId) })}`,
-  );
+// ---- the central API path (spec 1.4, 4.2): pilot users read through /api/gis/* and /api/cf/* ----
+
+/** A central parcel detail: the local FeatureView's fields, or the basic panel's three. */
+type CentralFeature = Partial<FullFeature> & { restricted?: true; cadastralRef?: string | null; areaValue?: number | null };
+
+function fromCentral(f: CentralFeature): PanelFeature {
+  if (f.restricted) return { cadastralRef: f.cadastralRef ?? null, areaValue: f.areaValue ?? null, restricted: true };
+  return {
+    id: f.id ?? '',
+    layerId: f.layerId ?? 'TERENURI_ACTIVE',
+    siruta: f.siruta ?? 0,
+    uatName: f.uatName ?? null,
+    objectId: f.objectId ?? 0,
+    cadastralRef: f.cadastralRef ?? null,
+    areaValue: f.areaValue ?? null,
+    isActive: f.isActive ?? true,
+    geometrySource: null,
+    attributes: null,
+    enrichment: f.enrichment ?? null,
+    enrichedAt: f.enrichedAt ?? null,
+    geometry: f.geometry ?? null,
+  };
+}
+
+interface CentralHit {
+  id: string;
+  layerId: string;
+  siruta: number;
+  cadastral_ref: string;
+}
+
+/**
+ * Search. On the central path parcels come from the central search (by cadastral number); UATs,
+ * which the central API does not search, still come from the local catalogue.
+ */
+export async function searchPlaces(q: string, signal?: AbortSignal, central = false): Promise<{ results: SearchResult[] }> {
+  const local = getJson<{ results: SearchResult[] }>(`/api/geoportal/search?${new URLSearchParams({ q, limit: '12' })}`, signal);
+  if (!central) return local;
+  const [uats, hits] = await Promise.all([
+    local.then((r) => r.results.filter((x) => x.kind === 'uat')),
+    getJson<{ features: CentralHit[] }>(`/api/gis/search?${new URLSearchParams({ q, limit: '12' })}`, signal),
+  ]);
+  const parcels: SearchResult[] = hits.features
+    .filter((h) => h.layerId === 'TERENURI_ACTIVE')
+    .map((h) => ({ kind: 'parcel', label: `Nr. cadastral ${h.cadastral_ref}`, siruta: h.siruta, uatName: null, county: null, featureId: h.id, cadastralRef: h.cadastral_ref }));
+  return { results: [...uats, ...parcels] };
+}
+
+/** What identifies a parcel for the panel: a uuid, or the tile key (with its cadastral number when known). */
+export type FeatureLookup = { id: string } | { siruta: number; objectId: number; cadastralRef?: string };
+
+export async function loadFeature(key: FeatureLookup, central = false): Promise<{ feature: PanelFeature }> {
+  if (!central) {
+    return getJson<{ feature: PanelFeature }>(
+      `/api/geoportal/feature?${new URLSearchParams('id' in key ? { id: key.id } : { siruta: String(key.siruta), objectId: String(key.objectId) })}`,
+    );
+  }
+  if ('id' in key) return { feature: fromCentral(await getJson<CentralFeature>(`/api/gis/parcela/${encodeURIComponent(key.id)}`)) };
+  let cad = key.cadastralRef;
+  if (!cad) {
+    // Tiles below the detail zoom carry no cadastral number: the local store names it.
+    const local = await loadFeature({ siruta: key.siruta, objectId: key.objectId });
+    cad = local.feature.cadastralRef ?? undefined;
+    if (!cad) throw new ApiError('Parcela nu are număr cadastral.', 404, 'not_found');
+  }
+  const found = await getJson<CentralFeature>(`/api/gis/parcela/find?${new URLSearchParams({ siruta: String(key.siruta), cad, layerId: 'TERENURI_ACTIVE' })}`);
+  return { feature: fromCentral(found) };
+}
+
+/** The central enrichment round trip (cached 30 days upstream). */
+export async function enrichCentral(siruta: number, cadastralRef: string, force = false): Promise<{ feature: PanelFeature; cached: boolean }> {
+  const r = await sendJson<{ feature: CentralFeature; cached: boolean }>('POST', '/api/gis/parcel/enrich', { siruta, cadastralRef, force });
+  return { feature: fromCentral(r.feature), cached: r.cached };
+}
+
+export interface CentralExtract {
+  id: string;
+  status: 'processing' | 'completed' | 'cancelled' | 'failed';
+  expiresAt: string | null;
+  version: number;
+}
+
+/** The extract state of a parcel on the central path, in the local CfStatus shape. */
+export async function loadCentralCfStatus(nrCad: string, siruta: number): Promise<CfStatus> {
+  const { items } = await getJson<{ items: Array<{ orderId: string; siruta: number; cadastralRef: string; expiresAt: string }> }>('/api/cf/catalog');
+  const hit = items.find((i) => i.siruta === siruta && i.cadastralRef === nrCad);
+  return hit ? { exists: true, state: 'valid', expiresAt: hit.expiresAt, downloadUrl: `/api/cf/${encodeURIComponent(hit.orderId)}/pdf` } : { exists: false };
+}
+
+/** Orders an extract; 409 `catalog_hit` is a success: the valid extract that already exists (spec 3.2). */
+export async function orderCentralCf(nrCad: string, siruta: number): Promise<CfStatus> {
+  try {
+    const o = await sendJson<CentralExtract>('POST', '/api/cf/order', { siruta, cadastralRef: nrCad });
+    return { exists: true, state: 'processing', status: o.status };
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 409 && err.code === 'catalog_hit') {
+      const e = err.body?.extract as CentralExtract | undefined;
+      return {
+        exists: true,
+        state: 'valid',
+        status: 'catalog_hit',
+        expiresAt: e?.expiresAt ?? undefined,
+        downloadUrl: e ? `/api/cf/${encodeURIComponent(e.id)}/pdf` : undefined,
+      };
+    }
+    throw err;
+  }
+}
 
 export const loadCfStatus = (nrCad: string, siruta: number) =>
   getJson<CfStatus>(`/api/geoportal/cf-status?${new URLSearchParams({ nrCad, siruta: String(siruta) })}`);

@@ -1,0 +1,46 @@
+/**
+ * The caller's access token for an outbound call on their behalf (the central API, spec 5.5),
+ * fresh enough to be forwarded. The session middleware already refreshed it when it was past its
+ * refresh moment; this refreshes again when the token expires within the forwarding margin
+ * (a request that started just before that moment), and after the upstream refused it. Every
+ * refresh goes through refreshShared: one exchange per refresh token however many requests ask.
+ */
+import { config } from '../../domain/config';
+import { AppError } from '../../domain/errors';
+import type { TokenSource } from '../../domain/central/client';
+import { loadSessionCached, type StoredSession } from './sessionStore';
+import { refreshShared } from './session';
+import type { SessionContext } from './types';
+
+const signInAgain = () =>
+  new AppError(401, 'unauthorized', 'Sesiunea de autentificare a expirat. Autentificați-vă din nou.', {
+    extra: { sessionError: 'RefreshAccessTokenError' },
+  });
+
+async function refreshed(sessionId: string, data: StoredSession): Promise<StoredSession> {
+  if (!data.tokens.refreshToken) throw signInAgain();
+  const next = await refreshShared(sessionId, data.tokens.refreshToken);
+  if (!next || next.error) throw signInAgain();
+  return next;
+}
+
+/** A TokenSource (domain/central/client.ts) for this signed-in caller. */
+export function callerTokenSource(auth: SessionContext): TokenSource {
+  return async (rejected?: string) => {
+    if (auth.error) throw signInAgain();
+    // The development bypass has no identity provider behind it: its empty token is what it has.
+    if (auth.sessionId === 'dev-bypass') return auth.accessToken;
+    const row = await loadSessionCached(auth.sessionId);
+    if (!row) throw new AppError(401, 'unauthorized', 'Autentificare necesară.');
+    let data = row.data;
+    if (data.error) throw signInAgain();
+    if (rejected !== undefined) {
+      // Someone else already replaced the refused token: use theirs.
+      if (data.tokens.accessToken !== rejected) return data.tokens.accessToken;
+      data = await refreshed(auth.sessionId, data);
+    } else if (data.tokens.accessTokenExpiresAt - Date.now() < config.central.refreshMarginMs) {
+      data = await refreshed(auth.sessionId, data);
+    }
+    return data.tokens.accessToken;
+  };
+}

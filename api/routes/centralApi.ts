@@ -1,0 +1,349 @@
+/**
+ * The central GIS API proxy routes of spec 4.2 (`/api/gis/*`, `/api/cf/*`) and the claims
+ * diagnostic `GET /api/gis/whoami` (CONTRACT.md section 4). Common rules: 401 without a session;
+ * the upstream's status, error code and body forwarded; any other failure 500 `internal_error`
+ * with a hint; 30 s per upstream call, then 504 `upstream_timeout` (domain/central/client.ts);
+ * always the caller's own access token (api/auth/accessToken.ts). The central API redacts
+ * personal data for the `basic` scope; these routes only ever narrow what it answers (the basic
+ * panel and the scope rule of domain/geoportal/redact.ts), never widen it.
+ */
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Router } from 'express';
+import { decodeJwt } from 'jose';
+import { z } from 'zod';
+import { defineRoute, type HandlerContext } from '../http/route';
+import { callerTokenSource } from '../auth/accessToken';
+import type { SessionContext } from '../auth/types';
+import { centralJson, centralStream, type CentralRequest } from '../../domain/central/client';
+import { CENTRAL_SEARCH_LIMIT, findParcel } from '../../domain/central/find';
+import { redactEnrichment } from '../../domain/geoportal/redact';
+import { errors } from '../../domain/errors';
+import { childLogger } from '../../domain/log';
+
+const log = childLogger('central');
+const GIS = ['central-gis'];
+const CF = ['central-cf'];
+
+const Siruta = z.coerce.number().int().positive().max(2_147_483_647);
+const CadRef = z.string().trim().min(1, 'Numărul cadastral lipsește.').max(100);
+const LayerId = z.string().regex(/^[A-Z0-9_]{1,64}$/, 'layerId nu este un identificator de strat.');
+const ParcelRef = z.object({ siruta: Siruta, cadastralRef: CadRef, force: z.boolean().optional() });
+const Upstream = z.record(z.string(), z.unknown()).openapi({ description: 'The central API answer, forwarded' });
+const UPSTREAM_FAILURES = {
+  403: 'The central API forbids the caller (its error code, e.g. insufficient_scope)',
+  404: 'Not in the central store',
+  504: 'upstream_timeout: the central API took longer than 30 s',
+};
+
+function auth(ctx: HandlerContext<unknown, unknown>): SessionContext {
+  if (!ctx.auth) throw errors.unauthorized();
+  return ctx.auth;
+}
+
+const call = <T = Record<string, unknown>>(a: SessionContext, req: Omit<CentralRequest, 'token'>) =>
+  centralJson<T>({ ...req, token: callerTokenSource(a) });
+
+/** What the caller may see of a parcel detail: never more than the central API answered. */
+function narrowFeature(a: SessionContext, feature: unknown): unknown {
+  if (!feature || typeof feature !== 'object') return feature;
+  const f = feature as Record<string, unknown>;
+  if (a.basicPanel) return { cadastralRef: f.cadastralRef ?? null, areaValue: f.areaValue ?? null, restricted: true };
+  if (!('enrichment' in f)) return f;
+  return { ...f, enrichment: redactEnrichment((f.enrichment as Record<string, unknown> | null) ?? null, a.enrichmentScope) };
+}
+
+/** Keeps a header value ASCII (Content-Disposition's filename=), the exact name in filename*. */
+function attachment(name: string): string {
+  const plain = name.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `attachment; filename="${plain}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
+export function registerCentralApiRoutes(router: Router): void {
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/gis/whoami',
+      summary: 'Diagnostic: the claims of the caller’s access token (never the token itself)',
+      tags: GIS,
+      auth: 'session',
+      response: {
+        description: 'Claims and the session flags',
+        schema: z.object({
+          claims: z.record(z.string(), z.unknown()).nullable(),
+          enrichmentScope: z.enum(['full', 'basic', 'none']).nullable(),
+          useCentralApi: z.boolean(),
+          basicPanel: z.boolean(),
+          expiresAt: z.string().nullable(),
+        }),
+      },
+    },
+    (ctx) => {
+      const a = auth(ctx);
+      let claims: Record<string, unknown> | null;
+      try {
+        claims = a.accessToken ? (decodeJwt(a.accessToken) as Record<string, unknown>) : null;
+      } catch {
+        claims = null; // an opaque (non-JWT) token has no claims to show
+      }
+      // The claims are the caller's own identity, but a log line stays short and bounded.
+      log.info({ userId: a.user.id, claims: JSON.stringify(claims).slice(0, 500) }, 'gis/whoami');
+      const exp = typeof claims?.exp === 'number' ? new Date(claims.exp * 1000).toISOString() : null;
+      return { claims, enrichmentScope: a.enrichmentScope, useCentralApi: a.useCentralApi, basicPanel: a.basicPanel, expiresAt: exp };
+    },
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/gis/search',
+      summary: 'Central search by cadastral reference (default and maximum 50 features)',
+      tags: GIS,
+      auth: 'session',
+      query: z.object({
+        q: z.string().trim().min(1, 'Textul de căutare lipsește.').max(200),
+        limit: z.coerce.number().int().min(1).max(CENTRAL_SEARCH_LIMIT).default(CENTRAL_SEARCH_LIMIT),
+      }),
+      response: {
+        description: 'Features, each with id, layerId, siruta, cadastral_ref',
+        schema: z.object({
+          features: z.array(z.object({ id: z.string(), layerId: z.string(), siruta: z.number().int(), cadastral_ref: z.string() })),
+          total: z.number().int().optional(),
+          limit: z.number().int().optional(),
+        }),
+      },
+      failures: UPSTREAM_FAILURES,
+    },
+    (ctx) => call(auth(ctx), { path: '/search', query: { q: ctx.query.q, limit: ctx.query.limit } }),
+  );
+
+  // Before /parcela/:id, which would take `find` for an id.
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/gis/parcela/find',
+      summary: 'The central parcel of (siruta, cad, layerId): spec 4.2 rules 1-4',
+      tags: GIS,
+      auth: 'session',
+      query: z.object({ siruta: Siruta, cad: CadRef, layerId: LayerId.default('TERENURI_ACTIVE') }),
+      response: { description: 'Parcel detail with enrichment filtered by the caller’s scope', schema: Upstream },
+      failures: {
+        ...UPSTREAM_FAILURES,
+        403: 'scope_insufficient: every candidate parcel was forbidden (the UI offers a new sign-in)',
+        404: 'not_found: the parcel is not in the central store',
+        422: 'search_limit_exceeded: 50 hits share the reference, none in this siruta (hint names the missing upstream filter)',
+      },
+    },
+    async (ctx) => {
+      const a = auth(ctx);
+      const detail = await findParcel({ siruta: ctx.query.siruta, cad: ctx.query.cad, layerId: ctx.query.layerId, token: callerTokenSource(a) });
+      return narrowFeature(a, detail);
+    },
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/gis/parcela/:id',
+      summary: 'Central parcel detail by uuid, enrichment filtered by the caller’s scope',
+      tags: GIS,
+      auth: 'session',
+      params: z.object({ id: z.string().uuid('id trebuie să fie un UUID.') }),
+      response: { description: 'Parcel detail', schema: Upstream },
+      failures: UPSTREAM_FAILURES,
+    },
+    async (ctx) => {
+      const a = auth(ctx);
+      return narrowFeature(a, await call(a, { path: `/parcela/${ctx.params.id}` }));
+    },
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/gis/parcel/tech',
+      summary: 'Refresh a parcel’s technical data from the land registry through the central API',
+      tags: GIS,
+      auth: 'session',
+      body: ParcelRef,
+      response: { description: 'Technical data', schema: Upstream },
+      failures: UPSTREAM_FAILURES,
+    },
+    (ctx) => call(auth(ctx), { method: 'POST', path: '/parcel/tech', body: ctx.body }),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/gis/parcel/enrich',
+      summary: 'Central enrichment round trip (cached 30 days upstream; force=true refreshes)',
+      tags: GIS,
+      auth: 'session',
+      body: ParcelRef,
+      response: { description: '{feature, cached}', schema: Upstream },
+      failures: UPSTREAM_FAILURES,
+    },
+    async (ctx) => {
+      const a = auth(ctx);
+      const out = await call(a, { method: 'POST', path: '/parcel/enrich', body: ctx.body });
+      return 'feature' in out ? { ...out, feature: narrowFeature(a, out.feature) } : out;
+    },
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/gis/parcel/units-fetch',
+      summary: 'Units of a condominium building (siruta + the building’s cadastral reference)',
+      tags: GIS,
+      auth: 'session',
+      body: ParcelRef.omit({ force: true }),
+      response: { description: '{units}', schema: Upstream },
+      failures: UPSTREAM_FAILURES,
+    },
+    (ctx) => call(auth(ctx), { method: 'POST', path: '/parcel/units-fetch', body: ctx.body }),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/gis/building/condo-owners',
+      summary: 'Units of a condominium with owners, CF number and area (redacted upstream for scope basic)',
+      tags: GIS,
+      auth: 'session',
+      body: ParcelRef.omit({ force: true }),
+      response: { description: '{units}', schema: Upstream },
+      failures: UPSTREAM_FAILURES,
+    },
+    async (ctx) => {
+      const a = auth(ctx);
+      const out = await call(a, { method: 'POST', path: '/building/condo-owners', body: ctx.body });
+      if (a.basicPanel && Array.isArray(out.units)) {
+        return { ...out, units: (out.units as Array<Record<string, unknown>>).map((u) => ({ ...u, owners: null, nrCF: null })) };
+      }
+      return out;
+    },
+  );
+
+  // ---- CF extracts on the central path ---------------------------------------------------------
+  const OrderId = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,80}$/, 'Identificator de comandă invalid.') });
+
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/cf/order',
+      summary: 'Order a CF extract through the central API (409 catalog_hit forwarded: a valid extract exists)',
+      tags: CF,
+      auth: 'session',
+      body: ParcelRef,
+      response: { status: 201, description: 'The new order', schema: Upstream },
+      failures: { ...UPSTREAM_FAILURES, 409: 'catalog_hit: a valid extract exists (the UI treats it as success)' },
+    },
+    async (ctx) => {
+      const out = await call(auth(ctx), { method: 'POST', path: '/cf/order', body: ctx.body });
+      ctx.res.status(201).json(out);
+    },
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/cf/orders',
+      summary: 'The caller’s central CF orders',
+      tags: CF,
+      auth: 'session',
+      query: z.object({
+        limit: z.coerce.number().int().min(1).max(100).optional(),
+        offset: z.coerce.number().int().min(0).optional(),
+        status: z.enum(['processing', 'completed', 'cancelled', 'failed']).optional(),
+      }),
+      response: { description: '{items, total, limit, offset}', schema: Upstream },
+      failures: UPSTREAM_FAILURES,
+    },
+    (ctx) => call(auth(ctx), { path: '/cf/orders', query: ctx.query }),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/cf/catalog',
+      summary: 'Catalog of existing valid extracts',
+      tags: CF,
+      auth: 'session',
+      response: { description: '{items}', schema: Upstream },
+      failures: UPSTREAM_FAILURES,
+    },
+    (ctx) => call(auth(ctx), { path: '/cf/catalog' }),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/cf/:id',
+      summary: 'One central CF order',
+      tags: CF,
+      auth: 'session',
+      params: OrderId,
+      response: { description: 'The order', schema: Upstream },
+      failures: UPSTREAM_FAILURES,
+    },
+    (ctx) => call(auth(ctx), { path: `/cf/${ctx.params.id}` }),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'patch',
+      path: '/api/cf/:id',
+      summary: 'Rename the document or cancel a central CF order',
+      tags: CF,
+      auth: 'session',
+      params: OrderId,
+      body: z
+        .object({ documentName: z.string().trim().min(1).max(200).optional(), status: z.literal('cancelled').optional() })
+        .refine((b) => b.documentName !== undefined || b.status !== undefined, 'Dați documentName sau status.'),
+      response: { description: 'The updated order', schema: Upstream },
+      failures: { ...UPSTREAM_FAILURES, 409: 'The order can no longer be cancelled (upstream code)' },
+    },
+    (ctx) => call(auth(ctx), { method: 'PATCH', path: `/cf/${ctx.params.id}`, body: ctx.body }),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/cf/:id/pdf',
+      summary: 'The extract PDF, streamed; file name from documentName, else cf-<id>.pdf',
+      tags: CF,
+      auth: 'session',
+      params: OrderId,
+      response: { description: 'PDF', contentType: 'application/pdf', schema: z.string().openapi({ format: 'binary' }) },
+      failures: { ...UPSTREAM_FAILURES, 409: 'The extract is not issued yet (upstream code)' },
+    },
+    async (ctx) => {
+      const a = auth(ctx);
+      const token = callerTokenSource(a);
+      const order = await centralJson<{ documentName?: string | null }>({ path: `/cf/${ctx.params.id}`, token });
+      const upstream = await centralStream({ path: `/cf/${ctx.params.id}/pdf`, token });
+      const name = order.documentName?.trim() || `cf-${ctx.params.id}.pdf`;
+      ctx.res.status(200).set({
+        'Content-Type': 'application/pdf',
+        'Content-Disposition': attachment(name),
+        ...(upstream.headers.get('content-length') ? { 'Content-Length': upstream.headers.get('content-length')! } : {}),
+      });
+      await pipeline(Readable.fromWeb(upstream.body as import('node:stream/web').ReadableStream), ctx.res);
+    },
+  );
+}

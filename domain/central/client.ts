@@ -1,0 +1,121 @@
+/**
+ * The one HTTP client of the central GIS API (spec 1.4, 4.2). Every call carries the CALLER's
+ * own access token (never a service token), has the spec's 30 s (504 `upstream_timeout` after),
+ * and is retried once with a fresh token after an upstream 401 (the token may have been revoked
+ * or have expired on the way). Upstream failures keep their status, error code and body
+ * (`CentralError` → the API's error mapper); anything else is a plain Error, which the mapper
+ * turns into 500 `internal_error` with the first 200 characters as hint.
+ */
+import { config } from '../config';
+import { AppError } from '../errors';
+import { childLogger } from '../log';
+
+const log = childLogger('central');
+
+/**
+ * Where the caller's access token comes from. `rejected` set: the central API refused that
+ * token; answer a fresh one (refreshing when nobody has yet), or throw 401.
+ */
+export type TokenSource = (rejected?: string) => Promise<string>;
+
+export interface CentralRequest {
+  method?: 'GET' | 'POST' | 'PATCH';
+  /** Path under /api/v1, e.g. `/search`. */
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  token: TokenSource;
+}
+
+export const upstreamTimeout = () =>
+  new AppError(504, 'upstream_timeout', 'API-ul central nu a răspuns în 30 de secunde. Încercați din nou.');
+
+/** An upstream answer of 4xx/5xx, forwarded as it came (status, error code, body). */
+export function centralError(status: number, body: unknown, text: string): AppError {
+  if (body && typeof body === 'object' && typeof (body as { error?: unknown }).error === 'string') {
+    const { error, message, hint, details, ...extra } = body as Record<string, unknown>;
+    return new AppError(status, error as string, typeof message === 'string' ? message : 'API-ul central a refuzat cererea.', {
+      hint: typeof hint === 'string' ? hint : undefined,
+      details,
+      extra,
+    });
+  }
+  return new AppError(status, 'upstream_error', 'API-ul central a răspuns cu o eroare.', { hint: text.slice(0, 200) });
+}
+
+function url(req: CentralRequest): string {
+  const u = new URL(`${config.central.baseUrl}/api/v1${req.path}`);
+  for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined && v !== '') u.searchParams.set(k, String(v));
+  return u.href;
+}
+
+/**
+ * One HTTP exchange within the 30 s; `stream` answers as soon as the headers arrive (the
+ * body then flows without the deadline), otherwise the body is read inside it.
+ */
+async function exchange(req: CentralRequest, token: string, stream: boolean): Promise<{ res: Response; text?: string }> {
+  const ctl = new AbortController();
+  const timer = setTimeout(() => ctl.abort(), config.central.timeoutMs);
+  try {
+    const res = await fetch(url(req), {
+      method: req.method ?? 'GET',
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: 'application/json',
+        ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      body: req.body !== undefined ? JSON.stringify(req.body) : undefined,
+      signal: ctl.signal,
+    });
+    if (stream && res.ok) return { res };
+    return { res, text: await res.text() };
+  } catch (err) {
+    if (ctl.signal.aborted) {
+      log.warn({ path: req.path, timeoutMs: config.central.timeoutMs }, 'central API call timed out');
+      throw upstreamTimeout();
+    }
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    throw new Error(`central API unreachable (${req.method ?? 'GET'} ${req.path}): ${cause?.code ?? cause?.message ?? (err as Error).message}`, {
+      cause: err,
+    });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function call(req: CentralRequest, stream: boolean): Promise<{ res: Response; text?: string }> {
+  const token = await req.token();
+  let out = await exchange(req, token, stream);
+  if (out.res.status === 401) {
+    // Once: a second 401 with a token fresh from the identity provider is the answer.
+    const fresh = await req.token(token);
+    log.info({ path: req.path, refreshed: fresh !== token }, 'central API refused the token; retrying once');
+    out = await exchange(req, fresh, stream);
+  }
+  return out;
+}
+
+function parse(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Calls the central API and answers its JSON, or throws what the caller must answer. */
+export async function centralJson<T = unknown>(req: CentralRequest): Promise<T> {
+  const { res, text = '' } = await call(req, false);
+  const body = parse(text);
+  if (!res.ok) throw centralError(res.status, body, text);
+  if (body === undefined) throw new Error(`central API answered ${res.status} without JSON: ${text.slice(0, 120)}`);
+  return body as T;
+}
+
+/** Like centralJson, but a success answer is handed over with its body unread (PDF downloads). */
+export async function centralStream(req: CentralRequest): Promise<Response> {
+  const { res, text = '' } = await call(req, true);
+  if (!res.ok) throw centralError(res.status, parse(text), text);
+  return res;
+}
