@@ -18,6 +18,7 @@ import { registerGeoportalTileRoutes } from './routes/geoportalTiles';
 import { tilesRouter } from './routes/tiles';
 import { registerGeoportalRoutes } from './routes/geoportal';
 import { registerStorageRoutes } from './routes/officeStorage';
+import { registerVaultRoutes } from './routes/officeVault';
 
 export const JSON_BODY_LIMIT = '25mb'; // CONTRACT.md section 5
 
@@ -32,6 +33,7 @@ export function apiRouter(): Router {
   registerGeoportalTileRoutes(router);
   registerGeoportalRoutes(router);
   registerStorageRoutes(router);
+  registerVaultRoutes(router);
   return router;
 }
 
