@@ -19,6 +19,7 @@ import { tilesRouter } from './routes/tiles';
 import { registerGeoportalRoutes } from './routes/geoportal';
 import { registerStorageRoutes } from './routes/officeStorage';
 import { registerVaultRoutes } from './routes/officeVault';
+import { registerAddressBookRoutes } from './routes/officeAddressBook';
 
 export const JSON_BODY_LIMIT = '25mb'; // CONTRACT.md section 5
 
@@ -34,6 +35,7 @@ export function apiRouter(): Router {
   registerGeoportalRoutes(router);
   registerStorageRoutes(router);
   registerVaultRoutes(router);
+  registerAddressBookRoutes(router);
   return router;
 }
 
