@@ -20,6 +20,7 @@ import { registerGeoportalRoutes } from './routes/geoportal';
 import { registerStorageRoutes } from './routes/officeStorage';
 import { registerVaultRoutes } from './routes/officeVault';
 import { registerAddressBookRoutes } from './routes/officeAddressBook';
+import { registerTagRoutes } from './routes/officeTags';
 
 export const JSON_BODY_LIMIT = '25mb'; // CONTRACT.md section 5
 
@@ -36,6 +37,7 @@ export function apiRouter(): Router {
   registerStorageRoutes(router);
   registerVaultRoutes(router);
   registerAddressBookRoutes(router);
+  registerTagRoutes(router);
   return router;
 }
 
