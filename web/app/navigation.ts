@@ -4,7 +4,7 @@
  *
  * Modules still to come, in the order of spec section 1: Geoportal (/geoportal), Sincronizare
  * parcele (/sincronizare), Extrase CF (/extrase-cf), Registratură (/registratura),
- * Notificări (/notificari), Utilitare (/utilitare).
+ * Notificări (/notificari).
  */
 export interface NavItem {
   /** Path inside the Remix app. */
@@ -22,6 +22,7 @@ export const NAV_ITEMS: readonly NavItem[] = [
   { to: '/geoportal', label: 'Geoportal' },
   { to: '/parcel-sync', label: 'Sincronizare parcele' },
   { to: '/infrastructura-harti', label: 'Infrastructură hărți' },
+  { to: '/utilitare', label: 'Utilitare' },
 ];
 
 export function navItemsFor(user: { isAdmin: boolean }): NavItem[] {
