@@ -2,6 +2,7 @@
 import { useState } from 'react';
 import type { ContactOut } from '../../../../domain/office/addressBook';
 import { officeApi } from '../../lib/officeApi';
+import { filterByText, OutcomeLine, SearchableList, type Outcome } from './shared';
 
 const TYPE_LABEL: Record<string, string> = { person: 'Persoană', company: 'Firmă', institution: 'Instituție', supplier: 'Furnizor', authority: 'Autoritate' };
 const EMPTY = { id: '', name: '', type: 'person', organization: '', role: '', email: '', phone: '', address: '', notes: '' };
@@ -9,11 +10,8 @@ const EMPTY = { id: '', name: '', type: 'person', organization: '', role: '', em
 export function AddressBook({ contacts, onChanged }: { contacts: ContactOut[]; onChanged: () => void }) {
   const [q, setQ] = useState('');
   const [form, setForm] = useState(EMPTY);
-  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
-  const needle = q.trim().toLowerCase();
-  const visible = needle
-    ? contacts.filter((c) => [c.name, c.organization, c.email, c.phone, c.role].some((v) => v?.toLowerCase().includes(needle)))
-    : contacts;
+  const [message, setMessage] = useState<Outcome>(null);
+  const visible = filterByText(contacts, q, (c) => [c.name, c.organization, c.email, c.phone, c.role]);
 
   const save = async () => {
     const { id, ...fields } = form;
@@ -56,11 +54,16 @@ export function AddressBook({ contacts, onChanged }: { contacts: ContactOut[]; o
   return (
     <div className="office-grid">
       <section className="card">
-        <h3>Agendă ({contacts.length})</h3>
-        <input className="office-search" type="search" placeholder="Caută după nume, organizație, e-mail, telefon…" value={q} onChange={(e) => setQ(e.target.value)} aria-label="Caută în agendă" />
-        {visible.length === 0 ? (
-          <p className="office-muted">{contacts.length ? 'Niciun contact nu se potrivește căutării.' : 'Agenda este goală.'}</p>
-        ) : (
+        <SearchableList
+          title="Agendă"
+          total={contacts.length}
+          shown={visible.length}
+          q={q}
+          onQ={setQ}
+          placeholder="Caută după nume, organizație, e-mail, telefon…"
+          empty="Agenda este goală."
+          noMatch="Niciun contact nu se potrivește căutării."
+        >
           <table className="office-table">
             <thead>
               <tr>
@@ -88,7 +91,7 @@ export function AddressBook({ contacts, onChanged }: { contacts: ContactOut[]; o
               ))}
             </tbody>
           </table>
-        )}
+        </SearchableList>
       </section>
       <section className="card">
         <h3>{form.id ? 'Editează contactul' : 'Contact nou'}</h3>
@@ -118,11 +121,7 @@ export function AddressBook({ contacts, onChanged }: { contacts: ContactOut[]; o
             )}
           </div>
         </form>
-        {message && (
-          <p className={message.ok ? 'office-ok' : 'office-error'} role={message.ok ? 'status' : 'alert'}>
-            {message.text}
-          </p>
-        )}
+        <OutcomeLine outcome={message} />
       </section>
     </div>
   );

@@ -5,6 +5,7 @@
 import { useMemo, useState } from 'react';
 import type { PlanAnswer, TagOut } from '../../../../domain/tags/service';
 import { officeApi } from '../../lib/officeApi';
+import { OutcomeLine, type Outcome } from './shared';
 
 type Tree = Array<{ project: string; tag?: TagOut; phases: Array<{ phase: string; tag?: TagOut; activities: TagOut[] }> }>;
 
@@ -61,7 +62,7 @@ export function TagManager({
   const tree = useMemo(() => buildTree(tags), [tags]);
   const [form, setForm] = useState({ project: '', phase: '', activity: '' });
   const [choices, setChoices] = useState<Record<string, 'file' | 'db'>>({});
-  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const [message, setMessage] = useState<Outcome>(null);
   const [busy, setBusy] = useState(false);
 
   const run = async (fn: () => Promise<string>) => {
@@ -197,11 +198,7 @@ export function TagManager({
             </div>
           </>
         )}
-        {message && (
-          <p className={message.ok ? 'office-ok' : 'office-error'} role={message.ok ? 'status' : 'alert'}>
-            {message.text}
-          </p>
-        )}
+        <OutcomeLine outcome={message} />
       </section>
     </div>
   );

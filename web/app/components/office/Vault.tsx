@@ -2,16 +2,14 @@
 import { useState } from 'react';
 import type { VaultAccessOut, VaultEntryOut } from '../../../../domain/office/vault';
 import { officeApi } from '../../lib/officeApi';
+import { filterByText, OutcomeLine, SearchableList, type Outcome } from './shared';
 
 export function Vault({ entries, accessLog, onChanged }: { entries: VaultEntryOut[]; accessLog: VaultAccessOut[]; onChanged: () => void }) {
   const [q, setQ] = useState('');
   const [shown, setShown] = useState<Record<string, string>>({});
   const [form, setForm] = useState({ name: '', username: '', url: '', password: '' });
-  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
-  const needle = q.trim().toLowerCase();
-  const visible = needle
-    ? entries.filter((e) => [e.name, e.username, e.url, e.notes].some((v) => v?.toLowerCase().includes(needle)))
-    : entries;
+  const [message, setMessage] = useState<Outcome>(null);
+  const visible = filterByText(entries, q, (e) => [e.name, e.username, e.url, e.notes]);
 
   const fail = (err: unknown) => setMessage({ ok: false, text: (err as Error).message });
   const reveal = async (id: string) => {
@@ -56,11 +54,16 @@ export function Vault({ entries, accessLog, onChanged }: { entries: VaultEntryOu
   return (
     <div className="office-grid">
       <section className="card">
-        <h3>Seif de parole ({entries.length})</h3>
-        <input className="office-search" type="search" placeholder="Caută după nume, utilizator, adresă…" value={q} onChange={(e) => setQ(e.target.value)} aria-label="Caută în seif" />
-        {visible.length === 0 ? (
-          <p className="office-muted">{entries.length ? 'Nicio intrare nu se potrivește căutării.' : 'Seiful este gol.'}</p>
-        ) : (
+        <SearchableList
+          title="Seif de parole"
+          total={entries.length}
+          shown={visible.length}
+          q={q}
+          onQ={setQ}
+          placeholder="Caută după nume, utilizator, adresă…"
+          empty="Seiful este gol."
+          noMatch="Nicio intrare nu se potrivește căutării."
+        >
           <table className="office-table">
             <thead>
               <tr>
@@ -98,7 +101,7 @@ export function Vault({ entries, accessLog, onChanged }: { entries: VaultEntryOu
               ))}
             </tbody>
           </table>
-        )}
+        </SearchableList>
         <form
           className="office-form"
           onSubmit={(ev) => {
@@ -112,11 +115,7 @@ export function Vault({ entries, accessLog, onChanged }: { entries: VaultEntryOu
           <input aria-label="Parolă" placeholder="Parolă" type="password" autoComplete="new-password" value={form.password} onChange={(e) => setForm({ ...form, password: e.target.value })} />
           <button className="btn btn--primary">Adaugă</button>
         </form>
-        {message && (
-          <p className={message.ok ? 'office-ok' : 'office-error'} role={message.ok ? 'status' : 'alert'}>
-            {message.text}
-          </p>
-        )}
+        <OutcomeLine outcome={message} />
       </section>
       <section className="card">
         <h3>Jurnal de acces</h3>
