@@ -22,6 +22,10 @@ import { registerRegistryRoutes } from './routes/registratura';
 import { registerCfportalRoutes } from './routes/cfportal';
 import { registerRgiRoutes } from './routes/landregRgi';
 import { registerCentralApiRoutes } from './routes/centralApi';
+import { registerStorageRoutes } from './routes/officeStorage';
+import { registerVaultRoutes } from './routes/officeVault';
+import { registerAddressBookRoutes } from './routes/officeAddressBook';
+import { registerTagRoutes } from './routes/officeTags';
 
 export const JSON_BODY_LIMIT = '25mb'; // CONTRACT.md section 5
 
@@ -40,6 +44,10 @@ export function apiRouter(): Router {
   registerCfportalRoutes(router);
   registerRgiRoutes(router);
   registerCentralApiRoutes(router);
+  registerStorageRoutes(router);
+  registerVaultRoutes(router);
+  registerAddressBookRoutes(router);
+  registerTagRoutes(router);
   return router;
 }
 

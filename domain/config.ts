@@ -299,6 +299,14 @@ export const config = {
 
   encryptionSecret: secret('ENCRYPTION_SECRET', 'dev-encryption-secret-change-me'),
 
+  /** Office utilities (docs/office.md): the tag manager's two-way sync target. */
+  office: {
+    /** The time tracker's tag file (CONTRACT.md 3); default inside the profile's data directory. */
+    get tagFilePath(): string {
+      return path.resolve(projectRoot, str('TAG_FILE_PATH', path.join(str('DATA_DIR', `.data/${profile}`), 'manictime', 'tags.txt')));
+    },
+  },
+
   build: {
     commit: str('GIT_COMMIT', 'unknown'),
     buildTime: str('BUILD_TIME', 'unknown'),

@@ -3,8 +3,11 @@
  * (spec 5.8, CONTRACT.md section 3 "Vault entry"). One format for everything the service keeps
  * encrypted (vault passwords, the shared portal session's cookies):
  *   v1:<salt>:<iv>:<tag>:<ciphertext>   (each part base64)
- * A fresh salt and IV per value; derived keys are memoised per (secret, salt), because 210,000
- * PBKDF2 rounds cost ~100 ms and the portal session is decrypted on every portal call.
+ * A fresh salt and IV per value; derived keys are memoised per (secret, salt, iterations), because
+ * 210,000 PBKDF2 rounds cost ~100 ms and the portal session is decrypted on every portal call.
+ * Callers that store records bind them with associated data (`aad`: the vault binds the record id
+ * and company, so a ciphertext copied onto another record fails to decrypt) and may keep the
+ * iteration count beside the value so the work factor can be raised later.
  */
 import { createCipheriv, createDecipheriv, pbkdf2Sync, randomBytes } from 'node:crypto';
 import { config } from '../config';
@@ -23,37 +26,59 @@ export class DecryptionError extends Error {
   }
 }
 
+export interface SealOptions {
+  /** Default: config.encryptionSecret. */
+  secret?: string;
+  /** Associated data authenticated with the value (not stored): the same must be given to open it. */
+  aad?: string;
+  /** PBKDF2 iterations; default PBKDF2_ITERATIONS. Store it beside the value when it may change. */
+  iterations?: number;
+}
+
+function sealOptions(opts: string | SealOptions | undefined): Required<Omit<SealOptions, 'aad'>> & { aad?: string } {
+  const o = typeof opts === 'string' ? { secret: opts } : (opts ?? {});
+  return { secret: o.secret ?? config.encryptionSecret, iterations: o.iterations ?? PBKDF2_ITERATIONS, aad: o.aad };
+}
+
 const keyMemo = new Map<string, Buffer>();
 
-function deriveKey(secret: string, salt: Buffer): Buffer {
-  const memoKey = `${secret.length}:${secret}:${salt.toString('base64')}`;
+function deriveKey(secret: string, salt: Buffer, iterations: number): Buffer {
+  const memoKey = `${iterations}:${secret.length}:${secret}:${salt.toString('base64')}`;
   let key = keyMemo.get(memoKey);
   if (!key) {
-    key = pbkdf2Sync(secret, salt, PBKDF2_ITERATIONS, KEY_BYTES, 'sha256');
+    key = pbkdf2Sync(secret, salt, iterations, KEY_BYTES, 'sha256');
     if (keyMemo.size > 256) keyMemo.clear();
     keyMemo.set(memoKey, key);
   }
   return key;
 }
 
-/** Encrypts a UTF-8 string into the `v1:` format. */
-export function encryptSecret(plain: string, secret: string = config.encryptionSecret): string {
+/** Encrypts a UTF-8 string into the `v1:` format (a secret string or SealOptions). */
+export function encryptSecret(plain: string, opts?: string | SealOptions): string {
+  const { secret, iterations, aad } = sealOptions(opts);
   const salt = randomBytes(SALT_BYTES);
   const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', deriveKey(secret, salt), iv);
+  const cipher = createCipheriv('aes-256-gcm', deriveKey(secret, salt, iterations), iv);
+  if (aad !== undefined) cipher.setAAD(Buffer.from(aad, 'utf8'));
   const ciphertext = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
   const tag = cipher.getAuthTag();
   return [VERSION, salt, iv, tag, ciphertext].map((p) => (typeof p === 'string' ? p : p.toString('base64'))).join(':');
 }
 
-/** Decrypts a `v1:` value; throws DecryptionError on a wrong secret or tampered data. */
-export function decryptSecret(sealed: string, secret: string = config.encryptionSecret): string {
+/**
+ * Decrypts a `v1:` value; throws DecryptionError on a wrong secret, other associated data or
+ * tampered data. The message never carries the value.
+ */
+export function decryptSecret(sealed: string, opts?: string | SealOptions): string {
+  const { secret, iterations, aad } = sealOptions(opts);
   const parts = sealed.split(':');
   if (parts.length !== 5 || parts[0] !== VERSION) throw new DecryptionError('Unknown encrypted value format');
   const [, salt, iv, tag, ciphertext] = parts.map((p) => Buffer.from(p, 'base64'));
   try {
-    const decipher = createDecipheriv('aes-256-gcm', deriveKey(secret, salt), iv);
+    // A fixed tag length: GCM would otherwise accept a truncated tag, weakening authentication.
+    const decipher = createDecipheriv('aes-256-gcm', deriveKey(secret, salt, iterations), iv, { authTagLength: 16 });
     decipher.setAuthTag(tag);
+    if (aad !== undefined) decipher.setAAD(Buffer.from(aad, 'utf8'));
     return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString('utf8');
   } catch {
     throw new DecryptionError('Encrypted value cannot be decrypted (wrong secret or tampered data)');

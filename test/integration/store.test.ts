@@ -193,9 +193,13 @@ describe('every Prisma model reads and writes the migrated schema', () => {
     expect(await prisma.notificationPreference.findUniqueOrThrow({ where: { userId: 'u1' } })).toMatchObject({ dailyDigest: false, instantEmail: true, exportReady: true });
   });
 
-  it('VaultEntry, Tag, Contact, StorageItem, AppSession', async () => {
+  it('VaultEntry, VaultAccessLog, TagSyncState, Tag, Contact, StorageItem, AppSession', async () => {
     const v = await prisma.vaultEntry.create({ data: { name: 'Portal ANCPI', username: 'birou', password: 'v1:s:i:t:c', company: 'B' } });
     expect((await prisma.vaultEntry.findUniqueOrThrow({ where: { id: v.id } })).password).toBe('v1:s:i:t:c');
+    await prisma.vaultAccessLog.create({ data: { entryId: v.id, entryName: v.name, company: 'B', userId: 'u1', userEmail: 'dan@birou.ro' } });
+    expect(await prisma.vaultAccessLog.findFirstOrThrow({ where: { entryId: v.id } })).toMatchObject({ action: 'reveal', userEmail: 'dan@birou.ro' });
+    await prisma.tagSyncState.create({ data: { filePath: '/tmp/tags.txt', lines: ['B-0123 Casa Popescu'] } });
+    expect((await prisma.tagSyncState.findUniqueOrThrow({ where: { filePath: '/tmp/tags.txt' } })).lines).toEqual(['B-0123 Casa Popescu']);
 
     await prisma.tag.create({ data: { path: 'B-0123 Casa Popescu, Proiectare, DTAC', category: 'activity', project: 'B-0123 Casa Popescu', phase: 'Proiectare', activity: 'DTAC', projectCode: 'B-0123', company: 'B' } });
     expect(await prisma.tag.findUniqueOrThrow({ where: { path: 'B-0123 Casa Popescu, Proiectare, DTAC' } })).toMatchObject({ projectCode: 'B-0123' });

@@ -44,4 +44,21 @@ describe('secret box', () => {
     parts[4] = Buffer.from('y').toString('base64');
     expect(() => decryptSecret(parts.join(':'), 'k')).toThrow(DecryptionError);
   });
+  test('associated data binds a value: other or missing associated data is refused', () => {
+    const a = encryptSecret('parolă', { secret: 'k', aad: 'vault-entry:1:B' });
+    expect(decryptSecret(a, { secret: 'k', aad: 'vault-entry:1:B' })).toBe('parolă');
+    expect(() => decryptSecret(a, { secret: 'k', aad: 'vault-entry:2:B' })).toThrow(DecryptionError);
+    expect(() => decryptSecret(a, { secret: 'k', aad: 'vault-entry:1:U' })).toThrow(DecryptionError);
+    expect(() => decryptSecret(a, 'k')).toThrow(DecryptionError);
+  });
+  test('the iteration count is part of the key: a value opens only with the count it was sealed with', () => {
+    const a = encryptSecret('x', { secret: 'k', iterations: 1000 });
+    expect(decryptSecret(a, { secret: 'k', iterations: 1000 })).toBe('x');
+    expect(() => decryptSecret(a, { secret: 'k' })).toThrow(DecryptionError);
+  });
+  test('a truncated authentication tag is refused', () => {
+    const parts = encryptSecret('x', 'k').split(':');
+    parts[3] = Buffer.from(parts[3], 'base64').subarray(0, 8).toString('base64');
+    expect(() => decryptSecret(parts.join(':'), 'k')).toThrow(DecryptionError);
+  });
 });

@@ -21,6 +21,7 @@ export const NAV_ITEMS: readonly NavItem[] = [
   { to: '/infrastructura-harti', label: 'Infrastructură hărți' },
   { to: '/notificari', label: 'Notificări' },
   { to: '/registratura', label: 'Registratură' },
+  { to: '/utilitare', label: 'Utilitare' },
 ];
 
 export function navItemsFor(user: { isAdmin: boolean }): NavItem[] {

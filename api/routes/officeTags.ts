@@ -1,0 +1,145 @@
+/**
+ * Tag manager (spec 4.6; CONTRACT.md sections 3 and 4; docs/office.md "Tag sync"):
+ *   GET    /api/manictime                         → {file, lastSyncAt, fingerprint, plan}
+ *   POST   /api/manictime {mode, resolutions?, expectFingerprint?} → {mode, applied, conflicts, plan}
+ *   GET    /api/tags ?q=&company=                 → {items:[tag]}
+ *   POST   /api/tags {project, phase?, activity?, company?} → 201 {tag}
+ *   DELETE /api/tags/:id                          → {deleted: n} (a project or phase with what is under it)
+ * The tag file is config.office.tagFilePath (TAG_FILE_PATH).
+ */
+import type { Router } from 'express';
+import { z } from 'zod';
+import { defineRoute, reply } from '../http/route';
+import { config } from '../../domain/config';
+import { getPrisma } from '../../domain/db/prisma';
+import { COMPANIES } from '../../domain/office/vault';
+import { addTag, applyTagSync, deleteTag, listTags, tagSyncPlan } from '../../domain/tags/service';
+
+const Changes = z.object({
+  added: z.array(z.string()),
+  removed: z.array(z.string()),
+  changed: z.array(z.object({ from: z.string(), to: z.string() })),
+});
+const Conflict = z.object({ key: z.string(), base: z.string().nullable(), file: z.string().nullable(), db: z.string().nullable() });
+const Plan = z.object({
+  firstSync: z.boolean(),
+  file: Changes.openapi({ description: 'Changes in the tag file since the last sync (pull applies them)' }),
+  db: Changes.openapi({ description: 'Changes in the app since the last sync (push writes them)' }),
+  conflicts: z.array(Conflict),
+  inSync: z.boolean(),
+});
+const PlanAnswer = z.object({
+  file: z.object({ path: z.string(), exists: z.boolean(), lines: z.number(), encoding: z.string() }),
+  lastSyncAt: z.string().nullable(),
+  fingerprint: z.string(),
+  plan: Plan,
+});
+const ApplyBody = z.object({
+  mode: z.enum(['pull', 'push', 'both']),
+  resolutions: z
+    .record(z.string().max(2000), z.enum(['file', 'db']))
+    .optional()
+    .openapi({ description: 'Conflict key → the side whose version wins (applied whatever the mode)' }),
+  expectFingerprint: z.string().max(64).optional().openapi({ description: 'Fingerprint of the plan shown; 409 plan_changed if the state moved' }),
+});
+const ApplyAnswer = z.object({
+  mode: z.string(),
+  applied: z.object({
+    db: z.object({ added: z.number(), removed: z.number(), changed: z.number() }),
+    file: z.object({ written: z.boolean(), backup: z.string().nullable() }),
+  }),
+  conflicts: z.array(Conflict),
+  plan: Plan,
+});
+const TagOut = z.object({
+  id: z.string(),
+  path: z.string(),
+  category: z.string(),
+  project: z.string(),
+  phase: z.string().nullable(),
+  activity: z.string().nullable(),
+  projectCode: z.string().nullable(),
+  company: z.string().nullable(),
+});
+const level = z.string().trim().max(200);
+const AddBody = z.object({
+  project: level.min(1, 'Proiectul este obligatoriu.'),
+  phase: level.nullable().optional(),
+  activity: level.nullable().optional(),
+  company: z.enum(COMPANIES).nullable().optional(),
+});
+
+export function registerTagRoutes(router: Router): void {
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/manictime',
+      summary: 'Read the tag file and answer the sync plan',
+      tags: ['tags'],
+      auth: 'session',
+      response: { description: 'Sync plan', schema: PlanAnswer },
+      failures: { 422: 'The tag file is not UTF-8 text' },
+    },
+    () => tagSyncPlan(getPrisma(), config.office.tagFilePath),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/manictime',
+      summary: 'Apply the sync plan (pull, push or both), with a backup before writing the file',
+      tags: ['tags'],
+      auth: 'session',
+      body: ApplyBody,
+      response: { description: 'What was applied; conflicts left unresolved', schema: ApplyAnswer },
+      failures: { 409: 'plan_changed: the state moved since the plan shown', 422: 'The tag file is not UTF-8 text' },
+    },
+    ({ body, auth }) => applyTagSync(getPrisma(), config.office.tagFilePath, body, auth!.user.email),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/tags',
+      summary: 'The app’s tags (projects, phases, activities)',
+      tags: ['tags'],
+      auth: 'session',
+      query: z.object({ q: z.string().max(200).optional(), company: z.enum(COMPANIES).optional() }),
+      response: { description: 'Tags ordered by project, phase, activity', schema: z.object({ items: z.array(TagOut) }) },
+    },
+    async ({ query }) => ({ items: await listTags(getPrisma(), query) }),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/tags',
+      summary: 'Add a project, phase or activity tag',
+      tags: ['tags'],
+      auth: 'session',
+      body: AddBody,
+      response: { status: 201, description: 'Created', schema: z.object({ tag: TagOut }) },
+      failures: { 409: 'tag_exists' },
+    },
+    async ({ body }) => reply(201, { tag: await addTag(getPrisma(), body) }),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'delete',
+      path: '/api/tags/:id',
+      summary: 'Delete a tag (a project or phase with the tags under it)',
+      tags: ['tags'],
+      auth: 'session',
+      params: z.object({ id: z.uuid('Identificatorul nu este valid.') }),
+      response: { description: 'How many tags were deleted', schema: z.object({ deleted: z.number() }) },
+      failures: { 404: 'Unknown tag' },
+    },
+    ({ params }) => deleteTag(getPrisma(), params.id),
+  );
+}

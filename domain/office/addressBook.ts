@@ -1,0 +1,119 @@
+/**
+ * Address book and project tags for external tools (spec 4.6, CONTRACT.md sections 2, 4, 5):
+ * `/api/contacts` and `/api/project-tags`, reached with the ADDRESSBOOK_API_KEY bearer token or a
+ * user session. The address book is the firms' shared one: company and type are filters, not a
+ * visibility rule (a tool holding the key has no company of its own).
+ */
+import type { PrismaClient } from '../db/prisma';
+import { errors } from '../errors';
+
+export const CONTACT_TYPES = ['person', 'company', 'institution', 'supplier', 'authority'] as const;
+
+export interface ContactInput {
+  name?: string;
+  company?: string | null;
+  type?: string;
+  organization?: string | null;
+  role?: string | null;
+  email?: string | null;
+  phone?: string | null;
+  address?: string | null;
+  notes?: string | null;
+}
+
+export interface ContactOut {
+  id: string;
+  name: string;
+  company: string | null;
+  type: string;
+  organization: string | null;
+  role: string | null;
+  email: string | null;
+  phone: string | null;
+  address: string | null;
+  notes: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+type ContactRow = Omit<ContactOut, 'createdAt' | 'updatedAt'> & { createdAt: Date; updatedAt: Date; createdBy: string | null };
+
+function contactOut({ createdBy: _c, createdAt, updatedAt, ...rest }: ContactRow): ContactOut {
+  return { ...rest, createdAt: createdAt.toISOString(), updatedAt: updatedAt.toISOString() };
+}
+
+export const LIST_LIMIT = 500;
+
+export async function listContacts(
+  prisma: PrismaClient,
+  filter: { q?: string; company?: string; type?: string },
+): Promise<ContactOut[]> {
+  const q = filter.q?.trim();
+  const rows = await prisma.contact.findMany({
+    where: {
+      ...(filter.company ? { company: filter.company } : {}),
+      ...(filter.type ? { type: filter.type } : {}),
+      ...(q
+        ? {
+            OR: ['name', 'organization', 'email', 'phone', 'role', 'address'].map((f) => ({ [f]: { contains: q, mode: 'insensitive' as const } })),
+          }
+        : {}),
+    },
+    orderBy: [{ name: 'asc' }, { createdAt: 'asc' }],
+    take: LIST_LIMIT,
+  });
+  return rows.map(contactOut);
+}
+
+export async function getContact(prisma: PrismaClient, id: string): Promise<ContactOut> {
+  const row = await prisma.contact.findUnique({ where: { id } });
+  if (!row) throw errors.notFound('Contactul nu există.');
+  return contactOut(row);
+}
+
+export async function createContact(prisma: PrismaClient, input: ContactInput & { name: string }, createdBy: string | null): Promise<ContactOut> {
+  return contactOut(await prisma.contact.create({ data: { ...input, type: input.type ?? 'person', createdBy } }));
+}
+
+export async function updateContact(prisma: PrismaClient, id: string, input: ContactInput): Promise<ContactOut> {
+  const { count } = await prisma.contact.updateMany({ where: { id }, data: input });
+  if (count === 0) throw errors.notFound('Contactul nu există.');
+  return getContact(prisma, id);
+}
+
+export async function deleteContact(prisma: PrismaClient, id: string): Promise<void> {
+  const { count } = await prisma.contact.deleteMany({ where: { id } });
+  if (count === 0) throw errors.notFound('Contactul nu există.');
+}
+
+export interface ProjectTagOut {
+  id: string;
+  code: string | null;
+  name: string;
+  path: string;
+  company: string | null;
+  updatedAt: string;
+}
+
+/** Project tags (category project) with their code and company, as the external tools want them. */
+export async function listProjectTags(prisma: PrismaClient, filter: { q?: string; company?: string; id?: string }): Promise<ProjectTagOut[]> {
+  const q = filter.q?.trim();
+  const rows = await prisma.tag.findMany({
+    where: {
+      category: 'project',
+      ...(filter.id ? { id: filter.id } : {}),
+      ...(filter.company ? { company: filter.company } : {}),
+      ...(q ? { OR: [{ path: { contains: q, mode: 'insensitive' } }, { projectCode: { contains: q, mode: 'insensitive' } }] } : {}),
+    },
+    orderBy: [{ projectCode: 'asc' }, { path: 'asc' }],
+    take: LIST_LIMIT,
+  });
+  return rows.map((r) => ({
+    id: r.id,
+    code: r.projectCode,
+    name: r.projectCode ? r.project.slice(r.projectCode.length).trim() : r.project,
+    path: r.path,
+    company: r.company,
+    updatedAt: r.updatedAt.toISOString(),
+  }));
+}

@@ -1,0 +1,219 @@
+/**
+ * The tag manager (spec 2.8, 4.6; CONTRACT.md section 3; docs/office.md): project, phase and
+ * activity tags in the app (Prisma, table `tags`) kept in step with the time tracker's tag file
+ * by a three-way merge (merge.ts) against the last synced state (table `tag_sync_state`). One sync
+ * of a file at a time (a transaction-scoped advisory lock); the file is backed up and written
+ * atomically (fileStore.ts) inside that transaction, so a failed write leaves the app's tags as
+ * they were.
+ */
+import { createHash } from 'node:crypto';
+import type { PrismaClient } from '../db/prisma';
+import { AppError, errors } from '../errors';
+import { childLogger } from '../log';
+import { mergeTags, planSync, tagKey, type Side, type SyncMode, type SyncPlan } from './merge';
+import { applyToTagFile, emptyTagFile, fileTagPaths, parseTagFile, serializeTagFile, TagFileEncodingError, type TagFileDoc } from './tagFile';
+import { backupTagFile, readTagFileBytes, writeFileAtomic, type AtomicWriteHooks } from './fileStore';
+import { tagFromLevels, validLevel, type TagPath } from './tagPath';
+
+export const TAGS_MODULE_VERSION = '0.2.0'; // spec 9.5
+
+const log = childLogger('tags');
+
+type Tx = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
+
+async function readDoc(file: string): Promise<{ doc: TagFileDoc; exists: boolean; bytes: Buffer | null }> {
+  const bytes = await readTagFileBytes(file);
+  if (bytes === null) return { doc: emptyTagFile(), exists: false, bytes };
+  try {
+    return { doc: parseTagFile(bytes), exists: true, bytes };
+  } catch (err) {
+    if (err instanceof TagFileEncodingError) {
+      throw new AppError(422, 'tag_file_unreadable', 'Fișierul de etichete nu este text UTF-8; nu a fost modificat.', {
+        hint: 'Salvați fișierul ca UTF-8 și reîncercați.',
+      });
+    }
+    throw err;
+  }
+}
+
+async function dbPaths(db: Tx): Promise<string[]> {
+  return (await db.tag.findMany({ select: { path: true }, orderBy: { path: 'asc' } })).map((r) => r.path);
+}
+
+async function baseOf(db: Tx, file: string): Promise<{ lines: string[]; syncedAt: Date } | null> {
+  return db.tagSyncState.findUnique({ where: { filePath: file }, select: { lines: true, syncedAt: true } });
+}
+
+/** Changes when the file, the app's tags or the base change: an apply can insist on the plan it showed. */
+function fingerprint(bytes: Buffer | null, db: string[], base: string[] | null): string {
+  return createHash('sha256')
+    .update(bytes ?? Buffer.alloc(0))
+    .update('\0' + JSON.stringify(db) + '\0' + JSON.stringify(base))
+    .digest('hex')
+    .slice(0, 32);
+}
+
+export interface PlanAnswer {
+  file: { path: string; exists: boolean; lines: number; encoding: string };
+  lastSyncAt: string | null;
+  fingerprint: string;
+  plan: SyncPlan;
+}
+
+export async function tagSyncPlan(prisma: PrismaClient, file: string): Promise<PlanAnswer> {
+  const { doc, exists, bytes } = await readDoc(file);
+  const [db, base] = await Promise.all([dbPaths(prisma), baseOf(prisma, file)]);
+  return {
+    file: { path: file, exists, lines: fileTagPaths(doc).length, encoding: doc.encoding },
+    lastSyncAt: base?.syncedAt.toISOString() ?? null,
+    fingerprint: fingerprint(bytes, db, base?.lines ?? null),
+    plan: planSync(base?.lines ?? null, fileTagPaths(doc), db),
+  };
+}
+
+export interface ApplyInput {
+  mode: SyncMode;
+  /** Conflict key → the side that wins. */
+  resolutions?: Record<string, Side>;
+  /** The fingerprint of the plan the user saw; 409 `plan_changed` when the state moved since. */
+  expectFingerprint?: string;
+}
+
+export interface ApplyAnswer {
+  mode: SyncMode;
+  applied: { db: { added: number; removed: number; changed: number }; file: { written: boolean; backup: string | null } };
+  conflicts: SyncPlan['conflicts'];
+  plan: SyncPlan;
+}
+
+function tagRow(t: TagPath, company: string | null | undefined) {
+  return {
+    path: t.path,
+    category: t.category,
+    project: t.project,
+    phase: t.phase,
+    activity: t.activity,
+    projectCode: t.projectCode,
+    company: company ?? t.company,
+  };
+}
+
+export async function applyTagSync(
+  prisma: PrismaClient,
+  file: string,
+  input: ApplyInput,
+  by: string | null,
+  hooks: AtomicWriteHooks = {},
+): Promise<ApplyAnswer> {
+  return prisma.$transaction(
+    async (tx) => {
+      await tx.$queryRaw`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtext(${'tag-sync:' + file}))) AS l`;
+      const { doc, bytes } = await readDoc(file);
+      const db = await dbPaths(tx);
+      const base = await baseOf(tx, file);
+      if (input.expectFingerprint && input.expectFingerprint !== fingerprint(bytes, db, base?.lines ?? null)) {
+        throw errors.conflict('plan_changed', 'Fișierul sau etichetele s-au schimbat între timp; reîncărcați planul de sincronizare.');
+      }
+      const filePaths = fileTagPaths(doc);
+      const r = mergeTags(base?.lines ?? null, filePaths, db, input.mode, input.resolutions ?? {});
+
+      for (const p of r.dbChanges.remove) await tx.tag.deleteMany({ where: { path: p } });
+      for (const { from, to } of r.dbChanges.rename) {
+        const t = tagFromLevels(...levelsOf(to));
+        const old = await tx.tag.findUnique({ where: { path: from }, select: { company: true } });
+        await tx.tag.update({ where: { path: from }, data: tagRow(t, old?.company) });
+      }
+      for (const p of r.dbChanges.add) {
+        const t = tagFromLevels(...levelsOf(p));
+        await tx.tag.upsert({ where: { path: t.path }, create: tagRow(t, undefined), update: {} });
+      }
+
+      let backup: string | null = null;
+      const written = r.fileChanges.size > 0;
+      if (written) {
+        const next = serializeTagFile(applyToTagFile(doc, r.fileChanges));
+        backup = await backupTagFile(file);
+        await writeFileAtomic(file, next, hooks);
+      }
+      await tx.tagSyncState.upsert({
+        where: { filePath: file },
+        create: { filePath: file, lines: r.newBase, syncedBy: by },
+        update: { lines: r.newBase, syncedAt: new Date(), syncedBy: by },
+      });
+      const applied = {
+        db: { added: r.dbChanges.add.length, removed: r.dbChanges.remove.length, changed: r.dbChanges.rename.length },
+        file: { written, backup },
+      };
+      log.info({ file, mode: input.mode, ...applied.db, fileWritten: written, conflicts: r.unresolved.length }, 'tag sync applied');
+      return { mode: input.mode, applied, conflicts: r.unresolved, plan: r.plan };
+    },
+    { timeout: 60_000, maxWait: 30_000 },
+  );
+}
+
+function levelsOf(p: string): [string, string | null, string | null] {
+  const l = p.split(',').map((x) => x.trim());
+  return [l[0], l[1] ?? null, l[2] ?? null];
+}
+
+// --- the app's side: the tag tree ------------------------------------------------------------
+
+export interface TagOut {
+  id: string;
+  path: string;
+  category: string;
+  project: string;
+  phase: string | null;
+  activity: string | null;
+  projectCode: string | null;
+  company: string | null;
+}
+
+export async function listTags(prisma: PrismaClient, filter: { q?: string; company?: string } = {}): Promise<TagOut[]> {
+  const q = filter.q?.trim();
+  const rows = await prisma.tag.findMany({
+    where: {
+      ...(filter.company ? { company: filter.company } : {}),
+      ...(q ? { path: { contains: q, mode: 'insensitive' } } : {}),
+    },
+    orderBy: [{ project: 'asc' }, { phase: 'asc' }, { activity: 'asc' }],
+    take: 5000,
+  });
+  return rows.map(({ createdAt: _c, updatedAt: _u, ...r }) => r);
+}
+
+export async function addTag(
+  prisma: PrismaClient,
+  input: { project: string; phase?: string | null; activity?: string | null; company?: string | null },
+): Promise<TagOut> {
+  const bad = [
+    ['project', input.project],
+    ['phase', input.phase],
+    ['activity', input.activity],
+  ].filter(([, v]) => v != null && v !== '' && !validLevel(v));
+  if (bad.length) throw errors.badRequest('Un nivel de etichetă nu poate conține virgule.', bad.map(([f]) => ({ field: f, problem: 'conține „,”' })));
+  if (input.activity && !input.phase) throw errors.badRequest('O activitate are nevoie de o fază.', [{ field: 'phase', problem: 'obligatoriu pentru activitate' }]);
+  const t = tagFromLevels(input.project, input.phase ?? null, input.activity ?? null);
+  const clash = (await prisma.tag.findMany({ select: { path: true } })).find((r) => {
+    const other = tagFromLevels(...levelsOf(r.path));
+    return tagKey(other) === tagKey(t);
+  });
+  if (clash) throw errors.conflict('tag_exists', `Eticheta există deja: „${clash.path}”.`);
+  const { createdAt: _c, updatedAt: _u, ...row } = await prisma.tag.create({ data: tagRow(t, input.company) });
+  return row;
+}
+
+/** Deletes a tag and, for a project or phase, the tags under it. */
+export async function deleteTag(prisma: PrismaClient, id: string): Promise<{ deleted: number }> {
+  const tag = await prisma.tag.findUnique({ where: { id } });
+  if (!tag) throw errors.notFound('Eticheta nu există.');
+  const { count } = await prisma.tag.deleteMany({
+    where:
+      tag.category === 'project'
+        ? { project: tag.project }
+        : tag.category === 'phase'
+          ? { project: tag.project, phase: tag.phase }
+          : { id },
+  });
+  return { deleted: count };
+}

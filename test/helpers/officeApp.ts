@@ -1,0 +1,73 @@
+/**
+ * The whole API (createApp) in process on a scratch database of the test stack's PostgreSQL,
+ * migrated from scratch, for the office-utility suites: storage, vault, address book, tags are
+ * shared tables, so a suite asserting whole listings gets a database of its own. Sessions are real
+ * rows. Import it before anything that opens the shared pool: it points DATABASE_URL at the
+ * scratch database (config.db.url reads the environment on each use).
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { scratchDatabase } from './scratchDb';
+import { createTestSessionRecord, type TestSession, type TestSessionOptions } from './session';
+
+export interface OfficeApp {
+  base: string;
+  dbUrl: string;
+  session(opts: TestSessionOptions): Promise<TestSession>;
+  /** JSON request; `auth` is a Cookie header value or `Bearer …`. */
+  call(method: string, path: string, opts?: { auth?: string; body?: unknown }): Promise<{ status: number; body: any; headers: Headers }>;
+  close(): Promise<void>;
+}
+
+export async function startOfficeApp(prefix: string): Promise<OfficeApp> {
+  const scratch = scratchDatabase(prefix);
+  await scratch.create();
+  const { migrate } = await import('../../domain/db/migrate');
+  await migrate(scratch.url);
+  const previousUrl = process.env.DATABASE_URL;
+  process.env.DATABASE_URL = scratch.url;
+  const { createApp } = await import('../../api/app');
+  const { closePool } = await import('../../domain/db/pool');
+  const { disconnectPrisma } = await import('../../domain/db/prisma');
+  const server: Server = createApp().listen(0);
+  await new Promise((r) => server.once('listening', r));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const sessions: TestSession[] = [];
+  return {
+    base,
+    dbUrl: scratch.url,
+    async session(opts) {
+      const s = await createTestSessionRecord(opts);
+      sessions.push(s);
+      return s;
+    },
+    async call(method, path, opts = {}) {
+      const headers: Record<string, string> = {};
+      if (opts.auth) headers[opts.auth.startsWith('Bearer ') ? 'authorization' : 'cookie'] = opts.auth;
+      if (opts.body !== undefined) headers['content-type'] = 'application/json';
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers,
+        body: opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body),
+      });
+      const text = await res.text();
+      let body: unknown = text;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        /* not JSON: the raw text is the body */
+      }
+      return { status: res.status, body, headers: res.headers };
+    },
+    async close() {
+      for (const s of sessions) await s.end();
+      await new Promise((r) => server.close(r));
+      await disconnectPrisma();
+      await closePool();
+      // The scratch helper connects through config.db.url: back to the stack's database first.
+      if (previousUrl === undefined) delete process.env.DATABASE_URL;
+      else process.env.DATABASE_URL = previousUrl;
+      await scratch.drop();
+    },
+  };
+}

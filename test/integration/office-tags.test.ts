@@ -1,0 +1,201 @@
+/**
+ * The tag manager's two-way sync with the time tracker's tag file (spec 4.6; CONTRACT.md section
+ * 3): first sync, pull, push and both with edits on each side, a conflict reported and nothing
+ * lost, then resolved; backups before every write and rotated at 20; a crash between the
+ * temporary file and the rename leaves the old file whole and the app's tags as they were. The
+ * whole API in process on a scratch database; the tag file in a temporary directory.
+ */
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { startOfficeApp, type OfficeApp } from '../helpers/officeApp';
+
+const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'tagsync-'));
+const FILE = path.join(dir, 'tags.txt');
+process.env.TAG_FILE_PATH = FILE;
+
+let app: OfficeApp;
+let cookie: string;
+
+beforeAll(async () => {
+  app = await startOfficeApp('geoportal_office_tags');
+  cookie = (await app.session({ email: 'ana@birou.ro', company: 'B', groups: ['admin'] })).cookie;
+});
+afterAll(async () => {
+  await app?.close();
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+const call = (method: string, p: string, body?: unknown) => app.call(method, p, { auth: cookie, body });
+const readFile = () => fs.readFile(FILE, 'utf8');
+const backups = async () => (await fs.readdir(dir)).filter((n) => /^tags\.txt\.\d{8}T\d{9}Z(-\d+)?\.bak$/.test(n)).sort();
+const appPaths = async () => ((await call('GET', '/api/tags')).body.items as Array<{ path: string }>).map((t) => t.path).sort();
+const addTag = async (project: string, phase?: string, activity?: string) => {
+  const r = await call('POST', '/api/tags', { project, phase, activity });
+  expect(r.status).toBe(201);
+  return r.body.tag as { id: string; path: string };
+};
+
+test('first sync with both: each side gets what only the other had; the old file is backed up first', async () => {
+  await fs.writeFile(FILE, '# Etichete birou\nB-0123 Casa Popescu\nB-0123 Casa Popescu, DTAC\nB-0123 Casa Popescu, DTAC, Releveu\n');
+  await addTag('U-0007 PUZ Sânpetru');
+  await addTag('U-0007 PUZ Sânpetru', 'Avizare');
+
+  const plan = await call('GET', '/api/manictime');
+  expect(plan.status).toBe(200);
+  expect(plan.body.plan.firstSync).toBe(true);
+  expect(plan.body.plan.file.added).toEqual(['B-0123 Casa Popescu', 'B-0123 Casa Popescu, DTAC', 'B-0123 Casa Popescu, DTAC, Releveu']);
+  expect(plan.body.plan.db.added.sort()).toEqual(['U-0007 PUZ Sânpetru', 'U-0007 PUZ Sânpetru, Avizare']);
+  expect(plan.body.plan.conflicts).toEqual([]);
+
+  const res = await call('POST', '/api/manictime', { mode: 'both', expectFingerprint: plan.body.fingerprint });
+  expect(res.status).toBe(200);
+  expect(res.body.applied.db).toEqual({ added: 3, removed: 0, changed: 0 });
+  expect(res.body.applied.file.written).toBe(true);
+  expect(await readFile()).toBe(
+    '# Etichete birou\nB-0123 Casa Popescu\nB-0123 Casa Popescu, DTAC\nB-0123 Casa Popescu, DTAC, Releveu\nU-0007 PUZ Sânpetru\nU-0007 PUZ Sânpetru, Avizare\n',
+  );
+  expect(await backups()).toHaveLength(1);
+  expect(await fs.readFile(path.join(dir, (await backups())[0]), 'utf8')).toContain('B-0123 Casa Popescu, DTAC, Releveu\n');
+  expect((await appPaths()).length).toBe(5);
+  const after = await call('GET', '/api/manictime');
+  expect(after.body.plan.inSync).toBe(true);
+  expect(after.body.plan.firstSync).toBe(false);
+  // The project tags API sees the pulled project with its code and company.
+  const projects = await call('GET', '/api/project-tags?q=popescu');
+  expect(projects.body.items).toEqual([expect.objectContaining({ code: 'B-0123', name: 'Casa Popescu', company: 'B' })]);
+});
+
+test('edits on each side: pull brings the file’s into the app only, push writes the app’s into the file only', async () => {
+  // The time tracker renames a project and adds an activity; the app adds a phase and drops one.
+  await fs.writeFile(
+    FILE,
+    (await readFile()).replace('U-0007 PUZ Sânpetru\nU-0007 PUZ Sânpetru, Avizare\n', 'U-0007 PUZ Sânpetru Nord\nU-0007 PUZ Sânpetru, Avizare\n') +
+      'B-0123 Casa Popescu, DTAC, Memoriu\n',
+  );
+  await addTag('B-0123 Casa Popescu', 'PT');
+  const releveu = (await call('GET', '/api/tags?q=releveu')).body.items[0];
+  expect((await call('DELETE', `/api/tags/${releveu.id}`)).body).toEqual({ deleted: 1 });
+
+  const plan = (await call('GET', '/api/manictime')).body.plan;
+  expect(plan.file).toEqual({
+    added: ['B-0123 Casa Popescu, DTAC, Memoriu'],
+    removed: [],
+    changed: [{ from: 'U-0007 PUZ Sânpetru', to: 'U-0007 PUZ Sânpetru Nord' }],
+  });
+  expect(plan.db).toEqual({ added: ['B-0123 Casa Popescu, PT'], removed: ['B-0123 Casa Popescu, DTAC, Releveu'], changed: [] });
+
+  const fileBefore = await readFile();
+  const backupsBefore = (await backups()).length;
+  const pulled = await call('POST', '/api/manictime', { mode: 'pull' });
+  expect(pulled.body.applied).toEqual({ db: { added: 1, removed: 0, changed: 1 }, file: { written: false, backup: null } });
+  expect(await readFile()).toBe(fileBefore);
+  expect(await backups()).toHaveLength(backupsBefore);
+  expect(await appPaths()).toEqual(
+    expect.arrayContaining(['B-0123 Casa Popescu, DTAC, Memoriu', 'U-0007 PUZ Sânpetru Nord', 'B-0123 Casa Popescu, PT']),
+  );
+  expect(await appPaths()).not.toContain('U-0007 PUZ Sânpetru');
+  // The app's own edits are still pending for a push.
+  const pending = (await call('GET', '/api/manictime')).body.plan;
+  expect(pending.file).toEqual({ added: [], removed: [], changed: [] });
+  expect(pending.db.added).toEqual(['B-0123 Casa Popescu, PT']);
+
+  const pushed = await call('POST', '/api/manictime', { mode: 'push' });
+  expect(pushed.body.applied.db).toEqual({ added: 0, removed: 0, changed: 0 });
+  expect(pushed.body.applied.file.written).toBe(true);
+  expect(await backups()).toHaveLength(backupsBefore + 1);
+  expect(await readFile()).toBe(
+    '# Etichete birou\nB-0123 Casa Popescu\nB-0123 Casa Popescu, DTAC\nU-0007 PUZ Sânpetru Nord\nU-0007 PUZ Sânpetru, Avizare\nB-0123 Casa Popescu, DTAC, Memoriu\nB-0123 Casa Popescu, PT\n',
+  );
+  expect((await call('GET', '/api/manictime')).body.plan.inSync).toBe(true);
+  // Nothing to do: no write, no backup.
+  const idle = await call('POST', '/api/manictime', { mode: 'both' });
+  expect(idle.body.applied.file).toEqual({ written: false, backup: null });
+  expect(await backups()).toHaveLength(backupsBefore + 1);
+});
+
+test('a tag edited differently on both sides is a conflict: reported, both versions kept, then resolved by the user', async () => {
+  await fs.writeFile(FILE, (await readFile()).replace('B-0123 Casa Popescu\n', 'B-0123 Casa Popescu-Ionescu\n'));
+  const popescu = (await call('GET', '/api/tags')).body.items.find((t: { path: string }) => t.path === 'B-0123 Casa Popescu');
+  await call('DELETE', `/api/tags/${popescu.id}`); // the project line with everything under it…
+  await addTag('B-0123 Casa Popescu Renovare'); // …replaced by a renamed project line
+  for (const [ph, a] of [['DTAC', null], ['DTAC', 'Memoriu'], ['PT', null]] as const) await addTag('B-0123 Casa Popescu', ph, a ?? undefined);
+
+  const plan = (await call('GET', '/api/manictime')).body.plan;
+  expect(plan.conflicts).toEqual([
+    expect.objectContaining({ base: 'B-0123 Casa Popescu', file: 'B-0123 Casa Popescu-Ionescu', db: 'B-0123 Casa Popescu Renovare' }),
+  ]);
+  const res = await call('POST', '/api/manictime', { mode: 'both' });
+  expect(res.body.conflicts).toHaveLength(1);
+  expect(await readFile()).toContain('B-0123 Casa Popescu-Ionescu\n');
+  expect(await appPaths()).toContain('B-0123 Casa Popescu Renovare');
+  // Still a conflict on the next look: nothing was silently decided.
+  const again = (await call('GET', '/api/manictime')).body.plan.conflicts;
+  expect(again).toHaveLength(1);
+
+  const resolved = await call('POST', '/api/manictime', { mode: 'both', resolutions: { [again[0].key]: 'db' } });
+  expect(resolved.body.conflicts).toEqual([]);
+  expect(await readFile()).toContain('\nB-0123 Casa Popescu Renovare\n');
+  expect(await readFile()).not.toContain('Ionescu');
+  expect((await call('GET', '/api/manictime')).body.plan.inSync).toBe(true);
+});
+
+test('a crash between the temporary file and the rename leaves the old file whole and the app unchanged', async () => {
+  const { applyTagSync, tagSyncPlan } = await import('../../domain/tags/service');
+  const { getPrisma } = await import('../../domain/db/prisma');
+  await addTag('G-0009 Sediu nou');
+  await fs.appendFile(FILE, 'S-0003 Cadastru Ilieni\n');
+  const fileBefore = await readFile();
+  const tagsBefore = await appPaths();
+  const planBefore = await tagSyncPlan(getPrisma(), FILE);
+  let tmpSeen = '';
+  await expect(
+    applyTagSync(getPrisma(), FILE, { mode: 'both' }, 'test', {
+      beforeRename: async (tmp) => {
+        tmpSeen = tmp;
+        expect(await fs.readFile(tmp, 'utf8')).toContain('G-0009 Sediu nou');
+        throw new Error('power cut');
+      },
+    }),
+  ).rejects.toThrow('power cut');
+  expect(await readFile()).toBe(fileBefore);
+  expect(await appPaths()).toEqual(tagsBefore);
+  await expect(fs.access(tmpSeen)).rejects.toThrow();
+  expect((await tagSyncPlan(getPrisma(), FILE)).plan).toEqual(planBefore.plan);
+  // The next sync goes through.
+  await call('POST', '/api/manictime', { mode: 'both' });
+  expect(await readFile()).toContain('G-0009 Sediu nou');
+  expect(await appPaths()).toContain('S-0003 Cadastru Ilieni');
+});
+
+test('backups are made before every write and the newest 20 are kept', async () => {
+  for (let i = 0; i < 22; i++) {
+    await addTag('G-0010 Rotire', `Faza ${String(i).padStart(2, '0')}`);
+    const r = await call('POST', '/api/manictime', { mode: 'push' });
+    expect(r.body.applied.file.written).toBe(true);
+  }
+  const kept = await backups();
+  expect(kept).toHaveLength(20);
+  // The newest backup is the file as it was before the last write.
+  const newest = await fs.readFile(path.join(dir, kept[kept.length - 1]), 'utf8');
+  expect(newest).toContain('G-0010 Rotire, Faza 20\n');
+  expect(newest).not.toContain('Faza 21');
+  expect(await readFile()).toContain('G-0010 Rotire, Faza 21\n');
+});
+
+test('bad bodies are 400 with details; a stale plan is 409; no session is 401', async () => {
+  const bad = await call('POST', '/api/manictime', { mode: 'sideways' });
+  expect(bad.status).toBe(400);
+  expect(bad.body.details[0].field).toBe('mode');
+  const comma = await call('POST', '/api/tags', { project: 'A, B' });
+  expect(comma.status).toBe(400);
+  expect(comma.body.details[0].field).toBe('project');
+  const dup = await call('POST', '/api/tags', { project: 'G-0010 Rotire' });
+  expect(dup.status).toBe(201);
+  expect((await call('POST', '/api/tags', { project: 'G-0010 Alt nume' })).status).toBe(409);
+  const stale = await call('POST', '/api/manictime', { mode: 'both', expectFingerprint: 'x'.repeat(32) });
+  expect(stale.status).toBe(409);
+  expect(stale.body.error).toBe('plan_changed');
+  expect((await app.call('GET', '/api/manictime')).status).toBe(401);
+});

@@ -1,0 +1,128 @@
+/** Address book: list, search, add and edit contacts (the same data the external tools read). */
+import { useState } from 'react';
+import type { ContactOut } from '../../../../domain/office/addressBook';
+import { officeApi } from '../../lib/officeApi';
+import { filterByText, OutcomeLine, SearchableList, type Outcome } from './shared';
+
+const TYPE_LABEL: Record<string, string> = { person: 'Persoană', company: 'Firmă', institution: 'Instituție', supplier: 'Furnizor', authority: 'Autoritate' };
+const EMPTY = { id: '', name: '', type: 'person', organization: '', role: '', email: '', phone: '', address: '', notes: '' };
+
+export function AddressBook({ contacts, onChanged }: { contacts: ContactOut[]; onChanged: () => void }) {
+  const [q, setQ] = useState('');
+  const [form, setForm] = useState(EMPTY);
+  const [message, setMessage] = useState<Outcome>(null);
+  const visible = filterByText(contacts, q, (c) => [c.name, c.organization, c.email, c.phone, c.role]);
+
+  const save = async () => {
+    const { id, ...fields } = form;
+    const body = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v === '' && k !== 'name' ? null : v]));
+    try {
+      if (id) await officeApi('PUT', `/api/contacts/${id}`, body);
+      else await officeApi('POST', '/api/contacts', body);
+      setForm(EMPTY);
+      setMessage({ ok: true, text: id ? 'Contactul a fost actualizat.' : 'Contactul a fost adăugat.' });
+      onChanged();
+    } catch (err) {
+      setMessage({ ok: false, text: (err as Error).message });
+    }
+  };
+  const edit = (c: ContactOut) =>
+    setForm({
+      id: c.id,
+      name: c.name,
+      type: c.type,
+      organization: c.organization ?? '',
+      role: c.role ?? '',
+      email: c.email ?? '',
+      phone: c.phone ?? '',
+      address: c.address ?? '',
+      notes: c.notes ?? '',
+    });
+  const remove = async (c: ContactOut) => {
+    if (!window.confirm(`Ștergeți contactul „${c.name}”?`)) return;
+    try {
+      await officeApi('DELETE', `/api/contacts/${c.id}`);
+      onChanged();
+    } catch (err) {
+      setMessage({ ok: false, text: (err as Error).message });
+    }
+  };
+  const field = (k: keyof typeof EMPTY, label: string, type = 'text') => (
+    <input aria-label={label} placeholder={label} type={type} value={form[k]} onChange={(e) => setForm({ ...form, [k]: e.target.value })} required={k === 'name'} />
+  );
+
+  return (
+    <div className="office-grid">
+      <section className="card">
+        <SearchableList
+          title="Agendă"
+          total={contacts.length}
+          shown={visible.length}
+          q={q}
+          onQ={setQ}
+          placeholder="Caută după nume, organizație, e-mail, telefon…"
+          empty="Agenda este goală."
+          noMatch="Niciun contact nu se potrivește căutării."
+        >
+          <table className="office-table">
+            <thead>
+              <tr>
+                <th>Nume</th>
+                <th>Tip</th>
+                <th>Organizație</th>
+                <th>E-mail</th>
+                <th>Telefon</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {visible.map((c) => (
+                <tr key={c.id}>
+                  <td>{c.name}</td>
+                  <td>{TYPE_LABEL[c.type] ?? c.type}</td>
+                  <td>{c.organization}</td>
+                  <td>{c.email && <a href={`mailto:${c.email}`}>{c.email}</a>}</td>
+                  <td>{c.phone}</td>
+                  <td>
+                    <button className="btn btn--link" onClick={() => edit(c)}>Editează</button>
+                    <button className="btn btn--link" onClick={() => void remove(c)}>Șterge</button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </SearchableList>
+      </section>
+      <section className="card">
+        <h3>{form.id ? 'Editează contactul' : 'Contact nou'}</h3>
+        <form
+          className="office-form office-form--stack"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void save();
+          }}
+        >
+          {field('name', 'Nume')}
+          <select aria-label="Tip" value={form.type} onChange={(e) => setForm({ ...form, type: e.target.value })}>
+            {Object.entries(TYPE_LABEL).map(([v, l]) => (
+              <option key={v} value={v}>{l}</option>
+            ))}
+          </select>
+          {field('organization', 'Organizație')}
+          {field('role', 'Funcție')}
+          {field('email', 'E-mail', 'email')}
+          {field('phone', 'Telefon', 'tel')}
+          {field('address', 'Adresă')}
+          {field('notes', 'Note')}
+          <div className="office-actions">
+            <button className="btn btn--primary">{form.id ? 'Salvează' : 'Adaugă'}</button>
+            {form.id && (
+              <button type="button" className="btn btn--ghost" onClick={() => setForm(EMPTY)}>Renunță</button>
+            )}
+          </div>
+        </form>
+        <OutcomeLine outcome={message} />
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,205 @@
+/**
+ * Tag manager: the app's tag tree (projects, phases, activities), the sync plan with the tag file
+ * shown before anything is applied, and a choice per conflict.
+ */
+import { useMemo, useState } from 'react';
+import type { PlanAnswer, TagOut } from '../../../../domain/tags/service';
+import { officeApi } from '../../lib/officeApi';
+import { OutcomeLine, type Outcome } from './shared';
+
+type Tree = Array<{ project: string; tag?: TagOut; phases: Array<{ phase: string; tag?: TagOut; activities: TagOut[] }> }>;
+
+function buildTree(tags: TagOut[]): Tree {
+  const projects = new Map<string, Tree[number]>();
+  for (const t of tags) {
+    const p = projects.get(t.project) ?? { project: t.project, phases: [] };
+    projects.set(t.project, p);
+    if (t.category === 'project') p.tag = t;
+    else {
+      let ph = p.phases.find((x) => x.phase === t.phase);
+      if (!ph) p.phases.push((ph = { phase: t.phase!, activities: [] }));
+      if (t.category === 'phase') ph.tag = t;
+      else ph.activities.push(t);
+    }
+  }
+  return [...projects.values()];
+}
+
+function Changes({ title, c }: { title: string; c: PlanAnswer['plan']['file'] }) {
+  const n = c.added.length + c.removed.length + c.changed.length;
+  return (
+    <div className="office-plan__side">
+      <h4>
+        {title} <span className="office-muted">({n})</span>
+      </h4>
+      {n === 0 && <p className="office-muted">Nicio modificare.</p>}
+      <ul>
+        {c.added.map((p) => (
+          <li key={`a${p}`} className="office-add">+ {p}</li>
+        ))}
+        {c.removed.map((p) => (
+          <li key={`r${p}`} className="office-del">− {p}</li>
+        ))}
+        {c.changed.map((x) => (
+          <li key={`c${x.from}`} className="office-chg">
+            ~ {x.from} → {x.to}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+export function TagManager({
+  tags,
+  plan,
+  onChanged,
+}: {
+  tags: TagOut[];
+  plan: PlanAnswer | null;
+  onChanged: () => void;
+}) {
+  const tree = useMemo(() => buildTree(tags), [tags]);
+  const [form, setForm] = useState({ project: '', phase: '', activity: '' });
+  const [choices, setChoices] = useState<Record<string, 'file' | 'db'>>({});
+  const [message, setMessage] = useState<Outcome>(null);
+  const [busy, setBusy] = useState(false);
+
+  const run = async (fn: () => Promise<string>) => {
+    setBusy(true);
+    setMessage(null);
+    try {
+      setMessage({ ok: true, text: await fn() });
+      onChanged();
+    } catch (err) {
+      setMessage({ ok: false, text: (err as Error).message });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const add = () =>
+    run(async () => {
+      await officeApi('POST', '/api/tags', { project: form.project, phase: form.phase || null, activity: form.activity || null });
+      setForm({ project: form.project, phase: '', activity: '' });
+      return 'Eticheta a fost adăugată.';
+    });
+  const remove = (t: TagOut) => {
+    if (!window.confirm(`Ștergeți eticheta „${t.path}”${t.category !== 'activity' ? ' și tot ce este sub ea' : ''}?`)) return;
+    void run(async () => {
+      const r = await officeApi<{ deleted: number }>('DELETE', `/api/tags/${t.id}`);
+      return `Au fost șterse ${r.deleted} etichete.`;
+    });
+  };
+  const apply = (mode: 'pull' | 'push' | 'both') =>
+    run(async () => {
+      const r = await officeApi('POST', '/api/manictime', { mode, resolutions: choices, expectFingerprint: plan?.fingerprint });
+      setChoices({});
+      const left = r.conflicts.length ? ` ${r.conflicts.length} conflicte rămân nerezolvate.` : '';
+      return `Sincronizare aplicată: în aplicație +${r.applied.db.added} −${r.applied.db.removed} ~${r.applied.db.changed}; fișier ${r.applied.file.written ? 'rescris (copie de siguranță făcută)' : 'neschimbat'}.${left}`;
+    });
+
+  return (
+    <div className="office-grid">
+      <section className="card">
+        <h3>Etichete ({tags.length})</h3>
+        <form
+          className="office-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void add();
+          }}
+        >
+          <input aria-label="Proiect" placeholder="Proiect (ex. B-0123 Casa Popescu)" value={form.project} onChange={(e) => setForm({ ...form, project: e.target.value })} required />
+          <input aria-label="Fază" placeholder="Fază (opțional)" value={form.phase} onChange={(e) => setForm({ ...form, phase: e.target.value })} />
+          <input aria-label="Activitate" placeholder="Activitate (opțional)" value={form.activity} onChange={(e) => setForm({ ...form, activity: e.target.value })} disabled={!form.phase} />
+          <button className="btn btn--primary" disabled={busy}>Adaugă</button>
+        </form>
+        {tree.length === 0 ? (
+          <p className="office-muted">Nu există etichete. Adăugați un proiect sau aduceți etichetele din fișier.</p>
+        ) : (
+          <ul className="office-tree">
+            {tree.map((p) => (
+              <li key={p.project}>
+                <span className="office-tree__project">{p.project}</span>
+                {p.tag && (
+                  <button className="btn btn--link" onClick={() => remove(p.tag!)} aria-label={`Șterge ${p.project}`}>
+                    șterge
+                  </button>
+                )}
+                <ul>
+                  {p.phases.map((ph) => (
+                    <li key={ph.phase}>
+                      {ph.phase}
+                      {ph.tag && (
+                        <button className="btn btn--link" onClick={() => remove(ph.tag!)}>
+                          șterge
+                        </button>
+                      )}
+                      <ul>
+                        {ph.activities.map((a) => (
+                          <li key={a.id}>
+                            {a.activity}
+                            <button className="btn btn--link" onClick={() => remove(a)}>
+                              șterge
+                            </button>
+                          </li>
+                        ))}
+                      </ul>
+                    </li>
+                  ))}
+                </ul>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+
+      <section className="card">
+        <h3>Sincronizare cu fișierul de etichete</h3>
+        {!plan ? (
+          <p className="office-muted">Planul nu este disponibil.</p>
+        ) : (
+          <>
+            <p className="office-muted">
+              Fișier: <code>{plan.file.path}</code> {plan.file.exists ? `(${plan.file.lines} etichete)` : '(nu există încă)'} · ultima
+              sincronizare: {plan.lastSyncAt ? new Date(plan.lastSyncAt).toLocaleString('ro-RO') : 'niciodată'}
+            </p>
+            {plan.plan.inSync ? (
+              <p className="office-ok">Fișierul și aplicația sunt sincronizate.</p>
+            ) : (
+              <div className="office-plan">
+                <Changes title="Modificări în fișier (se aduc în aplicație)" c={plan.plan.file} />
+                <Changes title="Modificări în aplicație (se scriu în fișier)" c={plan.plan.db} />
+              </div>
+            )}
+            {plan.plan.conflicts.length > 0 && (
+              <div className="office-conflicts">
+                <h4>Conflicte ({plan.plan.conflicts.length}): alegeți versiunea care rămâne</h4>
+                {plan.plan.conflicts.map((c) => (
+                  <fieldset key={c.key}>
+                    <legend>Înainte: {c.base ?? '(nu exista)'}</legend>
+                    <label>
+                      <input type="radio" name={c.key} checked={choices[c.key] === 'file'} onChange={() => setChoices({ ...choices, [c.key]: 'file' })} />
+                      Fișier: {c.file ?? '(șters)'}
+                    </label>
+                    <label>
+                      <input type="radio" name={c.key} checked={choices[c.key] === 'db'} onChange={() => setChoices({ ...choices, [c.key]: 'db' })} />
+                      Aplicație: {c.db ?? '(șters)'}
+                    </label>
+                  </fieldset>
+                ))}
+              </div>
+            )}
+            <div className="office-actions">
+              <button className="btn btn--secondary" disabled={busy} onClick={() => void apply('pull')}>Adu din fișier</button>
+              <button className="btn btn--secondary" disabled={busy} onClick={() => void apply('push')}>Scrie în fișier</button>
+              <button className="btn btn--primary" disabled={busy} onClick={() => void apply('both')}>Sincronizează în ambele sensuri</button>
+            </div>
+          </>
+        )}
+        <OutcomeLine outcome={message} />
+      </section>
+    </div>
+  );
+}

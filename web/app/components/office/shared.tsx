@@ -1,0 +1,42 @@
+/** Pieces the three office tabs share: the outcome line of an action and a searchable list head. */
+import type { ReactNode } from 'react';
+
+export type Outcome = { ok: boolean; text: string } | null;
+
+export function OutcomeLine({ outcome }: { outcome: Outcome }) {
+  if (!outcome) return null;
+  return (
+    <p className={outcome.ok ? 'office-ok' : 'office-error'} role={outcome.ok ? 'status' : 'alert'}>
+      {outcome.text}
+    </p>
+  );
+}
+
+/** Items whose listed fields contain the query (case-insensitive); all when the query is blank. */
+export function filterByText<T>(items: T[], q: string, fields: (item: T) => Array<string | null>): T[] {
+  const needle = q.trim().toLowerCase();
+  return needle ? items.filter((i) => fields(i).some((v) => v?.toLowerCase().includes(needle))) : items;
+}
+
+/** Title, search box, and the empty states (nothing at all / nothing matching) before a list. */
+export function SearchableList(props: {
+  title: string;
+  total: number;
+  shown: number;
+  q: string;
+  onQ: (q: string) => void;
+  placeholder: string;
+  empty: string;
+  noMatch: string;
+  children: ReactNode;
+}) {
+  return (
+    <>
+      <h3>
+        {props.title} ({props.total})
+      </h3>
+      <input className="office-search" type="search" placeholder={props.placeholder} value={props.q} onChange={(e) => props.onQ(e.target.value)} aria-label={props.placeholder} />
+      {props.shown === 0 ? <p className="office-muted">{props.total ? props.noMatch : props.empty}</p> : props.children}
+    </>
+  );
+}

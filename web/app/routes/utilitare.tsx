@@ -1,0 +1,83 @@
+/**
+ * "Utilitare" (spec 1, 2.8, 4.6): the office utilities in one place: tag manager with the tag-file
+ * sync, password vault with its access log, address book. Reads come from the loader (the same
+ * domain functions and caller rules as the API); changes go through the API routes, then the
+ * loader is read again.
+ */
+import { useState } from 'react';
+import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
+import { useLoaderData, useRevalidator, useSearchParams } from '@remix-run/react';
+import officeCss from '../styles/office.css?url';
+import { requireSession } from '../lib/auth.server';
+import { officePage } from '../lib/office.server';
+import { TagManager } from '../components/office/TagManager';
+import { Vault } from '../components/office/Vault';
+import { AddressBook } from '../components/office/AddressBook';
+
+export const meta: MetaFunction = () => [{ title: 'Utilitare · Geoportal cadastral' }];
+export const links: LinksFunction = () => [{ rel: 'stylesheet', href: officeCss }];
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const auth = requireSession(request, context);
+  return officePage(auth);
+}
+
+const TABS = [
+  { id: 'etichete', label: 'Etichete' },
+  { id: 'seif', label: 'Seif de parole' },
+  { id: 'agenda', label: 'Agendă' },
+] as const;
+type Tab = (typeof TABS)[number]['id'];
+
+export default function Utilitare() {
+  const d = useLoaderData<typeof loader>();
+  const revalidator = useRevalidator();
+  const [params, setParams] = useSearchParams();
+  const [tab, setTab] = useState<Tab>((TABS.find((t) => t.id === params.get('tab'))?.id ?? 'etichete') as Tab);
+  const refresh = () => revalidator.revalidate();
+  const pick = (t: Tab) => {
+    setTab(t);
+    setParams({ tab: t }, { replace: true, preventScrollReset: true });
+  };
+  const errorOf = (...e: Array<string | null>) => e.find(Boolean);
+
+  return (
+    <div className="page">
+      <header className="page-head">
+        <p className="page-head__eyebrow">Birou</p>
+        <h1 className="page-head__title">Utilitare</h1>
+        <p className="page-head__sub">Etichete de proiect sincronizate cu fișierul aplicației de pontaj, parole comune și agenda firmelor.</p>
+      </header>
+      <nav className="office-tabs" aria-label="Utilitare">
+        {TABS.map((t) => (
+          <button key={t.id} className="btn btn--secondary" aria-current={tab === t.id ? 'page' : undefined} onClick={() => pick(t.id)}>
+            {t.label}
+          </button>
+        ))}
+      </nav>
+      {revalidator.state === 'loading' && (
+        <p className="office-muted" role="status">
+          Se actualizează…
+        </p>
+      )}
+      {tab === 'etichete' && (
+        <>
+          {errorOf(d.tags.error, d.plan.error) && <p className="office-error" role="alert">{errorOf(d.tags.error, d.plan.error)}</p>}
+          <TagManager tags={d.tags.data ?? []} plan={d.plan.data} onChanged={refresh} />
+        </>
+      )}
+      {tab === 'seif' && (
+        <>
+          {errorOf(d.vault.error, d.accessLog.error) && <p className="office-error" role="alert">{errorOf(d.vault.error, d.accessLog.error)}</p>}
+          <Vault entries={d.vault.data ?? []} accessLog={d.accessLog.data ?? []} onChanged={refresh} />
+        </>
+      )}
+      {tab === 'agenda' && (
+        <>
+          {d.contacts.error && <p className="office-error" role="alert">{d.contacts.error}</p>}
+          <AddressBook contacts={d.contacts.data ?? []} onChanged={refresh} />
+        </>
+      )}
+    </div>
+  );
+}
