@@ -11,6 +11,7 @@ import { createEnrichmentPortalActivities, createEnrichmentStoreActivities } fro
 import { createTileActivities } from '../activities/tiles';
 import { createLandregActivities } from '../activities/landreg';
 import { createNotificationActivities } from '../activities/notifications';
+import { createSchedulingActivities } from '../activities/scheduling';
 import { config, projectRoot } from '../domain/config';
 import type { Db } from '../domain/db/pool';
 import { TaskQueue, type TaskQueueName } from '../temporal/queues';
@@ -62,6 +63,8 @@ export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
       ...createEnrichmentStoreActivities(deps),
       // Sync bookkeeping (docs/sync.md): the same factory; the workflows call its store-only activities here.
       ...createLandregActivities(deps),
+      // Sync rules and the weekend queue (docs/scheduling.md).
+      ...createSchedulingActivities(deps),
     }),
     options: { maxConcurrentActivityTaskExecutions: 8 },
   },

@@ -14,3 +14,5 @@ export { portalHealth } from './portalHealth';
 export { uatCatalogRefresh } from './uatCatalogRefresh';
 // UAT exports (issue 8, docs/exports.md)
 export { exportBundle, exportLayerGpkg } from './exportBundle';
+// Scheduling (issue 21, docs/scheduling.md)
+export { syncRuleScheduler, weekendSync, weekendSyncKick } from './scheduling';

@@ -66,6 +66,8 @@ export interface StartJobOptions {
   siruta?: number;
   /** Singleton jobs use `<kind>:<scope>` (temporal/ids.ts). */
   singleton?: boolean;
+  /** Task queue of the workflow; default the API's (a scheduler activity passes its workflow's own). */
+  taskQueue?: string;
 }
 
 export function progressUrl(jobId: string): string {
@@ -111,7 +113,7 @@ export async function startJob(o: StartJobOptions): Promise<{ jobId: string; han
   const start = async (jobId: string) => {
     try {
       return await client.workflow.start(o.workflowType, {
-        taskQueue: landregApi.workflowTaskQueue,
+        taskQueue: o.taskQueue ?? landregApi.workflowTaskQueue,
         workflowId: jobId,
         args: o.args as never,
         typedSearchAttributes: jobSearchAttributes(o.kind, o.siruta),
