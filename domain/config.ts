@@ -137,6 +137,15 @@ export const config = {
     landregMaxConcurrentActivities: int('LANDREG_MAX_CONCURRENT_ACTIVITIES', 4),
   },
 
+  /** Scheduled syncs (docs/scheduling.md). */
+  scheduling: {
+    /**
+     * UAT syncs (kind `sync`, any starter) the rule scheduler lets run at once; it starts no more
+     * than the difference, so scheduled work stays inside the portal's request budget.
+     */
+    maxParallelSyncs: int('SCHEDULER_MAX_PARALLEL_SYNCS', 2),
+  },
+
   s3: {
     port: port('MINIO_PORT', 9000),
     consolePort: port('MINIO_CONSOLE_PORT', 9001),

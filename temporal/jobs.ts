@@ -74,6 +74,8 @@ export interface StartJobOptions {
   siruta?: number;
   /** Singleton jobs use `<kind>:<scope>` (temporal/ids.ts). */
   singleton?: boolean;
+  /** Task queue of the workflow; default the API's (a scheduler activity passes its workflow's own). */
+  taskQueue?: string;
 }
 
 export interface LaunchOptions {
@@ -145,7 +147,7 @@ export async function startJob(o: StartJobOptions): Promise<{ jobId: string; han
   const scope = String(o.scope);
   const start = async (jobId: string) => {
     try {
-      return await launchJob({ workflowType: o.workflowType, jobId, kind: o.kind, siruta: o.siruta, args: o.args });
+      return await launchJob({ workflowType: o.workflowType, jobId, kind: o.kind, siruta: o.siruta, args: o.args, taskQueue: o.taskQueue });
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) throw alreadyRunning(jobId);
       throw err;

@@ -113,6 +113,29 @@ export const schedules: readonly ScheduleDeclaration[] = [
     calendars: [{ dayOfWeek: [{ start: 'MONDAY', end: 'FRIDAY' }], hour: [{ start: 8, end: 18 }], minute: 0, comment: 'weekdays 08:00-18:00 hourly' }],
     workflowRunTimeout: '50 minutes',
   },
+  {
+    // Spec 2.6 / issue 21: due UATs of the sync rules, every 15 minutes (docs/scheduling.md).
+    id: singletonWorkflowId('sync-rule-scheduler', 'global'),
+    description: 'Pornește sincronizările UAT datorate după regulile de sincronizare, la fiecare 15 minute',
+    workflowType: 'syncRuleScheduler',
+    taskQueue: TaskQueue.store,
+    args: [],
+    intervals: [{ every: '15 minutes' }],
+    workflowRunTimeout: '10 minutes',
+    catchupWindow: '5 minutes',
+  },
+  {
+    // Spec 3.4 / spec 8: the weekend deep sync session starts with each window night (Friday,
+    // Saturday, Sunday 23:00); a session already running (waiting for this window) is kept.
+    id: singletonWorkflowId('weekend-sync-kick', 'nightly'),
+    description: 'Pornește sesiunea de sincronizare de weekend, vineri, sâmbătă și duminică la 23:00',
+    workflowType: 'weekendSyncKick',
+    taskQueue: TaskQueue.store,
+    args: [],
+    calendars: [{ dayOfWeek: ['FRIDAY', 'SATURDAY', 'SUNDAY'], hour: 23, minute: 0, comment: 'weekend nights 23:00' }],
+    workflowRunTimeout: '5 minutes',
+    catchupWindow: '4 hours',
+  },
 ];
 
 export interface EnsureSchedulesOptions {

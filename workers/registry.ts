@@ -14,6 +14,7 @@ import { createNotificationActivities } from '../activities/notifications';
 import { createRegistryActivities } from '../activities/registry';
 import { createCfportalActivities } from '../activities/cfportal';
 import type { CfCredentials } from '../domain/cfportal/client';
+import { createSchedulingActivities } from '../activities/scheduling';
 import { config, projectRoot } from '../domain/config';
 import type pg from 'pg';
 import type { SmtpTarget } from '../domain/mail/transport';
@@ -76,6 +77,8 @@ export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
       ...createLandregActivities(deps),
       // Registry status checks (docs/registry.md): a page fetch and a short transaction each.
       ...createRegistryActivities(deps),
+      // Sync rules and the weekend queue (docs/scheduling.md).
+      ...createSchedulingActivities(deps),
     }),
     options: { maxConcurrentActivityTaskExecutions: 8 },
   },

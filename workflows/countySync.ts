@@ -7,6 +7,7 @@
  */
 import { executeChild, setHandler, sleep } from '@temporalio/workflow';
 import type { JobUat } from '../domain/landreg/jobs';
+import { AUTO_REFRESH_WINDOWS, windowState } from '../domain/scheduling/windows';
 import type { SyncTrigger } from '../domain/landreg/sync/store';
 import { jobSearchAttributes } from '../temporal/searchAttributes';
 import { childJobId, failureMessage, progressQuery, storeActivities, type ProgressState } from './landregShared';
@@ -14,14 +15,15 @@ import { requestTileArchiveRebuild, type SyncMode, type UatSyncResult } from './
 
 const store = storeActivities();
 
+/** Spec 8 "refresh-all magic mode": enrichment above 30% (twin of domain/landreg/jobs.ts; workflow code cannot import that module's database code). */
+const REFRESH_ALL_MAGIC_RATIO = 0.3;
+
 /** Spec 2.6 steps T and C; the job routes sync parcels and buildings. */
 const JOB_LAYERS = ['TERENURI_ACTIVE', 'CLADIRI_ACTIVE'];
 
 /** UATs of one county synced at once: the portal's rate limit is shared, so more only queues. */
 const COUNTY_PARALLEL_UATS = 2;
 
-/** Spec 8 "refresh-all magic mode": enrichment above 30%. */
-const REFRESH_ALL_MAGIC_RATIO = 0.3;
 
 interface UatOutcome {
   siruta: number;
@@ -181,7 +183,10 @@ export const AUTO_REFRESH_STAGGER_MS = 30_000;
 export async function autoRefresh(args: AutoRefreshArgs = {}): Promise<ManyUatsResult> {
   const progress: ProgressState = { status: 'running', phase: 'sync', current: 0, total: 0, message: 'Reîmprospătare automată…' };
   setHandler(progressQuery, () => progress);
-  const stopAt = Date.now() + (args.windowMs ?? AUTO_REFRESH_WINDOW_MS);
+  // Inside the weekday window the run stops at its end (05:00 Romanian time, whatever time the
+  // schedule's catch-up started it); a manual run outside it gets the window's length.
+  const w = windowState(AUTO_REFRESH_WINDOWS, Date.now());
+  const stopAt = args.windowMs !== undefined || !w.open ? Date.now() + (args.windowMs ?? AUTO_REFRESH_WINDOW_MS) : w.current!.end;
   // Least recently synced first: a night that ends early leaves the rest for the next one.
   const uats = await store.listJobUats({ kind: 'stalest' });
   const result = await syncMany(uats, progress, {

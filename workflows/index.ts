@@ -21,3 +21,5 @@ export { deliverMail, mailOutboxSweep, dailyDigest } from './notifications';
 export { registryStatusCheck } from './registryStatusCheck';
 // CF extract ordering (issue 15, docs/cf.md)
 export { cfOrderQueue, cfOrderBatch } from './cfOrders';
+// Scheduling (issue 21, docs/scheduling.md)
+export { syncRuleScheduler, weekendSync, weekendSyncKick } from './scheduling';

@@ -22,6 +22,8 @@ export interface UatSyncArgs {
   trigger?: SyncTrigger;
   /** Default true; tests switch the tile rebuild off so no orphan rebuild outlives them. */
   requestTileRebuild?: boolean;
+  /** Step N of a sync rule (spec 2.6): import the parcels without geometry after the layers. */
+  importNoGeometry?: boolean;
 }
 
 export interface UatSyncResult {
@@ -60,7 +62,7 @@ export async function requestTileArchiveRebuild(): Promise<boolean> {
 
 export async function uatSync(args: UatSyncArgs): Promise<UatSyncResult> {
   const mode = args.mode ?? 'base';
-  const steps = args.layers.length + (mode === 'magic' ? 1 : 0);
+  const steps = args.layers.length + (args.importNoGeometry ? 1 : 0) + (mode === 'magic' ? 1 : 0);
   const progress: ProgressState = { status: 'running', phase: 'sync', current: 0, total: steps, message: `Sincronizare UAT ${args.siruta}…` };
   setHandler(progressQuery, () => progress);
 
@@ -76,6 +78,17 @@ export async function uatSync(args: UatSyncArgs): Promise<UatSyncResult> {
           typedSearchAttributes: jobSearchAttributes('layer-sync', args.siruta),
         }),
       );
+      progress.current++;
+    }
+
+    if (args.importNoGeometry) {
+      progress.phase = 'import_nogeom';
+      progress.message = 'Se importă parcelele fără geometrie…';
+      await executeChild('importNoGeometry', {
+        workflowId: childJobId('import-nogeom', args.siruta),
+        args: [{ siruta: args.siruta }],
+        typedSearchAttributes: jobSearchAttributes('import-nogeom', args.siruta),
+      });
       progress.current++;
     }
 

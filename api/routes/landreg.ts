@@ -3,9 +3,11 @@ import type { Router } from 'express';
 import { registerLandregSessionRoutes } from './landregSession';
 import { registerLandregSyncRoutes } from './landregSync';
 import { registerLandregUatRoutes } from './landregUats';
+import { registerSchedulingRoutes } from './landregScheduling';
 
 export function registerLandregRoutes(router: Router): void {
   registerLandregSessionRoutes(router);
   registerLandregUatRoutes(router);
   registerLandregSyncRoutes(router);
+  registerSchedulingRoutes(router);
 }

@@ -27,9 +27,11 @@ export interface SyncRig {
 }
 
 /** `dbUrl`: a database of the test's own (default: the stack's), for jobs that read the whole catalogue. */
-export async function startSyncRig(opts: { sessionTtlSeconds?: number; dbUrl?: string } = {}): Promise<SyncRig> {
+export async function startSyncRig(
+  opts: { sessionTtlSeconds?: number; dbUrl?: string; env?: TestWorkflowEnvironment; queues?: TaskQueueName[] } = {},
+): Promise<SyncRig> {
   const sim = await startLandregSimulator({ port: 0, seed: 42, scale: 'demo', sessionTtlSeconds: opts.sessionTtlSeconds });
-  const env = await localEnv();
+  const env = opts.env ?? (await localEnv());
   const db = createPool(opts.dbUrl ?? config.db.url, 8);
   const suffix = runSuffix();
   const queue = (q: TaskQueueName) => isolatedTaskQueue(q, suffix);
@@ -37,7 +39,7 @@ export async function startSyncRig(opts: { sessionTtlSeconds?: number; dbUrl?: s
     connection: env.nativeConnection,
     namespace: config.temporal.namespace,
     deps: { db, landregBaseUrl: sim.url },
-    queues: [TaskQueue.store, TaskQueue.landreg],
+    queues: opts.queues ?? [TaskQueue.store, TaskQueue.landreg],
     taskQueueFor: queue,
   });
   const runs = [...workers.values()].map((w) => w.run());

@@ -1,0 +1,100 @@
+/**
+ * Activities of the scheduling workflows (docs/scheduling.md), on the store queue: each one call
+ * into domain/scheduling, plus the one job starter (api/landreg/jobs.ts `startJob`, which keeps
+ * two syncs of one UAT from running at once).
+ */
+import { AppError } from '../domain/errors';
+import type { Db } from '../domain/db/pool';
+import { createPrisma } from '../domain/db/prisma';
+import { config } from '../domain/config';
+import { layersOf, type StepCode } from '../domain/scheduling/rules';
+import { dueNow, markRuleRun, refreshNextDue, type DueUat } from '../domain/scheduling/syncRules';
+import { weekendReport, type SessionTally } from '../domain/scheduling/report';
+import {
+  finishStep,
+  isPaused,
+  listQueue,
+  nextStep,
+  saveLastReport,
+  startNewWeekend,
+  startStep,
+  weekendRecipients,
+  type NextStep,
+  type WeekendStep,
+} from '../domain/scheduling/weekend';
+import { listRunningJobs, startJob } from '../api/landreg/jobs';
+
+export function createSchedulingActivities({ db }: { db: Db }) {
+  const prisma = createPrisma(db as never);
+  return {
+    /** Due UATs in start order, and how many more syncs the portal budget allows now. */
+    async planRuleSyncs(input: { now: number }): Promise<{ due: DueUat[]; budget: number }> {
+      const [due, running] = await Promise.all([dueNow(prisma, db, input.now), listRunningJobs(['sync', 'sync-background'])]);
+      return { due, budget: Math.max(0, config.scheduling.maxParallelSyncs - running.length) };
+    },
+
+    /** Starts one UAT's scheduled sync; `already_running` when a sync of that UAT runs. */
+    async startRuleSync(input: { siruta: number; steps: StepCode[]; ruleId: string; taskQueue: string; now: number }): Promise<{ jobId: string | null; status: 'started' | 'already_running' }> {
+      try {
+        const { jobId } = await startJob({
+          kind: 'sync',
+          scope: input.siruta,
+          siruta: input.siruta,
+          workflowType: 'uatSync',
+          taskQueue: input.taskQueue,
+          args: [
+            {
+              siruta: input.siruta,
+              layers: layersOf(input.steps),
+              mode: input.steps.includes('E') ? 'magic' : 'base',
+              importNoGeometry: input.steps.includes('N'),
+              trigger: 'schedule',
+            },
+          ],
+        });
+        await markRuleRun(prisma, input.ruleId, new Date(input.now));
+        return { jobId, status: 'started' };
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'already_running') return { jobId: null, status: 'already_running' };
+        throw err;
+      }
+    },
+
+    async refreshRuleDueTimes(input: { now: number }): Promise<void> {
+      await refreshNextDue(prisma, db, input.now);
+    },
+
+    async weekendNext(): Promise<{ paused: boolean; next: NextStep | null }> {
+      const [paused, next] = await Promise.all([isPaused(prisma), nextStep(prisma)]);
+      return { paused, next };
+    },
+
+    async weekendStartStep(input: { siruta: number; step: WeekendStep; at: number }): Promise<number> {
+      return startStep(prisma, input.siruta, input.step, new Date(input.at));
+    },
+
+    async weekendFinishStep(input: { siruta: number; step: WeekendStep; error?: string }): Promise<void> {
+      await finishStep(prisma, input.siruta, input.step, input.error === undefined ? { ok: true } : { ok: false, error: input.error });
+    },
+
+    async weekendNewWeekend(): Promise<boolean> {
+      return startNewWeekend(prisma);
+    },
+
+    async weekendRecipients(): Promise<string[]> {
+      return weekendRecipients(db);
+    },
+
+    /**
+     * The end-of-session status report (spec 6). Kept in the store and shown on the weekend sync
+     * page; e-mail delivery goes through the notifications module's report mail once it exists.
+     */
+    async weekendSessionReport(input: SessionTally): Promise<{ subject: string }> {
+      const report = weekendReport(await listQueue(prisma), input);
+      await saveLastReport(prisma, { at: new Date(input.endedAt).toISOString(), subject: report.subject, text: report.text });
+      return { subject: report.subject };
+    },
+  };
+}
+
+export type SchedulingActivities = ReturnType<typeof createSchedulingActivities>;

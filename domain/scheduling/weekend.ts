@@ -1,0 +1,206 @@
+/**
+ * The weekend deep sync queue in the store (spec 3.4, CONTRACT.md sections 3 and 4): cities in
+ * order, each with four steps run in order (sync_terenuri, sync_cladiri, import_nogeom, enrich),
+ * step states pending | running | done | error | skipped. The workflow (workflows/weekendSync.ts)
+ * reads the next step from here and writes each state change back, so the queue survives any
+ * restart and the API reads it without asking the workflow.
+ */
+import type { PrismaClient } from '../db/prisma';
+import type { Db } from '../db/pool';
+import { errors } from '../errors';
+
+export const WEEKEND_STEPS = ['sync_terenuri', 'sync_cladiri', 'import_nogeom', 'enrich'] as const;
+export type WeekendStep = (typeof WEEKEND_STEPS)[number];
+export const STEP_STATES = ['pending', 'running', 'done', 'error', 'skipped'] as const;
+export type StepState = (typeof STEP_STATES)[number];
+export type StepStates = Record<WeekendStep, StepState>;
+
+/** Romanian names of the steps, for the UI, notifications and the report. */
+export const STEP_LABELS: Record<WeekendStep, string> = {
+  sync_terenuri: 'sincronizare terenuri',
+  sync_cladiri: 'sincronizare clădiri',
+  import_nogeom: 'import parcele fără geometrie',
+  enrich: 'îmbogățire',
+};
+
+const PAUSED_KEY = 'weekendSync.paused';
+const LAST_REPORT_KEY = 'weekendSync.lastReport';
+
+export interface QueueItem {
+  siruta: number;
+  name: string;
+  steps: StepStates;
+  lastError?: string;
+  position: number;
+  lastRunAt: string | null;
+}
+
+export interface NextStep {
+  siruta: number;
+  name: string;
+  step: WeekendStep;
+}
+
+const allPending = (): StepStates => ({ sync_terenuri: 'pending', sync_cladiri: 'pending', import_nogeom: 'pending', enrich: 'pending' });
+
+function statesOf(v: unknown): StepStates {
+  const o = (v ?? {}) as Partial<StepStates>;
+  const out = allPending();
+  for (const s of WEEKEND_STEPS) if (o[s] && (STEP_STATES as readonly string[]).includes(o[s]!)) out[s] = o[s]!;
+  return out;
+}
+
+type Row = Awaited<ReturnType<PrismaClient['weekendSyncQueueItem']['findFirstOrThrow']>>;
+
+function toItem(r: Row): QueueItem {
+  return {
+    siruta: r.siruta,
+    name: r.name,
+    steps: statesOf(r.steps),
+    ...(r.lastError ? { lastError: r.lastError } : {}),
+    position: r.position,
+    lastRunAt: r.lastRunAt?.toISOString() ?? null,
+  };
+}
+
+export async function listQueue(prisma: PrismaClient): Promise<QueueItem[]> {
+  const rows = await prisma.weekendSyncQueueItem.findMany({ orderBy: [{ position: 'asc' }, { siruta: 'asc' }] });
+  return rows.map(toItem);
+}
+
+/**
+ * The step to run next: the first city (queue order) with a pending step, its first pending one.
+ * A step left `running` (the workflow was ended from outside mid-step) counts as pending.
+ */
+export function pickNext(queue: readonly QueueItem[]): NextStep | null {
+  for (const item of queue) {
+    for (const step of WEEKEND_STEPS) {
+      const st = item.steps[step];
+      if (st === 'pending' || st === 'running') return { siruta: item.siruta, name: item.name, step };
+    }
+  }
+  return null;
+}
+
+export async function nextStep(prisma: PrismaClient): Promise<NextStep | null> {
+  return pickNext(await listQueue(prisma));
+}
+
+async function rowOrThrow(prisma: PrismaClient, siruta: number): Promise<Row> {
+  const r = await prisma.weekendSyncQueueItem.findUnique({ where: { siruta } });
+  if (!r) throw errors.notFound(`UAT-ul ${siruta} nu este în coada de sincronizare de weekend.`);
+  return r;
+}
+
+/** Marks a step running and counts the attempt; returns the attempt number (1, 2, …). */
+export async function startStep(prisma: PrismaClient, siruta: number, step: WeekendStep, at: Date): Promise<number> {
+  return prisma.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<Array<{ attempts: Record<string, number> }>>`SELECT attempts FROM weekend_sync_queue WHERE siruta = ${siruta} FOR UPDATE`;
+    if (!rows[0]) return 0;
+    const attempts = { ...rows[0].attempts, [step]: (rows[0].attempts[step] ?? 0) + 1 };
+    const r = await tx.weekendSyncQueueItem.findUniqueOrThrow({ where: { siruta } });
+    await tx.weekendSyncQueueItem.update({ where: { siruta }, data: { steps: { ...statesOf(r.steps), [step]: 'running' }, attempts, lastRunAt: at } });
+    return attempts[step];
+  });
+}
+
+/**
+ * Ends a step. A failed parcel sync skips the steps that need the parcels (no-geometry import
+ * and enrichment); the buildings still sync. A city removed meanwhile is simply gone.
+ */
+export async function finishStep(prisma: PrismaClient, siruta: number, step: WeekendStep, outcome: { ok: true } | { ok: false; error: string }): Promise<void> {
+  const r = await prisma.weekendSyncQueueItem.findUnique({ where: { siruta } });
+  if (!r) return;
+  const steps = statesOf(r.steps);
+  steps[step] = outcome.ok ? 'done' : 'error';
+  if (!outcome.ok && step === 'sync_terenuri') {
+    for (const s of ['import_nogeom', 'enrich'] as const) if (steps[s] === 'pending') steps[s] = 'skipped';
+  }
+  await prisma.weekendSyncQueueItem.update({
+    where: { siruta },
+    data: { steps, ...(outcome.ok ? {} : { lastError: `${STEP_LABELS[step]}: ${outcome.error}`.slice(0, 1000) }) },
+  });
+}
+
+export async function addCity(prisma: PrismaClient, db: Db, siruta: number): Promise<QueueItem> {
+  const uat = await db.query<{ name: string }>(`SELECT name FROM gis_uats WHERE siruta = $1`, [siruta]);
+  if (!uat.rows[0]) throw errors.badRequest('UAT-ul nu există în baza locală.', [{ field: 'siruta', problem: `SIRUTA necunoscut: ${siruta}` }]);
+  const existing = await prisma.weekendSyncQueueItem.findUnique({ where: { siruta } });
+  if (existing) return toItem(existing);
+  const last = await prisma.weekendSyncQueueItem.aggregate({ _max: { position: true } });
+  const r = await prisma.weekendSyncQueueItem.create({ data: { siruta, name: uat.rows[0].name, position: (last._max.position ?? 0) + 1 } });
+  return toItem(r);
+}
+
+export async function removeCity(prisma: PrismaClient, siruta: number): Promise<void> {
+  const r = await prisma.weekendSyncQueueItem.deleteMany({ where: { siruta } });
+  if (r.count === 0) throw errors.notFound(`UAT-ul ${siruta} nu este în coada de sincronizare de weekend.`);
+}
+
+/** `trigger`: steps in error (and those skipped because of them) go back to pending. */
+export async function resetErrors(prisma: PrismaClient, siruta?: number): Promise<number> {
+  let changed = 0;
+  for (const r of siruta ? [await rowOrThrow(prisma, siruta)] : await prisma.weekendSyncQueueItem.findMany()) {
+    const steps = statesOf(r.steps);
+    let touched = false;
+    for (const s of WEEKEND_STEPS) {
+      if (steps[s] === 'error' || steps[s] === 'skipped') {
+        steps[s] = 'pending';
+        touched = true;
+      }
+    }
+    if (touched) {
+      changed++;
+      await prisma.weekendSyncQueueItem.update({ where: { siruta: r.siruta }, data: { steps, lastError: null } });
+    }
+  }
+  return changed;
+}
+
+/** `reset`: every step of one city (or of all) back to pending, errors and attempts cleared. */
+export async function resetAll(prisma: PrismaClient, siruta?: number): Promise<void> {
+  if (siruta) await rowOrThrow(prisma, siruta);
+  await prisma.weekendSyncQueueItem.updateMany({ where: siruta ? { siruta } : {}, data: { steps: allPending(), lastError: null, attempts: {} } });
+}
+
+/** A new weekend: when nothing is left to do, the whole queue starts over. */
+export async function startNewWeekend(prisma: PrismaClient): Promise<boolean> {
+  if (pickNext(await listQueue(prisma))) return false;
+  await prisma.weekendSyncQueueItem.updateMany({ data: { steps: allPending(), lastError: null, attempts: {} } });
+  return true;
+}
+
+export async function isPaused(prisma: PrismaClient): Promise<boolean> {
+  const s = await prisma.gisSetting.findUnique({ where: { key: PAUSED_KEY } });
+  return s?.value === true;
+}
+
+export async function setPaused(prisma: PrismaClient, paused: boolean): Promise<void> {
+  await prisma.gisSetting.upsert({ where: { key: PAUSED_KEY }, create: { key: PAUSED_KEY, value: paused }, update: { value: paused } });
+}
+
+export interface StoredReport {
+  at: string;
+  subject: string;
+  text: string;
+}
+
+export async function saveLastReport(prisma: PrismaClient, report: StoredReport): Promise<void> {
+  await prisma.gisSetting.upsert({ where: { key: LAST_REPORT_KEY }, create: { key: LAST_REPORT_KEY, value: { ...report } }, update: { value: { ...report } } });
+}
+
+export async function lastReport(prisma: PrismaClient): Promise<StoredReport | null> {
+  const s = await prisma.gisSetting.findUnique({ where: { key: LAST_REPORT_KEY } });
+  return (s?.value as StoredReport | undefined) ?? null;
+}
+
+/**
+ * Who hears about the weekend sync (spec 6): the administrators, known from their sessions (users
+ * live in the identity provider; an admin who signed in during the last 30 days has a session).
+ */
+export async function weekendRecipients(db: Db): Promise<string[]> {
+  const r = await db.query<{ user_id: string }>(
+    `SELECT DISTINCT user_id FROM app_sessions WHERE (data->'flags'->>'isAdmin')::boolean IS TRUE AND expires_at > now() ORDER BY user_id`,
+  );
+  return r.rows.map((x) => x.user_id);
+}

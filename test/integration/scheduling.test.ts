@@ -1,0 +1,248 @@
+/**
+ * Scheduling end to end (issue 21, docs/scheduling.md) on a database of its own (the rules and the
+ * weekend queue are global tables the stack's own scheduler reads), the stack's Temporal dev
+ * server and the land-registry simulator in-process:
+ *  - sync-rules CRUD, the 410 gate on rule writes (before validation), bad bodies → 400 details;
+ *  - resolution UAT rule → county rule → global default in the scheduler view;
+ *  - the scheduler workflow starts a due UAT's sync with the rule's steps, once (a second tick
+ *    finds it running or synced), and keeps lastRunAt / nextDueAt true;
+ *  - the weekend-sync route's shape and actions;
+ *  - the schedules registered on the dev server with the right next action times.
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../../api/app';
+import { createSession, newSessionToken, sessionIdFor } from '../../api/auth/sessionStore';
+import { SESSION_COOKIE } from '../../api/auth/cookies';
+import { migrate } from '../../domain/db/migrate';
+import { closePool, getPool } from '../../domain/db/pool';
+import { wallClock } from '../../domain/scheduling/windows';
+import { closeTemporalClient } from '../../temporal/client';
+import { jobWorkflowId } from '../../temporal/ids';
+import { TaskQueue } from '../../temporal/queues';
+import { ensureSchedules, schedules } from '../../temporal/schedules';
+import type { syncRuleScheduler } from '../../workflows/scheduling';
+import { aimApiAtRig, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
+import { scratchDatabase } from '../helpers/scratchDb';
+
+const COVASNA = 145;
+const scratch = scratchDatabase('geoportal_scheduling_test');
+
+let rig: SyncRig;
+let server: http.Server;
+let base: string;
+let uats: Array<{ siruta: number; name: string; parcels: number }>;
+const cookies: Record<'legacy' | 'central', string> = { legacy: '', central: '' };
+
+async function signIn(email: string, useCentralApi: boolean): Promise<string> {
+  const token = newSessionToken();
+  const far = Date.now() + 3_600_000;
+  await createSession(
+    sessionIdFor(token),
+    {
+      v: 1,
+      user: { id: `${email}-${rig.suffix}`, email, name: email, company: 'B' },
+      groups: [],
+      enrichmentScope: 'full',
+      flags: { useCentralApi, basicPanel: false, isAdmin: false },
+      tokens: { accessToken: 'test', accessTokenExpiresAt: far, refreshAt: far },
+    },
+    getPool(),
+  );
+  return `${SESSION_COOKIE}=${token}`;
+}
+
+async function api(method: string, path: string, opts: { body?: unknown; who?: 'legacy' | 'central' } = {}) {
+  const headers: Record<string, string> = { cookie: cookies[opts.who ?? 'legacy'] };
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${base}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+beforeAll(async () => {
+  await scratch.create();
+  await migrate(scratch.url);
+  rig = await startSyncRig({ dbUrl: scratch.url });
+  aimApiAtRig(rig);
+  // Three small Covasna UATs make the county; Brăila's smallest is governed by the default only.
+  uats = await Promise.all([0, 1, 2].map((rank) => pickUat(rig, COVASNA, rank)));
+  for (const u of uats) await rig.db.query(`INSERT INTO gis_uats (siruta, name, county, workspace_pk) VALUES ($1, $2, 'Covasna', $3)`, [u.siruta, u.name, COVASNA]);
+  server = createApp().listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // Sessions live in the stack's database (the session store's pool), not the scratch one.
+  cookies.legacy = await signIn('dan@birou.ro', false);
+  cookies.central = await signIn('mihai@birou.ro', true);
+}, 120_000);
+
+afterAll(async () => {
+  await new Promise((r) => server?.close(r));
+  await getPool().query(`DELETE FROM app_sessions WHERE user_id LIKE $1`, [`%-${rig.suffix}`]);
+  await rig?.stop();
+  await closeTemporalClient();
+  await closePool();
+  await scratch.drop();
+});
+
+describe('sync rules', () => {
+  test.each([
+    ['POST', '/api/landreg/sync-rules'],
+    ['POST', '/api/landreg/sync-rules/bulk'],
+    ['PATCH', '/api/landreg/sync-rules/scheduler'],
+    ['PATCH', '/api/landreg/sync-rules/00000000-0000-0000-0000-000000000000'],
+    ['DELETE', '/api/landreg/sync-rules/00000000-0000-0000-0000-000000000000'],
+  ])('%s %s answers 410 to a central-API user before validating the body', async (method, path) => {
+    const r = await api(method, path, { who: 'central', body: { nonsense: true } });
+    expect(r.status).toBe(410);
+    expect(r.body.error).toBe('gone_central_api');
+  });
+
+  test('reads stay open to central-API users', async () => {
+    expect((await api('GET', '/api/landreg/sync-rules', { who: 'central' })).status).toBe(200);
+    expect((await api('GET', '/api/landreg/sync-rules/scheduler', { who: 'central' })).status).toBe(200);
+    expect((await api('GET', '/api/landreg/weekend-sync', { who: 'central' })).status).toBe(200);
+  });
+
+  test.each([
+    { what: 'unknown step letter', body: { scope: 'county', county: 'Covasna', frequency: 'daily', steps: ['T', 'X'] }, field: 'steps.1' },
+    { what: 'window end before start', body: { scope: 'county', county: 'Covasna', frequency: 'daily', windows: [{ days: [5], start: '23:00', end: '04:00' }] }, field: 'windows.0.end' },
+    { what: 'priority 0', body: { scope: 'county', county: 'Covasna', frequency: 'daily', priority: 0 }, field: 'priority' },
+    { what: 'unknown frequency', body: { scope: 'county', county: 'Covasna', frequency: 'yearly' }, field: 'frequency' },
+    { what: 'a UAT rule without siruta', body: { scope: 'uat', frequency: 'daily' }, field: 'siruta' },
+  ])('bad body ($what) → 400 naming the field', async ({ body, field }) => {
+    const r = await api('POST', '/api/landreg/sync-rules', { body });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toBe('bad_request');
+    expect(r.body.details.map((d: { field: string }) => d.field)).toContain(field);
+  });
+
+  test('CRUD, bulk, resolution UAT → county → default, and the scheduler view', async () => {
+    const county = await api('POST', '/api/landreg/sync-rules', {
+      body: { scope: 'county', county: 'covasna', frequency: 'weekly', priority: 4, steps: ['C', 'T'], windows: [{ days: [6], start: '23:00', end: '28:00' }] },
+    });
+    expect(county.status).toBe(201);
+    // The catalogue's spelling, steps in run order.
+    expect(county.body).toMatchObject({ scope: 'county', county: 'Covasna', frequency: 'weekly', priority: 4, steps: ['T', 'C'], enabled: true, lastRunAt: null });
+    expect(county.body.nextDueAt).not.toBeNull();
+    expect((await api('POST', '/api/landreg/sync-rules', { body: { scope: 'county', county: 'Covasna', frequency: 'daily' } })).status).toBe(409);
+
+    const own = await api('POST', '/api/landreg/sync-rules', { body: { scope: 'uat', siruta: uats[0].siruta, frequency: 'manual', priority: 1, steps: ['T'] } });
+    expect(own.status).toBe(201);
+    expect(own.body.nextDueAt).toBeNull();
+
+    const patched = await api('PATCH', `/api/landreg/sync-rules/${own.body.id}`, { body: { frequency: 'hourly' } });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ frequency: 'hourly', priority: 1, steps: ['T'] });
+    expect((await api('GET', `/api/landreg/sync-rules/${own.body.id}`)).body.frequency).toBe('hourly');
+
+    const view = await api('GET', '/api/landreg/sync-rules/scheduler');
+    expect(view.body.defaultFrequency).toBe('daily');
+    const by = (siruta: number) => view.body.due.find((d: { siruta: number }) => d.siruta === siruta);
+    expect(by(uats[0].siruta)).toMatchObject({ source: 'uat', ruleId: own.body.id, frequency: 'hourly', priority: 1 });
+    expect(by(uats[1].siruta)).toMatchObject({ source: 'county', ruleId: county.body.id, frequency: 'weekly' });
+    // Never synced and inside no window yet: due now, started at the next Saturday 23:00.
+    const runAt = wallClock(Date.parse(by(uats[1].siruta).runAt));
+    expect(by(uats[1].siruta).runAt === by(uats[1].siruta).dueAt || (runAt.weekday === 6 && runAt.hour === 23)).toBe(true);
+
+    expect((await api('PATCH', '/api/landreg/sync-rules/scheduler', { body: { defaultFrequency: 'weekly' } })).body.defaultFrequency).toBe('weekly');
+    expect((await api('PATCH', '/api/landreg/sync-rules/scheduler', { body: { defaultFrequency: 'sometimes' } })).status).toBe(400);
+
+    // Bulk: one UAT rule per UAT of the county; the one that has a rule is skipped.
+    const bulk = await api('POST', '/api/landreg/sync-rules/bulk', { body: { county: 'Covasna', frequency: 'daily', priority: 3 } });
+    expect(bulk.status).toBe(201);
+    expect(bulk.body.skipped).toEqual([uats[0].siruta]);
+    expect(bulk.body.created.map((r: { siruta: number }) => r.siruta).sort()).toEqual([uats[1].siruta, uats[2].siruta].sort());
+    for (const r of bulk.body.created) expect((await api('DELETE', `/api/landreg/sync-rules/${r.id}`)).status).toBe(204);
+    expect((await api('DELETE', `/api/landreg/sync-rules/${county.body.id}`)).status).toBe(204);
+    expect((await api('GET', `/api/landreg/sync-rules/${county.body.id}`)).status).toBe(404);
+    expect((await api('GET', '/api/landreg/sync-rules/not-a-uuid')).status).toBe(404);
+    expect((await api('DELETE', `/api/landreg/sync-rules/${own.body.id}`)).status).toBe(204);
+  });
+
+  test('the scheduler starts a due UAT with the rule steps, once, and keeps lastRunAt and nextDueAt true', async () => {
+    const target = uats[2];
+    const rule = await api('POST', '/api/landreg/sync-rules', { body: { scope: 'uat', siruta: target.siruta, frequency: 'daily', priority: 2, steps: ['T'] } });
+    expect(rule.status).toBe(201);
+    const tick = () =>
+      rig.env.client.workflow.execute<typeof syncRuleScheduler>('syncRuleScheduler', {
+        taskQueue: rig.queue(TaskQueue.store),
+        workflowId: jobWorkflowId('sync-rule-scheduler', `test-${rig.suffix}`),
+      });
+    const first = await tick();
+    expect(first.started.map((s) => s.siruta)).toEqual([target.siruta]);
+    const job = rig.env.client.workflow.getHandle(first.started[0].jobId);
+    const result = await job.result();
+    expect(result.runs.map((r: { layerId: string }) => r.layerId)).toEqual(['TERENURI_ACTIVE']);
+    const runs = await rig.db.query(`SELECT trigger, status FROM gis_sync_runs WHERE siruta = $1`, [target.siruta]);
+    expect(runs.rows).toEqual([{ trigger: 'schedule', status: 'done' }]);
+
+    const after = await api('GET', `/api/landreg/sync-rules/${rule.body.id}`);
+    expect(after.body.lastRunAt).not.toBeNull();
+    // Synced just now: a day later is when it is due again.
+    const second = await tick();
+    expect(second.started).toEqual([]);
+    const reread = await api('GET', `/api/landreg/sync-rules/${rule.body.id}`);
+    const synced = await rig.db.query<{ at: Date }>(`SELECT max(finished_at) AS at FROM gis_sync_runs WHERE siruta = $1`, [target.siruta]);
+    expect(Date.parse(reread.body.nextDueAt)).toBe(synced.rows[0].at.getTime() + 24 * 3_600_000);
+  }, 120_000);
+});
+
+describe('weekend-sync route', () => {
+  test('the queue with its four step states and the actions', async () => {
+    const initial = await api('GET', '/api/landreg/weekend-sync');
+    expect(initial.status).toBe(200);
+    // The migration's 9 default cities.
+    expect(initial.body.queue).toHaveLength(9);
+    expect(initial.body.queue[0]).toMatchObject({ siruta: 42682, name: 'Brăila', steps: { sync_terenuri: 'pending', sync_cladiri: 'pending', import_nogeom: 'pending', enrich: 'pending' } });
+    expect(initial.body).toMatchObject({ syncStatus: 'idle', currentActivity: null });
+    expect(typeof initial.body.inWeekendWindow).toBe('boolean');
+    const next = wallClock(Date.parse(initial.body.nextWindowStart));
+    expect([5, 6, 7]).toContain(next.weekday);
+    expect(next.hour).toBe(23);
+
+    const added = await api('POST', '/api/landreg/weekend-sync', { body: { action: 'add', siruta: uats[1].siruta } });
+    expect(added.body.queue.at(-1)).toMatchObject({ siruta: uats[1].siruta, name: uats[1].name });
+    expect((await api('POST', '/api/landreg/weekend-sync', { body: { action: 'add', siruta: 99999999 } })).status).toBe(400);
+    expect((await api('POST', '/api/landreg/weekend-sync', { body: { action: 'add' } })).status).toBe(400);
+    expect((await api('POST', '/api/landreg/weekend-sync', { body: { action: 'explode' } })).status).toBe(400);
+
+    expect((await api('POST', '/api/landreg/weekend-sync', { body: { action: 'pause' } })).body).toMatchObject({ syncStatus: 'paused', paused: true });
+    expect((await api('POST', '/api/landreg/weekend-sync', { body: { action: 'resume' } })).body).toMatchObject({ syncStatus: 'idle', paused: false });
+
+    await rig.db.query(`UPDATE weekend_sync_queue SET steps = steps || '{"sync_terenuri":"error"}', last_error = 'x' WHERE siruta = $1`, [uats[1].siruta]);
+    const reset = await api('POST', '/api/landreg/weekend-sync', { body: { action: 'reset', siruta: uats[1].siruta } });
+    expect(reset.body.queue.at(-1)).toMatchObject({ steps: { sync_terenuri: 'pending' } });
+    expect(reset.body.queue.at(-1).lastError).toBeUndefined();
+
+    const removed = await api('POST', '/api/landreg/weekend-sync', { body: { action: 'remove', siruta: uats[1].siruta } });
+    expect(removed.body.queue).toHaveLength(9);
+    expect((await api('POST', '/api/landreg/weekend-sync', { body: { action: 'remove', siruta: uats[1].siruta } })).status).toBe(404);
+  });
+});
+
+describe('schedules on the dev server', () => {
+  test('the rule scheduler fires every 15 minutes, the weekend kick on Friday, Saturday and Sunday at 23:00 Romanian time', async () => {
+    const wanted = schedules.filter((s) => s.workflowType === 'syncRuleScheduler' || s.workflowType === 'weekendSyncKick').map((d) => ({ ...d, id: `${d.id}-${rig.suffix}` }));
+    expect(wanted).toHaveLength(2);
+    await ensureSchedules(rig.env.client, wanted, { taskQueueFor: rig.queue });
+    try {
+      await rig.env.client.schedule.getHandle(wanted[0].id).pause('test');
+      await rig.env.client.schedule.getHandle(wanted[1].id).pause('test');
+      const scheduler = await rig.env.client.schedule.getHandle(wanted.find((w) => w.workflowType === 'syncRuleScheduler')!.id).describe();
+      const ticks = scheduler.info.nextActionTimes.map((d) => d.getTime());
+      expect(ticks.length).toBeGreaterThanOrEqual(3);
+      for (let i = 1; i < ticks.length; i++) expect(ticks[i] - ticks[i - 1]).toBe(15 * 60_000);
+      const kick = await rig.env.client.schedule.getHandle(wanted.find((w) => w.workflowType === 'weekendSyncKick')!.id).describe();
+      const nights = kick.info.nextActionTimes.map((d) => wallClock(d.getTime()));
+      expect(nights.length).toBeGreaterThanOrEqual(3);
+      for (const n of nights) {
+        expect([5, 6, 7]).toContain(n.weekday);
+        expect([n.hour, n.minute]).toEqual([23, 0]);
+      }
+    } finally {
+      await Promise.allSettled(wanted.map((w) => rig.env.client.schedule.getHandle(w.id).delete()));
+    }
+  });
+});

@@ -1,0 +1,252 @@
+/**
+ * Scheduled syncs (issue 21, docs/scheduling.md):
+ *  - `syncRuleScheduler`: run by a schedule every 15 minutes; starts the UATs whose rule is due
+ *    and whose window is open, priority 1 first, no more than the portal budget allows, each
+ *    through the one job starter (never two syncs of a UAT at once); keeps `nextDueAt` true.
+ *  - `weekendSync`: the weekend deep sync session (spec 3.4), one at a time under a fixed id. It
+ *    takes the next step from the persisted queue, runs it only while the weekend window is open
+ *    (forced sessions: 22:00–05:00), sleeps until the next window when it closes, stops while
+ *    paused, and continues-as-new before its history grows large. A restart replays it to the
+ *    step it was in (the step runs as a child workflow, which goes on by itself meanwhile).
+ *  - `weekendSyncKick`: run by the schedule on Friday, Saturday and Sunday at 23:00; starts the
+ *    session unless one is running (a new weekend on Friday starts the queue over when it was done).
+ */
+import {
+  ParentClosePolicy,
+  WorkflowIdReusePolicy,
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  executeChild,
+  proxyActivities,
+  setHandler,
+  startChild,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { NotificationActivities } from '../activities/notifications';
+import type { SchedulingActivities } from '../activities/scheduling';
+import type { SessionTally } from '../domain/scheduling/report';
+import { wallClock, weekendWindow } from '../domain/scheduling/windows';
+import type { NextStep, WeekendStep } from '../domain/scheduling/weekend';
+import { jobSearchAttributes } from '../temporal/searchAttributes';
+import { TaskQueue } from '../temporal/queues';
+import { childJobId, failureMessage, siblingQueue } from './landregShared';
+import { requestTileArchiveRebuild, type UatSyncResult } from './uatSync';
+
+function scheduling() {
+  return proxyActivities<SchedulingActivities>({
+    taskQueue: siblingQueue(TaskQueue.store),
+    startToCloseTimeout: '2 minutes',
+    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+  });
+}
+
+function notifications() {
+  return proxyActivities<NotificationActivities>({
+    taskQueue: siblingQueue(TaskQueue.notifications),
+    startToCloseTimeout: '1 minute',
+    retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 20 },
+  });
+}
+
+// ---- sync rules --------------------------------------------------------------------------------
+
+export interface SchedulerTickResult {
+  started: Array<{ siruta: number; jobId: string }>;
+  alreadyRunning: number[];
+  deferred: number[];
+}
+
+export async function syncRuleScheduler(): Promise<SchedulerTickResult> {
+  const act = scheduling();
+  const now = Date.now();
+  const plan = await act.planRuleSyncs({ now });
+  const out: SchedulerTickResult = { started: [], alreadyRunning: [], deferred: [] };
+  let budget = plan.budget;
+  for (const d of plan.due) {
+    if (budget <= 0) {
+      // Over the portal budget: the next tick (15 minutes) takes them, still in priority order.
+      out.deferred.push(d.siruta);
+      continue;
+    }
+    const r = await act.startRuleSync({ siruta: d.siruta, steps: d.steps, ruleId: d.ruleId!, taskQueue: siblingQueue(TaskQueue.store), now });
+    if (r.status === 'started') {
+      out.started.push({ siruta: d.siruta, jobId: r.jobId! });
+      budget--;
+    } else out.alreadyRunning.push(d.siruta);
+  }
+  await act.refreshRuleDueTimes({ now: Date.now() });
+  return out;
+}
+
+// ---- weekend deep sync --------------------------------------------------------------------------
+
+export type WeekendSyncStatus = 'idle' | 'running' | 'waiting_window' | 'paused';
+
+export interface WeekendState {
+  syncStatus: WeekendSyncStatus;
+  currentActivity: string | null;
+  forced: boolean;
+  /** When the session waits for a window: its start (ms). */
+  nextWindowStart: number | null;
+}
+
+export const weekendStateQuery = defineQuery<WeekendState>('weekendState');
+/** A manual trigger (spec 3.4): forced window from now on, and the next city starts at once. */
+export const weekendTriggerSignal = defineSignal('weekendTrigger');
+/** The queue or the pause switch changed: look again. */
+export const weekendWakeSignal = defineSignal('weekendWake');
+
+export interface WeekendSyncArgs {
+  forced?: boolean;
+  /** Set by a trigger: the city being worked on runs now, whatever the window. */
+  runNow?: boolean;
+  /** Friday's kick: start the queue over when the previous weekend finished it. */
+  newWeekend?: boolean;
+  tally?: SessionTally;
+}
+
+/** Continue-as-new after this many history events (Temporal warns at 10,240). */
+const HISTORY_LIMIT = 2_000;
+
+async function runStep(next: NextStep, trigger: 'weekend'): Promise<{ added: number }> {
+  const layers: Partial<Record<WeekendStep, string>> = { sync_terenuri: 'TERENURI_ACTIVE', sync_cladiri: 'CLADIRI_ACTIVE' };
+  const layer = layers[next.step];
+  if (layer) {
+    const r: UatSyncResult = await executeChild('uatSync', {
+      workflowId: childJobId('sync', next.siruta),
+      args: [{ siruta: next.siruta, layers: [layer], mode: 'base', trigger, requestTileRebuild: false }],
+      typedSearchAttributes: jobSearchAttributes('sync', next.siruta),
+    });
+    return { added: r.added };
+  }
+  if (next.step === 'import_nogeom') {
+    await executeChild('importNoGeometry', {
+      workflowId: childJobId('import-nogeom', next.siruta),
+      args: [{ siruta: next.siruta }],
+      typedSearchAttributes: jobSearchAttributes('import-nogeom', next.siruta),
+    });
+    return { added: 0 };
+  }
+  await executeChild('enrichParcels', {
+    workflowId: childJobId('enrich', next.siruta),
+    args: [{ siruta: next.siruta }],
+    typedSearchAttributes: jobSearchAttributes('enrich', next.siruta),
+  });
+  return { added: 0 };
+}
+
+export async function weekendSync(args: WeekendSyncArgs = {}): Promise<SessionTally> {
+  const act = scheduling();
+  const notify = notifications();
+  let forced = args.forced ?? false;
+  let runNow = args.runNow ?? false;
+  let wake = false;
+  const state: WeekendState = { syncStatus: 'running', currentActivity: null, forced, nextWindowStart: null };
+  const tally: SessionTally = args.tally ?? { startedAt: Date.now(), endedAt: 0, stepsRun: 0, stepsFailed: 0, featuresAdded: 0, tileRebuildRequested: false };
+  setHandler(weekendStateQuery, () => ({ ...state, forced }));
+  setHandler(weekendTriggerSignal, () => {
+    forced = true;
+    runNow = true;
+    wake = true;
+  });
+  setHandler(weekendWakeSignal, () => {
+    wake = true;
+  });
+
+  if (args.newWeekend) await act.weekendNewWeekend();
+  let runNowCity: number | null = null;
+
+  for (;;) {
+    if (workflowInfo().historyLength > HISTORY_LIMIT) {
+      await continueAsNew<typeof weekendSync>({ forced, runNow, tally });
+    }
+    const { paused, next } = await act.weekendNext();
+    if (paused) {
+      state.syncStatus = 'paused';
+      state.currentActivity = null;
+      wake = false;
+      await condition(() => wake);
+      continue;
+    }
+    if (!next) break;
+    // A trigger lets the city it found first run at once; after that city the window rules.
+    if (runNow && runNowCity === null) runNowCity = next.siruta;
+    if (runNowCity !== null && next.siruta !== runNowCity) {
+      runNow = false;
+      runNowCity = null;
+    }
+    const window = weekendWindow(Date.now(), forced);
+    if (!window.open && !runNow) {
+      state.syncStatus = 'waiting_window';
+      state.currentActivity = null;
+      state.nextWindowStart = window.nextStart;
+      wake = false;
+      // The window opens (timer) or someone changes the queue, pauses or triggers (signal).
+      await condition(() => wake, Math.max(1000, (window.nextStart ?? Date.now() + 3_600_000) - Date.now()));
+      continue;
+    }
+    state.syncStatus = 'running';
+    state.nextWindowStart = null;
+    state.currentActivity = `${next.name}: ${next.step}`;
+    const attempt = await act.weekendStartStep({ siruta: next.siruta, step: next.step, at: Date.now() });
+    tally.stepsRun++;
+    try {
+      const r = await runStep(next, 'weekend');
+      tally.featuresAdded += r.added;
+      await act.weekendFinishStep({ siruta: next.siruta, step: next.step });
+    } catch (err) {
+      const error = failureMessage(err);
+      tally.stepsFailed++;
+      await act.weekendFinishStep({ siruta: next.siruta, step: next.step, error });
+      // Spec 6: one message per failed step, to every administrator; a replay never repeats it.
+      for (const userId of await act.weekendRecipients()) {
+        await notify.notify({
+          userId,
+          type: 'weekend-sync-failed',
+          title: `Sincronizarea de weekend a eșuat: ${next.name}`,
+          body: `Pasul ${next.step} pentru ${next.name} (${next.siruta}) a eșuat (încercarea ${attempt}): ${error}`.slice(0, 2000),
+          link: '/parcel-sync/weekend',
+          idempotencyKey: `weekend-sync-failed:${next.siruta}:${next.step}:${attempt}:${userId}`,
+        });
+      }
+    }
+  }
+
+  state.syncStatus = 'idle';
+  state.currentActivity = null;
+  tally.endedAt = Date.now();
+  if (tally.stepsRun > 0) {
+    // Spec 4.4 "Sync behaviours" 5 and spec 6: features added → one tile archive rebuild.
+    if (tally.featuresAdded > 0) tally.tileRebuildRequested = await requestTileArchiveRebuild();
+    await act.weekendSessionReport(tally);
+  }
+  return tally;
+}
+
+/** The fixed id of the weekend session: one at a time; a test's queue suffix gives it its own. */
+export function weekendSyncWorkflowId(taskQueue: string): string {
+  const suffix = taskQueue.startsWith(`${TaskQueue.store}-`) ? taskQueue.slice(TaskQueue.store.length) : '';
+  return `weekend-sync:global${suffix}`;
+}
+
+export async function weekendSyncKick(): Promise<'started' | 'already_running'> {
+  // Friday night opens a new weekend: the queue starts over if the last one finished it.
+  const newWeekend = wallClock(Date.now()).weekday === 5;
+  try {
+    await startChild('weekendSync', {
+      workflowId: weekendSyncWorkflowId(workflowInfo().taskQueue),
+      taskQueue: siblingQueue(TaskQueue.store),
+      args: [{ newWeekend }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      typedSearchAttributes: jobSearchAttributes('weekend-sync'),
+    });
+    return 'started';
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already_running';
+    throw err;
+  }
+}
