@@ -22,7 +22,7 @@ import {
   type NextStep,
   type WeekendStep,
 } from '../domain/scheduling/weekend';
-import { listRunningJobs, startJob } from '../api/landreg/jobs';
+import { listRunningJobs, startJob } from '../temporal/jobs';
 
 export function createSchedulingActivities({ db }: { db: Db }) {
   const prisma = createPrisma(db as never);

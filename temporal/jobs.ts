@@ -188,7 +188,7 @@ export async function signalJob(o: {
   const jobId = singletonWorkflowId(o.kind, o.scope);
   await client.workflow.signalWithStart<(...args: unknown[]) => Promise<unknown>, unknown[]>(o.workflowType, {
     workflowId: jobId,
-    taskQueue: o.taskQueue ?? landregApi.workflowTaskQueue,
+    taskQueue: o.taskQueue ?? jobStartQueue.name,
     args: o.args,
     signal: o.signal,
     signalArgs: o.signalArgs,

@@ -4,7 +4,6 @@
  * any link or image on another site), and GET /api/auth/session.
  */
 import { deleteExpiredSessions } from '../../domain/auth/sessionCleanup';
-import { getPool } from '../../domain/db/pool';
 import { Router, type Response } from 'express';
 import * as oidc from 'openid-client';
 import { z } from 'zod';

@@ -17,7 +17,7 @@ import { callerTokenSource } from '../auth/accessToken';
 import type { SessionContext } from '../auth/types';
 import { centralJson, centralStream, type CentralRequest } from '../../domain/central/client';
 import { CENTRAL_SEARCH_LIMIT, findParcel } from '../../domain/central/find';
-import { redactEnrichment } from '../../domain/geoportal/redact';
+import { redactEnrichment, viewerOf } from '../../domain/geoportal/redact';
 import { errors } from '../../domain/errors';
 import { childLogger } from '../../domain/log';
 
@@ -50,7 +50,7 @@ function narrowFeature(a: SessionContext, feature: unknown): unknown {
   const f = feature as Record<string, unknown>;
   if (a.basicPanel) return { cadastralRef: f.cadastralRef ?? null, areaValue: f.areaValue ?? null, restricted: true };
   if (!('enrichment' in f)) return f;
-  return { ...f, enrichment: redactEnrichment((f.enrichment as Record<string, unknown> | null) ?? null, a.enrichmentScope) };
+  return { ...f, enrichment: redactEnrichment((f.enrichment as Record<string, unknown> | null) ?? null, viewerOf(a)) };
 }
 
 /** Keeps a header value ASCII (Content-Disposition's filename=), the exact name in filename*. */

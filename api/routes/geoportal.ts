@@ -9,7 +9,6 @@ import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import type { Router } from 'express';
 import { z } from 'zod';
-import { Siruta } from '../http/schemas';
 import { defineRoute } from '../http/route';
 import { viewerOf } from '../../domain/auth/viewer';
 import { searchGeoportal, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from '../../domain/geoportal/search';

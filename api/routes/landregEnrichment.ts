@@ -6,7 +6,6 @@
 import { Siruta, WorkspacePk } from '../http/schemas';
 import type { Router } from 'express';
 import { z } from 'zod';
-import { PositiveInt, Siruta } from '../http/schemas';
 import { viewerOf } from '../../domain/auth/viewer';
 import { legacyWriteGate } from '../http/gates';
 import { defineRoute } from '../http/route';

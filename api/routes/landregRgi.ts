@@ -12,7 +12,7 @@ import type { SessionContext } from '../auth/types';
 import { defineRoute } from '../http/route';
 import { landregApi } from '../landreg/context';
 import { errors } from '../../domain/errors';
-import { contentDisposition } from '../../domain/exports/zip';
+import { contentDisposition } from '../http/contentDisposition';
 import { viewerOf } from '../../domain/auth/viewer';
 import { rgiApplications, rgiDetails, rgiDownload, rgiIssuedDocs } from '../../domain/landreg/rgi';
 

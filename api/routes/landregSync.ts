@@ -6,7 +6,6 @@ import { LayerId, Siruta } from '../http/schemas';
 import { failureMessage } from '../../temporal/failures';
 import type { Router } from 'express';
 import { z } from 'zod';
-import { Siruta } from '../http/schemas';
 import { viewerOf, redactRow } from '../../domain/auth/viewer';
 import { errors } from '../../domain/errors';
 import { DEFAULT_SYNC_LAYERS } from '../../domain/landreg/jobs';

@@ -9,7 +9,7 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { config } from '../config';
 import type { PrismaClient } from '../db/prisma';
 import { AppError } from '../errors';
-import { contentDisposition } from '../exports/zip';
+import { contentDisposition } from '../storage/contentDisposition';
 import { s3 } from '../storage/s3';
 import type { CartItem, CfportalClient } from './client';
 import { CF_VALIDITY_MS, batchExtracts, failBatch, setBatchStep, setExtract, stepNo } from './extracts';

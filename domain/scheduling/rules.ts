@@ -3,7 +3,7 @@
  * UAT (UAT rule, then county rule, then the global default), when a UAT is due and when it may
  * run (the rule's windows), and the order in which due UATs start (priority 1 first).
  */
-import { normalizeName } from '../enrichment/rules';
+import { foldName } from '../text/fold';
 import { nextOpenAt, type TimeWindow } from './windows';
 
 export const FREQUENCIES = ['hourly', 'every_6h', 'daily', 'weekly', 'monthly', 'manual'] as const;
@@ -69,7 +69,7 @@ export interface ResolvedRule {
  */
 export function resolveRule(uat: { siruta: number; county: string | null }, rules: readonly RuleLike[], defaultFrequency: Frequency): ResolvedRule & { enabled: boolean } {
   const own = rules.find((r) => r.scope === 'uat' && r.siruta === uat.siruta);
-  const county = uat.county ? rules.find((r) => r.scope === 'county' && r.county !== null && normalizeName(r.county) === normalizeName(uat.county!)) : undefined;
+  const county = uat.county ? rules.find((r) => r.scope === 'county' && r.county !== null && foldName(r.county) === foldName(uat.county!)) : undefined;
   const r = own ?? county;
   if (r) return { source: r.scope, ruleId: r.id, frequency: r.frequency, priority: r.priority, windows: r.windows, steps: r.steps, enabled: r.enabled };
   return { source: 'default', ruleId: null, frequency: defaultFrequency, priority: DEFAULT_PRIORITY, windows: [], steps: DEFAULT_STEPS, enabled: true };

@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { config } from '../../domain/config';
 import { stereo70ToWgs84 } from '../../domain/geo/epsg3844';
 import { buildEnrichment, type Enrichment } from '../../domain/enrichment/rules';
-import { PERSONAL_ENRICHMENT_KEYS, redactEnrichment } from '../../domain/geoportal/redact';
+import { PERSONAL_ENRICHMENT_KEYS, redactEnrichment, viewerOf } from '../../domain/geoportal/redact';
 import type { PortalImmovableDetails, PortalOwnershipNode } from '../../domain/enrichment/portalTypes';
 import { SimControl } from '../shared/control';
 import { Prng, hashSeed } from '../shared/prng';
@@ -22,7 +22,7 @@ import { immovableDetails, ownershipTree, MAX_SEARCH_HITS } from '../landreg/imm
 import { LAYER_BUILDINGS, LAYER_PARCELS } from '../landreg/layers';
 import { FIRST_NAMES_F, FIRST_NAMES_M, SURNAMES } from '../landreg/names';
 import { Nomenclature } from '../landreg/nomenclature';
-import { buildPdf } from '../landreg/pdf';
+import { buildPdf } from '../shared/pdf';
 import { SimStore, parseScale, parseSeed, type Scale } from '../landreg/store';
 import { CENTRAL_API_RESOURCE } from '../oidc/provider';
 import { bearerVerifier, callerOf, requireScope, type Caller } from './auth';
@@ -204,7 +204,7 @@ export function createCentralApp(opts: CentralSimOptions = {}) {
       areaValue: typeof r.feature.attributes.AREA_VALUE === 'number' ? r.feature.attributes.AREA_VALUE : null,
       isActive: true,
       geometry: geometryOf(r.feature),
-      enrichment: redactEnrichment(enrichment as unknown as Record<string, unknown> | null, caller.scope),
+      enrichment: redactEnrichment(enrichment as unknown as Record<string, unknown> | null, viewerOf({ basicPanel: false, enrichmentScope: caller.scope })),
       enrichedAt: enrichedAt === null ? null : new Date(enrichedAt).toISOString(),
       scope: caller.scope,
     };
