@@ -5,6 +5,7 @@
  * +100 and the data directory to `.data/test`, so `npm test` can run beside `npm start`;
  * `STACK_PROFILE=bench` (npm run bench) shifts by +200 into `.data/bench`.
  */
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -182,6 +183,13 @@ export const config = {
     /** Demo seed (scripts/seed-demo.ts): the county whose two smallest UATs are synced, or explicit SIRUTA codes. */
     demoSeedWorkspace: int('SEED_DEMO_WORKSPACE', 145),
     demoSeedSirutas: list('SEED_DEMO_SIRUTAS', ''),
+  },
+
+  /** Multipart uploads (api/http/upload.ts): streamed to disk, CONTRACT.md 5 limit. */
+  uploads: {
+    maxBytes: int('UPLOAD_MAX_BYTES', 500 * 1024 * 1024),
+    /** Where upload temp files live until the request ends (removed on every path). */
+    tmpDir: str('UPLOAD_TMP_DIR', os.tmpdir()),
   },
 
   tokens: {
