@@ -17,6 +17,7 @@ import { registerLandregRoutes } from './routes/landreg';
 import { registerGeoportalTileRoutes } from './routes/geoportalTiles';
 import { tilesRouter } from './routes/tiles';
 import { registerGeoportalRoutes } from './routes/geoportal';
+import { registerPdfToolRoutes } from './routes/pdfTools';
 
 export const JSON_BODY_LIMIT = '25mb'; // CONTRACT.md section 5
 
@@ -30,6 +31,7 @@ export function apiRouter(): Router {
   registerExportRoutes(router);
   registerGeoportalTileRoutes(router);
   registerGeoportalRoutes(router);
+  registerPdfToolRoutes(router);
   return router;
 }
 

@@ -192,6 +192,14 @@ export const config = {
     tmpDir: str('UPLOAD_TMP_DIR', os.tmpdir()),
   },
 
+  /** PDF tools (domain/pdf/): local compression with Ghostscript then qpdf. */
+  pdf: {
+    gs: str('GS_BIN', 'gs'),
+    qpdf: str('QPDF_BIN', 'qpdf'),
+    /** Ceiling of one Ghostscript or qpdf run; a 500 MB scan takes a few minutes. */
+    toolTimeoutMs: int('PDF_TOOL_TIMEOUT_MS', 10 * 60_000),
+  },
+
   tokens: {
     cronSecret: str('CRON_SECRET', 'dev-cron-secret'),
     addressBookApiKey: str('ADDRESSBOOK_API_KEY', 'dev-addressbook-key'),
