@@ -222,4 +222,33 @@ describe('POST /api/compress-pdf', () => {
     }
     expect(await uploadsLeft()).toEqual([]);
   }, 60_000);
+
+  test('a client that disconnects mid-upload leaves no temp file', async () => {
+    const boundary = 'deconectare';
+    const url = new URL(`${base}/api/compress-pdf`);
+    const req = http.request({
+      host: url.hostname,
+      port: url.port,
+      path: url.pathname,
+      method: 'POST',
+      headers: {
+        cookie: dan.cookie,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': String(8 * 1024 * 1024),
+      },
+    });
+    req.on('error', () => undefined);
+    req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="scan.pdf"\r\nContent-Type: application/pdf\r\n\r\n`);
+    req.write((await fs.readFile(files.scan)).subarray(0, 1024 * 1024));
+    // The server has started writing the file to disk before the client goes away.
+    const written = async () => {
+      const [dir] = await fs.readdir(uploads);
+      if (!dir) return 0;
+      return fs.stat(path.join(uploads, dir, 'f0')).then((st) => st.size, () => 0);
+    };
+    for (let i = 0; i < 200 && (await written()) === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await written()).toBeGreaterThan(0);
+    req.destroy();
+    expect(await uploadsLeft()).toEqual([]);
+  });
 });
