@@ -26,6 +26,7 @@ import { registerStorageRoutes } from './routes/officeStorage';
 import { registerVaultRoutes } from './routes/officeVault';
 import { registerAddressBookRoutes } from './routes/officeAddressBook';
 import { registerTagRoutes } from './routes/officeTags';
+import { registerPdfToolRoutes } from './routes/pdfTools';
 
 export const JSON_BODY_LIMIT = '25mb'; // CONTRACT.md section 5
 
@@ -48,6 +49,7 @@ export function apiRouter(): Router {
   registerVaultRoutes(router);
   registerAddressBookRoutes(router);
   registerTagRoutes(router);
+  registerPdfToolRoutes(router);
   return router;
 }
 

@@ -264,6 +264,14 @@ export const config = {
     refreshMarginMs: int('CENTRAL_API_REFRESH_MARGIN_MS', 5000),
   },
 
+  /** PDF tools (domain/pdf/): local compression with Ghostscript then qpdf. */
+  pdf: {
+    gs: str('GS_BIN', 'gs'),
+    qpdf: str('QPDF_BIN', 'qpdf'),
+    /** Ceiling of one Ghostscript or qpdf run; a 500 MB scan takes a few minutes. */
+    toolTimeoutMs: int('PDF_TOOL_TIMEOUT_MS', 10 * 60_000),
+  },
+
   tokens: {
     cronSecret: secret('CRON_SECRET', 'dev-cron-secret'),
     addressBookApiKey: secret('ADDRESSBOOK_API_KEY', 'dev-addressbook-key'),
