@@ -40,6 +40,8 @@ let dan: TestSession;
 let mihai: TestSession;
 let elena: TestSession;
 const tag = randomUUID().slice(0, 8);
+// Registry numbers must be in a registry format (`U-2026-9NNNN`): four digits from the run's tag.
+const regNo = String(parseInt(tag.slice(0, 4), 16) % 10_000).padStart(4, '0');
 const danEmail = `dan.${tag}@birou.ro`;
 const mihaiEmail = `mihai.${tag}@birou.ro`;
 const PUBLIC = config.app.publicUrl.replace(/\/+$/, '');
@@ -290,7 +292,7 @@ describe('the daily digest', () => {
               ($2, 'B', 2026, 90002, 'iesire', 'Adresă către Oficiul de Cadastru', $3::date),
               ($4, 'U', 2026, 90003, 'intrare', 'Termen depășit demult', $3::date - 30)
        RETURNING id`,
-      [`U-2026-9${tag.slice(0, 4)}`, `B-2026-9${tag.slice(0, 4)}`, today, `U-2026-8${tag.slice(0, 4)}`],
+      [`U-2026-9${regNo}`, `B-2026-9${regNo}`, today, `U-2026-8${regNo}`],
     );
     registryIds.push(...reg.rows.map((r) => r.id));
     const cf = await rig.db.query<{ id: string }>(

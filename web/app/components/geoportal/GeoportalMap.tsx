@@ -76,6 +76,7 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
   basemapRef.current = basemap;
   const navigateRef = useRef(navigate);
   navigateRef.current = navigate;
+  const followingUrlRef = useRef(false);
   const [panel, setPanel] = useState<PanelState | null>(null);
   const [selecting, setSelecting] = useState(false);
   const [selected, setSelected] = useState<Selected>(new Map());
@@ -340,8 +341,17 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
     const view = parseViewHash(location.hash);
     if (!ready || !map || !view) return;
     if (formatViewHash(currentView(map, basemapRef.current)) === formatViewHash(view)) return;
-    map.jumpTo({ center: [view.lon, view.lat], zoom: view.zoom });
-    if (view.basemap !== basemapRef.current) showBasemap(map, view.basemap, setBasemap);
+    // Following the URL must not write it again (a push here would cut the forward history).
+    followingUrlRef.current = true;
+    try {
+      if (view.basemap !== basemapRef.current) {
+        basemapRef.current = view.basemap;
+        showBasemap(map, view.basemap, setBasemap);
+      }
+      map.jumpTo({ center: [view.lon, view.lat], zoom: view.zoom });
+    } finally {
+      followingUrlRef.current = false;
+    }
   }, [location.hash, ready]);
   // A notification's link (`?feature=<uuid>`) opens that parcel's panel once the map is up.
   useEffect(() => {
@@ -387,6 +397,7 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
 
   /** Pushes the map's view into the URL unless the URL already names it. */
   function writeView(map: MlMap) {
+    if (followingUrlRef.current) return;
     const hash = formatViewHash(currentView(map, basemapRef.current));
     if (hash !== window.location.hash) navigateRef.current(hash, { preventScrollReset: true });
   }
