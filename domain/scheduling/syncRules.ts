@@ -16,16 +16,8 @@ import { AUTO_REFRESH_WINDOWS, nextOpenAt, type TimeWindow } from './windows';
 
 export const DEFAULT_FREQUENCY_KEY = 'sync.defaultFrequency';
 
-export interface SyncRule {
-  id: string;
-  scope: 'uat' | 'county';
-  siruta: number | null;
-  county: string | null;
-  frequency: Frequency;
-  priority: number;
-  windows: TimeWindow[];
-  steps: StepCode[];
-  enabled: boolean;
+/** A stored rule: the fields the pure rules read (RuleLike) plus its run bookkeeping. */
+export interface SyncRule extends RuleLike {
   lastRunAt: string | null;
   nextDueAt: string | null;
   createdAt: string;
