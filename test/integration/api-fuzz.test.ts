@@ -127,3 +127,20 @@ test('no operation of the OpenAPI document answers a 5xx to generated input (ord
   expect(summary).toMatch(/^\d{4,} generated, \d+ passed/);
   expect(/Tested:\s*(\d+)/.exec(output)?.[1] && Number(/Tested:\s*(\d+)/.exec(output)![1])).toBeGreaterThan(100);
 }, 600_000);
+
+test('the inputs the fuzz run found are 400s with the contract body, not 500s', async () => {
+  const call = (method: string, url: string, body?: unknown) =>
+    fetch(`${base}${url}`, {
+      method,
+      headers: { cookie: session.cookie, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+  const nul = await call('DELETE', '/api/storage?namespace=a%00b&key=k');
+  expect(nul.status).toBe(400);
+  expect(await nul.json()).toMatchObject({ error: 'bad_request', details: [{ field: 'namespace' }] });
+  const bigSiruta = await call('POST', '/api/watchlist', { siruta: 19249285816779 });
+  expect(bigSiruta.status).toBe(400);
+  expect(await bigSiruta.json()).toMatchObject({ error: 'bad_request' });
+  const nulBody = await call('PUT', '/api/storage', { namespace: 'fuzz', key: 'k\u0000', value: 'v' });
+  expect(nulBody.status).toBe(400);
+});
