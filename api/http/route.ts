@@ -59,10 +59,32 @@ export function zodDetails(err: z.ZodError): Array<{ field: string; problem: str
   return err.issues.map((i) => ({ field: i.path.join('.') || '(body)', problem: i.message }));
 }
 
+/**
+ * Paths of the strings holding a NUL character: PostgreSQL text and jsonb cannot store one, so it
+ * would fail deep in a query as a 500; it is never meaningful input here.
+ */
+export function nulPaths(value: unknown, path: string[] = [], out: string[] = []): string[] {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) out.push(path.join('.') || '(body)');
+  } else if (Array.isArray(value)) {
+    value.forEach((v, i) => nulPaths(v, [...path, String(i)], out));
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) nulPaths(v, [...path, k], out);
+  }
+  return out;
+}
+
 function parseWith<T extends ZodType>(schema: T, value: unknown, where: string): z.infer<T> {
   const result = schema.safeParse(value);
   if (!result.success) {
     throw errors.badRequest(`Parametrii cererii (${where}) nu sunt valizi.`, zodDetails(result.error));
+  }
+  const nul = nulPaths(result.data);
+  if (nul.length) {
+    throw errors.badRequest(
+      `Parametrii cererii (${where}) nu sunt valizi.`,
+      nul.map((field) => ({ field, problem: 'Textul conține caracterul NUL (\\u0000), care nu este permis.' })),
+    );
   }
   return result.data;
 }
@@ -157,7 +179,7 @@ export function defineRoute<B extends ZodType | undefined = undefined, Q extends
       checkAuth(spec.auth, req);
       const body = (spec.body ? parseWith(spec.body, req.body ?? {}, 'corp') : undefined) as Infer<B>;
       const query = (spec.query ? parseWith(spec.query, req.query, 'query') : undefined) as Infer<Q>;
-      const params = (spec.params ? parseWith(spec.params, req.params, 'cale') : req.params) as Record<string, string>;
+      const params = parseWith(spec.params ?? z.record(z.string(), z.string()), req.params, 'cale') as Record<string, string>;
       const result = await handler({ req, res, body, query, params, auth: req.auth });
       if (res.headersSent) return;
       if (result instanceof Reply) {

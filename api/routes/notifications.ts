@@ -5,6 +5,7 @@
 import type { Router } from 'express';
 import { z } from 'zod';
 import { defineRoute, reply } from '../http/route';
+import { Siruta } from '../http/schemas';
 import { requireBearer } from '../auth/bearer';
 import { config } from '../../domain/config';
 import { getPool } from '../../domain/db/pool';
@@ -63,7 +64,7 @@ const WatchItem = z.object({
 });
 const WatchPost = z.union([
   z.object({ featureId: z.string().uuid('featureId trebuie să fie un UUID.') }).strict(),
-  z.object({ siruta: z.coerce.number().int().positive() }).strict(),
+  z.object({ siruta: Siruta }).strict(),
 ]);
 const HistoryQuery = z.object({ id: z.string().uuid('id trebuie să fie un UUID.') });
 const HistoryBody = z.object({
