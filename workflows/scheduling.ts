@@ -127,7 +127,7 @@ export const WEEKEND_STEP_TIME_LIMIT_MS = 2 * 60 * 60 * 1000;
 async function runBoundedStep(next: NextStep): Promise<{ added: number }> {
   const outer = CancellationScope.current();
   try {
-    return await new CancellationScope({ timeout: WEEKEND_STEP_TIME_LIMIT_MS }).run(() => runStep(next, 'weekend'));
+    return await new CancellationScope({ cancellable: true, timeout: WEEKEND_STEP_TIME_LIMIT_MS }).run(() => runStep(next, 'weekend'));
   } catch (err) {
     // Our own time limit, not a cancellation of the whole session (that one propagates).
     if (isCancellation(err) && !outer.consideredCancelled) {
