@@ -12,6 +12,8 @@
  *    session unless one is running (a new weekend on Friday starts the queue over when it was done).
  */
 import {
+  ApplicationFailure,
+  CancellationScope,
   ParentClosePolicy,
   WorkflowIdReusePolicy,
   condition,
@@ -19,6 +21,7 @@ import {
   defineQuery,
   defineSignal,
   executeChild,
+  isCancellation,
   proxyActivities,
   setHandler,
   startChild,
@@ -111,6 +114,29 @@ export interface WeekendSyncArgs {
 /** Continue-as-new after this many history events (Temporal warns at 10,240). */
 const HISTORY_LIMIT = 2_000;
 
+/**
+ * How long one weekend step may take. The portal activities give up after a bounded number of
+ * attempts, but a portal that answers slowly (or a child that cannot start) would otherwise hold
+ * the queue for the whole weekend: past this limit the step is cancelled (the child closes its
+ * run as failed), ends in `error`, is e-mailed, and the queue moves on to the next step. A night's
+ * window is 5 hours (forced: 7), so one stuck step costs at most this much of it.
+ */
+export const WEEKEND_STEP_TIME_LIMIT_MS = 2 * 60 * 60 * 1000;
+
+/** The step's child workflow, cancelled when it outlives WEEKEND_STEP_TIME_LIMIT_MS. */
+async function runBoundedStep(next: NextStep): Promise<{ added: number }> {
+  const outer = CancellationScope.current();
+  try {
+    return await new CancellationScope({ cancellable: true, timeout: WEEKEND_STEP_TIME_LIMIT_MS }).run(() => runStep(next, 'weekend'));
+  } catch (err) {
+    // Our own time limit, not a cancellation of the whole session (that one propagates).
+    if (isCancellation(err) && !outer.consideredCancelled) {
+      throw ApplicationFailure.nonRetryable(`pasul nu s-a încheiat în ${WEEKEND_STEP_TIME_LIMIT_MS / 3_600_000} ore și a fost oprit`, 'WeekendStepTimeout');
+    }
+    throw err;
+  }
+}
+
 async function runStep(next: NextStep, trigger: 'weekend'): Promise<{ added: number }> {
   const layers: Partial<Record<WeekendStep, string>> = { sync_terenuri: 'TERENURI_ACTIVE', sync_cladiri: 'CLADIRI_ACTIVE' };
   const layer = layers[next.step];
@@ -194,10 +220,11 @@ export async function weekendSync(args: WeekendSyncArgs = {}): Promise<SessionTa
     const attempt = await act.weekendStartStep({ siruta: next.siruta, step: next.step, at: Date.now() });
     tally.stepsRun++;
     try {
-      const r = await runStep(next, 'weekend');
+      const r = await runBoundedStep(next);
       tally.featuresAdded += r.added;
       await act.weekendFinishStep({ siruta: next.siruta, step: next.step });
     } catch (err) {
+      if (isCancellation(err) && CancellationScope.current().consideredCancelled) throw err;
       const error = failureMessage(err);
       tally.stepsFailed++;
       await act.weekendFinishStep({ siruta: next.siruta, step: next.step, error });

@@ -9,7 +9,9 @@ import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { ulid } from 'ulid';
+import { temporal } from '@temporalio/proto';
 import { config, projectRoot } from '../../domain/config';
+import { JOB_KIND, SIRUTA } from '../../temporal/searchAttributes';
 
 /**
  * Worker state changes at INFO drown test output; keep warnings. Jest gives each test file its
@@ -44,11 +46,23 @@ export function temporalTestServerPath(): string {
   return wrapperPath;
 }
 
-export function timeSkippingEnv(): Promise<TestWorkflowEnvironment> {
+/**
+ * The Java test server knows no custom search attributes, and it does not refuse a child started
+ * with unknown ones: the child never starts and its parent waits forever (measured: a step of the
+ * weekend sync hung until the 300 s test timeout). So the job attributes every workflow sets
+ * (temporal/searchAttributes.ts) are registered here, as the stack registers them on the dev server.
+ */
+export async function timeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   quietRuntime();
-  return TestWorkflowEnvironment.createTimeSkipping({
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: { type: 'existing-path', path: temporalTestServerPath() } },
   });
+  const { INDEXED_VALUE_TYPE_KEYWORD, INDEXED_VALUE_TYPE_INT } = temporal.api.enums.v1.IndexedValueType;
+  await env.connection.operatorService.addSearchAttributes({
+    namespace: config.temporal.namespace,
+    searchAttributes: { [JOB_KIND.name]: INDEXED_VALUE_TYPE_KEYWORD, [SIRUTA.name]: INDEXED_VALUE_TYPE_INT },
+  });
+  return env;
 }
 
 export function localEnv(): Promise<TestWorkflowEnvironment> {

@@ -77,6 +77,8 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
   const navigateRef = useRef(navigate);
   navigateRef.current = navigate;
   const followingUrlRef = useRef(false);
+  // The hash as the page opened with it (a shared link), before anything on the page moves it.
+  const openingHashRef = useRef(typeof window === 'undefined' ? '' : window.location.hash);
   const [panel, setPanel] = useState<PanelState | null>(null);
   const [selecting, setSelecting] = useState(false);
   const [selected, setSelected] = useState<Selected>(new Map());
@@ -233,7 +235,7 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
       }
       if (disposed || !container.current) return;
       // The view the URL names when the page opens (a shared link).
-      const initialView = parseViewHash(window.location.hash);
+      const initialView = parseViewHash(openingHashRef.current || window.location.hash);
       if (initialView) {
         basemapRef.current = initialView.basemap;
         setBasemap(initialView.basemap);

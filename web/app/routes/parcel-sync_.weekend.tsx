@@ -1,0 +1,186 @@
+/**
+ * /parcel-sync/weekend: the weekend deep sync queue (spec 3.4): each city's four step states, the
+ * session state and current activity, whether the window is open and when the next one starts,
+ * and the add / remove / trigger / pause / resume actions. Everything goes through
+ * GET|POST /api/landreg/weekend-sync (the browser calls the API with its session cookie), so the
+ * page shows exactly what the API answers.
+ */
+import { useCallback, useEffect, useState } from 'react';
+import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
+import parcelSyncCss from '../styles/parcel-sync.css?url';
+import { requireSession } from '../lib/auth.server';
+import { ParcelSyncLayout } from '../components/sync/ParcelSyncLayout';
+
+export const meta: MetaFunction = () => [{ title: 'Sincronizare de weekend · Sincronizare parcele' }];
+export const links: LinksFunction = () => [{ rel: 'stylesheet', href: parcelSyncCss }];
+
+export function loader({ request, context }: LoaderFunctionArgs) {
+  requireSession(request, context);
+  return null;
+}
+
+type Step = 'sync_terenuri' | 'sync_cladiri' | 'import_nogeom' | 'enrich';
+type StepState = 'pending' | 'running' | 'done' | 'error' | 'skipped';
+interface WeekendView {
+  queue: Array<{ siruta: number; name: string; steps: Record<Step, StepState>; lastError?: string }>;
+  syncStatus: 'idle' | 'running' | 'waiting_window' | 'paused';
+  currentActivity: string | null;
+  inWeekendWindow: boolean;
+  nextWindowStart: string | null;
+  forced?: boolean;
+  paused?: boolean;
+}
+
+const STEPS: Array<[Step, string]> = [
+  ['sync_terenuri', 'Terenuri'],
+  ['sync_cladiri', 'Clădiri'],
+  ['import_nogeom', 'Fără geometrie'],
+  ['enrich', 'Îmbogățire'],
+];
+const STATE_LABEL: Record<StepState, string> = { pending: 'în așteptare', running: 'în curs', done: 'gata', error: 'eroare', skipped: 'omis' };
+const STATUS_LABEL: Record<WeekendView['syncStatus'], string> = {
+  idle: 'inactivă',
+  running: 'rulează',
+  waiting_window: 'așteaptă fereastra',
+  paused: 'în pauză',
+};
+
+const when = (iso: string) => new Date(iso).toLocaleString('ro-RO', { timeZone: 'Europe/Bucharest', dateStyle: 'full', timeStyle: 'short' });
+
+async function readAnswer(res: Response): Promise<WeekendView> {
+  const body = (await res.json().catch(() => null)) as (WeekendView & { message?: string }) | null;
+  if (!res.ok || !body) throw new Error(body?.message ?? `Eroare ${res.status}`);
+  return body;
+}
+
+export default function WeekendSync() {
+  const [view, setView] = useState<WeekendView | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [newSiruta, setNewSiruta] = useState('');
+
+  const load = useCallback(async () => {
+    try {
+      setView(await readAnswer(await fetch('/api/landreg/weekend-sync', { headers: { accept: 'application/json' } })));
+      setError(null);
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  }, []);
+  useEffect(() => {
+    void load();
+    const t = setInterval(() => void load(), 15_000);
+    return () => clearInterval(t);
+  }, [load]);
+
+  const act = async (action: 'add' | 'remove' | 'trigger' | 'pause' | 'resume', siruta?: number) => {
+    setBusy(true);
+    try {
+      const res = await fetch('/api/landreg/weekend-sync', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify(siruta === undefined ? { action } : { action, siruta }),
+      });
+      setView(await readAnswer(res));
+      setError(null);
+      if (action === 'add') setNewSiruta('');
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <ParcelSyncLayout active="weekend" siruta={null} title="Sincronizare de weekend" sub="Coada localităților sincronizate complet în nopțile de vineri, sâmbătă și duminică (23:00–04:00).">
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      {!view && !error && <p className="loading">Se încarcă coada…</p>}
+      {view && (
+        <>
+          <section className="card" data-testid="weekend-state">
+            <p>
+              Sesiune: <strong>{STATUS_LABEL[view.syncStatus]}</strong>
+              {view.forced ? ' (pornire forțată)' : ''}
+              {view.currentActivity ? ` · activitate curentă: ${view.currentActivity}` : ''}
+            </p>
+            <p>
+              {view.inWeekendWindow ? 'Fereastra de weekend este deschisă.' : 'Fereastra de weekend este închisă.'}
+              {view.nextWindowStart ? ` Următoarea fereastră începe ${when(view.nextWindowStart)}.` : ''}
+            </p>
+            <div className="form-row">
+              <button type="button" disabled={busy} onClick={() => void act('trigger')}>
+                Pornește acum
+              </button>
+              {view.syncStatus === 'paused' ? (
+                <button type="button" disabled={busy} onClick={() => void act('resume')}>
+                  Reia
+                </button>
+              ) : (
+                <button type="button" disabled={busy} onClick={() => void act('pause')}>
+                  Pauză
+                </button>
+              )}
+            </div>
+          </section>
+          <section className="card">
+            <table className="table" data-testid="weekend-queue">
+              <thead>
+                <tr>
+                  <th>Localitate</th>
+                  {STEPS.map(([k, label]) => (
+                    <th key={k}>{label}</th>
+                  ))}
+                  <th />
+                </tr>
+              </thead>
+              <tbody>
+                {view.queue.map((q) => (
+                  <tr key={q.siruta}>
+                    <td>
+                      {q.name} <small>({q.siruta})</small>
+                      {q.lastError && <div className="error">{q.lastError}</div>}
+                    </td>
+                    {STEPS.map(([k]) => (
+                      <td key={k} data-state={q.steps[k]}>
+                        {STATE_LABEL[q.steps[k]]}
+                      </td>
+                    ))}
+                    <td>
+                      <button type="button" disabled={busy} onClick={() => void act('trigger', q.siruta)}>
+                        Pornește
+                      </button>{' '}
+                      <button type="button" disabled={busy} onClick={() => void act('remove', q.siruta)}>
+                        Elimină
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <form
+              className="form-row"
+              onSubmit={(e) => {
+                e.preventDefault();
+                const s = Number(newSiruta);
+                if (Number.isInteger(s) && s > 0) void act('add', s);
+                else setError('Introduceți un cod SIRUTA valid.');
+              }}
+            >
+              <label>
+                SIRUTA{' '}
+                <input inputMode="numeric" value={newSiruta} onChange={(e) => setNewSiruta(e.target.value)} />
+              </label>
+              <button type="submit" disabled={busy}>
+                Adaugă în coadă
+              </button>
+            </form>
+          </section>
+        </>
+      )}
+    </ParcelSyncLayout>
+  );
+}
