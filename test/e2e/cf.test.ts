@@ -7,6 +7,7 @@
 import type { Browser } from 'playwright-core';
 import { E2E_BASE_URL, launchChromium, signInThroughIdp } from '../helpers/e2e';
 import { freshCadastral, someUats } from '../helpers/cfStack';
+import { closePool, getPool } from '../../domain/db/pool';
 
 describe('CF extract order, end to end', () => {
   let browser: Browser;
@@ -15,6 +16,7 @@ describe('CF extract order, end to end', () => {
   });
   afterAll(async () => {
     await browser?.close();
+    await closePool();
   });
 
   test('Dan orders an extract from the epay tab and downloads it once valid', async () => {
@@ -22,6 +24,11 @@ describe('CF extract order, end to end', () => {
     const pageErrors: string[] = [];
     page.on('pageerror', (err) => pageErrors.push(err.message));
     const uat = someUats(1, 7)[0];
+    // The UAT is in the store's catalogue, as after the first portal connection (the picker reads it).
+    await getPool().query(
+      `INSERT INTO gis_uats (siruta, name, county, workspace_pk) VALUES ($1, $2, 'Test', $3) ON CONFLICT (siruta) DO NOTHING`,
+      [uat.siruta, uat.name, uat.workspacePk],
+    );
     const cad = freshCadastral(1);
     await page.goto(`${E2E_BASE_URL}/parcel-sync?tab=epay&cad=${cad}&siruta=${uat.siruta}`);
     await signInThroughIdp(page, { email: 'dan@birou.ro', password: 'parola-dan' });

@@ -7,6 +7,7 @@
  */
 import type pg from 'pg';
 import { wgs84ToStereo70 } from '../../domain/geo/epsg3844';
+import { tilesChanged } from '../../domain/tiles/versions';
 
 export interface GeoportalFixture {
   uatA: { siruta: number; name: string };
@@ -35,6 +36,14 @@ export async function removeGeoportalFixtures(db: pg.Pool, sirutaBase: number): 
   await db.query(`DELETE FROM gis_features WHERE siruta BETWEEN $1 AND $1 + 99`, [sirutaBase]);
   await db.query(`DELETE FROM gis_uats WHERE siruta BETWEEN $1 AND $1 + 99`, [sirutaBase]);
   await db.query(`DELETE FROM cf_extracts WHERE siruta BETWEEN $1 AND $1 + 99`, [sirutaBase]);
+  await fixturesChangedTiles(db);
+}
+
+/** Planted or removed rows change what tiles show, as a sync would: the one bump of the product. */
+async function fixturesChangedTiles(db: pg.Pool): Promise<void> {
+  for (const change of [{ kind: 'layer', layerId: 'TERENURI_ACTIVE' }, { kind: 'layer', layerId: 'CLADIRI_ACTIVE' }, { kind: 'uats' }, { kind: 'enrichment' }] as const) {
+    await tilesChanged(db, change);
+  }
 }
 
 export async function plantGeoportalFixtures(
@@ -131,6 +140,7 @@ export async function plantGeoportalFixtures(
   const refInBoth = `${refBase}5551`;
   const idA = await insert('TERENURI_ACTIVE', a.siruta, refInBoth, rect(cx + 200, cy - 300, cx + 240, cy - 260));
   const idB = await insert('TERENURI_ACTIVE', b.siruta, refInBoth, rect(cx + 2 * UAT_HALF, cy, cx + 2 * UAT_HALF + 40, cy + 40));
+  await fixturesChangedTiles(db);
 
   return {
     uatA: a,

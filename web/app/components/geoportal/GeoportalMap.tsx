@@ -401,7 +401,9 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
   function writeView(map: MlMap) {
     if (followingUrlRef.current) return;
     const hash = formatViewHash(currentView(map, basemapRef.current));
-    if (hash !== window.location.hash) navigateRef.current(hash, { preventScrollReset: true });
+    // Path and query stay (a `?feature=` link still opens its parcel on reload); only the hash moves.
+    const { pathname, search } = window.location;
+    if (hash !== window.location.hash) navigateRef.current({ pathname, search, hash }, { preventScrollReset: true });
   }
 
   const flyTo = (r: SearchResult) => {
