@@ -10,6 +10,7 @@ import { config } from '../domain/config';
 import { layersOf, type StepCode } from '../domain/scheduling/rules';
 import { dueNow, markRuleRun, refreshNextDue, type DueUat } from '../domain/scheduling/syncRules';
 import { weekendReport, type SessionTally } from '../domain/scheduling/report';
+import { mailReport } from '../domain/notifications/notify';
 import {
   finishStep,
   isPaused,
@@ -91,7 +92,10 @@ export function createSchedulingActivities({ db }: { db: Db }) {
      */
     async weekendSessionReport(input: SessionTally): Promise<{ subject: string }> {
       const report = weekendReport(await listQueue(prisma), input);
-      await saveLastReport(prisma, { at: new Date(input.endedAt).toISOString(), subject: report.subject, text: report.text });
+      const at = new Date(input.endedAt).toISOString();
+      await saveLastReport(prisma, { at, subject: report.subject, text: report.text });
+      // Spec 6: the session's status report goes to the administrators by e-mail, once.
+      await mailReport(db, { to: 'admins', subject: report.subject, text: report.text, idempotencyKey: `weekend-report:${at}` });
       return { subject: report.subject };
     },
   };

@@ -236,6 +236,8 @@ export async function weekendSync(args: WeekendSyncArgs = {}): Promise<SessionTa
           title: `Sincronizarea de weekend a eșuat: ${next.name}`,
           body: `Pasul ${next.step} pentru ${next.name} (${next.siruta}) a eșuat (încercarea ${attempt}): ${error}`.slice(0, 2000),
           link: '/parcel-sync/weekend',
+          // Spec 6: an immediate e-mail per failed step, whatever the digest preference.
+          critical: true,
           idempotencyKey: `weekend-sync-failed:${next.siruta}:${next.step}:${attempt}:${userId}`,
         });
       }

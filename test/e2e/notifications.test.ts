@@ -56,7 +56,12 @@ describe('notifications in the browser', () => {
     await signInThroughIdp(page, USER);
     expect(new URL(page.url()).pathname).toBe('/notificari/preferinte');
     // The sign-in filed Ana in the users directory, with her IdP subject as id.
-    const dir = await getPool().query<{ id: string; company: string; is_admin: boolean }>(`SELECT id, company, is_admin FROM app_users WHERE email = $1`, [USER.email]);
+    // (Other suites file test users under the same address with `test-` ids: the IdP's is `usr-<localpart>`.)
+    const dir = await getPool().query<{ id: string; company: string; is_admin: boolean }>(
+      `SELECT id, company, is_admin FROM app_users WHERE email = $1 AND id NOT LIKE 'test-%'`,
+      [USER.email],
+    );
+    expect(dir.rows).toHaveLength(1);
     expect(dir.rows[0]).toMatchObject({ company: 'B', is_admin: true });
     userId = dir.rows[0].id;
 

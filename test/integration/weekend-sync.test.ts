@@ -42,6 +42,8 @@ beforeAll(async () => {
     ADMIN,
     JSON.stringify({ flags: { isAdmin: true } }),
   ]);
+  // …and in the users directory, where the session report finds the administrators' addresses.
+  await rig.db.query(`INSERT INTO app_users (id, email, name, company, is_admin) VALUES ($1, $2, 'Admin Weekend', 'B', true)`, [ADMIN, `${ADMIN}@birou.ro`]);
 }, 180_000);
 
 afterAll(async () => {
@@ -76,6 +78,11 @@ describe('weekend deep sync session', () => {
     expect(notes.rows).toHaveLength(2);
     for (const n of notes.rows) expect(n).toEqual({ type: 'weekend-sync-failed', title: `Sincronizarea de weekend a eșuat: ${bad.name}` });
     expect((await lastReport(prisma))?.subject).toMatch(/cu erori: 1 localități cu erori/);
+    // The session report is queued once as an e-mail to the administrators.
+    const reports = await rig.db.query<{ subject: string; recipients: string[] }>(`SELECT subject, recipients FROM mail_outbox WHERE kind = 'report'`);
+    expect(reports.rows).toHaveLength(1);
+    expect(reports.rows[0].subject).toMatch(/cu erori: 1 localități cu erori/);
+    expect(reports.rows[0].recipients).toContain(`${ADMIN}@birou.ro`);
 
     // Trigger (what POST {action:'trigger'} does): errors back to pending, a forced session at once.
     expect(await resetErrors(prisma)).toBe(1);
