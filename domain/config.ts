@@ -229,6 +229,18 @@ export const config = {
   },
 
   /** Multipart uploads (api/http/upload.ts): streamed to disk, CONTRACT.md 5 limit. */
+  /** UAT exports (docs/exports.md) and the housekeeping of their files (issue 13). */
+  exports: {
+    /** export-local builds running at once in one process, every user together (one per user besides). */
+    localMaxConcurrent: Math.max(1, int('EXPORT_LOCAL_MAX_CONCURRENT', 2)),
+    /** Where builds make their temporary directory. */
+    tmpDir: str('EXPORT_TMP_DIR', os.tmpdir()),
+    /** Export archives in the exports bucket expire after this many days (a bucket lifecycle rule). */
+    retentionDays: Math.max(1, int('EXPORT_RETENTION_DAYS', 7)),
+    /** Our temporary directories older than this are removed when a web or workers process starts. */
+    staleTempHours: Math.max(1, int('TMP_STALE_AFTER_HOURS', 24)),
+  },
+
   uploads: {
     maxBytes: int('UPLOAD_MAX_BYTES', 500 * 1024 * 1024),
     /** Where upload temp files live until the request ends (removed on every path). */
