@@ -215,7 +215,7 @@ export function services(): Service[] {
       name: 'pdf-service',
       embedded: config.pdfService.embedded,
       url: config.pdfService.baseUrl,
-      readyTimeoutMs: 30_000,
+      readyTimeoutMs: 60_000,
       ready: () => httpOk(`${config.pdfService.baseUrl}/__sim/requests`),
       start: () => startProcess('pdf-service', tsx, [path.join(projectRoot, 'simulators/pdfService/main.ts')], { env: childEnv('pdf-service') }),
     },
