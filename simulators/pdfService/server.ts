@@ -7,6 +7,10 @@
  *   POST /compress  multipart `file`, `level`           the compressed PDF (recommended | extreme | low)
  *   /__sim/faults, /__sim/reset, /__sim/requests (simulators/shared/control.ts), GET /__sim/truth
  *
+ * Request counts: `received:POST /compress` for every call (also those a fault answered),
+ * `route:POST /compress` for calls that reached the handler, `compress:level:<level>`, and the
+ * outcome `compress:ok` / `compress:<error code>` (the same for unlock, e.g. `unlock:wrong_password`).
+ *
  * Like the real services people complain about, it answers whatever Ghostscript produced, even
  * when that is larger than the upload: the never-larger rule is the product's job, not its.
  */
@@ -14,7 +18,7 @@ import { spawn } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { NextFunction, Request, Response } from 'express';
+import express, { type NextFunction, type Request, type Response } from 'express';
 import { config } from '../../domain/config';
 import { AppError } from '../../domain/errors';
 import { compressWithSettings, encryptionState, hasPdfHeader, sizeOf, type LevelSettings } from '../../domain/pdf/compress';
@@ -84,6 +88,15 @@ export function createPdfServiceApp(opts: PdfServiceSimOptions = {}) {
   let processed: Processed[] = [];
   const control = new SimControl('Serviciul PDF');
   const app = simulatorApp(control);
+  // Counted in front of the fault injection, so a test sees every try of a retried call,
+  // including those answered by `errorRate` or `maintenance`.
+  const outer = express();
+  outer.disable('x-powered-by');
+  outer.use((req, _res, next) => {
+    if (!req.path.startsWith('/__sim')) control.hit(`received:${req.method} ${req.path}`);
+    next();
+  });
+  outer.use(app);
 
   app.use(
     '/__sim',
@@ -188,7 +201,7 @@ export function createPdfServiceApp(opts: PdfServiceSimOptions = {}) {
     res.status(404).json({ error: 'not_found', message: 'No such endpoint' });
   });
 
-  return { app, control };
+  return { app: outer, control };
 }
 
 export async function startPdfServiceSimulator(opts: PdfServiceSimOptions = {}): Promise<PdfServiceSimulator> {

@@ -140,7 +140,7 @@ describe('POST /api/compress-pdf, cloud levels through the PDF service', () => {
     expect(failed.json()).toMatchObject({ error: 'pdf_service_error', message: 'Serviciul PDF din cloud a răspuns cu o eroare.' });
     expect(failed.json().hint).toMatch(/nivel de comprimare local/);
     // One call and the configured retries: compression is a pure transform, safe to repeat.
-    expect((await simCounts())['route:POST /compress']).toBe(1 + config.pdfService.retryAttempts);
+    expect((await simCounts())['received:POST /compress']).toBe(1 + config.pdfService.retryAttempts);
 
     await simCall('POST', '/__sim/faults', { errorRate: 0, maintenance: true });
     const down = await rig.post('/api/compress-pdf', rig.files.text, { level: 'low' });
@@ -177,11 +177,14 @@ describe('POST /api/pdf/unlock', () => {
   });
 
   test('a wrong password is a 403 with a Romanian message that does not repeat the password', async () => {
+    await simCall('DELETE', '/__sim/requests');
     const r = await rig.post('/api/pdf/unlock', rig.files.encrypted, { password: 'parola-gresita-123' });
     expect(r.status).toBe(403);
     const body = r.json();
     expect(body).toMatchObject({ error: 'wrong_password', message: 'Parola introdusă nu este corectă: PDF-ul nu a putut fi deblocat.' });
     expect(r.body.toString('utf8')).not.toContain('parola-gresita-123');
+    // The service's answer is final: a wrong password is not tried again.
+    expect(await simCounts()).toMatchObject({ 'received:POST /unlock': 1, 'unlock:wrong_password': 1 });
     expect(await rig.uploadsLeft()).toEqual([]);
   });
 
