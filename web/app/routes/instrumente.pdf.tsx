@@ -184,9 +184,7 @@ function CompressCard() {
             <label key={l.id} className={`pdf-level${choice === l.id ? ' pdf-level--active' : ''}`}>
               <input type="radio" name="level" value={l.id} checked={choice === l.id} onChange={() => setChoice(l.id)} />
               <span className="pdf-level__text">
-                <strong>
-                  {l.label} {l.mode === 'cloud' ? <span className="badge badge--muted">cloud</span> : null}
-                </strong>
+                <strong>{l.label}</strong>
                 <small>{l.text}</small>
               </span>
             </label>
