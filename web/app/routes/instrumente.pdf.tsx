@@ -72,19 +72,64 @@ function attachmentName(res: Response, fallback: string): string {
   return /filename="([^"]+)"/i.exec(cd)?.[1] ?? fallback;
 }
 
-/** Keeps one object URL per slot and frees the previous one. */
-function useDownload(): [Download | null, (d: Download | null) => void] {
-  const [download, setDownload] = useState<Download | null>(null);
+/**
+ * One tool's call: posts the multipart form, keeps the answered PDF as an object URL (freeing the
+ * previous one) and the Romanian error of a failure.
+ */
+function usePdfCall() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [download, setDownloadState] = useState<Download | null>(null);
   const current = useRef<Download | null>(null);
   useEffect(() => () => {
     if (current.current) URL.revokeObjectURL(current.current.href);
   }, []);
-  const set = (d: Download | null) => {
+  const setDownload = (d: Download | null) => {
     if (current.current) URL.revokeObjectURL(current.current.href);
     current.current = d;
-    setDownload(d);
+    setDownloadState(d);
   };
-  return [download, set];
+  const reset = () => {
+    setError(null);
+    setDownload(null);
+  };
+  /** Answers the response headers on success, null on failure (the error is then shown). */
+  async function send(url: string, fields: Record<string, string>, file: File, fallbackName: string): Promise<Headers | null> {
+    setBusy(true);
+    reset();
+    try {
+      const form = new FormData();
+      for (const [k, v] of Object.entries(fields)) form.append(k, v);
+      form.append('file', file, file.name);
+      const res = await fetch(url, { method: 'POST', body: form });
+      if (!res.ok) throw new Error(await errorText(res));
+      const blob = await res.blob();
+      setDownload({ href: URL.createObjectURL(blob), name: attachmentName(res, fallbackName) });
+      return res.headers;
+    } catch (err) {
+      setError((err as Error).message === 'Failed to fetch' ? 'Conexiunea cu serverul s-a întrerupt.' : (err as Error).message);
+      return null;
+    } finally {
+      setBusy(false);
+    }
+  }
+  return { busy, error, download, send, reset };
+}
+
+function ErrorNotice({ error }: { error: string | null }) {
+  return error ? (
+    <p className="notice notice--fail" role="alert">
+      {error}
+    </p>
+  ) : null;
+}
+
+function DownloadLink({ download }: { download: Download }) {
+  return (
+    <a className="btn btn--primary" href={download.href} download={download.name}>
+      Descarcă {download.name}
+    </a>
+  );
 }
 
 function DropZone(props: { id: string; file: File | null; onFile: (f: File | null) => void; disabled?: boolean }) {
@@ -132,41 +177,22 @@ function DropZone(props: { id: string; file: File | null; onFile: (f: File | nul
 function CompressCard() {
   const [file, setFile] = useState<File | null>(null);
   const [choice, setChoice] = useState('balanced');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const [sizes, setSizes] = useState<Sizes | null>(null);
-  const [download, setDownload] = useDownload();
+  const { busy, error, download, send, reset } = usePdfCall();
 
   const pickFile = (f: File | null) => {
     setFile(f);
     setSizes(null);
-    setError(null);
-    setDownload(null);
+    reset();
   };
 
   async function submit(e: FormEvent) {
     e.preventDefault();
     if (!file) return;
     const option = LEVELS.find((l) => l.id === choice)!;
-    setBusy(true);
-    setError(null);
     setSizes(null);
-    setDownload(null);
-    try {
-      const form = new FormData();
-      form.append('level', option.level);
-      form.append('mode', option.mode);
-      form.append('file', file, file.name);
-      const res = await fetch('/api/compress-pdf', { method: 'POST', body: form });
-      if (!res.ok) throw new Error(await errorText(res));
-      const blob = await res.blob();
-      setSizes({ original: Number(res.headers.get('x-original-size')), compressed: Number(res.headers.get('x-compressed-size')) });
-      setDownload({ href: URL.createObjectURL(blob), name: attachmentName(res, 'document-comprimat.pdf') });
-    } catch (err) {
-      setError((err as Error).message === 'Failed to fetch' ? 'Conexiunea cu serverul s-a întrerupt.' : (err as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    const headers = await send('/api/compress-pdf', { level: option.level, mode: option.mode }, file, 'document-comprimat.pdf');
+    if (headers) setSizes({ original: Number(headers.get('x-original-size')), compressed: Number(headers.get('x-compressed-size')) });
   }
 
   const saving = sizes && sizes.original > 0 ? Math.round((1 - sizes.compressed / sizes.original) * 1000) / 10 : 0;
@@ -200,11 +226,7 @@ function CompressCard() {
           </button>
         </div>
       </form>
-      {error ? (
-        <p className="notice notice--fail" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ErrorNotice error={error} />
       {sizes && download ? (
         <div className="pdf-result" data-testid="pdf-compress-result">
           <div className="stats">
@@ -222,9 +244,7 @@ function CompressCard() {
             </div>
           </div>
           {sizes.compressed >= sizes.original ? <p className="notice notice--warn">Fișierul nu a putut fi micșorat; descărcați originalul neschimbat.</p> : null}
-          <a className="btn btn--primary" href={download.href} download={download.name}>
-            Descarcă {download.name}
-          </a>
+          <DownloadLink download={download} />
         </div>
       ) : null}
     </section>
@@ -234,30 +254,12 @@ function CompressCard() {
 function UnlockCard() {
   const [file, setFile] = useState<File | null>(null);
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [download, setDownload] = useDownload();
+  const { busy, error, download, send, reset } = usePdfCall();
 
   async function submit(e: FormEvent) {
     e.preventDefault();
     if (!file || !password) return;
-    setBusy(true);
-    setError(null);
-    setDownload(null);
-    try {
-      const form = new FormData();
-      form.append('password', password);
-      form.append('file', file, file.name);
-      const res = await fetch('/api/pdf/unlock', { method: 'POST', body: form });
-      if (!res.ok) throw new Error(await errorText(res));
-      const blob = await res.blob();
-      setDownload({ href: URL.createObjectURL(blob), name: attachmentName(res, 'document-deblocat.pdf') });
-      setPassword('');
-    } catch (err) {
-      setError((err as Error).message === 'Failed to fetch' ? 'Conexiunea cu serverul s-a întrerupt.' : (err as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    if (await send('/api/pdf/unlock', { password }, file, 'document-deblocat.pdf')) setPassword('');
   }
 
   return (
@@ -272,8 +274,7 @@ function UnlockCard() {
           file={file}
           onFile={(f) => {
             setFile(f);
-            setError(null);
-            setDownload(null);
+            reset();
           }}
           disabled={busy}
         />
@@ -287,17 +288,11 @@ function UnlockCard() {
           </button>
         </div>
       </form>
-      {error ? (
-        <p className="notice notice--fail" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ErrorNotice error={error} />
       {download ? (
         <div className="pdf-result" data-testid="pdf-unlock-result">
           <p className="notice notice--ok">PDF-ul a fost deblocat.</p>
-          <a className="btn btn--primary" href={download.href} download={download.name}>
-            Descarcă {download.name}
-          </a>
+          <DownloadLink download={download} />
         </div>
       ) : null}
     </section>
