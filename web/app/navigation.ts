@@ -22,7 +22,6 @@ export const NAV_ITEMS: readonly NavItem[] = [
   { to: '/notificari', label: 'Notificări' },
   { to: '/registratura', label: 'Registratură' },
   { to: '/utilitare', label: 'Utilitare' },
-  { to: '/instrumente', label: 'Instrumente' },
 ];
 
 export function navItemsFor(user: { isAdmin: boolean }): NavItem[] {
