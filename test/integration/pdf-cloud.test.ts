@@ -150,6 +150,40 @@ describe('POST /api/compress-pdf, cloud levels through the PDF service', () => {
   }, 30_000);
 });
 
+describe('the PDF service simulator', () => {
+  test('refuses a caller without the API key and resets its counters and truth', async () => {
+    const form = new FormData();
+    form.append('level', 'low');
+    form.append('file', new Blob([await fs.readFile(rig.files.text)], { type: 'application/pdf' }), 'text.pdf');
+    const anonymous = await fetch(`${sim}/compress`, { method: 'POST', body: form });
+    expect(anonymous.status).toBe(401);
+    expect(await simCounts()).toMatchObject({ 'received:POST /compress': expect.any(Number) });
+    await simCall('POST', '/__sim/reset', { seed: 1 });
+    expect(await simCounts()).toEqual({});
+    expect(await simProcessed()).toEqual([]);
+    expect((await simCall('GET', '/__sim/faults')) as unknown).toMatchObject({ maintenance: false, errorRate: 0, latencyMs: 0 });
+  });
+
+  test('a client that leaves while the service works stops the call and leaves no temp file', async () => {
+    await simCall('DELETE', '/__sim/requests');
+    await simCall('POST', '/__sim/faults', { latencyMs: 1500 });
+    const form = new FormData();
+    form.append('level', 'recommended');
+    form.append('file', new Blob([await fs.readFile(rig.files.scan)], { type: 'application/pdf' }), 'scan.pdf');
+    const ac = new AbortController();
+    const call = fetch(`${rig.base}/api/compress-pdf`, { method: 'POST', body: form, headers: { cookie: rig.user.cookie }, signal: ac.signal });
+    // Wait until the service has the call (it sits in the simulated latency), then leave.
+    for (let i = 0; i < 100 && !(await simCounts())['received:POST /compress']; i++) await new Promise((r) => setTimeout(r, 50));
+    expect((await simCounts())['received:POST /compress']).toBe(1);
+    ac.abort();
+    await expect(call).rejects.toThrow();
+    expect(await rig.uploadsLeft()).toEqual([]);
+    // Not retried after the client left.
+    await new Promise((r) => setTimeout(r, 2000));
+    expect((await simCounts())['received:POST /compress']).toBe(1);
+  }, 30_000);
+});
+
 describe('POST /api/pdf/unlock', () => {
   test('the right password answers the unlocked PDF as an attachment', async () => {
     const r = await rig.post('/api/pdf/unlock', rig.files.encrypted, { password: ENCRYPTED_USER_PASSWORD }, { name: 'Autorizație construire.pdf' });
