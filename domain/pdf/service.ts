@@ -16,7 +16,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { pipeline } from 'node:stream/promises';
 import { config } from '../config';
-import { AppError } from '../errors';
+import { AppError, errors } from '../errors';
 import { childLogger } from '../log';
 import { encryptedPdf, hasPdfHeader, notAPdf, unreadablePdf } from './compress';
 
@@ -44,6 +44,9 @@ const serviceError = () =>
   new AppError(502, 'pdf_service_error', 'Serviciul PDF din cloud a răspuns cu o eroare.', {
     hint: 'Încercați din nou; dacă eroarea persistă, folosiți un nivel de comprimare local.',
   });
+
+/** The caller left: the same answer as an upload cut off (nobody reads it; it is not a 5xx). */
+const clientLeft = () => errors.badRequest('Cererea a fost întreruptă.');
 
 /** A failure worth another try (the service or the network, not the request). */
 class Transient extends Error {
@@ -79,6 +82,7 @@ async function callOnce(op: PdfServiceOp, file: PdfServiceFile, fields: Record<s
   const url = new URL(`${config.pdfService.baseUrl}/${op}`);
   const client = url.protocol === 'https:' ? https : http;
 
+  if (signal?.aborted) throw clientLeft();
   return new Promise<Answer>((resolve, reject) => {
     let settled = false;
     const done = (err: Error | null, answer?: Answer) => {
@@ -99,8 +103,7 @@ async function callOnce(op: PdfServiceOp, file: PdfServiceFile, fields: Record<s
       },
     });
     const timer = setTimeout(() => req.destroy(new Transient(true, `no answer within ${config.pdfService.timeoutMs} ms`)), config.pdfService.timeoutMs);
-    const onAbort = () => req.destroy(new Error('the client went away'));
-    if (signal?.aborted) return onAbort();
+    const onAbort = () => req.destroy(clientLeft());
     signal?.addEventListener('abort', onAbort, { once: true });
 
     req.once('error', (err) => {
@@ -113,7 +116,7 @@ async function callOnce(op: PdfServiceOp, file: PdfServiceFile, fields: Record<s
       if (status === 200) {
         pipeline(res, createWriteStream(outPath)).then(
           () => done(null, { status }),
-          (err: Error) => done(signal?.aborted ? err : new Transient(false, `answer cut off: ${err.message}`)),
+          (err: Error) => done(signal?.aborted ? clientLeft() : new Transient(false, `answer cut off: ${err.message}`)),
         );
         return;
       }
@@ -165,7 +168,7 @@ export async function callPdfService(op: PdfServiceOp, file: PdfServiceFile, fie
   let last: Transient | null = null;
   for (let i = 0; i < attempts; i++) {
     if (i > 0) await new Promise((r) => setTimeout(r, config.pdfService.retryBaseDelayMs * 2 ** (i - 1)));
-    if (signal?.aborted) throw new Error('the client went away');
+    if (signal?.aborted) throw clientLeft();
     try {
       const answer = await callOnce(op, file, fields, outPath, signal);
       if (answer.status === 200) {
