@@ -59,6 +59,7 @@ const landregPort = port('LANDREG_SIM_PORT', 4020);
 const statusAuthorityPort = port('STATUS_AUTHORITY_SIM_PORT', 4050);
 const cfportalPort = port('CFPORTAL_SIM_PORT', 4030);
 const centralSimPort = port('CENTRAL_API_SIM_PORT', 4040);
+const pdfServicePort = port('PDF_SERVICE_SIM_PORT', 4060);
 
 // Portal politeness (docs/sync.md, "Portal politeness"): ONE budget of portal requests per second,
 // enforced per process by the client's token bucket and for the whole landreg task queue by its
@@ -282,6 +283,23 @@ export const config = {
     qpdf: str('QPDF_BIN', 'qpdf'),
     /** Ceiling of one Ghostscript or qpdf run; a 500 MB scan takes a few minutes. */
     toolTimeoutMs: int('PDF_TOOL_TIMEOUT_MS', 10 * 60_000),
+  },
+
+  /**
+   * The cloud PDF service (EXTERNAL-SERVICES.md "PDF service"): unlock and the cloud compression
+   * levels; the simulator (simulators/pdfService/) unless PDF_SERVICE_URL is set.
+   */
+  pdfService: {
+    simPort: pdfServicePort,
+    baseUrl: str('PDF_SERVICE_URL', `http://127.0.0.1:${pdfServicePort}`).replace(/\/+$/, ''),
+    embedded: !env.PDF_SERVICE_URL,
+    /** Sent as `Authorization: Bearer`; the simulator refuses other keys (401). */
+    apiKey: str('PDF_SERVICE_API_KEY', 'dev-pdf-service-key'),
+    /** Ceiling of one call (upload, work, download); a 500 MB scan takes minutes. */
+    timeoutMs: int('PDF_SERVICE_TIMEOUT_MS', 10 * 60_000),
+    /** Calls are pure transforms of the upload, so a 5xx or a dropped connection is tried again this many times. */
+    retryAttempts: int('PDF_SERVICE_RETRY_ATTEMPTS', 2),
+    retryBaseDelayMs: int('PDF_SERVICE_RETRY_BASE_DELAY_MS', 300),
   },
 
   tokens: {

@@ -211,6 +211,14 @@ export function services(): Service[] {
       ready: () => httpOk(`${config.central.baseUrl}/__sim/requests`),
       start: () => startProcess('central', tsx, [path.join(projectRoot, 'simulators/central/main.ts')], { env: childEnv('central') }),
     },
+    {
+      name: 'pdf-service',
+      embedded: config.pdfService.embedded,
+      url: config.pdfService.baseUrl,
+      readyTimeoutMs: 60_000,
+      ready: () => httpOk(`${config.pdfService.baseUrl}/__sim/requests`),
+      start: () => startProcess('pdf-service', tsx, [path.join(projectRoot, 'simulators/pdfService/main.ts')], { env: childEnv('pdf-service') }),
+    },
   ].filter((s) => s.name !== 'landreg' || fs.existsSync(path.join(projectRoot, 'simulators/landreg/main.ts')));
 }
 
