@@ -125,7 +125,7 @@ export function aiSettingsFrom(source: NodeJS.ProcessEnv, simPort: number): AiSe
     anthropic: {
       baseUrl: get('ANTHROPIC_BASE_URL', simulatorDefaults ? sim : 'https://api.anthropic.com').replace(/\/+$/, ''),
       apiKey: get('ANTHROPIC_API_KEY', simulatorDefaults ? AI_SIMULATOR_DEV_KEY : ''),
-      model: get('ANTHROPIC_MODEL', 'claude-sonnet-4-5'),
+      model: get('ANTHROPIC_MODEL', 'claude-sonnet-4-6'),
     },
     ollama: {
       url: get('OLLAMA_URL', simulatorDefaults ? sim : '').replace(/\/+$/, ''),

@@ -9,14 +9,18 @@
  *   POST /api/chat              Ollama chat (streams NDJSON unless `stream: false`, Ollama's default)
  *   GET  /api/tags, /api/version  Ollama model list and version
  *   /__sim/faults, /__sim/reset, /__sim/requests (simulators/shared/control.ts); calls are also
- *   counted as `chat:<protocol>` and `chat:<protocol>:stream`.
+ *   counted as `chat:<protocol>` and `chat:<protocol>:stream` when answered, and every call as
+ *   `received:<METHOD> <path>` even when a fault answers it.
+ *   GET /__sim/truth → {requests: [{protocol, model, stream, system, messages, auth}]}: the last
+ *   20 chat calls as received (`auth` names the header that carried a key, never the key), so a
+ *   test sees the system prompt a service really sent.
  * The hosted protocols want a key, from `Authorization: Bearer` or `x-api-key` (either works for
  * both); no key → 401 in the protocol's error shape. Ollama needs none. Replies: replies.ts.
  */
 import type { Response } from 'express';
 import express from 'express';
 import { config } from '../../domain/config';
-import { simulatorApp, listenSimulator } from '../shared/app';
+import { listenSimulator } from '../shared/app';
 import { SimControl } from '../shared/control';
 import { cannedReply, streamPieces, type SimProtocol, type SimTurn } from './replies';
 
@@ -60,13 +64,33 @@ function apiKey(req: express.Request): string | null {
 export function createAiSimApp(opts: AiSimOptions = {}) {
   const chunkDelayMs = opts.chunkDelayMs ?? 5;
   const control = new SimControl('Simulatorul AI');
-  const app = simulatorApp(control);
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  // Counted before the faults answer, so a test sees that a failed call was tried again.
+  app.use((req, _res, next) => {
+    if (!req.path.startsWith('/__sim')) control.hit(`received:${req.method} ${req.path}`);
+    next();
+  });
+  app.use(control.faultMiddleware());
+  app.use(control.routeCounter());
   app.use(express.json({ limit: '5mb' }));
-  app.use('/__sim', control.router({ onReset: () => undefined }));
+  let received: Array<{ protocol: SimProtocol; model: string; stream: boolean; system: string; messages: SimTurn[]; auth: string | null }> = [];
+  app.use(
+    '/__sim',
+    control.router({
+      onReset: () => {
+        received = [];
+      },
+      extend: (r) => r.get('/truth', (_req, res) => res.json({ requests: received })),
+    }),
+  );
 
-  const count = (protocol: SimProtocol, stream: boolean) => {
+  const count = (req: express.Request, protocol: SimProtocol, stream: boolean, system: string, messages: SimTurn[]) => {
     control.hit(`chat:${protocol}`);
     if (stream) control.hit(`chat:${protocol}:stream`);
+    const auth = /^Bearer\s/i.test(req.get('authorization') ?? '') ? 'bearer' : req.get('x-api-key') ? 'x-api-key' : null;
+    received = [...received, { protocol, model: String(req.body?.model), stream, system, messages, auth }].slice(-20);
   };
 
   const sse = (res: Response) => {
@@ -93,7 +117,7 @@ export function createAiSimApp(opts: AiSimOptions = {}) {
     const text = cannedReply('openai', body.model, system, turns);
     const id = `chatcmpl-sim${Date.now().toString(36)}`;
     const created = Math.floor(Date.now() / 1000);
-    count('openai', !!body.stream);
+    count(req, 'openai', !!body.stream, system, turns);
     if (!body.stream) {
       res.json({
         id,
@@ -134,7 +158,7 @@ export function createAiSimApp(opts: AiSimOptions = {}) {
     const text = cannedReply('anthropic', body.model, system, turns);
     const id = `msg_sim${Date.now().toString(36)}`;
     const usage = { input_tokens: system.length, output_tokens: text.length };
-    count('anthropic', !!body.stream);
+    count(req, 'anthropic', !!body.stream, system, turns);
     const message = (content: object[], stop: string | null) => ({
       id,
       type: 'message',
@@ -184,7 +208,7 @@ export function createAiSimApp(opts: AiSimOptions = {}) {
     const stream = body.stream !== false; // Ollama streams unless told not to
     const base = { model: body.model, created_at: new Date().toISOString() };
     const totals = { done_reason: 'stop', total_duration: 1_000_000, load_duration: 1000, prompt_eval_count: all.length, eval_count: text.length };
-    count('ollama', stream);
+    count(req, 'ollama', stream, system, turns);
     if (!stream) {
       res.json({ ...base, message: { role: 'assistant', content: text }, done: true, ...totals });
       return;
