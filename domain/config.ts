@@ -99,7 +99,7 @@ const AI_VARIABLES = ['OPENAI_BASE_URL', 'OPENAI_API_KEY', 'ANTHROPIC_BASE_URL',
  * the box; once any provider variable is present only what is set counts, as in production,
  * where a missing key simply means "not configured".
  */
-export function aiSettingsFrom(source: NodeJS.ProcessEnv, simPort: number): AiSettings {
+export function aiSettingsFrom(source: Readonly<Record<string, string | undefined>>, simPort: number): AiSettings {
   const get = (name: string, fallback = '') => {
     const v = source[name];
     return v !== undefined && v !== '' ? v.trim() : fallback;

@@ -25,8 +25,8 @@ let projectId: string;
 const servers: Server[] = [];
 
 /** An app of its own for one provider configuration, on the suite's scratch database. */
-async function appWith(env: NodeJS.ProcessEnv): Promise<string> {
-  const settings: AiSettings = aiSettingsFrom({ NODE_ENV: 'test', ...env }, config.ai.simPort);
+async function appWith(env: Record<string, string>): Promise<string> {
+  const settings: AiSettings = aiSettingsFrom({ ...env, NODE_ENV: 'test' }, config.ai.simPort);
   const { createApp } = await import('../../api/app');
   const server = createApp({ ai: settings }).listen(0);
   await new Promise((r) => server.once('listening', r));

@@ -12,7 +12,9 @@ export interface DocToolTab {
   href: string;
 }
 
-export const DOC_TOOL_TABS: readonly DocToolTab[] = [];
+export const DOC_TOOL_TABS: readonly DocToolTab[] = [
+  { key: 'asistent', label: 'Asistent AI', href: '/instrumente/asistent' },
+];
 
 export function ToolsLayout(props: { active: string; title: ReactNode; sub?: ReactNode; children: ReactNode }) {
   return (
