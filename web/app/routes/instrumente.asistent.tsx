@@ -82,20 +82,24 @@ export default function Asistent() {
   const [error, setError] = useState<string | null>(null);
   const endRef = useRef<HTMLDivElement>(null);
   const abortRef = useRef<AbortController | null>(null);
+  // Nothing is written back before what was saved has been read, or the first render's empty
+  // state would overwrite the conversation.
+  const [restored, setRestored] = useState(false);
 
   useEffect(() => {
     try {
       const saved = JSON.parse(sessionStorage.getItem(STORAGE_KEY) ?? 'null');
-      if (saved?.turns) setTurns(saved.turns);
-      if (saved?.projectId) setProjectId(saved.projectId);
+      if (Array.isArray(saved?.turns)) setTurns(saved.turns);
+      if (typeof saved?.projectId === 'string') setProjectId(saved.projectId);
     } catch {
       /* nothing saved, or unreadable: start empty */
     }
+    setRestored(true);
   }, []);
   useEffect(() => {
-    if (!busy) sessionStorage.setItem(STORAGE_KEY, JSON.stringify({ turns, projectId }));
-    endRef.current?.scrollIntoView({ block: 'end' });
-  }, [turns, projectId, busy]);
+    if (restored && !busy) sessionStorage.setItem(STORAGE_KEY, JSON.stringify({ turns, projectId }));
+    endRef.current?.scrollIntoView({ block: 'nearest' });
+  }, [turns, projectId, busy, restored]);
 
   async function send() {
     const message = draft.trim();
@@ -166,7 +170,7 @@ export default function Asistent() {
           </label>
           <button
             type="button"
-            className="btn btn--ghost"
+            className="btn btn--secondary"
             disabled={busy || turns.length === 0}
             onClick={() => {
               setTurns([]);
