@@ -12,7 +12,10 @@ export interface DocToolTab {
   href: string;
 }
 
-export const DOC_TOOL_TABS: readonly DocToolTab[] = [{ key: 'pdf', label: 'PDF', href: '/instrumente/pdf' }];
+export const DOC_TOOL_TABS: readonly DocToolTab[] = [
+  { key: 'pdf', label: 'PDF', href: '/instrumente/pdf' },
+  { key: 'asistent', label: 'Asistent AI', href: '/instrumente/asistent' },
+];
 
 export function ToolsLayout(props: { active: string; title: ReactNode; sub?: ReactNode; children: ReactNode }) {
   return (
