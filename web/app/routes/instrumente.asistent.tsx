@@ -8,7 +8,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { useLoaderData } from '@remix-run/react';
-import tabsCss from '../styles/parcel-sync.css?url';
+
 import assistantCss from '../styles/assistant.css?url';
 import { requireSession } from '../lib/auth.server';
 import { assistantPage } from '../lib/assistant.server';
@@ -16,7 +16,6 @@ import { ToolsLayout } from '../components/tools/ToolsLayout';
 
 export const meta: MetaFunction = () => [{ title: 'Asistent AI · Geoportal cadastral' }];
 export const links: LinksFunction = () => [
-  { rel: 'stylesheet', href: tabsCss },
   { rel: 'stylesheet', href: assistantCss },
 ];
 
