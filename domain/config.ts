@@ -26,9 +26,13 @@ function str(name: string, fallback: string): string {
  * Secrets with a development default. Each one read through `secret()` is checked at a production
  * start (assertProductionSecrets): new areas declare theirs the same way and are covered.
  */
-const SECRETS: Array<{ name: string; devDefault: string; read: () => string }> = [];
-function secret(name: string, devDefault: string): string {
-  SECRETS.push({ name, devDefault, read: () => str(name, devDefault) });
+const SECRETS: Array<{ name: string; devDefault: string; requiredWith?: string; read: () => string }> = [];
+/**
+ * `requiredWith`: the secret of an outside service is only required once that service is pointed
+ * at a real system (its `*_URL` variable set); without it the feature is simply not configured.
+ */
+function secret(name: string, devDefault: string, requiredWith?: string): string {
+  SECRETS.push({ name, devDefault, requiredWith, read: () => str(name, devDefault) });
   return str(name, devDefault);
 }
 function int(name: string, fallback: number): number {
@@ -330,7 +334,7 @@ export const config = {
     simPort: cfportalPort,
     baseUrl: str('CFPORTAL_BASE_URL', `http://127.0.0.1:${cfportalPort}`),
     username: str('CFPORTAL_USERNAME', 'geoportal-cf'),
-    password: str('CFPORTAL_PASSWORD', 'parola-cf'),
+    password: secret('CFPORTAL_PASSWORD', 'parola-cf', 'CFPORTAL_BASE_URL'),
     embedded: !env.CFPORTAL_BASE_URL,
     /** One portal call's deadline; well under the activity timeout, so a stuck submit never overlaps its retry. */
     requestTimeoutMs: int('CFPORTAL_REQUEST_TIMEOUT_MS', 30_000),
@@ -371,7 +375,7 @@ export const config = {
     baseUrl: str('PDF_SERVICE_URL', `http://127.0.0.1:${pdfServicePort}`).replace(/\/+$/, ''),
     embedded: !env.PDF_SERVICE_URL,
     /** Sent as `Authorization: Bearer`; the simulator refuses other keys (401). */
-    apiKey: str('PDF_SERVICE_API_KEY', 'dev-pdf-service-key'),
+    apiKey: secret('PDF_SERVICE_API_KEY', 'dev-pdf-service-key', 'PDF_SERVICE_URL'),
     /** Ceiling of one call (upload, work, download); a 500 MB scan takes minutes. */
     timeoutMs: int('PDF_SERVICE_TIMEOUT_MS', 10 * 60_000),
     /** Calls are pure transforms of the upload, so a 5xx or a dropped connection is tried again this many times. */
@@ -453,6 +457,7 @@ export function isDevelopmentSecret(value: string, devDefault: string): boolean 
 export function productionSecretProblems(source: NodeJS.ProcessEnv = env): string[] {
   const problems: string[] = [];
   for (const s of SECRETS) {
+    if (s.requiredWith && !source[s.requiredWith]) continue;
     let value = source[s.name] ?? '';
     if (s.name === 'PGPASSWORD' && source.DATABASE_URL) {
       try {

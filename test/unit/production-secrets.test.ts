@@ -30,6 +30,14 @@ it('strong values pass; each default, dev-* or missing value is named', () => {
   expect(productionSecretProblems({ ...noPg, DATABASE_URL: `postgresql://geoportal:${STRONG.PGPASSWORD}@db/geoportal` })).toEqual([]);
 });
 
+it("an outside service's secret is required once its URL points at a real system", () => {
+  expect(productionSecretProblems({ ...STRONG })).toEqual([]);
+  expect(productionSecretProblems({ ...STRONG, PDF_SERVICE_URL: 'https://pdf.example.ro' })).toEqual(['PDF_SERVICE_API_KEY']);
+  expect(productionSecretProblems({ ...STRONG, PDF_SERVICE_URL: 'https://pdf.example.ro', PDF_SERVICE_API_KEY: 'dev-pdf-service-key' })).toEqual(['PDF_SERVICE_API_KEY']);
+  expect(productionSecretProblems({ ...STRONG, CFPORTAL_BASE_URL: 'https://cf.example.ro', CFPORTAL_PASSWORD: 'parola-cf' })).toEqual(['CFPORTAL_PASSWORD']);
+  expect(productionSecretProblems({ ...STRONG, CFPORTAL_BASE_URL: 'https://cf.example.ro', CFPORTAL_PASSWORD: 'Zx8Cv6Bn4Mq2Wr0Ty8Ui6Op4' })).toEqual([]);
+});
+
 it('only NODE_ENV=production refuses', () => {
   expect(() => assertProductionSecrets({ NODE_ENV: 'development' } as NodeJS.ProcessEnv)).not.toThrow();
   expect(() => assertProductionSecrets({ NODE_ENV: 'production', ...STRONG, TILE_REBUILD_WEBHOOK_TOKEN: 'dev-tile-rebuild-token' } as NodeJS.ProcessEnv)).toThrow(/TILE_REBUILD_WEBHOOK_TOKEN/);
