@@ -116,7 +116,8 @@ export function registerLandregSessionRoutes(router: Router): void {
     },
     async ({ body, auth }) => {
       if (body.action === 'connect') return connect(auth, body);
-      if (!auth?.isAdmin) throw errors.forbidden('Doar administratorii pot deconecta contul comun al portalului de cadastru.');
+      // Running jobs first: the disconnect is refused for everyone then (CONTRACT.md 409, the same
+      // count GET shows anyone); only a disconnect that would happen needs an administrator.
       const jobs = await runningPortalJobs();
       if (jobs.length > 0) {
         throw errors.conflict('jobs_running', 'Nu vă puteți deconecta cât timp rulează lucrări de sincronizare sau export.', {
@@ -124,6 +125,7 @@ export function registerLandregSessionRoutes(router: Router): void {
           details: jobs,
         });
       }
+      if (!auth?.isAdmin) throw errors.forbidden('Doar administratorii pot deconecta contul comun al portalului de cadastru.');
       await landregApi.client().disconnect();
       return sessionState();
     },
