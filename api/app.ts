@@ -27,6 +27,7 @@ import { registerVaultRoutes } from './routes/officeVault';
 import { registerAddressBookRoutes } from './routes/officeAddressBook';
 import { registerTagRoutes } from './routes/officeTags';
 import { registerPdfToolRoutes } from './routes/pdfTools';
+import { registerDwgRoutes } from './routes/dwg';
 
 export const JSON_BODY_LIMIT = '25mb'; // CONTRACT.md section 5
 
@@ -50,6 +51,7 @@ export function apiRouter(): Router {
   registerAddressBookRoutes(router);
   registerTagRoutes(router);
   registerPdfToolRoutes(router);
+  registerDwgRoutes(router);
   return router;
 }
 

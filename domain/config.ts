@@ -279,6 +279,8 @@ export const config = {
    */
   dwg: {
     port: dwgConverterPort,
+    /** Loopback by default; a container deployment binds its internal network (never published). */
+    host: str('DWG_CONVERTER_HOST', '127.0.0.1'),
     url: str('DWG_CONVERTER_URL', `http://127.0.0.1:${dwgConverterPort}`).replace(/\/+$/, ''),
     embedded: !env.DWG_CONVERTER_URL,
     /** A conversion running longer than this is killed (its child process) and answered 504. */

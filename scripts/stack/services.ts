@@ -211,6 +211,17 @@ export function services(): Service[] {
       ready: () => httpOk(`${config.central.baseUrl}/__sim/requests`),
       start: () => startProcess('central', tsx, [path.join(projectRoot, 'simulators/central/main.ts')], { env: childEnv('central') }),
     },
+    {
+      // Our own DWG → DXF sidecar (sidecars/dwg/): its own process for crash isolation and the
+      // GPL boundary; restarted like the workers, since one bad drawing must not stop the stack.
+      name: 'dwg-converter',
+      embedded: config.dwg.embedded,
+      url: config.dwg.url,
+      restartOnExit: true,
+      readyTimeoutMs: 60_000,
+      ready: () => httpOk(`${config.dwg.url}/health`),
+      start: () => startProcess('dwg-converter', tsx, [path.join(projectRoot, 'sidecars/dwg/main.ts')], { env: childEnv('dwg-converter') }),
+    },
   ].filter((s) => s.name !== 'landreg' || fs.existsSync(path.join(projectRoot, 'simulators/landreg/main.ts')));
 }
 

@@ -160,15 +160,15 @@ export function dwgSidecarApp(opts: DwgSidecarOptions = {}): express.Express {
   return app;
 }
 
-/** Listens on the loopback interface only: the sidecar is for this machine's services. */
+/** Listens on the loopback interface (DWG_CONVERTER_HOST): the sidecar is for our services only. */
 export async function startDwgSidecar(opts: DwgSidecarOptions = {}): Promise<DwgSidecar> {
   const app = dwgSidecarApp(opts);
   const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(opts.port ?? config.dwg.port, '127.0.0.1', () => resolve(s));
+    const s = app.listen(opts.port ?? config.dwg.port, config.dwg.host, () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${config.dwg.host}:${port}`,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections?.();
