@@ -4,17 +4,18 @@
  * never the sidecar, and SIGKILL ends it whatever it is doing.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ChildResult } from './child';
 
 const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url));
 
 /**
- * The child inherits this process's loader flags (tsx), so it runs from source too. Liftoff only:
- * V8 would otherwise spend ~8 s of CPU optimising the 9.5 MB module in the background of every
- * short-lived child (measured: 14 s → 1.5 s for a small drawing).
+ * The child runs from source through tsx's loader, whoever forks it (the sidecar under tsx, a
+ * test under jest). Liftoff only: V8 would otherwise spend ~8 s of CPU optimising the 9.5 MB
+ * module in the background of every short-lived child (measured: 14 s → 1.5 s, small drawing).
  */
-const CHILD_FLAGS = [...process.execArgv, '--liftoff-only'];
+const CHILD_FLAGS = ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href, '--liftoff-only'];
 
 /** LibreDWG's DWG_ERR_CRITICAL: error bits from here up mean nothing usable was read. */
 const CRITICAL = 128;

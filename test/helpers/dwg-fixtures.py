@@ -28,6 +28,9 @@ def main():
     os.makedirs(out_dir, exist_ok=True)
     for spec in json.load(sys.stdin):
         doc = ezdwg.new()
+        # ANSI_1250 (Central Europe), as Romanian drawings are saved: it has ă â î and the
+        # cedilla ş ţ, not the comma-below ș ț (those only exist in Unicode drawings).
+        doc.header["codepage"] = 28
         for name, block in spec.get("blocks", {}).items():
             draw(doc.blocks.new(name), block)
         msp = doc.modelspace()
