@@ -21,6 +21,16 @@ export interface DxfConversion {
   dxfSize: number;
 }
 
+/** Where the sidecar answers; a test points it at a stopped or a short-deadline sidecar. */
+const sidecar = { url: config.dwg.url };
+
+/** Points the converter at another sidecar; returns the previous address. */
+export function useDwgSidecar(url: string): string {
+  const previous = sidecar.url;
+  sidecar.url = url.replace(/\/+$/, '');
+  return previous;
+}
+
 const NOT_DWG = () =>
   new AppError(422, 'not_dwg', 'Fișierul încărcat nu este un desen DWG.', {
     hint: 'Alegeți un fișier .dwg salvat din AutoCAD sau dintr-un program compatibil.',
@@ -50,7 +60,7 @@ export async function convertDwgToDxf(input: string, output: string): Promise<Dx
   const signal = AbortSignal.timeout(config.dwg.timeoutMs + 30_000);
   let res: Response;
   try {
-    res = await fetch(`${config.dwg.url}/convert`, {
+    res = await fetch(`${sidecar.url}/convert`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/octet-stream' },
       body: Readable.toWeb(createReadStream(input)) as ReadableStream,
@@ -104,7 +114,7 @@ export function dxfFileName(dwgName: string): string {
 /** The sidecar's health, for the system health page and tests. */
 export async function dwgConverterHealth(): Promise<{ ok: boolean; engine?: string; engineVersion?: string }> {
   try {
-    const res = await fetch(`${config.dwg.url}/health`, { signal: AbortSignal.timeout(2000) });
+    const res = await fetch(`${sidecar.url}/health`, { signal: AbortSignal.timeout(2000) });
     if (!res.ok) return { ok: false };
     const body = (await res.json()) as { engine?: string; engineVersion?: string };
     return { ok: true, engine: body.engine, engineVersion: body.engineVersion };

@@ -27,6 +27,7 @@ const { createTestSessionRecord } = await import('../helpers/session');
 const { startDwgSidecar } = await import('../../sidecars/dwg/server');
 const { convertDwgFile, ConversionError } = await import('../../sidecars/dwg/convert');
 const { countDxfEntities } = await import('../../domain/dwg/format');
+const { useDwgSidecar } = await import('../../domain/dwg/converter');
 type TestSession = Awaited<ReturnType<typeof createTestSessionRecord>>;
 
 /** Kept in step with EZDWG_VERSION in scripts/bootstrap. */
@@ -147,12 +148,11 @@ async function uploadsLeft(): Promise<string[]> {
 
 /** Points the app at another sidecar for the duration of `fn`. */
 async function withConverterUrl<T>(url: string, fn: () => Promise<T>): Promise<T> {
-  const saved = config.dwg.url;
-  config.dwg.url = url;
+  const saved = useDwgSidecar(url);
   try {
     return await fn();
   } finally {
-    config.dwg.url = saved;
+    useDwgSidecar(saved);
   }
 }
 
