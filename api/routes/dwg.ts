@@ -14,7 +14,7 @@ import { withUpload } from '../http/upload';
 import { errors } from '../../domain/errors';
 import { contentDisposition } from '../http/contentDisposition';
 import { convertDwgToDxf, dwgConverterHealth, dxfFileName } from '../../domain/dwg/converter';
-import { formatEntityTypes } from '../../domain/dwg/format';
+import { formatEntityTypes } from '../../domain/dwg/names';
 
 const tags = ['dwg'];
 

@@ -9,7 +9,8 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { config } from '../config';
 import { AppError, errors } from '../errors';
-import { dwgVersionOfFile, parseEntityTypes } from './format';
+import { dwgVersionOfFile } from './format';
+import { parseEntityTypes } from './names';
 
 export interface DxfConversion {
   /** DWG version magic of the upload, e.g. AC1015. */

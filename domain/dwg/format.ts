@@ -7,20 +7,10 @@ import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import readline from 'node:readline';
 
-/** AutoCAD release names of the DWG version magics LibreDWG reads. */
-const RELEASES: Record<string, string> = {
-  AC1012: 'R13', AC1014: 'R14', AC1015: 'R2000', AC1018: 'R2004', AC1021: 'R2007',
-  AC1024: 'R2010', AC1027: 'R2013', AC1032: 'R2018',
-};
-
 /** The version magic (`AC1015`…) when the bytes start like a DWG, else null. */
 export function dwgVersionOf(head: Uint8Array): string | null {
   const magic = Buffer.from(head.subarray(0, 6)).toString('latin1');
   return /^AC\d{4}$/.test(magic) || /^AC\d\.\d{2}$/.test(magic) || magic === 'MC0.0\0' ? magic.replace(/\0/g, '') : null;
-}
-
-export function dwgRelease(version: string): string | undefined {
-  return RELEASES[version];
 }
 
 /** Reads the first bytes of a file and returns its DWG version, or null for anything else. */
@@ -76,21 +66,4 @@ export async function countDxfEntities(file: string): Promise<DxfEntityCounts> {
     code = null;
   }
   return { total, byType };
-}
-
-/** `LINE=3;CIRCLE=1` (sorted by count, then name): the value of the X-Dxf-Entity-Types header. */
-export function formatEntityTypes(byType: Record<string, number>): string {
-  return Object.entries(byType)
-    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-    .map(([t, n]) => `${t}=${n}`)
-    .join(';');
-}
-
-export function parseEntityTypes(header: string | null | undefined): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const part of (header ?? '').split(';')) {
-    const [t, n] = part.split('=');
-    if (t && n && /^\d+$/.test(n)) out[t] = Number(n);
-  }
-  return out;
 }

@@ -12,7 +12,7 @@ export interface DocToolTab {
   href: string;
 }
 
-export const DOC_TOOL_TABS: readonly DocToolTab[] = [];
+export const DOC_TOOL_TABS: readonly DocToolTab[] = [{ key: 'dwg', label: 'DWG → DXF', href: '/instrumente/dwg' }];
 
 export function ToolsLayout(props: { active: string; title: ReactNode; sub?: ReactNode; children: ReactNode }) {
   return (
