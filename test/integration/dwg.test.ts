@@ -1,6 +1,6 @@
 /**
  * DWG → DXF end to end: real DWG drawings written by ezdwg (the bootstrap's virtualenv) from the
- * descriptions below, sent through the real app (createApp, a real session) to the real
+ * descriptions below (test/helpers/dwgFixtures.ts), sent through the real app (createApp, a real session) to the real
  * conversion sidecar of the test stack (LibreDWG in WebAssembly), and every DXF opened with
  * GDAL's ogrinfo and its entities counted against what was drawn.
  */
@@ -28,21 +28,9 @@ const { startDwgSidecar } = await import('../../sidecars/dwg/server');
 const { convertDwgFile, ConversionError } = await import('../../sidecars/dwg/convert');
 const { countDxfEntities } = await import('../../domain/dwg/format');
 const { useDwgSidecar } = await import('../../domain/dwg/converter');
+const { drawnCounts, writeDwgFixtures } = await import('../helpers/dwgFixtures');
+type Drawing = import('../helpers/dwgFixtures').Drawing;
 type TestSession = Awaited<ReturnType<typeof createTestSessionRecord>>;
-
-/** Kept in step with EZDWG_VERSION in scripts/bootstrap. */
-const EZDWG_VERSION = '0.17.0';
-const TOOLS_DIR = process.env.TOOLS_DIR ?? path.join(os.homedir(), '.cache/cadastral-geoportal/tools');
-const EZDWG_PYTHON = path.join(TOOLS_DIR, `ezdwg-venv-${EZDWG_VERSION}`, 'bin', 'python');
-
-interface Drawing {
-  name: string;
-  lines?: Array<[number, number, number, number]>;
-  circles?: Array<[number, number, number]>;
-  texts?: Array<[string, number, number, number]>;
-  blocks?: Record<string, { lines?: Array<[number, number, number, number]>; circles?: Array<[number, number, number]> }>;
-  inserts?: Array<[string, number, number]>;
-}
 
 /** Stereo 70-like coordinates, as a surveyor's drawing has them. */
 const DRAWINGS: Drawing[] = [
@@ -110,18 +98,6 @@ function countByType(features: OgrFeature[]): Record<string, number> {
   return out;
 }
 
-function drawnCounts(d: Drawing): Record<string, number> {
-  const out: Record<string, number> = {};
-  const add = (t: string, n = 0) => {
-    if (n) out[t] = (out[t] ?? 0) + n;
-  };
-  add('LINE', d.lines?.length);
-  add('CIRCLE', d.circles?.length);
-  add('TEXT', d.texts?.length);
-  add('INSERT', d.inserts?.length);
-  return out;
-}
-
 let server: http.Server;
 let base: string;
 let dan: TestSession;
@@ -158,10 +134,7 @@ async function withConverterUrl<T>(url: string, fn: () => Promise<T>): Promise<T
 
 beforeAll(async () => {
   await fs.mkdir(uploads, { recursive: true });
-  const child = execFile(EZDWG_PYTHON, [path.join(process.cwd(), 'test/helpers/dwg-fixtures.py'), path.join(work, 'fixtures')]);
-  const done = new Promise<void>((resolve, reject) => child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`ezdwg fixtures: exit ${code}`)))));
-  child.stdin!.end(JSON.stringify(DRAWINGS));
-  await done;
+  await writeDwgFixtures(path.join(work, 'fixtures'), DRAWINGS);
   // A damaged drawing: the first half of a real one. Random bytes behind a real DWG header.
   const lines = await fs.readFile(fixture('lines'));
   await fs.writeFile(fixture('truncated'), lines.subarray(0, Math.floor(lines.length / 2)));
