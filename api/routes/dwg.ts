@@ -6,13 +6,12 @@
  */
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { Router } from 'express';
 import { z } from 'zod';
 import { defineRoute } from '../http/route';
 import { withUpload } from '../http/upload';
 import { errors } from '../../domain/errors';
-import { contentDisposition } from '../http/contentDisposition';
+import { sendAttachment } from '../http/download';
 import { convertDwgToDxf, dwgConverterHealth, dxfFileName } from '../../domain/dwg/converter';
 import { formatEntityTypes } from '../../domain/dwg/names';
 
@@ -49,19 +48,18 @@ export function registerDwgRoutes(router: Router): void {
         if (!file) throw errors.badRequest('Lipsește fișierul DWG (câmpul „file”).', [{ field: 'file', problem: 'required' }]);
         const out = path.join(path.dirname(file.path), 'out.dxf');
         const dxf = await convertDwgToDxf(file.path, out);
-        res.status(200).set({
-          'Content-Type': 'application/dxf',
-          'Content-Length': String(dxf.dxfSize),
-          'Content-Disposition': contentDisposition(dxfFileName(file.fileName)),
-          'X-Dxf-Entities': String(dxf.entities),
-          'X-Dxf-Entity-Types': formatEntityTypes(dxf.entityTypes),
-          'X-Dwg-Version': dxf.dwgVersion,
-          'X-Dwg-Warnings': String(dxf.warnings),
-          'Cache-Control': 'private, no-store',
-          'X-Content-Type-Options': 'nosniff',
-        });
         // Awaited inside the helper so the temp directory goes only after the last byte left.
-        await pipeline(createReadStream(out), res);
+        await sendAttachment(res, createReadStream(out), {
+          contentType: 'application/dxf',
+          fileName: dxfFileName(file.fileName),
+          size: dxf.dxfSize,
+          headers: {
+            'X-Dxf-Entities': String(dxf.entities),
+            'X-Dxf-Entity-Types': formatEntityTypes(dxf.entityTypes),
+            'X-Dwg-Version': dxf.dwgVersion,
+            'X-Dwg-Warnings': String(dxf.warnings),
+          },
+        });
       }),
   );
   defineRoute(
