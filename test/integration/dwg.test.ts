@@ -163,6 +163,18 @@ describe('the conversion sidecar', () => {
     expect(await status.json()).toEqual({ available: true, engine: '@mlightcad/libredwg-web', engineVersion: '0.7.14' });
   });
 
+  test('takes the DWG as multipart `file` or as the raw body; refuses what is not a DWG', async () => {
+    const form = new FormData();
+    form.append('file', new Blob([await fs.readFile(fixture('circles'))]), 'circles.dwg');
+    const multipart = await fetch(`${config.dwg.url}/convert`, { method: 'POST', body: form });
+    expect(multipart.status).toBe(200);
+    expect(multipart.headers.get('x-dxf-entity-types')).toBe('CIRCLE=4');
+    expect(await multipart.text()).toMatch(/^999\r?\nLibreDWG .*\r?\n *0\r?\nSECTION/);
+    const raw = await fetch(`${config.dwg.url}/convert`, { method: 'POST', body: await fs.readFile(path.join(work, 'notes.dwg')) });
+    expect(raw.status).toBe(422);
+    expect((await raw.json()).error).toBe('not_dwg');
+  }, 30_000);
+
   test('ezdwg wrote real R2000 drawings', async () => {
     for (const d of DRAWINGS) {
       const head = (await fs.readFile(fixture(d.name))).subarray(0, 6).toString('latin1');
@@ -258,6 +270,8 @@ describe('POST /api/dwg/convert', () => {
       expect(r.json()).toMatchObject({ error: 'conversion_timeout', message: 'Conversia a durat mai mult de 120 de secunde și a fost oprită.' });
       const health = await fetch(`${quick.url}/health`);
       expect(await health.json()).toMatchObject({ status: 'ok', running: 0, queued: 0 });
+      // Both the app's upload and the sidecar's copy (same temp root here) are gone.
+      expect(await uploadsLeft()).toEqual([]);
     } finally {
       await quick.close();
     }
