@@ -10,7 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser } from 'playwright-core';
 import { E2E_BASE_URL, launchChromium, signInThroughIdp } from '../helpers/e2e';
-import { projectRoot } from '../../domain/config';
+import { config, projectRoot } from '../../domain/config';
 import { drawnCounts, writeDwgFixtures, type Drawing } from '../helpers/dwgFixtures';
 
 const run = promisify(execFile);
@@ -35,7 +35,12 @@ describe('DWG → DXF in the browser', () => {
     await writeDwgFixtures(work, [PLAN]);
     await fs.writeFile(path.join(work, 'notite.dwg'), 'nu este un desen\n');
     browser = await launchChromium();
-  });
+    // Another suite may be proving that the stack restarts a killed sidecar: wait for it to be up.
+    for (let i = 0; i < 30; i++) {
+      if (await fetch(`${config.dwg.url}/health`).then((r) => r.ok, () => false)) break;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }, 60_000);
 
   afterAll(async () => {
     await browser?.close();

@@ -5,7 +5,7 @@
  * GDAL's ogrinfo and its entities counted against what was drawn.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,7 +21,7 @@ const uploads = path.join(work, 'uploads');
 process.env.UPLOAD_TMP_DIR = uploads;
 
 const { createApp } = await import('../../api/app');
-const { config } = await import('../../domain/config');
+const { config, projectRoot } = await import('../../domain/config');
 const { closePool } = await import('../../domain/db/pool');
 const { createTestSessionRecord } = await import('../helpers/session');
 const { startDwgSidecar } = await import('../../sidecars/dwg/server');
@@ -306,4 +306,31 @@ describe('one conversion, one child process', () => {
     expect(ok.warnings).toBe(0);
     expect(await countDxfEntities(path.join(work, 'after-crash.dxf'))).toEqual({ total: 4, byType: { CIRCLE: 4 } });
   }, 30_000);
+});
+
+describe('the local stack', () => {
+  const ENTRY = path.join(projectRoot, 'sidecars/dwg/main.ts');
+  /** The node processes running this clone's sidecar entry (never another clone's). */
+  const sidecarPids = () =>
+    execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l.includes(ENTRY) && /\bnode\b/.test(l.split(' ')[1] ?? ''))
+      .map((l) => Number(l.split(' ')[0]));
+
+  test('restarts a sidecar that died, and conversions work again', async () => {
+    const pids = sidecarPids();
+    expect(pids.length).toBeGreaterThan(0);
+    for (const pid of pids) process.kill(pid, 'SIGKILL');
+    let back = false;
+    for (let i = 0; i < 60 && !back; i++) {
+      await new Promise((r) => setTimeout(r, 1000));
+      const now = sidecarPids();
+      back = now.length > 0 && now.every((p) => !pids.includes(p)) && (await fetch(`${config.dwg.url}/health`).then((r) => r.ok, () => false));
+    }
+    expect(back).toBe(true);
+    const r = await convert(fixture('lines'));
+    expect(r.status).toBe(200);
+    expect(r.headers.get('x-dxf-entity-types')).toBe('LINE=5');
+  }, 90_000);
 });
