@@ -4,6 +4,7 @@
  * Only HTTP crosses this line; LibreDWG (GPL-3.0) is never imported by the main service.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
+import fs from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
@@ -84,7 +85,7 @@ export async function convertDwgToDxf(input: string, output: string): Promise<Dx
       entities: Number(res.headers.get('x-dxf-entities') ?? 0),
       entityTypes: parseEntityTypes(res.headers.get('x-dxf-entity-types')),
       warnings: Number(res.headers.get('x-dwg-warnings') ?? 0),
-      dxfSize: Number(res.headers.get('content-length') ?? 0),
+      dxfSize: (await fs.stat(output)).size,
     };
   }
   const body = await errorBody(res);

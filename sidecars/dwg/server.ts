@@ -135,7 +135,7 @@ export function dwgSidecarApp(opts: DwgSidecarOptions = {}): express.Express {
         if (!(err instanceof ConversionError)) throw err;
         log.warn({ kind: err.kind, code: err.code, version, reason: err.message }, 'conversion failed');
         if (err.kind === 'timeout') {
-          throw new AppError(504, 'conversion_timeout', `Conversia a depășit ${Math.round(timeoutMs / 1000)} s și a fost oprită.`);
+          throw new AppError(504, 'conversion_timeout', `Conversia a depășit ${(timeoutMs / 1000).toLocaleString('ro-RO')} s și a fost oprită.`);
         }
         throw new AppError(422, 'dwg_unreadable', 'Desenul DWG este deteriorat sau nu poate fi citit.', {
           details: { reason: err.kind, libredwgError: err.code },
