@@ -5,7 +5,7 @@
  * GDAL's ogrinfo and its entities counted against what was drawn.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -29,6 +29,7 @@ const { convertDwgFile, ConversionError } = await import('../../sidecars/dwg/con
 const { countDxfEntities } = await import('../../domain/dwg/format');
 const { useDwgSidecar } = await import('../../domain/dwg/converter');
 const { drawnCounts, writeDwgFixtures } = await import('../helpers/dwgFixtures');
+const { pidsRunning } = await import('../helpers/stackProcs');
 type Drawing = import('../helpers/dwgFixtures').Drawing;
 type TestSession = Awaited<ReturnType<typeof createTestSessionRecord>>;
 
@@ -310,13 +311,7 @@ describe('one conversion, one child process', () => {
 
 describe('the local stack', () => {
   const ENTRY = path.join(projectRoot, 'sidecars/dwg/main.ts');
-  /** The node processes running this clone's sidecar entry (never another clone's). */
-  const sidecarPids = () =>
-    execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
-      .split('\n')
-      .map((l) => l.trim())
-      .filter((l) => l.includes(ENTRY) && /\bnode\b/.test(l.split(' ')[1] ?? ''))
-      .map((l) => Number(l.split(' ')[0]));
+  const sidecarPids = () => pidsRunning(ENTRY);
 
   test('restarts a sidecar that died, and conversions work again', async () => {
     const pids = sidecarPids();
