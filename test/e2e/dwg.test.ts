@@ -59,7 +59,7 @@ describe('DWG → DXF in the browser', () => {
     await expect(page.getByTestId('tab-dwg').getAttribute('aria-current')).resolves.toBe('page');
     expect(await page.getByTestId('dwg-unavailable').count()).toBe(0);
 
-    await page.setInputFiles('[data-testid="dwg-drop"] input[type=file]', path.join(work, `${PLAN.name}.dwg`));
+    await page.setInputFiles('#dwg-file', path.join(work, `${PLAN.name}.dwg`));
     await page.getByTestId('dwg-convert').click();
     await page.getByTestId('dwg-result').waitFor({ timeout: 60_000 });
     const drawn = drawnCounts(PLAN);
@@ -80,7 +80,7 @@ describe('DWG → DXF in the browser', () => {
     const { stdout } = await run('ogrinfo', ['-ro', '-so', '-al', dxf]);
     expect(stdout).toMatch(new RegExp(`Feature Count: ${total}\\b`));
 
-    await page.setInputFiles('[data-testid="dwg-drop"] input[type=file]', path.join(work, 'notite.dwg'));
+    await page.setInputFiles('#dwg-file', path.join(work, 'notite.dwg'));
     await page.getByTestId('dwg-convert').click();
     await page.getByTestId('dwg-error').waitFor();
     expect(await page.getByTestId('dwg-error').textContent()).toContain('Fișierul încărcat nu este un desen DWG.');

@@ -83,7 +83,7 @@ export default function DwgToDxf() {
     if (result) URL.revokeObjectURL(result.url);
   }, [result]);
 
-  const choose = (f: File) => {
+  const choose = (f: File | null) => {
     setFile(f);
     setResult(null);
     setFailure(null);
@@ -128,93 +128,94 @@ export default function DwgToDxf() {
       title="Conversie DWG → DXF"
       sub="Transformați desenele AutoCAD (DWG) în DXF, formatul deschis pe care îl citesc QGIS, GDAL și majoritatea programelor de proiectare."
     >
-      {!available && (
-        <p className="tools__error" role="alert" data-testid="dwg-unavailable">
-          Serviciul de conversie DWG nu este disponibil momentan. Încercați din nou peste câteva minute.
-        </p>
-      )}
-      <section className="card">
-        <FileDrop
-          accept=".dwg,image/vnd.dwg,application/acad"
-          label="Trageți aici un fișier DWG sau faceți clic pentru a-l alege"
-          hint="Desene AutoCAD R13–2018, până la 500 MB. Fișierul este convertit pe server și nu este păstrat."
-          file={file}
-          onFile={choose}
-          disabled={busy}
-          testId="dwg-drop"
-        />
-        <div className="tools__actions">
-          <button type="button" className="btn btn--primary" disabled={!file || busy} onClick={convert} data-testid="dwg-convert">
-            {busy ? 'Se convertește…' : 'Convertește în DXF'}
-          </button>
-          {file && !busy && <span className="tools__status">{formatBytes(file.size)}</span>}
-          {busy && (
-            <span className="tools__status" role="status">
-              Conversia poate dura până la două minute pentru desenele mari.
-            </span>
-          )}
-        </div>
-      </section>
-
-      {failure && (
-        <div className="tools__error" role="alert" data-testid="dwg-error">
-          <p>{failure.message}</p>
-          {failure.hint && <p>{failure.hint}</p>}
-        </div>
-      )}
-
-      {result && (
-        <section className="card" data-testid="dwg-result">
-          <div className="card__head">
-            <h2 className="card__title">Conversie reușită</h2>
-            <a className="btn btn--primary" href={result.url} download={result.fileName} data-testid="dwg-download">
-              Descarcă {result.fileName}
-            </a>
-          </div>
-          <dl className="facts">
-            <div>
-              <dt>Fișier DXF</dt>
-              <dd>
-                {result.fileName} · {formatBytes(result.size)}
-              </dd>
-            </div>
-            <div>
-              <dt>Versiune DWG</dt>
-              <dd>{release ? `AutoCAD ${release} (${result.version})` : result.version}</dd>
-            </div>
-            {result.warnings > 0 && (
-              <div>
-                <dt>Atenție</dt>
-                <dd>Desenul avea mici defecte (de exemplu sume de control greșite); verificați DXF-ul înainte de folosire.</dd>
-              </div>
+      <div className="dwg-body">
+        {!available && (
+          <p className="dwg-error" role="alert" data-testid="dwg-unavailable">
+            Serviciul de conversie DWG nu este disponibil momentan. Încercați din nou peste câteva minute.
+          </p>
+        )}
+        <section className="card">
+          <FileDrop
+            id="dwg-file"
+            accept=".dwg,image/vnd.dwg,application/acad"
+            what="desenul DWG"
+            note="AutoCAD R13–2018, cel mult 500 MB. Fișierul este convertit pe server și nu este păstrat."
+            file={file}
+            onFile={choose}
+            disabled={busy}
+          />
+          <div className="dwg-actions">
+            <button type="button" className="btn btn--primary" disabled={!file || busy} onClick={convert} data-testid="dwg-convert">
+              {busy ? 'Se convertește…' : 'Convertește în DXF'}
+            </button>
+            {busy && (
+              <span className="dwg-status" role="status">
+                Conversia poate dura până la două minute pentru desenele mari.
+              </span>
             )}
-          </dl>
-          <table className="tools__counts" data-testid="dwg-counts">
-            <thead>
-              <tr>
-                <th>Tip de entitate</th>
-                <th>Număr</th>
-              </tr>
-            </thead>
-            <tbody>
-              {Object.entries(result.types).map(([type, n]) => (
-                <tr key={type}>
-                  <td>
-                    {ENTITY_LABELS[type] ?? type} <span className="tools__status">({type})</span>
-                  </td>
-                  <td>{n}</td>
-                </tr>
-              ))}
-            </tbody>
-            <tfoot>
-              <tr>
-                <td>Total entități</td>
-                <td data-testid="dwg-total">{result.entities}</td>
-              </tr>
-            </tfoot>
-          </table>
+          </div>
         </section>
-      )}
+
+        {failure && (
+          <div className="dwg-error" role="alert" data-testid="dwg-error">
+            <p>{failure.message}</p>
+            {failure.hint && <p>{failure.hint}</p>}
+          </div>
+        )}
+
+        {result && (
+          <section className="card" data-testid="dwg-result">
+            <div className="card__head">
+              <h2 className="card__title">Conversie reușită</h2>
+              <a className="btn btn--primary" href={result.url} download={result.fileName} data-testid="dwg-download">
+                Descarcă {result.fileName}
+              </a>
+            </div>
+            <dl className="facts">
+              <div>
+                <dt>Fișier DXF</dt>
+                <dd>
+                  {result.fileName} · {formatBytes(result.size)}
+                </dd>
+              </div>
+              <div>
+                <dt>Versiune DWG</dt>
+                <dd>{release ? `AutoCAD ${release} (${result.version})` : result.version}</dd>
+              </div>
+              {result.warnings > 0 && (
+                <div>
+                  <dt>Atenție</dt>
+                  <dd>Desenul avea mici defecte (de exemplu sume de control greșite); verificați DXF-ul înainte de folosire.</dd>
+                </div>
+              )}
+            </dl>
+            <table className="dwg-counts" data-testid="dwg-counts">
+              <thead>
+                <tr>
+                  <th>Tip de entitate</th>
+                  <th>Număr</th>
+                </tr>
+              </thead>
+              <tbody>
+                {Object.entries(result.types).map(([type, n]) => (
+                  <tr key={type}>
+                    <td>
+                      {ENTITY_LABELS[type] ?? type} <span className="dwg-status">({type})</span>
+                    </td>
+                    <td>{n}</td>
+                  </tr>
+                ))}
+              </tbody>
+              <tfoot>
+                <tr>
+                  <td>Total entități</td>
+                  <td data-testid="dwg-total">{result.entities}</td>
+                </tr>
+              </tfoot>
+            </table>
+          </section>
+        )}
+      </div>
     </ToolsLayout>
   );
 }

@@ -12,7 +12,11 @@ export interface DocToolTab {
   href: string;
 }
 
-export const DOC_TOOL_TABS: readonly DocToolTab[] = [{ key: 'dwg', label: 'DWG → DXF', href: '/instrumente/dwg' }];
+export const DOC_TOOL_TABS: readonly DocToolTab[] = [
+  { key: 'pdf', label: 'PDF', href: '/instrumente/pdf' },
+  { key: 'dwg', label: 'DWG → DXF', href: '/instrumente/dwg' },
+  { key: 'asistent', label: 'Asistent AI', href: '/instrumente/asistent' },
+];
 
 export function ToolsLayout(props: { active: string; title: ReactNode; sub?: ReactNode; children: ReactNode }) {
   return (
