@@ -29,7 +29,7 @@ const { convertDwgFile, ConversionError } = await import('../../sidecars/dwg/con
 const { countDxfEntities } = await import('../../domain/dwg/format');
 const { useDwgSidecar } = await import('../../domain/dwg/converter');
 const { drawnCounts, writeDwgFixtures } = await import('../helpers/dwgFixtures');
-const { pidsRunning } = await import('../helpers/stackProcs');
+const { isAlive, pidsRunning } = await import('../helpers/stackProcs');
 type Drawing = import('../helpers/dwgFixtures').Drawing;
 type TestSession = Awaited<ReturnType<typeof createTestSessionRecord>>;
 
@@ -280,22 +280,13 @@ describe('POST /api/dwg/convert', () => {
 });
 
 describe('one conversion, one child process', () => {
-  const alive = (pid: number) => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-
   test('past the deadline the child is killed', async () => {
     let pid = 0;
     const err = await convertDwgFile(fixture('lines'), path.join(work, 'killed.dxf'), { timeoutMs: 50, onSpawn: (c) => (pid = c.pid ?? 0) }).catch((e) => e);
     expect(err).toBeInstanceOf(ConversionError);
     expect(err.kind).toBe('timeout');
     expect(pid).toBeGreaterThan(0);
-    expect(alive(pid)).toBe(false);
+    expect(isAlive(pid)).toBe(false);
     await expect(fs.access(path.join(work, 'killed.dxf'))).rejects.toThrow();
   });
 
