@@ -13,4 +13,13 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
     },
   },
+  {
+    // The GPL boundary (docs/architecture.md "DWG sidecar"): LibreDWG runs only in the sidecar's
+    // own process; everything else reaches it over HTTP.
+    files: ['**/*.ts', '**/*.tsx'],
+    ignores: ['sidecars/dwg/**'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: '@mlightcad/libredwg-web', message: 'LibreDWG (GPL-3.0) stays in sidecars/dwg/; call the sidecar over HTTP (domain/dwg/converter.ts).' }] }],
+    },
+  },
 );

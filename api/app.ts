@@ -27,6 +27,7 @@ import { registerVaultRoutes } from './routes/officeVault';
 import { registerAddressBookRoutes } from './routes/officeAddressBook';
 import { registerTagRoutes } from './routes/officeTags';
 import { registerPdfToolRoutes } from './routes/pdfTools';
+import { registerDwgRoutes } from './routes/dwg';
 import { registerAiChatRoutes } from './routes/aiChat';
 import type { AiSettings } from '../domain/config';
 
@@ -58,6 +59,7 @@ export function apiRouter(opts: Pick<AppOptions, 'ai'> = {}): Router {
   registerAddressBookRoutes(router);
   registerTagRoutes(router);
   registerPdfToolRoutes(router);
+  registerDwgRoutes(router);
   registerAiChatRoutes(router, opts.ai);
   return router;
 }

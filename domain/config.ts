@@ -65,6 +65,7 @@ const cfportalPort = port('CFPORTAL_SIM_PORT', 4030);
 const centralSimPort = port('CENTRAL_API_SIM_PORT', 4040);
 const pdfServicePort = port('PDF_SERVICE_SIM_PORT', 4060);
 const aiSimPort = port('AI_SIM_PORT', 4070);
+const dwgConverterPort = port('DWG_CONVERTER_PORT', 4080);
 
 // Portal politeness (docs/sync.md, "Portal politeness"): ONE budget of portal requests per second,
 // enforced per process by the client's token bucket and for the whole landreg task queue by its
@@ -366,6 +367,21 @@ export const config = {
     toolTimeoutMs: int('PDF_TOOL_TIMEOUT_MS', 10 * 60_000),
   },
 
+  /**
+   * DWG → DXF conversion sidecar (sidecars/dwg/, docs/architecture.md "DWG sidecar"): its own
+   * process on the loopback interface, started by the local stack unless DWG_CONVERTER_URL is set.
+   */
+  dwg: {
+    port: dwgConverterPort,
+    /** Loopback by default; a container deployment binds its internal network (never published). */
+    host: str('DWG_CONVERTER_HOST', '127.0.0.1'),
+    url: str('DWG_CONVERTER_URL', `http://127.0.0.1:${dwgConverterPort}`).replace(/\/+$/, ''),
+    embedded: !env.DWG_CONVERTER_URL,
+    /** A conversion running longer than this is killed (its child process) and answered 504. */
+    timeoutMs: int('DWG_CONVERT_TIMEOUT_MS', 120_000),
+    /** Conversions run at once by the sidecar (each a child process); the rest wait their turn. */
+    concurrency: Math.max(1, int('DWG_CONVERTER_CONCURRENCY', 2)),
+  },
   /**
    * The cloud PDF service (EXTERNAL-SERVICES.md "PDF service"): unlock and the cloud compression
    * levels; the simulator (simulators/pdfService/) unless PDF_SERVICE_URL is set.

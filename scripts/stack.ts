@@ -146,6 +146,7 @@ async function main(): Promise<void> {
     `Identity provider     ${config.oidc.issuer}`,
     ...(infra.some((s) => s.name === 'landreg') ? [`Land-registry sim     ${config.landreg.baseUrl}`] : []),
     ...(infra.some((s) => s.name === 'cfportal') ? [`Certificate portal    ${config.cfportal.baseUrl}`] : []),
+    `DWG converter         ${config.dwg.url}/health`,
     `PostgreSQL            ${config.db.host}:${config.db.port}/${config.db.database}`,
   ];
   say('ready. Ctrl-C stops everything.');

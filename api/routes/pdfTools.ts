@@ -7,11 +7,10 @@
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import type { Request, Response, Router } from 'express';
-import { pipeline } from 'node:stream/promises';
 import { defineRoute, type AuthKind } from '../http/route';
 import { withUpload, type UploadOptions } from '../http/upload';
 import { AppError, errors } from '../../domain/errors';
-import { contentDisposition } from '../http/contentDisposition';
+import { sendAttachment } from '../http/download';
 import {
   CLOUD_LEVELS,
   LOCAL_LEVELS,
@@ -52,15 +51,9 @@ function clientGone(res: Response): AbortSignal {
   return ac.signal;
 }
 
-async function sendPdf(res: Response, file: string, headers: Record<string, string>): Promise<void> {
-  res.status(200).set({
-    'Content-Type': 'application/pdf',
-    'Cache-Control': 'private, no-store',
-    'X-Content-Type-Options': 'nosniff',
-    ...headers,
-  });
-  // Awaited inside the upload helper so the temp directory goes only after the last byte left.
-  await pipeline(createReadStream(file), res);
+// Awaited inside the upload helper so the temp directory goes only after the last byte left.
+function sendPdf(res: Response, file: string, size: number, fileName: string, headers: Record<string, string> = {}): Promise<void> {
+  return sendAttachment(res, createReadStream(file), { contentType: 'application/pdf', fileName, size, headers });
 }
 
 async function compressAndSend(req: Request, res: Response, pick: (fields: Record<string, string>) => Choice): Promise<void> {
@@ -80,9 +73,7 @@ async function compressAndSend(req: Request, res: Response, pick: (fields: Recor
       // The service may answer a larger file (real ones do): the never-larger rule holds here too.
       out = keepSmaller(file.path, file.size, answered, size);
     }
-    await sendPdf(res, out.path, {
-      'Content-Length': String(out.compressedSize),
-      'Content-Disposition': contentDisposition(compressedFileName(file.fileName)),
+    await sendPdf(res, out.path, out.compressedSize, compressedFileName(file.fileName), {
       'X-Original-Size': String(out.originalSize),
       'X-Compressed-Size': String(out.compressedSize),
       'X-Compression-Level': choice.level,
@@ -136,10 +127,7 @@ async function unlockAndSend(req: Request, res: Response): Promise<void> {
     }
     const out = path.join(path.dirname(file!.path), 'unlocked.pdf');
     const size = await callPdfService('unlock', { path: file!.path, fileName: file!.fileName }, { password: up.fields.password! }, out, signal);
-    await sendPdf(res, out, {
-      'Content-Length': String(size),
-      'Content-Disposition': contentDisposition(unlockedFileName(file!.fileName)),
-    });
+    await sendPdf(res, out, size, unlockedFileName(file!.fileName));
   });
 }
 

@@ -12,7 +12,6 @@
  *   POST            /api/storage/migrate-blobs                     admin: inline base64 attachments → S3
  */
 import type { Router } from 'express';
-import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import type { SessionContext } from '../auth/types';
 import { defineRoute, reply } from '../http/route';
@@ -22,7 +21,7 @@ import { config } from '../../domain/config';
 import { getPool } from '../../domain/db/pool';
 import { getPrisma } from '../../domain/db/prisma';
 import { errors } from '../../domain/errors';
-import { contentDisposition } from '../http/contentDisposition';
+import { sendAttachment } from '../http/download';
 import { notify } from '../../domain/notifications/notify';
 import { registryViewer, type RegistryViewer } from '../../domain/registry/access';
 import { addAttachment, deleteAttachmentObjects, migrateInlineAttachments, openAttachment, removeAttachment } from '../../domain/registry/attachments';
@@ -266,14 +265,7 @@ export function registerRegistryRoutes(router: Router): void {
     },
     async ({ params, auth, res }) => {
       const file = await openAttachment(getPrisma(), viewerOf(auth), params.id, params.attachmentId);
-      res.status(200).set({
-        'Content-Type': file.mimeType,
-        'Content-Length': String(file.size),
-        'Content-Disposition': contentDisposition(file.name),
-        'X-Content-Type-Options': 'nosniff',
-        'Cache-Control': 'private, no-store',
-      });
-      await pipeline(file.body, res);
+      await sendAttachment(res, file.body, { contentType: file.mimeType, fileName: file.name, size: file.size });
     },
   );
 

@@ -222,6 +222,17 @@ export function services(): Service[] {
       start: () => startProcess('central', tsx, [path.join(projectRoot, 'simulators/central/main.ts')], { env: childEnv('central') }),
     },
     {
+      // Our own DWG → DXF sidecar (sidecars/dwg/): its own process for crash isolation and the
+      // GPL boundary; restarted like the workers, since one bad drawing must not stop the stack.
+      name: 'dwg-converter',
+      embedded: config.dwg.embedded,
+      url: config.dwg.url,
+      restartOnExit: true,
+      readyTimeoutMs: 60_000,
+      ready: () => httpOk(`${config.dwg.url}/health`),
+      start: () => startProcess('dwg-converter', tsx, [path.join(projectRoot, 'sidecars/dwg/main.ts')], { env: childEnv('dwg-converter') }),
+    },
+    {
       name: 'pdf-service',
       embedded: config.pdfService.embedded,
       url: config.pdfService.baseUrl,

@@ -41,6 +41,7 @@ const { getPool, closePool } = await import('../../domain/db/pool');
 const { createTestSessionRecord } = await import('../helpers/session');
 const { seedExportUat, clearExportUat } = await import('../helpers/exportSeed');
 const { until } = await import('../helpers/wait');
+const { isAlive } = await import('../helpers/stackProcs');
 
 const SIRUTA = 990873;
 let server: Server;
@@ -65,14 +66,6 @@ afterAll(async () => {
 
 const spawned = async (): Promise<number[]> =>
   (await fs.readFile(spawnLog, 'utf8').catch(() => '')).split('\n').filter(Boolean).map(Number);
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 function exportLocal(cookie: string, signal?: AbortSignal): Promise<Response> {
   return fetch(`${base}/api/landreg/export-local`, {
@@ -99,7 +92,7 @@ async function startBuilding(cookie: string): Promise<{ hangUp: () => void; pid:
 async function nothingLeft(pids: number[]): Promise<void> {
   await until('the build to be stopped and cleaned up', async () => {
     const left = await fs.readdir(buildRoot);
-    return left.length === 0 && pids.every((p) => !alive(p));
+    return left.length === 0 && pids.every((p) => !isAlive(p));
   }, 30_000);
 }
 
@@ -107,7 +100,7 @@ test('a client that hangs up mid-build stops it: ogr2ogr killed, no temporary fi
   await fs.writeFile(slowFlag, '');
   await fs.rm(spawnLog, { force: true });
   const build = await startBuilding(users[0].cookie);
-  expect(alive(build.pid)).toBe(true);
+  expect(isAlive(build.pid)).toBe(true);
   expect((await fs.readdir(buildRoot)).length).toBe(1);
   build.hangUp();
   await nothingLeft([build.pid]);

@@ -3,23 +3,15 @@
  * launcher (with a backoff and a log line) while the web process keeps serving. Runs against the
  * running test stack; only this clone's workers process is killed, by its pid.
  */
-import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { projectRoot, config } from '../../domain/config';
 import { workersPolling } from '../../scripts/stack/services';
 import { RESTART_STABLE_MS, restartDelayMs } from '../../scripts/stack/proc';
+import { pidsRunning } from '../helpers/stackProcs';
 
 const WORKERS_ENTRY = path.join(projectRoot, 'workers/main.ts');
 
-/** The node process running this clone's workers entry (the tsx child that does the work). */
-function workersPids(): number[] {
-  const out = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
-  return out
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l.includes(WORKERS_ENTRY) && /\bnode\b/.test(l.split(' ')[1] ?? '') )
-    .map((l) => Number(l.split(' ')[0]));
-}
+const workersPids = () => pidsRunning(WORKERS_ENTRY);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -4,16 +4,19 @@
  * through the API routes (`POST /api/compress-pdf`, `POST /api/pdf/unlock`); the page shows both
  * sizes from the answer's headers and offers the file for download.
  */
-import { useEffect, useRef, useState, type DragEvent, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import parcelSyncCss from '../styles/parcel-sync.css?url';
 import pdfToolsCss from '../styles/pdf-tools.css?url';
+import toolsCss from '../styles/tools.css?url';
+import { FileDrop } from '../components/tools/FileDrop';
 import { requireSession } from '../lib/auth.server';
 import { ToolsLayout } from '../components/tools/ToolsLayout';
 
 export const meta: MetaFunction = () => [{ title: 'PDF · Instrumente · Geoportal cadastral' }];
 export const links: LinksFunction = () => [
   { rel: 'stylesheet', href: parcelSyncCss },
+  { rel: 'stylesheet', href: toolsCss },
   { rel: 'stylesheet', href: pdfToolsCss },
 ];
 
@@ -132,47 +135,7 @@ function DownloadLink({ download }: { download: Download }) {
   );
 }
 
-function DropZone(props: { id: string; file: File | null; onFile: (f: File | null) => void; disabled?: boolean }) {
-  const [over, setOver] = useState(false);
-  const onDrop = (e: DragEvent<HTMLLabelElement>) => {
-    e.preventDefault();
-    setOver(false);
-    const f = e.dataTransfer.files?.[0];
-    if (f) props.onFile(f);
-  };
-  return (
-    <label
-      htmlFor={props.id}
-      className={`pdf-drop${over ? ' pdf-drop--over' : ''}${props.file ? ' pdf-drop--has-file' : ''}`}
-      onDragOver={(e) => {
-        e.preventDefault();
-        setOver(true);
-      }}
-      onDragLeave={() => setOver(false)}
-      onDrop={onDrop}
-      data-testid={`${props.id}-drop`}
-    >
-      <input
-        id={props.id}
-        type="file"
-        accept="application/pdf,.pdf"
-        className="pdf-drop__input"
-        disabled={props.disabled}
-        onChange={(e) => props.onFile(e.target.files?.[0] ?? null)}
-      />
-      {props.file ? (
-        <span className="pdf-drop__file">
-          <strong>{props.file.name}</strong> · {formatBytes(props.file.size)}
-        </span>
-      ) : (
-        <span className="pdf-drop__hint">
-          Trageți aici fișierul PDF sau <span className="pdf-drop__pick">alegeți-l de pe calculator</span>
-          <small>Cel mult 500 MB</small>
-        </span>
-      )}
-    </label>
-  );
-}
+const PDF_ACCEPT = 'application/pdf,.pdf';
 
 function CompressCard() {
   const [file, setFile] = useState<File | null>(null);
@@ -203,7 +166,7 @@ function CompressCard() {
         <h2 className="card__title" id="pdf-compress-title">Comprimare PDF</h2>
       </div>
       <form onSubmit={submit} className="pdf-form">
-        <DropZone id="pdf-compress-file" file={file} onFile={pickFile} disabled={busy} />
+        <FileDrop id="pdf-compress-file" accept={PDF_ACCEPT} what="fișierul PDF" note="Cel mult 500 MB" file={file} onFile={pickFile} disabled={busy} />
         <fieldset className="pdf-levels" disabled={busy}>
           <legend className="field__label">Nivel de comprimare</legend>
           {LEVELS.map((l) => (
@@ -269,8 +232,11 @@ function UnlockCard() {
       </div>
       <p className="field__hint">Elimină parola unui PDF protejat (prin serviciul PDF din cloud), ca să-l puteți comprima sau tipări. Parola nu este păstrată.</p>
       <form onSubmit={submit} className="pdf-form">
-        <DropZone
+        <FileDrop
           id="pdf-unlock-file"
+          accept={PDF_ACCEPT}
+          what="fișierul PDF"
+          note="Cel mult 500 MB"
           file={file}
           onFile={(f) => {
             setFile(f);

@@ -15,6 +15,7 @@ export interface DocToolTab {
 
 export const DOC_TOOL_TABS: readonly DocToolTab[] = [
   { key: 'pdf', label: 'PDF', href: '/instrumente/pdf' },
+  { key: 'dwg', label: 'DWG → DXF', href: '/instrumente/dwg' },
   { key: 'asistent', label: 'Asistent AI', href: '/instrumente/asistent' },
 ];
 

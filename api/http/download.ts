@@ -1,0 +1,25 @@
+/**
+ * The one way a route answers a file download: length, the RFC 6266 attachment name
+ * (contentDisposition.ts), never cached, never sniffed; the body is streamed and awaited, so a
+ * caller inside withUpload keeps its temp files until the last byte left.
+ */
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Response } from 'express';
+import { contentDisposition } from './contentDisposition';
+
+export async function sendAttachment(
+  res: Response,
+  body: Readable,
+  file: { contentType: string; fileName: string; size: number; headers?: Record<string, string> },
+): Promise<void> {
+  res.status(200).set({
+    'Content-Type': file.contentType,
+    'Content-Length': String(file.size),
+    'Content-Disposition': contentDisposition(file.fileName),
+    ...file.headers,
+    'Cache-Control': 'private, no-store',
+    'X-Content-Type-Options': 'nosniff',
+  });
+  await pipeline(body, res);
+}

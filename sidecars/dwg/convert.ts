@@ -1,0 +1,77 @@
+/**
+ * Runs one DWG → DXF conversion in a child process (child.ts) and stops it when it runs past the
+ * deadline: WebAssembly that loops or traps on a broken drawing takes down only that child,
+ * never the sidecar, and SIGKILL ends it whatever it is doing.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { ChildResult } from './child';
+
+const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url));
+
+/**
+ * The child runs from source through tsx's loader, whoever forks it (the sidecar under tsx, a
+ * test under jest). Liftoff only: V8 would otherwise spend ~8 s of CPU optimising the 9.5 MB
+ * module in the background of every short-lived child (measured: 14 s → 1.5 s, small drawing).
+ */
+const CHILD_FLAGS = ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href, '--liftoff-only'];
+
+/** LibreDWG's DWG_ERR_CRITICAL: error bits from here up mean nothing usable was read. */
+const CRITICAL = 128;
+
+export type ConversionFailure = 'unreadable' | 'timeout' | 'crashed';
+
+export class ConversionError extends Error {
+  constructor(readonly kind: ConversionFailure, message: string, readonly code?: number) {
+    super(message);
+    this.name = 'ConversionError';
+  }
+}
+
+export interface ConversionResult {
+  /** LibreDWG's recoverable error bits (0 when the read was clean). */
+  warnings: number;
+}
+
+export interface ConversionOptions {
+  timeoutMs: number;
+  /** Called with the child as soon as it exists (tests check that a killed child is gone). */
+  onSpawn?: (child: ChildProcess) => void;
+}
+
+export function convertDwgFile(input: string, output: string, opts: ConversionOptions): Promise<ConversionResult> {
+  return new Promise((resolve, reject) => {
+    const child = fork(CHILD, [input, output], { execArgv: CHILD_FLAGS, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    opts.onSpawn?.(child);
+    let result: ChildResult | undefined;
+    let timedOut = false;
+    let stderr = '';
+    child.stderr?.on('data', (d: Buffer) => {
+      stderr = (stderr + d.toString('utf8')).slice(-2000);
+    });
+    child.on('message', (m) => {
+      result = m as ChildResult;
+    });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, opts.timeoutMs);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(new ConversionError('crashed', `conversion process failed to start: ${err.message}`));
+    });
+    child.on('exit', (exitCode, signal) => {
+      clearTimeout(timer);
+      if (timedOut) {
+        reject(new ConversionError('timeout', `conversion stopped after ${opts.timeoutMs} ms`));
+      } else if (!result) {
+        reject(new ConversionError('crashed', `conversion process ended (${signal ?? `code ${exitCode}`}) without an answer: ${stderr.trim().slice(-300)}`));
+      } else if (!result.wrote || result.code < 0 || result.code >= CRITICAL) {
+        reject(new ConversionError('unreadable', result.message ?? `LibreDWG error ${result.code}`, result.code));
+      } else {
+        resolve({ warnings: result.code });
+      }
+    });
+  });
+}
