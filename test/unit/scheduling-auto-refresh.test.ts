@@ -99,7 +99,7 @@ describe('the sync-rules page window notation', () => {
   test('a 410 reads as the central-API notice; a 400 lists the fields', () => {
     expect(writeErrorText(410, { message: 'x' })).toBe(CENTRAL_API_NOTICE);
     expect(writeErrorText(400, { message: 'Cererea nu este validă.', details: [{ field: 'priority', problem: 'Prioritatea este între 1 (cea mai mare) și 10.' }] })).toBe(
-      'Cererea nu este validă. priority: Prioritatea este între 1 (cea mai mare) și 10.',
+      'Cererea nu este validă. priority: Prioritatea este între 1 (cea mai mare) și 10.'
     );
   });
 });

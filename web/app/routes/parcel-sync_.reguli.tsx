@@ -6,18 +6,15 @@
  * the session cookie, so the page shows exactly what the API answers; central-API users read the
  * rules and see why they cannot change them (the 410 gate of spec 5.9).
  */
-import { useCallback, useEffect, useState } from "react";
-import type {
-  LinksFunction,
-  LoaderFunctionArgs,
-  MetaFunction,
-} from "@remix-run/node";
-import { useLoaderData } from "@remix-run/react";
-import parcelSyncCss from "../styles/parcel-sync.css?url";
-import { requireSession } from "../lib/auth.server";
-import { ParcelSyncLayout } from "../components/sync/ParcelSyncLayout";
-import { UatPicker } from "../components/sync/UatPicker";
-import type { UatChoice } from "../components/sync/uatSearch";
+import { useCallback, useEffect, useState } from 'react';
+import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
+import { useLoaderData } from '@remix-run/react';
+import parcelSyncCss from '../styles/parcel-sync.css?url';
+import { requireSession } from '../lib/auth.server';
+import { ParcelSyncLayout } from '../components/sync/ParcelSyncLayout';
+import { UatPicker } from '../components/sync/UatPicker';
+import type { UatChoice } from '../components/sync/uatSearch';
+import { foldName } from '../../../domain/text/fold';
 import {
   CENTRAL_API_NOTICE,
   DAY_LONG,
@@ -38,14 +35,10 @@ import {
   type ScheduledUat,
   type StepCode,
   type SyncRuleView,
-} from "../components/sync/syncRules";
+} from '../components/sync/syncRules';
 
-export const meta: MetaFunction = () => [
-  { title: "Reguli de sincronizare · Sincronizare parcele" },
-];
-export const links: LinksFunction = () => [
-  { rel: "stylesheet", href: parcelSyncCss },
-];
+export const meta: MetaFunction = () => [{ title: 'Reguli de sincronizare · Sincronizare parcele' }];
+export const links: LinksFunction = () => [{ rel: 'stylesheet', href: parcelSyncCss }];
 
 export function loader({ request, context }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
@@ -64,30 +57,22 @@ interface SchedulerAnswer {
 /** Rows of the scheduler view shown (the API orders them by start time). */
 const UPCOMING_ROWS = 25;
 
-async function call<T>(
-  method: string,
-  url: string,
-  body?: unknown
-): Promise<T> {
+async function call<T>(method: string, url: string, body?: unknown): Promise<T> {
   let res: Response;
   try {
     res = await fetch(url, {
       method,
       headers: {
-        accept: "application/json",
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
-    throw new Error(
-      "Serverul nu răspunde. Verificați conexiunea și încercați din nou."
-    );
+    throw new Error('Serverul nu răspunde. Verificați conexiunea și încercați din nou.');
   }
   if (res.status === 204) return null as T;
-  const parsed = (await res.json().catch(() => null)) as
-    | (T & { message?: string; details?: [] })
-    | null;
+  const parsed = (await res.json().catch(() => null)) as (T & { message?: string; details?: [] }) | null;
   if (!res.ok || !parsed) throw new Error(writeErrorText(res.status, parsed));
   return parsed;
 }
@@ -100,7 +85,7 @@ interface FormWindow {
 interface FormState {
   /** The rule being edited; null = a new rule. */
   id: string | null;
-  scope: "uat" | "county" | "bulk";
+  scope: 'uat' | 'county' | 'bulk';
   uat: UatChoice | null;
   county: string;
   frequency: Frequency;
@@ -112,10 +97,10 @@ interface FormState {
 
 const EMPTY_FORM: FormState = {
   id: null,
-  scope: "county",
+  scope: 'county',
   uat: null,
-  county: "",
-  frequency: "daily",
+  county: '',
+  frequency: 'daily',
   priority: 5,
   steps: [...STEP_CODES],
   windows: [],
@@ -133,7 +118,7 @@ function formOf(r: SyncRuleView, names: Map<number, string>): FormState {
           county: null,
         }
       : null,
-    county: r.county ?? "",
+    county: r.county ?? '',
     frequency: r.frequency,
     priority: r.priority,
     steps: [...r.steps],
@@ -151,17 +136,15 @@ export default function SyncRulesPage() {
   const [scheduler, setScheduler] = useState<SchedulerAnswer | null>(null);
   const [counties, setCounties] = useState<string[]>([]);
   const [form, setForm] = useState<FormState>(EMPTY_FORM);
-  const [defaultFrequency, setDefaultFrequency] = useState<Frequency>("daily");
+  const [defaultFrequency, setDefaultFrequency] = useState<Frequency>('daily');
   const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [filter, setFilter] = useState('');
 
   const load = useCallback(async () => {
     try {
-      const [r, s] = await Promise.all([
-        call<RulesAnswer>("GET", "/api/landreg/sync-rules"),
-        call<SchedulerAnswer>("GET", "/api/landreg/sync-rules/scheduler"),
-      ]);
+      const [r, s] = await Promise.all([call<RulesAnswer>('GET', '/api/landreg/sync-rules'), call<SchedulerAnswer>('GET', '/api/landreg/sync-rules/scheduler')]);
       setRules(r.items);
       setScheduler(s);
       setDefaultFrequency(s.defaultFrequency);
@@ -171,13 +154,15 @@ export default function SyncRulesPage() {
   }, []);
   useEffect(() => {
     void load();
-    void call<{ counties: string[] }>("GET", "/api/landreg/counties")
+    void call<{ counties: string[] }>('GET', '/api/landreg/counties')
       .then((c) => setCounties(c.counties))
       .catch(() => setCounties([]));
     const t = setInterval(() => void load(), 60_000);
     return () => clearInterval(t);
   }, [load]);
 
+  const wanted = foldName(filter);
+  const upcoming = (scheduler?.due ?? []).filter((d) => !wanted || foldName(`${d.name} ${d.siruta} ${d.county ?? ''}`).includes(wanted));
   const names = new Map((scheduler?.due ?? []).map((d) => [d.siruta, d.name]));
 
   const write = async (what: () => Promise<string>) => {
@@ -199,12 +184,7 @@ export default function SyncRulesPage() {
       const windows: RuleWindow[] = [];
       for (const [i, w] of form.windows.entries()) {
         const api = windowFromForm(w.days, w.start, w.end);
-        if (!api)
-          throw new Error(
-            `Fereastra ${
-              i + 1
-            }: alegeți cel puțin o zi și orele în forma HH:MM.`
-          );
+        if (!api) throw new Error(`Fereastra ${i + 1}: alegeți cel puțin o zi și orele în forma HH:MM.`);
         windows.push(api);
       }
       const common = {
@@ -215,64 +195,49 @@ export default function SyncRulesPage() {
         enabled: form.enabled,
       };
       if (form.id) {
-        await call("PATCH", `/api/landreg/sync-rules/${form.id}`, common);
+        await call('PATCH', `/api/landreg/sync-rules/${form.id}`, common);
         setForm(EMPTY_FORM);
-        return "Regula a fost modificată.";
+        return 'Regula a fost modificată.';
       }
-      if (form.scope === "bulk") {
-        if (!form.county) throw new Error("Alegeți județul.");
+      if (form.scope === 'bulk') {
+        if (!form.county) throw new Error('Alegeți județul.');
         const r = await call<{
           county: string;
           created: unknown[];
           skipped: number[];
-        }>("POST", "/api/landreg/sync-rules/bulk", {
+        }>('POST', '/api/landreg/sync-rules/bulk', {
           county: form.county,
           ...common,
         });
         setForm(EMPTY_FORM);
-        return `Județul ${r.county}: ${r.created.length} reguli de UAT create${
-          r.skipped.length
-            ? `, ${r.skipped.length} UAT-uri aveau deja o regulă`
-            : ""
-        }.`;
+        return `Județul ${r.county}: ${r.created.length} reguli de UAT create${r.skipped.length ? `, ${r.skipped.length} UAT-uri aveau deja o regulă` : ''}.`;
       }
-      if (form.scope === "uat" && !form.uat) throw new Error("Alegeți UAT-ul.");
-      if (form.scope === "county" && !form.county)
-        throw new Error("Alegeți județul.");
-      const target =
-        form.scope === "uat"
-          ? { scope: "uat", siruta: form.uat!.siruta }
-          : { scope: "county", county: form.county };
-      await call("POST", "/api/landreg/sync-rules", { ...target, ...common });
+      if (form.scope === 'uat' && !form.uat) throw new Error('Alegeți UAT-ul.');
+      if (form.scope === 'county' && !form.county) throw new Error('Alegeți județul.');
+      const target = form.scope === 'uat' ? { scope: 'uat', siruta: form.uat!.siruta } : { scope: 'county', county: form.county };
+      await call('POST', '/api/landreg/sync-rules', { ...target, ...common });
       setForm(EMPTY_FORM);
-      return "Regula a fost creată.";
+      return 'Regula a fost creată.';
     });
 
   const remove = (r: SyncRuleView) => {
-    if (
-      typeof window !== "undefined" &&
-      !window.confirm(
-        `Ștergeți regula pentru ${ruleTarget(r, names.get(r.siruta ?? 0))}?`
-      )
-    )
-      return;
+    if (typeof window !== 'undefined' && !window.confirm(`Ștergeți regula pentru ${ruleTarget(r, names.get(r.siruta ?? 0))}?`)) return;
     void write(async () => {
-      await call("DELETE", `/api/landreg/sync-rules/${r.id}`);
+      await call('DELETE', `/api/landreg/sync-rules/${r.id}`);
       if (form.id === r.id) setForm(EMPTY_FORM);
-      return "Regula a fost ștearsă.";
+      return 'Regula a fost ștearsă.';
     });
   };
 
   const saveDefault = () =>
     write(async () => {
-      await call("PATCH", "/api/landreg/sync-rules/scheduler", {
+      await call('PATCH', '/api/landreg/sync-rules/scheduler', {
         defaultFrequency,
       });
       return `Frecvența implicită este acum: ${FREQUENCY_LABEL[defaultFrequency]}.`;
     });
 
-  const set = (patch: Partial<FormState>) =>
-    setForm((f) => ({ ...f, ...patch }));
+  const set = (patch: Partial<FormState>) => setForm((f) => ({ ...f, ...patch }));
   const setWindow = (i: number, patch: Partial<FormWindow>) =>
     setForm((f) => ({
       ...f,
@@ -294,20 +259,12 @@ export default function SyncRulesPage() {
           </p>
         )}
         {error && (
-          <p
-            className="notice notice--fail"
-            role="alert"
-            data-testid="rules-error"
-          >
+          <p className="notice notice--fail" role="alert" data-testid="rules-error">
             {error}
           </p>
         )}
         {done && (
-          <p
-            className="notice notice--ok"
-            role="status"
-            data-testid="rules-done"
-          >
+          <p className="notice notice--ok" role="status" data-testid="rules-done">
             {done}
           </p>
         )}
@@ -315,12 +272,7 @@ export default function SyncRulesPage() {
         <section className="card" aria-labelledby="rules-list">
           <h2 id="rules-list">Reguli</h2>
           {!rules && !error && <p className="loading">Se încarcă regulile…</p>}
-          {rules && rules.length === 0 && (
-            <p className="empty-state">
-              Nu există reguli: toate UAT-urile sincronizate urmează frecvența
-              implicită.
-            </p>
-          )}
+          {rules && rules.length === 0 && <p className="empty-state">Nu există reguli: toate UAT-urile sincronizate urmează frecvența implicită.</p>}
           {rules && rules.length > 0 && (
             <div className="table-wrap">
               <table className="table" data-testid="rules-table">
@@ -341,33 +293,19 @@ export default function SyncRulesPage() {
                     <tr key={r.id} data-rule={r.id}>
                       <td>
                         {ruleTarget(r, names.get(r.siruta ?? 0))}
-                        {!r.enabled && (
-                          <span className="badge badge--muted">oprită</span>
-                        )}
+                        {!r.enabled && <span className="badge badge--muted">oprită</span>}
                       </td>
                       <td>{FREQUENCY_LABEL[r.frequency]}</td>
                       <td>{r.priority}</td>
-                      <td title={r.steps.map((s) => STEP_LABEL[s]).join(", ")}>
-                        {r.steps.join(" ")}
-                      </td>
+                      <td title={r.steps.map((s) => STEP_LABEL[s]).join(', ')}>{r.steps.join(' ')}</td>
                       <td>{formatWindows(r.windows)}</td>
                       <td>{formatWhen(r.lastRunAt)}</td>
                       <td>{formatWhen(r.nextDueAt)}</td>
                       <td className="actions">
-                        <button
-                          type="button"
-                          className="btn btn--secondary"
-                          disabled={locked}
-                          onClick={() => setForm(formOf(r, names))}
-                        >
+                        <button type="button" className="btn btn--secondary" disabled={locked} onClick={() => setForm(formOf(r, names))}>
                           Modifică
-                        </button>{" "}
-                        <button
-                          type="button"
-                          className="btn btn--danger"
-                          disabled={locked}
-                          onClick={() => remove(r)}
-                        >
+                        </button>{' '}
+                        <button type="button" className="btn btn--danger" disabled={locked} onClick={() => remove(r)}>
                           Șterge
                         </button>
                       </td>
@@ -384,13 +322,13 @@ export default function SyncRulesPage() {
             {form.id
               ? `Modifică regula: ${ruleTarget(
                   {
-                    scope: form.scope === "uat" ? "uat" : "county",
+                    scope: form.scope === 'uat' ? 'uat' : 'county',
                     siruta: form.uat?.siruta ?? null,
                     county: form.county,
                   },
                   form.uat?.name
                 )}`
-              : "Regulă nouă"}
+              : 'Regulă nouă'}
           </h2>
           <form
             data-testid="rule-form"
@@ -404,40 +342,23 @@ export default function SyncRulesPage() {
                 <legend className="field__label">Se aplică</legend>
                 {(
                   [
-                    ["county", "unui județ"],
-                    ["uat", "unui UAT"],
-                    ["bulk", "fiecărui UAT dintr-un județ (creare în masă)"],
+                    ['county', 'unui județ'],
+                    ['uat', 'unui UAT'],
+                    ['bulk', 'fiecărui UAT dintr-un județ (creare în masă)'],
                   ] as const
                 ).map(([k, label]) => (
                   <label key={k}>
-                    <input
-                      type="radio"
-                      name="scope"
-                      value={k}
-                      checked={form.scope === k}
-                      onChange={() => set({ scope: k })}
-                    />{" "}
-                    {label}
+                    <input type="radio" name="scope" value={k} checked={form.scope === k} onChange={() => set({ scope: k })} /> {label}
                   </label>
                 ))}
               </fieldset>
             )}
             <div className="form-row">
-              {!form.id && form.scope === "uat" && (
-                <UatPicker
-                  value={form.uat}
-                  onPick={(u) => set({ uat: u })}
-                  label="UAT"
-                />
-              )}
-              {!form.id && form.scope !== "uat" && (
+              {!form.id && form.scope === 'uat' && <UatPicker value={form.uat} onPick={(u) => set({ uat: u })} label="UAT" />}
+              {!form.id && form.scope !== 'uat' && (
                 <label className="field">
                   <span>Județ</span>
-                  <select
-                    name="county"
-                    value={form.county}
-                    onChange={(e) => set({ county: e.target.value })}
-                  >
+                  <select name="county" value={form.county} onChange={(e) => set({ county: e.target.value })}>
                     <option value="">— alegeți —</option>
                     {counties.map((c) => (
                       <option key={c} value={c}>
@@ -449,13 +370,7 @@ export default function SyncRulesPage() {
               )}
               <label className="field">
                 <span>Frecvență</span>
-                <select
-                  name="frequency"
-                  value={form.frequency}
-                  onChange={(e) =>
-                    set({ frequency: e.target.value as Frequency })
-                  }
-                >
+                <select name="frequency" value={form.frequency} onChange={(e) => set({ frequency: e.target.value as Frequency })}>
                   {FREQUENCIES.map((f) => (
                     <option key={f} value={f}>
                       {FREQUENCY_LABEL[f]}
@@ -465,23 +380,10 @@ export default function SyncRulesPage() {
               </label>
               <label className="field">
                 <span>Prioritate (1 = cea mai mare)</span>
-                <input
-                  name="priority"
-                  type="number"
-                  min={1}
-                  max={10}
-                  value={form.priority}
-                  onChange={(e) => set({ priority: Number(e.target.value) })}
-                />
+                <input name="priority" type="number" min={1} max={10} value={form.priority} onChange={(e) => set({ priority: Number(e.target.value) })} />
               </label>
               <label>
-                <input
-                  type="checkbox"
-                  name="enabled"
-                  checked={form.enabled}
-                  onChange={(e) => set({ enabled: e.target.checked })}
-                />{" "}
-                activă
+                <input type="checkbox" name="enabled" checked={form.enabled} onChange={(e) => set({ enabled: e.target.checked })} /> activă
               </label>
             </div>
             <fieldset className="form-row">
@@ -494,22 +396,16 @@ export default function SyncRulesPage() {
                     checked={form.steps.includes(s)}
                     onChange={(e) =>
                       set({
-                        steps: e.target.checked
-                          ? STEP_CODES.filter(
-                              (c) => c === s || form.steps.includes(c)
-                            )
-                          : form.steps.filter((c) => c !== s),
+                        steps: e.target.checked ? STEP_CODES.filter((c) => c === s || form.steps.includes(c)) : form.steps.filter((c) => c !== s),
                       })
                     }
-                  />{" "}
+                  />{' '}
                   {s} · {STEP_LABEL[s]}
                 </label>
               ))}
             </fieldset>
             <fieldset>
-              <legend className="field__label">
-                Ferestre (ora României; fără ferestre: oricând)
-              </legend>
+              <legend className="field__label">Ferestre (ora României; fără ferestre: oricând)</legend>
               {form.windows.map((w, i) => (
                 <div className="form-row" key={i} data-testid={`window-${i}`}>
                   {[1, 2, 3, 4, 5, 6, 7].map((d) => (
@@ -520,38 +416,22 @@ export default function SyncRulesPage() {
                         checked={w.days.includes(d)}
                         onChange={(e) =>
                           setWindow(i, {
-                            days: e.target.checked
-                              ? [...w.days, d]
-                              : w.days.filter((x) => x !== d),
+                            days: e.target.checked ? [...w.days, d] : w.days.filter((x) => x !== d),
                           })
                         }
-                      />{" "}
+                      />{' '}
                       {DAY_SHORT[d]}
                     </label>
                   ))}
                   <label className="field">
                     <span>De la</span>
-                    <input
-                      name={`window-${i}-start`}
-                      type="time"
-                      value={w.start}
-                      onChange={(e) => setWindow(i, { start: e.target.value })}
-                    />
+                    <input name={`window-${i}-start`} type="time" value={w.start} onChange={(e) => setWindow(i, { start: e.target.value })} />
                   </label>
                   <label className="field">
                     <span>Până la</span>
-                    <input
-                      name={`window-${i}-end`}
-                      type="time"
-                      value={w.end}
-                      onChange={(e) => setWindow(i, { end: e.target.value })}
-                    />
+                    <input name={`window-${i}-end`} type="time" value={w.end} onChange={(e) => setWindow(i, { end: e.target.value })} />
                   </label>
-                  <span className="field__hint">
-                    {w.end && w.start && w.end <= w.start
-                      ? "se încheie a doua zi"
-                      : ""}
-                  </span>
+                  <span className="field__hint">{w.end && w.start && w.end <= w.start ? 'se încheie a doua zi' : ''}</span>
                   <button
                     type="button"
                     className="btn btn--secondary"
@@ -572,10 +452,7 @@ export default function SyncRulesPage() {
                 onClick={() =>
                   setForm((f) => ({
                     ...f,
-                    windows: [
-                      ...f.windows,
-                      { days: [5, 6, 7], start: "23:00", end: "04:00" },
-                    ],
+                    windows: [...f.windows, { days: [5, 6, 7], start: '23:00', end: '04:00' }],
                   }))
                 }
               >
@@ -583,24 +460,11 @@ export default function SyncRulesPage() {
               </button>
             </fieldset>
             <div className="form-row">
-              <button
-                type="submit"
-                className="btn btn--primary"
-                disabled={locked}
-                data-testid="rule-submit"
-              >
-                {form.id
-                  ? "Salvează modificările"
-                  : form.scope === "bulk"
-                  ? "Creează regulile județului"
-                  : "Creează regula"}
+              <button type="submit" className="btn btn--primary" disabled={locked} data-testid="rule-submit">
+                {form.id ? 'Salvează modificările' : form.scope === 'bulk' ? 'Creează regulile județului' : 'Creează regula'}
               </button>
               {form.id && (
-                <button
-                  type="button"
-                  className="btn btn--secondary"
-                  onClick={() => setForm(EMPTY_FORM)}
-                >
+                <button type="button" className="btn btn--secondary" onClick={() => setForm(EMPTY_FORM)}>
                   Renunță
                 </button>
               )}
@@ -613,13 +477,7 @@ export default function SyncRulesPage() {
           <div className="form-row">
             <label className="field">
               <span>Frecvența implicită (UAT-uri fără regulă)</span>
-              <select
-                name="defaultFrequency"
-                value={defaultFrequency}
-                onChange={(e) =>
-                  setDefaultFrequency(e.target.value as Frequency)
-                }
-              >
+              <select name="defaultFrequency" value={defaultFrequency} onChange={(e) => setDefaultFrequency(e.target.value as Frequency)}>
                 {FREQUENCIES.map((f) => (
                   <option key={f} value={f}>
                     {FREQUENCY_LABEL[f]}
@@ -627,30 +485,21 @@ export default function SyncRulesPage() {
                 ))}
               </select>
             </label>
-            <button
-              type="button"
-              className="btn btn--secondary"
-              disabled={
-                locked || defaultFrequency === scheduler?.defaultFrequency
-              }
-              onClick={() => void saveDefault()}
-            >
+            <button type="button" className="btn btn--secondary" disabled={locked || defaultFrequency === scheduler?.defaultFrequency} onClick={() => void saveDefault()}>
               Salvează frecvența implicită
             </button>
           </div>
           <p className="field__hint">
-            Planificatorul verifică regulile la fiecare 15 minute și pornește
-            UAT-urile datorate, prioritatea 1 întâi, doar în ferestrele regulii.
-            UAT-urile fără regulă se reîmprospătează în nopțile lucrătoare,
-            01:00–05:00.
+            Planificatorul verifică regulile la fiecare 15 minute și pornește UAT-urile datorate, prioritatea 1 întâi, doar în ferestrele regulii. UAT-urile fără regulă se
+            reîmprospătează în nopțile lucrătoare, 01:00–05:00.
           </p>
-          {scheduler && scheduler.due.length === 0 && (
-            <p className="empty-state">
-              Niciun UAT planificat: nu există reguli și niciun UAT sincronizat.
-            </p>
-          )}
+          {scheduler && scheduler.due.length === 0 && <p className="empty-state">Niciun UAT planificat: nu există reguli și niciun UAT sincronizat.</p>}
           {scheduler && scheduler.due.length > 0 && (
             <div className="table-wrap">
+              <label className="field">
+                <span>Caută UAT sau județ</span>
+                <input name="upcoming-filter" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="de ex. Covasna" />
+              </label>
               <table className="table" data-testid="rules-upcoming">
                 <thead>
                   <tr>
@@ -664,33 +513,26 @@ export default function SyncRulesPage() {
                   </tr>
                 </thead>
                 <tbody>
-                  {scheduler.due.slice(0, UPCOMING_ROWS).map((d) => (
+                  {upcoming.slice(0, UPCOMING_ROWS).map((d) => (
                     <tr key={d.siruta}>
+                      <td>{d.runAt ? formatWhen(d.runAt) : 'niciodată singur'}</td>
                       <td>
-                        {d.runAt ? formatWhen(d.runAt) : "niciodată singur"}
-                      </td>
-                      <td>
-                        {d.name}{" "}
+                        {d.name}{' '}
                         <small>
                           ({d.siruta}
-                          {d.county ? `, ${d.county}` : ""})
+                          {d.county ? `, ${d.county}` : ''})
                         </small>
                       </td>
                       <td>{SOURCE_LABEL[d.source]}</td>
                       <td>{FREQUENCY_LABEL[d.frequency]}</td>
                       <td>{d.priority}</td>
-                      <td>{d.steps.join(" ")}</td>
+                      <td>{d.steps.join(' ')}</td>
                       <td>{formatWhen(d.lastSyncAt)}</td>
                     </tr>
                   ))}
                 </tbody>
               </table>
-              {scheduler.due.length > UPCOMING_ROWS && (
-                <p className="muted">
-                  și încă {scheduler.due.length - UPCOMING_ROWS} UAT-uri mai
-                  târziu.
-                </p>
-              )}
+              {upcoming.length > UPCOMING_ROWS && <p className="muted">și încă {upcoming.length - UPCOMING_ROWS} UAT-uri mai târziu.</p>}
             </div>
           )}
         </section>

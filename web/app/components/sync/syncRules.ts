@@ -6,14 +6,8 @@
  * back the way people write it.
  */
 
-export type Frequency =
-  | "hourly"
-  | "every_6h"
-  | "daily"
-  | "weekly"
-  | "monthly"
-  | "manual";
-export type StepCode = "T" | "C" | "N" | "E";
+export type Frequency = 'hourly' | 'every_6h' | 'daily' | 'weekly' | 'monthly' | 'manual';
+export type StepCode = 'T' | 'C' | 'N' | 'E';
 
 export interface RuleWindow {
   days: number[];
@@ -23,7 +17,7 @@ export interface RuleWindow {
 
 export interface SyncRuleView {
   id: string;
-  scope: "uat" | "county";
+  scope: 'uat' | 'county';
   siruta: number | null;
   county: string | null;
   frequency: Frequency;
@@ -39,7 +33,7 @@ export interface ScheduledUat {
   siruta: number;
   name: string;
   county: string | null;
-  source: "uat" | "county" | "default";
+  source: 'uat' | 'county' | 'default';
   frequency: Frequency;
   priority: number;
   steps: StepCode[];
@@ -49,47 +43,47 @@ export interface ScheduledUat {
 }
 
 export const FREQUENCY_LABEL: Record<Frequency, string> = {
-  hourly: "la fiecare oră",
-  every_6h: "la 6 ore",
-  daily: "zilnic",
-  weekly: "săptămânal",
-  monthly: "lunar",
-  manual: "manual (doar la cerere)",
+  hourly: 'la fiecare oră',
+  every_6h: 'la 6 ore',
+  daily: 'zilnic',
+  weekly: 'săptămânal',
+  monthly: 'lunar',
+  manual: 'manual (doar la cerere)',
 };
 export const FREQUENCIES = Object.keys(FREQUENCY_LABEL) as Frequency[];
 
 export const STEP_LABEL: Record<StepCode, string> = {
-  T: "Terenuri",
-  C: "Clădiri",
-  N: "Fără geometrie",
-  E: "Îmbogățire",
+  T: 'Terenuri',
+  C: 'Clădiri',
+  N: 'Fără geometrie',
+  E: 'Îmbogățire',
 };
 export const STEP_CODES = Object.keys(STEP_LABEL) as StepCode[];
 
-export const SOURCE_LABEL: Record<ScheduledUat["source"], string> = {
-  uat: "regula UAT-ului",
-  county: "regula județului",
-  default: "implicită (reîmprospătare de noapte)",
+export const SOURCE_LABEL: Record<ScheduledUat['source'], string> = {
+  uat: 'regula UAT-ului',
+  county: 'regula județului',
+  default: 'implicită (reîmprospătare de noapte)',
 };
 
 /** ISO weekday (Monday = 1) → short Romanian name. */
 export const DAY_SHORT: Record<number, string> = {
-  1: "L",
-  2: "Ma",
-  3: "Mi",
-  4: "J",
-  5: "V",
-  6: "S",
-  7: "D",
+  1: 'L',
+  2: 'Ma',
+  3: 'Mi',
+  4: 'J',
+  5: 'V',
+  6: 'S',
+  7: 'D',
 };
 export const DAY_LONG: Record<number, string> = {
-  1: "luni",
-  2: "marți",
-  3: "miercuri",
-  4: "joi",
-  5: "vineri",
-  6: "sâmbătă",
-  7: "duminică",
+  1: 'luni',
+  2: 'marți',
+  3: 'miercuri',
+  4: 'joi',
+  5: 'vineri',
+  6: 'sâmbătă',
+  7: 'duminică',
 };
 
 const HHMM = /^(\d{1,2}):(\d{2})$/;
@@ -102,31 +96,16 @@ function minutes(text: string): number | null {
   return h > 47 || min > 59 ? null : h * 60 + min;
 }
 
-const clock = (m: number) =>
-  `${String(Math.floor(m / 60)).padStart(2, "0")}:${String(m % 60).padStart(
-    2,
-    "0"
-  )}`;
+const clock = (m: number) => `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
 
 /**
  * A window as people write it (`start` and `end` both 00:00–23:59; an end at or before the start
  * is the next day) → the API's notation. Null when a time is not HH:MM or no day is chosen.
  */
-export function windowFromForm(
-  days: readonly number[],
-  start: string,
-  end: string
-): RuleWindow | null {
+export function windowFromForm(days: readonly number[], start: string, end: string): RuleWindow | null {
   const s = minutes(start);
   const e = minutes(end);
-  if (
-    s === null ||
-    e === null ||
-    s >= 24 * 60 ||
-    e >= 24 * 60 ||
-    days.length === 0
-  )
-    return null;
+  if (s === null || e === null || s >= 24 * 60 || e >= 24 * 60 || days.length === 0) return null;
   return {
     days: [...days].sort((a, b) => a - b),
     start: clock(s),
@@ -156,34 +135,31 @@ export function formatWindow(w: RuleWindow): string {
   const days = [...f.days]
     .sort((a, b) => a - b)
     .map((d) => DAY_SHORT[d] ?? String(d))
-    .join(", ");
-  return `${days} ${f.start}–${f.end}${f.nextDay ? " (a doua zi)" : ""}`;
+    .join(', ');
+  return `${days} ${f.start}–${f.end}${f.nextDay ? ' (a doua zi)' : ''}`;
 }
 
 export function formatWindows(ws: readonly RuleWindow[]): string {
-  return ws.length === 0 ? "oricând" : ws.map(formatWindow).join("; ");
+  return ws.length === 0 ? 'oricând' : ws.map(formatWindow).join('; ');
 }
 
 /** A date on Romanian time, short ("lun., 23 nov. 2026, 23:00"); a dash for none. */
 export function formatWhen(iso: string | null): string {
-  if (!iso) return "—";
-  return new Date(iso).toLocaleString("ro-RO", {
-    timeZone: "Europe/Bucharest",
-    weekday: "short",
-    day: "numeric",
-    month: "short",
-    year: "numeric",
-    hour: "2-digit",
-    minute: "2-digit",
+  if (!iso) return '—';
+  return new Date(iso).toLocaleString('ro-RO', {
+    timeZone: 'Europe/Bucharest',
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
   });
 }
 
 /** What the rule applies to, for the list. */
-export function ruleTarget(
-  r: Pick<SyncRuleView, "scope" | "siruta" | "county">,
-  uatName?: string
-): string {
-  if (r.scope === "county") return `Județul ${r.county}`;
+export function ruleTarget(r: Pick<SyncRuleView, 'scope' | 'siruta' | 'county'>, uatName?: string): string {
+  if (r.scope === 'county') return `Județul ${r.county}`;
   return uatName ? `${uatName} (${r.siruta})` : `UAT ${r.siruta}`;
 }
 
@@ -200,11 +176,9 @@ export function writeErrorText(
 ): string {
   if (status === 410) return CENTRAL_API_NOTICE;
   const base = body?.message ?? `Eroare ${status}`;
-  const details = (body?.details ?? [])
-    .map((d) => [d.field, d.problem ?? d.message].filter(Boolean).join(": "))
-    .filter(Boolean);
-  return details.length ? `${base} ${details.join("; ")}` : base;
+  const details = (body?.details ?? []).map((d) => [d.field, d.problem ?? d.message].filter(Boolean).join(': ')).filter(Boolean);
+  return details.length ? `${base} ${details.join('; ')}` : base;
 }
 
 export const CENTRAL_API_NOTICE =
-  "Contul dumneavoastră folosește API-ul central: regulile de sincronizare pot fi consultate, dar nu pot fi create, modificate sau șterse de aici (răspuns 410).";
+  'Contul dumneavoastră folosește API-ul central: regulile de sincronizare pot fi consultate, dar nu pot fi create, modificate sau șterse de aici (răspuns 410).';
