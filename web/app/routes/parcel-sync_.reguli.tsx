@@ -297,7 +297,7 @@ export default function SyncRulesPage() {
                       </td>
                       <td>{FREQUENCY_LABEL[r.frequency]}</td>
                       <td>{r.priority}</td>
-                      <td title={r.steps.map((s) => STEP_LABEL[s]).join(', ')}>{r.steps.join(' ')}</td>
+                      <td className="nowrap" title={r.steps.map((s) => STEP_LABEL[s]).join(', ')}>{r.steps.join(' ')}</td>
                       <td>{formatWindows(r.windows)}</td>
                       <td>{formatWhen(r.lastRunAt)}</td>
                       <td>{formatWhen(r.nextDueAt)}</td>
@@ -496,7 +496,7 @@ export default function SyncRulesPage() {
           {scheduler && scheduler.due.length === 0 && <p className="empty-state">Niciun UAT planificat: nu există reguli și niciun UAT sincronizat.</p>}
           {scheduler && scheduler.due.length > 0 && (
             <div className="table-wrap">
-              <label className="field">
+              <label className="field rules__filter">
                 <span>Caută UAT sau județ</span>
                 <input name="upcoming-filter" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="de ex. Covasna" />
               </label>
@@ -526,7 +526,7 @@ export default function SyncRulesPage() {
                       <td>{SOURCE_LABEL[d.source]}</td>
                       <td>{FREQUENCY_LABEL[d.frequency]}</td>
                       <td>{d.priority}</td>
-                      <td>{d.steps.join(' ')}</td>
+                      <td className="nowrap">{d.steps.join(' ')}</td>
                       <td>{formatWhen(d.lastSyncAt)}</td>
                     </tr>
                   ))}
