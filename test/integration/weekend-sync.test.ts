@@ -7,7 +7,8 @@
  *    and every administrator gets one `weekend-sync-failed` notification for it;
  *  - a trigger resets the failed steps to pending and runs them at once; the session report is kept;
  *  - the store worker (which runs the session) shut down in the middle of a step and another one
- *    started: the same city and step go on and finish, and nothing already done runs again.
+ *    started: the same city and step go on and finish, and nothing already done runs again;
+ *  - after the triggered city, the next one waits for the next window night and runs in it.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
@@ -16,6 +17,7 @@ import { config } from '../../domain/config';
 import { migrate } from '../../domain/db/migrate';
 import { createPrisma } from '../../domain/db/prisma';
 import { lastReport, listQueue, resetErrors } from '../../domain/scheduling/weekend';
+import { weekendWindow } from '../../domain/scheduling/windows';
 import { TaskQueue } from '../../temporal/queues';
 import { workerRegistry } from '../../workers/registry';
 import { createQueueWorkers } from '../../workers/start';
@@ -188,6 +190,30 @@ describe('weekend deep sync session', () => {
       expect((await rig.env.client.workflow.getHandle(child).describe()).status.name).toBe('COMPLETED');
     } finally {
       await rig.simJson('POST', '/__sim/faults', { latencyMs: 0 });
+      await prisma.$disconnect();
+    }
+  }, 300_000);
+
+  test('a trigger runs its city at once; the next city waits for the next window night and runs in it', async () => {
+    const prisma = createPrisma(rig.db);
+    const store = rig.queue(TaskQueue.store);
+    await rig.db.query(`DELETE FROM weekend_sync_queue`);
+    for (const [i, u] of [good, bad].entries()) await rig.db.query(`INSERT INTO weekend_sync_queue (siruta, name, position) VALUES ($1, $2, $3)`, [u.siruta, u.name, i + 1]);
+    try {
+      const handle = await rig.env.client.workflow.start<typeof weekendSync>('weekendSync', { taskQueue: store, workflowId: weekendSyncWorkflowId(store), args: [{ forced: true, runNow: true }] });
+      const tally = await handle.result();
+      expect(tally).toMatchObject({ stepsRun: 8, stepsFailed: 0 });
+      // When each city's last step started, on the session's (workflow) clock.
+      const at = await rig.db.query<{ siruta: number; last_run_at: Date }>(`SELECT siruta, last_run_at FROM weekend_sync_queue ORDER BY position`);
+      const [first, second] = at.rows.map((r) => r.last_run_at.getTime());
+      expect(at.rows.map((r) => r.siruta)).toEqual([good.siruta, bad.siruta]);
+      // The triggered city ran whatever the hour; the next one only inside a (forced) window:
+      // when the window was closed after the first city, it waited for the next night's start.
+      expect(weekendWindow(second, true).open).toBe(true);
+      const afterFirst = weekendWindow(first, true);
+      if (!afterFirst.open) expect(second).toBeGreaterThanOrEqual(afterFirst.nextStart!);
+      expect((await listQueue(prisma)).every((q) => Object.values(q.steps).every((st) => st === 'done'))).toBe(true);
+    } finally {
       await prisma.$disconnect();
     }
   }, 300_000);
