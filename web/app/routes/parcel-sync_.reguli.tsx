@@ -130,6 +130,21 @@ function formOf(r: SyncRuleView, names: Map<number, string>): FormState {
   };
 }
 
+function FrequencyField(props: { name: string; label: string; value: Frequency; onChange: (f: Frequency) => void }) {
+  return (
+    <label className="field">
+      <span>{props.label}</span>
+      <select name={props.name} value={props.value} onChange={(e) => props.onChange(e.target.value as Frequency)}>
+        {FREQUENCIES.map((f) => (
+          <option key={f} value={f}>
+            {FREQUENCY_LABEL[f]}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 export default function SyncRulesPage() {
   const { useCentralApi } = useLoaderData<typeof loader>();
   const [rules, setRules] = useState<SyncRuleView[] | null>(null);
@@ -238,6 +253,7 @@ export default function SyncRulesPage() {
     });
 
   const set = (patch: Partial<FormState>) => setForm((f) => ({ ...f, ...patch }));
+  const setWindows = (fn: (ws: FormWindow[]) => FormWindow[]) => setForm((f) => ({ ...f, windows: fn(f.windows) }));
   const setWindow = (i: number, patch: Partial<FormWindow>) =>
     setForm((f) => ({
       ...f,
@@ -297,7 +313,9 @@ export default function SyncRulesPage() {
                       </td>
                       <td>{FREQUENCY_LABEL[r.frequency]}</td>
                       <td>{r.priority}</td>
-                      <td className="nowrap" title={r.steps.map((s) => STEP_LABEL[s]).join(', ')}>{r.steps.join(' ')}</td>
+                      <td className="nowrap" title={r.steps.map((s) => STEP_LABEL[s]).join(', ')}>
+                        {r.steps.join(' ')}
+                      </td>
                       <td>{formatWindows(r.windows)}</td>
                       <td>{formatWhen(r.lastRunAt)}</td>
                       <td>{formatWhen(r.nextDueAt)}</td>
@@ -368,16 +386,7 @@ export default function SyncRulesPage() {
                   </select>
                 </label>
               )}
-              <label className="field">
-                <span>Frecvență</span>
-                <select name="frequency" value={form.frequency} onChange={(e) => set({ frequency: e.target.value as Frequency })}>
-                  {FREQUENCIES.map((f) => (
-                    <option key={f} value={f}>
-                      {FREQUENCY_LABEL[f]}
-                    </option>
-                  ))}
-                </select>
-              </label>
+              <FrequencyField name="frequency" label="Frecvență" value={form.frequency} onChange={(frequency) => set({ frequency })} />
               <label className="field">
                 <span>Prioritate (1 = cea mai mare)</span>
                 <input name="priority" type="number" min={1} max={10} value={form.priority} onChange={(e) => set({ priority: Number(e.target.value) })} />
@@ -432,30 +441,12 @@ export default function SyncRulesPage() {
                     <input name={`window-${i}-end`} type="time" value={w.end} onChange={(e) => setWindow(i, { end: e.target.value })} />
                   </label>
                   <span className="field__hint">{w.end && w.start && w.end <= w.start ? 'se încheie a doua zi' : ''}</span>
-                  <button
-                    type="button"
-                    className="btn btn--secondary"
-                    onClick={() =>
-                      setForm((f) => ({
-                        ...f,
-                        windows: f.windows.filter((_, j) => j !== i),
-                      }))
-                    }
-                  >
+                  <button type="button" className="btn btn--secondary" onClick={() => setWindows((ws) => ws.filter((_, j) => j !== i))}>
                     Elimină fereastra
                   </button>
                 </div>
               ))}
-              <button
-                type="button"
-                className="btn btn--secondary"
-                onClick={() =>
-                  setForm((f) => ({
-                    ...f,
-                    windows: [...f.windows, { days: [5, 6, 7], start: '23:00', end: '04:00' }],
-                  }))
-                }
-              >
+              <button type="button" className="btn btn--secondary" onClick={() => setWindows((ws) => [...ws, { days: [5, 6, 7], start: '23:00', end: '04:00' }])}>
                 Adaugă o fereastră
               </button>
             </fieldset>
@@ -475,16 +466,7 @@ export default function SyncRulesPage() {
         <section className="card" aria-labelledby="rules-scheduler">
           <h2 id="rules-scheduler">Ce rulează și când</h2>
           <div className="form-row">
-            <label className="field">
-              <span>Frecvența implicită (UAT-uri fără regulă)</span>
-              <select name="defaultFrequency" value={defaultFrequency} onChange={(e) => setDefaultFrequency(e.target.value as Frequency)}>
-                {FREQUENCIES.map((f) => (
-                  <option key={f} value={f}>
-                    {FREQUENCY_LABEL[f]}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <FrequencyField name="defaultFrequency" label="Frecvența implicită (UAT-uri fără regulă)" value={defaultFrequency} onChange={setDefaultFrequency} />
             <button type="button" className="btn btn--secondary" disabled={locked || defaultFrequency === scheduler?.defaultFrequency} onClick={() => void saveDefault()}>
               Salvează frecvența implicită
             </button>

@@ -6,41 +6,15 @@
  * back the way people write it.
  */
 
-export type Frequency = 'hourly' | 'every_6h' | 'daily' | 'weekly' | 'monthly' | 'manual';
-export type StepCode = 'T' | 'C' | 'N' | 'E';
+import type { Frequency, StepCode } from '../../../../domain/scheduling/rules';
+import type { DueUat, SyncRule } from '../../../../domain/scheduling/syncRules';
+import type { TimeWindow } from '../../../../domain/scheduling/windows';
 
-export interface RuleWindow {
-  days: number[];
-  start: string;
-  end: string;
-}
-
-export interface SyncRuleView {
-  id: string;
-  scope: 'uat' | 'county';
-  siruta: number | null;
-  county: string | null;
-  frequency: Frequency;
-  priority: number;
-  windows: RuleWindow[];
-  steps: StepCode[];
-  enabled: boolean;
-  lastRunAt: string | null;
-  nextDueAt: string | null;
-}
-
-export interface ScheduledUat {
-  siruta: number;
-  name: string;
-  county: string | null;
-  source: 'uat' | 'county' | 'default';
-  frequency: Frequency;
-  priority: number;
-  steps: StepCode[];
-  lastSyncAt: string | null;
-  dueAt: string | null;
-  runAt: string | null;
-}
+// The API's shapes, as the domain defines them (type-only: nothing of the server is bundled).
+export type { Frequency, StepCode };
+export type RuleWindow = TimeWindow;
+export type SyncRuleView = SyncRule;
+export type ScheduledUat = DueUat;
 
 export const FREQUENCY_LABEL: Record<Frequency, string> = {
   hourly: 'la fiecare oră',
