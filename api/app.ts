@@ -27,11 +27,19 @@ import { registerVaultRoutes } from './routes/officeVault';
 import { registerAddressBookRoutes } from './routes/officeAddressBook';
 import { registerTagRoutes } from './routes/officeTags';
 import { registerPdfToolRoutes } from './routes/pdfTools';
+import { registerAiChatRoutes } from './routes/aiChat';
+import type { AiSettings } from '../domain/config';
 
 export const JSON_BODY_LIMIT = '25mb'; // CONTRACT.md section 5
 
+export interface AppOptions {
+  web?: RequestHandler[];
+  /** The AI chat's provider settings (default config.ai); tests build apps with other providers. */
+  ai?: AiSettings;
+}
+
 /** Every area registers its routes here; one router file per area (STYLE.md). */
-export function apiRouter(): Router {
+export function apiRouter(opts: Pick<AppOptions, 'ai'> = {}): Router {
   const router = Router();
   registerSystemRoutes(router);
   registerAuthApiRoutes(router);
@@ -50,10 +58,11 @@ export function apiRouter(): Router {
   registerAddressBookRoutes(router);
   registerTagRoutes(router);
   registerPdfToolRoutes(router);
+  registerAiChatRoutes(router, opts.ai);
   return router;
 }
 
-export function createApp(opts: { web?: RequestHandler[] } = {}): Express {
+export function createApp(opts: AppOptions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
@@ -78,7 +87,7 @@ export function createApp(opts: { web?: RequestHandler[] } = {}): Express {
   app.use('/tiles', errorMapper);
 
   app.use('/api', ...limits, express.json({ limit: JSON_BODY_LIMIT }));
-  app.use(apiRouter());
+  app.use(apiRouter({ ai: opts.ai }));
   // Unknown /api route: without a session the caller learns nothing about what exists.
   app.use('/api', (req, _res, next) => next(req.auth ? errors.notFound('Ruta API nu există.') : errors.unauthorized()));
   app.use('/api', errorMapper);

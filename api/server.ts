@@ -8,6 +8,7 @@ import { applyKeepAlive } from '../domain/net/keepAlive';
 import { getTemporalClient } from '../temporal/client';
 import { installMailDispatcher } from '../temporal/mail';
 import { ensureOverviewArchive } from '../temporal/tileArchive';
+import { sweepStaleTempDirs } from '../domain/storage/tempDirs';
 
 refuseUnsafeProductionStart();
 // notify() in a route hands its e-mail to a deliverMail workflow (docs/notifications.md).
@@ -15,6 +16,8 @@ installMailDispatcher();
 const app = createApp({ web: [pageGuard, ...(await createWebHandlers())] });
 const server = applyKeepAlive(app.listen(config.app.port, () => {
   logger.info({ url: config.app.publicUrl }, 'geoportal listening');
+  // Upload and export directories a killed predecessor left behind (issue 13).
+  sweepStaleTempDirs().then((removed) => removed.length && logger.info({ removed }, 'stale temporary directories removed'));
   // EXTERNAL-SERVICES.md "Tile archive": the overview exists on a fresh install. Only when the
   // builder is ours (no TILE_REBUILD_WEBHOOK_URL pointing elsewhere) and the archive is missing.
   if (config.tiles.embeddedBuilder) {

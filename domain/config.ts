@@ -59,6 +59,8 @@ const landregPort = port('LANDREG_SIM_PORT', 4020);
 const statusAuthorityPort = port('STATUS_AUTHORITY_SIM_PORT', 4050);
 const cfportalPort = port('CFPORTAL_SIM_PORT', 4030);
 const centralSimPort = port('CENTRAL_API_SIM_PORT', 4040);
+const pdfServicePort = port('PDF_SERVICE_SIM_PORT', 4060);
+const aiSimPort = port('AI_SIM_PORT', 4070);
 
 // Portal politeness (docs/sync.md, "Portal politeness"): ONE budget of portal requests per second,
 // enforced per process by the client's token bucket and for the whole landreg task queue by its
@@ -67,6 +69,82 @@ const centralSimPort = port('CENTRAL_API_SIM_PORT', 4040);
 // LANDREG_SYNC_PARALLEL_DOWNLOADS pages per sync and LANDREG_MAX_CONCURRENT_ACTIVITIES per worker.
 const landregRequestsPerSecond = int('LANDREG_REQUESTS_PER_SECOND', 50);
 const landregSyncPagesPerActivity = Math.max(1, int('LANDREG_SYNC_PAGES_PER_ACTIVITY', 10));
+
+export const AI_PROVIDERS = ['openai', 'anthropic', 'ollama'] as const;
+export type AiProviderName = (typeof AI_PROVIDERS)[number];
+
+export interface AiSettings {
+  /** AI_PROVIDER: an explicit choice (`demo` forces demo mode); null = the first configured. */
+  provider: AiProviderName | 'demo' | null;
+  openai: { baseUrl: string; apiKey: string; model: string };
+  anthropic: { baseUrl: string; apiKey: string; model: string };
+  /** Ollama has no key: a set URL is what makes it configured. */
+  ollama: { url: string; model: string };
+  /** One upstream call's deadline (the whole answer, streamed or not). */
+  timeoutMs: number;
+  maxTokens: number;
+  /** Port of the AI simulator (one server for the three protocols). */
+  simPort: number;
+  /** The providers were pointed at the simulator by the development defaults. */
+  simulatorDefaults: boolean;
+}
+
+/** The development key the simulator defaults use; any non-empty key opens the simulator. */
+export const AI_SIMULATOR_DEV_KEY = 'dev-ai-simulator-key';
+const AI_VARIABLES = ['OPENAI_BASE_URL', 'OPENAI_API_KEY', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_API_KEY', 'OLLAMA_URL'] as const;
+
+/**
+ * The AI settings from an environment (the process's, or a test's own). Outside production, with
+ * none of the provider variables present and AI_SIMULATOR not `0`, all three providers point at
+ * the simulator with a development key, so `npm start` chats through the real clients out of
+ * the box; once any provider variable is present only what is set counts, as in production,
+ * where a missing key simply means "not configured".
+ */
+export function aiSettingsFrom(source: Readonly<Record<string, string | undefined>>, simPort: number): AiSettings {
+  const get = (name: string, fallback = '') => {
+    const v = source[name];
+    return v !== undefined && v !== '' ? v.trim() : fallback;
+  };
+  // Production is NODE_ENV=production set explicitly (as assertProductionSecrets reads it).
+  const production = source.NODE_ENV === 'production';
+  const simulatorDefaults = !production && get('AI_SIMULATOR', '1') !== '0' && AI_VARIABLES.every((n) => source[n] === undefined);
+  const sim = `http://127.0.0.1:${simPort}`;
+  const chosen = get('AI_PROVIDER').toLowerCase();
+  const provider = chosen === 'demo' || (AI_PROVIDERS as readonly string[]).includes(chosen) ? (chosen as AiProviderName | 'demo') : null;
+  if (chosen && !provider) throw new Error(`AI_PROVIDER must be one of ${AI_PROVIDERS.join(', ')} or demo`);
+  const n = (name: string, fallback: number) => {
+    const v = Number.parseInt(get(name), 10);
+    return Number.isFinite(v) && v > 0 ? v : fallback;
+  };
+  return {
+    provider,
+    openai: {
+      baseUrl: get('OPENAI_BASE_URL', simulatorDefaults ? `${sim}/v1` : 'https://api.openai.com/v1').replace(/\/+$/, ''),
+      apiKey: get('OPENAI_API_KEY', simulatorDefaults ? AI_SIMULATOR_DEV_KEY : ''),
+      model: get('OPENAI_MODEL', 'gpt-4o-mini'),
+    },
+    anthropic: {
+      baseUrl: get('ANTHROPIC_BASE_URL', simulatorDefaults ? sim : 'https://api.anthropic.com').replace(/\/+$/, ''),
+      apiKey: get('ANTHROPIC_API_KEY', simulatorDefaults ? AI_SIMULATOR_DEV_KEY : ''),
+      model: get('ANTHROPIC_MODEL', 'claude-sonnet-4-6'),
+    },
+    ollama: {
+      url: get('OLLAMA_URL', simulatorDefaults ? sim : '').replace(/\/+$/, ''),
+      model: get('OLLAMA_MODEL', 'llama3.1'),
+    },
+    timeoutMs: n('AI_TIMEOUT_MS', 60_000),
+    maxTokens: n('AI_MAX_TOKENS', 1024),
+    simPort,
+    simulatorDefaults,
+  };
+}
+
+/** The local stack starts the AI simulator when a provider points at it. */
+export function aiUsesSimulator(s: AiSettings): boolean {
+  const sim = `http://127.0.0.1:${s.simPort}`;
+  const local = (u: string) => u.startsWith(sim) || u.startsWith(`http://localhost:${s.simPort}`);
+  return local(s.openai.baseUrl) || local(s.anthropic.baseUrl) || local(s.ollama.url);
+}
 
 export const config = {
   profile,
@@ -229,6 +307,18 @@ export const config = {
   },
 
   /** Multipart uploads (api/http/upload.ts): streamed to disk, CONTRACT.md 5 limit. */
+  /** UAT exports (docs/exports.md) and the housekeeping of their files (issue 13). */
+  exports: {
+    /** export-local builds running at once in one process, every user together (one per user besides). */
+    localMaxConcurrent: Math.max(1, int('EXPORT_LOCAL_MAX_CONCURRENT', 2)),
+    /** Where builds make their temporary directory. */
+    tmpDir: str('EXPORT_TMP_DIR', os.tmpdir()),
+    /** Export archives in the exports bucket expire after this many days (a bucket lifecycle rule). */
+    retentionDays: Math.max(1, int('EXPORT_RETENTION_DAYS', 7)),
+    /** Our temporary directories older than this are removed when a web or workers process starts. */
+    staleTempHours: Math.max(1, int('TMP_STALE_AFTER_HOURS', 24)),
+  },
+
   uploads: {
     maxBytes: int('UPLOAD_MAX_BYTES', 500 * 1024 * 1024),
     /** Where upload temp files live until the request ends (removed on every path). */
@@ -271,6 +361,25 @@ export const config = {
     /** Ceiling of one Ghostscript or qpdf run; a 500 MB scan takes a few minutes. */
     toolTimeoutMs: int('PDF_TOOL_TIMEOUT_MS', 10 * 60_000),
   },
+
+  /**
+   * The cloud PDF service (EXTERNAL-SERVICES.md "PDF service"): unlock and the cloud compression
+   * levels; the simulator (simulators/pdfService/) unless PDF_SERVICE_URL is set.
+   */
+  pdfService: {
+    simPort: pdfServicePort,
+    baseUrl: str('PDF_SERVICE_URL', `http://127.0.0.1:${pdfServicePort}`).replace(/\/+$/, ''),
+    embedded: !env.PDF_SERVICE_URL,
+    /** Sent as `Authorization: Bearer`; the simulator refuses other keys (401). */
+    apiKey: str('PDF_SERVICE_API_KEY', 'dev-pdf-service-key'),
+    /** Ceiling of one call (upload, work, download); a 500 MB scan takes minutes. */
+    timeoutMs: int('PDF_SERVICE_TIMEOUT_MS', 10 * 60_000),
+    /** Calls are pure transforms of the upload, so a 5xx or a dropped connection is tried again this many times. */
+    retryAttempts: int('PDF_SERVICE_RETRY_ATTEMPTS', 2),
+    retryBaseDelayMs: int('PDF_SERVICE_RETRY_BASE_DELAY_MS', 300),
+  },
+  /** AI chat (docs/api.md "AI chat"): three providers, the simulator's defaults outside production. */
+  ai: aiSettingsFrom(env, aiSimPort),
 
   tokens: {
     cronSecret: secret('CRON_SECRET', 'dev-cron-secret'),

@@ -58,8 +58,8 @@ export const errors = {
     ),
   payloadTooLarge: (message = 'Cererea depășește dimensiunea maximă permisă.') =>
     new AppError(413, 'payload_too_large', message),
-  rateLimited: (retryAfterSeconds: number) =>
-    new AppError(429, 'rate_limited', 'Prea multe cereri. Încercați din nou peste câteva secunde.', {
+  rateLimited: (retryAfterSeconds: number, message = 'Prea multe cereri. Încercați din nou peste câteva secunde.') =>
+    new AppError(429, 'rate_limited', message, {
       headers: { 'Retry-After': String(retryAfterSeconds) },
       extra: { retryAfter: retryAfterSeconds },
     }),

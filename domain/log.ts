@@ -30,6 +30,11 @@ export const redactPaths = [
   'res.headers["set-cookie"]',
   'headers.authorization',
   'headers.cookie',
+  'apiKey',
+  '*.apiKey',
+  '*.*.apiKey',
+  'req.headers["x-api-key"]',
+  'headers["x-api-key"]',
 ];
 
 export const logger: Logger = pino({

@@ -7,7 +7,8 @@
  */
 import { failureMessage } from './failures';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
-import { getPool, withTransaction } from '../domain/db/pool';
+import { getPool } from '../domain/db/pool';
+import { leaseToken, untilSettled } from '../domain/db/lease';
 import { errors } from '../domain/errors';
 import { PORTAL_JOB_KINDS, percentOf, progressStillKept, type JobProgress } from '../domain/landreg/jobs';
 import { getTemporalClient } from './client';
@@ -109,33 +110,52 @@ export function progressUrl(jobId: string): string {
   return `/api/landreg/progress?jobId=${encodeURIComponent(jobId)}`;
 }
 
+/** How long one check-and-start may hold a job slot's claim (a describe, a listing, a start). */
+const SLOT_CLAIM_SECONDS = 30;
+
 /**
  * "Is one running? If not, start it" for one (kind, scope), safe against concurrent requests in
- * any number of API processes: under an advisory lock, the job id last started for the scope
- * (table job_slots) is asked about by id — strongly consistent, unlike the search-attribute
- * listing, which lags a freshly started workflow — and the listing then catches jobs started
- * elsewhere (schedules, children of county jobs). `conflict` builds the 409 for a running job.
+ * any number of API processes: holding a claim on the slot's row (table job_slots), the job id
+ * last started for the scope is asked about by id — strongly consistent, unlike the
+ * search-attribute listing, which lags a freshly started workflow — and the listing then catches
+ * jobs started elsewhere (schedules, children of county jobs). The claim is one conditional
+ * upsert, not a lock, so no transaction stays open over the Temporal calls (issue 13); a request
+ * that finds the slot claimed waits for the claim to go and then sees the job it started.
+ * `conflict` builds the 409 for a running job.
  */
 export async function startExclusive(
   slot: { kind: string; scope: string; running: { siruta?: number; idPrefix?: string } },
   launch: () => Promise<string>,
   conflict: (jobId: string) => Error,
 ): Promise<string> {
-  return withTransaction(async (tx) => {
-    await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`job-slot:${slot.kind}:${slot.scope}`]);
-    const held = await tx.query<{ job_id: string }>(`SELECT job_id FROM job_slots WHERE kind = $1 AND scope = $2`, [slot.kind, slot.scope]);
-    const last = held.rows[0]?.job_id;
-    if (last && (await isRunning(last))) throw conflict(last);
-    const running = await listRunningJobs([slot.kind], slot.running);
-    if (running.length) throw conflict(running[0].jobId);
-    const jobId = await launch();
-    await tx.query(
-      `INSERT INTO job_slots (kind, scope, job_id) VALUES ($1, $2, $3)
-       ON CONFLICT (kind, scope) DO UPDATE SET job_id = EXCLUDED.job_id, started_at = now()`,
-      [slot.kind, slot.scope, jobId],
+  const db = getPool();
+  const holder = leaseToken();
+  return untilSettled(async () => {
+    const claimed = await db.query<{ job_id: string }>(
+      `INSERT INTO job_slots (kind, scope, job_id, claim, claim_until) VALUES ($1, $2, '', $3, now() + make_interval(secs => $4))
+       ON CONFLICT (kind, scope) DO UPDATE SET claim = EXCLUDED.claim, claim_until = EXCLUDED.claim_until
+        WHERE job_slots.claim IS NULL OR job_slots.claim_until < now()
+       RETURNING job_id`,
+      [slot.kind, slot.scope, holder, SLOT_CLAIM_SECONDS],
     );
-    return jobId;
-  }, getPool());
+    if (!claimed.rows[0]) return undefined;
+    let jobId: string | undefined;
+    try {
+      const last = claimed.rows[0].job_id;
+      if (last && (await isRunning(last))) throw conflict(last);
+      const running = await listRunningJobs([slot.kind], slot.running);
+      if (running.length) throw conflict(running[0].jobId);
+      jobId = await launch();
+      return jobId;
+    } finally {
+      await db.query(
+        `UPDATE job_slots SET job_id = COALESCE($4, job_id), started_at = CASE WHEN $4::text IS NULL THEN started_at ELSE now() END,
+                claim = NULL, claim_until = NULL
+          WHERE kind = $1 AND scope = $2 AND claim = $3`,
+        [slot.kind, slot.scope, holder, jobId ?? null],
+      );
+    }
+  });
 }
 
 /**

@@ -13,6 +13,8 @@ import { isTaskQueueName, type TaskQueueName } from '../temporal/queues';
 import { ensureSchedules } from '../temporal/schedules';
 import { installMailDispatcher } from '../temporal/mail';
 import { createQueueWorkers } from './start';
+import { ensureExportLifecycle } from '../domain/storage/s3';
+import { sweepStaleTempDirs } from '../domain/storage/tempDirs';
 
 const log = childLogger('workers');
 
@@ -76,6 +78,9 @@ async function main(): Promise<void> {
 
     const outcome = await ensureSchedules(await getTemporalClient());
     log.info({ schedules: outcome }, 'schedules registered');
+    // What a killed predecessor left behind, and the expiry of old export archives (issue 13).
+    sweepStaleTempDirs().then((removed) => removed.length && log.info({ removed }, 'stale temporary directories removed'));
+    ensureExportLifecycle().catch((err: unknown) => log.warn({ err: (err as Error).message }, 'export bucket lifecycle not set'));
 
     const runs = [...workers].map(([queue, worker]) =>
       worker.run().catch((err) => {

@@ -14,7 +14,7 @@ import {
   loadSessionCached,
   sessionIdFor,
   touchSession,
-  updateSessionLocked,
+  refreshSessionLeased,
   type StoredSession,
 } from './sessionStore';
 import { SESSION_COOKIE, clearSessionCookie } from './cookies';
@@ -53,9 +53,7 @@ export function inflightRefreshCount(): number {
 }
 
 async function exchange(sessionId: string, refreshToken: string): Promise<StoredSession | null> {
-  return updateSessionLocked(sessionId, async (current) => {
-    // Another process (or an earlier exchange) already refreshed, or it already failed.
-    if (current.error || current.tokens.refreshToken !== refreshToken) return current;
+  return refreshSessionLeased(sessionId, refreshToken, async (current) => {
     try {
       const tokens = await refreshTokens(refreshToken);
       const { error: _e, ...rest } = current;

@@ -12,7 +12,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { config } from '../../domain/config';
-import { getPool, withTransaction } from '../../domain/db/pool';
+import { getPool } from '../../domain/db/pool';
+import { leaseToken, untilSettled } from '../../domain/db/lease';
 import type { Company, EnrichmentScope, SessionUser } from './types';
 import type { SessionFlags } from '../../domain/auth/flags';
 import { SESSION_IDLE_TIMEOUT_SECONDS } from '../../domain/auth/sessionCleanup';
@@ -44,6 +45,8 @@ export interface StoredSession {
   flags: SessionFlags;
   tokens: TokenState;
   error?: 'RefreshAccessTokenError';
+  /** A process exchanging the refresh token right now (holder id, epoch ms of the lease's end). */
+  refreshLease?: { holder: string; until: number };
 }
 
 export interface SessionRow {
@@ -173,28 +176,57 @@ export async function deleteSession(id: string, db: pg.Pool = getPool()): Promis
   }
 }
 
+/** How long one token exchange may hold a session's refresh lease. */
+const REFRESH_LEASE_MS = 30_000;
+
+const withoutLease = ({ refreshLease: _l, ...data }: StoredSession): StoredSession => data;
+
 /**
- * Runs fn with the session row locked (SELECT ... FOR UPDATE) and stores what it answers, so two
- * server processes refreshing one session serialise and the second sees the first's new tokens.
- * Answers null when the session is gone.
+ * Exchanges a session's refresh token once across every process (spec 5.4: refresh tokens are
+ * single use). The identity provider call runs with no transaction or row lock held: a lease in
+ * the row, claimed by one conditional UPDATE, says who exchanges `refreshToken`; the others poll
+ * until the row carries the outcome (new tokens or the refresh error). `fn` answers the new record;
+ * it is written only while this caller still holds the lease. Answers null when the session is gone.
  */
-export async function updateSessionLocked(
+export async function refreshSessionLeased(
   id: string,
+  refreshToken: string,
   fn: (current: StoredSession) => Promise<StoredSession>,
+  db: pg.Pool = getPool(),
 ): Promise<StoredSession | null> {
+  const holder = leaseToken();
   try {
-    return await withTransaction(async (client) => {
-      const r = await client.query<{ data: StoredSession }>(`SELECT data FROM app_sessions WHERE id = $1 FOR UPDATE`, [id]);
+    return await untilSettled<StoredSession | null>(async () => {
+      const claimed = await db.query<{ data: StoredSession }>(
+        `UPDATE app_sessions
+            SET data = data || jsonb_build_object('refreshLease', jsonb_build_object(
+                  'holder', $2::text, 'until', (extract(epoch FROM clock_timestamp()) * 1000)::bigint + $3::bigint))
+          WHERE id = $1 AND data->'tokens'->>'refreshToken' = $4 AND NOT (data ? 'error')
+            AND (NOT (data ? 'refreshLease') OR (data->'refreshLease'->>'until')::bigint < (extract(epoch FROM clock_timestamp()) * 1000)::bigint)
+        RETURNING data`,
+        [id, holder, REFRESH_LEASE_MS, refreshToken],
+      );
+      if (claimed.rows[0]) {
+        let next: StoredSession;
+        try {
+          next = withoutLease(await fn(withoutLease(claimed.rows[0].data)));
+        } catch (err) {
+          await db.query(`UPDATE app_sessions SET data = data - 'refreshLease' WHERE id = $1 AND data->'refreshLease'->>'holder' = $2`, [id, holder]);
+          throw err;
+        }
+        const w = await db.query(`UPDATE app_sessions SET data = $3 WHERE id = $1 AND data->'refreshLease'->>'holder' = $2`, [id, holder, JSON.stringify(next)]);
+        if (w.rowCount === 1) return next;
+        // Our lease ran out and another exchange took over (or the session was deleted): its row wins.
+      }
+      const r = await db.query<{ data: StoredSession }>(`SELECT data FROM app_sessions WHERE id = $1`, [id]);
       const current = r.rows[0]?.data;
       if (!current) return null;
-      const next = await fn(current);
-      if (next !== current) {
-        await client.query(`UPDATE app_sessions SET data = $2 WHERE id = $1`, [id, JSON.stringify(next)]);
-      }
-      return next;
+      // Settled by someone else: new tokens, or the error the UI acts on.
+      if (current.error || current.tokens.refreshToken !== refreshToken) return withoutLease(current);
+      return undefined;
     });
   } finally {
-    // After the commit (new tokens, or the refresh error): the next request reads the new row.
+    // After the write (new tokens, or the refresh error): the next request reads the new row.
     forgetSession(id);
   }
 }

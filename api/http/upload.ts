@@ -18,6 +18,7 @@ import busboy from 'busboy';
 import type { Request } from 'express';
 import { config } from '../../domain/config';
 import { AppError, errors } from '../../domain/errors';
+import { makeTempDir } from '../../domain/storage/tempDirs';
 
 export interface UploadedFile {
   field: string;
@@ -158,7 +159,7 @@ async function receive(req: Request, opts: Required<Pick<UploadOptions, 'maxByte
 export async function withUpload<T>(req: Request, opts: UploadOptions, fn: (upload: Upload) => Promise<T>): Promise<T> {
   const base = opts.tmpDir ?? config.uploads.tmpDir;
   await fs.mkdir(base, { recursive: true });
-  const dir = await fs.mkdtemp(path.join(base, 'upload-'));
+  const dir = await makeTempDir('upload', base);
   try {
     const upload = await receive(req, { maxBytes: opts.maxBytes ?? config.uploads.maxBytes, maxFiles: opts.maxFiles ?? 1, ...opts }, dir);
     return await fn(upload);

@@ -22,6 +22,7 @@ import { childLogger } from '../../domain/log';
 import { checkLayerId } from '../../domain/exports/layers';
 import { openExportDownload, streamLocalExport } from '../../domain/exports/service';
 import { layerExists, uatInfo } from '../../domain/exports/store';
+import { localExportSlots } from '../../domain/exports/localSlots';
 import { contentDisposition } from '../http/contentDisposition';
 import { viewerOf as viewerRule } from '../../domain/auth/viewer';
 import { getTemporalClient } from '../../temporal/client';
@@ -205,18 +206,23 @@ export function registerExportRoutes(router: Router): void {
       auth: 'session',
       body: LocalBody,
       response: { description: 'ZIP attachment', contentType: 'application/zip' },
-      failures: { 404: 'The store holds nothing for this UAT' },
+      failures: {
+        404: 'The store holds nothing for this UAT',
+        429: 'The caller already has a local export building, or the server builds its maximum (rate_limited, Retry-After)',
+      },
     },
-    async ({ body, auth, res, req }) => {
+    async ({ body, auth, res }) => {
       const uat = await uatInfo(getPool(), body.siruta);
       if (!uat.hasFeatures) throw errors.notFound(`Baza de date nu conține obiecte pentru UAT-ul ${body.siruta}.`);
-      let aborted = false;
-      req.on('close', () => {
-        if (!res.writableFinished) aborted = true;
+      const release = localExportSlots.acquire(auth!.user.id);
+      // A client that goes away stops its build: ogr2ogr is killed and the temp directory removed.
+      const cancel = new AbortController();
+      res.on('close', () => {
+        if (!res.writableFinished) cancel.abort();
       });
       try {
         await streamLocalExport(
-          { siruta: body.siruta, mode: body.mode, includeNoGeometry: body.includeNoGeometry, hidePersonal: viewerOf(auth).hidePersonal },
+          { siruta: body.siruta, mode: body.mode, includeNoGeometry: body.includeNoGeometry, hidePersonal: viewerOf(auth).hidePersonal, signal: cancel.signal },
           res,
           (fileName) => {
             res.status(200).set({
@@ -227,14 +233,20 @@ export function registerExportRoutes(router: Router): void {
           },
         );
       } catch (err) {
+        if (cancel.signal.aborted) {
+          log.info({ siruta: body.siruta }, 'export-local cancelled: the client went away');
+          return;
+        }
         // Once bytes are on the wire the status cannot change: cut the stream so the client sees
         // a broken download instead of a truncated ZIP that looks whole.
         if (res.headersSent) {
-          if (!aborted) log.error({ err, siruta: body.siruta }, 'export-local failed mid-stream');
+          log.error({ err, siruta: body.siruta }, 'export-local failed mid-stream');
           res.destroy();
           return;
         }
         throw err;
+      } finally {
+        release();
       }
     },
   );

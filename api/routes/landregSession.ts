@@ -8,7 +8,9 @@ import { z } from 'zod';
 import { errors } from '../../domain/errors';
 import { countyDataMissing } from '../../domain/landreg/catalogue';
 import { PortalMaintenanceError } from '../../domain/landreg/errors';
-import { recordPortalHealth } from '../../domain/landreg/sessionStore';
+import { readPortalSession, recordPortalHealth } from '../../domain/landreg/sessionStore';
+import { config } from '../../domain/config';
+import type { SessionContext } from '../auth/types';
 import { childLogger } from '../../domain/log';
 import { singletonWorkflowId } from '../../temporal/ids';
 import { defineRoute } from '../http/route';
@@ -34,8 +36,23 @@ async function refreshCountiesIfMissing(): Promise<void> {
   }
 }
 
+/**
+ * The shared portal account serves every user, so only an administrator may point it at another
+ * account or drop it (issue 13). Anyone may (re)connect the account already in use: the stored
+ * one, else the configured LANDREG_USERNAME; a wrong password for it changes nothing.
+ */
+async function assertMayReplace(auth: SessionContext | undefined, creds: z.infer<typeof Credentials>): Promise<void> {
+  if (auth?.isAdmin || creds.username === undefined) return;
+  const current = await readPortalSession(landregApi.db());
+  const account = current.username ?? config.landreg.username;
+  if (creds.username !== account) {
+    throw errors.forbidden('Doar administratorii pot schimba contul comun al portalului de cadastru.');
+  }
+}
+
 /** Connect (spec 3.1): 503 portal_maintenance while the portal is in maintenance. */
-async function connect(creds: z.infer<typeof Credentials>): Promise<SessionState> {
+async function connect(auth: SessionContext | undefined, creds: z.infer<typeof Credentials>): Promise<SessionState> {
+  await assertMayReplace(auth, creds);
   try {
     await landregApi.client().connect(creds);
   } catch (err) {
@@ -57,9 +74,13 @@ export function registerLandregSessionRoutes(router: Router): void {
       auth: 'session',
       body: Credentials,
       response: { description: 'Starea sesiunii după conectare', schema: SessionState },
-      failures: { 422: 'Portalul a refuzat datele de autentificare', 503: 'Portalul este în mentenanță (portal_maintenance)' },
+      failures: {
+        403: 'Alt cont decât cel folosit acum: doar administratorii îl pot schimba',
+        422: 'Portalul a refuzat datele de autentificare',
+        503: 'Portalul este în mentenanță (portal_maintenance)',
+      },
     },
-    async ({ body }) => connect(body),
+    async ({ body, auth }) => connect(auth, body),
   );
 
   defineRoute(
@@ -87,13 +108,15 @@ export function registerLandregSessionRoutes(router: Router): void {
       body: SessionAction,
       response: { description: 'Starea sesiunii', schema: SessionState },
       failures: {
+        403: 'Deconectarea sau schimbarea contului comun: doar administratorii',
         409: 'Deconectare refuzată: rulează lucrări de sincronizare sau export (jobs_running, runningJobs)',
         422: 'Portalul a refuzat datele de autentificare',
         503: 'Portalul este în mentenanță (portal_maintenance)',
       },
     },
-    async ({ body }) => {
-      if (body.action === 'connect') return connect(body);
+    async ({ body, auth }) => {
+      if (body.action === 'connect') return connect(auth, body);
+      if (!auth?.isAdmin) throw errors.forbidden('Doar administratorii pot deconecta contul comun al portalului de cadastru.');
       const jobs = await runningPortalJobs();
       if (jobs.length > 0) {
         throw errors.conflict('jobs_running', 'Nu vă puteți deconecta cât timp rulează lucrări de sincronizare sau export.', {

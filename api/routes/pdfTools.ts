@@ -12,7 +12,23 @@ import { defineRoute, type AuthKind } from '../http/route';
 import { withUpload, type UploadOptions } from '../http/upload';
 import { AppError, errors } from '../../domain/errors';
 import { contentDisposition } from '../http/contentDisposition';
-import { CLOUD_LEVELS, LOCAL_LEVELS, checkPdf, compressPdf, compressedFileName, type LocalLevel } from '../../domain/pdf/compress';
+import {
+  CLOUD_LEVELS,
+  LOCAL_LEVELS,
+  checkPdf,
+  compressPdf,
+  compressedFileName,
+  encryptionState,
+  hasPdfHeader,
+  keepSmaller,
+  notAPdf,
+  unlockedFileName,
+  unreadablePdf,
+  type CloudLevel,
+  type CompressResult,
+  type LocalLevel,
+} from '../../domain/pdf/compress';
+import { callPdfService } from '../../domain/pdf/service';
 
 const tags = ['pdf'];
 
@@ -25,59 +41,128 @@ export function configurePdfUploads(o: Partial<UploadOptions>): void {
 
 const auth: AuthKind = 'session';
 
-async function compressAndSend(req: Request, res: Response, pickLevel: (fields: Record<string, string>) => LocalLevel): Promise<void> {
+type Choice = { mode: 'local'; level: LocalLevel } | { mode: 'cloud'; level: CloudLevel };
+
+/** Aborted when the client goes away before the answer is complete (stops a service call). */
+function clientGone(res: Response): AbortSignal {
+  const ac = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) ac.abort();
+  });
+  return ac.signal;
+}
+
+async function sendPdf(res: Response, file: string, headers: Record<string, string>): Promise<void> {
+  res.status(200).set({
+    'Content-Type': 'application/pdf',
+    'Cache-Control': 'private, no-store',
+    'X-Content-Type-Options': 'nosniff',
+    ...headers,
+  });
+  // Awaited inside the upload helper so the temp directory goes only after the last byte left.
+  await pipeline(createReadStream(file), res);
+}
+
+async function compressAndSend(req: Request, res: Response, pick: (fields: Record<string, string>) => Choice): Promise<void> {
+  const signal = clientGone(res);
   await withUpload(req, pdfUploadOptions, async (up) => {
     const file = up.files[0];
     if (!file) throw errors.badRequest('Lipsește fișierul PDF (câmpul „file”).', [{ field: 'file', problem: 'required' }]);
-    const level = pickLevel(up.fields);
+    const choice = pick(up.fields);
     await checkPdf(file.path);
-    const out = await compressPdf(file.path, level, path.dirname(file.path));
-    res.status(200).set({
-      'Content-Type': 'application/pdf',
+    const dir = path.dirname(file.path);
+    let out: CompressResult;
+    if (choice.mode === 'local') {
+      out = await compressPdf(file.path, choice.level, dir);
+    } else {
+      const answered = path.join(dir, `cloud-${choice.level}.pdf`);
+      const size = await callPdfService('compress', { path: file.path, fileName: file.fileName }, { level: choice.level }, answered, signal);
+      // The service may answer a larger file (real ones do): the never-larger rule holds here too.
+      out = keepSmaller(file.path, file.size, answered, size);
+    }
+    await sendPdf(res, out.path, {
       'Content-Length': String(out.compressedSize),
       'Content-Disposition': contentDisposition(compressedFileName(file.fileName)),
       'X-Original-Size': String(out.originalSize),
       'X-Compressed-Size': String(out.compressedSize),
-      'X-Compression-Level': level,
-      'Cache-Control': 'private, no-store',
-      'X-Content-Type-Options': 'nosniff',
+      'X-Compression-Level': choice.level,
+      'X-Compression-Mode': choice.mode,
     });
-    // Awaited inside the helper so the temp directory goes only after the last byte left.
-    await pipeline(createReadStream(out.path), res);
   });
 }
 
-function levelFrom(fields: Record<string, string>): LocalLevel {
+const ALL_LEVELS = [...new Set<string>([...LOCAL_LEVELS, ...CLOUD_LEVELS])];
+
+/**
+ * `level` picks the pipeline: balanced and high are local, recommended and low are cloud levels;
+ * `extreme` exists in both and is local unless `mode=cloud` says otherwise.
+ */
+function choiceFrom(fields: Record<string, string>): Choice {
   const level = (fields.level ?? 'balanced').trim().toLowerCase();
-  if ((LOCAL_LEVELS as readonly string[]).includes(level)) return level as LocalLevel;
-  if ((CLOUD_LEVELS as readonly string[]).includes(level)) {
-    throw new AppError(501, 'not_implemented', 'Nivelurile de comprimare în cloud nu sunt disponibile încă.', {
-      hint: 'Folosiți unul dintre nivelurile locale: balanced, high sau extreme.',
-    });
+  const mode = (fields.mode ?? '').trim().toLowerCase();
+  if (mode && mode !== 'local' && mode !== 'cloud') {
+    throw errors.badRequest('Modul de comprimare nu este valid.', [{ field: 'mode', problem: 'expected local or cloud' }]);
   }
-  throw errors.badRequest('Nivelul de comprimare nu este valid.', [
-    { field: 'level', problem: `expected one of ${[...LOCAL_LEVELS, ...CLOUD_LEVELS].join(', ')}` },
-  ]);
+  const local = (LOCAL_LEVELS as readonly string[]).includes(level);
+  const cloud = (CLOUD_LEVELS as readonly string[]).includes(level);
+  if (mode === 'cloud' && cloud) return { mode: 'cloud', level: level as CloudLevel };
+  if (mode === 'local' && local) return { mode: 'local', level: level as LocalLevel };
+  if (!mode && local) return { mode: 'local', level: level as LocalLevel };
+  if (!mode && cloud) return { mode: 'cloud', level: level as CloudLevel };
+  if (mode && (local || cloud)) {
+    throw errors.badRequest(`Nivelul „${level}” nu există în modul ${mode === 'cloud' ? 'cloud' : 'local'}.`, [
+      { field: 'level', problem: `expected one of ${(mode === 'cloud' ? CLOUD_LEVELS : LOCAL_LEVELS).join(', ')}` },
+    ]);
+  }
+  throw errors.badRequest('Nivelul de comprimare nu este valid.', [{ field: 'level', problem: `expected one of ${ALL_LEVELS.join(', ')}` }]);
+}
+
+async function unlockAndSend(req: Request, res: Response): Promise<void> {
+  const signal = clientGone(res);
+  await withUpload(req, pdfUploadOptions, async (up) => {
+    const file = up.files[0];
+    const problems = [
+      ...(file ? [] : [{ field: 'file', problem: 'required' }]),
+      ...(up.fields.password ? [] : [{ field: 'password', problem: 'required' }]),
+    ];
+    if (problems.length) throw errors.badRequest('Trimiteți fișierul PDF (câmpul „file”) și parola lui (câmpul „password”).', problems);
+    if (!(await hasPdfHeader(file!.path))) throw notAPdf();
+    const state = await encryptionState(file!.path);
+    if (state === 'unreadable') throw unreadablePdf();
+    if (state === 'plain') {
+      throw new AppError(422, 'pdf_not_encrypted', 'PDF-ul nu este protejat cu parolă: nu este nimic de deblocat.', {
+        hint: 'Fișierul poate fi folosit (sau comprimat) așa cum este.',
+      });
+    }
+    const out = path.join(path.dirname(file!.path), 'unlocked.pdf');
+    const size = await callPdfService('unlock', { path: file!.path, fileName: file!.fileName }, { password: up.fields.password! }, out, signal);
+    await sendPdf(res, out, {
+      'Content-Length': String(size),
+      'Content-Disposition': contentDisposition(unlockedFileName(file!.fileName)),
+    });
+  });
 }
 
 export function registerPdfToolRoutes(router: Router): void {
   const failures = {
     413: 'The upload is over the limit (500 MB)',
     422: 'Encrypted (unlock it first) or unreadable PDF',
-    501: 'Cloud level (recommended, low) not available',
+    502: 'Cloud level: the PDF service answered an error',
+    503: 'Cloud level: the PDF service is unavailable',
   };
   defineRoute(
     router,
     {
       method: 'post',
       path: '/api/compress-pdf',
-      summary: 'Compress a PDF (multipart `file`, `level` balanced | high | extreme); sizes in X-Original-Size / X-Compressed-Size',
+      summary:
+        'Compress a PDF (multipart `file`, `level` balanced | high | extreme locally, recommended | extreme | low in the cloud, `mode` local | cloud); sizes in X-Original-Size / X-Compressed-Size',
       tags,
       auth,
       response: { description: 'The compressed PDF, never larger than the upload', contentType: 'application/pdf' },
       failures,
     },
-    ({ req, res }) => compressAndSend(req, res, levelFrom),
+    ({ req, res }) => compressAndSend(req, res, choiceFrom),
   );
   defineRoute(
     router,
@@ -90,6 +175,25 @@ export function registerPdfToolRoutes(router: Router): void {
       response: { description: 'The compressed PDF, never larger than the upload', contentType: 'application/pdf' },
       failures,
     },
-    ({ req, res }) => compressAndSend(req, res, () => 'extreme'),
+    ({ req, res }) => compressAndSend(req, res, () => ({ mode: 'local', level: 'extreme' })),
+  );
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/pdf/unlock',
+      summary: 'Remove the password of a PDF through the PDF service (multipart `file`, `password`)',
+      tags,
+      auth,
+      response: { description: 'The unlocked PDF as an attachment', contentType: 'application/pdf' },
+      failures: {
+        403: 'Wrong password',
+        413: 'The upload is over the limit (500 MB)',
+        422: 'Not encrypted, or unreadable PDF',
+        502: 'The PDF service answered an error',
+        503: 'The PDF service is unavailable',
+      },
+    },
+    ({ req, res }) => unlockAndSend(req, res),
   );
 }

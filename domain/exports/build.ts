@@ -25,8 +25,8 @@
  * "Performance"). Every ogr2ogr session runs without JIT (EXPORT_SESSION_OPTIONS).
  */
 import { mapBounded } from '../concurrency';
+import { makeTempDir } from '../storage/tempDirs';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { getPool, type Db } from '../db/pool';
 import { EPSG_3844 } from '../geo/epsg3844';
@@ -81,8 +81,10 @@ export interface BuildOptions {
   onSpawn?: (pid: number) => void;
   db?: Db;
   dbUrl?: string;
-  /** Where the temporary directory goes (default the OS temp dir). */
+  /** Where the temporary directory goes (default config.exports.tmpDir). */
   tmpRoot?: string;
+  /** Aborting stops the build: running ogr2ogr processes are killed, the temp directory removed. */
+  signal?: AbortSignal;
   now?: Date;
 }
 
@@ -159,7 +161,7 @@ export async function buildExport(opts: BuildOptions): Promise<BuiltExport> {
     kind: geometryKindFromDimension(dimOf.get(i.layerId) ?? null),
   }));
 
-  const dir = await fs.mkdtemp(path.join(opts.tmpRoot ?? os.tmpdir(), 'geoportal-uat-export-'));
+  const dir = await makeTempDir('uat-export', opts.tmpRoot);
   const cleanup = () => fs.rm(dir, { recursive: true, force: true });
   const steps: PipelineStep[] = [];
   const record = (s: PipelineStep) => {
@@ -176,6 +178,7 @@ export async function buildExport(opts: BuildOptions): Promise<BuiltExport> {
       pgOptions: EXPORT_SESSION_OPTIONS,
       nice: side ? SIDE_CONVERSION_NICE : 0,
       onSpawn: opts.onSpawn,
+      signal: opts.signal,
     });
   const sqlFile = async (name: string, sql: string) => {
     const f = path.join(dir, `.${name}.sql`);
@@ -357,6 +360,8 @@ export async function buildExport(opts: BuildOptions): Promise<BuiltExport> {
     // Both settle before a failure propagates: no ogr2ogr may still write into `dir` at cleanup.
     const settled = await Promise.allSettled([gpkgLane, sideLanes]);
     for (const s of settled) if (s.status === 'rejected') throw s.reason;
+    // A non-fatal step (DXF) swallowed the kill: a cancelled build still ends here.
+    opts.signal?.throwIfAborted();
     // The report lists steps in the order they were planned, not the order they happened to end.
     const order = (s: PipelineStep) => {
       const i = plannedSteps.indexOf(s.step);

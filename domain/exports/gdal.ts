@@ -54,6 +54,8 @@ export interface RunOptions {
    * side conversions (CSV, DXF) lower, so they take the CPU the GeoPackage leaves free.
    */
   nice?: number;
+  /** Aborting kills ogr2ogr at once (a client that went away); a run not started yet never starts. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -73,6 +75,7 @@ export const OGR_TIMEOUT_MS = 15 * 60_000;
 /** Runs `ogr2ogr args...`; resolves with stderr (warnings), rejects with GdalError. */
 export function ogr2ogr(args: string[], opts: RunOptions = {}): Promise<string> {
   return new Promise((resolve, reject) => {
+    if (opts.signal?.aborted) return reject(new GdalError('ogr2ogr not started: the export was cancelled', '', null));
     const pgOptions = [process.env.PGOPTIONS, opts.pgOptions].filter((o) => o && o.trim() !== '').join(' ');
     const child = spawn(config.tiles.ogr2ogr, args, {
       env: { ...process.env, ...pgConnectionEnv(opts.dbUrl), ...(pgOptions ? { PGOPTIONS: pgOptions } : {}) },
@@ -93,12 +96,16 @@ export function ogr2ogr(args: string[], opts: RunOptions = {}): Promise<string> 
       stderr = (stderr + chunk).slice(-16_000);
     });
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? OGR_TIMEOUT_MS);
+    const cancel = () => child.kill('SIGKILL');
+    opts.signal?.addEventListener('abort', cancel, { once: true });
     child.on('error', (err) => {
       clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', cancel);
       reject(new GdalError(`ogr2ogr could not start: ${err.message}`, stderr, null));
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', cancel);
       if (code === 0) resolve(stderr.trim());
       else reject(new GdalError(`ogr2ogr failed (${signal ?? `exit ${code}`}): ${lastLine(stderr)}`, stderr.trim(), code));
     });

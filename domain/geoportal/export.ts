@@ -9,7 +9,6 @@
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { config } from '../config';
@@ -19,6 +18,7 @@ import { getPool, type Db } from '../db/pool';
 import { EPSG_3844 } from '../geo/epsg3844';
 import { PERSONAL_ENRICHMENT_KEYS } from './redact';
 import { slug } from './text';
+import { makeTempDir } from '../storage/tempDirs';
 import type { Viewer } from './types';
 
 const run = promisify(execFile);
@@ -155,7 +155,7 @@ export async function exportFeatures(
   const rows = picked.rows;
   const { ext, contentType } = FORMATS[format];
   const fileName = exportFileName(rows, ext);
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'geoportal-export-'));
+  const dir = await makeTempDir('selection-export');
   const cleanup = () => fs.rm(dir, { recursive: true, force: true });
   try {
     const sqlFile = path.join(dir, 'select.sql');

@@ -1,12 +1,14 @@
 /**
  * HTTP client of the land-registry portal (paths in simulators/landreg/README.md). Every caller,
  * API or worker, shares ONE server-side portal session kept in the store: a call reads the
- * stored cookie, and on 401 re-logs in under a PostgreSQL advisory lock, so N concurrent callers
- * that all see the session expire cause exactly one login. Credential order (spec 4.4 "Sync
+ * stored cookie, and on 401 re-logs in under a lease on the session row (domain/db/lease.ts: the
+ * sign-in itself runs with no transaction or lock held), so N concurrent callers that all see the
+ * session expire cause exactly one login. Credential order (spec 4.4 "Sync
  * behaviours" 6): explicit body credentials → the stored session's → LANDREG_USERNAME/PASSWORD.
  */
 import { config } from '../config';
-import { getPool, withTransaction, type Db } from '../db/pool';
+import { getPool, type Db } from '../db/pool';
+import { leaseToken, untilSettled } from '../db/lease';
 import {
   PortalCredentialsError,
   PortalHttpError,
@@ -19,7 +21,8 @@ import {
 } from './errors';
 import { RateLimiter } from './rateLimiter';
 import {
-  RELOGIN_LOCK_KEY,
+  claimRelogin,
+  releaseRelogin,
   readPortalSession,
   savePortalSession,
   clearPortalSession,
@@ -135,19 +138,39 @@ export class LandregClient {
     return cookie;
   }
 
+  /** How long a sign-in may hold the lease: one portal exchange and its rate-limit wait. */
+  private get leaseSeconds(): number {
+    return Math.ceil(this.timeoutMs / 1000) + 10;
+  }
+
+  /** Runs fn holding the sign-in lease (waiting for it); nothing of the database is held meanwhile. */
+  private async underReloginLease<T>(fn: () => Promise<T>, done?: () => Promise<T | undefined>): Promise<T> {
+    const holder = leaseToken();
+    return untilSettled(async () => {
+      const settled = await done?.();
+      if (settled !== undefined) return settled;
+      if (!(await claimRelogin(this.db, holder, this.leaseSeconds))) return undefined;
+      try {
+        // Re-checked under the lease: the previous holder may have finished just before our claim.
+        return (await done?.()) ?? (await fn());
+      } finally {
+        await releaseRelogin(this.db, holder);
+      }
+    });
+  }
+
   /**
    * Explicit connect (login route, session POST): signs in with body → session → env
    * credentials and stores the new shared session. Serialised with re-logins.
    */
   async connect(body?: Partial<PortalCredentials>): Promise<StoredPortalSession> {
-    return withTransaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock($1)', [RELOGIN_LOCK_KEY]);
-      const current = await readPortalSession(tx);
+    return this.underReloginLease(async () => {
+      const current = await readPortalSession(this.db);
       const creds = resolveCredentials(body, current);
       const cookie = await this.signIn(creds);
-      await savePortalSession(tx, creds, cookie);
-      return readPortalSession(tx);
-    }, this.db);
+      await savePortalSession(this.db, creds, cookie);
+      return readPortalSession(this.db);
+    });
   }
 
   /** Forgets the shared session (and tells the portal, best effort). */
@@ -162,17 +185,16 @@ export class LandregClient {
    * still holds it (or nothing), this caller logs in; otherwise another caller already did.
    */
   private async ensureCookie(stale: string | null | undefined): Promise<{ cookie: string; sealed: string; ours: boolean }> {
-    const current = await readPortalSession(this.db);
-    if (current.cookie && current.sealed && current.sealed !== stale) return { cookie: current.cookie, sealed: current.sealed, ours: false };
-    return withTransaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock($1)', [RELOGIN_LOCK_KEY]);
-      const locked = await readPortalSession(tx);
-      if (locked.cookie && locked.sealed && locked.sealed !== stale) return { cookie: locked.cookie, sealed: locked.sealed, ours: false };
-      const creds = resolveCredentials(undefined, locked);
+    const usable = async () => {
+      const current = await readPortalSession(this.db);
+      return current.cookie && current.sealed && current.sealed !== stale ? { cookie: current.cookie, sealed: current.sealed, ours: false } : undefined;
+    };
+    return this.underReloginLease(async () => {
+      const creds = resolveCredentials(undefined, await readPortalSession(this.db));
       const cookie = await this.signIn(creds);
-      const sealed = await savePortalSession(tx, creds, cookie, true);
+      const sealed = await savePortalSession(this.db, creds, cookie, true);
       return { cookie, sealed, ours: true };
-    }, this.db);
+    }, usable);
   }
 
   /**

@@ -44,20 +44,39 @@ interface Sealed {
   password: string;
 }
 
-/** pg_advisory_xact_lock key serialising portal re-logins across every process ("land" in ASCII). */
-export const RELOGIN_LOCK_KEY = 0x6c616e64;
+/**
+ * Claims the right to sign in to the portal (one sign-in at a time across every process) for
+ * `seconds`; a single statement, so no transaction stays open over the HTTP call. True when won.
+ */
+export async function claimRelogin(db: Db, holder: string, seconds: number): Promise<boolean> {
+  const r = await db.query(
+    `UPDATE landreg_portal_sessions
+        SET relogin_lease = $1, relogin_lease_until = now() + make_interval(secs => $2)
+      WHERE id = 'shared' AND (relogin_lease IS NULL OR relogin_lease_until < now())`,
+    [holder, seconds],
+  );
+  return r.rowCount === 1;
+}
 
-export async function readPortalSession(db: Db, forUpdate = false): Promise<StoredPortalSession> {
+/** Gives the sign-in lease back, if this holder still has it. */
+export async function releaseRelogin(db: Db, holder: string): Promise<void> {
+  await db.query(
+    `UPDATE landreg_portal_sessions SET relogin_lease = NULL, relogin_lease_until = NULL WHERE id = 'shared' AND relogin_lease = $1`,
+    [holder],
+  );
+}
+
+export async function readPortalSession(db: Db): Promise<StoredPortalSession> {
   const r = await db.query<Row>(
     `SELECT username, cookies_encrypted, connected_at, last_used_at, last_health_check_at,
             consecutive_failures, portal_maintenance, portal_available
-       FROM landreg_portal_sessions WHERE id = 'shared'${forUpdate ? ' FOR UPDATE' : ''}`,
+       FROM landreg_portal_sessions WHERE id = 'shared'`,
   );
   const row = r.rows[0];
   if (!row) {
     // The migration seeds the row; recreate it if someone deleted it.
     await db.query(`INSERT INTO landreg_portal_sessions (id) VALUES ('shared') ON CONFLICT DO NOTHING`);
-    return readPortalSession(db, forUpdate);
+    return readPortalSession(db);
   }
   let sealed: Sealed | null = null;
   if (row.cookies_encrypted) {

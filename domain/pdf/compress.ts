@@ -17,10 +17,14 @@ import { AppError, errors } from '../errors';
 export const LOCAL_LEVELS = ['balanced', 'high', 'extreme'] as const;
 export type LocalLevel = (typeof LOCAL_LEVELS)[number];
 
-/** Cloud levels of the PDF service (EXTERNAL-SERVICES.md); `extreme` is served locally. */
-export const CLOUD_LEVELS = ['recommended', 'low'] as const;
+/**
+ * Levels of the cloud PDF service (EXTERNAL-SERVICES.md). `extreme` exists in both: it is local
+ * unless the request asks for `mode=cloud`.
+ */
+export const CLOUD_LEVELS = ['recommended', 'extreme', 'low'] as const;
+export type CloudLevel = (typeof CLOUD_LEVELS)[number];
 
-interface LevelSettings {
+export interface LevelSettings {
   /** Target resolution of colour and grey images (mono images get twice as much). */
   dpi: number;
   /** JPEG quantisation factor (higher = smaller, blurrier); 0.76 is Ghostscript's /ebook. */
@@ -67,30 +71,40 @@ export const encryptedPdf = () =>
     hint: 'Deblocați mai întâi fișierul (Instrumente PDF → Deblocare PDF), apoi comprimați-l.',
   });
 
-const unreadablePdf = () =>
+export const unreadablePdf = () =>
   new AppError(422, 'pdf_unreadable', 'PDF-ul este deteriorat și nu a putut fi citit.', {
     hint: 'Deschideți-l și salvați-l din nou dintr-un program PDF, apoi reîncercați.',
   });
 
-/** Refuses what is not a PDF (400) and an encrypted PDF (422). */
-export async function checkPdf(file: string): Promise<void> {
+/** True when the file carries a `%PDF-` header. */
+export async function hasPdfHeader(file: string): Promise<boolean> {
   const fh = await fs.open(file, 'r');
   try {
     const head = Buffer.alloc(1024);
     const { bytesRead } = await fh.read(head, 0, head.length, 0);
     // PDF readers accept the header anywhere in the first kilobyte (ISO 32000 implementation note).
-    if (!head.subarray(0, bytesRead).includes('%PDF-')) throw notAPdf();
+    return head.subarray(0, bytesRead).includes('%PDF-');
   } finally {
     await fh.close();
   }
-  // qpdf --is-encrypted: 0 encrypted, 2 not encrypted; anything else could not read the file.
-  const { code } = await run(config.pdf.qpdf, ['--is-encrypted', file]);
-  if (code === 0) throw encryptedPdf();
-  if (code !== 2) throw unreadablePdf();
 }
 
-function ghostscriptArgs(level: LocalLevel, input: string, output: string): string[] {
-  const { dpi, qFactor } = LEVEL_SETTINGS[level];
+/** 0 encrypted, 2 not encrypted, anything else: qpdf could not read the file. */
+export async function encryptionState(file: string): Promise<'encrypted' | 'plain' | 'unreadable'> {
+  const { code } = await run(config.pdf.qpdf, ['--is-encrypted', file]);
+  return code === 0 ? 'encrypted' : code === 2 ? 'plain' : 'unreadable';
+}
+
+/** Refuses what is not a PDF (400) and an encrypted PDF (422). */
+export async function checkPdf(file: string): Promise<void> {
+  if (!(await hasPdfHeader(file))) throw notAPdf();
+  // qpdf --is-encrypted: 0 encrypted, 2 not encrypted; anything else could not read the file.
+  const state = await encryptionState(file);
+  if (state === 'encrypted') throw encryptedPdf();
+  if (state === 'unreadable') throw unreadablePdf();
+}
+
+function ghostscriptArgs({ dpi, qFactor }: LevelSettings, input: string, output: string): string[] {
   const jpeg = `<< /QFactor ${qFactor} /Blend 1 /HSamples [2 1 1 2] /VSamples [2 1 1 2] >>`;
   return [
     '-q', '-dNOPAUSE', '-dBATCH', '-dSAFER',
@@ -122,7 +136,7 @@ async function optimise(input: string, output: string): Promise<boolean> {
   return code === 0 || code === 3;
 }
 
-async function sizeOf(file: string): Promise<number> {
+export async function sizeOf(file: string): Promise<number> {
   return (await fs.stat(file)).size;
 }
 
@@ -130,21 +144,44 @@ async function sizeOf(file: string): Promise<number> {
  * Compresses `input` at `level` into files under `workDir` (the caller removes the directory).
  * Call `checkPdf` first.
  */
-export async function compressPdf(input: string, level: LocalLevel, workDir: string): Promise<CompressResult> {
+export function compressPdf(input: string, level: LocalLevel, workDir: string): Promise<CompressResult> {
+  return compressWithSettings(input, LEVEL_SETTINGS[level], workDir, level);
+}
+
+/**
+ * The pipeline behind every level (also the PDF service simulator's): Ghostscript with `settings`,
+ * then qpdf; the smallest candidate, or the original when nothing is gained.
+ */
+export async function compressWithSettings(
+  input: string,
+  settings: LevelSettings,
+  workDir: string,
+  tag = 'out',
+  opts: { neverLarger?: boolean } = {},
+): Promise<CompressResult> {
   const originalSize = await sizeOf(input);
-  const rewritten = path.join(workDir, `gs-${level}.pdf`);
-  const optimised = path.join(workDir, `qpdf-${level}.pdf`);
-  const gs = await run(config.pdf.gs, ghostscriptArgs(level, input, rewritten));
+  const rewritten = path.join(workDir, `gs-${tag}.pdf`);
+  const optimised = path.join(workDir, `qpdf-${tag}.pdf`);
+  const gs = await run(config.pdf.gs, ghostscriptArgs(settings, input, rewritten));
   if (gs.code !== 0) throw unreadablePdf();
   const candidates = [{ path: rewritten, size: await sizeOf(rewritten) }];
   if (await optimise(rewritten, optimised)) candidates.push({ path: optimised, size: await sizeOf(optimised) });
   const best = candidates.reduce((a, b) => (b.size < a.size ? b : a));
-  if (best.size >= originalSize) return { path: input, originalSize, compressedSize: originalSize, unchanged: true };
-  return { path: best.path, originalSize, compressedSize: best.size, unchanged: false };
+  if (opts.neverLarger === false) return { path: best.path, originalSize, compressedSize: best.size, unchanged: false };
+  return keepSmaller(input, originalSize, best.path, best.size);
 }
 
-/** `plan.pdf` → `plan-comprimat.pdf` (Romanian, like the rest of what the user sees). */
-export function compressedFileName(original: string): string {
-  const base = original.replace(/\.pdf$/i, '') || 'document';
-  return `${base}-comprimat.pdf`;
+/** The never-larger rule: the candidate when it is smaller than the original, else the original. */
+export function keepSmaller(original: string, originalSize: number, candidate: string, candidateSize: number): CompressResult {
+  if (candidateSize >= originalSize) return { path: original, originalSize, compressedSize: originalSize, unchanged: true };
+  return { path: candidate, originalSize, compressedSize: candidateSize, unchanged: false };
 }
+
+/** `plan.pdf` → `plan-<suffix>.pdf` (Romanian suffixes, like the rest of what the user sees). */
+function suffixedPdfName(original: string, suffix: string): string {
+  const base = original.replace(/\.pdf$/i, '') || 'document';
+  return `${base}-${suffix}.pdf`;
+}
+
+export const compressedFileName = (original: string) => suffixedPdfName(original, 'comprimat');
+export const unlockedFileName = (original: string) => suffixedPdfName(original, 'deblocat');

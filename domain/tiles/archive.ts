@@ -10,8 +10,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createReadStream } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import os from 'node:os';
+import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type pg from 'pg';
@@ -19,6 +18,7 @@ import { config, projectRoot } from '../config';
 import { getPool } from '../db/pool';
 import { childLogger } from '../log';
 import { uploadArchive } from './archiveStore';
+import { makeTempDir } from '../storage/tempDirs';
 
 const run = promisify(execFile);
 const log = childLogger('tiles');
@@ -106,7 +106,7 @@ function describe(err: unknown): string {
 
 /** Runs one build to the end (the caller holds the lock). */
 async function runBuild(db: pg.Pool, id: string, opts: BuildOptions): Promise<void> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'overview-'));
+  const dir = await makeTempDir('overview');
   try {
     const c = await counts(db);
     await db.query(`UPDATE tile_archive_builds SET uat_count = $2, parcel_count = $3 WHERE id = $1`, [id, c.uats, c.parcels]);

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { config, projectRoot } from '../../domain/config';
+import { aiUsesSimulator, config, projectRoot } from '../../domain/config';
 import { startProcess, httpOk, tcpOpen, type Proc } from './proc';
 
 export interface Service {
@@ -195,6 +195,16 @@ export function services(): Service[] {
       start: () => startProcess('status-authority', tsx, [path.join(projectRoot, 'simulators/statusAuthority/main.ts')], { env: childEnv('status-authority') }),
     },
     {
+      name: 'ai',
+      // Started when a provider points at it (the development defaults do); not when the
+      // provider URLs point elsewhere.
+      embedded: aiUsesSimulator(config.ai),
+      url: `http://127.0.0.1:${config.ai.simPort}`,
+      readyTimeoutMs: 30_000,
+      ready: () => httpOk(`http://127.0.0.1:${config.ai.simPort}/__sim/requests`),
+      start: () => startProcess('ai', tsx, [path.join(projectRoot, 'simulators/ai/main.ts')], { env: childEnv('ai') }),
+    },
+    {
       name: 'cfportal',
       embedded: config.cfportal.embedded,
       url: config.cfportal.baseUrl,
@@ -210,6 +220,14 @@ export function services(): Service[] {
       readyTimeoutMs: 120_000,
       ready: () => httpOk(`${config.central.baseUrl}/__sim/requests`),
       start: () => startProcess('central', tsx, [path.join(projectRoot, 'simulators/central/main.ts')], { env: childEnv('central') }),
+    },
+    {
+      name: 'pdf-service',
+      embedded: config.pdfService.embedded,
+      url: config.pdfService.baseUrl,
+      readyTimeoutMs: 60_000,
+      ready: () => httpOk(`${config.pdfService.baseUrl}/__sim/requests`),
+      start: () => startProcess('pdf-service', tsx, [path.join(projectRoot, 'simulators/pdfService/main.ts')], { env: childEnv('pdf-service') }),
     },
   ].filter((s) => s.name !== 'landreg' || fs.existsSync(path.join(projectRoot, 'simulators/landreg/main.ts')));
 }

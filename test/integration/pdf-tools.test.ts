@@ -4,110 +4,29 @@
  * PDF (qpdf --encrypt) and a file that is not a PDF.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { createApp } from '../../api/app';
 import { configurePdfUploads, pdfUploadOptions } from '../../api/routes/pdfTools';
-import { closePool } from '../../domain/db/pool';
-import { createTestSessionRecord, type TestSession } from '../helpers/session';
+import { startPdfRig, type PdfRig } from '../helpers/pdfRig';
 
-const run = promisify(execFile);
-
-let server: http.Server;
+let rig: PdfRig;
 let base: string;
-let work: string;
 let uploads: string;
-let dan: TestSession;
-const files = { scan: '', text: '', encrypted: '', notPdf: '' };
-const savedOptions = { ...pdfUploadOptions };
-
-/** A scanned-style A4 page: a 1400 x 1900 RGB raster (paper grain over a gradient), Flate-stored. */
-const SCAN_PS = `%!PS
-/w 1400 def /h 1900 def /seed 12345 def
-/rnd { seed 1103515245 mul 12345 add 2147483647 and /seed exch def seed } def
-<< /PageSize [595 842] >> setpagedevice
-gsave 20 20 translate 555 800 scale
-/str w 3 mul string def /row 0 def
-w h 8 [w 0 0 h neg 0 h]
-{ 0 1 w 3 mul 1 sub { str exch rnd -16 bitshift 127 and row 16 idiv add 100 add 255 min put } for /row row 1 add def str } false 3 colorimage
-grestore
-showpage
-`;
-
-function textPs(): string {
-  const lines: string[] = [];
-  for (let page = 0; page < 3; page++) {
-    lines.push('/Times-Roman findfont 11 scalefont setfont');
-    for (let i = 0; i < 60; i++) lines.push(`60 ${780 - i * 12} moveto (Memoriu tehnic, pagina ${page + 1}, rândul ${i + 1}: parcela 1234, CF 56789, suprafata 500 mp.) show`);
-    lines.push('showpage');
-  }
-  return `%!PS\n${lines.join('\n')}\n`;
-}
-
-async function post(p: string, file: string | null, fields: Record<string, string> = {}, opts: { name?: string; who?: TestSession | null } = {}) {
-  const form = new FormData();
-  for (const [k, v] of Object.entries(fields)) form.append(k, v);
-  if (file) form.append('file', new Blob([await fs.readFile(file)], { type: 'application/pdf' }), opts.name ?? path.basename(file));
-  const who = opts.who === undefined ? dan : opts.who;
-  const res = await fetch(`${base}${p}`, { method: 'POST', body: form, headers: who ? { cookie: who.cookie } : {} });
-  const body = Buffer.from(await res.arrayBuffer());
-  return { status: res.status, headers: res.headers, body, json: () => JSON.parse(body.toString('utf8')) };
-}
-
-/** The helper removes the upload directory right after the last byte is sent: wait for it. */
-async function uploadsLeft(): Promise<string[]> {
-  for (let i = 0; i < 100; i++) {
-    const left = await fs.readdir(uploads);
-    if (left.length === 0) return left;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return fs.readdir(uploads);
-}
-
-async function pageCount(buf: Buffer): Promise<number> {
-  const f = path.join(work, `check-${Math.random().toString(36).slice(2)}.pdf`);
-  await fs.writeFile(f, buf);
-  await run('qpdf', ['--check', f]);
-  const { stdout } = await run('qpdf', ['--show-npages', f]);
-  return Number(stdout.trim());
-}
+let work: string;
+let dan: PdfRig['user'];
+let files: PdfRig['files'];
+const post: PdfRig['post'] = (...a) => rig.post(...a);
+const uploadsLeft = () => rig.uploadsLeft();
+const pageCount = (b: Buffer) => rig.pageCount(b);
 
 beforeAll(async () => {
-  work = await fs.mkdtemp(path.join(os.tmpdir(), 'pdf-tools-'));
-  uploads = path.join(work, 'uploads');
-  await fs.mkdir(uploads);
-  configurePdfUploads({ tmpDir: uploads });
-  await fs.writeFile(path.join(work, 'scan.ps'), SCAN_PS);
-  await fs.writeFile(path.join(work, 'text.ps'), textPs());
-  files.scan = path.join(work, 'scan.pdf');
-  files.text = path.join(work, 'text.pdf');
-  files.encrypted = path.join(work, 'encrypted.pdf');
-  files.notPdf = path.join(work, 'notes.pdf');
-  // The raster is stored losslessly (Flate), as a scanner's PDF export often does.
-  const gsBase = ['-q', '-dNOPAUSE', '-dBATCH', '-sDEVICE=pdfwrite'];
-  await run('gs', [...gsBase, '-dAutoFilterColorImages=false', '-dColorImageFilter=/FlateEncode', '-dDownsampleColorImages=false', `-sOutputFile=${files.scan}`, path.join(work, 'scan.ps')]);
-  await run('gs', [...gsBase, `-sOutputFile=${files.text}`, path.join(work, 'text.ps')]);
-  await run('qpdf', ['--encrypt', 'parola-utilizator', 'parola-proprietar', '256', '--', files.text, files.encrypted]);
-  await fs.writeFile(files.notPdf, 'Acesta nu este un PDF, doar un fișier text cu extensia .pdf.\n');
-
-  dan = await createTestSessionRecord({ email: 'dan@birou.ro', company: 'B' });
-  server = http.createServer(createApp());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  rig = await startPdfRig('pdf-tools');
+  ({ base, uploads, work, files, user: dan } = rig);
 }, 120_000);
 
 afterAll(async () => {
-  delete pdfUploadOptions.tmpDir;
-  configurePdfUploads(savedOptions);
-  await dan?.end();
-  await new Promise<void>((resolve) => server?.close(() => resolve()));
-  await closePool();
-  await fs.rm(work, { recursive: true, force: true });
+  await rig?.close();
 });
 
 describe('POST /api/compress-pdf', () => {
@@ -197,7 +116,7 @@ describe('POST /api/compress-pdf', () => {
     expect(none.json().details).toEqual([{ field: 'file', problem: 'required' }]);
     const bad = await post('/api/compress-pdf', files.text, { level: 'maxim' });
     expect(bad.status).toBe(400);
-    expect(bad.json().details[0].field).toBe('level');
+    expect(bad.json().details?.[0].field).toBe('level');
     expect(await uploadsLeft()).toEqual([]);
   });
 

@@ -192,7 +192,8 @@ describe('sync routes', () => {
         user: { id: userId(), email: 'dan@birou.ro', name: 'Dan', company: 'B' },
         groups: [],
         enrichmentScope: 'full',
-        flags: { useCentralApi: false, basicPanel: false, isAdmin: false },
+        // Disconnecting the shared portal account is for administrators.
+        flags: { useCentralApi: false, basicPanel: false, isAdmin: true },
         tokens: { accessToken: 'test', accessTokenExpiresAt: far, refreshAt: far },
       },
       db,

@@ -131,6 +131,21 @@ describe('portal session (spec 3.1)', () => {
     expect((await api('GET', '/api/landreg/session')).body.connected).toBe(true);
   });
 
+  test('only an administrator replaces or disconnects the shared portal account (403 for others)', async () => {
+    const other = await api('POST', '/api/landreg/login', { body: { username: 'alt-cont', password: 'parola' } });
+    expect(other.status).toBe(403);
+    expect(other.body).toMatchObject({ error: 'forbidden', message: expect.stringContaining('administratorii') });
+    const viaSession = await api('POST', '/api/landreg/session', { body: { action: 'connect', username: 'alt-cont', password: 'parola' } });
+    expect(viaSession.status).toBe(403);
+    const off = await api('POST', '/api/landreg/session', { body: { action: 'disconnect' } });
+    expect(off.status).toBe(403);
+    // Nothing changed for anyone.
+    expect((await api('GET', '/api/landreg/session')).body).toMatchObject({ connected: true, username: 'geoportal' });
+    // The administrator's attempt at another account reaches the portal (which refuses it).
+    const admin = await api('POST', '/api/landreg/login', { body: { username: 'alt-cont', password: 'parola' }, who: 'admin' });
+    expect(admin.status).toBe(422);
+  });
+
   test('during maintenance login answers 503 portal_maintenance and health reports it; recovery clears it', async () => {
     await rig.simJson('POST', '/__sim/faults', { maintenance: true });
     try {
@@ -213,7 +228,7 @@ describe('sync jobs', () => {
       const burst = await Promise.all([1, 2, 3].map(() => api('POST', '/api/landreg/sync-background', { body: { siruta, mode: 'base' } })));
       expect(burst.map((b) => [b.status, b.body.jobId])).toEqual([1, 2, 3].map(() => [409, r.body.jobId]));
 
-      const off = await api('POST', '/api/landreg/session', { body: { action: 'disconnect' } });
+      const off = await api('POST', '/api/landreg/session', { body: { action: 'disconnect' }, who: 'admin' });
       expect(off.status).toBe(409);
       expect(off.body.error).toBe('jobs_running');
       expect(off.body.runningJobs).toBeGreaterThanOrEqual(1);

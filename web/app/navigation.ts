@@ -9,6 +9,8 @@ export interface NavItem {
   label: string;
   /** Active only on an exact match (for "/"). */
   end?: boolean;
+  /** Further path prefixes that belong to this module (the entry is active on them too). */
+  also?: readonly string[];
   /** Shown only to administrators. */
   adminOnly?: boolean;
 }
@@ -21,7 +23,7 @@ export const NAV_ITEMS: readonly NavItem[] = [
   { to: '/infrastructura-harti', label: 'Infrastructură hărți' },
   { to: '/notificari', label: 'Notificări' },
   { to: '/registratura', label: 'Registratură' },
-  { to: '/utilitare', label: 'Utilitare' },
+  { to: '/utilitare', label: 'Utilitare', also: ['/instrumente'] },
 ];
 
 export function navItemsFor(user: { isAdmin: boolean }): NavItem[] {

@@ -11,6 +11,7 @@ import {
   Scripts,
   ScrollRestoration,
   isRouteErrorResponse,
+  useLocation,
   useRouteError,
   useRouteLoaderData,
 } from '@remix-run/react';
@@ -74,6 +75,7 @@ function initials(name: string): string {
 }
 
 function TopBar({ user, unread }: { user?: ShellUser; unread: number }) {
+  const { pathname } = useLocation();
   return (
     <header className="topbar">
       <div className="topbar__inner">
@@ -89,7 +91,7 @@ function TopBar({ user, unread }: { user?: ShellUser; unread: number }) {
                 to={item.to}
                 end={item.end}
                 prefetch="intent"
-                className={({ isActive }) => (isActive ? 'mainnav__link is-active' : 'mainnav__link')}
+                className={({ isActive }) => (isActive || item.also?.some((p) => pathname.startsWith(p)) ? 'mainnav__link is-active' : 'mainnav__link')}
               >
                 {item.label}
               </NavLink>

@@ -6,13 +6,14 @@
  */
 import { useState } from 'react';
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
-import { useLoaderData, useRevalidator, useSearchParams } from '@remix-run/react';
+import { Link, useLoaderData, useRevalidator, useSearchParams } from '@remix-run/react';
 import officeCss from '../styles/office.css?url';
 import { requireSession } from '../lib/auth.server';
 import { officePage } from '../lib/office.server';
 import { TagManager } from '../components/office/TagManager';
 import { Vault } from '../components/office/Vault';
 import { AddressBook } from '../components/office/AddressBook';
+import { DOC_TOOL_TABS, OFFICE_TABS } from '../components/tools/ToolsLayout';
 
 export const meta: MetaFunction = () => [{ title: 'Utilitare · Geoportal cadastral' }];
 export const links: LinksFunction = () => [{ rel: 'stylesheet', href: officeCss }];
@@ -22,12 +23,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return officePage(auth);
 }
 
-const TABS = [
-  { id: 'etichete', label: 'Etichete' },
-  { id: 'seif', label: 'Seif de parole' },
-  { id: 'agenda', label: 'Agendă' },
-] as const;
-type Tab = (typeof TABS)[number]['id'];
+const TABS = OFFICE_TABS.map((t) => ({ id: t.key, label: t.label }));
+type Tab = (typeof OFFICE_TABS)[number]['key'];
 
 export default function Utilitare() {
   const d = useLoaderData<typeof loader>();
@@ -46,13 +43,18 @@ export default function Utilitare() {
       <header className="page-head">
         <p className="page-head__eyebrow">Birou</p>
         <h1 className="page-head__title">Utilitare</h1>
-        <p className="page-head__sub">Etichete de proiect sincronizate cu fișierul aplicației de pontaj, parole comune și agenda firmelor.</p>
+        <p className="page-head__sub">Etichete de proiect sincronizate cu fișierul aplicației de pontaj, parole comune, agenda firmelor și instrumentele pentru documente.</p>
       </header>
-      <nav className="office-tabs" aria-label="Utilitare">
+      <nav className="tabs" aria-label="Utilitare">
         {TABS.map((t) => (
-          <button key={t.id} className="btn btn--secondary" aria-current={tab === t.id ? 'page' : undefined} onClick={() => pick(t.id)}>
+          <button key={t.id} type="button" className="tabs__tab" aria-current={tab === t.id ? 'page' : undefined} onClick={() => pick(t.id)}>
             {t.label}
           </button>
+        ))}
+        {DOC_TOOL_TABS.map((t) => (
+          <Link key={t.key} to={t.href} prefetch="intent" className="tabs__tab" data-testid={`tab-${t.key}`}>
+            {t.label}
+          </Link>
         ))}
       </nav>
       {revalidator.state === 'loading' && (

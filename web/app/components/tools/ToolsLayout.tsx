@@ -1,7 +1,8 @@
 /**
- * The frame shared by every /instrumente page (spec 1.7, the document tools): the header and one
- * tab bar. Each tool adds its entry to DOC_TOOL_TABS (and nowhere else); a tool that does not
- * exist yet has no entry, so nothing unbuilt is linked.
+ * The frame shared by every /instrumente page (spec 1.7, the document tools). The tools belong to
+ * "Utilitare" (spec 1 item 7): one tab bar carries the office sections of /utilitare and the
+ * document tools, so the top bar keeps one entry. Each tool adds its entry to DOC_TOOL_TABS (and
+ * nowhere else); a tool that does not exist yet has no entry, so nothing unbuilt is linked.
  */
 import type { ReactNode } from 'react';
 import { Link } from '@remix-run/react';
@@ -12,18 +13,28 @@ export interface DocToolTab {
   href: string;
 }
 
-export const DOC_TOOL_TABS: readonly DocToolTab[] = [];
+export const DOC_TOOL_TABS: readonly DocToolTab[] = [
+  { key: 'pdf', label: 'PDF', href: '/instrumente/pdf' },
+  { key: 'asistent', label: 'Asistent AI', href: '/instrumente/asistent' },
+];
+
+/** The sections of /utilitare itself (tags, vault, address book), addressed by `?tab=`. */
+export const OFFICE_TABS = [
+  { key: 'etichete', label: 'Etichete', href: '/utilitare?tab=etichete' },
+  { key: 'seif', label: 'Seif de parole', href: '/utilitare?tab=seif' },
+  { key: 'agenda', label: 'Agendă', href: '/utilitare?tab=agenda' },
+] as const satisfies readonly DocToolTab[];
 
 export function ToolsLayout(props: { active: string; title: ReactNode; sub?: ReactNode; children: ReactNode }) {
   return (
     <div className="page">
       <header className="page-head">
-        <p className="page-head__eyebrow">Instrumente</p>
+        <p className="page-head__eyebrow">Utilitare</p>
         <h1 className="page-head__title">{props.title}</h1>
         {props.sub ? <p className="page-head__sub">{props.sub}</p> : null}
       </header>
-      <nav className="tabs" aria-label="Instrumente pentru documente">
-        {DOC_TOOL_TABS.map((t) => (
+      <nav className="tabs" aria-label="Utilitare">
+        {[...OFFICE_TABS, ...DOC_TOOL_TABS].map((t) => (
           <Link
             key={t.key}
             to={t.href}

@@ -1,0 +1,132 @@
+/**
+ * One chat turn (spec 4.7): the project context when a project is named, the default Romanian
+ * system prompt, the active provider (or the demo answer), one retry where it is safe, and the
+ * Romanian 502 when the provider fails. Answers whole (`chat`) or as text pieces
+ * (`openChatStream`, for the server-sent-events route).
+ */
+import type { AiProviderName, AiSettings } from '../config';
+import type { PrismaClient } from '../db/prisma';
+import type { Viewer } from '../auth/viewer';
+import type { RegistryViewer } from '../registry/access';
+import { errors } from '../errors';
+import { childLogger } from '../log';
+import { projectContext } from './context';
+import { demoReply, systemPrompt, type ChatTurn, type ProjectContext } from './prompt';
+import { PROVIDER_LABELS, providerClient, providerStatus, UpstreamFailure, type ActiveProvider, type Conversation } from './providers';
+
+const log = childLogger('ai-chat');
+
+export interface ChatInput {
+  message: string;
+  history?: ChatTurn[];
+  projectId?: string;
+}
+
+/** What the caller may see, derived once by the route (viewer rule; registry visibility). */
+export interface ChatCaller {
+  viewer: Viewer;
+  registryViewer: RegistryViewer;
+}
+
+export interface ChatAnswer {
+  reply: string;
+  provider: ActiveProvider;
+}
+
+interface Prepared {
+  provider: ActiveProvider;
+  ctx: ProjectContext | null;
+  conversation: Conversation;
+}
+
+async function prepare(prisma: PrismaClient, settings: AiSettings, input: ChatInput, caller: ChatCaller): Promise<Prepared> {
+  const ctx = input.projectId ? await projectContext(prisma, input.projectId, caller.viewer, caller.registryViewer) : null;
+  return {
+    provider: providerStatus(settings).active,
+    ctx,
+    conversation: { system: systemPrompt(ctx), turns: [...(input.history ?? []), { role: 'user', content: input.message }] },
+  };
+}
+
+function upstreamError(provider: AiProviderName, err: unknown) {
+  const f = err instanceof UpstreamFailure ? err : null;
+  log.warn({ provider, status: f?.status ?? null }, 'AI provider call failed');
+  const refused = f?.status === 401 || f?.status === 403;
+  return errors.upstream(
+    `Asistentul AI (${PROVIDER_LABELS[provider]}) nu a putut răspunde. Încercați din nou în câteva momente.`,
+    refused
+      ? 'Furnizorul a refuzat cheia de acces configurată; administratorul trebuie să o verifice.'
+      : f?.status == null
+        ? 'Furnizorul nu a răspuns la timp sau nu poate fi contactat.'
+        : `Furnizorul a răspuns cu codul ${f.status}.`,
+  );
+}
+
+const retryable = (err: unknown) => err instanceof UpstreamFailure && err.retryable;
+
+export async function chat(prisma: PrismaClient, settings: AiSettings, input: ChatInput, caller: ChatCaller, signal: AbortSignal): Promise<ChatAnswer> {
+  const p = await prepare(prisma, settings, input, caller);
+  if (p.provider === 'demo') return { reply: demoReply(input.message, p.ctx), provider: 'demo' };
+  const client = providerClient(settings, p.provider);
+  const started = Date.now();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const reply = await client.complete(p.conversation, signal);
+      log.info({ provider: p.provider, ms: Date.now() - started, attempt, project: input.projectId ?? null }, 'AI chat answered');
+      return { reply, provider: p.provider };
+    } catch (err) {
+      // Asking again is safe: a chat completion changes nothing upstream.
+      if (attempt === 1 && retryable(err) && !signal.aborted) continue;
+      throw upstreamError(p.provider, err);
+    }
+  }
+}
+
+export interface ChatStream {
+  provider: ActiveProvider;
+  /** The answer's text pieces; the first one has already arrived when this is handed out. */
+  pieces: AsyncGenerator<string>;
+}
+
+async function* prepend(first: string, rest: AsyncGenerator<string>): AsyncGenerator<string> {
+  yield first;
+  yield* rest;
+}
+
+/**
+ * Opens the provider's stream and waits for its first piece, so a failure before any text (the
+ * usual kind) still answers a plain 502 after one retry; a failure later ends the stream.
+ */
+export async function openChatStream(
+  prisma: PrismaClient,
+  settings: AiSettings,
+  input: ChatInput,
+  caller: ChatCaller,
+  signal: AbortSignal,
+): Promise<ChatStream> {
+  const p = await prepare(prisma, settings, input, caller);
+  if (p.provider === 'demo') {
+    const words = demoReply(input.message, p.ctx).split(/(?<=\s)/u);
+    return { provider: 'demo', pieces: (async function* () { yield* words; })() };
+  }
+  const provider = p.provider;
+  const client = providerClient(settings, provider);
+  for (let attempt = 1; ; attempt++) {
+    const gen = client.stream(p.conversation, signal);
+    try {
+      const first = await gen.next();
+      if (first.done) return { provider, pieces: (async function* () {})() };
+      const rest = (async function* () {
+        try {
+          yield* gen;
+        } catch (err) {
+          throw upstreamError(provider, err);
+        }
+      })();
+      return { provider, pieces: prepend(first.value, rest) };
+    } catch (err) {
+      if (attempt === 1 && retryable(err) && !signal.aborted) continue;
+      throw upstreamError(provider, err);
+    }
+  }
+}

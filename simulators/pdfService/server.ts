@@ -1,0 +1,210 @@
+/**
+ * The cloud PDF service simulator (EXTERNAL-SERVICES.md "PDF service"): unlock and the cloud
+ * compression levels behind an HTTP API, doing the real work locally with qpdf and Ghostscript so
+ * the service's cloud path is exercised for real. Paths in simulators/pdfService/README.md.
+ *
+ *   POST /unlock    multipart `file`, `password`       the decrypted PDF; 403 wrong password
+ *   POST /compress  multipart `file`, `level`           the compressed PDF (recommended | extreme | low)
+ *   /__sim/faults, /__sim/reset, /__sim/requests (simulators/shared/control.ts), GET /__sim/truth
+ *
+ * Request counts: `received:POST /compress` for every call (also those a fault answered),
+ * `route:POST /compress` for calls that reached the handler, `compress:level:<level>`, and the
+ * outcome `compress:ok` / `compress:<error code>` (the same for unlock, e.g. `unlock:wrong_password`).
+ *
+ * Like the real services people complain about, it answers whatever Ghostscript produced, even
+ * when that is larger than the upload: the never-larger rule is the product's job, not its.
+ */
+import { spawn } from 'node:child_process';
+import { createReadStream } from 'node:fs';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { config } from '../../domain/config';
+import { AppError } from '../../domain/errors';
+import { compressWithSettings, encryptionState, hasPdfHeader, sizeOf, type LevelSettings } from '../../domain/pdf/compress';
+import { withUpload } from '../../api/http/upload';
+import { listenSimulator, simulatorApp } from '../shared/app';
+import { SimControl } from '../shared/control';
+
+/** The service's own settings per level; each one lowers resolution and JPEG quality further. */
+export const SIM_LEVELS: Record<string, LevelSettings> = {
+  low: { dpi: 200, qFactor: 0.4 },
+  recommended: { dpi: 120, qFactor: 0.9 },
+  extreme: { dpi: 72, qFactor: 1.5 },
+};
+
+export interface PdfServiceSimOptions {
+  port?: number;
+  host?: string;
+  /** Bearer key the simulator requires; '' accepts any caller. */
+  apiKey?: string;
+  /** Where uploads are received (removed after each call). */
+  tmpDir?: string;
+}
+
+export interface PdfServiceSimulator {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** What the simulator did, for /__sim/truth (never the password). */
+interface Processed {
+  op: 'unlock' | 'compress';
+  level?: string;
+  fileName: string;
+  inputBytes: number;
+  outputBytes?: number;
+  status: number;
+  at: string;
+}
+
+class SimFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** qpdf with the password on stdin (`--password-file=-`), so it never shows in a process list. */
+function qpdfWithPassword(args: string[], password: string): Promise<{ code: number; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(config.pdf.qpdf, ['--password-file=-', ...args], { stdio: ['pipe', 'ignore', 'pipe'], timeout: config.pdf.toolTimeoutMs });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => {
+      if (stderr.length < 64 * 1024) stderr += c.toString('utf8');
+    });
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code: code ?? -1, stderr }));
+    child.stdin.end(`${password}\n`);
+  });
+}
+
+export function createPdfServiceApp(opts: PdfServiceSimOptions = {}) {
+  const apiKey = opts.apiKey ?? config.pdfService.apiKey;
+  const uploadOptions = { fileFields: ['file'], tmpDir: opts.tmpDir };
+  let processed: Processed[] = [];
+  const control = new SimControl('Serviciul PDF');
+  const app = simulatorApp(control);
+  // Counted in front of the fault injection, so a test sees every try of a retried call,
+  // including those answered by `errorRate` or `maintenance`.
+  const outer = express();
+  outer.disable('x-powered-by');
+  outer.use((req, _res, next) => {
+    if (!req.path.startsWith('/__sim')) control.hit(`received:${req.method} ${req.path}`);
+    next();
+  });
+  outer.use(app);
+
+  app.use(
+    '/__sim',
+    control.router({
+      onReset: () => {
+        processed = [];
+      },
+      extend: (r) => {
+        r.get('/truth', (_req, res) => {
+          res.json({ processed });
+        });
+      },
+    }),
+  );
+
+  const authorised = (req: Request, res: Response, next: NextFunction) => {
+    if (!apiKey) return next();
+    const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    if (bearer === apiKey || req.headers['x-api-key'] === apiKey) return next();
+    res.status(401).json({ error: 'unauthorized', message: 'Missing or invalid API key' });
+  };
+
+  const record = (p: Omit<Processed, 'at'>) => {
+    processed.push({ ...p, at: new Date().toISOString() });
+    if (processed.length > 1000) processed = processed.slice(-1000);
+  };
+
+  /** Receives the upload, checks it is a PDF, runs `work`, answers its file; errors become JSON. */
+  const handle = (op: Processed['op'], work: (file: string, fields: Record<string, string>, dir: string, rec: Omit<Processed, 'at'>) => Promise<string>) =>
+    async (req: Request, res: Response) => {
+      let rec: Omit<Processed, 'at'> = { op, fileName: '', inputBytes: 0, status: 0 };
+      try {
+        await withUpload(req, uploadOptions, async (up) => {
+          const file = up.files[0];
+          if (!file) throw new SimFailure(400, 'missing_file', 'Field "file" is required');
+          rec = { ...rec, fileName: file.fileName, inputBytes: file.size };
+          if (!(await hasPdfHeader(file.path))) throw new SimFailure(400, 'not_pdf', 'The file is not a PDF');
+          const out = await work(file.path, up.fields, path.dirname(file.path), rec);
+          const size = await sizeOf(out);
+          rec.outputBytes = size;
+          rec.status = 200;
+          control.hit(`${op}:ok`);
+          res.status(200).set({
+            'Content-Type': 'application/pdf',
+            'Content-Length': String(size),
+            'Content-Disposition': `attachment; filename="${op === 'unlock' ? 'unlocked' : 'compressed'}.pdf"`,
+            'X-Original-Size': String(file.size),
+            'X-Compressed-Size': String(size),
+          });
+          await pipeline(createReadStream(out), res);
+        });
+      } catch (err) {
+        const e = err instanceof SimFailure ? err : err instanceof AppError ? new SimFailure(err.status, err.code, err.message) : new SimFailure(500, 'internal_error', (err as Error).message);
+        rec.status = e.status;
+        control.hit(`${op}:${e.code}`);
+        if (!res.headersSent) res.status(e.status).json({ error: e.code, message: e.message });
+        else res.destroy();
+      } finally {
+        if (rec.status) record(rec);
+      }
+    };
+
+  app.post(
+    '/unlock',
+    authorised,
+    handle('unlock', async (file, fields, dir) => {
+      const password = fields.password ?? '';
+      const state = await encryptionState(file);
+      if (state === 'unreadable') throw new SimFailure(422, 'unreadable', 'The PDF could not be read');
+      const out = path.join(dir, 'unlocked.pdf');
+      if (state === 'plain') {
+        // Nothing to remove: a copy through qpdf, as the real service answers a normalised file.
+        const r = await qpdfWithPassword([file, out], '');
+        if (r.code !== 0 && r.code !== 3) throw new SimFailure(422, 'unreadable', 'The PDF could not be read');
+        return out;
+      }
+      const r = await qpdfWithPassword(['--decrypt', file, out], password);
+      if (r.code === 0 || r.code === 3) return out;
+      if (/invalid password/i.test(r.stderr)) throw new SimFailure(403, 'wrong_password', 'Invalid password');
+      throw new SimFailure(422, 'unreadable', 'The PDF could not be decrypted');
+    }),
+  );
+
+  app.post(
+    '/compress',
+    authorised,
+    handle('compress', async (file, fields, dir, rec) => {
+      const level = (fields.level ?? 'recommended').trim().toLowerCase();
+      rec.level = level;
+      const settings = SIM_LEVELS[level];
+      if (!settings) throw new SimFailure(400, 'invalid_level', `Unknown level "${level}" (recommended, extreme, low)`);
+      control.hit(`compress:level:${level}`);
+      const state = await encryptionState(file);
+      if (state === 'encrypted') throw new SimFailure(422, 'encrypted', 'The PDF is password-protected');
+      if (state === 'unreadable') throw new SimFailure(422, 'unreadable', 'The PDF could not be read');
+      const out = await compressWithSettings(file, settings, dir, level, { neverLarger: false });
+      return out.path;
+    }),
+  );
+
+  app.use((_req, res) => {
+    res.status(404).json({ error: 'not_found', message: 'No such endpoint' });
+  });
+
+  return { app: outer, control };
+}
+
+export async function startPdfServiceSimulator(opts: PdfServiceSimOptions = {}): Promise<PdfServiceSimulator> {
+  const { app } = createPdfServiceApp(opts);
+  return listenSimulator(app, opts.port ?? config.pdfService.simPort, opts.host);
+}

@@ -1,0 +1,88 @@
+/**
+ * The PDF tests' rig: the real app (createApp) on a free port, a real session, the generated
+ * corpus (pdfFixtures.ts) and a private upload directory, so a test can check that every
+ * temporary file is gone after each request.
+ */
+import fs from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { createApp } from '../../api/app';
+import { configurePdfUploads, pdfUploadOptions } from '../../api/routes/pdfTools';
+import { closePool } from '../../domain/db/pool';
+import { makePdfCorpus, pdfPageCount, type PdfCorpus } from './pdfFixtures';
+import { createTestSessionRecord, type TestSession } from './session';
+
+export interface PdfAnswer {
+  status: number;
+  headers: Headers;
+  body: Buffer;
+  json(): Record<string, unknown> & { error?: string; message?: string; hint?: string; details?: Array<{ field: string; problem: string }> };
+}
+
+export interface PdfRig {
+  base: string;
+  work: string;
+  uploads: string;
+  files: PdfCorpus;
+  user: TestSession;
+  /** Multipart POST of `file` (as `file`) and `fields`; `who: null` sends no session. */
+  post(p: string, file: string | null, fields?: Record<string, string>, opts?: { name?: string; who?: TestSession | null }): Promise<PdfAnswer>;
+  /** The upload directories left (waits a little: they go right after the last byte is sent). */
+  uploadsLeft(): Promise<string[]>;
+  /** Pages of an answered PDF, after `qpdf --check`. */
+  pageCount(buf: Buffer): Promise<number>;
+  close(): Promise<void>;
+}
+
+export async function startPdfRig(prefix: string, email = 'dan@birou.ro'): Promise<PdfRig> {
+  const savedOptions = { ...pdfUploadOptions };
+  const work = await fs.mkdtemp(path.join(os.tmpdir(), `${prefix}-`));
+  const uploads = path.join(work, 'uploads');
+  await fs.mkdir(uploads);
+  configurePdfUploads({ tmpDir: uploads });
+  const files = await makePdfCorpus(work);
+  const user = await createTestSessionRecord({ email, company: 'B' });
+  const server = http.createServer(createApp());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    base,
+    work,
+    uploads,
+    files,
+    user,
+    async post(p, file, fields = {}, opts = {}) {
+      const form = new FormData();
+      for (const [k, v] of Object.entries(fields)) form.append(k, v);
+      if (file) form.append('file', new Blob([await fs.readFile(file)], { type: 'application/pdf' }), opts.name ?? path.basename(file));
+      const who = opts.who === undefined ? user : opts.who;
+      const res = await fetch(`${base}${p}`, { method: 'POST', body: form, headers: who ? { cookie: who.cookie } : {} });
+      const body = Buffer.from(await res.arrayBuffer());
+      return { status: res.status, headers: res.headers, body, json: () => JSON.parse(body.toString('utf8')) };
+    },
+    async uploadsLeft() {
+      for (let i = 0; i < 100; i++) {
+        const left = await fs.readdir(uploads);
+        if (left.length === 0) return left;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return fs.readdir(uploads);
+    },
+    async pageCount(buf) {
+      const f = path.join(work, `check-${Math.random().toString(36).slice(2)}.pdf`);
+      await fs.writeFile(f, buf);
+      return pdfPageCount(f);
+    },
+    async close() {
+      delete pdfUploadOptions.tmpDir;
+      configurePdfUploads(savedOptions);
+      await user.end();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closePool();
+      await fs.rm(work, { recursive: true, force: true });
+    },
+  };
+}

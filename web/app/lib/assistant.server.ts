@@ -1,0 +1,18 @@
+/**
+ * The AI assistant page's reads: the provider status of GET /api/ai-chat (booleans and a name,
+ * never a key) and the project tags of GET /api/project-tags, called in process.
+ */
+import { config } from '../../../domain/config';
+import { getPrisma } from '../../../domain/db/prisma';
+import { providerStatus } from '../../../domain/ai/providers';
+import { listProjectTags } from '../../../domain/office/addressBook';
+
+export async function assistantPage() {
+  const status = providerStatus(config.ai);
+  try {
+    const projects = (await listProjectTags(getPrisma(), {})).map((p) => ({ id: p.id, path: p.path }));
+    return { status, projects, projectsError: null };
+  } catch {
+    return { status, projects: [], projectsError: 'Lista de proiecte nu a putut fi citită.' };
+  }
+}
