@@ -7,6 +7,7 @@
  */
 import { executeChild, setHandler, sleep } from '@temporalio/workflow';
 import type { JobUat } from '../domain/landreg/jobs';
+import { AUTO_REFRESH_MIN_GAP_MS, delayBeforeStart, refreshModeFor, staggerPlan } from '../domain/scheduling/autoRefresh';
 import { AUTO_REFRESH_WINDOWS, windowState } from '../domain/scheduling/windows';
 import type { SyncTrigger } from '../domain/landreg/sync/store';
 import { jobSearchAttributes } from '../temporal/searchAttributes';
@@ -14,9 +15,6 @@ import { childJobId, failureMessage, progressQuery, storeActivities, type Progre
 import { requestTileArchiveRebuild, type SyncMode, type UatSyncResult } from './uatSync';
 
 const store = storeActivities();
-
-/** Spec 8 "refresh-all magic mode": enrichment above 30% (twin of domain/landreg/jobs.ts; workflow code cannot import that module's database code). */
-const REFRESH_ALL_MAGIC_RATIO = 0.3;
 
 /** Spec 2.6 steps T and C; the job routes sync parcels and buildings. */
 const JOB_LAYERS = ['TERENURI_ACTIVE', 'CLADIRI_ACTIVE'];
@@ -60,7 +58,7 @@ async function syncOne(uat: JobUat, trigger: SyncTrigger, mode: SyncMode): Promi
 async function syncMany(
   uats: JobUat[],
   progress: ProgressState,
-  opts: { trigger: SyncTrigger; parallel: number; modeFor?: (u: JobUat) => Promise<SyncMode>; requestTileRebuild: boolean; stopAt?: number; pauseMs?: number },
+  opts: { trigger: SyncTrigger; parallel: number; modeFor?: (u: JobUat) => Promise<SyncMode>; requestTileRebuild: boolean },
 ): Promise<ManyUatsResult> {
   const queue = [...uats];
   const outcomes: UatOutcome[] = [];
@@ -68,20 +66,19 @@ async function syncMany(
   await Promise.all(
     Array.from({ length: Math.max(1, Math.min(opts.parallel, queue.length)) }, async () => {
       for (let u = queue.shift(); u; u = queue.shift()) {
-        if (opts.stopAt !== undefined && Date.now() >= opts.stopAt) {
-          queue.length = 0;
-          break;
-        }
         progress.message = `Se sincronizează ${u.name} (${progress.current + 1}/${progress.total})…`;
         const mode = opts.modeFor ? await opts.modeFor(u) : 'base';
         outcomes.push(await syncOne(u, opts.trigger, mode));
         progress.current++;
-        if (opts.pauseMs) await sleep(opts.pauseMs);
       }
     }),
   );
+  return summarize(outcomes, opts.requestTileRebuild);
+}
+
+async function summarize(outcomes: UatOutcome[], requestTileRebuild: boolean): Promise<ManyUatsResult> {
   const added = outcomes.reduce((s, o) => s + o.added, 0);
-  const tileRebuildRequested = added > 0 && opts.requestTileRebuild ? await requestTileArchiveRebuild() : false;
+  const tileRebuildRequested = added > 0 && requestTileRebuild ? await requestTileArchiveRebuild() : false;
   return {
     uats: outcomes,
     done: outcomes.filter((o) => o.status === 'done').length,
@@ -154,7 +151,7 @@ export async function allCountiesSync(args: AllCountiesSyncArgs = {}): Promise<{
 }
 
 async function magicWhenEnriched(u: JobUat): Promise<SyncMode> {
-  return (await store.uatEnrichmentShare(u.siruta)) > REFRESH_ALL_MAGIC_RATIO ? 'magic' : 'base';
+  return refreshModeFor(await store.uatEnrichmentShare(u.siruta));
 }
 
 export async function refreshAll(args: { requestTileRebuild?: boolean } = {}): Promise<ManyUatsResult> {
@@ -169,34 +166,48 @@ export async function refreshAll(args: { requestTileRebuild?: boolean } = {}): P
 }
 
 export interface AutoRefreshArgs {
-  /** How long the run may go on (spec 8: the window is 01:00 to 05:00). Default 4 hours. */
+  /** A run started outside the window (the cron route) gets this long; default 4 hours (spec 8: 01:00 to 05:00). */
   windowMs?: number;
-  /** Pause between UATs: spreads the load over the window. Default 30 s. */
+  /** The shortest pause between two UATs. Default 30 s. */
   staggerMs?: number;
   requestTileRebuild?: boolean;
 }
 
 /** Spec 8 "auto-refresh window": weekdays 01:00–05:00, staggered. */
 export const AUTO_REFRESH_WINDOW_MS = 4 * 60 * 60_000;
-export const AUTO_REFRESH_STAGGER_MS = 30_000;
 
+/**
+ * Spec 8 "auto-refresh window": the UATs holding features, least recently synced first, spread
+ * evenly across the window (domain/scheduling/autoRefresh.ts), one at a time, magic mode where
+ * enrichment is above 30%. Inside the weekday window the run ends with it (05:00 Romanian time,
+ * whatever time the schedule's catch-up started it); a run started outside it gets `windowMs`.
+ */
 export async function autoRefresh(args: AutoRefreshArgs = {}): Promise<ManyUatsResult> {
   const progress: ProgressState = { status: 'running', phase: 'sync', current: 0, total: 0, message: 'Reîmprospătare automată…' };
   setHandler(progressQuery, () => progress);
-  // Inside the weekday window the run stops at its end (05:00 Romanian time, whatever time the
-  // schedule's catch-up started it); a manual run outside it gets the window's length.
-  const w = windowState(AUTO_REFRESH_WINDOWS, Date.now());
-  const stopAt = args.windowMs !== undefined || !w.open ? Date.now() + (args.windowMs ?? AUTO_REFRESH_WINDOW_MS) : w.current!.end;
-  // Least recently synced first: a night that ends early leaves the rest for the next one.
+  const start = Date.now();
+  const w = windowState(AUTO_REFRESH_WINDOWS, start);
+  const end = args.windowMs !== undefined || !w.open ? start + (args.windowMs ?? AUTO_REFRESH_WINDOW_MS) : w.current!.end;
+  const gap = args.staggerMs ?? AUTO_REFRESH_MIN_GAP_MS;
   const uats = await store.listJobUats({ kind: 'stalest' });
-  const result = await syncMany(uats, progress, {
-    trigger: 'auto_refresh',
-    parallel: 1,
-    modeFor: magicWhenEnriched,
-    requestTileRebuild: args.requestTileRebuild !== false,
-    stopAt,
-    pauseMs: args.staggerMs ?? AUTO_REFRESH_STAGGER_MS,
-  });
+  const plan = staggerPlan(uats.length, start, end, gap);
+  progress.total = plan.starts.length;
+  const outcomes: UatOutcome[] = [];
+  let previousEnd: number | null = null;
+  for (const [i, u] of uats.slice(0, plan.starts.length).entries()) {
+    const delay = delayBeforeStart(plan.starts[i], Date.now(), previousEnd, end, gap);
+    // The window closed: the rest (the most recently synced) wait for the next night.
+    if (delay === null) break;
+    if (delay > 0) {
+      progress.message = `Următorul UAT (${u.name}) pornește peste ${Math.round(delay / 60_000)} min.`;
+      await sleep(delay);
+    }
+    progress.message = `Se sincronizează ${u.name} (${i + 1}/${progress.total})…`;
+    outcomes.push(await syncOne(u, 'auto_refresh', await magicWhenEnriched(u)));
+    previousEnd = Date.now();
+    progress.current++;
+  }
+  const result = await summarize(outcomes, args.requestTileRebuild !== false);
   progress.status = 'done';
   progress.phase = 'done';
   progress.message = `${result.done} UAT-uri reîmprospătate în fereastra de noapte.`;

@@ -34,8 +34,6 @@ export function progressStillKept(kind: string, closedAt: Date, now: Date): bool
 /** The layers a UAT sync covers by default: parcels (step T) and buildings (step C), spec 2.6. */
 export const DEFAULT_SYNC_LAYERS = ['TERENURI_ACTIVE', 'CLADIRI_ACTIVE'] as const;
 
-/** Spec 8 "refresh-all magic mode": a UAT whose parcels are more than 30% enriched is refreshed in magic mode. */
-export const REFRESH_ALL_MAGIC_ENRICHMENT_RATIO = 0.3;
 
 /** CONTRACT.md `GET /api/landreg/progress` answer. */
 export interface JobProgress {

@@ -223,24 +223,35 @@ describe('weekend-sync route', () => {
 });
 
 describe('schedules on the dev server', () => {
-  test('the rule scheduler fires every 15 minutes, the weekend kick on Friday, Saturday and Sunday at 23:00 Romanian time', async () => {
-    const wanted = schedules.filter((s) => s.workflowType === 'syncRuleScheduler' || s.workflowType === 'weekendSyncKick').map((d) => ({ ...d, id: `${d.id}-${rig.suffix}` }));
-    expect(wanted).toHaveLength(2);
+  test('the rule scheduler fires every 15 minutes, the weekend kick on Friday, Saturday and Sunday at 23:00, auto-refresh on weekdays at 01:00 Romanian time', async () => {
+    const types = ['syncRuleScheduler', 'weekendSyncKick', 'autoRefresh'];
+    const wanted = schedules.filter((s) => types.includes(s.workflowType)).map((d) => ({ ...d, id: `${d.id}-${rig.suffix}` }));
+    expect(wanted).toHaveLength(3);
     await ensureSchedules(rig.env.client, wanted, { taskQueueFor: rig.queue });
+    const next = async (type: string) => {
+      const handle = rig.env.client.schedule.getHandle(wanted.find((w) => w.workflowType === type)!.id);
+      // Paused at once: the test reads the plan, nothing may fire against the rig.
+      await handle.pause('test');
+      return (await handle.describe()).info.nextActionTimes.map((d) => d.getTime());
+    };
     try {
-      await rig.env.client.schedule.getHandle(wanted[0].id).pause('test');
-      await rig.env.client.schedule.getHandle(wanted[1].id).pause('test');
-      const scheduler = await rig.env.client.schedule.getHandle(wanted.find((w) => w.workflowType === 'syncRuleScheduler')!.id).describe();
-      const ticks = scheduler.info.nextActionTimes.map((d) => d.getTime());
+      const ticks = await next('syncRuleScheduler');
       expect(ticks.length).toBeGreaterThanOrEqual(3);
       for (let i = 1; i < ticks.length; i++) expect(ticks[i] - ticks[i - 1]).toBe(15 * 60_000);
-      const kick = await rig.env.client.schedule.getHandle(wanted.find((w) => w.workflowType === 'weekendSyncKick')!.id).describe();
-      const nights = kick.info.nextActionTimes.map((d) => wallClock(d.getTime()));
+      const nights = (await next('weekendSyncKick')).map(wallClock);
       expect(nights.length).toBeGreaterThanOrEqual(3);
       for (const n of nights) {
         expect([5, 6, 7]).toContain(n.weekday);
         expect([n.hour, n.minute]).toEqual([23, 0]);
       }
+      const refreshes = (await next('autoRefresh')).map(wallClock);
+      expect(refreshes.length).toBeGreaterThanOrEqual(3);
+      for (const n of refreshes) {
+        expect([1, 2, 3, 4, 5]).toContain(n.weekday);
+        expect([n.hour, n.minute]).toEqual([1, 0]);
+      }
+      // One a night: consecutive refreshes are on different days.
+      expect(new Set(refreshes.map((n) => `${n.year}-${n.month}-${n.day}`)).size).toBe(refreshes.length);
     } finally {
       await Promise.allSettled(wanted.map((w) => rig.env.client.schedule.getHandle(w.id).delete()));
     }

@@ -5,16 +5,25 @@
  *  - a session waits for the weekend window, then runs each city's four steps in order;
  *  - a step the portal fails on ends in `error`, the steps that need its parcels are `skipped`,
  *    and every administrator gets one `weekend-sync-failed` notification for it;
- *  - a trigger resets the failed steps to pending and runs them at once; the session report is kept.
+ *  - a trigger resets the failed steps to pending and runs them at once; the session report is kept;
+ *  - the store worker (which runs the session) shut down in the middle of a step and another one
+ *    started: the same city and step go on and finish, and nothing already done runs again;
+ *  - after the triggered city, the next one waits for the next window night and runs in it.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
+import type { Worker } from '@temporalio/worker';
+import { config } from '../../domain/config';
 import { migrate } from '../../domain/db/migrate';
 import { createPrisma } from '../../domain/db/prisma';
 import { lastReport, listQueue, resetErrors } from '../../domain/scheduling/weekend';
+import { weekendWindow } from '../../domain/scheduling/windows';
 import { TaskQueue } from '../../temporal/queues';
-import { weekendSyncWorkflowId, type weekendSync } from '../../workflows/scheduling';
-import { pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
+import { workerRegistry } from '../../workers/registry';
+import { createQueueWorkers } from '../../workers/start';
+import { weekendSyncWorkflowId, type WeekendState, type weekendSync } from '../../workflows/scheduling';
+import { forgetUat, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
+import { until } from '../helpers/wait';
 import { scratchDatabase } from '../helpers/scratchDb';
 import { timeSkippingEnv } from '../helpers/temporal';
 
@@ -23,6 +32,8 @@ const scratch = scratchDatabase('geoportal_weekend_sync_test');
 const ADMIN = `weekend-admin-${randomUUID()}`;
 
 let rig: SyncRig;
+/** Workers a test started in place of the rig's own (stopped in afterAll). */
+const replacements: Array<{ worker: Worker; run: Promise<void> }> = [];
 let good: { siruta: number; name: string };
 let bad: { siruta: number; name: string };
 
@@ -46,7 +57,36 @@ beforeAll(async () => {
   await rig.db.query(`INSERT INTO app_users (id, email, name, company, is_admin) VALUES ($1, $2, 'Admin Weekend', 'B', true)`, [ADMIN, `${ADMIN}@birou.ro`]);
 }, 180_000);
 
+/**
+ * A store worker of the test's own, without a workflow cache: the time-skipping server keeps a
+ * stopped worker's sticky queue until a timeout on its own clock, which does not move while that
+ * task is pending (measured: the session never resumed). Without a cache there is no sticky queue,
+ * and the new worker replays the session from its history, as after a crash.
+ */
+async function startStoreWorker(): Promise<Worker> {
+  const entry = workerRegistry[TaskQueue.store];
+  const [worker] = (
+    await createQueueWorkers({
+      connection: rig.env.nativeConnection,
+      namespace: config.temporal.namespace,
+      deps: { db: rig.db, landregBaseUrl: rig.sim.url },
+      queues: [TaskQueue.store],
+      taskQueueFor: rig.queue,
+      registry: { ...workerRegistry, [TaskQueue.store]: { ...entry, options: { ...entry.options, maxCachedWorkflows: 0 } } },
+    })
+  ).values();
+  replacements.push({ worker, run: worker.run() });
+  return worker;
+}
+
+async function stopWorker(worker: Worker): Promise<void> {
+  worker.shutdown();
+  await until('the worker to stop', async () => worker.getState() === 'STOPPED', 60_000);
+}
+
 afterAll(async () => {
+  for (const r of replacements) if (r.worker.getState() === 'RUNNING') r.worker.shutdown();
+  await Promise.allSettled(replacements.map((r) => r.run));
   await rig?.stop();
   await scratch.drop();
 });
@@ -97,5 +137,84 @@ describe('weekend deep sync session', () => {
     // No new notification: nothing failed.
     expect((await rig.db.query(`SELECT 1 FROM notifications WHERE user_id = $1`, [ADMIN])).rowCount).toBe(2);
     await prisma.$disconnect();
+  }, 300_000);
+
+  test('a worker restart in the middle resumes the same city and step, and nothing done runs again', async () => {
+    const prisma = createPrisma(rig.db);
+    const store = rig.queue(TaskQueue.store);
+    const workflowId = weekendSyncWorkflowId(store);
+    // One city, from scratch: its four steps pending, no features, no runs.
+    await rig.db.query(`DELETE FROM weekend_sync_queue WHERE siruta <> $1`, [good.siruta]);
+    await rig.db.query(`UPDATE weekend_sync_queue SET steps = '{"sync_terenuri":"pending","sync_cladiri":"pending","import_nogeom":"pending","enrich":"pending"}', attempts = '{}', last_error = NULL`);
+    await forgetUat(rig.db, good.siruta);
+    // Every portal call slowed down, so the buildings step is still going when the worker stops.
+    await rig.simJson('POST', '/__sim/faults', { latencyMs: 400 });
+    // The rig's store worker makes way for one of the test's own (see startStoreWorker).
+    await stopWorker(rig.workers.get(TaskQueue.store)!);
+    rig.workers.delete(TaskQueue.store);
+    const first = await startStoreWorker();
+    try {
+      const handle = await rig.env.client.workflow.start<typeof weekendSync>('weekendSync', { taskQueue: store, workflowId, args: [{ forced: true, runNow: true }] });
+      const stepOf = async (step: string) => (await listQueue(prisma)).find((q) => q.siruta === good.siruta)!.steps[step as 'sync_cladiri'];
+      await until('the buildings step to run', async () => (await stepOf('sync_cladiri')) === 'running', 120_000);
+      const child = await until('the buildings sync child', async () => (await handle.describe()).raw.pendingChildren?.[0]?.workflowId, 30_000);
+      expect(await stepOf('sync_terenuri')).toBe('done');
+
+      // The worker that runs the session (and the step's child) goes away mid-step.
+      await stopWorker(first);
+      expect(await stepOf('sync_cladiri')).toBe('running');
+
+      // Another worker takes over (as after a crash and restart): it replays the session to where it was.
+      await startStoreWorker();
+      const state = await handle.query<WeekendState>('weekendState');
+      expect(state).toMatchObject({ syncStatus: 'running', currentActivity: `${good.name}: sync_cladiri` });
+      const finished = handle.result();
+      await rig.simJson('POST', '/__sim/faults', { latencyMs: 0 });
+
+      const tally = await finished;
+      expect(tally).toMatchObject({ stepsRun: 4, stepsFailed: 0 });
+      const item = (await listQueue(prisma)).find((q) => q.siruta === good.siruta)!;
+      expect(item.steps).toEqual({ sync_terenuri: 'done', sync_cladiri: 'done', import_nogeom: 'done', enrich: 'done' });
+      // Each step started once: the restart neither repeated the parcels nor restarted the buildings.
+      const attempts = await rig.db.query<{ attempts: Record<string, number> }>(`SELECT attempts FROM weekend_sync_queue WHERE siruta = $1`, [good.siruta]);
+      expect(attempts.rows[0].attempts).toEqual({ sync_terenuri: 1, sync_cladiri: 1, import_nogeom: 1, enrich: 1 });
+      const runs = await rig.db.query<{ layer_id: string; status: string }>(
+        `SELECT layer_id, status FROM gis_sync_runs WHERE siruta = $1 AND layer_id IN ('TERENURI_ACTIVE', 'CLADIRI_ACTIVE') ORDER BY started_at`,
+        [good.siruta],
+      );
+      expect(runs.rows.map((r) => [r.layer_id, r.status])).toEqual([
+        ['TERENURI_ACTIVE', 'done'],
+        ['CLADIRI_ACTIVE', 'done'],
+      ]);
+      // The buildings sync that was running before the restart is the one that finished (one run).
+      expect((await rig.env.client.workflow.getHandle(child).describe()).status.name).toBe('COMPLETED');
+    } finally {
+      await rig.simJson('POST', '/__sim/faults', { latencyMs: 0 });
+      await prisma.$disconnect();
+    }
+  }, 300_000);
+
+  test('a trigger runs its city at once; the next city waits for the next window night and runs in it', async () => {
+    const prisma = createPrisma(rig.db);
+    const store = rig.queue(TaskQueue.store);
+    await rig.db.query(`DELETE FROM weekend_sync_queue`);
+    for (const [i, u] of [good, bad].entries()) await rig.db.query(`INSERT INTO weekend_sync_queue (siruta, name, position) VALUES ($1, $2, $3)`, [u.siruta, u.name, i + 1]);
+    try {
+      const handle = await rig.env.client.workflow.start<typeof weekendSync>('weekendSync', { taskQueue: store, workflowId: weekendSyncWorkflowId(store), args: [{ forced: true, runNow: true }] });
+      const tally = await handle.result();
+      expect(tally).toMatchObject({ stepsRun: 8, stepsFailed: 0 });
+      // When each city's last step started, on the session's (workflow) clock.
+      const at = await rig.db.query<{ siruta: number; last_run_at: Date }>(`SELECT siruta, last_run_at FROM weekend_sync_queue ORDER BY position`);
+      const [first, second] = at.rows.map((r) => r.last_run_at.getTime());
+      expect(at.rows.map((r) => r.siruta)).toEqual([good.siruta, bad.siruta]);
+      // The triggered city ran whatever the hour; the next one only inside a (forced) window:
+      // when the window was closed after the first city, it waited for the next night's start.
+      expect(weekendWindow(second, true).open).toBe(true);
+      const afterFirst = weekendWindow(first, true);
+      if (!afterFirst.open) expect(second).toBeGreaterThanOrEqual(afterFirst.nextStart!);
+      expect((await listQueue(prisma)).every((q) => Object.values(q.steps).every((st) => st === 'done'))).toBe(true);
+    } finally {
+      await prisma.$disconnect();
+    }
   }, 300_000);
 });

@@ -1,13 +1,13 @@
 /**
  * The frame shared by every /parcel-sync page: the header (eyebrow, title, subtitle) and the one
- * tab bar (Sincronizare, Căutare cadastrală, Tablou UAT, Export, Extrase CF, Sincronizare de weekend). The tabs carry the
+ * tab bar (Sincronizare, Căutare cadastrală, Tablou UAT, Export, Extrase CF, Sincronizare de weekend, Reguli de sincronizare). The tabs carry the
  * chosen UAT (`siruta`) from page to page; `?tab=epay` is the CF order flow of spec 4.3 (the tab
  * key keeps its original name).
  */
 import type { ReactNode } from 'react';
 import { Link } from '@remix-run/react';
 
-export type ParcelSyncTab = 'sync' | 'search' | 'dashboard' | 'export' | 'epay' | 'weekend';
+export type ParcelSyncTab = 'sync' | 'search' | 'dashboard' | 'export' | 'epay' | 'weekend' | 'rules';
 
 export const PARCEL_SYNC_TABS: ReadonlyArray<{ key: ParcelSyncTab; label: string; short?: string; href: (siruta: number | null) => string }> = [
   { key: 'sync', label: 'Sincronizare', href: (s) => (s ? `/parcel-sync?siruta=${s}` : '/parcel-sync') },
@@ -16,6 +16,7 @@ export const PARCEL_SYNC_TABS: ReadonlyArray<{ key: ParcelSyncTab; label: string
   { key: 'export', label: 'Export', href: (s) => (s ? `/parcel-sync/export?siruta=${s}` : '/parcel-sync/export') },
   { key: 'epay', label: 'Extrase CF', href: (s) => `/parcel-sync?tab=epay${s ? `&siruta=${s}` : ''}` },
   { key: 'weekend', label: 'Sincronizare de weekend', short: 'Weekend', href: () => '/parcel-sync/weekend' },
+  { key: 'rules', label: 'Reguli de sincronizare', short: 'Reguli', href: () => '/parcel-sync/reguli' },
 ];
 
 export function ParcelSyncTabs({ active, siruta }: { active: ParcelSyncTab | null; siruta: number | null }) {
