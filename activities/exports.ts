@@ -62,10 +62,10 @@ export function createExportActivities({ db }: ExportActivityDeps) {
     async planExportSync(input: PlanInput): Promise<PlanResult> {
       const uat = await uatInfo(db, input.siruta);
       if (!uat.known && !uat.hasFeatures) {
-        throw ApplicationFailure.nonRetryable(`UAT ${input.siruta} nu există în baza de date.`, 'NotFound');
+        throw ApplicationFailure.nonRetryable(`UAT ${input.siruta} nu există în baza de date.`, 'NotFoundError');
       }
       if (input.layerId && !(await layerExists(db, input.layerId))) {
-        throw ApplicationFailure.nonRetryable(`Stratul ${input.layerId} nu există în catalog.`, 'NotFound');
+        throw ApplicationFailure.nonRetryable(`Stratul ${input.layerId} nu există în catalog.`, 'NotFoundError');
       }
       const layerIds = input.layerId ? [input.layerId] : BUNDLE_LAYERS[input.mode ?? 'base'];
       const decisions = await exportSyncPlan(db, {

@@ -1,11 +1,13 @@
 /**
  * Domain failures → Temporal failures, one rule for every activity: a portal error is retried
  * when a retry can help (its `retryable`), a 4xx AppError (unknown UAT, bad input) never heals
- * by retrying; the failure type is the error's class or code, so the UI can name the cause.
+ * by retrying; the failure type is the error's class name, or its contract code in the same shape
+ * (temporal/retryPolicies.ts `failureTypeOf`), so the UI can name the cause.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { AppError } from '../domain/errors';
 import { PortalError } from '../domain/landreg/errors';
+import { failureTypeOf } from '../temporal/retryPolicies';
 
 export async function withTemporalFailures<T>(fn: () => Promise<T>): Promise<T> {
   try {
@@ -18,7 +20,7 @@ export async function withTemporalFailures<T>(fn: () => Promise<T>): Promise<T> 
         : ApplicationFailure.nonRetryable(err.message, err.name, details);
     }
     if (err instanceof AppError && err.status < 500) {
-      throw ApplicationFailure.nonRetryable(err.message, err.code, { status: err.status });
+      throw ApplicationFailure.nonRetryable(err.message, failureTypeOf(err.code), { status: err.status, code: err.code });
     }
     throw err;
   }

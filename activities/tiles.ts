@@ -47,7 +47,7 @@ export function createTileActivities(
       if (res.ok) return 'started';
       const message = `Tile rebuild webhook answered HTTP ${res.status}`;
       // A refused call (bad token, wrong URL) will not heal by retrying; a 5xx may.
-      if (res.status >= 400 && res.status < 500) throw ApplicationFailure.nonRetryable(message, 'WebhookRejected');
+      if (res.status >= 400 && res.status < 500) throw ApplicationFailure.nonRetryable(message, 'WebhookRejectedError');
       throw new Error(message);
     },
   };

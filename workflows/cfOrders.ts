@@ -28,9 +28,8 @@ import type { CfportalActivities } from '../activities/cfportal';
 import type { NotificationActivities } from '../activities/notifications';
 import { TaskQueue } from '../temporal/queues';
 import { failureMessage, siblingQueue } from './landregShared';
+import { RETRY } from '../temporal/retryPolicies';
 
-/** Failure types no retry can heal (activities/failures.ts names them). */
-const CF_PERMANENT = ['CfPortalCredentialsError', 'CfPortalRejectedError', 'insufficient_credits', 'BatchNotFoundError', 'not_found'];
 
 function cfActivities() {
   const taskQueue = siblingQueue(TaskQueue.cfOrders);
@@ -43,14 +42,13 @@ function cfActivities() {
   } as const;
   const steps = proxyActivities<CfportalActivities>({
     ...base,
-    // Each attempt keeps what the previous ones did (labelled cart items, stored PDFs): short waits.
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 30, nonRetryableErrorTypes: CF_PERMANENT },
+    retry: RETRY.cfportalStep,
   });
   // Every attempt of the submit reconciles with the portal's order list before submitting
   // (domain/cfportal/pipeline.ts submitBatch), so a retry never pays twice.
   const submit = proxyActivities<CfportalActivities>({
     ...base,
-    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30, nonRetryableErrorTypes: CF_PERMANENT },
+    retry: RETRY.cfportalSubmit,
   });
   return { steps, submit };
 }
@@ -59,7 +57,7 @@ function notifications() {
   return proxyActivities<NotificationActivities>({
     taskQueue: siblingQueue(TaskQueue.notifications),
     startToCloseTimeout: '1 minute',
-    retry: { initialInterval: '2 seconds', maximumAttempts: 10 },
+    retry: RETRY.notify,
   });
 }
 
@@ -92,7 +90,7 @@ export async function cfOrderBatch(input: CfOrderBatchInput): Promise<CfOrderBat
     // The activity polls for up to a minute itself; longer portal work waits on a durable timer.
     while ((await steps.cfAwaitOrder(orderId, submitted.portalOrderId, input.pollIntervalMs)) !== 'done') {
       if (Date.now() - since > MAX_PROCESSING_MS) {
-        throw ApplicationFailure.nonRetryable('Portalul nu a emis documentele în 24 de ore.', 'cf_processing_timeout');
+        throw ApplicationFailure.nonRetryable('Portalul nu a emis documentele în 24 de ore.', 'CfProcessingTimeoutError');
       }
       await sleep(input.pollIntervalMs);
     }

@@ -8,6 +8,7 @@
  */
 import { continueAsNew, defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { EnrichCursor, EnrichmentPortalActivities, EnrichmentStoreActivities } from '../activities/enrichment';
+import { RETRY } from '../temporal/retryPolicies';
 
 export const ENRICH_BATCH_SIZE = 50;
 /** Batches per workflow run before continue-as-new (keeps the history far below its limits). */
@@ -63,20 +64,14 @@ export async function enrichParcels(input: EnrichParcelsInput): Promise<EnrichPa
   const store = proxyActivities<EnrichmentStoreActivities>({
     taskQueue: storeQueue,
     startToCloseTimeout: '2 minutes',
-    retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', maximumAttempts: 10 },
+    retry: RETRY.store,
   });
   const landreg = proxyActivities<EnrichmentPortalActivities>({
     taskQueue: landregQueue,
     // 50 parcels × 2 calls at the portal's pace; the heartbeat catches a stuck one far sooner.
     startToCloseTimeout: '15 minutes',
     heartbeatTimeout: '2 minutes',
-    retry: {
-      initialInterval: '10 seconds',
-      backoffCoefficient: 2,
-      maximumInterval: '5 minutes',
-      maximumAttempts: 8,
-      nonRetryableErrorTypes: ['PortalCredentialsError', 'PortalMalformedError', 'bad_request', 'not_found'],
-    },
+    retry: RETRY.portalLong,
   });
 
   const size = input.batchSize ?? ENRICH_BATCH_SIZE;

@@ -18,6 +18,7 @@ import type { enrichParcels } from './enrichParcels';
 import type { importNoGeometry } from './importNoGeometry';
 import { childJobId, failureMessage, progressQuery, siblingQueue, type ProgressState } from './landregShared';
 import type { layerSync } from './layerSync';
+import { RETRY } from '../temporal/retryPolicies';
 
 type PipelineStep = Parameters<ExportActivities['buildExport']>[0]['pipelineBefore'][number];
 type StoredExport = Awaited<ReturnType<ExportActivities['buildExport']>>;
@@ -28,14 +29,14 @@ function exportActivities() {
   const quick = proxyActivities<ExportActivities>({
     taskQueue,
     startToCloseTimeout: '1 minute',
-    retry: { initialInterval: '2 seconds', maximumAttempts: 5, nonRetryableErrorTypes: ['NotFound'] },
+    retry: RETRY.store,
   });
   const heavy = proxyActivities<ExportActivities>({
     taskQueue,
     // A 200,000-parcel magic bundle builds in a few minutes; an hour means something is stuck.
     startToCloseTimeout: '1 hour',
     heartbeatTimeout: '1 minute',
-    retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: ['NotFound'] },
+    retry: RETRY.build,
   });
   return { quick, heavy };
 }
@@ -282,7 +283,7 @@ async function runExportJob(
     progress.status = 'failed';
     progress.error = cause;
     if (err instanceof ApplicationFailure) throw err;
-    throw ApplicationFailure.nonRetryable(`Exportul a eșuat: ${cause}`, 'ExportFailed');
+    throw ApplicationFailure.nonRetryable(`Exportul a eșuat: ${cause}`, 'ExportFailedError');
   }
 }
 

@@ -6,6 +6,7 @@
  */
 import { defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { EnrichmentPortalActivities, NoGeomImport } from '../activities/enrichment';
+import { RETRY } from '../temporal/retryPolicies';
 
 export interface ImportNoGeometryInput {
   siruta: number;
@@ -31,13 +32,7 @@ export async function importNoGeometry(input: ImportNoGeometryInput): Promise<No
     // A 200,000-parcel UAT is ~400 pages at the portal's pace; pages heartbeat.
     startToCloseTimeout: '30 minutes',
     heartbeatTimeout: '2 minutes',
-    retry: {
-      initialInterval: '10 seconds',
-      backoffCoefficient: 2,
-      maximumInterval: '5 minutes',
-      maximumAttempts: 6,
-      nonRetryableErrorTypes: ['PortalCredentialsError', 'PortalMalformedError', 'bad_request', 'not_found'],
-    },
+    retry: RETRY.portalLong,
   });
   const progress: NoGeomProgress = { siruta: input.siruta, status: 'running', phase: 'scanning', percent: 0, message: 'Se caută imobilele fără geometrie…' };
   setHandler(noGeomProgressQuery, () => progress);

@@ -5,6 +5,7 @@
 import { defineQuery, proxyActivities, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { LandregActivities } from '../activities/landreg';
 import { TaskQueue, type TaskQueueName } from '../temporal/queues';
+import { RETRY } from '../temporal/retryPolicies';
 
 /** CONTRACT.md progress record, minus what the API adds from the execution (jobId, kind, times). */
 export interface ProgressState {
@@ -31,8 +32,6 @@ export function siblingQueue(queue: TaskQueueName): string {
   return queue;
 }
 
-/** Non-retryable failure types of the portal client (domain/landreg/errors.ts). */
-export const PORTAL_PERMANENT_FAILURES = ['PortalCredentialsError', 'PortalMalformedError'];
 
 export function landregActivities() {
   return proxyActivities<LandregActivities>({
@@ -42,13 +41,7 @@ export function landregActivities() {
     // Portal activities heartbeat every 5 s while alive (activities/landreg.ts keepAlive): a
     // killed worker's downloads are retried elsewhere after 20 s, from their page cursor.
     heartbeatTimeout: '20 seconds',
-    retry: {
-      initialInterval: '2 seconds',
-      backoffCoefficient: 2,
-      maximumInterval: '1 minute',
-      maximumAttempts: 12,
-      nonRetryableErrorTypes: PORTAL_PERMANENT_FAILURES,
-    },
+    retry: RETRY.portal,
   });
 }
 
@@ -56,7 +49,7 @@ export function storeActivities() {
   return proxyActivities<LandregActivities>({
     taskQueue: siblingQueue(TaskQueue.store),
     startToCloseTimeout: '5 minutes',
-    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 },
+    retry: RETRY.store,
   });
 }
 

@@ -11,6 +11,7 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { NotificationActivities } from '../activities/notifications';
 import { TaskQueue } from '../temporal/queues';
 import { siblingQueue } from './landregShared';
+import { RETRY } from '../temporal/retryPolicies';
 
 function mailActivities() {
   return proxyActivities<NotificationActivities>({
@@ -19,7 +20,7 @@ function mailActivities() {
     // No attempt cap: a relay down over a weekend still gets the mail out when it returns;
     // the interval cap keeps the wait after recovery short.
     scheduleToCloseTimeout: '7 days',
-    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '20 seconds' },
+    retry: RETRY.mail,
   });
 }
 
@@ -37,7 +38,7 @@ export async function dailyDigest(): Promise<{ date: string; sent: number; skipp
   const digest = proxyActivities<NotificationActivities>({
     taskQueue: siblingQueue(TaskQueue.notifications),
     startToCloseTimeout: '15 minutes',
-    retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 10 },
+    retry: RETRY.periodic,
   });
   const r = await digest.runDailyDigest();
   return { date: r.date, sent: r.sent, skipped: r.skipped };

@@ -9,6 +9,7 @@ import { proxyActivities, setHandler } from '@temporalio/workflow';
 import type { TileBuildActivities } from '../activities/tiles';
 import { TaskQueue } from '../temporal/queues';
 import { failureMessage, progressQuery, type ProgressState } from './landregShared';
+import { RETRY } from '../temporal/retryPolicies';
 
 const build = proxyActivities<TileBuildActivities>({
   taskQueue: TaskQueue.exports,
@@ -16,7 +17,7 @@ const build = proxyActivities<TileBuildActivities>({
   startToCloseTimeout: '1 hour',
   // The activity heartbeats every few seconds while a tool runs: a dead worker is noticed in a minute.
   heartbeatTimeout: '1 minute',
-  retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 3 },
+  retry: RETRY.build,
 });
 
 export interface OverviewArchiveBuildResult {

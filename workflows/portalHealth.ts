@@ -7,6 +7,7 @@ import type { LandregActivities } from '../activities/landreg';
 import { proxyActivities } from '@temporalio/workflow';
 import { TaskQueue } from '../temporal/queues';
 import { siblingQueue } from './landregShared';
+import { RETRY } from '../temporal/retryPolicies';
 
 export interface PortalHealthResult {
   available: boolean;
@@ -19,7 +20,7 @@ export async function portalHealth(): Promise<PortalHealthResult> {
   const landreg = proxyActivities<LandregActivities>({
     taskQueue: siblingQueue(TaskQueue.landreg),
     startToCloseTimeout: '1 minute',
-    retry: { maximumAttempts: 1 },
+    retry: RETRY.once,
   });
   return landreg.checkPortalHealth();
 }

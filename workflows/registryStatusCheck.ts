@@ -10,18 +10,19 @@ import type { NotificationActivities } from '../activities/notifications';
 import type { RegistryActivities } from '../activities/registry';
 import { TaskQueue } from '../temporal/queues';
 import { progressQuery, siblingQueue, type ProgressState } from './landregShared';
+import { RETRY } from '../temporal/retryPolicies';
 
 const registry = proxyActivities<RegistryActivities>({
   // One page fetch (10 s timeout) and a short transaction.
   startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 3 },
+  retry: RETRY.periodic,
 });
 
 function notifications() {
   return proxyActivities<NotificationActivities>({
     taskQueue: siblingQueue(TaskQueue.notifications),
     startToCloseTimeout: '1 minute',
-    retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 10 },
+    retry: RETRY.notify,
   });
 }
 

@@ -37,12 +37,13 @@ import { jobSearchAttributes } from '../temporal/searchAttributes';
 import { TaskQueue } from '../temporal/queues';
 import { childJobId, failureMessage, siblingQueue } from './landregShared';
 import { requestTileArchiveRebuild, type UatSyncResult } from './uatSync';
+import { RETRY } from '../temporal/retryPolicies';
 
 function scheduling() {
   return proxyActivities<SchedulingActivities>({
     taskQueue: siblingQueue(TaskQueue.store),
     startToCloseTimeout: '2 minutes',
-    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+    retry: RETRY.store,
   });
 }
 
@@ -50,7 +51,7 @@ function notifications() {
   return proxyActivities<NotificationActivities>({
     taskQueue: siblingQueue(TaskQueue.notifications),
     startToCloseTimeout: '1 minute',
-    retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 20 },
+    retry: RETRY.notify,
   });
 }
 
@@ -131,7 +132,7 @@ async function runBoundedStep(next: NextStep): Promise<{ added: number }> {
   } catch (err) {
     // Our own time limit, not a cancellation of the whole session (that one propagates).
     if (isCancellation(err) && !outer.consideredCancelled) {
-      throw ApplicationFailure.nonRetryable(`pasul nu s-a încheiat în ${WEEKEND_STEP_TIME_LIMIT_MS / 3_600_000} ore și a fost oprit`, 'WeekendStepTimeout');
+      throw ApplicationFailure.nonRetryable(`pasul nu s-a încheiat în ${WEEKEND_STEP_TIME_LIMIT_MS / 3_600_000} ore și a fost oprit`, 'WeekendStepTimeoutError');
     }
     throw err;
   }

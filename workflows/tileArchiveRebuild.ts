@@ -5,17 +5,12 @@
  */
 import { ApplicationFailure, defineQuery, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { ArchiveStamp, TileActivities, WebhookOutcome } from '../activities/tiles';
+import { RETRY } from '../temporal/retryPolicies';
 
 // store queue (inherited): one webhook call and S3 HEADs, no heavy work here.
 const tiles = proxyActivities<TileActivities>({
   startToCloseTimeout: '1 minute',
-  retry: {
-    initialInterval: '5 seconds',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    maximumAttempts: 5,
-    nonRetryableErrorTypes: ['WebhookRejected'],
-  },
+  retry: RETRY.periodic,
 });
 
 /** Spec section 8: poll every 15 s, give up after 30 min. */
@@ -95,5 +90,5 @@ export async function tileArchiveRebuild(input: TileArchiveRebuildInput = {}): P
     phase: 'timeout',
     message: `Arhiva nu s-a actualizat în ${minutes} minute; reconstruirea a fost abandonată.`,
   });
-  throw ApplicationFailure.nonRetryable(progress.message, 'TileRebuildTimeout', { polls: progress.polls, limitMs });
+  throw ApplicationFailure.nonRetryable(progress.message, 'TileRebuildTimeoutError', { polls: progress.polls, limitMs });
 }

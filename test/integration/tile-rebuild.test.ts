@@ -109,7 +109,7 @@ describe('tileArchiveRebuild gives up after 30 minutes (time-skipping)', () => {
     await env?.teardown();
   });
 
-  test('with the builder busy elsewhere (409) and no new archive, the job fails with TileRebuildTimeout', async () => {
+  test('with the builder busy elsewhere (409) and no new archive, the job fails with TileRebuildTimeoutError', async () => {
     // Another build holds the builder forever: the build the webhook starts waits for it (the
     // webhook answers 409 from then on) and the archive never changes.
     await lock.query(`SELECT pg_advisory_lock(${BUILD_LOCK})`);
@@ -127,7 +127,7 @@ describe('tileArchiveRebuild gives up after 30 minutes (time-skipping)', () => {
       );
       expect(err).toBeInstanceOf(WorkflowFailedError);
       const cause = (err as WorkflowFailedError).cause as { type?: string; message?: string; details?: unknown[] };
-      expect(cause.type).toBe('TileRebuildTimeout');
+      expect(cause.type).toBe('TileRebuildTimeoutError');
       expect(cause.message).toMatch(/30 minute/);
       // 15 s polls over 30 minutes.
       expect(cause.details?.[0]).toMatchObject({ polls: 120, limitMs: 30 * 60_000 });
