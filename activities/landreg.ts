@@ -22,11 +22,11 @@ export interface LandregActivityDeps {
   landregBaseUrl?: string;
 }
 
-export function createLandregActivities(deps: LandregActivityDeps) {
+/** Portal calls: registered on the rate-limited `landreg` queue only, so each one is paced. */
+export function createLandregPortalActivities(deps: LandregActivityDeps) {
   const { db } = deps;
   const client = new LandregClient({ db, baseUrl: deps.landregBaseUrl });
   return {
-    // ---- landreg queue: portal calls ---------------------------------------------------------
     async planLayerSync(input: LayerSyncInput): Promise<LayerSyncPlan> {
       return keepAlive(() => withTemporalFailures(() => planLayerSync(client, db, input)));
     },
@@ -73,8 +73,12 @@ export function createLandregActivities(deps: LandregActivityDeps) {
     async refreshUatCatalogue(opts: { force?: boolean } = {}): Promise<CatalogueRefreshResult> {
       return keepAlive(() => withTemporalFailures(() => refreshUatCatalogue(client, db, opts)));
     },
+  };
+}
 
-    // ---- store queue: bookkeeping -----------------------------------------------------------
+/** Sync bookkeeping in the store: no portal client here, so nothing on the store queue can call it. */
+export function createLandregStoreActivities({ db }: { db: Db }) {
+  return {
     /**
      * The GisSyncRun record of this workflow's sync of one layer (reused on retry), with how the
      * downloads are spread (config.landreg: workflows cannot read configuration).
@@ -111,4 +115,5 @@ export function createLandregActivities(deps: LandregActivityDeps) {
   };
 }
 
-export type LandregActivities = ReturnType<typeof createLandregActivities>;
+export type LandregPortalActivities = ReturnType<typeof createLandregPortalActivities>;
+export type LandregStoreActivities = ReturnType<typeof createLandregStoreActivities>;

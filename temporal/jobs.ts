@@ -235,6 +235,21 @@ export async function isRunning(workflowId: string): Promise<boolean> {
 
 
 /** CONTRACT.md `GET /api/landreg/progress`; 404 for unknown jobs and after the retention. */
+/**
+ * A query needs a worker of the workflow's queue; with none polling (a crashed or stopped worker)
+ * it would hold the answer to the RPC's own deadline. Every page and route that shows a running
+ * workflow's own view asks through here and falls back to what the server knows.
+ */
+const QUERY_DEADLINE_MS = 3_000;
+
+export async function queryRunning<T>(client: Client, handle: WorkflowHandle, name: string): Promise<T | undefined> {
+  try {
+    return await client.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query<T>(name));
+  } catch {
+    return undefined;
+  }
+}
+
 export async function jobProgress(jobId: string, now = new Date()): Promise<JobProgress> {
   const parts = parseWorkflowId(jobId);
   if (!parts) throw errors.notFound('Lucrarea nu există.');
@@ -249,12 +264,13 @@ export async function jobProgress(jobId: string, now = new Date()): Promise<JobP
   }
   const base = { jobId, kind: parts.kind, startedAt: desc.startTime.toISOString() };
   if (desc.status.name === 'RUNNING') {
-    let p: ProgressState;
-    try {
-      p = await handle.query<ProgressState>('progress');
-    } catch {
-      p = { status: 'running', phase: 'starting', current: 0, total: 0, message: 'Lucrarea pornește…' };
-    }
+    const p = (await queryRunning<ProgressState>(client, handle, 'progress')) ?? {
+      status: 'running',
+      phase: 'starting',
+      current: 0,
+      total: 0,
+      message: 'Lucrarea pornește…',
+    };
     return { ...base, status: 'running', phase: p.phase, current: p.current, total: p.total, percent: percentOf(p.current, p.total), message: p.message };
   }
   const closedAt = desc.closeTime ?? now;

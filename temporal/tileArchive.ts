@@ -10,7 +10,7 @@ import { archiveInfo } from '../domain/tiles/archiveStore';
 import type { TileArchiveRebuildInput, TileArchiveRebuildResult, TileRebuildProgress } from '../workflows/tileArchiveRebuild';
 import { TaskQueue } from './queues';
 import { failureMessage } from './failures';
-import { launchJob } from './jobs';
+import { launchJob, queryRunning } from './jobs';
 import { OVERVIEW_BUILD_WORKFLOW_ID, TILE_REBUILD_WORKFLOW_ID } from './singletons';
 
 export { OVERVIEW_BUILD_WORKFLOW_ID, TILE_REBUILD_WORKFLOW_ID };
@@ -78,7 +78,7 @@ export async function tileRebuildJob(client: Client, workflowId = TILE_REBUILD_W
   }
   const base = { jobId: workflowId, startedAt: d.startTime.toISOString(), finishedAt: d.closeTime?.toISOString() };
   if (d.status.name === 'RUNNING') {
-    const progress = await handle.query<TileRebuildProgress>('progress').catch(() => undefined);
+    const progress = await queryRunning<TileRebuildProgress>(client, handle, 'progress');
     return { ...base, status: 'running', progress };
   }
   if (d.status.name === 'COMPLETED') {

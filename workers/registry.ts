@@ -9,7 +9,7 @@ import { createStoreActivities } from '../activities/store';
 import { createExportActivities } from '../activities/exports';
 import { createEnrichmentPortalActivities, createEnrichmentStoreActivities } from '../activities/enrichment';
 import { createTileActivities, createTileBuildActivities } from '../activities/tiles';
-import { createLandregActivities } from '../activities/landreg';
+import { createLandregPortalActivities, createLandregStoreActivities } from '../activities/landreg';
 import { createNotificationActivities } from '../activities/notifications';
 import { createRegistryActivities } from '../activities/registry';
 import { createCfportalActivities } from '../activities/cfportal';
@@ -58,7 +58,7 @@ export const ALL_WORKFLOWS_PATH = path.join(projectRoot, 'workflows', 'index.ts'
 export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
   [TaskQueue.landreg]: {
     // Parcel sync (docs/sync.md), enrichment batches and the no-geometry import (docs/enrichment.md).
-    activities: (deps) => ({ ...createLandregActivities(deps), ...createEnrichmentPortalActivities(deps) }),
+    activities: (deps) => ({ ...createLandregPortalActivities(deps), ...createEnrichmentPortalActivities(deps) }),
     options: {
       // The portal is shared by every job: the per-second cap applies to the whole task queue
       // (all processes), so parallel syncs never flood it (ARCHITECTURE.md, Workflows).
@@ -73,8 +73,8 @@ export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
       ...createStoreActivities(deps),
       ...createTileActivities(),
       ...createEnrichmentStoreActivities(deps),
-      // Sync bookkeeping (docs/sync.md): the same factory; the workflows call its store-only activities here.
-      ...createLandregActivities(deps),
+      // Sync bookkeeping (docs/sync.md); the portal calls of the sync live on the landreg queue only.
+      ...createLandregStoreActivities(deps),
       // Registry status checks (docs/registry.md): a page fetch and a short transaction each.
       ...createRegistryActivities(deps),
       // Sync rules and the weekend queue (docs/scheduling.md).

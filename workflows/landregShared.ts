@@ -3,7 +3,7 @@
  * query, and deterministic job ids for children (docs/sync.md). Workflow code only: no I/O.
  */
 import { defineQuery, proxyActivities, uuid4, workflowInfo } from '@temporalio/workflow';
-import type { LandregActivities } from '../activities/landreg';
+import type { LandregPortalActivities, LandregStoreActivities } from '../activities/landreg';
 import { TaskQueue, type TaskQueueName } from '../temporal/queues';
 import { RETRY } from '../temporal/retryPolicies';
 
@@ -32,9 +32,8 @@ export function siblingQueue(queue: TaskQueueName): string {
   return queue;
 }
 
-
 export function landregActivities() {
-  return proxyActivities<LandregActivities>({
+  return proxyActivities<LandregPortalActivities>({
     taskQueue: siblingQueue(TaskQueue.landreg),
     // A download activity handles a few pages of 1000 features; a minute each is generous.
     startToCloseTimeout: '15 minutes',
@@ -46,7 +45,7 @@ export function landregActivities() {
 }
 
 export function storeActivities() {
-  return proxyActivities<LandregActivities>({
+  return proxyActivities<LandregStoreActivities>({
     taskQueue: siblingQueue(TaskQueue.store),
     startToCloseTimeout: '5 minutes',
     retry: RETRY.store,

@@ -3,7 +3,7 @@
  * call that never logs in; the activity records availability, maintenance (503 + keywords) and
  * the count of consecutive failures on the shared session row, which the session route shows.
  */
-import type { LandregActivities } from '../activities/landreg';
+import type { LandregPortalActivities } from '../activities/landreg';
 import { proxyActivities } from '@temporalio/workflow';
 import { TaskQueue } from '../temporal/queues';
 import { siblingQueue } from './landregShared';
@@ -17,7 +17,7 @@ export interface PortalHealthResult {
 
 export async function portalHealth(): Promise<PortalHealthResult> {
   // No retries: a failed ping IS the measurement; the next one comes in 3 minutes.
-  const landreg = proxyActivities<LandregActivities>({
+  const landreg = proxyActivities<LandregPortalActivities>({
     taskQueue: siblingQueue(TaskQueue.landreg),
     startToCloseTimeout: '1 minute',
     retry: RETRY.once,

@@ -47,11 +47,6 @@ export function refreshShared(sessionId: string, refreshToken: string): Promise<
   return p;
 }
 
-/** For tests: how many exchanges are tracked right now. */
-export function inflightRefreshCount(): number {
-  return inflight.size;
-}
-
 async function exchange(sessionId: string, refreshToken: string): Promise<StoredSession | null> {
   return refreshSessionLeased(sessionId, refreshToken, async (current) => {
     try {

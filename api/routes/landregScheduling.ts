@@ -29,6 +29,7 @@ import {
 import { addCity, isPaused, lastReport, listQueue, removeCity, resetAll, resetErrors, setPaused, STEP_STATES, WEEKEND_STEPS } from '../../domain/scheduling/weekend';
 import { weekendWindow, windowProblems } from '../../domain/scheduling/windows';
 import { getTemporalClient } from '../../temporal/client';
+import { queryRunning } from '../../temporal/jobs';
 import { jobSearchAttributes } from '../../temporal/searchAttributes';
 import { weekendSyncWorkflowId, type WeekendState } from '../../workflows/scheduling';
 import { legacyWriteGate } from '../http/gates';
@@ -146,16 +147,16 @@ const WeekendAnswer = z.object({
 
 async function weekendHandle() {
   const client = await getTemporalClient();
-  return client.workflow.getHandle(weekendSyncWorkflowId(landregApi.workflowTaskQueue));
+  return { client, handle: client.workflow.getHandle(weekendSyncWorkflowId(landregApi.workflowTaskQueue)) };
 }
 
 /** The session's own view while it runs; null when none runs. */
 async function sessionState(): Promise<WeekendState | null> {
-  const handle = await weekendHandle();
+  const { client, handle } = await weekendHandle();
   try {
     const d = await handle.describe();
     if (d.status.name !== 'RUNNING') return null;
-    return await handle.query<WeekendState>('weekendState');
+    return (await queryRunning<WeekendState>(client, handle, 'weekendState')) ?? null;
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return null;
     throw err;
@@ -163,7 +164,7 @@ async function sessionState(): Promise<WeekendState | null> {
 }
 
 async function wakeSession(): Promise<void> {
-  const handle = await weekendHandle();
+  const { handle } = await weekendHandle();
   try {
     await handle.signal('weekendWake');
   } catch (err) {

@@ -85,7 +85,7 @@ async function compressAndSend(req: Request, res: Response, pick: (fields: Recor
 const ALL_LEVELS = [...new Set<string>([...LOCAL_LEVELS, ...CLOUD_LEVELS])];
 
 /**
- * `level` picks the pipeline: balanced and high are local, recommended and low are cloud levels;
+ * `level` picks the pipeline: balanced, high and lossless are local, recommended and low are cloud levels;
  * `extreme` exists in both and is local unless `mode=cloud` says otherwise.
  */
 function choiceFrom(fields: Record<string, string>): Choice {
@@ -144,7 +144,7 @@ export function registerPdfToolRoutes(router: Router): void {
       method: 'post',
       path: '/api/compress-pdf',
       summary:
-        'Compress a PDF (multipart `file`, `level` balanced | high | extreme locally, recommended | extreme | low in the cloud, `mode` local | cloud); sizes in X-Original-Size / X-Compressed-Size',
+        'Compress a PDF (multipart `file`, `level` balanced | high | extreme | lossless locally, recommended | extreme | low in the cloud, `mode` local | cloud); sizes in X-Original-Size / X-Compressed-Size',
       tags,
       auth,
       response: { description: 'The compressed PDF, never larger than the upload', contentType: 'application/pdf' },

@@ -9,6 +9,8 @@ import { getPool } from '../../domain/db/pool';
 import { checkBuckets } from '../../domain/storage/s3';
 import { mailTransport } from '../../domain/mail/transport';
 import { checkTemporal } from '../../temporal/client';
+import { TAGS_MODULE_VERSION } from '../../domain/tags/service';
+import { VAULT_MODULE_VERSION } from '../../domain/office/vault';
 import { createRequire } from 'node:module';
 
 const remixPkg = createRequire(import.meta.url)('@remix-run/node/package.json') as { version: string };
@@ -20,6 +22,8 @@ const VersionBody = z.object({
   nodeEnv: z.string(),
   cutover: z.boolean(),
   nextVersion: z.string(),
+  /** Spec 9.5: the tag manager and vault modules' own versions. */
+  modules: z.object({ tags: z.string(), vault: z.string() }),
 });
 
 const Probe = z.object({ ok: z.boolean(), ms: z.number(), detail: z.string().optional() });
@@ -65,6 +69,7 @@ export function registerSystemRoutes(router: Router): void {
       cutover: config.flags.useCentralApi,
       // The spec's name for "the web framework's version"; ours is Remix.
       nextVersion: `remix ${remixPkg.version}`,
+      modules: { tags: TAGS_MODULE_VERSION, vault: VAULT_MODULE_VERSION },
     }),
   );
 

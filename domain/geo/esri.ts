@@ -218,12 +218,3 @@ function multi<T>(v: DataView, offset: number, type: number, srid: number, parts
   for (const part of parts) o = writePart(o, part);
   return o;
 }
-
-/** ESRI JSON geometry → EWKB in EPSG:3844 (the same geometry as `esriToEwkt`), or null. */
-export function esriToEwkb(g: EsriGeometry | null | undefined, srid = 3844): Buffer | null {
-  const gj = esriToGeoJson(g);
-  if (!gj) return null;
-  const buf = Buffer.allocUnsafe(ewkbSize(gj));
-  writeEwkb(gj, new DataView(buf.buffer, buf.byteOffset, buf.length), 0, srid);
-  return buf;
-}

@@ -75,10 +75,6 @@ export async function cachedFeatureCounts(db: Db, now = Date.now()): Promise<Map
   return countsMemo.counts;
 }
 
-export function resetFeatureCountCache(): void {
-  countsMemo = undefined;
-}
-
 /** The counties of the store's UATs, sorted (the pattern for plain CRUD reads: the Prisma client). */
 export async function listCounties(db: pg.Pool): Promise<string[]> {
   const rows = await prismaFor(db).gisUat.findMany({

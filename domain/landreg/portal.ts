@@ -117,14 +117,3 @@ export async function fetchAllFeatures(c: LandregClient, layerId: string, where:
     offset += page.length;
   }
 }
-
-export interface PortalLayer {
-  id: string;
-  name: string;
-  category: 'terenuri' | 'cladiri' | 'documentatii' | 'administrativ';
-  geometryType: string;
-}
-
-export async function listLayers(c: LandregClient): Promise<PortalLayer[]> {
-  return ensureArray<PortalLayer>(await c.get('/map/layers'), 'layers');
-}

@@ -121,10 +121,6 @@ export async function clearPortalSession(db: Db): Promise<void> {
   );
 }
 
-export async function touchPortalSession(db: Db): Promise<void> {
-  await db.query(`UPDATE landreg_portal_sessions SET last_used_at = now() WHERE id = 'shared'`);
-}
-
 export interface HealthRecord {
   available: boolean;
   maintenance: boolean;

@@ -102,11 +102,6 @@ export async function removeWatch(prisma: PrismaClient, userId: string, id: stri
   if (r.count === 0) throw errors.notFound('Elementul urmărit nu există.');
 }
 
-export async function isFollowing(prisma: PrismaClient, userId: string, featureId: string): Promise<string | null> {
-  const row = await prisma.watchlistItem.findFirst({ where: { userId, kind: 'parcel', featureId }, select: { id: true } });
-  return row?.id ?? null;
-}
-
 export interface HistoryItem {
   at: string;
   field: string;

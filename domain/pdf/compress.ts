@@ -14,7 +14,15 @@ import path from 'node:path';
 import { config } from '../config';
 import { AppError, errors } from '../errors';
 
-export const LOCAL_LEVELS = ['balanced', 'high', 'extreme'] as const;
+/** Levels that rewrite images (Ghostscript, then qpdf), gentlest first. */
+export const LOSSY_LEVELS = ['balanced', 'high', 'extreme'] as const;
+export type LossyLevel = (typeof LOSSY_LEVELS)[number];
+/**
+ * Spec 4.7's "local lossless structural mode": qpdf alone (object streams, recompressed flate,
+ * unreferenced resources dropped), every image and glyph left bit for bit as it was.
+ */
+export const LOSSLESS_LEVEL = 'lossless';
+export const LOCAL_LEVELS = [...LOSSY_LEVELS, LOSSLESS_LEVEL] as const;
 export type LocalLevel = (typeof LOCAL_LEVELS)[number];
 
 /**
@@ -31,7 +39,7 @@ export interface LevelSettings {
   qFactor: number;
 }
 
-export const LEVEL_SETTINGS: Record<LocalLevel, LevelSettings> = {
+export const LEVEL_SETTINGS: Record<LossyLevel, LevelSettings> = {
   balanced: { dpi: 150, qFactor: 0.76 },
   high: { dpi: 110, qFactor: 1.0 },
   // Spec 4.7: the extreme pipeline is 72 DPI with JPEG quality factor 1.5.
@@ -144,8 +152,12 @@ export async function sizeOf(file: string): Promise<number> {
  * Compresses `input` at `level` into files under `workDir` (the caller removes the directory).
  * Call `checkPdf` first.
  */
-export function compressPdf(input: string, level: LocalLevel, workDir: string): Promise<CompressResult> {
-  return compressWithSettings(input, LEVEL_SETTINGS[level], workDir, level);
+export async function compressPdf(input: string, level: LocalLevel, workDir: string): Promise<CompressResult> {
+  if (level !== LOSSLESS_LEVEL) return compressWithSettings(input, LEVEL_SETTINGS[level], workDir, level);
+  const originalSize = await sizeOf(input);
+  const optimised = path.join(workDir, 'qpdf-lossless.pdf');
+  if (!(await optimise(input, optimised))) throw unreadablePdf();
+  return keepSmaller(input, originalSize, optimised, await sizeOf(optimised));
 }
 
 /**

@@ -64,6 +64,3 @@ export function assertWritable(v: RegistryViewer, company: string): void {
     throw errors.forbidden(`Nu puteți modifica registrul companiei ${company}; doar registrul propriei companii.`);
   }
 }
-
-/** Personal fields of an entry, hidden from restricted viewers. */
-export const PERSONAL_FIELDS = ['sender', 'recipient', 'tracking.petitionerName'] as const;

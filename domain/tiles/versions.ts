@@ -126,7 +126,3 @@ function forgetVersions(): void {
   inflight = undefined;
 }
 
-/** Forget the cached versions (tests, or after a database switch). */
-export function resetTileVersionMemo(): void {
-  forgetVersions();
-}

@@ -42,7 +42,9 @@ test('GET /api/version is public and answers the build fields', async () => {
   const res = await fetch(`${base}/api/version`);
   expect(res.status).toBe(200);
   const body = await res.json();
-  expect(Object.keys(body).sort()).toEqual(['buildTime', 'commit', 'commitShort', 'cutover', 'nextVersion', 'nodeEnv']);
+  expect(Object.keys(body).sort()).toEqual(['buildTime', 'commit', 'commitShort', 'cutover', 'modules', 'nextVersion', 'nodeEnv']);
+  // Spec 9.5: the tag manager and the vault are at module version 0.2.0.
+  expect(body.modules).toEqual({ tags: '0.2.0', vault: '0.2.0' });
   expect(typeof body.cutover).toBe('boolean');
   expect(body.commitShort.length).toBeLessThanOrEqual(body.commit.length);
 });

@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { configurePdfUploads, pdfUploadOptions } from '../../api/routes/pdfTools';
 import { startPdfRig, type PdfRig } from '../helpers/pdfRig';
 
@@ -51,6 +53,28 @@ describe('POST /api/compress-pdf', () => {
     }
     expect(sizes.high).toBeLessThan(sizes.balanced);
     expect(sizes.extreme).toBeLessThan(sizes.high);
+  }, 120_000);
+
+  test('the lossless level keeps every page pixel for pixel and is never larger', async () => {
+    // What each page looks like, rendered by Ghostscript: a structural rewrite must not change it.
+    const rendering = async (pdf: string) =>
+      new Promise<string>((resolve, reject) =>
+        execFile('gs', ['-q', '-dNOPAUSE', '-dBATCH', '-dSAFER', '-sDEVICE=ppmraw', '-r50', '-sOutputFile=-', pdf], { encoding: 'buffer', maxBuffer: 256 * 1024 * 1024 }, (err, out) =>
+          err ? reject(err) : resolve(createHash('sha256').update(out).digest('hex')),
+        ),
+      );
+    for (const file of [files.scan, files.text]) {
+      const original = (await fs.stat(file)).size;
+      const r = await post('/api/compress-pdf', file, { level: 'lossless' });
+      expect(r.status).toBe(200);
+      expect(r.headers.get('x-compression-level')).toBe('lossless');
+      expect(r.headers.get('x-compression-mode')).toBe('local');
+      expect(r.body.length).toBeLessThanOrEqual(original);
+      const out = path.join(work, `lossless-${path.basename(file)}`);
+      await fs.writeFile(out, r.body);
+      expect(await rendering(out)).toBe(await rendering(file));
+    }
+    expect(await uploadsLeft()).toEqual([]);
   }, 120_000);
 
   test('the extreme route gives the extreme level', async () => {

@@ -37,6 +37,7 @@ const LEVELS: LevelOption[] = [
   { id: 'balanced', level: 'balanced', mode: 'local', label: 'Echilibrat', text: 'Imagini la 150 DPI, calitate bună. Potrivit pentru majoritatea documentelor.' },
   { id: 'high', level: 'high', mode: 'local', label: 'Puternic', text: 'Imagini la 110 DPI. Fișier mai mic, încă lizibil pe ecran.' },
   { id: 'extreme', level: 'extreme', mode: 'local', label: 'Extrem', text: 'Imagini la 72 DPI, calitate JPEG redusă. Pentru limite stricte de mărime.' },
+  { id: 'lossless', level: 'lossless', mode: 'local', label: 'Fără pierderi', text: 'Doar structura fișierului este optimizată; imaginile și textul rămân identice.' },
   { id: 'cloud-low', level: 'low', mode: 'cloud', label: 'Cloud · ușor', text: 'Prin serviciul PDF din cloud; păstrează cea mai bună calitate.' },
   { id: 'cloud-recommended', level: 'recommended', mode: 'cloud', label: 'Cloud · recomandat', text: 'Prin serviciul PDF din cloud; echilibru între mărime și calitate.' },
   { id: 'cloud-extreme', level: 'extreme', mode: 'cloud', label: 'Cloud · extrem', text: 'Prin serviciul PDF din cloud; cel mai mic fișier.' },
