@@ -23,3 +23,15 @@ export async function sendAttachment(
   });
   await pipeline(body, res);
 }
+
+/**
+ * Aborts when the client goes away before the answer is complete: the one way a route stops work
+ * (a service call, a stream, a build and its child processes) nobody will receive.
+ */
+export function clientGone(res: Response): AbortSignal {
+  const ac = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) ac.abort();
+  });
+  return ac.signal;
+}

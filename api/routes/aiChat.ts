@@ -9,6 +9,7 @@
  */
 import type { Router } from 'express';
 import { z } from 'zod';
+import { clientGone } from '../http/download';
 import { defineRoute } from '../http/route';
 import type { SessionContext } from '../auth/types';
 import { config, type AiSettings } from '../../domain/config';
@@ -49,15 +50,6 @@ const ChatOut = z.object({ reply: z.string(), provider: Provider });
 
 function callerOf(auth: SessionContext | undefined): ChatCaller {
   return { viewer: viewerOf(auth), registryViewer: registryViewer(auth!) };
-}
-
-/** An AbortSignal that fires when the browser goes away before the answer is complete. */
-function clientGone(res: import('express').Response): AbortSignal {
-  const ac = new AbortController();
-  res.on('close', () => {
-    if (!res.writableEnded) ac.abort();
-  });
-  return ac.signal;
 }
 
 export function registerAiChatRoutes(router: Router, settings: AiSettings = config.ai): void {

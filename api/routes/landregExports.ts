@@ -24,6 +24,7 @@ import { openExportDownload, streamLocalExport } from '../../domain/exports/serv
 import { layerExists, uatInfo } from '../../domain/exports/store';
 import { localExportSlots } from '../../domain/exports/localSlots';
 import { contentDisposition } from '../http/contentDisposition';
+import { clientGone } from '../http/download';
 import { viewerOf as viewerRule } from '../../domain/auth/viewer';
 import { getTemporalClient } from '../../temporal/client';
 import { jobWorkflowId, parseWorkflowId } from '../../temporal/ids';
@@ -216,13 +217,10 @@ export function registerExportRoutes(router: Router): void {
       if (!uat.hasFeatures) throw errors.notFound(`Baza de date nu conține obiecte pentru UAT-ul ${body.siruta}.`);
       const release = localExportSlots.acquire(auth!.user.id);
       // A client that goes away stops its build: ogr2ogr is killed and the temp directory removed.
-      const cancel = new AbortController();
-      res.on('close', () => {
-        if (!res.writableFinished) cancel.abort();
-      });
+      const signal = clientGone(res);
       try {
         await streamLocalExport(
-          { siruta: body.siruta, mode: body.mode, includeNoGeometry: body.includeNoGeometry, hidePersonal: viewerOf(auth).hidePersonal, signal: cancel.signal },
+          { siruta: body.siruta, mode: body.mode, includeNoGeometry: body.includeNoGeometry, hidePersonal: viewerOf(auth).hidePersonal, signal },
           res,
           (fileName) => {
             res.status(200).set({
@@ -233,7 +231,7 @@ export function registerExportRoutes(router: Router): void {
           },
         );
       } catch (err) {
-        if (cancel.signal.aborted) {
+        if (signal.aborted) {
           log.info({ siruta: body.siruta }, 'export-local cancelled: the client went away');
           return;
         }

@@ -10,7 +10,7 @@ import type { Request, Response, Router } from 'express';
 import { defineRoute, type AuthKind } from '../http/route';
 import { withUpload, type UploadOptions } from '../http/upload';
 import { AppError, errors } from '../../domain/errors';
-import { sendAttachment } from '../http/download';
+import { clientGone, sendAttachment } from '../http/download';
 import {
   CLOUD_LEVELS,
   LOCAL_LEVELS,
@@ -41,15 +41,6 @@ export function configurePdfUploads(o: Partial<UploadOptions>): void {
 const auth: AuthKind = 'session';
 
 type Choice = { mode: 'local'; level: LocalLevel } | { mode: 'cloud'; level: CloudLevel };
-
-/** Aborted when the client goes away before the answer is complete (stops a service call). */
-function clientGone(res: Response): AbortSignal {
-  const ac = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) ac.abort();
-  });
-  return ac.signal;
-}
 
 // Awaited inside the upload helper so the temp directory goes only after the last byte left.
 function sendPdf(res: Response, file: string, size: number, fileName: string, headers: Record<string, string> = {}): Promise<void> {
