@@ -96,7 +96,8 @@ afterAll(async () => {
 /** Runs schemathesis asynchronously: the API it talks to lives in this very process. */
 function runSchemathesis(args: string[]): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(SCHEMATHESIS, args, { env: { ...process.env, NO_COLOR: '1', PYTHONUNBUFFERED: '1' } });
+    // Its own cache goes to the run's temporary folder, not into the clone.
+    const child = spawn(SCHEMATHESIS, args, { cwd: reportDir, env: { ...process.env, NO_COLOR: '1', PYTHONUNBUFFERED: '1' } });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
