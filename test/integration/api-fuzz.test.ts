@@ -127,8 +127,17 @@ test('no operation of the OpenAPI document answers a 5xx to generated input (ord
   // The failures section names each operation, the 5xx body and a curl line that reproduces it.
   const failures = output.includes('FAILURES') ? output.slice(output.indexOf('FAILURES')) : '';
   const summary = /Test cases:\s*\n\s*(.*)/.exec(output)?.[1] ?? '';
-  if (code !== 0) console.error(`schemathesis exit ${code}\n${failures || output.slice(-6000)}`);
-  expect({ exit: code, serverErrors: failures }).toEqual({ exit: 0, serverErrors: '' });
+  // Schemathesis also exits 1 on an error of its own. One is known and not ours: CPython 3.11's
+  // "AST constructor recursion depth mismatch" inside Hypothesis while it builds a generator
+  // (it strikes a different array schema from run to run). Any other error (a refused or
+  // dropped connection, a crash) still fails the test.
+  const errorsSection = /={3,} ERRORS ={3,}([\s\S]*?)(?:={3,} (?:WARNINGS|SUMMARY|FAILURES) ={3,}|$)/.exec(output)?.[1] ?? '';
+  const errorBlocks = errorsSection.split(/^_{3,} .* _{3,}$/m).slice(1);
+  const foreignErrors = errorBlocks.filter((b) => !/AST constructor recursion depth mismatch/.test(b));
+  const exitExplained = code === 0 || (code === 1 && failures === '' && errorBlocks.length > 0 && foreignErrors.length === 0);
+  if (!exitExplained) console.error(`schemathesis exit ${code}\n${failures || errorsSection || output.slice(-6000)}`);
+  expect({ exitExplained, serverErrors: failures, foreignErrors }).toEqual({ exitExplained: true, serverErrors: '', foreignErrors: [] });
+  expect(summary).toMatch(/^(\d+) generated, \1 passed/);
   // It really ran: thousands of cases over more than a hundred operations.
   expect(summary).toMatch(/^\d{4,} generated, \d+ passed/);
   expect(/Tested:\s*(\d+)/.exec(output)?.[1] && Number(/Tested:\s*(\d+)/.exec(output)![1])).toBeGreaterThan(100);

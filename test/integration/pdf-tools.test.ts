@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import fs from 'node:fs/promises';
+import fsSync from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
@@ -83,7 +84,11 @@ describe('POST /api/compress-pdf', () => {
     expect(viaRoute.status).toBe(200);
     expect(viaRoute.headers.get('x-compression-level')).toBe('extreme');
     expect(Number(viaRoute.headers.get('x-compressed-size'))).toBe(viaRoute.body.length);
-    expect(viaRoute.body.length).toBe(viaLevel.body.length);
+    // The same pipeline; Ghostscript stamps each run's creation time into the document info,
+    // which compresses a byte or two differently, so the sizes agree to within a few bytes.
+    expect(Math.abs(viaRoute.body.length - viaLevel.body.length)).toBeLessThanOrEqual(64);
+    // 72 DPI: far below what the high level (110 DPI) leaves of the scan.
+    expect(viaRoute.body.length).toBeLessThan(fsSync.statSync(files.scan).size / 50);
     expect(await uploadsLeft()).toEqual([]);
   }, 120_000);
 
