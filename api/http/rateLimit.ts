@@ -20,44 +20,40 @@ const handler: Options['handler'] = (req, res, _next, options) => {
   res.status(429).set(err.headers ?? {}).json(err.toBody());
 };
 
-export function userRateLimit(limit = config.app.rateLimitPerMinute) {
+/** One minute window, the contract's headers and 429 body; each limiter adds its key and rules. */
+function minuteLimit(limit: number, rules: Pick<Partial<Options>, 'keyGenerator' | 'skip' | 'skipSuccessfulRequests' | 'requestWasSuccessful'>) {
   return rateLimit({
     windowMs: WINDOW_MS,
     limit,
     standardHeaders: 'draft-7',
     legacyHeaders: false,
-    keyGenerator: (req) => (req.auth ? `u:${req.auth.user.id}` : `ip:${req.ip}`),
     validate: { keyGeneratorIpFallback: false },
     handler,
+    ...rules,
   });
 }
 
+/** Bearer-token calls without a session (session callers are counted per user instead). */
+const bearerCall = (req: Parameters<NonNullable<Options['skip']>>[0]) => !req.auth && bearerToken(req) !== null;
+
+export function userRateLimit(limit = config.app.rateLimitPerMinute) {
+  return minuteLimit(limit, { keyGenerator: (req) => (req.auth ? `u:${req.auth.user.id}` : `ip:${req.ip}`) });
+}
+
 export function tokenRateLimit(limit = config.app.tokenRateLimitPerMinute) {
-  return rateLimit({
-    windowMs: WINDOW_MS,
-    limit,
-    standardHeaders: 'draft-7',
-    legacyHeaders: false,
-    skip: (req) => !!req.auth || bearerToken(req) === null,
+  return minuteLimit(limit, {
+    skip: (req) => !bearerCall(req),
     keyGenerator: (req) => `t:${createHash('sha256').update(bearerToken(req) ?? '').digest('hex').slice(0, 16)}`,
-    validate: { keyGeneratorIpFallback: false },
-    handler,
   });
 }
 
 /** Wrong bearer tokens (answers 401) per address; correct ones and session callers do not count. */
 export function bearerFailureLimit(limit = config.app.bearerFailuresPerMinute) {
-  return rateLimit({
-    windowMs: WINDOW_MS,
-    limit,
-    standardHeaders: 'draft-7',
-    legacyHeaders: false,
-    skip: (req) => !!req.auth || bearerToken(req) === null,
+  return minuteLimit(limit, {
+    skip: (req) => !bearerCall(req),
     keyGenerator: (req) => `bf:${req.ip}`,
     skipSuccessfulRequests: true,
     requestWasSuccessful: (_req, res) => res.statusCode !== 401,
-    validate: { keyGeneratorIpFallback: false },
-    handler,
   });
 }
 
