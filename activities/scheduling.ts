@@ -35,14 +35,13 @@ export function createSchedulingActivities({ db }: { db: Db }) {
     },
 
     /** Starts one UAT's scheduled sync; `already_running` when a sync of that UAT runs. */
-    async startRuleSync(input: { siruta: number; steps: StepCode[]; ruleId: string; taskQueue: string; now: number }): Promise<{ jobId: string | null; status: 'started' | 'already_running' }> {
+    async startRuleSync(input: { siruta: number; steps: StepCode[]; ruleId: string; now: number }): Promise<{ jobId: string | null; status: 'started' | 'already_running' }> {
       try {
         const { jobId } = await startJob({
           kind: 'sync',
           scope: input.siruta,
           siruta: input.siruta,
           workflowType: 'uatSync',
-          taskQueue: input.taskQueue,
           args: [
             {
               siruta: input.siruta,

@@ -16,7 +16,7 @@ import { jobWorkflowId, parseWorkflowId, singletonWorkflowId } from './ids';
 import { jobSearchAttributes } from './searchAttributes';
 import type * as workflows from '../workflows';
 import type { ProgressState } from '../workflows/landregShared';
-import { TaskQueue } from './queues';
+import { TaskQueue, type TaskQueueName } from './queues';
 
 export interface RunningJob {
   jobId: string;
@@ -61,12 +61,6 @@ export async function runningPortalJobs(): Promise<RunningJob[]> {
 
 type WorkflowName = keyof typeof workflows;
 
-/**
- * The queue job workflows are started on (they run on the store queue). Integration tests that
- * run their own workers on an isolated queue aim it there (api/landreg/context.ts).
- */
-export const jobStartQueue = { name: TaskQueue.store as string };
-
 export interface StartJobOptions {
   kind: string;
   scope: string | number;
@@ -75,8 +69,11 @@ export interface StartJobOptions {
   siruta?: number;
   /** Singleton jobs use `<kind>:<scope>` (temporal/ids.ts). */
   singleton?: boolean;
-  /** Task queue of the workflow; default the API's (a scheduler activity passes its workflow's own). */
-  taskQueue?: string;
+  /**
+   * A rule that may refuse the start (throws its 409), checked under the slot's claim with the
+   * running-job check, so no second request slips between the rule and the start.
+   */
+  precondition?: () => Promise<void>;
 }
 
 export interface LaunchOptions {
@@ -86,8 +83,8 @@ export interface LaunchOptions {
   kind: string;
   siruta?: number;
   args: unknown[];
-  /** Default: jobStartQueue (the store queue). */
-  taskQueue?: string;
+  /** Default: the store queue, which carries every job workflow but the overview build. */
+  taskQueue?: TaskQueueName;
 }
 
 /**
@@ -99,7 +96,7 @@ export interface LaunchOptions {
 export async function launchJob(o: LaunchOptions, client?: Client): Promise<WorkflowHandle> {
   client ??= await getTemporalClient();
   return client.workflow.start(o.workflowType, {
-    taskQueue: o.taskQueue ?? jobStartQueue.name,
+    taskQueue: o.taskQueue ?? TaskQueue.store,
     workflowId: o.jobId,
     args: o.args as never,
     typedSearchAttributes: jobSearchAttributes(o.kind, o.siruta),
@@ -166,8 +163,9 @@ export async function startJob(o: StartJobOptions): Promise<{ jobId: string; han
   const client = await getTemporalClient();
   const scope = String(o.scope);
   const start = async (jobId: string) => {
+    await o.precondition?.();
     try {
-      return await launchJob({ workflowType: o.workflowType, jobId, kind: o.kind, siruta: o.siruta, args: o.args, taskQueue: o.taskQueue });
+      return await launchJob({ workflowType: o.workflowType, jobId, kind: o.kind, siruta: o.siruta, args: o.args });
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) throw alreadyRunning(jobId);
       throw err;
@@ -202,13 +200,12 @@ export async function signalJob(o: {
   args: unknown[];
   signal: string;
   signalArgs: unknown[];
-  taskQueue?: string;
 }): Promise<string> {
   const client = await getTemporalClient();
   const jobId = singletonWorkflowId(o.kind, o.scope);
   await client.workflow.signalWithStart<(...args: unknown[]) => Promise<unknown>, unknown[]>(o.workflowType, {
     workflowId: jobId,
-    taskQueue: o.taskQueue ?? jobStartQueue.name,
+    taskQueue: TaskQueue.store,
     args: o.args,
     signal: o.signal,
     signalArgs: o.signalArgs,

@@ -7,29 +7,21 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import { setMailDispatcher } from '../domain/notifications/outbox';
 import { getTemporalClient } from './client';
 import { singletonWorkflowId } from './ids';
-import { TaskQueue } from './queues';
+import { launchJob } from './jobs';
 
 export function deliverMailWorkflowId(outboxId: string): string {
   return singletonWorkflowId('deliver-mail', outboxId);
 }
 
-export async function startMailDelivery(client: Client, outboxId: string, taskQueue: string = TaskQueue.store): Promise<void> {
+export async function startMailDelivery(client: Client, outboxId: string): Promise<void> {
   try {
-    await client.workflow.start('deliverMail', {
-      workflowId: deliverMailWorkflowId(outboxId),
-      taskQueue,
-      args: [outboxId],
-    });
+    await launchJob({ workflowType: 'deliverMail', jobId: deliverMailWorkflowId(outboxId), kind: 'deliver-mail', args: [outboxId] }, client);
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
 }
 
-/**
- * Makes this process start deliveries (API server, workers; tests pass their own client and
- * queue). `taskQueue` is where the workflow runs (the store queue carries every workflow).
- */
-export function installMailDispatcher(opts: { client?: () => Promise<Client>; taskQueue?: string } = {}): void {
-  const client = opts.client ?? (() => getTemporalClient());
-  setMailDispatcher(async (id) => startMailDelivery(await client(), id, opts.taskQueue ?? TaskQueue.store));
+/** Makes this process (API server, workers, a test) start the deliveries of the mails it queues. */
+export function installMailDispatcher(): void {
+  setMailDispatcher(async (id) => startMailDelivery(await getTemporalClient(), id));
 }

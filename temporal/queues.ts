@@ -24,10 +24,3 @@ export function isTaskQueueName(value: string): value is TaskQueueName {
   return (allTaskQueues as readonly string[]).includes(value);
 }
 
-/**
- * Tests run their own workers beside a possibly running stack; a per-run suffix keeps their
- * tasks from being picked up by the stack's workers (and vice versa).
- */
-export function isolatedTaskQueue(queue: TaskQueueName, suffix: string): string {
-  return `${queue}-${suffix}`;
-}

@@ -138,11 +138,6 @@ export const schedules: readonly ScheduleDeclaration[] = [
   },
 ];
 
-export interface EnsureSchedulesOptions {
-  /** Overrides every declaration's task queue (tests run against their own queue). */
-  taskQueueFor?: (declared: TaskQueueName) => string;
-}
-
 export type EnsureOutcome = 'created' | 'updated' | 'unchanged';
 
 const FINGERPRINT_MEMO_KEY = 'scheduleFingerprint';
@@ -159,8 +154,7 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-function compile(decl: ScheduleDeclaration, opts: EnsureSchedulesOptions) {
-  const taskQueue = opts.taskQueueFor ? opts.taskQueueFor(decl.taskQueue) : decl.taskQueue;
+function compile(decl: ScheduleDeclaration) {
   const body = {
     spec: {
       calendars: decl.calendars,
@@ -171,7 +165,7 @@ function compile(decl: ScheduleDeclaration, opts: EnsureSchedulesOptions) {
       type: 'startWorkflow' as const,
       workflowType: decl.workflowType,
       workflowId: decl.id,
-      taskQueue,
+      taskQueue: decl.taskQueue,
       args: decl.args,
       workflowRunTimeout: decl.workflowRunTimeout,
     },
@@ -191,8 +185,8 @@ function compile(decl: ScheduleDeclaration, opts: EnsureSchedulesOptions) {
   };
 }
 
-async function ensureOne(client: Client, decl: ScheduleDeclaration, opts: EnsureSchedulesOptions): Promise<EnsureOutcome> {
-  const c = compile(decl, opts);
+async function ensureOne(client: Client, decl: ScheduleDeclaration): Promise<EnsureOutcome> {
+  const c = compile(decl);
   try {
     await client.schedule.create({
       scheduleId: decl.id,
@@ -211,7 +205,7 @@ async function ensureOne(client: Client, decl: ScheduleDeclaration, opts: Ensure
     current = await handle.describe();
   } catch (err) {
     // Deleted between our create attempt and now (an operator, a concurrent test): try again.
-    if (err instanceof ScheduleNotFoundError) return ensureOne(client, decl, opts);
+    if (err instanceof ScheduleNotFoundError) return ensureOne(client, decl);
     throw err;
   }
   if (current.action.memo?.[FINGERPRINT_MEMO_KEY] === c.fingerprint) return 'unchanged';
@@ -232,9 +226,8 @@ async function ensureOne(client: Client, decl: ScheduleDeclaration, opts: Ensure
 export async function ensureSchedules(
   client: Client,
   declarations: readonly ScheduleDeclaration[] = schedules,
-  opts: EnsureSchedulesOptions = {},
 ): Promise<Record<string, EnsureOutcome>> {
   const out: Record<string, EnsureOutcome> = {};
-  for (const decl of declarations) out[decl.id] = await ensureOne(client, decl, opts);
+  for (const decl of declarations) out[decl.id] = await ensureOne(client, decl);
   return out;
 }

@@ -8,3 +8,10 @@ export const TILE_REBUILD_WORKFLOW_ID = 'tile-archive-rebuild:overview';
 
 /** The overview build the webhook starts (workflows/overviewArchiveBuild.ts). */
 export const OVERVIEW_BUILD_WORKFLOW_ID = 'tile-archive-build:overview';
+
+/** The weekend sync session (workflows/scheduling.ts): the nightly kick and the trigger button. */
+export const WEEKEND_SYNC_JOB = { kind: 'weekend-sync', scope: 'global' } as const;
+export const WEEKEND_SYNC_WORKFLOW_ID = `${WEEKEND_SYNC_JOB.kind}:${WEEKEND_SYNC_JOB.scope}`;
+
+/** The sync of every county, one after another; it blocks county syncs while it runs (spec 4.4, 409 all_counties_running). */
+export const ALL_COUNTIES_JOB_ID = 'sync-all-counties:ro';

@@ -36,19 +36,13 @@ export async function ensureOverviewArchive(client: Client): Promise<'exists' | 
   return (await startOverviewArchiveBuild(client)).started ? 'started' : 'running';
 }
 
-export interface RebuildRequestOptions {
-  taskQueue?: string;
-  workflowId?: string;
-  input?: TileArchiveRebuildInput;
-}
-
 export async function requestTileArchiveRebuild(
   client: Client,
-  opts: RebuildRequestOptions = {},
+  input: TileArchiveRebuildInput = {},
 ): Promise<{ jobId: string; alreadyRunning: boolean }> {
-  const jobId = opts.workflowId ?? TILE_REBUILD_WORKFLOW_ID;
+  const jobId = TILE_REBUILD_WORKFLOW_ID;
   try {
-    await launchJob({ workflowType: 'tileArchiveRebuild', jobId, kind: 'tile-archive-rebuild', args: [opts.input ?? {}], taskQueue: opts.taskQueue ?? TaskQueue.store }, client);
+    await launchJob({ workflowType: 'tileArchiveRebuild', jobId, kind: 'tile-archive-rebuild', args: [input] }, client);
     return { jobId, alreadyRunning: false };
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return { jobId, alreadyRunning: true };

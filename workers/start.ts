@@ -43,8 +43,6 @@ export interface CreateWorkersOptions {
   deps: WorkerDeps;
   /** Queues to serve; default every queue with registered work. */
   queues?: readonly TaskQueueName[];
-  /** Maps a declared queue to the real task-queue name (tests isolate with a suffix). */
-  taskQueueFor?: (queue: TaskQueueName) => string;
   registry?: Record<TaskQueueName, QueueWorkerEntry>;
 }
 
@@ -56,11 +54,10 @@ export async function createQueueWorkers(opts: CreateWorkersOptions): Promise<Ma
   const workers = new Map<TaskQueueName, Worker>();
   for (const queue of queues) {
     const entry = registry[queue];
-    const taskQueue = opts.taskQueueFor ? opts.taskQueueFor(queue) : queue;
     const worker = await Worker.create({
       connection: opts.connection,
       namespace: opts.namespace,
-      taskQueue,
+      taskQueue: queue,
       ...(entry.workflowsPath ? { workflowBundle: await workflowBundleFor(entry.workflowsPath) } : {}),
       ...(entry.activities ? { activities: entry.activities(opts.deps) } : {}),
       shutdownGraceTime: '10 seconds',

@@ -27,39 +27,25 @@ import {
 import type { CfportalActivities } from '../activities/cfportal';
 import type { NotificationActivities } from '../activities/notifications';
 import { TaskQueue } from '../temporal/queues';
-import { failureMessage, siblingQueue } from './landregShared';
+import { failureMessage } from './landregShared';
 import { RETRY } from '../temporal/retryPolicies';
 
-
-function cfActivities() {
-  const taskQueue = siblingQueue(TaskQueue.cfOrders);
-  const base = {
-    taskQueue,
-    // One portal call takes at most CFPORTAL_REQUEST_TIMEOUT_MS (30 s); activities heartbeat every
-    // 5 s (activities/heartbeat.ts), so a killed worker's step is retried within 15 s.
-    startToCloseTimeout: '2 minutes',
-    heartbeatTimeout: '15 seconds',
-  } as const;
-  const steps = proxyActivities<CfportalActivities>({
-    ...base,
-    retry: RETRY.cfportalStep,
-  });
-  // Every attempt of the submit reconciles with the portal's order list before submitting
-  // (domain/cfportal/pipeline.ts submitBatch), so a retry never pays twice.
-  const submit = proxyActivities<CfportalActivities>({
-    ...base,
-    retry: RETRY.cfportalSubmit,
-  });
-  return { steps, submit };
-}
-
-function notifications() {
-  return proxyActivities<NotificationActivities>({
-    taskQueue: siblingQueue(TaskQueue.notifications),
-    startToCloseTimeout: '1 minute',
-    retry: RETRY.notify,
-  });
-}
+const cfStep = {
+  taskQueue: TaskQueue.cfOrders,
+  // One portal call takes at most CFPORTAL_REQUEST_TIMEOUT_MS (30 s); activities heartbeat every
+  // 5 s (activities/heartbeat.ts), so a killed worker's step is retried within 15 s.
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '15 seconds',
+} as const;
+const steps = proxyActivities<CfportalActivities>({ ...cfStep, retry: RETRY.cfportalStep });
+// Every attempt of the submit reconciles with the portal's order list before submitting
+// (domain/cfportal/pipeline.ts submitBatch), so a retry never pays twice.
+const submit = proxyActivities<CfportalActivities>({ ...cfStep, retry: RETRY.cfportalSubmit });
+const notify = proxyActivities<NotificationActivities>({
+  taskQueue: TaskQueue.notifications,
+  startToCloseTimeout: '1 minute',
+  retry: RETRY.notify,
+});
 
 export interface CfOrderBatchInput {
   orderId: string;
@@ -79,8 +65,6 @@ export interface CfOrderBatchResult {
 const MAX_PROCESSING_MS = 24 * 60 * 60 * 1000;
 
 export async function cfOrderBatch(input: CfOrderBatchInput): Promise<CfOrderBatchResult> {
-  const { steps, submit } = cfActivities();
-  const notify = notifications();
   const { orderId } = input;
   try {
     const plan = await steps.cfFillCart(orderId);
@@ -158,7 +142,7 @@ export async function cfOrderQueue(input: CfOrderQueueInput): Promise<{ processe
     try {
       await executeChild(cfOrderBatch, {
         workflowId: cfBatchWorkflowId(input.account, next.orderId),
-        taskQueue: workflowInfo().taskQueue,
+        taskQueue: TaskQueue.store,
         args: [next],
       });
     } catch {

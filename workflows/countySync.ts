@@ -11,10 +11,9 @@ import { AUTO_REFRESH_MIN_GAP_MS, delayBeforeStart, refreshModeFor, staggerPlan 
 import { AUTO_REFRESH_WINDOWS, windowState } from '../domain/scheduling/windows';
 import type { SyncTrigger } from '../domain/landreg/sync/store';
 import { jobSearchAttributes } from '../temporal/searchAttributes';
-import { childJobId, failureMessage, progressQuery, storeActivities, type ProgressState } from './landregShared';
+import { childJobId, failureMessage, progressQuery, storeActivities as store, type ProgressState } from './landregShared';
 import { requestTileArchiveRebuild, type SyncMode, type UatSyncResult } from './uatSync';
 
-const store = storeActivities();
 
 /** Spec 2.6 steps T and C; the job routes sync parcels and buildings. */
 const JOB_LAYERS = ['TERENURI_ACTIVE', 'CLADIRI_ACTIVE'];

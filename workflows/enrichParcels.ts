@@ -6,9 +6,23 @@
  * keeps a few parcels in flight (domain/enrichment/service.ts). With nothing to enrich no portal
  * call is made. Progress is the `progress` query; long runs continue-as-new with their cursor.
  */
-import { continueAsNew, defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, defineQuery, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { EnrichCursor, EnrichmentPortalActivities, EnrichmentStoreActivities } from '../activities/enrichment';
+import { TaskQueue } from '../temporal/queues';
 import { RETRY } from '../temporal/retryPolicies';
+
+const store = proxyActivities<EnrichmentStoreActivities>({
+  taskQueue: TaskQueue.store,
+  startToCloseTimeout: '2 minutes',
+  retry: RETRY.store,
+});
+const landreg = proxyActivities<EnrichmentPortalActivities>({
+  taskQueue: TaskQueue.landreg,
+  // 50 parcels × 2 calls at the portal's pace; the heartbeat catches a stuck one far sooner.
+  startToCloseTimeout: '15 minutes',
+  heartbeatTimeout: '2 minutes',
+  retry: RETRY.portalLong,
+});
 
 export const ENRICH_BATCH_SIZE = 50;
 /** Batches per workflow run before continue-as-new (keeps the history far below its limits). */
@@ -19,8 +33,6 @@ export interface EnrichParcelsInput {
   /** Enrich every parcel, fresh or not. */
   force?: boolean;
   batchSize?: number;
-  /** Task queues; default: the workflow's own queue for store work and its landreg sibling. */
-  taskQueues?: { store?: string; landreg?: string };
   /** Carried over continue-as-new. */
   resume?: { cursor: EnrichCursor | null; totals: EnrichTotals; total: number };
 }
@@ -49,31 +61,7 @@ export interface EnrichParcelsResult extends EnrichTotals {
 
 export const enrichProgressQuery = defineQuery<EnrichProgress>('progress');
 
-/**
- * The landreg queue beside the queue this workflow runs on: `store` → `landreg`, and a test's
- * isolated `store-<suffix>` → `landreg-<suffix>` (temporal/queues.ts isolatedTaskQueue).
- */
-function siblingQueue(current: string, queue: string): string {
-  return current.startsWith('store-') ? `${queue}-${current.slice('store-'.length)}` : queue;
-}
-
 export async function enrichParcels(input: EnrichParcelsInput): Promise<EnrichParcelsResult> {
-  const own = workflowInfo().taskQueue;
-  const storeQueue = input.taskQueues?.store ?? own;
-  const landregQueue = input.taskQueues?.landreg ?? siblingQueue(own, 'landreg');
-  const store = proxyActivities<EnrichmentStoreActivities>({
-    taskQueue: storeQueue,
-    startToCloseTimeout: '2 minutes',
-    retry: RETRY.store,
-  });
-  const landreg = proxyActivities<EnrichmentPortalActivities>({
-    taskQueue: landregQueue,
-    // 50 parcels × 2 calls at the portal's pace; the heartbeat catches a stuck one far sooner.
-    startToCloseTimeout: '15 minutes',
-    heartbeatTimeout: '2 minutes',
-    retry: RETRY.portalLong,
-  });
-
   const size = input.batchSize ?? ENRICH_BATCH_SIZE;
   const totals: EnrichTotals = input.resume?.totals ?? { done: 0, enriched: 0, notFound: 0, portalCalls: 0, batches: 0 };
   const progress: EnrichProgress = {

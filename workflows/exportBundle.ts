@@ -16,7 +16,7 @@ import { TaskQueue } from '../temporal/queues';
 import { jobSearchAttributes } from '../temporal/searchAttributes';
 import type { enrichParcels } from './enrichParcels';
 import type { importNoGeometry } from './importNoGeometry';
-import { childJobId, failureMessage, progressQuery, siblingQueue, type ProgressState } from './landregShared';
+import { childJobId, failureMessage, progressQuery, type ProgressState } from './landregShared';
 import type { layerSync } from './layerSync';
 import { RETRY } from '../temporal/retryPolicies';
 
@@ -24,22 +24,18 @@ type PipelineStep = Parameters<ExportActivities['buildExport']>[0]['pipelineBefo
 type StoredExport = Awaited<ReturnType<ExportActivities['buildExport']>>;
 
 /** Activities on the exports queue (CPU/disk heavy); this workflow runs on the store queue like every job. */
-function exportActivities() {
-  const taskQueue = siblingQueue(TaskQueue.exports);
-  const quick = proxyActivities<ExportActivities>({
-    taskQueue,
-    startToCloseTimeout: '1 minute',
-    retry: RETRY.store,
-  });
-  const heavy = proxyActivities<ExportActivities>({
-    taskQueue,
-    // A 200,000-parcel magic bundle builds in a few minutes; an hour means something is stuck.
-    startToCloseTimeout: '1 hour',
-    heartbeatTimeout: '1 minute',
-    retry: RETRY.build,
-  });
-  return { quick, heavy };
-}
+const quick = proxyActivities<ExportActivities>({
+  taskQueue: TaskQueue.exports,
+  startToCloseTimeout: '1 minute',
+  retry: RETRY.store,
+});
+const heavy = proxyActivities<ExportActivities>({
+  taskQueue: TaskQueue.exports,
+  // A 200,000-parcel magic bundle builds in a few minutes; an hour means something is stuck.
+  startToCloseTimeout: '1 hour',
+  heartbeatTimeout: '1 minute',
+  retry: RETRY.build,
+});
 
 export interface ExportJobInput {
   siruta: number;
@@ -144,7 +140,6 @@ async function runExportJob(
 ): Promise<ExportJobResult> {
   const progress = new Progress(4);
   setHandler(progressQuery, () => progress.snapshot());
-  const { quick, heavy } = exportActivities();
   const jobId = workflowInfo().workflowId;
   const magic = target.kind === 'bundle' && target.mode === 'magic';
   const pipeline: PipelineStep[] = [];

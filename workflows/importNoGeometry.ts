@@ -4,14 +4,22 @@
  * against the remote parcel layer and stores the immovables without geometry (stale ones deleted
  * first, spec 4.4 "Sync behaviours" 4). Callers run it as a child workflow with `{siruta}`.
  */
-import { defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { defineQuery, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { EnrichmentPortalActivities, NoGeomImport } from '../activities/enrichment';
+import { TaskQueue } from '../temporal/queues';
 import { RETRY } from '../temporal/retryPolicies';
+
+const landreg = proxyActivities<EnrichmentPortalActivities>({
+  taskQueue: TaskQueue.landreg,
+  // A 200,000-parcel UAT is ~400 pages at the portal's pace; pages heartbeat.
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '2 minutes',
+  retry: RETRY.portalLong,
+});
 
 export interface ImportNoGeometryInput {
   siruta: number;
   workspacePk?: number | null;
-  taskQueues?: { landreg?: string };
 }
 
 export interface NoGeomProgress {
@@ -26,14 +34,6 @@ export interface NoGeomProgress {
 export const noGeomProgressQuery = defineQuery<NoGeomProgress>('progress');
 
 export async function importNoGeometry(input: ImportNoGeometryInput): Promise<NoGeomImport> {
-  const own = workflowInfo().taskQueue;
-  const landreg = proxyActivities<EnrichmentPortalActivities>({
-    taskQueue: input.taskQueues?.landreg ?? (own.startsWith('store-') ? `landreg-${own.slice('store-'.length)}` : 'landreg'),
-    // A 200,000-parcel UAT is ~400 pages at the portal's pace; pages heartbeat.
-    startToCloseTimeout: '30 minutes',
-    heartbeatTimeout: '2 minutes',
-    retry: RETRY.portalLong,
-  });
   const progress: NoGeomProgress = { siruta: input.siruta, status: 'running', phase: 'scanning', percent: 0, message: 'Se caută imobilele fără geometrie…' };
   setHandler(noGeomProgressQuery, () => progress);
   const result = await landreg.importNoGeometry({ siruta: input.siruta, workspacePk: input.workspacePk });

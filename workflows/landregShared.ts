@@ -2,9 +2,9 @@
  * What the parcel-sync workflows share: activity proxies grouped by task queue, the `progress`
  * query, and deterministic job ids for children (docs/sync.md). Workflow code only: no I/O.
  */
-import { defineQuery, proxyActivities, uuid4, workflowInfo } from '@temporalio/workflow';
+import { defineQuery, proxyActivities, uuid4 } from '@temporalio/workflow';
 import type { LandregPortalActivities, LandregStoreActivities } from '../activities/landreg';
-import { TaskQueue, type TaskQueueName } from '../temporal/queues';
+import { TaskQueue } from '../temporal/queues';
 import { RETRY } from '../temporal/retryPolicies';
 
 /** CONTRACT.md progress record, minus what the API adds from the execution (jobId, kind, times). */
@@ -19,38 +19,23 @@ export interface ProgressState {
 
 export const progressQuery = defineQuery<ProgressState>('progress');
 
-/**
- * The task queue `queue` as seen from this workflow: production queues are bare names; tests
- * run everything on `<queue>-<suffix>`, and a workflow keeps its own suffix for its siblings.
- */
-export function siblingQueue(queue: TaskQueueName): string {
-  const own = workflowInfo().taskQueue;
-  for (const q of Object.values(TaskQueue)) {
-    if (own === q) return queue;
-    if (own.startsWith(`${q}-`)) return `${queue}${own.slice(q.length)}`;
-  }
-  return queue;
-}
+/** Portal calls of the parcel-sync workflows, on the rate-limited landreg queue. */
+export const landregActivities = proxyActivities<LandregPortalActivities>({
+  taskQueue: TaskQueue.landreg,
+  // A download activity handles a few pages of 1000 features; a minute each is generous.
+  startToCloseTimeout: '15 minutes',
+  // Portal activities heartbeat every 5 s while alive (activities/landreg.ts keepAlive): a
+  // killed worker's downloads are retried elsewhere after 20 s, from their page cursor.
+  heartbeatTimeout: '20 seconds',
+  retry: RETRY.portal,
+});
 
-export function landregActivities() {
-  return proxyActivities<LandregPortalActivities>({
-    taskQueue: siblingQueue(TaskQueue.landreg),
-    // A download activity handles a few pages of 1000 features; a minute each is generous.
-    startToCloseTimeout: '15 minutes',
-    // Portal activities heartbeat every 5 s while alive (activities/landreg.ts keepAlive): a
-    // killed worker's downloads are retried elsewhere after 20 s, from their page cursor.
-    heartbeatTimeout: '20 seconds',
-    retry: RETRY.portal,
-  });
-}
-
-export function storeActivities() {
-  return proxyActivities<LandregStoreActivities>({
-    taskQueue: siblingQueue(TaskQueue.store),
-    startToCloseTimeout: '5 minutes',
-    retry: RETRY.store,
-  });
-}
+/** Store-only work of the parcel-sync workflows. */
+export const storeActivities = proxyActivities<LandregStoreActivities>({
+  taskQueue: TaskQueue.store,
+  startToCloseTimeout: '5 minutes',
+  retry: RETRY.store,
+});
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 

@@ -6,7 +6,7 @@
  */
 import { CancellationScope, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { GisSyncRun, SyncTrigger } from '../domain/landreg/sync/store';
-import { failureMessage, landregActivities, progressQuery, storeActivities, type ProgressState } from './landregShared';
+import { failureMessage, landregActivities as landreg, progressQuery, storeActivities as store, type ProgressState } from './landregShared';
 
 export interface LayerSyncArgs {
   siruta: number;
@@ -23,9 +23,6 @@ export interface LayerSyncArgs {
 export interface LayerSyncResult extends GisSyncRun {
   pages: number;
 }
-
-const landreg = landregActivities();
-const store = storeActivities();
 
 export async function layerSync(args: LayerSyncArgs): Promise<LayerSyncResult> {
   const { siruta, layerId } = args;

@@ -10,36 +10,33 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { NotificationActivities } from '../activities/notifications';
 import { TaskQueue } from '../temporal/queues';
-import { siblingQueue } from './landregShared';
 import { RETRY } from '../temporal/retryPolicies';
 
-function mailActivities() {
-  return proxyActivities<NotificationActivities>({
-    taskQueue: siblingQueue(TaskQueue.notifications),
-    startToCloseTimeout: '1 minute',
-    // No attempt cap: a relay down over a weekend still gets the mail out when it returns;
-    // the interval cap keeps the wait after recovery short.
-    scheduleToCloseTimeout: '7 days',
-    retry: RETRY.mail,
-  });
-}
+const mail = proxyActivities<NotificationActivities>({
+  taskQueue: TaskQueue.notifications,
+  startToCloseTimeout: '1 minute',
+  // No attempt cap: a relay down over a weekend still gets the mail out when it returns;
+  // the interval cap keeps the wait after recovery short.
+  scheduleToCloseTimeout: '7 days',
+  retry: RETRY.mail,
+});
+const digest = proxyActivities<NotificationActivities>({
+  taskQueue: TaskQueue.notifications,
+  startToCloseTimeout: '15 minutes',
+  retry: RETRY.periodic,
+});
 
 export async function deliverMail(outboxId: string): Promise<{ outcome: string }> {
-  const r = await mailActivities().sendOutboxMail(outboxId);
+  const r = await mail.sendOutboxMail(outboxId);
   return { outcome: r.outcome };
 }
 
 export async function mailOutboxSweep(): Promise<{ restarted: number }> {
-  return { restarted: await mailActivities().restartStaleMail() };
+  return { restarted: await mail.restartStaleMail() };
 }
 
 /** The 07:00 digest run: one activity builds and queues every user's digest (idempotent per day). */
 export async function dailyDigest(): Promise<{ date: string; sent: number; skipped: number }> {
-  const digest = proxyActivities<NotificationActivities>({
-    taskQueue: siblingQueue(TaskQueue.notifications),
-    startToCloseTimeout: '15 minutes',
-    retry: RETRY.periodic,
-  });
   const r = await digest.runDailyDigest();
   return { date: r.date, sent: r.sent, skipped: r.skipped };
 }

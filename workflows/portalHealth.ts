@@ -6,8 +6,14 @@
 import type { LandregPortalActivities } from '../activities/landreg';
 import { proxyActivities } from '@temporalio/workflow';
 import { TaskQueue } from '../temporal/queues';
-import { siblingQueue } from './landregShared';
 import { RETRY } from '../temporal/retryPolicies';
+
+// No retries: a failed ping IS the measurement; the next one comes in 3 minutes.
+const landreg = proxyActivities<LandregPortalActivities>({
+  taskQueue: TaskQueue.landreg,
+  startToCloseTimeout: '1 minute',
+  retry: RETRY.once,
+});
 
 export interface PortalHealthResult {
   available: boolean;
@@ -16,11 +22,5 @@ export interface PortalHealthResult {
 }
 
 export async function portalHealth(): Promise<PortalHealthResult> {
-  // No retries: a failed ping IS the measurement; the next one comes in 3 minutes.
-  const landreg = proxyActivities<LandregPortalActivities>({
-    taskQueue: siblingQueue(TaskQueue.landreg),
-    startToCloseTimeout: '1 minute',
-    retry: RETRY.once,
-  });
   return landreg.checkPortalHealth();
 }

@@ -9,22 +9,21 @@ import { proxyActivities, setHandler } from '@temporalio/workflow';
 import type { NotificationActivities } from '../activities/notifications';
 import type { RegistryActivities } from '../activities/registry';
 import { TaskQueue } from '../temporal/queues';
-import { progressQuery, siblingQueue, type ProgressState } from './landregShared';
+import { progressQuery, type ProgressState } from './landregShared';
 import { RETRY } from '../temporal/retryPolicies';
 
 const registry = proxyActivities<RegistryActivities>({
+  taskQueue: TaskQueue.store,
   // One page fetch (10 s timeout) and a short transaction.
   startToCloseTimeout: '1 minute',
   retry: RETRY.periodic,
 });
 
-function notifications() {
-  return proxyActivities<NotificationActivities>({
-    taskQueue: siblingQueue(TaskQueue.notifications),
-    startToCloseTimeout: '1 minute',
-    retry: RETRY.notify,
-  });
-}
+const notify = proxyActivities<NotificationActivities>({
+  taskQueue: TaskQueue.notifications,
+  startToCloseTimeout: '1 minute',
+  retry: RETRY.notify,
+});
 
 export interface RegistryStatusCheckResult {
   checked: number;
@@ -44,7 +43,6 @@ export async function registryStatusCheck(): Promise<RegistryStatusCheckResult> 
   const ids = await registry.listMonitoredRegistryEntries();
   progress.total = ids.length;
   const out: RegistryStatusCheckResult = { checked: 0, changed: 0, unchanged: 0, baseline: 0, errors: 0, notified: 0 };
-  const notify = notifications();
   let next = 0;
   const lane = async () => {
     while (next < ids.length) {

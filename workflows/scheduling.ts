@@ -35,25 +35,21 @@ import { wallClock, weekendWindow } from '../domain/scheduling/windows';
 import type { NextStep, WeekendStep } from '../domain/scheduling/weekend';
 import { jobSearchAttributes } from '../temporal/searchAttributes';
 import { TaskQueue } from '../temporal/queues';
-import { childJobId, failureMessage, siblingQueue } from './landregShared';
+import { WEEKEND_SYNC_WORKFLOW_ID } from '../temporal/singletons';
+import { childJobId, failureMessage } from './landregShared';
 import { requestTileArchiveRebuild, type UatSyncResult } from './uatSync';
 import { RETRY } from '../temporal/retryPolicies';
 
-function scheduling() {
-  return proxyActivities<SchedulingActivities>({
-    taskQueue: siblingQueue(TaskQueue.store),
-    startToCloseTimeout: '2 minutes',
-    retry: RETRY.store,
-  });
-}
-
-function notifications() {
-  return proxyActivities<NotificationActivities>({
-    taskQueue: siblingQueue(TaskQueue.notifications),
-    startToCloseTimeout: '1 minute',
-    retry: RETRY.notify,
-  });
-}
+const act = proxyActivities<SchedulingActivities>({
+  taskQueue: TaskQueue.store,
+  startToCloseTimeout: '2 minutes',
+  retry: RETRY.store,
+});
+const notify = proxyActivities<NotificationActivities>({
+  taskQueue: TaskQueue.notifications,
+  startToCloseTimeout: '1 minute',
+  retry: RETRY.notify,
+});
 
 // ---- sync rules --------------------------------------------------------------------------------
 
@@ -64,7 +60,6 @@ export interface SchedulerTickResult {
 }
 
 export async function syncRuleScheduler(): Promise<SchedulerTickResult> {
-  const act = scheduling();
   const now = Date.now();
   const plan = await act.planRuleSyncs({ now });
   const out: SchedulerTickResult = { started: [], alreadyRunning: [], deferred: [] };
@@ -75,7 +70,7 @@ export async function syncRuleScheduler(): Promise<SchedulerTickResult> {
       out.deferred.push(d.siruta);
       continue;
     }
-    const r = await act.startRuleSync({ siruta: d.siruta, steps: d.steps, ruleId: d.ruleId!, taskQueue: siblingQueue(TaskQueue.store), now });
+    const r = await act.startRuleSync({ siruta: d.siruta, steps: d.steps, ruleId: d.ruleId!, now });
     if (r.status === 'started') {
       out.started.push({ siruta: d.siruta, jobId: r.jobId! });
       budget--;
@@ -166,8 +161,6 @@ async function runStep(next: NextStep, trigger: 'weekend'): Promise<{ added: num
 }
 
 export async function weekendSync(args: WeekendSyncArgs = {}): Promise<SessionTally> {
-  const act = scheduling();
-  const notify = notifications();
   let forced = args.forced ?? false;
   let runNow = args.runNow ?? false;
   let wake = false;
@@ -256,19 +249,13 @@ export async function weekendSync(args: WeekendSyncArgs = {}): Promise<SessionTa
   return tally;
 }
 
-/** The fixed id of the weekend session: one at a time; a test's queue suffix gives it its own. */
-export function weekendSyncWorkflowId(taskQueue: string): string {
-  const suffix = taskQueue.startsWith(`${TaskQueue.store}-`) ? taskQueue.slice(TaskQueue.store.length) : '';
-  return `weekend-sync:global${suffix}`;
-}
-
 export async function weekendSyncKick(): Promise<'started' | 'already_running'> {
   // Friday night opens a new weekend: the queue starts over if the last one finished it.
   const newWeekend = wallClock(Date.now()).weekday === 5;
   try {
     await startChild('weekendSync', {
-      workflowId: weekendSyncWorkflowId(workflowInfo().taskQueue),
-      taskQueue: siblingQueue(TaskQueue.store),
+      workflowId: WEEKEND_SYNC_WORKFLOW_ID,
+      taskQueue: TaskQueue.store,
       args: [{ newWeekend }],
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,

@@ -4,8 +4,8 @@
  * upserted where it differs (domain/landreg/catalogue.ts).
  */
 import type { CatalogueRefreshResult } from '../domain/landreg/catalogue';
-import { landregActivities } from './landregShared';
+import { landregActivities as landreg } from './landregShared';
 
 export async function uatCatalogRefresh(opts: { force?: boolean } = {}): Promise<CatalogueRefreshResult> {
-  return landregActivities().refreshUatCatalogue(opts);
+  return landreg.refreshUatCatalogue(opts);
 }

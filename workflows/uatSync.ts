@@ -9,7 +9,7 @@ import type { SyncTrigger } from '../domain/landreg/sync/store';
 import { jobSearchAttributes } from '../temporal/searchAttributes';
 import { TaskQueue } from '../temporal/queues';
 import { TILE_REBUILD_WORKFLOW_ID } from '../temporal/singletons';
-import { childJobId, failureMessage, progressQuery, siblingQueue, type ProgressState } from './landregShared';
+import { childJobId, failureMessage, progressQuery, type ProgressState } from './landregShared';
 import type { LayerSyncResult } from './layerSync';
 
 export type SyncMode = 'base' | 'magic';
@@ -46,7 +46,7 @@ export async function requestTileArchiveRebuild(): Promise<boolean> {
     await startChild('tileArchiveRebuild', {
       // The one rebuild id the API and the monitor use too (temporal/tileArchive.ts).
       workflowId: TILE_REBUILD_WORKFLOW_ID,
-      taskQueue: siblingQueue(TaskQueue.store),
+      taskQueue: TaskQueue.store,
       args: [{}],
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,

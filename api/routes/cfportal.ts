@@ -177,7 +177,6 @@ export function registerCfportalRoutes(router: Router): void {
         args: [{ account: placed.account }],
         signal: 'enqueueBatch',
         signalArgs: [batch],
-        taskQueue: cfApi.workflowTaskQueue,
       });
       return reply(202, { orderId: placed.orderId, extracts: placed.extracts });
     },

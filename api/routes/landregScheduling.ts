@@ -29,9 +29,9 @@ import {
 import { addCity, isPaused, lastReport, listQueue, removeCity, resetAll, resetErrors, setPaused, STEP_STATES, WEEKEND_STEPS } from '../../domain/scheduling/weekend';
 import { weekendWindow, windowProblems } from '../../domain/scheduling/windows';
 import { getTemporalClient } from '../../temporal/client';
-import { queryRunning } from '../../temporal/jobs';
-import { jobSearchAttributes } from '../../temporal/searchAttributes';
-import { weekendSyncWorkflowId, type WeekendState } from '../../workflows/scheduling';
+import { queryRunning, signalJob } from '../../temporal/jobs';
+import { WEEKEND_SYNC_JOB, WEEKEND_SYNC_WORKFLOW_ID } from '../../temporal/singletons';
+import type { WeekendState } from '../../workflows/scheduling';
 import { legacyWriteGate } from '../http/gates';
 import { defineRoute } from '../http/route';
 import { landregApi } from '../landreg/context';
@@ -147,7 +147,7 @@ const WeekendAnswer = z.object({
 
 async function weekendHandle() {
   const client = await getTemporalClient();
-  return { client, handle: client.workflow.getHandle(weekendSyncWorkflowId(landregApi.workflowTaskQueue)) };
+  return { client, handle: client.workflow.getHandle(WEEKEND_SYNC_WORKFLOW_ID) };
 }
 
 /** The session's own view while it runs; null when none runs. */
@@ -394,15 +394,13 @@ export function registerSchedulingRoutes(router: Router): void {
         case 'trigger': {
           await resetErrors(prisma, body.siruta);
           await setPaused(prisma, false);
-          const client = await getTemporalClient();
-          jobId = weekendSyncWorkflowId(landregApi.workflowTaskQueue);
-          await client.workflow.signalWithStart('weekendSync', {
-            workflowId: jobId,
-            taskQueue: landregApi.workflowTaskQueue,
+          jobId = await signalJob({
+            kind: WEEKEND_SYNC_JOB.kind,
+            scope: WEEKEND_SYNC_JOB.scope,
+            workflowType: 'weekendSync',
             args: [{ forced: true, runNow: true }],
             signal: 'weekendTrigger',
             signalArgs: [],
-            typedSearchAttributes: jobSearchAttributes('weekend-sync'),
           });
           break;
         }

@@ -11,7 +11,8 @@ import { errors } from '../../domain/errors';
 import { DEFAULT_SYNC_LAYERS } from '../../domain/landreg/jobs';
 import { fetchAllFeatures, uatWhere } from '../../domain/landreg/portal';
 import { dbSummary, layersSummary, listFeatures, localFeatureState, storeStats, syncStatus } from '../../domain/landreg/summary';
-import { singletonWorkflowId } from '../../temporal/ids';
+import { ALL_COUNTIES_JOB_ID } from '../../temporal/singletons';
+import { findCounty } from '../../domain/landreg/catalogue';
 import { legacyWriteGate } from '../http/gates';
 import { withinDeadline } from '../http/deadline';
 import { defineRoute, reply } from '../http/route';
@@ -21,10 +22,6 @@ import type { UatSyncResult } from '../../workflows/uatSync';
 
 const TAGS = ['landreg'];
 const GATED = { 410: 'Utilizator pe calea API-ului central (gone_central_api)' };
-
-
-/** The one national run (spec 4.4: "blocks county sync while running"). */
-export const ALL_COUNTIES_JOB_ID = singletonWorkflowId('sync-all-counties', 'ro');
 
 const Accepted = z.object({ jobId: z.string(), progressUrl: z.string() });
 const accepted = (jobId: string) => reply(202, { jobId, progressUrl: progressUrl(jobId) });
@@ -133,22 +130,20 @@ export function registerLandregSyncRoutes(router: Router): void {
       failures: { ...GATED, 404: 'Județ necunoscut în baza locală', 409: 'Rulează sincronizarea tuturor județelor (all_counties_running) sau a acestui județ (already_running)' },
     },
     async ({ body, auth }) => {
-      if (await isRunning(ALL_COUNTIES_JOB_ID)) {
-        throw errors.conflict('all_counties_running', 'Rulează sincronizarea tuturor județelor; sincronizarea pe județ este blocată până la final.', {
-          jobId: ALL_COUNTIES_JOB_ID,
-        });
-      }
-      const r = await landregApi.db().query<{ county: string; workspace_pk: number | null }>(
-        `SELECT county, min(workspace_pk) AS workspace_pk FROM gis_uats WHERE f_norm(county) = f_norm($1) GROUP BY county LIMIT 1`,
-        [body.county],
-      );
-      const county = r.rows[0];
+      const county = await findCounty(landregApi.db(), body.county);
       if (!county) throw errors.notFound(`Județul „${body.county}” nu există în baza locală.`);
       const { jobId } = await startJob({
         kind: 'sync-county',
-        scope: county.workspace_pk ?? county.county,
+        scope: county.workspacePk ?? county.county,
         workflowType: 'countySync',
         args: [{ county: county.county, userId: auth?.user.id, trigger: 'county' }],
+        precondition: async () => {
+          if (await isRunning(ALL_COUNTIES_JOB_ID)) {
+            throw errors.conflict('all_counties_running', 'Rulează sincronizarea tuturor județelor; sincronizarea pe județ este blocată până la final.', {
+              jobId: ALL_COUNTIES_JOB_ID,
+            });
+          }
+        },
       });
       return accepted(jobId);
     },

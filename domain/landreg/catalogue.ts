@@ -86,6 +86,15 @@ export async function listCounties(db: pg.Pool): Promise<string[]> {
   return rows.map((x) => x.county!);
 }
 
+/** A county of the store by name, diacritics and case folded (`f_norm`); its workspace, the job scope. */
+export async function findCounty(db: pg.Pool, name: string): Promise<{ county: string; workspacePk: number | null } | undefined> {
+  const r = await db.query<{ county: string; workspace_pk: number | null }>(
+    `SELECT county, min(workspace_pk) AS workspace_pk FROM gis_uats WHERE f_norm(county) = f_norm($1) GROUP BY county LIMIT 1`,
+    [name],
+  );
+  return r.rows[0] && { county: r.rows[0].county, workspacePk: r.rows[0].workspace_pk };
+}
+
 async function upsertUats(db: Db, uats: readonly PortalUat[]): Promise<number> {
   if (uats.length === 0) return 0;
   const r = await db.query(

@@ -1,8 +1,8 @@
 /**
  * The CF test rig: the certificate portal simulator in-process on a free port, the real app
  * (createApp) aimed at it, real PostgreSQL, MinIO and Temporal; workers for the store, cf-orders
- * and notifications queues on task queues of this run (in-process, or a child process that a
- * test may kill). Parcels come from the shared reference nomenclature (county = workspacePk).
+ * and notifications queues in the test file's own Temporal namespace (in-process, or a child
+ * process that a test may kill). Parcels come from the shared reference nomenclature (county = workspacePk).
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -20,11 +20,11 @@ import { config } from '../../domain/config';
 import { createPool } from '../../domain/db/pool';
 import { startCfportalSimulator, type CfportalSimOptions, type CfportalSimulator } from '../../simulators/cfportal/server';
 import { Nomenclature } from '../../simulators/landreg/nomenclature';
-import { isolatedTaskQueue, TaskQueue, type TaskQueueName } from '../../temporal/queues';
+import { TaskQueue, type TaskQueueName } from '../../temporal/queues';
 import { createQueueWorkers } from '../../workers/start';
 import { createTestSessionRecord, type TestSession } from './session';
 import { startWorkerChild, type WorkerChild } from './syncWorkerChild';
-import { localEnv, runSuffix } from './temporal';
+import { localEnv, runSuffix, namespaceOf } from './temporal';
 
 export { until } from './wait';
 
@@ -52,8 +52,7 @@ export async function startCfRig(opts: { sim?: CfportalSimOptions; pollIntervalM
   const sim = await startCfportalSimulator({ port: 0, ...credentials, ...opts.sim });
   const env = await localEnv();
   const db = createPool(config.db.url, 8);
-  const queue = (q: TaskQueueName) => isolatedTaskQueue(q, suffix);
-  configureCfApi({ db, baseUrl: sim.url, credentials, workflowTaskQueue: queue(TaskQueue.store), pollIntervalMs: opts.pollIntervalMs ?? 300 });
+  configureCfApi({ db, baseUrl: sim.url, credentials, pollIntervalMs: opts.pollIntervalMs ?? 300 });
   const server = createApp().listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -77,7 +76,6 @@ export async function startCfRig(opts: { sim?: CfportalSimOptions; pollIntervalM
     async startWorkers(asChild = false) {
       if (asChild) {
         child = await startWorkerChild({
-          suffix,
           simUrl: config.landreg.baseUrl,
           queues: CF_QUEUES,
           cfportalUrl: sim.url,
@@ -88,17 +86,16 @@ export async function startCfRig(opts: { sim?: CfportalSimOptions; pollIntervalM
       }
       const workers = await createQueueWorkers({
         connection: env.nativeConnection,
-        namespace: config.temporal.namespace,
+        namespace: namespaceOf(env),
         deps: { db, cfportalBaseUrl: sim.url, cfportalCredentials: credentials },
         queues: CF_QUEUES,
-        taskQueueFor: queue,
       });
       inProcess = { workers, runs: [...workers.values()].map((w) => w.run()) };
       return null;
     },
     async stop() {
       await new Promise((r) => server.close(r));
-      // The queue would idle 10 minutes on task queues nobody serves after this run.
+      // The queue would otherwise idle 10 minutes after the run with nobody serving it.
       await env.client.workflow
         .getHandle(`cf-order-queue:${accountKey(credentials.username)}`)
         .terminate('test run over')

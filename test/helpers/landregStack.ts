@@ -1,7 +1,8 @@
 /**
  * The parcel-sync test rig: the land-registry simulator in-process on a free port, real
  * PostgreSQL (the stack's database), and real Temporal workers for the `store` and `landreg`
- * queues on task queues of their own, with activities aimed at this simulator.
+ * queues in the test file's own namespace (test/helpers/temporal.ts), with activities aimed at
+ * this simulator.
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
@@ -10,17 +11,17 @@ import { configureLandregApi } from '../../api/landreg/context';
 import { config } from '../../domain/config';
 import { LandregClient } from '../../domain/landreg/client';
 import { createPool } from '../../domain/db/pool';
-import { isolatedTaskQueue, TaskQueue, type TaskQueueName } from '../../temporal/queues';
+import { TaskQueue, type TaskQueueName } from '../../temporal/queues';
 import { createQueueWorkers } from '../../workers/start';
 import { startLandregSimulator, type LandregSimulator } from '../../simulators/landreg/server';
-import { localEnv, runSuffix } from './temporal';
+import { localEnv, runSuffix, namespaceOf } from './temporal';
 
 export interface SyncRig {
   sim: LandregSimulator;
   env: TestWorkflowEnvironment;
   db: pg.Pool;
+  /** A tag of this rig's own, for ids and rows of its tests. */
   suffix: string;
-  queue: (q: TaskQueueName) => string;
   workers: Map<TaskQueueName, Worker>;
   stop(): Promise<void>;
   simJson<T = any>(method: string, path: string, body?: unknown): Promise<T>;
@@ -34,13 +35,11 @@ export async function startSyncRig(
   const env = opts.env ?? (await localEnv());
   const db = createPool(opts.dbUrl ?? config.db.url, 8);
   const suffix = runSuffix();
-  const queue = (q: TaskQueueName) => isolatedTaskQueue(q, suffix);
   const workers = await createQueueWorkers({
     connection: env.nativeConnection,
-    namespace: config.temporal.namespace,
+    namespace: namespaceOf(env),
     deps: { db, landregBaseUrl: sim.url },
     queues: opts.queues ?? [TaskQueue.store, TaskQueue.landreg],
-    taskQueueFor: queue,
   });
   const runs = [...workers.values()].map((w) => w.run());
   const simJson = async (method: string, path: string, body?: unknown) => {
@@ -56,7 +55,6 @@ export async function startSyncRig(
     env,
     db,
     suffix,
-    queue,
     workers,
     simJson,
     async stop() {
@@ -69,12 +67,11 @@ export async function startSyncRig(
   };
 }
 
-/** Points the API's landreg routes (api/landreg/context.ts) at the rig: its simulator, database and queues. */
+/** Points the API's landreg routes (api/landreg/context.ts) at the rig: its simulator and database. */
 export function aimApiAtRig(rig: SyncRig): void {
   configureLandregApi({
     client: () => new LandregClient({ db: rig.db, baseUrl: rig.sim.url }),
     db: () => rig.db,
-    workflowTaskQueue: rig.queue(TaskQueue.store),
   });
 }
 

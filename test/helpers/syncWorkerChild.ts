@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { projectRoot } from '../../domain/config';
+import { config, projectRoot } from '../../domain/config';
 
 export interface WorkerChild {
   proc: ChildProcess;
@@ -14,7 +14,6 @@ export interface WorkerChild {
 }
 
 export async function startWorkerChild(opts: {
-  suffix: string;
   simUrl: string;
   env?: Record<string, string>;
   readyTimeoutMs?: number;
@@ -24,10 +23,11 @@ export async function startWorkerChild(opts: {
 }): Promise<WorkerChild> {
   const script = path.join(projectRoot, 'test/helpers/syncWorkerProcess.ts');
   const extra = [...(opts.queues ? ['--queues', opts.queues.join(',')] : []), ...(opts.cfportalUrl ? ['--cfportal', opts.cfportalUrl] : [])];
-  const proc = spawn(process.execPath, ['--import', 'tsx', script, '--suffix', opts.suffix, '--sim', opts.simUrl, ...extra], {
+  const proc = spawn(process.execPath, ['--import', 'tsx', script, '--sim', opts.simUrl, ...extra], {
     cwd: projectRoot,
-    // Jest's --experimental-vm-modules is of no use to the worker.
-    env: { ...process.env, NODE_OPTIONS: '', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', ...opts.env },
+    // Jest's --experimental-vm-modules is of no use to the worker; the namespace is the test
+    // file's own (test/helpers/temporal.ts testNamespace, which the caller's localEnv registered).
+    env: { ...process.env, NODE_OPTIONS: '', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', TEMPORAL_NAMESPACE: config.temporal.namespace, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

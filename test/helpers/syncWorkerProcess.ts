@@ -1,9 +1,10 @@
 /**
  * A worker process for tests that kill it: the same wiring as workers/main.ts (createQueueWorkers
- * over the registry) for the `store` and `landreg` queues, on a test's own task queues
- * (`<queue>-<suffix>`) and aimed at the test's simulator. Prints `ready` on stdout once polling.
+ * over the registry) for the `store` and `landreg` queues, in the test file's namespace
+ * (TEMPORAL_NAMESPACE, set by syncWorkerChild.ts) and aimed at the test's simulator. Prints
+ * `ready` on stdout once polling.
  *
- *   node --import tsx test/helpers/syncWorkerProcess.ts --suffix test-01… --sim http://127.0.0.1:PORT
+ *   node --import tsx test/helpers/syncWorkerProcess.ts --sim http://127.0.0.1:PORT
  *        [--queues store,cf-orders,notifications] [--cfportal http://127.0.0.1:PORT]
  *
  * Started by test/helpers/syncWorkerChild.ts; settings come from the environment as in production
@@ -12,7 +13,7 @@
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { config } from '../../domain/config';
 import { createPool } from '../../domain/db/pool';
-import { isolatedTaskQueue, TaskQueue, type TaskQueueName } from '../../temporal/queues';
+import { TaskQueue, type TaskQueueName } from '../../temporal/queues';
 import { createQueueWorkers } from '../../workers/start';
 
 function arg(name: string, fallback?: string): string {
@@ -22,7 +23,6 @@ function arg(name: string, fallback?: string): string {
   return v;
 }
 
-const suffix = arg('suffix');
 const sim = arg('sim');
 // The CF suite runs the store, cf-orders and notifications queues against its certificate portal.
 const queues = arg('queues', `${TaskQueue.store},${TaskQueue.landreg}`).split(',') as TaskQueueName[];
@@ -35,7 +35,6 @@ const workers = await createQueueWorkers({
   namespace: config.temporal.namespace,
   deps: { db, landregBaseUrl: sim, cfportalBaseUrl: cfportal },
   queues,
-  taskQueueFor: (q) => isolatedTaskQueue(q, suffix),
 });
 const runs = [...workers.values()].map((w) => w.run());
 process.stdout.write('ready\n');

@@ -1,11 +1,14 @@
 /**
  * Temporal test environments that work without downloads (ARCHITECTURE.md, measured facts):
- *  - localEnv(): the stack's dev server (config.temporal.address), for real-worker tests;
+ *  - localEnv(): the stack's dev server (config.temporal.address) in a namespace of the test
+ *    file's own (testNamespace), for real-worker tests;
  *  - timeSkippingEnv(): Temporal's Java test server from Maven Central, started through the
  *    wrapper that scripts/temporal-test-server.sh gathers into the tool cache.
  */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { ulid } from 'ulid';
@@ -57,23 +60,61 @@ export async function timeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   const env = await TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: { type: 'existing-path', path: temporalTestServerPath() } },
   });
-  const { INDEXED_VALUE_TYPE_KEYWORD, INDEXED_VALUE_TYPE_INT } = temporal.api.enums.v1.IndexedValueType;
-  await env.connection.operatorService.addSearchAttributes({
-    namespace: config.temporal.namespace,
-    searchAttributes: { [JOB_KIND.name]: INDEXED_VALUE_TYPE_KEYWORD, [SIRUTA.name]: INDEXED_VALUE_TYPE_INT },
-  });
+  await addJobSearchAttributes(env.connection.operatorService, env.namespace ?? 'default');
   return env;
 }
 
-export function localEnv(): Promise<TestWorkflowEnvironment> {
-  quietRuntime();
-  return TestWorkflowEnvironment.createFromExistingServer({
-    address: config.temporal.address,
-    namespace: config.temporal.namespace,
+async function addJobSearchAttributes(operator: Connection['operatorService'], namespace: string): Promise<void> {
+  const { INDEXED_VALUE_TYPE_KEYWORD, INDEXED_VALUE_TYPE_INT } = temporal.api.enums.v1.IndexedValueType;
+  await operator.addSearchAttributes({
+    namespace,
+    searchAttributes: { [JOB_KIND.name]: INDEXED_VALUE_TYPE_KEYWORD, [SIRUTA.name]: INDEXED_VALUE_TYPE_INT },
   });
 }
 
-/** A per-run suffix for task queues and ids, so tests never meet the stack's own workers. */
+let fileNamespace: Promise<string> | undefined;
+
+/**
+ * This test file's own Temporal namespace on the stack's dev server, registered on first use (it
+ * is usable within milliseconds there) with the job search attributes. It becomes
+ * config.temporal.namespace for the rest of the file, so everything the file runs (the API's job
+ * starts, activities that start jobs, its workers, its schedules) meets only this file's
+ * workflows: queue names stay the product's constants, and neither the stack's workers nor a
+ * suite running beside this one ever see them (a running sync of another suite once turned a
+ * disconnect's 403 into a 409). Jest gives each file its own module registry, hence its own
+ * config object; worker child processes get the name through TEMPORAL_NAMESPACE.
+ */
+export function testNamespace(): Promise<string> {
+  fileNamespace ??= (async () => {
+    const namespace = `test-${ulid().toLowerCase()}`;
+    const connection = await Connection.connect({ address: config.temporal.address });
+    try {
+      await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
+      await addJobSearchAttributes(connection.operatorService, namespace);
+    } finally {
+      await connection.close();
+    }
+    (config.temporal as { namespace: string }).namespace = namespace;
+    return namespace;
+  })();
+  return fileNamespace;
+}
+
+/** The stack's dev server, in this file's own namespace (testNamespace). */
+export async function localEnv(): Promise<TestWorkflowEnvironment> {
+  quietRuntime();
+  return TestWorkflowEnvironment.createFromExistingServer({
+    address: config.temporal.address,
+    namespace: await testNamespace(),
+  });
+}
+
+/** A per-run tag for ids and rows of a test, so runs and suites never meet each other's data. */
 export function runSuffix(): string {
   return `test-${ulid().toLowerCase()}`;
+}
+
+/** The namespace of a test environment's client, for its workers (the time-skipping server has only `default`). */
+export function namespaceOf(env: TestWorkflowEnvironment): string {
+  return env.namespace ?? 'default';
 }

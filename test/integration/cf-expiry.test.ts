@@ -16,11 +16,11 @@ import { createPrisma, type PrismaClient } from '../../domain/db/prisma';
 import { CF_VALIDITY_MS, createBatch, getExtract } from '../../domain/cfportal/extracts';
 import { uiState } from '../../domain/geoportal/cfStatus';
 import { startCfportalSimulator, type CfportalSimulator } from '../../simulators/cfportal/server';
-import { isolatedTaskQueue, TaskQueue, type TaskQueueName } from '../../temporal/queues';
+import { TaskQueue, type TaskQueueName } from '../../temporal/queues';
 import { createQueueWorkers } from '../../workers/start';
 import type { cfOrderBatch } from '../../workflows/cfOrders';
 import { CF_QUEUES, freshCadastral, someUats } from '../helpers/cfStack';
-import { runSuffix, timeSkippingEnv } from '../helpers/temporal';
+import { runSuffix, timeSkippingEnv, namespaceOf } from '../helpers/temporal';
 
 const HOUR = 3600_000;
 let env: TestWorkflowEnvironment;
@@ -39,10 +39,9 @@ beforeAll(async () => {
   prisma = createPrisma(db);
   workers = await createQueueWorkers({
     connection: env.nativeConnection,
-    namespace: 'default',
+    namespace: namespaceOf(env),
     deps: { db, cfportalBaseUrl: sim.url, cfportalCredentials: credentials },
     queues: CF_QUEUES,
-    taskQueueFor: (q) => isolatedTaskQueue(q, suffix),
   });
   runs = [...workers.values()].map((w) => w.run());
 }, 240_000);
@@ -66,7 +65,7 @@ test('an extract is valid 30 days from its issue on the workflow clock; then a n
   const realStart = Date.now();
   // Six hours between polls: the portal answers `processing` three times, so 18 h pass in the workflow.
   const result = await env.client.workflow.execute<typeof cfOrderBatch>('cfOrderBatch', {
-    taskQueue: isolatedTaskQueue(TaskQueue.store, suffix),
+    taskQueue: TaskQueue.store,
     workflowId: `cf-order-batch:${credentials.username}:${orderId}`,
     args: [{ orderId, account: credentials.username, pollIntervalMs: 6 * HOUR }],
   });

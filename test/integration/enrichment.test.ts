@@ -31,18 +31,16 @@ import { errorMapper } from '../../api/http/errorMapper';
 import { registerLandregEnrichmentRoutes } from '../../api/routes/landregEnrichment';
 import { startLandregSimulator, type LandregSimulator } from '../../simulators/landreg/server';
 import { jobWorkflowId } from '../../temporal/ids';
-import { isolatedTaskQueue, TaskQueue } from '../../temporal/queues';
+import { TaskQueue } from '../../temporal/queues';
 import { createQueueWorkers } from '../../workers/start';
 import type { enrichParcels } from '../../workflows/enrichParcels';
 import type { importNoGeometry } from '../../workflows/importNoGeometry';
 import { loadUatFromSimulator, RawPortal } from '../helpers/enrichmentFixtures';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
-import { localEnv, runSuffix } from '../helpers/temporal';
+import { localEnv, namespaceOf } from '../helpers/temporal';
 
 /** Chiscani (Brăila): 300 parcels, 178 buildings, a few dozen immovables without geometry. */
 const SIRUTA = 42708;
-const suffix = runSuffix();
-const taskQueueFor = (q: Parameters<typeof isolatedTaskQueue>[0]) => isolatedTaskQueue(q, suffix);
 const scratch = scratchDatabase('geoportal_enrich_test');
 const scratchUrl = scratch.url;
 
@@ -108,7 +106,7 @@ async function simCounts(): Promise<Record<string, number>> {
 
 async function runEnrich(force = false) {
   return env.client.workflow.execute<typeof enrichParcels>('enrichParcels', {
-    taskQueue: taskQueueFor(TaskQueue.store),
+    taskQueue: TaskQueue.store,
     workflowId: jobWorkflowId('enrich', String(SIRUTA)),
     args: [{ siruta: SIRUTA, force }],
   });
@@ -134,10 +132,9 @@ beforeAll(async () => {
   env = await localEnv();
   workers = await createQueueWorkers({
     connection: env.nativeConnection,
-    namespace: config.temporal.namespace,
+    namespace: namespaceOf(env),
     deps: { db: pool, landregBaseUrl: sim.url },
     queues: [TaskQueue.store, TaskQueue.landreg],
-    taskQueueFor,
   });
   running = Promise.all([...workers.values()].map((w) => w.run()));
 
@@ -310,7 +307,7 @@ describe('no-geometry import (step N)', () => {
       [SIRUTA],
     );
     const result = await env.client.workflow.execute<typeof importNoGeometry>('importNoGeometry', {
-      taskQueue: taskQueueFor(TaskQueue.store),
+      taskQueue: TaskQueue.store,
       workflowId: jobWorkflowId('import-nogeom', String(SIRUTA)),
       args: [{ siruta: SIRUTA }],
     });

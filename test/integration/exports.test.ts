@@ -14,7 +14,6 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
-import { config } from '../../domain/config';
 import { closePool } from '../../domain/db/pool';
 import { closeTemporalClient } from '../../temporal/client';
 import { TaskQueue } from '../../temporal/queues';
@@ -22,6 +21,7 @@ import { createQueueWorkers } from '../../workers/start';
 import { seedExportUat, clearExportUat, recordSyncRuns, type SeedCounts } from '../helpers/exportSeed';
 import { aimApiAtRig, forgetUat, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
+import { namespaceOf } from '../helpers/temporal';
 
 const run = promisify(execFile);
 const SIRUTA = 990811;
@@ -128,10 +128,9 @@ beforeAll(async () => {
   aimApiAtRig(rig);
   const w = await createQueueWorkers({
     connection: rig.env.nativeConnection,
-    namespace: config.temporal.namespace,
+    namespace: namespaceOf(rig.env),
     deps: { db: rig.db, landregBaseUrl: rig.sim.url },
     queues: [TaskQueue.exports],
-    taskQueueFor: rig.queue,
   });
   exportsWorker = w.get(TaskQueue.exports)!;
   exportsRun = exportsWorker.run();

@@ -22,13 +22,14 @@ import { createNotificationActivities } from '../../activities/notifications';
 import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
 import { deliverMailWorkflowId, installMailDispatcher } from '../../temporal/mail';
 import { TaskQueue } from '../../temporal/queues';
-import { schedules, SCHEDULE_TIME_ZONE } from '../../temporal/schedules';
+import { ensureSchedules, schedules, SCHEDULE_TIME_ZONE } from '../../temporal/schedules';
 import { jobWorkflowId } from '../../temporal/ids';
 import type { layerSync } from '../../workflows/layerSync';
 import { createQueueWorkers } from '../../workers/start';
 import { forgetUat, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
 import { TestMailDev, type ReceivedMail } from '../helpers/maildev';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
+import { namespaceOf } from '../helpers/temporal';
 
 let rig: SyncRig;
 let mail: TestMailDev;
@@ -84,7 +85,7 @@ const bySubject = (subject: string) => (m: ReceivedMail) => m.subject === subjec
 
 function sync() {
   return rig.env.client.workflow.execute<typeof layerSync>('layerSync', {
-    taskQueue: rig.queue(TaskQueue.store),
+    taskQueue: TaskQueue.store,
     workflowId: jobWorkflowId('layer-sync', `${siruta}-notify-test`),
     args: [{ siruta, layerId: 'TERENURI_ACTIVE', trigger: 'manual' }],
   });
@@ -95,15 +96,14 @@ beforeAll(async () => {
   mail = await TestMailDev.create();
   const w = await createQueueWorkers({
     connection: rig.env.nativeConnection,
-    namespace: config.temporal.namespace,
+    namespace: namespaceOf(rig.env),
     deps: { db: rig.db, smtp: { host: '127.0.0.1', port: mail.smtpPort } },
     queues: [TaskQueue.notifications],
-    taskQueueFor: rig.queue,
   });
   notifWorker = w.get(TaskQueue.notifications)!;
   notifRun = notifWorker.run();
   // Deliveries started by notify() in this process run on this file's queues.
-  installMailDispatcher({ client: async () => rig.env.client, taskQueue: rig.queue(TaskQueue.store) });
+  installMailDispatcher();
   server = createApp().listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -209,7 +209,7 @@ describe('instant e-mails', () => {
     const row = await outboxRow('idempotency_key = $1', [`notification:${input.idempotencyKey}`]);
     await settled(row.id);
     // A delivery started again for the same row (a sweep, an operator) finds it sent.
-    const again = await rig.env.client.workflow.execute('deliverMail', { taskQueue: rig.queue(TaskQueue.store), workflowId: `${deliverMailWorkflowId(row.id)}-again`, args: [row.id] });
+    const again = await rig.env.client.workflow.execute('deliverMail', { taskQueue: TaskQueue.store, workflowId: `${deliverMailWorkflowId(row.id)}-again`, args: [row.id] });
     expect(again).toEqual({ outcome: 'already-sent' });
     const got = await mail.mailsTo(danEmail);
     const mine = got.filter(bySubject(input.title));
@@ -249,12 +249,12 @@ describe('instant e-mails', () => {
     try {
       await notify(rig.db, { userId: dan.data.user.id, type: 'cf-extract-ready', title, body: 'Documentul poate fi descărcat.', idempotencyKey: `lost-start:${tag}` });
     } finally {
-      installMailDispatcher({ client: async () => rig.env.client, taskQueue: rig.queue(TaskQueue.store) });
+      installMailDispatcher();
     }
     const row = await outboxRow('idempotency_key = $1', [`notification:lost-start:${tag}`]);
     expect(row).toMatchObject({ status: 'pending', attempts: 0 });
     await rig.db.query(`UPDATE mail_outbox SET created_at = now() - interval '5 minutes' WHERE id = $1`, [row.id]);
-    const swept = await rig.env.client.workflow.execute('mailOutboxSweep', { taskQueue: rig.queue(TaskQueue.store), workflowId: `mail-outbox-sweep-test-${tag}`, args: [] });
+    const swept = await rig.env.client.workflow.execute('mailOutboxSweep', { taskQueue: TaskQueue.store, workflowId: `mail-outbox-sweep-test-${tag}`, args: [] });
     expect((swept as { restarted: number }).restarted).toBeGreaterThanOrEqual(1);
     await settled(row.id);
     expect((await mail.mailsTo(danEmail)).filter(bySubject(title))).toHaveLength(1);
@@ -365,6 +365,8 @@ describe('the daily digest', () => {
   test('the 07:00 Europe/Bucharest schedule on the dev server fires at 07:00 local time, across DST', async () => {
     const client = await getTemporalClient();
     const decl = schedules.find((s) => s.workflowType === 'dailyDigest')!;
+    // Registered as the workers do at start, in this file's namespace.
+    await ensureSchedules(client, [decl]);
     const d = await client.schedule.getHandle(decl.id).describe();
     expect(d.spec.timezone).toBe(SCHEDULE_TIME_ZONE);
     const local = (t: Date) => new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Bucharest', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(t);
@@ -375,7 +377,7 @@ describe('the daily digest', () => {
     const handle = await client.schedule.create({
       scheduleId: id,
       spec: { calendars: decl.calendars, timezone: SCHEDULE_TIME_ZONE, startAt: new Date('2027-03-26T00:00:00Z'), endAt: new Date('2027-03-31T00:00:00Z') },
-      action: { type: 'startWorkflow', workflowType: 'dailyDigest', taskQueue: rig.queue(TaskQueue.store), args: [] },
+      action: { type: 'startWorkflow', workflowType: 'dailyDigest', taskQueue: TaskQueue.store, args: [] },
       state: { paused: true },
     });
     try {
@@ -383,6 +385,7 @@ describe('the daily digest', () => {
       expect(times.slice(0, 4)).toEqual(['2027-03-26T05:00:00.000Z', '2027-03-27T05:00:00.000Z', '2027-03-28T04:00:00.000Z', '2027-03-29T04:00:00.000Z']);
     } finally {
       await handle.delete();
+      await client.schedule.getHandle(decl.id).delete();
     }
   });
 });

@@ -12,7 +12,6 @@ import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
-import { configureLandregApi } from '../../api/landreg/context';
 import { configureRegistryApi } from '../../api/routes/registratura';
 import { config } from '../../domain/config';
 import { closePool, getPool } from '../../domain/db/pool';
@@ -20,11 +19,11 @@ import { disconnectPrisma } from '../../domain/db/prisma';
 import { dueRegistryEntries } from '../../domain/registry/due';
 import { s3 } from '../../domain/storage/s3';
 import { closeTemporalClient } from '../../temporal/client';
-import { isolatedTaskQueue, TaskQueue, type TaskQueueName } from '../../temporal/queues';
+import { TaskQueue, type TaskQueueName } from '../../temporal/queues';
 import { createQueueWorkers } from '../../workers/start';
 import { startStatusAuthoritySimulator, type StatusAuthoritySimulator } from '../../simulators/statusAuthority/server';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
-import { localEnv, runSuffix } from '../helpers/temporal';
+import { localEnv, namespaceOf } from '../helpers/temporal';
 
 let server: http.Server;
 let base: string;
@@ -73,17 +72,13 @@ beforeAll(async () => {
   await db().query(`DELETE FROM registry_counters WHERE year BETWEEN 2030 AND 2049`);
   sim = await startStatusAuthoritySimulator({ port: 0, seed: 7 });
   env = await localEnv();
-  const suffix = runSuffix();
-  const queue = (q: TaskQueueName) => isolatedTaskQueue(q, suffix);
   workers = await createQueueWorkers({
     connection: env.nativeConnection,
-    namespace: config.temporal.namespace,
+    namespace: namespaceOf(env),
     deps: { db: getPool(), statusAuthorityUrl: sim.url },
     queues: [TaskQueue.store, TaskQueue.notifications],
-    taskQueueFor: queue,
   });
   runs = [...workers.values()].map((w) => w.run());
-  configureLandregApi({ workflowTaskQueue: queue(TaskQueue.store) });
   configureRegistryApi({ statusAuthorityUrl: () => sim.url });
   server = createApp().listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));

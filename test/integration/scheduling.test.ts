@@ -167,7 +167,7 @@ describe('sync rules', () => {
     expect(rule.status).toBe(201);
     const tick = () =>
       rig.env.client.workflow.execute<typeof syncRuleScheduler>('syncRuleScheduler', {
-        taskQueue: rig.queue(TaskQueue.store),
+        taskQueue: TaskQueue.store,
         workflowId: jobWorkflowId('sync-rule-scheduler', `test-${rig.suffix}`),
       });
     const first = await tick();
@@ -227,7 +227,7 @@ describe('schedules on the dev server', () => {
     const types = ['syncRuleScheduler', 'weekendSyncKick', 'autoRefresh'];
     const wanted = schedules.filter((s) => types.includes(s.workflowType)).map((d) => ({ ...d, id: `${d.id}-${rig.suffix}` }));
     expect(wanted).toHaveLength(3);
-    await ensureSchedules(rig.env.client, wanted, { taskQueueFor: rig.queue });
+    await ensureSchedules(rig.env.client, wanted);
     const next = async (type: string) => {
       const handle = rig.env.client.schedule.getHandle(wanted.find((w) => w.workflowType === type)!.id);
       // Paused at once: the test reads the plan, nothing may fire against the rig.

@@ -41,7 +41,7 @@ afterAll(async () => {
 describe('sync-county', () => {
   it('syncs every UAT of the county to the portal truth and notifies the requester', async () => {
     const result = await rig.env.client.workflow.execute<typeof countySync>('countySync', {
-      taskQueue: rig.queue(TaskQueue.store),
+      taskQueue: TaskQueue.store,
       workflowId: jobWorkflowId('sync-county', `covasna-${rig.suffix}`),
       // The county name as a user types it: matched without case or diacritics.
       args: [{ county: 'covasna', userId: USER, requestTileRebuild: false }],
@@ -85,7 +85,7 @@ describe('sync-county', () => {
     await rig.simJson('POST', '/__sim/faults', { failSirutas: [failing.siruta] });
     try {
       const result = await rig.env.client.workflow.execute<typeof countySync>('countySync', {
-        taskQueue: rig.queue(TaskQueue.store),
+        taskQueue: TaskQueue.store,
         workflowId: jobWorkflowId('sync-county', `covasna-fail-${rig.suffix}`),
         args: [{ county: 'Covasna', userId: `${USER}.fail`, requestTileRebuild: false }],
       });

@@ -15,7 +15,7 @@ let siruta: number;
 
 function sync(opts: { forceFullSync?: boolean; layerId?: string } = {}) {
   return rig.env.client.workflow.execute<typeof layerSync>('layerSync', {
-    taskQueue: rig.queue(TaskQueue.store),
+    taskQueue: TaskQueue.store,
     workflowId: jobWorkflowId('layer-sync', `${siruta}-test`),
     args: [{ siruta, layerId: opts.layerId ?? LAYER, forceFullSync: opts.forceFullSync, trigger: 'manual' }],
   });

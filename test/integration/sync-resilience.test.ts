@@ -21,7 +21,7 @@ import { closePool, createPool } from '../../domain/db/pool';
 import { LandregClient } from '../../domain/landreg/client';
 import { closeTemporalClient } from '../../temporal/client';
 import { jobWorkflowId } from '../../temporal/ids';
-import { isolatedTaskQueue, TaskQueue } from '../../temporal/queues';
+import { TaskQueue } from '../../temporal/queues';
 import { startLandregSimulator, type LandregSimulator } from '../../simulators/landreg/server';
 import type { layerSync } from '../../workflows/layerSync';
 import { forgetUat, storedLayer, truthLayer, type SyncRig } from '../helpers/landregStack';
@@ -58,7 +58,7 @@ async function simJson<T = any>(method: string, path: string, body?: unknown): P
 
 function startSync(siruta: number, tag: string) {
   return env.client.workflow.start<typeof layerSync>('layerSync', {
-    taskQueue: isolatedTaskQueue(TaskQueue.store, suffix),
+    taskQueue: TaskQueue.store,
     workflowId: jobWorkflowId('layer-sync', `${siruta}-${tag}`),
     args: [{ siruta, layerId: LAYER, trigger: 'manual' }],
   });
@@ -89,7 +89,7 @@ beforeAll(async () => {
   db = createPool(config.db.url, 4);
   suffix = runSuffix();
   for (const s of [KILL_SIRUTA, FAULT_SIRUTA, API_SIRUTA]) await forgetUat(db, s);
-  worker = await startWorkerChild({ suffix, simUrl: sim.url, env: CHILD_ENV });
+  worker = await startWorkerChild({ simUrl: sim.url, env: CHILD_ENV });
 }, 120_000);
 
 afterAll(async () => {
@@ -118,7 +118,7 @@ describe('worker killed mid-sync', () => {
       expect(await storedCount(KILL_SIRUTA)).toBeLessThan(truthSize);
 
       await simJson('DELETE', '/__sim/faults');
-      worker = await startWorkerChild({ suffix, simUrl: sim.url, env: CHILD_ENV });
+      worker = await startWorkerChild({ simUrl: sim.url, env: CHILD_ENV });
       const run = await handle.result();
       expect(run).toMatchObject({ status: 'done', mode: 'full', siruta: KILL_SIRUTA, removed: 0 });
       // Page writes and run counters share a transaction: a page re-run after the kill adds nothing.
@@ -178,7 +178,6 @@ describe('sync routes', () => {
     configureLandregApi({
       client: () => new LandregClient({ db, baseUrl: sim.url }),
       db: () => db,
-      workflowTaskQueue: isolatedTaskQueue(TaskQueue.store, suffix),
     });
     server = createApp().listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));

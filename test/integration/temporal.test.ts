@@ -10,15 +10,14 @@ import pg from 'pg';
 import { config, projectRoot } from '../../domain/config';
 import { createPool } from '../../domain/db/pool';
 import { jobWorkflowId } from '../../temporal/ids';
-import { isolatedTaskQueue, TaskQueue } from '../../temporal/queues';
+import { TaskQueue } from '../../temporal/queues';
 import { ensureSchedules, SCHEDULE_TIME_ZONE, schedules, type ScheduleDeclaration } from '../../temporal/schedules';
 import type { sessionHousekeeping } from '../../workflows/sessionHousekeeping';
 import { createQueueWorkers, workflowBundleFor } from '../../workers/start';
-import { localEnv, runSuffix, timeSkippingEnv } from '../helpers/temporal';
+import { localEnv, runSuffix, timeSkippingEnv, namespaceOf } from '../helpers/temporal';
 import type { sleepThreeDays } from '../helpers/workflows';
 
 const suffix = runSuffix();
-const taskQueueFor = (q: Parameters<typeof isolatedTaskQueue>[0]) => isolatedTaskQueue(q, suffix);
 
 describe('Temporal on the local dev server', () => {
   let env: TestWorkflowEnvironment;
@@ -63,16 +62,15 @@ describe('Temporal on the local dev server', () => {
     );
     const workers = await createQueueWorkers({
       connection: env.nativeConnection,
-      namespace: config.temporal.namespace,
+      namespace: namespaceOf(env),
       deps: { db: scratch },
       queues: [TaskQueue.store],
-      taskQueueFor,
     });
     const worker = workers.get(TaskQueue.store)!;
 
     const result = await worker.runUntil(
       env.client.workflow.execute<typeof sessionHousekeeping>('sessionHousekeeping', {
-        taskQueue: taskQueueFor(TaskQueue.store),
+        taskQueue: TaskQueue.store,
         workflowId: jobWorkflowId('session-housekeeping', 'test'),
         args: [],
       }),
@@ -84,24 +82,25 @@ describe('Temporal on the local dev server', () => {
   });
 
   test('ensureSchedules run twice (and concurrently) leaves one schedule per id with the declared spec', async () => {
-    const declared: ScheduleDeclaration[] = schedules.map((d) => ({ ...d, id: `${d.id}-${suffix}` }));
+    // The product's own declarations, ids and queues: the namespace is this file's alone.
+    const declared: readonly ScheduleDeclaration[] = schedules;
     const ids = declared.map((d) => d.id);
     try {
       const [first, second] = await Promise.all([
-        ensureSchedules(env.client, declared, { taskQueueFor }),
-        ensureSchedules(env.client, declared, { taskQueueFor }),
+        ensureSchedules(env.client, declared),
+        ensureSchedules(env.client, declared),
       ]);
       for (const id of ids) {
         expect([first[id], second[id]].filter((o) => o === 'created')).toHaveLength(1);
       }
-      const third = await ensureSchedules(env.client, declared, { taskQueueFor });
+      const third = await ensureSchedules(env.client, declared);
       expect(Object.values(third)).toEqual(ids.map(() => 'unchanged'));
 
       // Listing is eventually consistent (visibility store): wait until our ids show up.
       let listed: string[] = [];
       for (let i = 0; i < 50; i++) {
         listed = [];
-        for await (const s of env.client.schedule.list()) if (s.scheduleId.endsWith(suffix)) listed.push(s.scheduleId);
+        for await (const s of env.client.schedule.list()) listed.push(s.scheduleId);
         if (listed.length >= ids.length) break;
         await new Promise((r) => setTimeout(r, 200));
       }
@@ -119,7 +118,7 @@ describe('Temporal on the local dev server', () => {
         }
         expect(d.action.workflowType).toBe(decl.workflowType);
         expect(d.action.workflowId).toBe(decl.id);
-        expect(d.action.taskQueue).toBe(taskQueueFor(decl.taskQueue));
+        expect(d.action.taskQueue).toBe(decl.taskQueue);
         expect(d.policies.overlap).toBe('SKIP');
         expect(d.state.note).toBe(decl.description);
         expect(d.info.nextActionTimes.length).toBeGreaterThan(0);
@@ -127,7 +126,7 @@ describe('Temporal on the local dev server', () => {
 
       // A changed declaration updates the schedule in place.
       const moved = declared.map((d) => ({ ...d, calendars: [{ minute: 37, hour: '*' as const }] }));
-      const updated = await ensureSchedules(env.client, moved, { taskQueueFor });
+      const updated = await ensureSchedules(env.client, moved);
       expect(Object.values(updated)).toEqual(ids.map(() => 'updated'));
       const d = await env.client.schedule.getHandle(ids[0]).describe();
       expect(d.spec.calendars?.[0].minute).toEqual([{ start: 37, end: 37, step: 1 }]);

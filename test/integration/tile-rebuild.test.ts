@@ -3,7 +3,7 @@
  * stack: the builder (GDAL + the Protomaps converter) writes the archive to MinIO and the workflow
  * notices its new stamp. The 30-minute give-up runs on the time-skipping test server while the
  * builder is held busy (409 from the webhook, the "already running" state). The webhook starts
- * the overview build workflow on the stack's own workers.
+ * the overview build workflow in this file's namespace, on an exports worker of the file's own.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -12,28 +12,28 @@ import { WorkflowFailedError } from '@temporalio/client';
 import pg from 'pg';
 import { createTileActivities } from '../../activities/tiles';
 import { config } from '../../domain/config';
-import { closePool } from '../../domain/db/pool';
+import { closePool, getPool } from '../../domain/db/pool';
 import { ensureBuckets } from '../../domain/storage/s3';
 import { archiveInfo } from '../../domain/tiles/archiveStore';
-import { singletonWorkflowId } from '../../temporal/ids';
 import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
-import { OVERVIEW_BUILD_WORKFLOW_ID, requestTileArchiveRebuild, tileRebuildJob } from '../../temporal/tileArchive';
+import { TaskQueue } from '../../temporal/queues';
+import { OVERVIEW_BUILD_WORKFLOW_ID, TILE_REBUILD_WORKFLOW_ID, requestTileArchiveRebuild, tileRebuildJob } from '../../temporal/tileArchive';
 import { ALL_WORKFLOWS_PATH } from '../../workers/registry';
-import { workflowBundleFor } from '../../workers/start';
+import { createQueueWorkers, workflowBundleFor } from '../../workers/start';
 import type { TileArchiveRebuildResult } from '../../workflows/tileArchiveRebuild';
-import { localEnv, runSuffix, timeSkippingEnv } from '../helpers/temporal';
+import { localEnv, timeSkippingEnv, namespaceOf } from '../helpers/temporal';
 import { startTestApp } from '../helpers/tilesFixtures';
 
-const suffix = runSuffix();
 const BUILD_LOCK = `hashtext('geoportal:tiles:overview-build')`;
 
 let app: { url: string; close(): Promise<void> };
 
-async function worker(env: TestWorkflowEnvironment, taskQueue: string): Promise<Worker> {
+/** The store queue's worker, with the rebuild's activities aimed at this file's app. */
+async function worker(env: TestWorkflowEnvironment): Promise<Worker> {
   return Worker.create({
     connection: env.nativeConnection,
-    namespace: env.namespace ?? config.temporal.namespace,
-    taskQueue,
+    namespace: namespaceOf(env),
+    taskQueue: TaskQueue.store,
     workflowBundle: await workflowBundleFor(ALL_WORKFLOWS_PATH),
     activities: createTileActivities({ webhookUrl: `${app.url}/tiles/rebuild-webhook`, webhookToken: config.tiles.rebuildWebhookToken }),
   });
@@ -56,7 +56,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await waitForIdleBuilder();
   await app?.close();
   await closeTemporalClient();
   await closePool();
@@ -64,22 +63,29 @@ afterAll(async () => {
 
 describe('tileArchiveRebuild on the dev server', () => {
   let env: TestWorkflowEnvironment;
+  let builder: Worker;
+  let building: Promise<void>;
   beforeAll(async () => {
     env = await localEnv();
+    // The overview build the webhook starts runs on the exports queue, as in production.
+    builder = (await createQueueWorkers({ connection: env.nativeConnection, namespace: namespaceOf(env), deps: { db: getPool() }, queues: [TaskQueue.exports] })).get(TaskQueue.exports)!;
+    building = builder.run();
   });
   afterAll(async () => {
+    await waitForIdleBuilder();
+    builder?.shutdown();
+    await building;
     await env?.teardown();
   });
 
   test('calls the webhook, polls until the archive changes, and reports progress; a second request finds it running', async () => {
-    const taskQueue = `store-${suffix}`;
-    const workflowId = singletonWorkflowId('tile-archive-rebuild', suffix);
+    const workflowId = TILE_REBUILD_WORKFLOW_ID;
     const before = await archiveInfo();
-    const w = await worker(env, taskQueue);
+    const w = await worker(env);
     await w.runUntil(async () => {
-      const first = await requestTileArchiveRebuild(env.client, { taskQueue, workflowId, input: { pollIntervalMs: 300, timeoutMs: 120_000 } });
+      const first = await requestTileArchiveRebuild(env.client, { pollIntervalMs: 300, timeoutMs: 120_000 });
       expect(first).toEqual({ jobId: workflowId, alreadyRunning: false });
-      const second = await requestTileArchiveRebuild(env.client, { taskQueue, workflowId });
+      const second = await requestTileArchiveRebuild(env.client);
       expect(second).toEqual({ jobId: workflowId, alreadyRunning: true });
 
       const result = (await env.client.workflow.getHandle(workflowId).result()) as TileArchiveRebuildResult;
@@ -99,7 +105,6 @@ describe('tileArchiveRebuild gives up after 30 minutes (time-skipping)', () => {
   let env: TestWorkflowEnvironment;
   let lock: pg.Client;
   beforeAll(async () => {
-    await waitForIdleBuilder();
     env = await timeSkippingEnv();
     lock = new pg.Client({ connectionString: config.db.url });
     await lock.connect();
@@ -107,6 +112,8 @@ describe('tileArchiveRebuild gives up after 30 minutes (time-skipping)', () => {
   afterAll(async () => {
     await lock?.end();
     await env?.teardown();
+    // The build the webhook started in this file's namespace has no worker any more.
+    await (await getTemporalClient()).workflow.getHandle(OVERVIEW_BUILD_WORKFLOW_ID).terminate('test over').catch(() => undefined);
   });
 
   test('with the builder busy elsewhere (409) and no new archive, the job fails with TileRebuildTimeoutError', async () => {
@@ -114,12 +121,11 @@ describe('tileArchiveRebuild gives up after 30 minutes (time-skipping)', () => {
     // webhook answers 409 from then on) and the archive never changes.
     await lock.query(`SELECT pg_advisory_lock(${BUILD_LOCK})`);
     try {
-      const taskQueue = `tiles-ts-${suffix}`;
-      const w = await worker(env, taskQueue);
+      const w = await worker(env);
       const wallStart = Date.now();
       const err = await w.runUntil(
         env.client.workflow
-          .execute('tileArchiveRebuild', { taskQueue, workflowId: singletonWorkflowId('tile-archive-rebuild', `${suffix}-ts`), args: [{}] })
+          .execute('tileArchiveRebuild', { taskQueue: TaskQueue.store, workflowId: TILE_REBUILD_WORKFLOW_ID, args: [{}] })
           .then(
             () => null,
             (e: unknown) => e,

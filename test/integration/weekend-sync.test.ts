@@ -13,7 +13,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import type { Worker } from '@temporalio/worker';
-import { config } from '../../domain/config';
 import { migrate } from '../../domain/db/migrate';
 import { createPrisma } from '../../domain/db/prisma';
 import { lastReport, listQueue, resetErrors } from '../../domain/scheduling/weekend';
@@ -21,11 +20,12 @@ import { weekendWindow } from '../../domain/scheduling/windows';
 import { TaskQueue } from '../../temporal/queues';
 import { workerRegistry } from '../../workers/registry';
 import { createQueueWorkers } from '../../workers/start';
-import { weekendSyncWorkflowId, type WeekendState, type weekendSync } from '../../workflows/scheduling';
+import { WEEKEND_SYNC_WORKFLOW_ID } from '../../temporal/singletons';
+import type { WeekendState, weekendSync } from '../../workflows/scheduling';
 import { forgetUat, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
 import { until } from '../helpers/wait';
 import { scratchDatabase } from '../helpers/scratchDb';
-import { timeSkippingEnv } from '../helpers/temporal';
+import { timeSkippingEnv, namespaceOf } from '../helpers/temporal';
 
 const COVASNA = 145;
 const scratch = scratchDatabase('geoportal_weekend_sync_test');
@@ -68,10 +68,9 @@ async function startStoreWorker(): Promise<Worker> {
   const [worker] = (
     await createQueueWorkers({
       connection: rig.env.nativeConnection,
-      namespace: config.temporal.namespace,
+      namespace: namespaceOf(rig.env),
       deps: { db: rig.db, landregBaseUrl: rig.sim.url },
       queues: [TaskQueue.store],
-      taskQueueFor: rig.queue,
       registry: { ...workerRegistry, [TaskQueue.store]: { ...entry, options: { ...entry.options, maxCachedWorkflows: 0 } } },
     })
   ).values();
@@ -94,11 +93,11 @@ afterAll(async () => {
 describe('weekend deep sync session', () => {
   test('waits for the window, runs the steps in order, reports a failed step, and a trigger retries it at once', async () => {
     const prisma = createPrisma(rig.db);
-    const workflowId = weekendSyncWorkflowId(rig.queue(TaskQueue.store));
+    const workflowId = WEEKEND_SYNC_WORKFLOW_ID;
     await rig.simJson('POST', '/__sim/faults', { failSirutas: [bad.siruta] });
     const started = Date.now();
     const tally = await rig.env.client.workflow.execute<typeof weekendSync>('weekendSync', {
-      taskQueue: rig.queue(TaskQueue.store),
+      taskQueue: TaskQueue.store,
       workflowId,
       args: [{}],
     });
@@ -127,7 +126,7 @@ describe('weekend deep sync session', () => {
     // Trigger (what POST {action:'trigger'} does): errors back to pending, a forced session at once.
     expect(await resetErrors(prisma)).toBe(1);
     const retried = await rig.env.client.workflow.execute<typeof weekendSync>('weekendSync', {
-      taskQueue: rig.queue(TaskQueue.store),
+      taskQueue: TaskQueue.store,
       workflowId,
       args: [{ forced: true, runNow: true }],
     });
@@ -141,8 +140,8 @@ describe('weekend deep sync session', () => {
 
   test('a worker restart in the middle resumes the same city and step, and nothing done runs again', async () => {
     const prisma = createPrisma(rig.db);
-    const store = rig.queue(TaskQueue.store);
-    const workflowId = weekendSyncWorkflowId(store);
+    const store = TaskQueue.store;
+    const workflowId = WEEKEND_SYNC_WORKFLOW_ID;
     // One city, from scratch: its four steps pending, no features, no runs.
     await rig.db.query(`DELETE FROM weekend_sync_queue WHERE siruta <> $1`, [good.siruta]);
     await rig.db.query(`UPDATE weekend_sync_queue SET steps = '{"sync_terenuri":"pending","sync_cladiri":"pending","import_nogeom":"pending","enrich":"pending"}', attempts = '{}', last_error = NULL`);
@@ -196,11 +195,11 @@ describe('weekend deep sync session', () => {
 
   test('a trigger runs its city at once; the next city waits for the next window night and runs in it', async () => {
     const prisma = createPrisma(rig.db);
-    const store = rig.queue(TaskQueue.store);
+    const store = TaskQueue.store;
     await rig.db.query(`DELETE FROM weekend_sync_queue`);
     for (const [i, u] of [good, bad].entries()) await rig.db.query(`INSERT INTO weekend_sync_queue (siruta, name, position) VALUES ($1, $2, $3)`, [u.siruta, u.name, i + 1]);
     try {
-      const handle = await rig.env.client.workflow.start<typeof weekendSync>('weekendSync', { taskQueue: store, workflowId: weekendSyncWorkflowId(store), args: [{ forced: true, runNow: true }] });
+      const handle = await rig.env.client.workflow.start<typeof weekendSync>('weekendSync', { taskQueue: store, workflowId: WEEKEND_SYNC_WORKFLOW_ID, args: [{ forced: true, runNow: true }] });
       const tally = await handle.result();
       expect(tally).toMatchObject({ stepsRun: 8, stepsFailed: 0 });
       // When each city's last step started, on the session's (workflow) clock.

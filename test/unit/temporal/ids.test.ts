@@ -1,5 +1,5 @@
 import { isSingletonWorkflowId, jobWorkflowId, parseWorkflowId, singletonWorkflowId } from '../../../temporal/ids';
-import { allTaskQueues, isolatedTaskQueue, isTaskQueueName, TaskQueue } from '../../../temporal/queues';
+import { allTaskQueues, isTaskQueueName } from '../../../temporal/queues';
 
 describe('workflow ids', () => {
   test('a singleton id is <kind>:<scope> and parses back without a run id', () => {
@@ -44,9 +44,5 @@ describe('task queues', () => {
     expect([...allTaskQueues].sort()).toEqual(['cf-orders', 'exports', 'landreg', 'notifications', 'store']);
     expect(isTaskQueueName('store')).toBe(true);
     expect(isTaskQueueName('stores')).toBe(false);
-  });
-
-  test('an isolated queue keeps the declared name as its prefix', () => {
-    expect(isolatedTaskQueue(TaskQueue.landreg, 'test-1')).toBe('landreg-test-1');
   });
 });
