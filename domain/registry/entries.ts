@@ -285,7 +285,8 @@ export async function createEntry(db: Db, viewer: RegistryViewer, input: EntryIn
     ...(input.deadline ? [{ field: 'deadline', before: null, after: input.deadline }] : []),
     ...(tracking ? [{ field: 'tracking', before: null, after: { authority: tracking.authority, requestNumber: tracking.requestNumber, petitionerName: tracking.petitionerName } }] : []),
   ];
-  const r = await db.query<CreatedRow>(CREATE_SQL, [
+  // Named: each connection parses and plans the statement once, not on every create.
+  const r = await db.query<CreatedRow>({ name: 'registry-create-entry', text: CREATE_SQL }, [
     company, year, input.direction, date, input.subject, input.sender ?? null, input.recipient ?? null, input.documentType ?? null,
     input.notes ?? null, input.deadline ?? null, input.assignee ?? null, tracking ? JSON.stringify(tracking) : null,
     viewer.userId, viewer.name, JSON.stringify(changes),
