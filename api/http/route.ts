@@ -120,6 +120,9 @@ function checkAuth(kind: AuthKind, req: Request): void {
   }
 }
 
+/** Path parameters of a route without a schema; built once (a zod schema costs more to build than to run). */
+const AnyParams = z.record(z.string(), z.string());
+
 function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 }
@@ -179,7 +182,7 @@ export function defineRoute<B extends ZodType | undefined = undefined, Q extends
       checkAuth(spec.auth, req);
       const body = (spec.body ? parseWith(spec.body, req.body ?? {}, 'corp') : undefined) as Infer<B>;
       const query = (spec.query ? parseWith(spec.query, req.query, 'query') : undefined) as Infer<Q>;
-      const params = parseWith(spec.params ?? z.record(z.string(), z.string()), req.params, 'cale') as Record<string, string>;
+      const params = parseWith(spec.params ?? AnyParams, req.params, 'cale') as Record<string, string>;
       const result = await handler({ req, res, body, query, params, auth: req.auth });
       if (res.headersSent) return;
       if (result instanceof Reply) {

@@ -177,7 +177,7 @@ export function registerRegistryRoutes(router: Router): void {
       response: { status: 201, description: 'The new entry with its number', schema: Entry },
       failures: { 403: 'forbidden: another company’s registry (admins may write any)' },
     },
-    async ({ body, auth }) => reply(201, await createEntry(getPrisma(), viewerOf(auth), body)),
+    async ({ body, auth }) => reply(201, await createEntry(getPool(), viewerOf(auth), body)),
   );
 
   defineRoute(

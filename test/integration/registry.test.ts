@@ -114,6 +114,40 @@ describe('numbering', () => {
     expect(await counter('B', 2030)).toBe(50);
   });
 
+  test('the entry a create answers is the entry stored, every field, also for a restricted viewer', async () => {
+    await clearYear(2038);
+    const full = {
+      direction: 'iesire',
+      date: '2038-12-31',
+      subject: 'Răspuns la cererea nr. 7',
+      sender: 'Popescu Ştefan',
+      recipient: 'Primăria Brașov',
+      documentType: 'adresă',
+      notes: 'dosar țintă',
+      deadline: '2039-01-15',
+      assignee: 'Bogdan',
+      tracking: { authority: 'Primăria Brașov', petitionerName: 'Popescu Ștefan', requestNumber: 'CU-2038/7' },
+    };
+    const made = await create(bogdan, full);
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({ ...full, number: 'B-2038-00001', company: 'B', year: 2038, sequence: 1, attachments: [], createdBy: bogdan.data.user.id });
+    expect(made.body.tracking).toMatchObject({ status: null, statusClass: null, history: [], changeHash: null, lastCheckedAt: null });
+    expect(made.body).toEqual((await call('GET', `/api/registratura/entries/${made.body.id}`, { who: bogdan })).body);
+
+    const hidden = await create(elena, { direction: 'intrare', date: '2038-01-02', subject: 'Cerere', sender: 'Ionescu Ana' });
+    expect(hidden.body).toMatchObject({ number: 'B-2038-00002', sender: null, restricted: true });
+    expect(hidden.body).toEqual((await call('GET', `/api/registratura/entries/${hidden.body.id}`, { who: elena })).body);
+    const history = await call('GET', `/api/registratura/entries/${made.body.id}/history`, { who: bogdan });
+    expect(history.body.items).toEqual([
+      expect.objectContaining({
+        action: 'create',
+        number: 'B-2038-00001',
+        actorId: bogdan.data.user.id,
+        changes: expect.arrayContaining([{ field: 'number', before: null, after: 'B-2038-00001' }, { field: 'deadline', before: null, after: '2039-01-15' }]),
+      }),
+    ]);
+  });
+
   test('old-format and legacy numbers are counted when numbering, and debug-sequences converts them', async () => {
     await clearYear(2031);
     // Imported history: an old-format number and a legacy one, as the previous system wrote them.
