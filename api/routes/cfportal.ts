@@ -10,13 +10,13 @@
 import type { Router } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
-import type { SessionContext } from '../auth/types';
 import { cfApi } from '../cfportal/context';
+import { Siruta, WorkspacePk } from '../http/schemas';
 import { defineRoute, reply } from '../http/route';
 import { signalJob } from '../../temporal/jobs';
 import { errors } from '../../domain/errors';
 import { contentDisposition } from '../http/contentDisposition';
-import { viewerOf } from '../../domain/auth/viewer';
+import { hidesPersonalData } from '../../domain/auth/viewer';
 import { CF_STEPS, IN_FLIGHT_STATUSES, getExtract, listExtracts, reservedCredits } from '../../domain/cfportal/extracts';
 import { accountKey, placeOrder } from '../../domain/cfportal/order';
 import { openExtractPdf } from '../../domain/cfportal/pipeline';
@@ -25,9 +25,6 @@ import type { CfOrderBatchInput } from '../../workflows/cfOrders';
 
 const TAGS = ['cfportal'];
 
-const hidesPersonal = (auth: SessionContext) => !viewerOf(auth).personalData;
-
-const Siruta = z.coerce.number().int().positive().max(2_147_483_647).openapi({ example: 63394 });
 const NrCadastral = z
   .string()
   .trim()
@@ -35,7 +32,6 @@ const NrCadastral = z
   .max(50)
   .regex(/^[0-9A-Za-z][0-9A-Za-z/.-]*$/, 'Numărul cadastral conține caractere nepermise.')
   .openapi({ example: '50123' });
-const WorkspacePk = z.coerce.number().int().positive().max(2_147_483_647).openapi({ description: 'County id (land-registry workspace); default: from the UAT catalogue' });
 const UserId = z.string().min(1).max(200).openapi({ description: 'Orderer; default the session user (admins may order for someone else)' });
 
 const Parcel = z.object({ nrCadastral: NrCadastral, siruta: Siruta, workspacePk: WorkspacePk.optional(), userId: UserId.optional() });
@@ -166,7 +162,7 @@ export function registerCfportalRoutes(router: Router): void {
       const parcels = body.parcels ?? [{ nrCadastral: body.nrCadastral!, siruta: body.siruta!, workspacePk: body.workspacePk, userId: body.userId }];
       const placed = await placeOrder(
         { prisma: cfApi.prisma(), db: cfApi.db(), client: cfApi.client() },
-        { userId: auth!.user.id, isAdmin: auth!.isAdmin, hidePersonal: hidesPersonal(auth!) },
+        { userId: auth!.user.id, isAdmin: auth!.isAdmin, hidePersonal: hidesPersonalData(auth!) },
         { parcels, force: body.force ?? false },
       );
       const batch: CfOrderBatchInput = { orderId: placed.orderId, account: placed.account, pollIntervalMs: cfApi.pollIntervalMs };
@@ -205,7 +201,7 @@ export function registerCfportalRoutes(router: Router): void {
           siruta: query.siruta,
           orderId: query.orderId,
         },
-        { hidePersonal: hidesPersonal(auth!) },
+        { hidePersonal: hidesPersonalData(auth!) },
       ),
   );
 
@@ -246,7 +242,7 @@ export function registerCfportalRoutes(router: Router): void {
     async ({ query, auth, res }) => {
       const e = await getExtract(cfApi.prisma(), query.id);
       // Restricted viewers may not read other people's land-book extracts (personal data).
-      if (!e || (hidesPersonal(auth!) && e.userId !== auth!.user.id)) throw errors.notFound('Extrasul CF nu există.');
+      if (!e || (hidesPersonalData(auth!) && e.userId !== auth!.user.id)) throw errors.notFound('Extrasul CF nu există.');
       if (e.status !== 'completed') {
         throw errors.conflict('cf_not_ready', (IN_FLIGHT_STATUSES as readonly string[]).includes(e.status) ? 'Extrasul CF este încă în lucru.' : 'Extrasul CF nu a fost emis.', {
           status: e.status,

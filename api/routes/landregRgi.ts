@@ -8,19 +8,17 @@
  */
 import type { Router } from 'express';
 import { z } from 'zod';
-import type { SessionContext } from '../auth/types';
+import { WorkspacePk } from '../http/schemas';
 import { defineRoute } from '../http/route';
 import { landregApi } from '../landreg/context';
 import { errors } from '../../domain/errors';
 import { contentDisposition } from '../http/contentDisposition';
-import { viewerOf } from '../../domain/auth/viewer';
+import { hidesPersonalData } from '../../domain/auth/viewer';
 import { rgiApplications, rgiDetails, rgiDownload, rgiIssuedDocs } from '../../domain/landreg/rgi';
 
 const TAGS = ['landreg', 'rgi'];
 const Id = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
-const WorkspaceId = z.coerce.number().int().positive().max(2_147_483_647).openapi({ description: 'County id (workspacePk); the organisation unit is countyId * 1000 + 2' });
-
-const hidesPersonal = (auth: SessionContext) => !viewerOf(auth).personalData;
+const WorkspaceId = WorkspacePk.openapi({ description: 'County id (workspacePk); the organisation unit is countyId * 1000 + 2' });
 
 const Application = z.object({
   applicationId: z.number(),
@@ -69,7 +67,7 @@ export function registerRgiRoutes(router: Router): void {
       },
       failures: { 400: 'bad_request (also: the portal refused the county or year)', 502: 'upstream_error', 503: 'portal_maintenance' },
     },
-    ({ body, auth }) => rgiApplications(landregApi.client(), body, hidesPersonal(auth!)),
+    ({ body, auth }) => rgiApplications(landregApi.client(), body, hidesPersonalData(auth!)),
   );
 
   defineRoute(
@@ -84,7 +82,7 @@ export function registerRgiRoutes(router: Router): void {
       response: { description: 'Application', schema: Application.extend({ history: z.array(z.object({ date: z.string(), status: z.string() })) }) },
       failures: { 404: 'Unknown application' },
     },
-    ({ query, auth }) => rgiDetails(landregApi.client(), query.applicationId, hidesPersonal(auth!)),
+    ({ query, auth }) => rgiDetails(landregApi.client(), query.applicationId, hidesPersonalData(auth!)),
   );
 
   defineRoute(

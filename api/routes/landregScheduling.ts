@@ -33,6 +33,7 @@ import { queryRunning, signalJob } from '../../temporal/jobs';
 import { WEEKEND_SYNC_JOB, WEEKEND_SYNC_WORKFLOW_ID } from '../../temporal/singletons';
 import type { WeekendState } from '../../workflows/scheduling';
 import { legacyWriteGate } from '../http/gates';
+import { PG_INT_MAX, Siruta as SirutaParam } from '../http/schemas';
 import { defineRoute } from '../http/route';
 import { landregApi } from '../landreg/context';
 
@@ -68,7 +69,8 @@ const Window = z
   })
   .openapi({ description: 'Zilele (1 = luni) în care începe fereastra, ora de început și de sfârșit (ora României); peste miezul nopții: sfârșit peste 24, de ex. 23:00–28:00' });
 const Windows = z.array(Window).max(20);
-const Siruta = z.number().int().positive().max(2_147_483_647);
+/** JSON bodies of rules take a number only (the shared schema also coerces query strings). */
+const Siruta = z.number().int().positive().max(PG_INT_MAX);
 
 const RuleBody = z
   .object({
@@ -119,7 +121,7 @@ function ruleId(id: string): string {
 }
 
 const WeekendAction = z
-  .object({ action: z.enum(['add', 'remove', 'trigger', 'pause', 'resume', 'reset']), siruta: z.coerce.number().int().positive().max(2_147_483_647).optional() })
+  .object({ action: z.enum(['add', 'remove', 'trigger', 'pause', 'resume', 'reset']), siruta: SirutaParam.optional() })
   .strict()
   .superRefine((b, ctx) => {
     if ((b.action === 'add' || b.action === 'remove') && b.siruta === undefined) ctx.addIssue({ code: 'custom', path: ['siruta'], message: 'Indicați siruta UAT-ului.' });

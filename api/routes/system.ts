@@ -4,11 +4,7 @@ import { z } from 'zod';
 import { defineRoute } from '../http/route';
 import { openApiDocument } from '../http/openapi';
 import { config } from '../../domain/config';
-import { probe } from '../../domain/health';
-import { getPool } from '../../domain/db/pool';
-import { checkBuckets } from '../../domain/storage/s3';
-import { mailTransport } from '../../domain/mail/transport';
-import { checkTemporal } from '../../temporal/client';
+import { infrastructureHealth } from '../system/health';
 import { TAGS_MODULE_VERSION } from '../../domain/tags/service';
 import { VAULT_MODULE_VERSION } from '../../domain/office/vault';
 import { createRequire } from 'node:module';
@@ -32,23 +28,6 @@ const HealthBody = z.object({
   checkedAt: z.string(),
   checks: z.object({ database: Probe, temporal: Probe, storage: Probe, mail: Probe }),
 });
-
-export async function infrastructureHealth(): Promise<z.infer<typeof HealthBody>> {
-  const [database, temporal, storage, mail] = await Promise.all([
-    probe(async () => {
-      const r = await getPool().query<{ v: string }>(`SELECT postgis_lib_version() AS v`);
-      return `PostGIS ${r.rows[0].v}`;
-    }),
-    probe(checkTemporal),
-    probe(checkBuckets),
-    probe(async () => {
-      await mailTransport().verify();
-      return 'SMTP';
-    }),
-  ]);
-  const checks = { database, temporal, storage, mail };
-  return { ok: Object.values(checks).every((c) => c.ok), checkedAt: new Date().toISOString(), checks };
-}
 
 export function registerSystemRoutes(router: Router): void {
   defineRoute(

@@ -55,6 +55,11 @@ export function viewerOf(session: ViewerSource | null | undefined): Viewer {
   };
 }
 
+/** Whether personal data must be withheld from this caller (exports and jobs carry the flag). */
+export function hidesPersonalData(session: ViewerSource | null | undefined): boolean {
+  return !viewerOf(session).personalData;
+}
+
 /** The enrichment with its personal keys nulled unless the viewer may see them; never mutates. */
 export function redactEnrichment(enrichment: Record<string, unknown> | null, viewer: Viewer): Record<string, unknown> | null {
   if (!enrichment || viewer.personalData) return enrichment;

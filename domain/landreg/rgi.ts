@@ -7,6 +7,7 @@
 import { errors } from '../errors';
 import { PortalHttpError } from './errors';
 import type { LandregClient } from './client';
+import { stripDiacritics } from '../text/fold';
 
 /** Spec 4.4: the RGI organisation unit id of a county. */
 export const rgiOrgUnitId = (countyId: number) => countyId * 1000 + 2;
@@ -89,9 +90,7 @@ export async function rgiIssuedDocs(client: LandregClient, applicationId: number
 /** `<docType>_<appNo>.pdf`, diacritics removed, the rest of each part reduced to letters, digits and `_`. */
 export function rgiFileName(docType: string, applicationNo: string): string {
   const plain = (s: string) =>
-    s
-      .normalize('NFD')
-      .replace(/[\u0300-\u036f]/g, '')
+    stripDiacritics(s)
       .replace(/[^A-Za-z0-9]+/g, '_')
       .replace(/^_+|_+$/g, '');
   return `${plain(docType)}_${plain(applicationNo)}.pdf`;

@@ -14,6 +14,7 @@ import type { Element } from 'domhandler';
 
 export { STATUS_CLASS, STATUS_CODES, STATUS_LABEL, type StatusClass, type StatusCode } from './statusNames';
 import { STATUS_CLASS, type StatusClass, type StatusCode } from './statusNames';
+import { foldDiacritics } from '../text/fold';
 
 /** ş→ș, ţ→ț (both cases), NFC, whitespace collapsed and trimmed. */
 export function normaliseStatusText(s: string): string {
@@ -29,7 +30,7 @@ export function normaliseStatusText(s: string): string {
 
 /** Lower case without diacritics, for recognising a label whatever its spelling. */
 function fold(s: string): string {
-  return normaliseStatusText(s).normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+  return foldDiacritics(normaliseStatusText(s));
 }
 
 /** The status code of a label as the authority writes it; null for a label we do not know. */

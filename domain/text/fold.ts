@@ -5,7 +5,12 @@
  * so every spelling folds to the same plain letters. Pure: the UI bundles it too.
  */
 export function foldDiacritics(text: string): string {
-  return text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+  return stripDiacritics(text).toLowerCase();
+}
+
+/** The same fold keeping the case: `Brașov` → `Brasov` (ASCII file names, header values). */
+export function stripDiacritics(text: string): string {
+  return text.normalize('NFD').replace(/[\u0300-\u036f]/g, '');
 }
 
 /** foldDiacritics with whitespace collapsed and trimmed: the form names are compared in. */

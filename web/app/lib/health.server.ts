@@ -1,5 +1,5 @@
 /** Server side of the health line: the same probes as GET /api/health, without an HTTP hop. */
-import { infrastructureHealth } from '../../../api/routes/system';
+import { infrastructureHealth } from '../../../api/system/health';
 import type { HealthReport } from './health';
 
 export async function loadHealth(): Promise<HealthReport> {
