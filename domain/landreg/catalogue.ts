@@ -86,6 +86,25 @@ export async function listCounties(db: pg.Pool): Promise<string[]> {
   return rows.map((x) => x.county!);
 }
 
+/** A UAT of the catalogue with its parcel count in the local store (what a page of `?siruta=` shows). */
+export interface UatOption {
+  siruta: number;
+  name: string;
+  county: string | null;
+  parcels: number;
+}
+
+export async function uatOption(db: pg.Pool, siruta: number): Promise<UatOption | null> {
+  const r = await db.query<UatOption>(
+    `SELECT u.siruta, u.name, u.county,
+            (SELECT count(*)::int FROM gis_features f WHERE f.siruta = u.siruta AND f.layer_id = 'TERENURI_ACTIVE') AS parcels
+       FROM gis_uats u
+      WHERE u.siruta = $1`,
+    [siruta],
+  );
+  return r.rows[0] ?? null;
+}
+
 /** A county of the store by name, diacritics and case folded (`f_norm`); its workspace, the job scope. */
 export async function findCounty(db: pg.Pool, name: string): Promise<{ county: string; workspacePk: number | null } | undefined> {
   const r = await db.query<{ county: string; workspace_pk: number | null }>(

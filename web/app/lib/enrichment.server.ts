@@ -9,6 +9,9 @@ import { enrichmentPortal } from '../../../domain/enrichment/portal';
 import type { EnrichmentDeps } from '../../../domain/enrichment/service';
 import { viewerOf as viewerRule, type Viewer } from '../../../domain/auth/viewer';
 import { getLandregClient } from '../../../domain/landreg/client';
+import { uatOption as catalogueUatOption, type UatOption } from '../../../domain/landreg/catalogue';
+
+export type { UatOption };
 
 export function enrichmentDeps(): EnrichmentDeps {
   return { db: getPool(), portal: enrichmentPortal(getLandregClient()) };
@@ -28,38 +31,9 @@ export function failureMessage(err: unknown): string {
   return 'A apărut o eroare neașteptată.';
 }
 
-export interface UatOption {
-  siruta: number;
-  name: string;
-  county: string | null;
-  parcels: number;
-}
-
-/**
- * One UAT of the catalogue with its parcel count in the local store: what a page shows for the
- * UAT of `?siruta=` (the picker itself searches the whole catalogue in the browser).
- */
-export async function uatOption(siruta: number | null): Promise<UatOption | null> {
-  if (!siruta) return null;
-  const r = await getPool().query<UatOption>(
-    `SELECT u.siruta, u.name, u.county,
-            (SELECT count(*)::int FROM gis_features f WHERE f.siruta = u.siruta AND f.layer_id = 'TERENURI_ACTIVE') AS parcels
-       FROM gis_uats u
-      WHERE u.siruta = $1`,
-    [siruta],
-  );
-  return r.rows[0] ?? null;
-}
-
-/** UATs with parcels in the local store. */
-export async function uatsWithParcels(): Promise<UatOption[]> {
-  const r = await getPool().query<UatOption>(
-    `SELECT u.siruta, u.name, u.county, c.n AS parcels
-       FROM (SELECT siruta, count(*)::int AS n FROM gis_features WHERE layer_id = 'TERENURI_ACTIVE' GROUP BY siruta) c
-       JOIN gis_uats u USING (siruta)
-      ORDER BY u.name`,
-  );
-  return r.rows;
+/** One UAT of the catalogue with its local parcel count, for the page of `?siruta=`. */
+export function uatOption(siruta: number | null): Promise<UatOption | null> {
+  return siruta ? catalogueUatOption(getPool(), siruta) : Promise.resolve(null);
 }
 
 // The domain services the pages call, re-exported here so route modules import server code only
