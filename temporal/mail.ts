@@ -13,7 +13,7 @@ export function deliverMailWorkflowId(outboxId: string): string {
   return singletonWorkflowId('deliver-mail', outboxId);
 }
 
-export async function startMailDelivery(client: Client, outboxId: string): Promise<void> {
+async function startMailDelivery(client: Client, outboxId: string): Promise<void> {
   try {
     await launchJob({ workflowType: 'deliverMail', jobId: deliverMailWorkflowId(outboxId), kind: 'deliver-mail', args: [outboxId] }, client);
   } catch (err) {

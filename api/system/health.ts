@@ -8,7 +8,7 @@ import { mailTransport } from '../../domain/mail/transport';
 import { checkBuckets } from '../../domain/storage/s3';
 import { checkTemporal } from '../../temporal/client';
 
-export interface InfrastructureHealth {
+interface InfrastructureHealth {
   ok: boolean;
   checkedAt: string;
   checks: Record<'database' | 'temporal' | 'storage' | 'mail', ProbeResult>;
