@@ -7,7 +7,6 @@
  * personal data for the `basic` scope; these routes only ever narrow what it answers (the basic
  * panel and the scope rule of domain/geoportal/redact.ts), never widen it.
  */
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Router } from 'express';
 import { decodeJwt } from 'jose';
@@ -338,12 +337,13 @@ export function registerCentralApiRoutes(router: Router): void {
       const order = await centralJson<{ documentName?: string | null }>({ path: `/cf/${ctx.params.id}`, token });
       const upstream = await centralStream({ path: `/cf/${ctx.params.id}/pdf`, token });
       const name = order.documentName?.trim() || `cf-${ctx.params.id}.pdf`;
+      const length = upstream.headers['content-length'];
       ctx.res.status(200).set({
         'Content-Type': 'application/pdf',
         'Content-Disposition': attachment(name),
-        ...(upstream.headers.get('content-length') ? { 'Content-Length': upstream.headers.get('content-length')! } : {}),
+        ...(typeof length === 'string' ? { 'Content-Length': length } : {}),
       });
-      await pipeline(Readable.fromWeb(upstream.body as import('node:stream/web').ReadableStream), ctx.res);
+      await pipeline(upstream.body, ctx.res);
     },
   );
 }
