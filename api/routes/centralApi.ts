@@ -11,7 +11,9 @@ import { pipeline } from 'node:stream/promises';
 import type { Router } from 'express';
 import { decodeJwt } from 'jose';
 import { z } from 'zod';
+import { contentDisposition } from '../http/contentDisposition';
 import { defineRoute, type HandlerContext } from '../http/route';
+import { LayerId, Siruta } from '../http/schemas';
 import { callerTokenSource } from '../auth/accessToken';
 import type { SessionContext } from '../auth/types';
 import { centralJson, centralStream, type CentralRequest } from '../../domain/central/client';
@@ -24,9 +26,7 @@ const log = childLogger('central');
 const GIS = ['central-gis'];
 const CF = ['central-cf'];
 
-const Siruta = z.coerce.number().int().positive().max(2_147_483_647);
 const CadRef = z.string().trim().min(1, 'Numărul cadastral lipsește.').max(100);
-const LayerId = z.string().regex(/^[A-Z0-9_]{1,64}$/, 'layerId nu este un identificator de strat.');
 const ParcelRef = z.object({ siruta: Siruta, cadastralRef: CadRef, force: z.boolean().optional() });
 const Upstream = z.record(z.string(), z.unknown()).openapi({ description: 'The central API answer, forwarded' });
 const UPSTREAM_FAILURES = {
@@ -50,12 +50,6 @@ function narrowFeature(a: SessionContext, feature: unknown): unknown {
   if (a.basicPanel) return { cadastralRef: f.cadastralRef ?? null, areaValue: f.areaValue ?? null, restricted: true };
   if (!('enrichment' in f)) return f;
   return { ...f, enrichment: redactEnrichment((f.enrichment as Record<string, unknown> | null) ?? null, viewerOf(a)) };
-}
-
-/** Keeps a header value ASCII (Content-Disposition's filename=), the exact name in filename*. */
-function attachment(name: string): string {
-  const plain = name.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `attachment; filename="${plain}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
 export function registerCentralApiRoutes(router: Router): void {
@@ -340,7 +334,7 @@ export function registerCentralApiRoutes(router: Router): void {
       const length = upstream.headers['content-length'];
       ctx.res.status(200).set({
         'Content-Type': 'application/pdf',
-        'Content-Disposition': attachment(name),
+        'Content-Disposition': contentDisposition(name),
         ...(typeof length === 'string' ? { 'Content-Length': length } : {}),
       });
       await pipeline(upstream.body, ctx.res);
