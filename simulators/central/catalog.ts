@@ -38,9 +38,42 @@ export interface ResolvedFeature {
   immovable: SimImmovable | null;
 }
 
+/** Lookups of one UAT's generated data, built on its first use (a bench-scale UAT holds 200,000 parcels). */
+interface UatIndex {
+  features: Map<string, Map<number, SimFeature>>;
+  buildingsByImmovable: Map<number, SimFeature[]>;
+}
+
+function indexUat(data: UatData): UatIndex {
+  const features = new Map<string, Map<number, SimFeature>>();
+  for (const layerId of CENTRAL_LAYERS) features.set(layerId, new Map((data.layers.get(layerId)?.features ?? []).map((f) => [f.objectId, f])));
+  const buildingsByImmovable = new Map<number, SimFeature[]>();
+  for (const b of data.layers.get(LAYER_BUILDINGS)?.features ?? []) {
+    const pk = b.attributes.IMMOVABLE_ID;
+    if (typeof pk !== 'number') continue;
+    const list = buildingsByImmovable.get(pk);
+    if (list) list.push(b);
+    else buildingsByImmovable.set(pk, [b]);
+  }
+  return { features, buildingsByImmovable };
+}
+
 export class CentralCatalog {
   private readonly byId = new Map<string, CatalogEntry>();
   private readonly byRef = new Map<string, CatalogEntry[]>();
+  // Keyed by the data object: a store that regenerates a UAT (national scale) gets a new index.
+  private readonly indexes = new WeakMap<UatData, UatIndex>();
+
+  private index(data: UatData): UatIndex {
+    let ix = this.indexes.get(data);
+    if (!ix) this.indexes.set(data, (ix = indexUat(data)));
+    return ix;
+  }
+
+  /** The buildings standing on an immovable's parcel. */
+  buildingsOf(data: UatData, immovablePk: number): SimFeature[] {
+    return this.index(data).buildingsByImmovable.get(immovablePk) ?? [];
+  }
 
   constructor(readonly store: SimStore) {
     for (const uat of store.dataUats()) {
@@ -74,7 +107,7 @@ export class CentralCatalog {
     if (!entry) return null;
     const data = this.store.get(entry.siruta);
     const uat = this.store.nom.uat(entry.siruta);
-    const feature = data?.layers.get(entry.layerId)?.features.find((f) => f.objectId === entry.objectId);
+    const feature = data ? this.index(data).features.get(entry.layerId)?.get(entry.objectId) : undefined;
     if (!data || !uat || !feature) return null;
     const pk = feature.attributes.IMMOVABLE_ID;
     const immovable = typeof pk === 'number' ? (data.immovableByPk.get(pk) ?? null) : null;

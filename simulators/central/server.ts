@@ -99,6 +99,7 @@ export function createCentralApp(opts: CentralSimOptions = {}) {
   let seed = initialSeed;
   let catalog = new CentralCatalog(new SimStore(nom, seed, initialScale));
   const enrichCache = new Map<string, { enrichment: Enrichment; enrichedAt: number }>();
+  const publicFacts = new Map<string, { enrichment: Enrichment; enrichedAt: null }>();
   const orders = new Map<string, CfOrder>();
   let orderSeq = 0;
   let rejectTokens = 0;
@@ -116,6 +117,7 @@ export function createCentralApp(opts: CentralSimOptions = {}) {
         seed = parseSeed(body.seed, initialSeed);
         catalog = new CentralCatalog(new SimStore(nom, seed, parseScale(body.scale, initialScale)));
         enrichCache.clear();
+        publicFacts.clear();
         orders.clear();
         rejectTokens = 0;
       },
@@ -167,18 +169,23 @@ export function createCentralApp(opts: CentralSimOptions = {}) {
   // ---- parcels ---------------------------------------------------------------------------------
   const enrichmentOf = (r: ResolvedFeature): { enrichment: Enrichment | null; enrichedAt: number | null } => {
     if (r.entry.layerId !== LAYER_PARCELS || !r.immovable) return { enrichment: null, enrichedAt: null };
-    const hit = enrichCache.get(r.entry.id);
+    const hit = enrichCache.get(r.entry.id) ?? publicFacts.get(r.entry.id);
     if (hit) return hit;
-    // Before an enrichment round trip the central store knows the public facts only.
+    // Before an enrichment round trip the central store knows the public facts only: stored data,
+    // the same on every read (only ENRICHED_AT depends on the clock, and it is null here), so it
+    // is computed once per parcel, as a store would read it, not rebuilt from the generator.
     const full = computeEnrichment(r, Date.now());
     const base: Record<string, unknown> = { ...full, NR_PROPRIETARI: null, ENRICHED_AT: null };
     for (const k of PERSONAL_ENRICHMENT_KEYS) base[k] = null;
-    return { enrichment: base as unknown as Enrichment, enrichedAt: null };
+    const facts = { enrichment: base as unknown as Enrichment, enrichedAt: null };
+    if (publicFacts.size >= 50_000) publicFacts.clear();
+    publicFacts.set(r.entry.id, facts);
+    return facts;
   };
   const computeEnrichment = (r: ResolvedFeature, now: number): Enrichment => {
     const details = immovableDetails(seed, nom, r.uat, r.immovable!) as unknown as PortalImmovableDetails;
     const ownership = ownershipTree(seed, r.uat, r.immovable!) as unknown as PortalOwnershipNode[];
-    const buildings = r.data.layers.get(LAYER_BUILDINGS)?.features.filter((b) => b.attributes.IMMOVABLE_ID === r.immovable!.immovablePk) ?? [];
+    const buildings = catalog.buildingsOf(r.data, r.immovable!.immovablePk);
     return buildEnrichment({
       details,
       ownership,
