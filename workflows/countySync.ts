@@ -9,6 +9,7 @@ import { executeChild, setHandler, sleep } from '@temporalio/workflow';
 import type { JobUat } from '../domain/landreg/jobs';
 import { AUTO_REFRESH_MIN_GAP_MS, delayBeforeStart, refreshModeFor, staggerPlan } from '../domain/scheduling/autoRefresh';
 import { AUTO_REFRESH_WINDOWS, windowState } from '../domain/scheduling/windows';
+import { DEFAULT_STEPS, layersOf } from '../domain/scheduling/rules';
 import type { SyncTrigger } from '../domain/landreg/sync/store';
 import { jobSearchAttributes } from '../temporal/searchAttributes';
 import { childJobId, failureMessage, progressQuery, storeActivities as store, type ProgressState } from './landregShared';
@@ -16,7 +17,8 @@ import { requestTileArchiveRebuild, type SyncMode, type UatSyncResult } from './
 
 
 /** Spec 2.6 steps T and C; the job routes sync parcels and buildings. */
-const JOB_LAYERS = ['TERENURI_ACTIVE', 'CLADIRI_ACTIVE'];
+/** A county job syncs what a UAT sync covers by default: parcels and buildings (steps T, C). */
+const JOB_LAYERS = layersOf(DEFAULT_STEPS);
 
 /** UATs of one county synced at once: the portal's rate limit is shared, so more only queues. */
 const COUNTY_PARALLEL_UATS = 2;

@@ -31,6 +31,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { NotificationActivities } from '../activities/notifications';
 import type { SchedulingActivities } from '../activities/scheduling';
 import type { SessionTally } from '../domain/scheduling/report';
+import { layersOf } from '../domain/scheduling/rules';
 import { wallClock, weekendWindow } from '../domain/scheduling/windows';
 import type { NextStep, WeekendStep } from '../domain/scheduling/weekend';
 import { jobSearchAttributes } from '../temporal/searchAttributes';
@@ -134,7 +135,7 @@ async function runBoundedStep(next: NextStep): Promise<{ added: number }> {
 }
 
 async function runStep(next: NextStep, trigger: 'weekend'): Promise<{ added: number }> {
-  const layers: Partial<Record<WeekendStep, string>> = { sync_terenuri: 'TERENURI_ACTIVE', sync_cladiri: 'CLADIRI_ACTIVE' };
+  const layers: Partial<Record<WeekendStep, string>> = { sync_terenuri: layersOf(['T'])[0], sync_cladiri: layersOf(['C'])[0] };
   const layer = layers[next.step];
   if (layer) {
     const r: UatSyncResult = await executeChild('uatSync', {

@@ -5,6 +5,7 @@
  */
 import type { Db } from '../db/pool';
 import { notify } from '../notifications/notify';
+import { DEFAULT_STEPS, layersOf } from '../scheduling/rules';
 
 /** Job kinds of this engine; the job id is the workflow id `<kind>:<scope>[:<ulid>]`. */
 export const SYNC_JOB_KINDS = ['sync', 'sync-background', 'sync-county', 'sync-all-counties', 'refresh-all', 'auto-refresh'] as const;
@@ -32,7 +33,7 @@ export function progressStillKept(kind: string, closedAt: Date, now: Date): bool
 }
 
 /** The layers a UAT sync covers by default: parcels (step T) and buildings (step C), spec 2.6. */
-export const DEFAULT_SYNC_LAYERS = ['TERENURI_ACTIVE', 'CLADIRI_ACTIVE'] as const;
+export const DEFAULT_SYNC_LAYERS = layersOf(DEFAULT_STEPS);
 
 
 /** CONTRACT.md `GET /api/landreg/progress` answer. */
