@@ -94,7 +94,7 @@ export default function WeekendSync() {
   return (
     <ParcelSyncLayout active="weekend" siruta={null} title="Sincronizare de weekend" sub="Coada localităților sincronizate complet în nopțile de vineri, sâmbătă și duminică (23:00–04:00).">
       {error && (
-        <p className="error" role="alert">
+        <p className="notice notice--fail" role="alert">
           {error}
         </p>
       )}
@@ -112,15 +112,15 @@ export default function WeekendSync() {
               {view.nextWindowStart ? ` Următoarea fereastră începe ${when(view.nextWindowStart)}.` : ''}
             </p>
             <div className="form-row">
-              <button type="button" disabled={busy} onClick={() => void act('trigger')}>
+              <button type="button" className="btn btn--primary" disabled={busy} onClick={() => void act('trigger')}>
                 Pornește acum
               </button>
               {view.syncStatus === 'paused' ? (
-                <button type="button" disabled={busy} onClick={() => void act('resume')}>
+                <button type="button" className="btn btn--secondary" disabled={busy} onClick={() => void act('resume')}>
                   Reia
                 </button>
               ) : (
-                <button type="button" disabled={busy} onClick={() => void act('pause')}>
+                <button type="button" className="btn btn--secondary" disabled={busy} onClick={() => void act('pause')}>
                   Pauză
                 </button>
               )}
@@ -142,18 +142,18 @@ export default function WeekendSync() {
                   <tr key={q.siruta}>
                     <td>
                       {q.name} <small>({q.siruta})</small>
-                      {q.lastError && <div className="error">{q.lastError}</div>}
+                      {q.lastError && <div className="weekend-step-error">{q.lastError}</div>}
                     </td>
                     {STEPS.map(([k]) => (
                       <td key={k} data-state={q.steps[k]}>
-                        {STATE_LABEL[q.steps[k]]}
+                        <span className={`badge weekend-state weekend-state--${q.steps[k]}`}>{STATE_LABEL[q.steps[k]]}</span>
                       </td>
                     ))}
-                    <td>
-                      <button type="button" disabled={busy} onClick={() => void act('trigger', q.siruta)}>
+                    <td className="weekend-actions">
+                      <button type="button" className="btn btn--secondary" disabled={busy} onClick={() => void act('trigger', q.siruta)}>
                         Pornește
                       </button>{' '}
-                      <button type="button" disabled={busy} onClick={() => void act('remove', q.siruta)}>
+                      <button type="button" className="btn btn--danger" disabled={busy} onClick={() => void act('remove', q.siruta)}>
                         Elimină
                       </button>
                     </td>
@@ -170,11 +170,11 @@ export default function WeekendSync() {
                 else setError('Introduceți un cod SIRUTA valid.');
               }}
             >
-              <label>
-                SIRUTA{' '}
-                <input inputMode="numeric" value={newSiruta} onChange={(e) => setNewSiruta(e.target.value)} />
+              <label className="field">
+                <span>SIRUTA</span>
+                <input className="input" inputMode="numeric" value={newSiruta} onChange={(e) => setNewSiruta(e.target.value)} />
               </label>
-              <button type="submit" disabled={busy}>
+              <button type="submit" className="btn btn--primary" disabled={busy}>
                 Adaugă în coadă
               </button>
             </form>

@@ -1,0 +1,94 @@
+/**
+ * The weekend deep sync page in the browser (spec 3.4, issue 21): Dan signs in, opens
+ * /parcel-sync/weekend from its tab, pauses the session, adds a planted UAT by its SIRUTA and
+ * sees it queued with its four steps pending, is told plainly when a SIRUTA is unknown, removes
+ * the city and resumes. The session is paused first, so even inside a weekend window the stack's
+ * session never picks the planted city up. Screenshot in test-results/. Runs against
+ * E2E_BASE_URL or config.app.publicUrl (the stack).
+ */
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { E2E_BASE_URL, launchChromium, signInThroughIdp } from '../helpers/e2e';
+import { projectRoot } from '../../domain/config';
+import { closePool, getPool } from '../../domain/db/pool';
+
+const BASE_URL = E2E_BASE_URL;
+const UAT = { siruta: 990_851, name: 'Întorsura Probă' };
+const UNKNOWN_SIRUTA = 990_899;
+const SCREENSHOTS = path.join(projectRoot, 'test-results');
+
+async function cleanUp(): Promise<void> {
+  const db = getPool();
+  await db.query(`DELETE FROM weekend_sync_queue WHERE siruta BETWEEN 990850 AND 990899`);
+  await db.query(`DELETE FROM gis_uats WHERE siruta BETWEEN 990850 AND 990899`);
+}
+
+describe('weekend sync page in the browser', () => {
+  let browser: Browser;
+
+  beforeAll(async () => {
+    await cleanUp();
+    await getPool().query(`INSERT INTO gis_uats (siruta, name, county, workspace_pk) VALUES ($1, $2, 'Probă Weekend', 9908)`, [UAT.siruta, UAT.name]);
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await cleanUp();
+    await closePool();
+  });
+
+  test('pause, add a city, see its steps pending, an unknown SIRUTA refused in Romanian, remove, resume', async () => {
+    const context = await browser.newContext({ locale: 'ro-RO', viewport: { width: 1366, height: 900 } });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (err) => errors.push(err.message));
+    await page.goto(`${BASE_URL}/parcel-sync/weekend`);
+    await signInThroughIdp(page, { email: 'dan@birou.ro', password: 'parola-dan' });
+    expect(new URL(page.url()).pathname).toBe('/parcel-sync/weekend');
+
+    const state = page.getByTestId('weekend-state');
+    await state.waitFor();
+    await expect(state.innerText()).resolves.toMatch(/Fereastra de weekend este (deschisă|închisă)\./);
+
+    // Pause first: from here on nothing of the queue runs, whatever the day and hour.
+    await page.getByRole('button', { name: 'Pauză', exact: true }).click();
+    await state.getByText('Sesiune: în pauză').waitFor();
+    await page.getByRole('button', { name: 'Reia', exact: true }).waitFor();
+
+    // A planted city by its SIRUTA: queued with its four steps pending.
+    const siruta = page.getByLabel('SIRUTA');
+    await siruta.fill(String(UAT.siruta));
+    await page.getByRole('button', { name: 'Adaugă în coadă' }).click();
+    const row = page.getByTestId('weekend-queue').locator('tr', { hasText: `${UAT.name} (${UAT.siruta})` });
+    await row.waitFor();
+    await expect(row.locator('td').allInnerTexts()).resolves.toEqual([
+      `${UAT.name} (${UAT.siruta})`,
+      'în așteptare',
+      'în așteptare',
+      'în așteptare',
+      'în așteptare',
+      expect.stringContaining('Elimină'),
+    ]);
+    await expect(siruta.inputValue()).resolves.toBe('');
+    const stored = await getPool().query(`SELECT name FROM weekend_sync_queue WHERE siruta = $1`, [UAT.siruta]);
+    expect(stored.rows).toEqual([{ name: UAT.name }]);
+
+    // A SIRUTA the store does not know: the API's Romanian message, nothing queued.
+    await siruta.fill(String(UNKNOWN_SIRUTA));
+    await page.getByRole('button', { name: 'Adaugă în coadă' }).click();
+    await page.getByRole('alert').filter({ hasText: 'UAT-ul nu există în baza locală.' }).waitFor();
+    expect((await getPool().query(`SELECT 1 FROM weekend_sync_queue WHERE siruta = $1`, [UNKNOWN_SIRUTA])).rowCount).toBe(0);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'weekend.png'), fullPage: true });
+
+    // Remove the city, then resume the session as it was.
+    await row.getByRole('button', { name: 'Elimină' }).click();
+    await row.waitFor({ state: 'detached' });
+    expect((await getPool().query(`SELECT 1 FROM weekend_sync_queue WHERE siruta = $1`, [UAT.siruta])).rowCount).toBe(0);
+    await page.getByRole('button', { name: 'Reia', exact: true }).click();
+    await page.getByRole('button', { name: 'Pauză', exact: true }).waitFor();
+    await expect(state.innerText()).resolves.not.toContain('în pauză');
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 120_000);
+});
