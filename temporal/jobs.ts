@@ -231,7 +231,6 @@ export async function isRunning(workflowId: string): Promise<boolean> {
 }
 
 
-/** CONTRACT.md `GET /api/landreg/progress`; 404 for unknown jobs and after the retention. */
 /**
  * A query needs a worker of the workflow's queue; with none polling (a crashed or stopped worker)
  * it would hold the answer to the RPC's own deadline. Every page and route that shows a running
@@ -247,6 +246,7 @@ export async function queryRunning<T>(client: Client, handle: WorkflowHandle, na
   }
 }
 
+/** CONTRACT.md `GET /api/landreg/progress`; 404 for unknown jobs and after the retention. */
 export async function jobProgress(jobId: string, now = new Date()): Promise<JobProgress> {
   const parts = parseWorkflowId(jobId);
   if (!parts) throw errors.notFound('Lucrarea nu există.');

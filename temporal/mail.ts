@@ -3,9 +3,8 @@
  * workflow per outbox row, id `deliver-mail:<outbox id>`, so a second start of the same row
  * while it runs is refused by Temporal and is a no-op here.
  */
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { setMailDispatcher } from '../domain/notifications/outbox';
-import { getTemporalClient } from './client';
 import { singletonWorkflowId } from './ids';
 import { launchJob } from './jobs';
 
@@ -13,9 +12,9 @@ export function deliverMailWorkflowId(outboxId: string): string {
   return singletonWorkflowId('deliver-mail', outboxId);
 }
 
-async function startMailDelivery(client: Client, outboxId: string): Promise<void> {
+async function startMailDelivery(outboxId: string): Promise<void> {
   try {
-    await launchJob({ workflowType: 'deliverMail', jobId: deliverMailWorkflowId(outboxId), kind: 'deliver-mail', args: [outboxId] }, client);
+    await launchJob({ workflowType: 'deliverMail', jobId: deliverMailWorkflowId(outboxId), kind: 'deliver-mail', args: [outboxId] });
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
@@ -23,5 +22,5 @@ async function startMailDelivery(client: Client, outboxId: string): Promise<void
 
 /** Makes this process (API server, workers, a test) start the deliveries of the mails it queues. */
 export function installMailDispatcher(): void {
-  setMailDispatcher(async (id) => startMailDelivery(await getTemporalClient(), id));
+  setMailDispatcher(startMailDelivery);
 }

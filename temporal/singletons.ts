@@ -14,4 +14,5 @@ export const WEEKEND_SYNC_JOB = { kind: 'weekend-sync', scope: 'global' } as con
 export const WEEKEND_SYNC_WORKFLOW_ID = `${WEEKEND_SYNC_JOB.kind}:${WEEKEND_SYNC_JOB.scope}`;
 
 /** The sync of every county, one after another; it blocks county syncs while it runs (spec 4.4, 409 all_counties_running). */
-export const ALL_COUNTIES_JOB_ID = 'sync-all-counties:ro';
+export const ALL_COUNTIES_JOB = { kind: 'sync-all-counties', scope: 'ro' } as const;
+export const ALL_COUNTIES_JOB_ID = `${ALL_COUNTIES_JOB.kind}:${ALL_COUNTIES_JOB.scope}`;

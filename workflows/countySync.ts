@@ -15,8 +15,6 @@ import { jobSearchAttributes } from '../temporal/searchAttributes';
 import { childJobId, failureMessage, progressQuery, storeActivities as store, type ProgressState } from './landregShared';
 import { requestTileArchiveRebuild, type SyncMode, type UatSyncResult } from './uatSync';
 
-
-/** Spec 2.6 steps T and C; the job routes sync parcels and buildings. */
 /** A county job syncs what a UAT sync covers by default: parcels and buildings (steps T, C). */
 const JOB_LAYERS = layersOf(DEFAULT_STEPS);
 

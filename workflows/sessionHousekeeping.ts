@@ -4,10 +4,11 @@
  */
 import { proxyActivities } from '@temporalio/workflow';
 import type { StoreActivities } from '../activities/store';
+import { TaskQueue } from '../temporal/queues';
 import { RETRY } from '../temporal/retryPolicies';
 
-// store queue (inherited from this workflow's task queue)
 const store = proxyActivities<StoreActivities>({
+  taskQueue: TaskQueue.store,
   // A purge is a few batched DELETEs; a minute is generous, and a stuck one is retried.
   startToCloseTimeout: '1 minute',
   retry: RETRY.periodic,

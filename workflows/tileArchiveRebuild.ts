@@ -5,10 +5,12 @@
  */
 import { ApplicationFailure, defineQuery, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { ArchiveStamp, TileActivities, WebhookOutcome } from '../activities/tiles';
+import { TaskQueue } from '../temporal/queues';
 import { RETRY } from '../temporal/retryPolicies';
 
-// store queue (inherited): one webhook call and S3 HEADs, no heavy work here.
+// One webhook call and S3 HEADs, no heavy work: the store queue.
 const tiles = proxyActivities<TileActivities>({
+  taskQueue: TaskQueue.store,
   startToCloseTimeout: '1 minute',
   retry: RETRY.periodic,
 });

@@ -11,7 +11,7 @@ import { errors } from '../../domain/errors';
 import { DEFAULT_SYNC_LAYERS } from '../../domain/landreg/jobs';
 import { fetchAllFeatures, uatWhere } from '../../domain/landreg/portal';
 import { dbSummary, layersSummary, listFeatures, localFeatureState, storeStats, syncStatus } from '../../domain/landreg/summary';
-import { ALL_COUNTIES_JOB_ID } from '../../temporal/singletons';
+import { ALL_COUNTIES_JOB, ALL_COUNTIES_JOB_ID } from '../../temporal/singletons';
 import { findCounty } from '../../domain/landreg/catalogue';
 import { legacyWriteGate } from '../http/gates';
 import { withinDeadline } from '../http/deadline';
@@ -163,8 +163,8 @@ export function registerLandregSyncRoutes(router: Router): void {
     },
     async ({ auth }) => {
       const { jobId } = await startJob({
-        kind: 'sync-all-counties',
-        scope: 'ro',
+        kind: ALL_COUNTIES_JOB.kind,
+        scope: ALL_COUNTIES_JOB.scope,
         singleton: true,
         workflowType: 'allCountiesSync',
         args: [{ userId: auth?.user.id }],

@@ -102,7 +102,7 @@ beforeAll(async () => {
   });
   notifWorker = w.get(TaskQueue.notifications)!;
   notifRun = notifWorker.run();
-  // Deliveries started by notify() in this process run on this file's queues.
+  // Deliveries started by notify() in this process run in this file's namespace, on its workers.
   installMailDispatcher();
   server = createApp().listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
