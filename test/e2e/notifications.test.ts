@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { E2E_BASE_URL, launchChromium, signInThroughIdp } from '../helpers/e2e';
+import { E2E_BASE_URL, launchChromium, openSignedIn } from '../helpers/e2e';
 import { projectRoot } from '../../domain/config';
 import { closePool, getPool } from '../../domain/db/pool';
 import { writeEnrichment } from '../../domain/enrichment/store';
@@ -47,13 +47,7 @@ describe('notifications in the browser', () => {
   });
 
   test('bell, inbox, preferences, follow button and change timeline', async () => {
-    const context = await browser.newContext({ locale: 'ro-RO', viewport: { width: 1366, height: 860 } });
-    const page = await context.newPage();
-    const pageErrors: string[] = [];
-    page.on('pageerror', (err) => pageErrors.push(err.message));
-
-    await page.goto(`${BASE_URL}/notificari/preferinte`);
-    await signInThroughIdp(page, USER);
+    const { context, page, errors: pageErrors } = await openSignedIn(browser, '/notificari/preferinte', USER, { viewport: { width: 1366, height: 860 } });
     expect(new URL(page.url()).pathname).toBe('/notificari/preferinte');
     // The sign-in filed Ana in the users directory, with her IdP subject as id.
     // (Other suites file test users under the same address with `test-` ids: the IdP's is `usr-<localpart>`.)

@@ -10,11 +10,10 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { E2E_BASE_URL, launchChromium, signInThroughIdp } from '../helpers/e2e';
+import { launchChromium, openSignedIn } from '../helpers/e2e';
 import { projectRoot } from '../../domain/config';
 import { closePool, getPool } from '../../domain/db/pool';
 
-const BASE_URL = E2E_BASE_URL;
 const SIRUTA_BASE = 990700;
 const COUNTY = `Probă Reguli ${randomUUID().slice(0, 6)}`;
 const UATS = [
@@ -30,12 +29,7 @@ async function cleanUp(): Promise<void> {
 }
 
 async function openAs(browser: Browser, user: { email: string; password: string }): Promise<{ page: Page; errors: string[] }> {
-  const context = await browser.newContext({ locale: 'ro-RO', viewport: { width: 1366, height: 900 } });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (err) => errors.push(err.message));
-  await page.goto(`${BASE_URL}/parcel-sync/reguli`);
-  await signInThroughIdp(page, user);
+  const { page, errors } = await openSignedIn(browser, '/parcel-sync/reguli', user);
   expect(new URL(page.url()).pathname).toBe('/parcel-sync/reguli');
   return { page, errors };
 }

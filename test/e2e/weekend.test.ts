@@ -8,11 +8,10 @@
  */
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { E2E_BASE_URL, launchChromium, signInThroughIdp } from '../helpers/e2e';
+import { launchChromium, openSignedIn } from '../helpers/e2e';
 import { projectRoot } from '../../domain/config';
 import { closePool, getPool } from '../../domain/db/pool';
 
-const BASE_URL = E2E_BASE_URL;
 const UAT = { siruta: 990_851, name: 'Întorsura Probă' };
 const UNKNOWN_SIRUTA = 990_899;
 const SCREENSHOTS = path.join(projectRoot, 'test-results');
@@ -39,12 +38,7 @@ describe('weekend sync page in the browser', () => {
   });
 
   test('pause, add a city, see its steps pending, an unknown SIRUTA refused in Romanian, remove, resume', async () => {
-    const context = await browser.newContext({ locale: 'ro-RO', viewport: { width: 1366, height: 900 } });
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (err) => errors.push(err.message));
-    await page.goto(`${BASE_URL}/parcel-sync/weekend`);
-    await signInThroughIdp(page, { email: 'dan@birou.ro', password: 'parola-dan' });
+    const { context, page, errors } = await openSignedIn(browser, '/parcel-sync/weekend', { email: 'dan@birou.ro', password: 'parola-dan' });
     expect(new URL(page.url()).pathname).toBe('/parcel-sync/weekend');
 
     const state = page.getByTestId('weekend-state');

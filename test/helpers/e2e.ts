@@ -2,7 +2,7 @@
  * End-to-end helpers: Debian's Chromium (never a downloaded browser) and signing in through the
  * identity provider's real form, as a person does.
  */
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { config } from '../../domain/config';
 
 export const E2E_BASE_URL = (process.env.E2E_BASE_URL ?? config.app.publicUrl).replace(/\/+$/, '');
@@ -27,4 +27,23 @@ export async function signInThroughIdp(page: Page, user: { email: string; passwo
     await Promise.all([page.waitForLoadState('load'), next.click()]);
   }
   await page.waitForURL((u) => u.origin === E2E_ORIGIN, { timeout: 20_000 });
+}
+
+/**
+ * A fresh Romanian browser context that opens `path` and signs `user` in through the identity
+ * provider on the way, collecting the page's uncaught errors (a test expects none at its end).
+ */
+export async function openSignedIn(
+  browser: Browser,
+  path: string,
+  user: { email: string; password: string },
+  options: BrowserContextOptions = {},
+): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const context = await browser.newContext({ locale: 'ro-RO', viewport: { width: 1366, height: 900 }, ...options });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (err) => errors.push(err.message));
+  await page.goto(`${E2E_BASE_URL}${path}`);
+  await signInThroughIdp(page, user);
+  return { context, page, errors };
 }
