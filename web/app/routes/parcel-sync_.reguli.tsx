@@ -185,8 +185,10 @@ export default function SyncRulesPage() {
     setError(null);
     setDone(null);
     try {
-      setDone(await what());
+      const message = await what();
+      // The notice says the change is made: it appears with the tables already showing it.
       await load();
+      setDone(message);
     } catch (err) {
       setError((err as Error).message);
     } finally {
