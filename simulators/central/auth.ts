@@ -17,7 +17,7 @@ export interface Caller {
   claims: JWTPayload;
 }
 
-export function bearerVerifier(opts: { issuer: string; audience: string; jwksUrl?: string; rejectNext: () => boolean }) {
+export function bearerVerifier(opts: { issuer: string; audience: string; jwksUrl?: string; rejectNext: (sub: string) => boolean }) {
   const jwks = createRemoteJWKSet(new URL(opts.jwksUrl ?? `${opts.issuer.replace(/\/$/, '')}/jwks`));
   const unauthorized = (res: Response, message: string) =>
     res
@@ -29,8 +29,6 @@ export function bearerVerifier(opts: { issuer: string; audience: string; jwksUrl
     const header = req.headers.authorization ?? '';
     const token = header.startsWith('Bearer ') ? header.slice(7).trim() : '';
     if (!token) return void unauthorized(res, 'Lipsește tokenul de acces.');
-    // /__sim/reject-tokens: the next calls fail as if the token had been revoked upstream.
-    if (opts.rejectNext()) return void unauthorized(res, 'Tokenul de acces a fost revocat.');
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, jwks, { issuer: opts.issuer, audience: opts.audience }));
@@ -38,6 +36,10 @@ export function bearerVerifier(opts: { issuer: string; audience: string; jwksUrl
       const code = (err as { code?: string }).code;
       return void unauthorized(res, code === 'ERR_JWT_EXPIRED' ? 'Tokenul de acces a expirat.' : 'Tokenul de acces nu este valid.');
     }
+    // /__sim/reject-tokens: the next calls (of one subject, when named) fail as if the token had
+    // been revoked upstream; checked after verification so that a named subject's rejection is
+    // not spent on another caller's request.
+    if (opts.rejectNext(String(payload.sub ?? ''))) return void unauthorized(res, 'Tokenul de acces a fost revocat.');
     const raw = payload.enrichment_scope;
     const caller: Caller = {
       sub: String(payload.sub ?? ''),

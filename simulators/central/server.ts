@@ -3,8 +3,8 @@
  * landreg simulator's parcels, every call checked against the identity provider's JWKS. Search
  * has no siruta filter and caps at 50 hits (spec 4.2 rule 2 depends on it);
  * `/api/v1/parcela/by-ref` does not exist. `/__sim/*` as every simulator, plus
- * `POST /__sim/reject-tokens {count}` (the next calls answer 401 `invalid_token`, as after an
- * upstream revocation) and `GET /__sim/truth`.
+ * `POST /__sim/reject-tokens {count, sub?}` (the next `count` calls, of the subject `sub` when
+ * given, answer 401 `invalid_token`, as after an upstream revocation) and `GET /__sim/truth`.
  */
 import { applyKeepAlive } from '../../domain/net/keepAlive';
 import type { AddressInfo } from 'node:net';
@@ -102,7 +102,7 @@ export function createCentralApp(opts: CentralSimOptions = {}) {
   const publicFacts = new Map<string, { enrichment: Enrichment; enrichedAt: null }>();
   const orders = new Map<string, CfOrder>();
   let orderSeq = 0;
-  let rejectTokens = 0;
+  let rejectTokens: { count: number; sub: string | null } = { count: 0, sub: null };
 
   const control = new SimControl('API-ul central');
   const app = express();
@@ -119,12 +119,13 @@ export function createCentralApp(opts: CentralSimOptions = {}) {
         enrichCache.clear();
         publicFacts.clear();
         orders.clear();
-        rejectTokens = 0;
+        rejectTokens = { count: 0, sub: null };
       },
       extend: (r) => {
         r.post('/reject-tokens', (req, res) => {
-          rejectTokens = Math.max(0, Number((req.body as { count?: unknown })?.count ?? 1) | 0);
-          res.json({ rejectTokens });
+          const body = (req.body ?? {}) as { count?: unknown; sub?: unknown };
+          rejectTokens = { count: Math.max(0, Number(body.count ?? 1) | 0), sub: typeof body.sub === 'string' && body.sub ? body.sub : null };
+          res.json({ rejectTokens: rejectTokens.count, sub: rejectTokens.sub });
         });
         r.get('/truth', (req, res) => {
           const ref = typeof req.query.cadastralRef === 'string' ? req.query.cadastralRef : undefined;
@@ -156,7 +157,11 @@ export function createCentralApp(opts: CentralSimOptions = {}) {
       issuer: (opts.issuer ?? config.oidc.issuer).replace(/\/$/, ''),
       audience: CENTRAL_API_RESOURCE,
       jwksUrl: opts.jwksUrl,
-      rejectNext: () => (rejectTokens > 0 ? (rejectTokens--, true) : false),
+      rejectNext: (sub) => {
+        if (rejectTokens.count === 0 || (rejectTokens.sub !== null && rejectTokens.sub !== sub)) return false;
+        rejectTokens.count--;
+        return true;
+      },
     }),
   );
 

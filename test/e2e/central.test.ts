@@ -8,18 +8,23 @@
  * brings him back to it with a new session.
  * Runs against the whole stack (its central API simulator and identity provider).
  */
-import type { Browser } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { SESSION_COOKIE } from '../../api/auth/cookies';
+import { sessionIdFor } from '../../api/auth/sessionStore';
 import { E2E_BASE_URL, E2E_ORIGIN, launchChromium, signInThroughIdp } from '../helpers/e2e';
 import { config } from '../../domain/config';
 import { closePool, getPool } from '../../domain/db/pool';
 
 const USER = { email: 'mihai@birou.ro', password: 'parola-mihai' };
 
-async function revokeRefreshTokenOf(userId: string): Promise<void> {
-  const r = await getPool().query<{ data: { tokens: { refreshToken: string } } }>(
-    `SELECT data FROM app_sessions WHERE user_id = $1 ORDER BY created_at DESC LIMIT 1`,
-    [userId],
-  );
+/** Revokes the refresh token of this browser's own session (other suites sign the same user in). */
+async function revokeRefreshTokenOf(context: BrowserContext): Promise<void> {
+  const cookie = (await context.cookies(E2E_ORIGIN)).find((c) => c.name === SESSION_COOKIE);
+  expect(cookie).toBeDefined();
+  const r = await getPool().query<{ data: { tokens: { refreshToken: string } } }>(`SELECT data FROM app_sessions WHERE id = $1`, [
+    sessionIdFor(cookie!.value),
+  ]);
+  expect(r.rowCount).toBe(1);
   const token = r.rows[0].data.tokens.refreshToken;
   const discovery = (await (await fetch(`${config.oidc.issuer}/.well-known/openid-configuration`)).json()) as { revocation_endpoint: string };
   // What a user's "sign out everywhere" at the identity provider does to this session's grant.
@@ -83,15 +88,15 @@ describe('geoportal on the central API path, end to end', () => {
     expect(await status.textContent()).toMatch(/Extras CF (în curs de procesare|valabil până la)/);
 
     // The refresh token dies at the IdP; the central API refuses the current access token.
-    await revokeRefreshTokenOf('usr-mihai');
+    const toSignIn = page.waitForRequest((r) => r.url() === `${E2E_ORIGIN}/auth/login?callbackUrl=${encodeURIComponent('/geoportal')}`, { timeout: 20_000 });
+    const callback = page.waitForRequest((r) => r.url().startsWith(`${E2E_ORIGIN}/auth/callback?`), { timeout: 30_000 });
+    await revokeRefreshTokenOf(context);
     const reject = await fetch(`${config.central.baseUrl}/__sim/reject-tokens`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ count: 1 }),
+      body: JSON.stringify({ count: 1, sub: 'usr-mihai' }),
     });
     expect(reject.status).toBe(200);
-    const toSignIn = page.waitForRequest((r) => r.url() === `${E2E_ORIGIN}/auth/login?callbackUrl=${encodeURIComponent('/geoportal')}`, { timeout: 20_000 });
-    const callback = page.waitForRequest((r) => r.url().startsWith(`${E2E_ORIGIN}/auth/callback?`), { timeout: 30_000 });
     await page.getByTestId('geoportal-search').fill('1001');
     await toSignIn;
     // The identity provider still knows this browser (single sign-on): it signs him in again

@@ -34,6 +34,15 @@ export class Browser {
     return this.jar.get(new URL(origin).origin)?.get(name);
   }
 
+  /** This browser's own row of app_sessions (by its cookie: other suites sign the same users in). */
+  async sessionId(): Promise<string> {
+    // Imported late: suites set the environment that config reads before importing our modules.
+    const [{ SESSION_COOKIE }, { sessionIdFor }] = await Promise.all([import('../../api/auth/cookies'), import('../../api/auth/sessionStore')]);
+    const token = this.cookie(this.appUrl, SESSION_COOKIE);
+    if (!token) throw new Error('this browser has no session cookie');
+    return sessionIdFor(token);
+  }
+
   private store(url: URL, lines: string[]): void {
     const cookies = this.jar.get(url.origin) ?? new Map<string, string>();
     for (const line of lines) {

@@ -103,8 +103,10 @@ describe('sign-in through the development identity provider', () => {
     const b = new Browser();
     await b.signIn('mihai', 'parola-mihai');
     const r = await query(
-      `SELECT user_id, data, extract(epoch FROM expires_at - created_at)::int AS lifetime FROM app_sessions WHERE user_id = 'usr-mihai' ORDER BY created_at DESC LIMIT 1`,
+      `SELECT user_id, data, extract(epoch FROM expires_at - created_at)::int AS lifetime FROM app_sessions WHERE id = $1`,
+      [await b.sessionId()],
     );
+    expect(r.rows[0].user_id).toBe('usr-mihai');
     expect(r.rows[0].lifetime).toBe(30 * 24 * 3600);
     const data = r.rows[0].data;
     expect(data.tokens.refreshToken).toEqual(expect.any(String));
@@ -119,7 +121,7 @@ describe('sign-in through the development identity provider', () => {
     await b.signIn('radu@birou.ro', 'parola-radu');
     const body = await (await b.session()).json();
     expect(body).toMatchObject({ user: { name: 'Radu Sîrbu', company: 'B' }, useCentralApi: true, enrichmentScope: null });
-    const r = await query(`SELECT data FROM app_sessions WHERE user_id = 'usr-radu' ORDER BY created_at DESC LIMIT 1`);
+    const r = await query(`SELECT data FROM app_sessions WHERE id = $1 AND user_id = 'usr-radu'`, [await b.sessionId()]);
     expect(jose.decodeJwt(r.rows[0].data.tokens.accessToken)).not.toHaveProperty('enrichment_scope');
   });
 
