@@ -34,11 +34,11 @@ interface Feature {
   cadastralRef: string;
 }
 
-async function accessToken(userId: string): Promise<{ token: string; expiresAt: number }> {
-  const r = await getPool().query<{ data: { tokens: { accessToken: string; accessTokenExpiresAt: number } } }>(
-    `SELECT data FROM app_sessions WHERE user_id = $1 ORDER BY created_at DESC LIMIT 1`,
-    [userId],
-  );
+/** The current access token of this browser's session (the service may have refreshed it). */
+async function accessToken(b: Browser): Promise<{ token: string; expiresAt: number }> {
+  const r = await getPool().query<{ data: { tokens: { accessToken: string; accessTokenExpiresAt: number } } }>(`SELECT data FROM app_sessions WHERE id = $1`, [
+    await b.sessionId(),
+  ]);
   const t = r.rows[0].data.tokens;
   return { token: t.accessToken, expiresAt: t.accessTokenExpiresAt };
 }
@@ -61,7 +61,7 @@ async function main(): Promise<void> {
     ['mihai', 'dan', 'ana'].map(async (u) => {
       const b = new Browser(app);
       await b.signIn(`${u}@birou.ro`, `parola-${u}`);
-      return { id: `usr-${u}`, b, tok: await accessToken(`usr-${u}`) };
+      return { b, tok: await accessToken(b) };
     }),
   );
   const truth = (await (await fetch(`${sim}/__sim/truth`)).json()) as Truth;
@@ -74,7 +74,7 @@ async function main(): Promise<void> {
   const direct = async (path: string) => {
     const u = users[turn % users.length];
     // The service refreshes the token in the session; the direct side reads the current one.
-    if (u.tok.expiresAt - Date.now() < 15_000) u.tok = await accessToken(u.id);
+    if (u.tok.expiresAt - Date.now() < 15_000) u.tok = await accessToken(u.b);
     return fetch(`${sim}/api/v1${path}`, { headers: { authorization: `Bearer ${u.tok.token}`, accept: 'application/json' } });
   };
   const proxied = (path: string) => users[turn++ % users.length].b.request(`${app}/api/gis${path}`, { headers: { accept: 'application/json' } });
