@@ -9,6 +9,7 @@ import type { ErrorRequestHandler } from 'express';
 import { ZodError } from 'zod';
 import { AppError, errors } from '../../domain/errors';
 import { childLogger } from '../../domain/log';
+import { requestSummary } from './requestLog';
 import { zodDetails } from './route';
 
 const log = childLogger('api');
@@ -45,7 +46,7 @@ export function toAppError(err: unknown): AppError {
 export const errorMapper: ErrorRequestHandler = (err, req, res, _next) => {
   const appErr = toAppError(err);
   if (appErr.status >= 500) {
-    log.error({ err, method: req.method, url: req.originalUrl }, 'request failed');
+    log.error({ err, req: requestSummary(req) }, 'request failed');
   }
   if (res.headersSent) {
     res.end();
