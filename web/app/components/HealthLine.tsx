@@ -5,6 +5,7 @@
  */
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { HEALTH_CHECKS, HEALTH_REFRESH_MS, isHealthReport, type HealthProbe, type HealthReport } from '../lib/health';
+import { Card } from './Card';
 
 type FetchState = { kind: 'idle' } | { kind: 'checking' } | { kind: 'failed'; reason: string };
 
@@ -88,11 +89,12 @@ export function HealthLine({ initial }: { initial: HealthReport | null }) {
   const allOk = !failed && !!report?.ok;
 
   return (
-    <section className="card health" aria-labelledby="health-title" data-testid="health-line">
-      <header className="card__head">
-        <h2 id="health-title" className="card__title">
-          Starea infrastructurii
-        </h2>
+    <Card
+      className="health"
+      title="Starea infrastructurii"
+      titleId="health-title"
+      testId="health-line"
+      actions={
         <span className="health__meta" aria-live="polite">
           {checking ? (
             <span className="health__checking">se verifică…</span>
@@ -107,7 +109,8 @@ export function HealthLine({ initial }: { initial: HealthReport | null }) {
             </button>
           ) : null}
         </span>
-      </header>
+      }
+    >
 
       <ul className="health__list">
         {HEALTH_CHECKS.map(({ key, label }) => (
@@ -133,7 +136,7 @@ export function HealthLine({ initial }: { initial: HealthReport | null }) {
             : 'Unele servicii nu răspund; funcțiile care depind de ele pot fi indisponibile.'}
         </p>
       ) : null}
-    </section>
+    </Card>
   );
 }
 

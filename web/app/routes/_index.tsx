@@ -6,6 +6,7 @@ import { loadHealth } from '../lib/health.server';
 import { companyLabel } from '../lib/companies';
 import type { HealthReport } from '../lib/health';
 import { HealthLine } from '../components/HealthLine';
+import { Card } from '../components/Card';
 
 export const meta: MetaFunction = () => [{ title: 'Acasă · Geoportal cadastral' }];
 
@@ -44,12 +45,7 @@ export default function Home() {
       <HealthLine initial={health} />
 
       <div className="grid grid--2">
-        <section className="card" aria-labelledby="account-title">
-          <header className="card__head">
-            <h2 id="account-title" className="card__title">
-              Contul dumneavoastră
-            </h2>
-          </header>
+        <Card title="Contul dumneavoastră" titleId="account-title">
           <dl className="facts">
             <div>
               <dt>Nume</dt>
@@ -72,14 +68,9 @@ export default function Home() {
               <dd>{user.useCentralApi ? 'API-ul central GIS' : 'Depozitul local'}</dd>
             </div>
           </dl>
-        </section>
+        </Card>
 
-        <section className="card" aria-labelledby="about-title">
-          <header className="card__head">
-            <h2 id="about-title" className="card__title">
-              Despre serviciu
-            </h2>
-          </header>
+        <Card title="Despre serviciu" titleId="about-title">
           <p className="prose">
             Geoportalul reunește harta parcelelor, clădirilor și limitelor administrative, sincronizarea cu
             portalul de cadastru, comenzile de extrase CF, registratura și notificările.
@@ -87,7 +78,7 @@ export default function Home() {
           <p className="prose prose--muted">
             Modulele apar în bara de navigare pe măsură ce devin disponibile.
           </p>
-        </section>
+        </Card>
       </div>
     </div>
   );

@@ -10,6 +10,7 @@ import { requireSession } from '../lib/auth.server';
 import { startTileRebuild, tileInfraStatus } from '../lib/tiles.server';
 import { AppError } from '../../../domain/errors';
 import { BUILD_PHASE_LABEL, BUILD_STATUS_LABEL, formatAge, formatBytes, formatDate } from '../lib/tilesFormat';
+import { Card } from '../components/Card';
 
 export const meta: MetaFunction = () => [{ title: 'Infrastructură hărți · Geoportal cadastral' }];
 
@@ -72,12 +73,7 @@ export default function TileInfrastructure() {
 
       {status ? (
         <div className="grid grid--2">
-          <section className="card" aria-labelledby="archive-title">
-            <header className="card__head">
-              <h2 id="archive-title" className="card__title">
-                Arhiva de ansamblu
-              </h2>
-            </header>
+          <Card title="Arhiva de ansamblu" titleId="archive-title">
             {status.archive ? (
               <dl className="facts" data-testid="archive-facts">
                 <div>
@@ -104,14 +100,9 @@ export default function TileInfrastructure() {
                 Arhiva nu a fost construită încă. Porniți o reconstruire.
               </p>
             )}
-          </section>
+          </Card>
 
-          <section className="card" aria-labelledby="rebuild-title">
-            <header className="card__head">
-              <h2 id="rebuild-title" className="card__title">
-                Reconstruire
-              </h2>
-            </header>
+          <Card title="Reconstruire" titleId="rebuild-title">
             <Form method="post">
               <button type="submit" className="btn btn--primary" disabled={submitting || running} data-testid="rebuild">
                 {running ? 'Reconstruire în curs…' : submitting ? 'Se pornește…' : 'Reconstruiește arhiva'}
@@ -141,14 +132,9 @@ export default function TileInfrastructure() {
             ) : (
               <p className="prose prose--muted">Nicio reconstruire cerută încă.</p>
             )}
-          </section>
+          </Card>
 
-          <section className="card" aria-labelledby="builds-title">
-            <header className="card__head">
-              <h2 id="builds-title" className="card__title">
-                Construiri recente
-              </h2>
-            </header>
+          <Card title="Construiri recente" titleId="builds-title">
             {status.builds.length === 0 ? (
               <p className="prose prose--muted">Nicio construire înregistrată.</p>
             ) : (
@@ -177,14 +163,9 @@ export default function TileInfrastructure() {
                 </tbody>
               </table>
             )}
-          </section>
+          </Card>
 
-          <section className="card" aria-labelledby="server-title">
-            <header className="card__head">
-              <h2 id="server-title" className="card__title">
-                Server de tile-uri
-              </h2>
-            </header>
+          <Card title="Server de tile-uri" titleId="server-title">
             <dl className="facts">
               <div>
                 <dt>Mod</dt>
@@ -203,7 +184,7 @@ export default function TileInfrastructure() {
                 </dd>
               </div>
             </dl>
-          </section>
+          </Card>
         </div>
       ) : null}
     </div>

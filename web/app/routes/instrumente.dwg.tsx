@@ -14,6 +14,7 @@ import { FileDrop } from '../components/tools/FileDrop';
 import { formatBytes } from '../lib/tilesFormat';
 import { dwgConverterHealth } from '../../../domain/dwg/converter';
 import { dwgRelease, parseEntityTypes } from '../../../domain/dwg/names';
+import { Card } from '../components/Card';
 
 export const meta: MetaFunction = () => [{ title: 'DWG → DXF · Instrumente · Geoportal cadastral' }];
 export const links: LinksFunction = () => [
@@ -134,7 +135,7 @@ export default function DwgToDxf() {
             Serviciul de conversie DWG nu este disponibil momentan. Încercați din nou peste câteva minute.
           </p>
         )}
-        <section className="card">
+        <Card>
           <FileDrop
             id="dwg-file"
             accept=".dwg,image/vnd.dwg,application/acad"
@@ -154,7 +155,7 @@ export default function DwgToDxf() {
               </span>
             )}
           </div>
-        </section>
+        </Card>
 
         {failure && (
           <div className="dwg-error" role="alert" data-testid="dwg-error">
@@ -164,13 +165,15 @@ export default function DwgToDxf() {
         )}
 
         {result && (
-          <section className="card" data-testid="dwg-result">
-            <div className="card__head">
-              <h2 className="card__title">Conversie reușită</h2>
+          <Card
+            title="Conversie reușită"
+            testId="dwg-result"
+            actions={
               <a className="btn btn--primary" href={result.url} download={result.fileName} data-testid="dwg-download">
                 Descarcă {result.fileName}
               </a>
-            </div>
+            }
+          >
             <dl className="facts">
               <div>
                 <dt>Fișier DXF</dt>
@@ -213,7 +216,7 @@ export default function DwgToDxf() {
                 </tr>
               </tfoot>
             </table>
-          </section>
+          </Card>
         )}
       </div>
     </ToolsLayout>

@@ -12,6 +12,7 @@ import toolsCss from '../styles/tools.css?url';
 import { FileDrop } from '../components/tools/FileDrop';
 import { requireSession } from '../lib/auth.server';
 import { ToolsLayout } from '../components/tools/ToolsLayout';
+import { Card } from '../components/Card';
 
 export const meta: MetaFunction = () => [{ title: 'PDF · Instrumente · Geoportal cadastral' }];
 export const links: LinksFunction = () => [
@@ -162,10 +163,7 @@ function CompressCard() {
   const saving = sizes && sizes.original > 0 ? Math.round((1 - sizes.compressed / sizes.original) * 1000) / 10 : 0;
 
   return (
-    <section className="card pdf-card" aria-labelledby="pdf-compress-title">
-      <div className="card__head">
-        <h2 className="card__title" id="pdf-compress-title">Comprimare PDF</h2>
-      </div>
+    <Card className="pdf-card" title="Comprimare PDF" titleId="pdf-compress-title">
       <form onSubmit={submit} className="pdf-form">
         <FileDrop id="pdf-compress-file" accept={PDF_ACCEPT} what="fișierul PDF" note="Cel mult 500 MB" file={file} onFile={pickFile} disabled={busy} />
         <fieldset className="pdf-levels" disabled={busy}>
@@ -211,7 +209,7 @@ function CompressCard() {
           <DownloadLink download={download} />
         </div>
       ) : null}
-    </section>
+    </Card>
   );
 }
 
@@ -227,10 +225,7 @@ function UnlockCard() {
   }
 
   return (
-    <section className="card pdf-card" aria-labelledby="pdf-unlock-title">
-      <div className="card__head">
-        <h2 className="card__title" id="pdf-unlock-title">Deblocare PDF</h2>
-      </div>
+    <Card className="pdf-card" title="Deblocare PDF" titleId="pdf-unlock-title">
       <p className="field__hint">Elimină parola unui PDF protejat (prin serviciul PDF din cloud), ca să-l puteți comprima sau tipări. Parola nu este păstrată.</p>
       <form onSubmit={submit} className="pdf-form">
         <FileDrop
@@ -262,7 +257,7 @@ function UnlockCard() {
           <DownloadLink download={download} />
         </div>
       ) : null}
-    </section>
+    </Card>
   );
 }
 

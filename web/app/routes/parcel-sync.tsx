@@ -22,6 +22,7 @@ import type { CadastralSearchResult, OwnerSearchResult } from '../../../domain/e
 import { EnrichmentFields } from '../components/enrichment/EnrichmentFields';
 import { EpayTab } from '../components/cf/EpayTab';
 import cfCss from '../styles/cf.css?url';
+import { Card } from '../components/Card';
 
 export const meta: MetaFunction = () => [{ title: 'Sincronizare parcele · Geoportal cadastral' }];
 export const links: LinksFunction = () => [
@@ -111,7 +112,7 @@ export default function ParcelSync() {
 
       {d.tab === 'search' && (
         <>
-          <section className="card">
+          <Card>
             <Form method="get" className="form-row search-form">
               <input type="hidden" name="tab" value="search" />
               <UatPicker value={uat} onPick={setUat} name="siruta" className="search-form__uat" />
@@ -128,7 +129,7 @@ export default function ParcelSync() {
               </button>
             </Form>
             {uat && <UatSummary uat={uat} />}
-          </section>
+          </Card>
 
           {busy && <p className="loading" role="status">Se interoghează portalul de cadastru…</p>}
           {d.error && (
@@ -138,12 +139,7 @@ export default function ParcelSync() {
           )}
 
           {d.search && (
-            <section className="card" aria-labelledby="cad-results">
-              <header className="card__head">
-                <h2 id="cad-results" className="card__title">
-                  Rezultate pentru numerele cadastrale ({d.search.results.length})
-                </h2>
-              </header>
+            <Card title={<>Rezultate pentru numerele cadastrale ({d.search.results.length})</>} titleId="cad-results">
               {d.search.notFound.length > 0 && <p className="notice notice--warn">Negăsite în acest UAT: {d.search.notFound.join(', ')}</p>}
               {d.search.results.length === 0 && <p className="muted">Nicio parcelă găsită.</p>}
               {d.search.results.map((r) => (
@@ -162,19 +158,19 @@ export default function ParcelSync() {
                   <EnrichmentFields enrichment={r.enrichment as Record<string, unknown> | null} restricted={r.restricted} redacted={d.redacted} />
                 </article>
               ))}
-            </section>
+            </Card>
           )}
 
           {d.owners && (
-            <section className="card" aria-labelledby="owner-results">
-              <header className="card__head">
-                <h2 id="owner-results" className="card__title">
-                  Proprietari „{d.owners.name}” ({d.owners.results.length})
-                </h2>
+            <Card
+              title={<>Proprietari „{d.owners.name}” ({d.owners.results.length})</>}
+              titleId="owner-results"
+              actions={
                 <span className={`badge badge--${d.owners.source}`} data-testid="owner-source">
                   {d.owners.source === 'local' ? 'sursa: baza locală' : d.owners.source === 'online' ? 'sursa: portal (online)' : 'fără rezultate'}
                 </span>
-              </header>
+              }
+            >
               {d.owners.results.length === 0 ? (
                 <p className="muted">Niciun proprietar găsit nici local, nici pe portal.</p>
               ) : (
@@ -208,7 +204,7 @@ export default function ParcelSync() {
                   </table>
                 </div>
               )}
-            </section>
+            </Card>
           )}
           {!d.search && !d.owners && !d.error && !busy && (
             <p className="empty-state">

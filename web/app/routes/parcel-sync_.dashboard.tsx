@@ -16,6 +16,7 @@ import { formatArea, formatInt } from '../components/enrichment/format';
 import { ParcelSyncLayout } from '../components/sync/ParcelSyncLayout';
 import { UatPicker, UatSummary } from '../components/sync/UatPicker';
 import type { UatChoice } from '../components/sync/uatSearch';
+import { Card } from '../components/Card';
 
 export const meta: MetaFunction = () => [{ title: 'Tablou UAT · Sincronizare parcele' }];
 export const links: LinksFunction = () => [
@@ -70,12 +71,12 @@ export default function Dashboard() {
           : 'Folosința terenului, intravilan și extravilan, proprietari și construcții, din baza locală.'
       }
     >
-      <section className="card">
+      <Card>
         <div className="form-row">
           <UatPicker value={uat} onPick={pick} />
         </div>
         {uat && <UatSummary uat={uat} />}
-      </section>
+      </Card>
       {busy && <p className="loading" role="status">Se calculează statisticile…</p>}
       {error && (
         <p className="notice notice--fail" role="alert">
@@ -103,16 +104,14 @@ export default function Dashboard() {
             </div>
           </div>
           <div className="grid grid--2">
-            <section className="card">
-              <h2 className="card__title">Intravilan / extravilan</h2>
+            <Card title="Intravilan / extravilan">
               <DonutChart
                 title="Împărțirea suprafeței în intravilan și extravilan"
                 centre={formatArea(d.totalArea)}
                 data={d.intravilan.map((i) => ({ label: INTRAVILAN_LABEL[i.value] ?? i.value, value: i.area, display: `${formatArea(i.area)}, ${formatInt(i.parcels)} parcele` }))}
               />
-            </section>
-            <section className="card">
-              <h2 className="card__title">Construcții</h2>
+            </Card>
+            <Card title="Construcții">
               <DonutChart
                 title="Construcții cu și fără acte"
                 centre={formatInt(d.buildings.total)}
@@ -122,14 +121,12 @@ export default function Dashboard() {
                   { label: 'Necunoscut', value: d.buildings.unknown, color: BUILDING_COLORS.unknown },
                 ].filter((x) => x.value > 0)}
               />
-            </section>
+            </Card>
           </div>
-          <section className="card">
-            <h2 className="card__title">Folosința terenului</h2>
+          <Card title="Folosința terenului">
             <BarChart title="Suprafață pe categorii de folosință" data={d.landUse.map((u) => ({ label: u.categorie, value: u.area, display: `${formatArea(u.area)} · ${formatInt(u.parcels)} parcele` }))} />
-          </section>
-          <section className="card">
-            <h2 className="card__title">Proprietari principali</h2>
+          </Card>
+          <Card title="Proprietari principali">
             {d.topOwners === null ? (
               <p className="notice notice--warn">
                 {basicPanel ? 'Acces restricționat: contul dumneavoastră nu vede proprietarii.' : 'Datele proprietarilor nu sunt disponibile pentru nivelul de acces al contului.'}
@@ -137,7 +134,7 @@ export default function Dashboard() {
             ) : (
               <BarChart title="Proprietari după numărul de parcele" data={d.topOwners.map((o) => ({ label: o.name, value: o.parcels, display: `${o.parcels} parcele · ${formatArea(o.area)}` }))} />
             )}
-          </section>
+          </Card>
         </>
       )}
       {!d && !error && !busy && siruta === null && <p className="empty-state">Alegeți un UAT pentru a vedea statisticile din baza locală.</p>}

@@ -14,6 +14,7 @@ import { uatOption } from '../lib/enrichment.server';
 import { ParcelSyncLayout } from '../components/sync/ParcelSyncLayout';
 import { UatPicker, UatSummary } from '../components/sync/UatPicker';
 import type { UatChoice } from '../components/sync/uatSearch';
+import { Card } from '../components/Card';
 
 export const meta: MetaFunction = () => [{ title: 'Export UAT · Sincronizare parcele' }];
 export const links: LinksFunction = () => [
@@ -164,7 +165,7 @@ export default function ExportPage() {
       title="Export UAT"
       sub="GeoPackage, CSV și DXF pentru QGIS și AutoCAD, în Stereo 70 (EPSG:3844). Datele mai vechi de 7 zile se sincronizează mai întâi."
     >
-      <section className="card">
+      <Card>
         <form
           className="export-form"
           onSubmit={(e) => {
@@ -224,13 +225,10 @@ export default function ExportPage() {
             Arhiva este gata: <a href={localLink.href} download={localLink.name}>{localLink.name}</a>
           </p>
         )}
-      </section>
+      </Card>
 
       {job && (
-        <section className="card export-progress" aria-live="polite" data-testid="export-progress">
-          <header className="card__head">
-            <h2 className="card__title">Progresul exportului</h2>
-          </header>
+        <Card className="export-progress" title="Progresul exportului" testId="export-progress" ariaLive="polite">
           <progress className="export-progress__bar" max={100} value={progress?.percent ?? 0} />
           <ol className="export-progress__phases">
             {PHASES.filter(([k]) => mode === 'magic' || k !== 'imbogatire').map(([key, label]) => (
@@ -248,7 +246,7 @@ export default function ExportPage() {
               </a>
             </p>
           )}
-        </section>
+        </Card>
       )}
     </ParcelSyncLayout>
   );

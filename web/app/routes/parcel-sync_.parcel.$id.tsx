@@ -12,6 +12,7 @@ import { enrichOne, enrichmentDeps, failureMessage, findParcel, goneCentralApiMe
 import { EnrichmentFields } from '../components/enrichment/EnrichmentFields';
 import { formatArea } from '../components/enrichment/format';
 import { ParcelSyncLayout } from '../components/sync/ParcelSyncLayout';
+import { Card } from '../components/Card';
 
 export const meta: MetaFunction = () => [{ title: 'Parcelă · Sincronizare parcele' }];
 export const links: LinksFunction = () => [
@@ -75,24 +76,26 @@ export default function ParcelView() {
         d.parcel.enrichedAt ? `îmbogățită la ${new Date(d.parcel.enrichedAt).toLocaleDateString('ro-RO')}` : 'neîmbogățită'
       }`}
     >
-      <section className="card">
-        <header className="card__head">
-          <h2 className="card__title">Date din cartea funciară</h2>
-          {d.canEnrich && !d.restricted && (
+      <Card
+        title="Date din cartea funciară"
+        actions={
+          d.canEnrich &&
+          !d.restricted && (
             <Form method="post">
               <button type="submit" className="btn btn--primary" disabled={busy}>
                 {busy ? 'Se îmbogățește…' : 'Îmbogățește acum'}
               </button>
             </Form>
-          )}
-        </header>
+          )
+        }
+      >
         {result && (
           <p className={`notice ${result.ok ? 'notice--ok' : 'notice--fail'}`} role={result.ok ? 'status' : 'alert'}>
             {result.message}
           </p>
         )}
         <EnrichmentFields enrichment={d.enrichment as Record<string, unknown> | null} restricted={d.restricted} redacted={d.redacted} />
-      </section>
+      </Card>
     </ParcelSyncLayout>
   );
 }

@@ -36,6 +36,7 @@ import {
   type StepCode,
   type SyncRuleView,
 } from '../components/sync/syncRules';
+import { Card } from '../components/Card';
 
 export const meta: MetaFunction = () => [{ title: 'Reguli de sincronizare · Sincronizare parcele' }];
 export const links: LinksFunction = () => [{ rel: 'stylesheet', href: parcelSyncCss }];
@@ -287,8 +288,7 @@ export default function SyncRulesPage() {
           </p>
         )}
 
-        <section className="card" aria-labelledby="rules-list">
-          <h2 id="rules-list">Reguli</h2>
+        <Card title="Reguli" titleId="rules-list">
           {!rules && !error && <p className="loading">Se încarcă regulile…</p>}
           {rules && rules.length === 0 && <p className="empty-state">Nu există reguli: toate UAT-urile sincronizate urmează frecvența implicită.</p>}
           {rules && rules.length > 0 && (
@@ -335,11 +335,11 @@ export default function SyncRulesPage() {
               </table>
             </div>
           )}
-        </section>
+        </Card>
 
-        <section className="card" aria-labelledby="rule-form">
-          <h2 id="rule-form">
-            {form.id
+        <Card
+          title={
+            form.id
               ? `Modifică regula: ${ruleTarget(
                   {
                     scope: form.scope === 'uat' ? 'uat' : 'county',
@@ -348,8 +348,10 @@ export default function SyncRulesPage() {
                   },
                   form.uat?.name
                 )}`
-              : 'Regulă nouă'}
-          </h2>
+              : 'Regulă nouă'
+          }
+          titleId="rule-form"
+        >
           <form
             data-testid="rule-form"
             onSubmit={(e) => {
@@ -463,10 +465,9 @@ export default function SyncRulesPage() {
               )}
             </div>
           </form>
-        </section>
+        </Card>
 
-        <section className="card" aria-labelledby="rules-scheduler">
-          <h2 id="rules-scheduler">Ce rulează și când</h2>
+        <Card title="Ce rulează și când" titleId="rules-scheduler">
           <div className="form-row">
             <FrequencyField name="defaultFrequency" label="Frecvența implicită (UAT-uri fără regulă)" value={defaultFrequency} onChange={setDefaultFrequency} />
             <button type="button" className="btn btn--secondary" disabled={locked || defaultFrequency === scheduler?.defaultFrequency} onClick={() => void saveDefault()}>
@@ -519,7 +520,7 @@ export default function SyncRulesPage() {
               {upcoming.length > UPCOMING_ROWS && <p className="muted">și încă {upcoming.length - UPCOMING_ROWS} UAT-uri mai târziu.</p>}
             </div>
           )}
-        </section>
+        </Card>
       </div>
     </ParcelSyncLayout>
   );

@@ -10,6 +10,7 @@ import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run
 import parcelSyncCss from '../styles/parcel-sync.css?url';
 import { requireSession } from '../lib/auth.server';
 import { ParcelSyncLayout } from '../components/sync/ParcelSyncLayout';
+import { Card } from '../components/Card';
 
 export const meta: MetaFunction = () => [{ title: 'Sincronizare de weekend · Sincronizare parcele' }];
 export const links: LinksFunction = () => [{ rel: 'stylesheet', href: parcelSyncCss }];
@@ -101,7 +102,7 @@ export default function WeekendSync() {
       {!view && !error && <p className="loading">Se încarcă coada…</p>}
       {view && (
         <>
-          <section className="card" data-testid="weekend-state">
+          <Card testId="weekend-state">
             <p>
               Sesiune: <strong>{STATUS_LABEL[view.syncStatus]}</strong>
               {view.forced ? ' (pornire forțată)' : ''}
@@ -125,8 +126,8 @@ export default function WeekendSync() {
                 </button>
               )}
             </div>
-          </section>
-          <section className="card">
+          </Card>
+          <Card>
             <table className="table" data-testid="weekend-queue">
               <thead>
                 <tr>
@@ -178,7 +179,7 @@ export default function WeekendSync() {
                 Adaugă în coadă
               </button>
             </form>
-          </section>
+          </Card>
         </>
       )}
     </ParcelSyncLayout>

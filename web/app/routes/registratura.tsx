@@ -13,6 +13,7 @@ import registryCss from '../styles/registry.css?url';
 import { requireSession } from '../lib/auth.server';
 import { registryPageData, type HistoryItem, type RegistryEntry } from '../lib/registry.server';
 import { STATUS_CLASS, STATUS_LABEL } from '../../../domain/registry/statusNames';
+import { Card } from '../components/Card';
 
 export const meta: MetaFunction = () => [{ title: 'Registratură' }];
 export const links: LinksFunction = () => [
@@ -267,8 +268,7 @@ function Attachments({ entry, canWrite, onChange }: { entry: RegistryEntry; canW
   }
 
   return (
-    <section className="card" aria-labelledby="att-title">
-      <header className="card__head"><h2 className="card__title" id="att-title">Atașamente</h2></header>
+    <Card title="Atașamente" titleId="att-title">
       {entry.attachments.length === 0 ? (
         <p className="reg-empty">Niciun atașament.</p>
       ) : (
@@ -290,7 +290,7 @@ function Attachments({ entry, canWrite, onChange }: { entry: RegistryEntry; canW
       )}
       {percent !== null && <progress className="reg-progress" max={100} value={percent} aria-label="Progresul încărcării">{percent}%</progress>}
       {error && <p className="notice notice--fail" role="alert">{error}</p>}
-    </section>
+    </Card>
   );
 }
 
@@ -312,11 +312,12 @@ function TrackingBlock({ entry, onChange }: { entry: RegistryEntry; onChange: ()
     onChange();
   }
   return (
-    <section className="card" aria-labelledby="track-title" data-testid="registry-tracking">
-      <header className="card__head">
-        <h2 className="card__title" id="track-title">Urmărire la {t.authority}</h2>
-        <StatusBadge status={t.status} statusClass={t.statusClass} />
-      </header>
+    <Card
+      title={`Urmărire la ${t.authority}`}
+      titleId="track-title"
+      testId="registry-tracking"
+      actions={<StatusBadge status={t.status} statusClass={t.statusClass} />}
+    >
       <dl className="reg-dl">
         <dt>Număr cerere</dt><dd>{t.requestNumber}</dd>
         <dt>Petent</dt><dd>{t.petitionerName ?? (entry.restricted ? 'restricționat' : '—')}</dd>
@@ -335,7 +336,7 @@ function TrackingBlock({ entry, onChange }: { entry: RegistryEntry; onChange: ()
       )}
       <button type="button" className="btn btn--secondary" disabled={busy} onClick={() => void checkNow()}>{busy ? 'Se verifică…' : 'Verifică acum'}</button>
       {message && <p className="notice" role="status">{message}</p>}
-    </section>
+    </Card>
   );
 }
 
@@ -349,8 +350,7 @@ function describeChange(c: { field: string; before: unknown; after: unknown }): 
 
 function HistoryBlock({ items }: { items: HistoryItem[] }) {
   return (
-    <section className="card" aria-labelledby="hist-title">
-      <header className="card__head"><h2 className="card__title" id="hist-title">Istoricul modificărilor</h2></header>
+    <Card title="Istoricul modificărilor" titleId="hist-title">
       {items.length === 0 ? (
         <p className="reg-empty">Fără istoric.</p>
       ) : (
@@ -363,7 +363,7 @@ function HistoryBlock({ items }: { items: HistoryItem[] }) {
           ))}
         </ol>
       )}
-    </section>
+    </Card>
   );
 }
 
@@ -405,7 +405,7 @@ export default function RegistryPage() {
         <p className="page-head__sub">Numerele se alocă doar de server, fără goluri și fără dubluri, pe companie și an.</p>
       </header>
 
-      <section className="card">
+      <Card>
         <Form method="get" className="reg-filters" role="search">
           <label className="field">
             <span className="field__label">Caută</span>
@@ -464,21 +464,20 @@ export default function RegistryPage() {
           {d.page.page > 1 && <Link to={pageLink(d.page.page - 1)}>‹ Înapoi</Link>}
           {d.page.page < pages && <Link to={pageLink(d.page.page + 1)}>Înainte ›</Link>}
         </nav>
-      </section>
+      </Card>
 
       {d.error && <p className="notice notice--fail" role="alert">{d.error}</p>}
       {error && <p className="notice notice--fail" role="alert">{error}</p>}
 
       {creating && !selected && (
-        <section className="card">
-          <header className="card__head"><h2 className="card__title">Înregistrare nouă</h2></header>
+        <Card title="Înregistrare nouă">
           <EntryForm entry={null} writable={d.viewer.writable} restricted={d.viewer.restricted} onSaved={(id) => { setCreating(false); open(id); }} />
-        </section>
+        </Card>
       )}
 
       {selected && (
         <div className="reg-detail">
-          <section className="card">
+          <Card>
             <header className="reg-detail__head">
               <div>
                 <p className="reg-muted">{DIRECTION_LABEL[selected.direction]} · {fmtDate(selected.date)} · compania {selected.company}</p>
@@ -500,7 +499,7 @@ export default function RegistryPage() {
                 <dt>Observații</dt><dd>{selected.notes ?? '—'}</dd>
               </dl>
             )}
-          </section>
+          </Card>
           <Attachments entry={selected} canWrite={canWrite} onChange={() => revalidator.revalidate()} />
           <TrackingBlock entry={selected} onChange={() => revalidator.revalidate()} />
           <HistoryBlock items={d.history as HistoryItem[]} />

@@ -12,6 +12,7 @@ import parcelSyncCss from '../styles/parcel-sync.css?url';
 import { requireSession } from '../lib/auth.server';
 import { UatPicker } from '../components/sync/UatPicker';
 import type { UatChoice } from '../components/sync/uatSearch';
+import { Card } from '../components/Card';
 
 export const meta: MetaFunction = () => [{ title: 'Documente RGI · Geoportal cadastral' }];
 export const links: LinksFunction = () => [
@@ -129,7 +130,7 @@ export default function RgiPage() {
         <h1 className="page-head__title">Documente RGI</h1>
         <p className="page-head__sub">Cererile din registrul general de intrare ale unui județ și documentele emise pentru ele.</p>
       </header>
-      <section className="card">
+      <Card>
         <div className="form-row">
           <UatPicker value={uat} onPick={setUat} label="Județul (alegeți orice UAT din el)" />
           <label className="field">
@@ -147,13 +148,10 @@ export default function RgiPage() {
             {notice}
           </p>
         ) : null}
-      </section>
+      </Card>
 
       {apps ? (
-        <section className="card">
-          <h2 className="card__title">
-            {apps.total} cereri în {year} (unitatea {apps.orgUnitId})
-          </h2>
+        <Card title={<>{apps.total} cereri în {year} (unitatea {apps.orgUnitId})</>}>
           {apps.items.length === 0 ? <p className="prose prose--muted">Nicio cerere în acest an.</p> : null}
           <div className="table-wrap">
             <table className="table" data-testid="rgi-applications">
@@ -187,12 +185,11 @@ export default function RgiPage() {
               </tbody>
             </table>
           </div>
-        </section>
+        </Card>
       ) : null}
 
       {selected ? (
-        <section className="card" data-testid="rgi-details">
-          <h2 className="card__title">Cererea {selected.applicationNo}</h2>
+        <Card title={<>Cererea {selected.applicationNo}</>} testId="rgi-details">
           <p className="prose">
             {selected.applicationType} · {selected.uatName} · nr. cadastral {selected.cadastralNumber} · {selected.status}
           </p>
@@ -216,7 +213,7 @@ export default function RgiPage() {
               </li>
             ))}
           </ul>
-        </section>
+        </Card>
       ) : null}
     </div>
   );

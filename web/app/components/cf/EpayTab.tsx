@@ -7,6 +7,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { UatPicker } from '../sync/UatPicker';
 import type { UatChoice } from '../sync/uatSearch';
+import { Card } from '../Card';
 
 interface Extract {
   id: string;
@@ -128,7 +129,7 @@ export function EpayTab({ initialUat, initialCad }: { initialUat: UatChoice | nu
   const balance = credits && 'credits' in credits ? credits : null;
   return (
     <div className="cf-epay" data-testid="epay">
-      <section className="card">
+      <Card>
         <div className="cf-epay__credits" data-testid="cf-credits">
           {credits === null ? 'Se citesc creditele…' : null}
           {credits && 'error' in credits ? <span className="cf-state cf-state--failed">{credits.error}</span> : null}
@@ -169,10 +170,9 @@ export function EpayTab({ initialUat, initialCad }: { initialUat: UatChoice | nu
             {notice.text}
           </p>
         ) : null}
-      </section>
+      </Card>
 
-      <section className="card">
-        <h2 className="card__title">Comenzi</h2>
+      <Card title="Comenzi">
         {listError ? <p className="cf-state cf-state--failed">{listError}</p> : null}
         {items === null && !listError ? <p className="prose prose--muted">Se încarcă…</p> : null}
         {items && items.length === 0 ? <p className="prose prose--muted">Nu există încă extrase comandate.</p> : null}
@@ -206,7 +206,7 @@ export function EpayTab({ initialUat, initialCad }: { initialUat: UatChoice | nu
             </tbody>
           </table>
         ) : null}
-      </section>
+      </Card>
     </div>
   );
 }

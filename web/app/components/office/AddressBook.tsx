@@ -3,6 +3,7 @@ import { useState } from 'react';
 import type { ContactOut } from '../../../../domain/office/addressBook';
 import { officeApi } from '../../lib/officeApi';
 import { filterByText, OutcomeLine, SearchableList, type Outcome } from './shared';
+import { Card } from '../Card';
 
 const TYPE_LABEL: Record<string, string> = { person: 'Persoană', company: 'Firmă', institution: 'Instituție', supplier: 'Furnizor', authority: 'Autoritate' };
 const EMPTY = { id: '', name: '', type: 'person', organization: '', role: '', email: '', phone: '', address: '', notes: '' };
@@ -53,9 +54,8 @@ export function AddressBook({ contacts, onChanged }: { contacts: ContactOut[]; o
 
   return (
     <div className="office-grid">
-      <section className="card">
+      <Card title={`Agendă (${contacts.length})`}>
         <SearchableList
-          title="Agendă"
           total={contacts.length}
           shown={visible.length}
           q={q}
@@ -92,9 +92,8 @@ export function AddressBook({ contacts, onChanged }: { contacts: ContactOut[]; o
             </tbody>
           </table>
         </SearchableList>
-      </section>
-      <section className="card">
-        <h3>{form.id ? 'Editează contactul' : 'Contact nou'}</h3>
+      </Card>
+      <Card title={form.id ? 'Editează contactul' : 'Contact nou'}>
         <form
           className="office-form office-form--stack"
           onSubmit={(e) => {
@@ -122,7 +121,7 @@ export function AddressBook({ contacts, onChanged }: { contacts: ContactOut[]; o
           </div>
         </form>
         <OutcomeLine outcome={message} />
-      </section>
+      </Card>
     </div>
   );
 }

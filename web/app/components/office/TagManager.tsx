@@ -6,6 +6,7 @@ import { useMemo, useState } from 'react';
 import type { PlanAnswer, TagOut } from '../../../../domain/tags/service';
 import { officeApi } from '../../lib/officeApi';
 import { OutcomeLine, type Outcome } from './shared';
+import { Card } from '../Card';
 
 type Tree = Array<{ project: string; tag?: TagOut; phases: Array<{ phase: string; tag?: TagOut; activities: TagOut[] }> }>;
 
@@ -101,8 +102,7 @@ export function TagManager({
 
   return (
     <div className="office-grid">
-      <section className="card">
-        <h3>Etichete ({tags.length})</h3>
+      <Card title={<>Etichete ({tags.length})</>}>
         <form
           className="office-form"
           onSubmit={(e) => {
@@ -153,10 +153,9 @@ export function TagManager({
             ))}
           </ul>
         )}
-      </section>
+      </Card>
 
-      <section className="card">
-        <h3>Sincronizare cu fișierul de etichete</h3>
+      <Card title="Sincronizare cu fișierul de etichete">
         {!plan ? (
           <p className="office-muted">Planul nu este disponibil.</p>
         ) : (
@@ -199,7 +198,7 @@ export function TagManager({
           </>
         )}
         <OutcomeLine outcome={message} />
-      </section>
+      </Card>
     </div>
   );
 }

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import type { VaultAccessOut, VaultEntryOut } from '../../../../domain/office/vault';
 import { officeApi } from '../../lib/officeApi';
 import { filterByText, OutcomeLine, SearchableList, type Outcome } from './shared';
+import { Card } from '../Card';
 
 export function Vault({ entries, accessLog, onChanged }: { entries: VaultEntryOut[]; accessLog: VaultAccessOut[]; onChanged: () => void }) {
   const [q, setQ] = useState('');
@@ -53,9 +54,8 @@ export function Vault({ entries, accessLog, onChanged }: { entries: VaultEntryOu
 
   return (
     <div className="office-grid">
-      <section className="card">
+      <Card title={`Seif de parole (${entries.length})`}>
         <SearchableList
-          title="Seif de parole"
           total={entries.length}
           shown={visible.length}
           q={q}
@@ -116,9 +116,8 @@ export function Vault({ entries, accessLog, onChanged }: { entries: VaultEntryOu
           <button className="btn btn--primary">Adaugă</button>
         </form>
         <OutcomeLine outcome={message} />
-      </section>
-      <section className="card">
-        <h3>Jurnal de acces</h3>
+      </Card>
+      <Card title="Jurnal de acces">
         {accessLog.length === 0 ? (
           <p className="office-muted">Nicio parolă nu a fost citită încă.</p>
         ) : (
@@ -130,7 +129,7 @@ export function Vault({ entries, accessLog, onChanged }: { entries: VaultEntryOu
             ))}
           </ul>
         )}
-      </section>
+      </Card>
     </div>
   );
 }

@@ -18,9 +18,8 @@ export function filterByText<T>(items: T[], q: string, fields: (item: T) => Arra
   return needle ? items.filter((i) => fields(i).some((v) => v?.toLowerCase().includes(needle))) : items;
 }
 
-/** Title, search box, and the empty states (nothing at all / nothing matching) before a list. */
+/** Search box and the empty states (nothing at all / nothing matching) before a list; the card holds the title. */
 export function SearchableList(props: {
-  title: string;
   total: number;
   shown: number;
   q: string;
@@ -32,9 +31,6 @@ export function SearchableList(props: {
 }) {
   return (
     <>
-      <h3>
-        {props.title} ({props.total})
-      </h3>
       <input className="office-search" type="search" placeholder={props.placeholder} value={props.q} onChange={(e) => props.onQ(e.target.value)} aria-label={props.placeholder} />
       {props.shown === 0 ? <p className="office-muted">{props.total ? props.noMatch : props.empty}</p> : props.children}
     </>

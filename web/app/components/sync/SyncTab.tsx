@@ -11,6 +11,7 @@ import { useRevalidator } from '@remix-run/react';
 import type { PortalSessionView, StoreSummaryView } from '../../lib/sync.server';
 import type { UatChoice } from './uatSearch';
 import { UatPicker, UatSummary } from './UatPicker';
+import { Card } from '../Card';
 
 const SESSION_POLL_MS = 30_000;
 const PROGRESS_POLL_MS = 1000;
@@ -96,16 +97,18 @@ function ConnectionCard({ session, onChange }: { session: PortalSessionView; onC
   const state = session.portalMaintenance ? 'maintenance' : session.connected ? 'connected' : 'disconnected';
   const label = { connected: 'Conectat', disconnected: 'Deconectat', maintenance: 'Portal în mentenanță' }[state];
   return (
-    <section className="card sync-conn" aria-labelledby="sync-conn-title" data-testid="sync-connection">
-      <header className="card__head">
-        <h2 id="sync-conn-title" className="card__title">
-          Conexiunea cu portalul de cadastru
-        </h2>
+    <Card
+      className="sync-conn"
+      title="Conexiunea cu portalul de cadastru"
+      titleId="sync-conn-title"
+      testId="sync-connection"
+      actions={
         <span className={`sync-state sync-state--${state}`} data-testid="sync-connection-state">
           <span className="sync-state__dot" aria-hidden="true" />
           {label}
         </span>
-      </header>
+      }
+    >
       {session.portalMaintenance && (
         <p className="notice notice--warn sync-banner" role="status">
           <strong>Portalul de cadastru este în mentenanță.</strong> Conectarea și sincronizările sunt suspendate
@@ -162,7 +165,7 @@ function ConnectionCard({ session, onChange }: { session: PortalSessionView; onC
         </p>
       )}
       {notice && <p className="notice notice--ok">{notice}</p>}
-    </section>
+    </Card>
   );
 }
 
@@ -269,12 +272,7 @@ function SyncActions(props: { connected: boolean; useCentralApi: boolean; initia
   const disabled = !uat || !connected || useCentralApi || starting !== null;
   return (
     <>
-      <section className="card" aria-labelledby="sync-actions-title">
-        <header className="card__head">
-          <h2 id="sync-actions-title" className="card__title">
-            Sincronizare UAT
-          </h2>
-        </header>
+      <Card title="Sincronizare UAT" titleId="sync-actions-title">
         <UatPicker value={uat} onPick={setUat} />
         {uat && <UatSummary uat={uat} />}
         <div className="sync-actions">
@@ -317,21 +315,16 @@ function SyncActions(props: { connected: boolean; useCentralApi: boolean; initia
             {error}
           </p>
         )}
-      </section>
+      </Card>
 
       {jobs.length > 0 && (
-        <section className="card" aria-labelledby="sync-jobs-title" aria-live="polite">
-          <header className="card__head">
-            <h2 id="sync-jobs-title" className="card__title">
-              Lucrări de sincronizare
-            </h2>
-          </header>
+        <Card title="Lucrări de sincronizare" titleId="sync-jobs-title" ariaLive="polite">
           <ul className="sync-jobs">
             {jobs.map((j) => (
               <JobRow key={j.jobId} job={j} />
             ))}
           </ul>
-        </section>
+        </Card>
       )}
     </>
   );
@@ -343,13 +336,12 @@ function StoreSummary({ store, refreshing }: { store: StoreSummaryView; refreshi
   const { stats } = store;
   const layers = store.layers.filter((l) => l.features > 0);
   return (
-    <section className="card" aria-labelledby="sync-store-title" data-testid="sync-store">
-      <header className="card__head">
-        <h2 id="sync-store-title" className="card__title">
-          Baza locală
-        </h2>
-        <span className="muted">{refreshing ? 'Se actualizează…' : `Ultima sincronizare: ${fmtDate(stats.lastSyncAt)}`}</span>
-      </header>
+    <Card
+      title="Baza locală"
+      titleId="sync-store-title"
+      testId="sync-store"
+      actions={<span className="muted">{refreshing ? 'Se actualizează…' : `Ultima sincronizare: ${fmtDate(stats.lastSyncAt)}`}</span>}
+    >
       <div className="stats">
         <div className="stat">
           <span className="stat__value">{fmtInt(stats.uatsWithFeatures)}</span>
@@ -450,7 +442,7 @@ function StoreSummary({ store, refreshing }: { store: StoreSummaryView; refreshi
           </table>
         </div>
       )}
-    </section>
+    </Card>
   );
 }
 
