@@ -92,7 +92,6 @@ export function HealthLine({ initial }: { initial: HealthReport | null }) {
     <Card
       className="health"
       title="Starea infrastructurii"
-      titleId="health-title"
       testId="health-line"
       actions={
         <span className="health__meta" aria-live="polite">

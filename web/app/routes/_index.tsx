@@ -45,7 +45,7 @@ export default function Home() {
       <HealthLine initial={health} />
 
       <div className="grid grid--2">
-        <Card title="Contul dumneavoastră" titleId="account-title">
+        <Card title="Contul dumneavoastră">
           <dl className="facts">
             <div>
               <dt>Nume</dt>
@@ -70,7 +70,7 @@ export default function Home() {
           </dl>
         </Card>
 
-        <Card title="Despre serviciu" titleId="about-title">
+        <Card title="Despre serviciu">
           <p className="prose">
             Geoportalul reunește harta parcelelor, clădirilor și limitelor administrative, sincronizarea cu
             portalul de cadastru, comenzile de extrase CF, registratura și notificările.

@@ -73,7 +73,7 @@ export default function TileInfrastructure() {
 
       {status ? (
         <div className="grid grid--2">
-          <Card title="Arhiva de ansamblu" titleId="archive-title">
+          <Card title="Arhiva de ansamblu">
             {status.archive ? (
               <dl className="facts" data-testid="archive-facts">
                 <div>
@@ -102,7 +102,7 @@ export default function TileInfrastructure() {
             )}
           </Card>
 
-          <Card title="Reconstruire" titleId="rebuild-title">
+          <Card title="Reconstruire">
             <Form method="post">
               <button type="submit" className="btn btn--primary" disabled={submitting || running} data-testid="rebuild">
                 {running ? 'Reconstruire în curs…' : submitting ? 'Se pornește…' : 'Reconstruiește arhiva'}
@@ -134,7 +134,7 @@ export default function TileInfrastructure() {
             )}
           </Card>
 
-          <Card title="Construiri recente" titleId="builds-title">
+          <Card title="Construiri recente">
             {status.builds.length === 0 ? (
               <p className="prose prose--muted">Nicio construire înregistrată.</p>
             ) : (
@@ -165,7 +165,7 @@ export default function TileInfrastructure() {
             )}
           </Card>
 
-          <Card title="Server de tile-uri" titleId="server-title">
+          <Card title="Server de tile-uri">
             <dl className="facts">
               <div>
                 <dt>Mod</dt>

@@ -163,7 +163,7 @@ function CompressCard() {
   const saving = sizes && sizes.original > 0 ? Math.round((1 - sizes.compressed / sizes.original) * 1000) / 10 : 0;
 
   return (
-    <Card className="pdf-card" title="Comprimare PDF" titleId="pdf-compress-title">
+    <Card className="pdf-card" title="Comprimare PDF">
       <form onSubmit={submit} className="pdf-form">
         <FileDrop id="pdf-compress-file" accept={PDF_ACCEPT} what="fișierul PDF" note="Cel mult 500 MB" file={file} onFile={pickFile} disabled={busy} />
         <fieldset className="pdf-levels" disabled={busy}>

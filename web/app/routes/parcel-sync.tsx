@@ -139,7 +139,7 @@ export default function ParcelSync() {
           )}
 
           {d.search && (
-            <Card title={<>Rezultate pentru numerele cadastrale ({d.search.results.length})</>} titleId="cad-results">
+            <Card title={<>Rezultate pentru numerele cadastrale ({d.search.results.length})</>}>
               {d.search.notFound.length > 0 && <p className="notice notice--warn">Negăsite în acest UAT: {d.search.notFound.join(', ')}</p>}
               {d.search.results.length === 0 && <p className="muted">Nicio parcelă găsită.</p>}
               {d.search.results.map((r) => (
@@ -164,7 +164,6 @@ export default function ParcelSync() {
           {d.owners && (
             <Card
               title={<>Proprietari „{d.owners.name}” ({d.owners.results.length})</>}
-              titleId="owner-results"
               actions={
                 <span className={`badge badge--${d.owners.source}`} data-testid="owner-source">
                   {d.owners.source === 'local' ? 'sursa: baza locală' : d.owners.source === 'online' ? 'sursa: portal (online)' : 'fără rezultate'}

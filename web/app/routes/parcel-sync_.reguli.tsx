@@ -288,7 +288,7 @@ export default function SyncRulesPage() {
           </p>
         )}
 
-        <Card title="Reguli" titleId="rules-list">
+        <Card title="Reguli">
           {!rules && !error && <p className="loading">Se încarcă regulile…</p>}
           {rules && rules.length === 0 && <p className="empty-state">Nu există reguli: toate UAT-urile sincronizate urmează frecvența implicită.</p>}
           {rules && rules.length > 0 && (
@@ -350,7 +350,6 @@ export default function SyncRulesPage() {
                 )}`
               : 'Regulă nouă'
           }
-          titleId="rule-form"
         >
           <form
             data-testid="rule-form"
@@ -467,7 +466,7 @@ export default function SyncRulesPage() {
           </form>
         </Card>
 
-        <Card title="Ce rulează și când" titleId="rules-scheduler">
+        <Card title="Ce rulează și când">
           <div className="form-row">
             <FrequencyField name="defaultFrequency" label="Frecvența implicită (UAT-uri fără regulă)" value={defaultFrequency} onChange={setDefaultFrequency} />
             <button type="button" className="btn btn--secondary" disabled={locked || defaultFrequency === scheduler?.defaultFrequency} onClick={() => void saveDefault()}>

@@ -268,7 +268,7 @@ function Attachments({ entry, canWrite, onChange }: { entry: RegistryEntry; canW
   }
 
   return (
-    <Card title="Atașamente" titleId="att-title">
+    <Card title="Atașamente">
       {entry.attachments.length === 0 ? (
         <p className="reg-empty">Niciun atașament.</p>
       ) : (
@@ -314,7 +314,6 @@ function TrackingBlock({ entry, onChange }: { entry: RegistryEntry; onChange: ()
   return (
     <Card
       title={`Urmărire la ${t.authority}`}
-      titleId="track-title"
       testId="registry-tracking"
       actions={<StatusBadge status={t.status} statusClass={t.statusClass} />}
     >
@@ -350,7 +349,7 @@ function describeChange(c: { field: string; before: unknown; after: unknown }): 
 
 function HistoryBlock({ items }: { items: HistoryItem[] }) {
   return (
-    <Card title="Istoricul modificărilor" titleId="hist-title">
+    <Card title="Istoricul modificărilor">
       {items.length === 0 ? (
         <p className="reg-empty">Fără istoric.</p>
       ) : (

@@ -100,7 +100,6 @@ function ConnectionCard({ session, onChange }: { session: PortalSessionView; onC
     <Card
       className="sync-conn"
       title="Conexiunea cu portalul de cadastru"
-      titleId="sync-conn-title"
       testId="sync-connection"
       actions={
         <span className={`sync-state sync-state--${state}`} data-testid="sync-connection-state">
@@ -272,7 +271,7 @@ function SyncActions(props: { connected: boolean; useCentralApi: boolean; initia
   const disabled = !uat || !connected || useCentralApi || starting !== null;
   return (
     <>
-      <Card title="Sincronizare UAT" titleId="sync-actions-title">
+      <Card title="Sincronizare UAT">
         <UatPicker value={uat} onPick={setUat} />
         {uat && <UatSummary uat={uat} />}
         <div className="sync-actions">
@@ -318,7 +317,7 @@ function SyncActions(props: { connected: boolean; useCentralApi: boolean; initia
       </Card>
 
       {jobs.length > 0 && (
-        <Card title="Lucrări de sincronizare" titleId="sync-jobs-title" ariaLive="polite">
+        <Card title="Lucrări de sincronizare" ariaLive="polite">
           <ul className="sync-jobs">
             {jobs.map((j) => (
               <JobRow key={j.jobId} job={j} />
@@ -338,7 +337,6 @@ function StoreSummary({ store, refreshing }: { store: StoreSummaryView; refreshi
   return (
     <Card
       title="Baza locală"
-      titleId="sync-store-title"
       testId="sync-store"
       actions={<span className="muted">{refreshing ? 'Se actualizează…' : `Ultima sincronizare: ${fmtDate(stats.lastSyncAt)}`}</span>}
     >
