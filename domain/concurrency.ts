@@ -1,3 +1,5 @@
+import { errors } from './errors';
+
 /**
  * The one bounded-concurrency helper: runs `fn` over `items` with at most `limit` in flight;
  * results in input order. After a failure no item starts, the running ones end, then the first
@@ -20,4 +22,132 @@ export async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
   if (failure) throw (failure as { error: unknown }).error;
   return out;
+}
+
+/** Gives a slot back; calling it more than once is harmless. */
+export type Release = () => void;
+
+export interface WorkSlotsOptions {
+  /** Slots held at once by everyone together. */
+  global: () => number;
+  /** Slots held at once by one caller. */
+  perUser: () => number;
+  /** Retry-After of the 429 (seconds). */
+  retryAfterSeconds: number;
+  /** Romanian messages of the two refusals. */
+  messages: { user: string; global: string };
+  /**
+   * A short, bounded wait when only the global cap is reached: at most `max` callers wait, each
+   * at most `waitMs`, then 429. Absent: refused at once.
+   */
+  queue?: { max: number; waitMs: number };
+}
+
+interface Waiter {
+  key: string;
+  grant: () => void;
+}
+
+/**
+ * The one limiter of heavy work (PDF tools, DWG conversion, AI chat, local exports, portal-bound
+ * requests, key derivation): a global and a per-caller cap on work in flight; past them the caller
+ * gets 429 `rate_limited` with Retry-After, or waits in a short bounded queue. Never an unbounded
+ * queue: a flood by one caller is refused, not stored. Per process, like the rate limits.
+ */
+export class WorkSlots {
+  private readonly held = new Map<string, number>();
+  private total = 0;
+  private readonly waiting: Waiter[] = [];
+
+  constructor(private readonly opts: WorkSlotsOptions) {}
+
+  get active(): number {
+    return this.total;
+  }
+
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  private refuse(message: string): never {
+    throw errors.rateLimited(this.opts.retryAfterSeconds, message);
+  }
+
+  private take(key: string): Release {
+    this.total++;
+    this.held.set(key, (this.held.get(key) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const n = (this.held.get(key) ?? 1) - 1;
+      if (n > 0) this.held.set(key, n);
+      else this.held.delete(key);
+      this.total--;
+      this.wake();
+    };
+  }
+
+  private wake(): void {
+    while (this.waiting.length && this.total < this.opts.global()) {
+      // The first waiter whose caller is still under its own cap (their slots may have filled meanwhile).
+      const i = this.waiting.findIndex((w) => (this.held.get(w.key) ?? 0) < this.opts.perUser());
+      if (i < 0) return;
+      this.waiting.splice(i, 1)[0].grant();
+    }
+  }
+
+  /**
+   * Takes a slot for `key` (a caller: `u:<user id>`), or throws 429; waits only in the bounded
+   * queue, and stops waiting (AbortError) when `signal` aborts.
+   */
+  async acquire(key: string, signal?: AbortSignal): Promise<Release> {
+    const mine = this.held.get(key) ?? 0;
+    const waitingMine = this.waiting.filter((w) => w.key === key).length;
+    if (mine + waitingMine >= this.opts.perUser()) this.refuse(this.opts.messages.user);
+    if (this.total < this.opts.global() && this.waiting.length === 0) return this.take(key);
+    const queue = this.opts.queue;
+    if (!queue || this.waiting.length >= queue.max) this.refuse(this.opts.messages.global);
+    signal?.throwIfAborted();
+    return new Promise<Release>((resolve, reject) => {
+      const waiter: Waiter = {
+        key,
+        grant: () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          resolve(this.take(key));
+        },
+      };
+      const leave = () => {
+        const i = this.waiting.indexOf(waiter);
+        if (i >= 0) this.waiting.splice(i, 1);
+      };
+      const onAbort = () => {
+        clearTimeout(timer);
+        leave();
+        reject(signal!.reason);
+      };
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        leave();
+        try {
+          this.refuse(this.opts.messages.global);
+        } catch (err) {
+          reject(err);
+        }
+      }, queue.waitMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(waiter);
+    });
+  }
+
+  /** Runs `fn` holding a slot of `key`; the slot is given back when `fn` settles. */
+  async run<T>(key: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const release = await this.acquire(key, signal);
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
 }

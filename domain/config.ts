@@ -359,12 +359,39 @@ export const config = {
     refreshMarginMs: int('CENTRAL_API_REFRESH_MARGIN_MS', 5000),
   },
 
+  /**
+   * Caps on heavy work (domain/concurrency.ts WorkSlots, docs/operations.md "Fairness"): work in
+   * flight for everyone together and for one user; past them 429 `rate_limited`. Per process.
+   */
+  limits: {
+    pdf: { global: Math.max(1, int('PDF_MAX_CONCURRENT', 2)), perUser: Math.max(1, int('PDF_MAX_PER_USER', 1)) },
+    dwg: { global: Math.max(1, int('DWG_MAX_CONCURRENT', 2)), perUser: Math.max(1, int('DWG_MAX_PER_USER', 1)) },
+    ai: { global: Math.max(1, int('AI_MAX_CONCURRENT', 8)), perUser: Math.max(1, int('AI_MAX_PER_USER', 2)) },
+    /** Portal-bound API requests (search, owner search, no-geometry scan, enrich, RGI, debug fields). */
+    portal: { global: Math.max(1, int('PORTAL_MAX_CONCURRENT', 16)), perUser: Math.max(1, int('PORTAL_MAX_PER_USER', 4)) },
+    /** Vault requests that derive a key (create, update, reveal). */
+    vault: { global: Math.max(1, int('VAULT_MAX_CONCURRENT', 16)), perUser: Math.max(1, int('VAULT_MAX_PER_USER', 4)) },
+    /** PBKDF2 derivations running at once on libuv's thread pool (the rest wait, bounded). */
+    kdfConcurrency: Math.max(1, int('KDF_CONCURRENCY', 1)),
+    /** Portal calls one caller may have waiting for the token bucket; past it 429. */
+    portalQueuePerUser: Math.max(1, int('PORTAL_QUEUE_PER_USER', 100)),
+    /** Portal calls waiting for the token bucket, everyone together. */
+    portalQueueTotal: Math.max(1, int('PORTAL_QUEUE_TOTAL', 1000)),
+    /** How long a SIRUTA unknown to the catalogue or to the portal is answered 404 from memory. */
+    unknownUatCacheMs: int('UNKNOWN_UAT_CACHE_MS', 10 * 60_000),
+    /** Address-space limit of every child process (Ghostscript, qpdf), MB. */
+    childMemoryMb: Math.max(64, int('CHILD_MEMORY_MB', 1536)),
+  },
+
   /** PDF tools (domain/pdf/): local compression with Ghostscript then qpdf. */
   pdf: {
     gs: str('GS_BIN', 'gs'),
     qpdf: str('QPDF_BIN', 'qpdf'),
     /** Ceiling of one Ghostscript or qpdf run; a 500 MB scan takes a few minutes. */
     toolTimeoutMs: int('PDF_TOOL_TIMEOUT_MS', 10 * 60_000),
+    /** A run's own timeout: this base plus `toolMsPerMb` per MB of its input, up to the ceiling. */
+    toolBaseTimeoutMs: int('PDF_TOOL_BASE_TIMEOUT_MS', 30_000),
+    toolMsPerMb: int('PDF_TOOL_MS_PER_MB', 2_000),
   },
 
   /**
@@ -381,6 +408,8 @@ export const config = {
     timeoutMs: int('DWG_CONVERT_TIMEOUT_MS', 120_000),
     /** Conversions run at once by the sidecar (each a child process); the rest wait their turn. */
     concurrency: Math.max(1, int('DWG_CONVERTER_CONCURRENCY', 2)),
+    /** Conversions waiting for a slot in the sidecar; past them the sidecar answers 429. */
+    queue: Math.max(0, int('DWG_CONVERTER_QUEUE', 8)),
   },
   /**
    * The cloud PDF service (EXTERNAL-SERVICES.md "PDF service"): unlock and the cloud compression

@@ -6,7 +6,9 @@
  * be guessed at request speed. `apiRateLimits()` is the one set, shared by every mount point.
  */
 import { createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
 import { rateLimit, type Options } from 'express-rate-limit';
+import { WorkSlots, type Release } from '../../domain/concurrency';
 import { errors } from '../../domain/errors';
 import { bearerToken } from '../auth/bearer';
 import { config } from '../../domain/config';
@@ -36,8 +38,13 @@ function minuteLimit(limit: number, rules: Pick<Partial<Options>, 'keyGenerator'
 /** Bearer-token calls without a session (session callers are counted per user instead). */
 const bearerCall = (req: Parameters<NonNullable<Options['skip']>>[0]) => !req.auth && bearerToken(req) !== null;
 
+/** Who a limit counts: the signed-in user, else the address (whatever headers it sends). */
+export function callerKey(req: Request): string {
+  return req.auth ? `u:${req.auth.user.id}` : `ip:${req.ip}`;
+}
+
 export function userRateLimit(limit = config.app.rateLimitPerMinute) {
-  return minuteLimit(limit, { keyGenerator: (req) => (req.auth ? `u:${req.auth.user.id}` : `ip:${req.ip}`) });
+  return minuteLimit(limit, { keyGenerator: callerKey });
 }
 
 export function tokenRateLimit(limit = config.app.tokenRateLimitPerMinute) {
@@ -60,4 +67,64 @@ export function bearerFailureLimit(limit = config.app.bearerFailuresPerMinute) {
 /** The limits of every rate-limited mount (/api, the tile-rebuild webhook), sharing their counters. */
 export function apiRateLimits() {
   return [userRateLimit(), tokenRateLimit(), bearerFailureLimit()];
+}
+
+const busyMessage = (what: string) => `Se procesează deja prea multe ${what} în acest moment; reîncercați în câteva secunde.`;
+const ownMessage = (what: string) => `Aveți deja ${what} în lucru; așteptați să se termine, apoi reîncercați.`;
+
+/**
+ * Heavy work (CONTRACT.md section 6 "heavy routes"): one WorkSlots each, a global and a per-user
+ * cap from config.limits; past them 429 `rate_limited` with Retry-After.
+ */
+export const heavyWork = {
+  pdf: new WorkSlots({
+    global: () => config.limits.pdf.global,
+    perUser: () => config.limits.pdf.perUser,
+    retryAfterSeconds: 10,
+    messages: { user: ownMessage('o prelucrare PDF'), global: busyMessage('documente PDF') },
+  }),
+  dwg: new WorkSlots({
+    global: () => config.limits.dwg.global,
+    perUser: () => config.limits.dwg.perUser,
+    retryAfterSeconds: 10,
+    messages: { user: ownMessage('o conversie DWG'), global: busyMessage('conversii DWG') },
+  }),
+  ai: new WorkSlots({
+    global: () => config.limits.ai.global,
+    perUser: () => config.limits.ai.perUser,
+    retryAfterSeconds: 5,
+    messages: { user: ownMessage('întrebări la asistent'), global: busyMessage('întrebări la asistent') },
+  }),
+  localExport: new WorkSlots({
+    global: () => config.exports.localMaxConcurrent,
+    perUser: () => 1,
+    retryAfterSeconds: 30,
+    messages: {
+      user: 'Aveți deja un export local în lucru. Așteptați să se termine, apoi încercați din nou.',
+      global: 'Se construiesc deja prea multe exporturi locale. Încercați din nou peste un minut.',
+    },
+  }),
+  portal: new WorkSlots({
+    global: () => config.limits.portal.global,
+    perUser: () => config.limits.portal.perUser,
+    retryAfterSeconds: 5,
+    messages: { user: ownMessage('prea multe căutări pe portal'), global: busyMessage('cereri către portalul de cadastru') },
+  }),
+  vault: new WorkSlots({
+    global: () => config.limits.vault.global,
+    perUser: () => config.limits.vault.perUser,
+    retryAfterSeconds: 2,
+    messages: { user: ownMessage('prea multe operații în seif'), global: busyMessage('operații în seif') },
+  }),
+};
+
+/**
+ * Takes a slot of `slots` for the caller (or throws 429) and gives it back when the answer is
+ * finished or the client left: for work that stops with its response (its children are killed on
+ * the same `close`).
+ */
+export async function holdSlot(slots: WorkSlots, req: Request, res: Response): Promise<Release> {
+  const release = await slots.acquire(callerKey(req));
+  res.once('close', release);
+  return release;
 }

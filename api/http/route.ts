@@ -59,22 +59,76 @@ export function zodDetails(err: z.ZodError): Array<{ field: string; problem: str
   return err.issues.map((i) => ({ field: i.path.join('.') || '(body)', problem: i.message }));
 }
 
+/** CONTRACT.md: a JSON body nested deeper than this is a 400 (every walk of it stays shallow). */
+export const MAX_JSON_DEPTH = 64;
+/** Values (objects, arrays, scalars) one JSON body may hold; a 25 MB body of tiny values is refused. */
+export const MAX_JSON_NODES = 1_000_000;
+/** NUL paths reported at most (the walk goes on only to find whether there are any). */
+const MAX_NUL_PATHS = 20;
+
+/** A container (object or array) met by the walk; scalars never get one. */
+interface Visit {
+  value: object;
+  key: string | number;
+  parent: Visit | null;
+  depth: number;
+}
+
+function pathOf(v: Visit | null, last?: string | number): string {
+  const keys: Array<string | number> = last === undefined ? [] : [last];
+  for (let at = v; at && at.parent; at = at.parent) keys.push(at.key);
+  return keys.reverse().join('.') || '(body)';
+}
+
+const tooMany = () =>
+  errors.badRequest(`Corpul cererii are prea multe valori (cel mult ${MAX_JSON_NODES}).`, [
+    { field: '(body)', problem: `more than ${MAX_JSON_NODES} JSON values` },
+  ]);
+
 /**
- * Paths of the strings holding a NUL character: PostgreSQL text and jsonb cannot store one, so it
- * would fail deep in a query as a 500; it is never meaningful input here.
+ * One iterative walk of a parsed JSON value (no recursion: no stack to overflow; linear in its
+ * size, and a container's size is counted before its values are looked at): refuses a value
+ * deeper than MAX_JSON_DEPTH or with more than MAX_JSON_NODES values (400 `bad_request`), and
+ * returns the paths of the strings holding a NUL character (PostgreSQL text and jsonb cannot store
+ * one, so it would fail deep in a query as a 500).
  */
-export function nulPaths(value: unknown, path: string[] = [], out: string[] = []): string[] {
-  if (typeof value === 'string') {
-    if (value.includes('\u0000')) out.push(path.join('.') || '(body)');
-  } else if (Array.isArray(value)) {
-    value.forEach((v, i) => nulPaths(v, [...path, String(i)], out));
-  } else if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) nulPaths(v, [...path, k], out);
+export function nulPaths(value: unknown): string[] {
+  const out: string[] = [];
+  if (typeof value === 'string') return value.includes('\u0000') ? ['(body)'] : out;
+  if (!value || typeof value !== 'object') return out;
+  const stack: Visit[] = [{ value, key: '', parent: null, depth: 0 }];
+  let nodes = 1;
+  const child = (x: unknown, key: string | number, parent: Visit) => {
+    if (typeof x === 'string') {
+      if (out.length < MAX_NUL_PATHS && x.includes('\u0000')) out.push(pathOf(parent, key));
+    } else if (x && typeof x === 'object') {
+      stack.push({ value: x, key, parent, depth: parent.depth + 1 });
+    }
+  };
+  while (stack.length) {
+    const v = stack.pop()!;
+    if (v.depth >= MAX_JSON_DEPTH) {
+      throw errors.badRequest(`Corpul cererii este imbricat prea adânc (cel mult ${MAX_JSON_DEPTH} de niveluri).`, [
+        { field: pathOf(v), problem: `nested deeper than ${MAX_JSON_DEPTH} levels` },
+      ]);
+    }
+    if (Array.isArray(v.value)) {
+      const items = v.value as unknown[];
+      if ((nodes += items.length) > MAX_JSON_NODES) throw tooMany();
+      for (let i = items.length - 1; i >= 0; i--) child(items[i], i, v);
+    } else {
+      const keys = Object.keys(v.value);
+      if ((nodes += keys.length) > MAX_JSON_NODES) throw tooMany();
+      const obj = v.value as Record<string, unknown>;
+      for (let i = keys.length - 1; i >= 0; i--) child(obj[keys[i]], keys[i], v);
+    }
   }
   return out;
 }
 
 function parseWith<T extends ZodType>(schema: T, value: unknown, where: string): z.infer<T> {
+  // The shape first: a schema (recursive ones included) never walks a body deeper than the cap.
+  nulPaths(value);
   const result = schema.safeParse(value);
   if (!result.success) {
     throw errors.badRequest(`Parametrii cererii (${where}) nu sunt valizi.`, zodDetails(result.error));

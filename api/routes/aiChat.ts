@@ -11,6 +11,7 @@ import type { Router } from 'express';
 import { z } from 'zod';
 import { clientGone } from '../http/download';
 import { defineRoute } from '../http/route';
+import { heavyWork, holdSlot } from '../http/rateLimit';
 import type { SessionContext } from '../auth/types';
 import { config, type AiSettings } from '../../domain/config';
 import { getPrisma } from '../../domain/db/prisma';
@@ -76,9 +77,12 @@ export function registerAiChatRoutes(router: Router, settings: AiSettings = conf
       auth: 'session',
       body: ChatBody,
       response: { description: 'The answer and the provider that gave it', schema: ChatOut },
-      failures: { 404: 'Unknown project', 502: 'The provider failed (after one retry where safe)' },
+      failures: { 404: 'Unknown project', 429: 'Past the per-user or global cap of questions in flight (Retry-After)', 502: 'The provider failed (after one retry where safe)' },
     },
-    ({ body, auth, res }) => chat(getPrisma(), settings, body, callerOf(auth), clientGone(res)),
+    async ({ body, auth, req, res }) => {
+      await holdSlot(heavyWork.ai, req, res);
+      return chat(getPrisma(), settings, body, callerOf(auth), clientGone(res));
+    },
   );
 
   defineRoute(
@@ -95,9 +99,10 @@ export function registerAiChatRoutes(router: Router, settings: AiSettings = conf
         contentType: 'text/event-stream',
         schema: z.string(),
       },
-      failures: { 404: 'Unknown project', 502: 'The provider failed before any text (after one retry)' },
+      failures: { 404: 'Unknown project', 429: 'Past the per-user or global cap of questions in flight (Retry-After)', 502: 'The provider failed before any text (after one retry)' },
     },
-    async ({ body, auth, res }) => {
+    async ({ body, auth, req, res }) => {
+      await holdSlot(heavyWork.ai, req, res);
       const signal = clientGone(res);
       const stream = await openChatStream(getPrisma(), settings, body, callerOf(auth), signal);
       res.status(200).set({

@@ -11,7 +11,8 @@ import { z } from 'zod';
 import { defineRoute } from '../http/route';
 import { withUpload } from '../http/upload';
 import { errors } from '../../domain/errors';
-import { sendAttachment } from '../http/download';
+import { clientGone, sendAttachment } from '../http/download';
+import { heavyWork, holdSlot } from '../http/rateLimit';
 import { convertDwgToDxf, dwgConverterHealth, dxfFileName } from '../../domain/dwg/converter';
 import { formatEntityTypes } from '../../domain/dwg/names';
 
@@ -37,17 +38,21 @@ export function registerDwgRoutes(router: Router): void {
       failures: {
         413: 'The upload is over the limit (500 MB)',
         422: 'Not a DWG file (`not_dwg`) or a damaged drawing LibreDWG cannot read (`dwg_unreadable`)',
+        429: 'Past the per-user or global cap of conversions, or the sidecar\'s wait queue is full (Retry-After)',
         502: 'The conversion sidecar answered an unexpected error',
         503: 'The conversion sidecar is not reachable (`dwg_converter_unavailable`)',
         504: 'The conversion ran past its limit (120 s) and was stopped (`conversion_timeout`)',
       },
     },
-    ({ req, res }) =>
-      withUpload(req, { fileFields: ['file'] }, async (up) => {
+    async ({ req, res }) => {
+      await holdSlot(heavyWork.dwg, req, res);
+      // A client that leaves cancels the sidecar call, and the sidecar kills the conversion.
+      const signal = clientGone(res);
+      const conversion = withUpload(req, { fileFields: ['file'] }, async (up) => {
         const file = up.files[0];
         if (!file) throw errors.badRequest('Lipsește fișierul DWG (câmpul „file”).', [{ field: 'file', problem: 'required' }]);
         const out = path.join(path.dirname(file.path), 'out.dxf');
-        const dxf = await convertDwgToDxf(file.path, out);
+        const dxf = await convertDwgToDxf(file.path, out, signal);
         // Awaited inside the helper so the temp directory goes only after the last byte left.
         await sendAttachment(res, createReadStream(out), {
           contentType: 'application/dxf',
@@ -60,7 +65,15 @@ export function registerDwgRoutes(router: Router): void {
             'X-Dwg-Warnings': String(dxf.warnings),
           },
         });
-      }),
+      });
+      try {
+        await conversion;
+      } catch (err) {
+        // Nobody is left to answer.
+        if (signal.aborted) return;
+        throw err;
+      }
+    },
   );
   defineRoute(
     router,

@@ -112,8 +112,7 @@ const EnrichAnswer = z.object({
 });
 
 /** Spec section 8: the scan stops after 120 s on the server (the client has the same limit). */
-const withinScanLimit = <T>(work: Promise<T>) =>
-  withinDeadline(work, NO_GEOM_SCAN_TIMEOUT_MS, 'Scanarea imobilelor fără geometrie a depășit limita de 120 de secunde.');
+const scanLimit = { ms: NO_GEOM_SCAN_TIMEOUT_MS, message: 'Scanarea imobilelor fără geometrie a depășit limita de 120 de secunde.' };
 
 export function registerLandregEnrichmentRoutes(router: Router, deps: () => EnrichmentDeps = defaultDeps): void {
   defineRoute(
@@ -126,9 +125,9 @@ export function registerLandregEnrichmentRoutes(router: Router, deps: () => Enri
       auth: 'session',
       body: SearchBody,
       response: { description: 'Parcels with their enrichment, per number', schema: SearchAnswer },
-      failures: { 400: `Bad input, more than ${MAX_CADASTRAL_NUMBERS} numbers, or refused by the portal (unknown UAT)`, 404: 'UAT unknown to the portal', 502: 'Portal error', 503: 'Portal in maintenance', 504: 'Over the overall deadline' },
+      failures: { 400: `Bad input, more than ${MAX_CADASTRAL_NUMBERS} numbers, or refused by the portal (unknown UAT)`, 404: 'UAT unknown to the UAT catalogue or to the portal (no portal call for a SIRUTA the catalogue does not know)', 429: 'Past the per-user or global cap of portal-bound requests (Retry-After)', 502: 'Portal error', 503: 'Portal in maintenance', 504: 'Over the overall deadline' },
     },
-    ({ body, auth }) => withinDeadline(searchCadastral(deps(), body, viewerOf(auth))),
+    ({ body, auth, req, res }) => withinDeadline({ req, res }, () => searchCadastral(deps(), body, viewerOf(auth))),
   );
 
   defineRoute(
@@ -143,7 +142,7 @@ export function registerLandregEnrichmentRoutes(router: Router, deps: () => Enri
       response: { description: 'Parcels whose current or former owners match; each flags its source', schema: OwnerAnswer },
       failures: { 403: 'Basic panel or a scope without owner data', 502: 'Portal error', 503: 'Portal in maintenance' },
     },
-    ({ body, auth }) => withinDeadline(searchOwner(deps(), body, viewerOf(auth))),
+    ({ body, auth, req, res }) => withinDeadline({ req, res }, () => searchOwner(deps(), body, viewerOf(auth))),
   );
 
   defineRoute(
@@ -158,9 +157,9 @@ export function registerLandregEnrichmentRoutes(router: Router, deps: () => Enri
       response: { description: 'Scan counts', schema: ScanAnswer },
       failures: { 404: 'UAT unknown to the portal', 502: 'Portal error', 503: 'Portal in maintenance', 504: 'Over the 120 s limit' },
     },
-    async ({ body }) => {
+    async ({ body, req, res }) => {
       const deadline = Date.now() + NO_GEOM_SCAN_TIMEOUT_MS;
-      const { missing: _missing, ...counts } = await withinScanLimit(scanNoGeometry(deps(), body.siruta, { workspacePk: body.workspacePk, deadline }));
+      const { missing: _missing, ...counts } = await withinDeadline({ req, res }, () => scanNoGeometry(deps(), body.siruta, { workspacePk: body.workspacePk, deadline }), scanLimit);
       return counts;
     },
   );
@@ -193,9 +192,9 @@ export function registerLandregEnrichmentRoutes(router: Router, deps: () => Enri
       response: { description: 'The parcel with its stored enrichment', schema: EnrichAnswer },
       failures: { 404: 'Parcel not stored, or unknown to the portal', 410: 'Central-API user (legacy write route)', 502: 'Portal error', 503: 'Portal in maintenance' },
     },
-    async ({ body, auth }) => {
+    async ({ body, auth, req, res }) => {
       const ref = 'id' in body ? { id: body.id } : { siruta: body.siruta, objectId: body.objectId };
-      return { feature: await withinDeadline(enrichOne(deps(), ref, viewerOf(auth), body.force ?? false)) };
+      return { feature: await withinDeadline({ req, res }, () => enrichOne(deps(), ref, viewerOf(auth), body.force ?? false)) };
     },
   );
 }

@@ -22,9 +22,9 @@ import { childLogger } from '../../domain/log';
 import { checkLayerId } from '../../domain/exports/layers';
 import { openExportDownload, streamLocalExport } from '../../domain/exports/service';
 import { layerExists, uatInfo } from '../../domain/exports/store';
-import { localExportSlots } from '../../domain/exports/localSlots';
 import { contentDisposition } from '../http/contentDisposition';
 import { clientGone } from '../http/download';
+import { callerKey, heavyWork } from '../http/rateLimit';
 import { viewerOf as viewerRule } from '../../domain/auth/viewer';
 import { getTemporalClient } from '../../temporal/client';
 import { jobWorkflowId, parseWorkflowId } from '../../temporal/ids';
@@ -212,10 +212,10 @@ export function registerExportRoutes(router: Router): void {
         429: 'The caller already has a local export building, or the server builds its maximum (rate_limited, Retry-After)',
       },
     },
-    async ({ body, auth, res }) => {
+    async ({ body, auth, req, res }) => {
       const uat = await uatInfo(getPool(), body.siruta);
       if (!uat.hasFeatures) throw errors.notFound(`Baza de date nu conține obiecte pentru UAT-ul ${body.siruta}.`);
-      const release = localExportSlots.acquire(auth!.user.id);
+      const release = await heavyWork.localExport.acquire(callerKey(req));
       // A client that goes away stops its build: ogr2ogr is killed and the temp directory removed.
       const signal = clientGone(res);
       try {

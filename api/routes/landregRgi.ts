@@ -4,12 +4,14 @@
  *   GET  /api/landreg/rgi/details        ?applicationId=
  *   GET  /api/landreg/rgi/issued-docs    ?applicationId=&workspaceId=
  *   GET  /api/landreg/rgi/download-doc   ?wid=&aid=&did=[&documentTypeId=][&debug=1] → PDF `<docType>_<appNo>.pdf`, or {blocked:true}
- * Through the shared land-registry portal session (api/landreg/context.ts).
+ * Through the shared land-registry portal session (api/landreg/context.ts), each under the
+ * portal-bound caps and deadline (api/http/deadline.ts).
  */
 import type { Router } from 'express';
 import { z } from 'zod';
 import { WorkspacePk } from '../http/schemas';
 import { defineRoute } from '../http/route';
+import { withinDeadline } from '../http/deadline';
 import { landregApi } from '../landreg/context';
 import { errors } from '../../domain/errors';
 import { contentDisposition } from '../http/contentDisposition';
@@ -67,7 +69,7 @@ export function registerRgiRoutes(router: Router): void {
       },
       failures: { 400: 'bad_request (also: the portal refused the county or year)', 502: 'upstream_error', 503: 'portal_maintenance' },
     },
-    ({ body, auth }) => rgiApplications(landregApi.client(), body, hidesPersonalData(auth!)),
+    ({ body, auth, req, res }) => withinDeadline({ req, res }, () => rgiApplications(landregApi.client(), body, hidesPersonalData(auth!))),
   );
 
   defineRoute(
@@ -82,7 +84,7 @@ export function registerRgiRoutes(router: Router): void {
       response: { description: 'Application', schema: Application.extend({ history: z.array(z.object({ date: z.string(), status: z.string() })) }) },
       failures: { 404: 'Unknown application' },
     },
-    ({ query, auth }) => rgiDetails(landregApi.client(), query.applicationId, hidesPersonalData(auth!)),
+    ({ query, auth, req, res }) => withinDeadline({ req, res }, () => rgiDetails(landregApi.client(), query.applicationId, hidesPersonalData(auth!))),
   );
 
   defineRoute(
@@ -97,7 +99,7 @@ export function registerRgiRoutes(router: Router): void {
       response: { description: 'Documents', schema: z.object({ applicationId: z.number(), workspaceId: z.number(), items: z.array(Document) }) },
       failures: { 404: 'Unknown application', 400: 'workspaceId does not match the application' },
     },
-    ({ query }) => rgiIssuedDocs(landregApi.client(), query.applicationId, query.workspaceId),
+    ({ query, req, res }) => withinDeadline({ req, res }, () => rgiIssuedDocs(landregApi.client(), query.applicationId, query.workspaceId)),
   );
 
   defineRoute(
@@ -115,13 +117,15 @@ export function registerRgiRoutes(router: Router): void {
       },
       failures: { 404: 'Unknown application or document' },
     },
-    async ({ query, res }) => {
-      const r = await rgiDownload(landregApi.client(), {
-        workspaceId: query.wid,
-        applicationId: query.aid,
-        documentPk: query.did,
-        documentTypeId: query.documentTypeId,
-      });
+    async ({ query, req, res }) => {
+      const r = await withinDeadline({ req, res }, () =>
+        rgiDownload(landregApi.client(), {
+          workspaceId: query.wid,
+          applicationId: query.aid,
+          documentPk: query.did,
+          documentTypeId: query.documentTypeId,
+        }),
+      );
       if (!r) throw errors.notFound('Documentul nu există la această cerere.');
       if (query.debug === '1') {
         return r.blocked ? { blocked: true, steps: r.steps } : { blocked: false, steps: r.steps, fileName: r.fileName, bytes: r.pdf.length };

@@ -304,12 +304,12 @@ export function registerLandregSyncRoutes(router: Router): void {
       response: { description: '{portal:{parcels, buildings}, local}' },
       failures: { 503: 'Portalul este în mentenanță' },
     },
-    async ({ query, auth }) => {
+    async ({ query, auth, req, res }) => {
       const viewer = viewerOf(auth);
       const client = landregApi.client();
       const ref = sqlString(query.cadRef);
       const like = sqlString(`${query.cadRef}-C%`);
-      const [parcels, buildings, local] = await withinDeadline(Promise.all([
+      const [parcels, buildings, local] = await withinDeadline({ req, res }, () => Promise.all([
         fetchAllFeatures(client, 'TERENURI_ACTIVE', uatWhere(query.siruta, `NATIONAL_CADASTRAL_REFERENCE = ${ref}`), '*', false),
         fetchAllFeatures(client, 'CLADIRI_ACTIVE', uatWhere(query.siruta, `NATIONAL_CADASTRAL_REFERENCE LIKE ${like}`), '*', false),
         localFeatureState(landregApi.db(), query.siruta, query.cadRef),

@@ -13,6 +13,7 @@ import type { Router } from 'express';
 import { z } from 'zod';
 import type { SessionContext } from '../auth/types';
 import { defineRoute, reply } from '../http/route';
+import { callerKey, heavyWork } from '../http/rateLimit';
 import { getPrisma } from '../../domain/db/prisma';
 import { errors } from '../../domain/errors';
 import {
@@ -77,9 +78,9 @@ export function registerVaultRoutes(router: Router): void {
       },
       failures: { 403: 'No company on the account', 404: 'Unknown entry' },
     },
-    async ({ query, auth }) =>
+    async ({ query, auth, req }) =>
       query.id
-        ? { entry: await revealVaultEntry(getPrisma(), caller(auth), query.id) }
+        ? { entry: await heavyWork.vault.run(callerKey(req), () => revealVaultEntry(getPrisma(), caller(auth), query.id!)) }
         : { items: await listVault(getPrisma(), caller(auth), query.q) },
   );
 
@@ -112,7 +113,7 @@ export function registerVaultRoutes(router: Router): void {
       response: { status: 201, description: 'Created (without password)', schema: z.object({ entry: EntryOut }) },
       failures: { 403: 'Another company than the caller’s' },
     },
-    async ({ body, auth }) => reply(201, { entry: await createVaultEntry(getPrisma(), caller(auth), body) }),
+    async ({ body, auth, req }) => reply(201, { entry: await heavyWork.vault.run(callerKey(req), () => createVaultEntry(getPrisma(), caller(auth), body)) }),
   );
 
   defineRoute(
@@ -128,11 +129,11 @@ export function registerVaultRoutes(router: Router): void {
       response: { description: 'Updated (without password)', schema: z.object({ entry: EntryOut }) },
       failures: { 404: 'Unknown entry' },
     },
-    async ({ body, query, auth }) => {
+    async ({ body, query, auth, req }) => {
       const id = query.id ?? body.id;
       if (!id) throw errors.badRequest('Lipsește identificatorul intrării.', [{ field: 'id', problem: 'obligatoriu (în query sau în corp)' }]);
       const { id: _ignored, ...input } = body;
-      return { entry: await updateVaultEntry(getPrisma(), caller(auth), id, input) };
+      return { entry: await heavyWork.vault.run(callerKey(req), () => updateVaultEntry(getPrisma(), caller(auth), id, input)) };
     },
   );
 
@@ -164,6 +165,6 @@ export function registerVaultRoutes(router: Router): void {
       auth: 'session',
       response: { description: 'How many entries were re-encrypted', schema: z.object({ migrated: z.number().int() }) },
     },
-    async ({ auth }) => migrateLegacyVault(getPrisma(), caller(auth)),
+    async ({ auth, req }) => heavyWork.vault.run(callerKey(req), () => migrateLegacyVault(getPrisma(), caller(auth))),
   );
 }

@@ -11,6 +11,7 @@ import { defineRoute, type AuthKind } from '../http/route';
 import { withUpload, type UploadOptions } from '../http/upload';
 import { AppError, errors } from '../../domain/errors';
 import { clientGone, sendAttachment } from '../http/download';
+import { heavyWork, holdSlot } from '../http/rateLimit';
 import {
   CLOUD_LEVELS,
   LOCAL_LEVELS,
@@ -21,6 +22,7 @@ import {
   hasPdfHeader,
   keepSmaller,
   notAPdf,
+  PdfRunCancelled,
   unlockedFileName,
   unreadablePdf,
   type CloudLevel,
@@ -47,17 +49,31 @@ function sendPdf(res: Response, file: string, size: number, fileName: string, he
   return sendAttachment(res, createReadStream(file), { contentType: 'application/pdf', fileName, size, headers });
 }
 
-async function compressAndSend(req: Request, res: Response, pick: (fields: Record<string, string>) => Choice): Promise<void> {
+/**
+ * Runs a PDF route under the PDF tools' caps (429 past them, before a byte of the upload is read);
+ * the tools it starts are killed when the client leaves, and then nothing is answered.
+ */
+async function heavyPdf(req: Request, res: Response, work: (signal: AbortSignal) => Promise<void>): Promise<void> {
+  await holdSlot(heavyWork.pdf, req, res);
   const signal = clientGone(res);
-  await withUpload(req, pdfUploadOptions, async (up) => {
+  try {
+    await work(signal);
+  } catch (err) {
+    if (err instanceof PdfRunCancelled || signal.aborted) return;
+    throw err;
+  }
+}
+
+function compressAndSend(req: Request, res: Response, pick: (fields: Record<string, string>) => Choice): Promise<void> {
+  return heavyPdf(req, res, (signal) => withUpload(req, pdfUploadOptions, async (up) => {
     const file = up.files[0];
     if (!file) throw errors.badRequest('Lipsește fișierul PDF (câmpul „file”).', [{ field: 'file', problem: 'required' }]);
     const choice = pick(up.fields);
-    await checkPdf(file.path);
+    await checkPdf(file.path, { signal });
     const dir = path.dirname(file.path);
     let out: CompressResult;
     if (choice.mode === 'local') {
-      out = await compressPdf(file.path, choice.level, dir);
+      out = await compressPdf(file.path, choice.level, dir, { signal });
     } else {
       const answered = path.join(dir, `cloud-${choice.level}.pdf`);
       const size = await callPdfService('compress', { path: file.path, fileName: file.fileName }, { level: choice.level }, answered, signal);
@@ -70,7 +86,7 @@ async function compressAndSend(req: Request, res: Response, pick: (fields: Recor
       'X-Compression-Level': choice.level,
       'X-Compression-Mode': choice.mode,
     });
-  });
+  }));
 }
 
 const ALL_LEVELS = [...new Set<string>([...LOCAL_LEVELS, ...CLOUD_LEVELS])];
@@ -99,9 +115,8 @@ function choiceFrom(fields: Record<string, string>): Choice {
   throw errors.badRequest('Nivelul de comprimare nu este valid.', [{ field: 'level', problem: `expected one of ${ALL_LEVELS.join(', ')}` }]);
 }
 
-async function unlockAndSend(req: Request, res: Response): Promise<void> {
-  const signal = clientGone(res);
-  await withUpload(req, pdfUploadOptions, async (up) => {
+function unlockAndSend(req: Request, res: Response): Promise<void> {
+  return heavyPdf(req, res, (signal) => withUpload(req, pdfUploadOptions, async (up) => {
     const file = up.files[0];
     const problems = [
       ...(file ? [] : [{ field: 'file', problem: 'required' }]),
@@ -109,7 +124,7 @@ async function unlockAndSend(req: Request, res: Response): Promise<void> {
     ];
     if (problems.length) throw errors.badRequest('Trimiteți fișierul PDF (câmpul „file”) și parola lui (câmpul „password”).', problems);
     if (!(await hasPdfHeader(file!.path))) throw notAPdf();
-    const state = await encryptionState(file!.path);
+    const state = await encryptionState(file!.path, { signal });
     if (state === 'unreadable') throw unreadablePdf();
     if (state === 'plain') {
       throw new AppError(422, 'pdf_not_encrypted', 'PDF-ul nu este protejat cu parolă: nu este nimic de deblocat.', {
@@ -119,15 +134,17 @@ async function unlockAndSend(req: Request, res: Response): Promise<void> {
     const out = path.join(path.dirname(file!.path), 'unlocked.pdf');
     const size = await callPdfService('unlock', { path: file!.path, fileName: file!.fileName }, { password: up.fields.password! }, out, signal);
     await sendPdf(res, out, size, unlockedFileName(file!.fileName));
-  });
+  }));
 }
 
 export function registerPdfToolRoutes(router: Router): void {
   const failures = {
     413: 'The upload is over the limit (500 MB)',
     422: 'Encrypted (unlock it first) or unreadable PDF',
+    429: 'Past the PDF tools\' per-user or global cap (Retry-After)',
     502: 'Cloud level: the PDF service answered an error',
     503: 'Cloud level: the PDF service is unavailable',
+    504: 'A local tool ran past its time limit (it grows with the file) and was stopped',
   };
   defineRoute(
     router,
@@ -169,6 +186,7 @@ export function registerPdfToolRoutes(router: Router): void {
         403: 'Wrong password',
         413: 'The upload is over the limit (500 MB)',
         422: 'Not encrypted, or unreadable PDF',
+        429: 'Past the PDF tools\' per-user or global cap (Retry-After)',
         502: 'The PDF service answered an error',
         503: 'The PDF service is unavailable',
       },

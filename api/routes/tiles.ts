@@ -5,7 +5,8 @@
  * routes need a user session unless stated") except the webhook, which a machine calls with a
  * bearer token. With TILE_SERVER_URL set, TileJSON and tiles are proxied (domain/tiles/proxy.ts).
  */
-import { gunzipSync } from 'node:zlib';
+import { gunzip } from 'node:zlib';
+import { promisify } from 'node:util';
 import { pipeline } from 'node:stream/promises';
 import { Router, type Response } from 'express';
 import { z } from 'zod';
@@ -21,6 +22,8 @@ import { tileLayer, TILE_SOURCE_NAMES } from '../../domain/tiles/sources';
 import { readArchive } from '../../domain/tiles/archiveStore';
 import { getTemporalClient } from '../../temporal/client';
 import { startOverviewArchiveBuild } from '../../temporal/tileArchive';
+
+const gunzipAsync = promisify(gunzip);
 
 export const MVT_CONTENT_TYPE = 'application/vnd.mapbox-vector-tile';
 
@@ -219,7 +222,8 @@ export function tilesRouter(): Router {
       if (/\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) {
         res.set('Content-Encoding', 'gzip').send(tile.gzipped);
       } else {
-        res.send(gunzipSync(tile.gzipped));
+        // On the thread pool: a client without gzip must not hold the event loop for its tile.
+        res.send(await gunzipAsync(tile.gzipped));
       }
     },
   );

@@ -24,7 +24,7 @@ export async function storedCredentials(prisma: PrismaClient): Promise<{ creds: 
   const row = await prisma.cfportalSession.findUnique({ where: { id: 'shared' } });
   if (!row?.credentialsEncrypted) return null;
   if (unsealed?.sealed !== row.credentialsEncrypted) {
-    unsealed = { sealed: row.credentialsEncrypted, creds: JSON.parse(decryptSecret(row.credentialsEncrypted)) as CfCredentials };
+    unsealed = { sealed: row.credentialsEncrypted, creds: JSON.parse(await decryptSecret(row.credentialsEncrypted)) as CfCredentials };
   }
   return { creds: unsealed.creds, connectedAt: row.connectedAt };
 }
@@ -44,10 +44,11 @@ export async function connectCfportal(prisma: PrismaClient, client: CfportalClie
   const creds: CfCredentials =
     body.username && body.password ? { username: body.username, password: body.password } : await currentCredentials(prisma);
   const { credits } = await client.login(creds);
+  const credentialsEncrypted = await encryptSecret(JSON.stringify(creds));
   await prisma.cfportalSession.upsert({
     where: { id: 'shared' },
-    create: { id: 'shared', username: creds.username, credentialsEncrypted: encryptSecret(JSON.stringify(creds)), connectedAt: new Date() },
-    update: { username: creds.username, credentialsEncrypted: encryptSecret(JSON.stringify(creds)), connectedAt: new Date() },
+    create: { id: 'shared', username: creds.username, credentialsEncrypted, connectedAt: new Date() },
+    update: { username: creds.username, credentialsEncrypted, connectedAt: new Date() },
   });
   return { ...(await cfSessionView(prisma)), credits };
 }

@@ -5,12 +5,19 @@
  *   v1:<salt>:<iv>:<tag>:<ciphertext>   (each part base64)
  * A fresh salt and IV per value; derived keys are memoised per (secret, salt, iterations), because
  * 210,000 PBKDF2 rounds cost ~100 ms and the portal session is decrypted on every portal call.
+ * The derivation runs on libuv's thread pool (async `pbkdf2`), never on the event loop, and at
+ * most `config.limits.kdfConcurrency` at once: the pool's other threads stay free for file and DNS
+ * work of every other request, and waiting derivations are bounded (past the queue, 429).
  * Callers that store records bind them with associated data (`aad`: the vault binds the record id
  * and company, so a ciphertext copied onto another record fails to decrypt) and may keep the
  * iteration count beside the value so the work factor can be raised later.
  */
-import { createCipheriv, createDecipheriv, pbkdf2Sync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, pbkdf2, randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
 import { config } from '../config';
+import { WorkSlots } from '../concurrency';
+
+const pbkdf2Async = promisify(pbkdf2);
 
 /** CONTRACT.md section 3: PBKDF2-SHA256, 210,000 iterations. */
 export const PBKDF2_ITERATIONS = 210_000;
@@ -40,25 +47,38 @@ function sealOptions(opts: string | SealOptions | undefined): Required<Omit<Seal
   return { secret: o.secret ?? config.encryptionSecret, iterations: o.iterations ?? PBKDF2_ITERATIONS, aad: o.aad };
 }
 
-const keyMemo = new Map<string, Buffer>();
+/** Derivations in flight or done; a second caller of the same key shares the first one's work. */
+const keyMemo = new Map<string, Promise<Buffer>>();
 
-function deriveKey(secret: string, salt: Buffer, iterations: number): Buffer {
+const busy = 'Prea multe operații criptografice în acest moment; reîncercați în câteva secunde.';
+/** The bounded pool of derivations (one key: callers are capped per user before they get here). */
+const kdfSlots = new WorkSlots({
+  global: () => config.limits.kdfConcurrency,
+  perUser: () => Number.POSITIVE_INFINITY,
+  retryAfterSeconds: 2,
+  messages: { user: busy, global: busy },
+  queue: { max: 256, waitMs: 30_000 },
+});
+
+function deriveKey(secret: string, salt: Buffer, iterations: number): Promise<Buffer> {
   const memoKey = `${iterations}:${secret.length}:${secret}:${salt.toString('base64')}`;
   let key = keyMemo.get(memoKey);
   if (!key) {
-    key = pbkdf2Sync(secret, salt, iterations, KEY_BYTES, 'sha256');
+    key = kdfSlots.run('kdf', () => pbkdf2Async(secret, salt, iterations, KEY_BYTES, 'sha256'));
     if (keyMemo.size > 256) keyMemo.clear();
     keyMemo.set(memoKey, key);
+    // A refused or failed derivation is not remembered.
+    key.catch(() => keyMemo.delete(memoKey));
   }
   return key;
 }
 
 /** Encrypts a UTF-8 string into the `v1:` format (a secret string or SealOptions). */
-export function encryptSecret(plain: string, opts?: string | SealOptions): string {
+export async function encryptSecret(plain: string, opts?: string | SealOptions): Promise<string> {
   const { secret, iterations, aad } = sealOptions(opts);
   const salt = randomBytes(SALT_BYTES);
   const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', deriveKey(secret, salt, iterations), iv);
+  const cipher = createCipheriv('aes-256-gcm', await deriveKey(secret, salt, iterations), iv);
   if (aad !== undefined) cipher.setAAD(Buffer.from(aad, 'utf8'));
   const ciphertext = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
   const tag = cipher.getAuthTag();
@@ -69,14 +89,15 @@ export function encryptSecret(plain: string, opts?: string | SealOptions): strin
  * Decrypts a `v1:` value; throws DecryptionError on a wrong secret, other associated data or
  * tampered data. The message never carries the value.
  */
-export function decryptSecret(sealed: string, opts?: string | SealOptions): string {
+export async function decryptSecret(sealed: string, opts?: string | SealOptions): Promise<string> {
   const { secret, iterations, aad } = sealOptions(opts);
   const parts = sealed.split(':');
   if (parts.length !== 5 || parts[0] !== VERSION) throw new DecryptionError('Unknown encrypted value format');
   const [, salt, iv, tag, ciphertext] = parts.map((p) => Buffer.from(p, 'base64'));
+  const key = await deriveKey(secret, salt, iterations);
   try {
     // A fixed tag length: GCM would otherwise accept a truncated tag, weakening authentication.
-    const decipher = createDecipheriv('aes-256-gcm', deriveKey(secret, salt, iterations), iv, { authTagLength: 16 });
+    const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: 16 });
     decipher.setAuthTag(tag);
     if (aad !== undefined) decipher.setAAD(Buffer.from(aad, 'utf8'));
     return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString('utf8');

@@ -52,14 +52,28 @@ async function errorBody(res: Response): Promise<{ error?: string; details?: unk
   }
 }
 
-/** Converts the DWG at `input` through the sidecar and writes the DXF to `output`. */
-export async function convertDwgToDxf(input: string, output: string): Promise<DxfConversion> {
+/** The client left: the sidecar call was cancelled (and with it the conversion). */
+export class DwgConversionCancelled extends Error {
+  constructor() {
+    super('DWG conversion cancelled: the client went away');
+    this.name = 'DwgConversionCancelled';
+  }
+}
+
+/**
+ * Converts the DWG at `input` through the sidecar and writes the DXF to `output`. Aborting
+ * `cancel` drops the sidecar connection, which kills the conversion there.
+ */
+export async function convertDwgToDxf(input: string, output: string, cancel?: AbortSignal): Promise<DxfConversion> {
   // Checked here too, so an obviously wrong upload never travels to the sidecar.
   const dwgVersion = await dwgVersionOfFile(input);
   if (!dwgVersion) throw NOT_DWG();
+  cancel?.throwIfAborted();
   // The sidecar stops a conversion at its own deadline and answers 504; this one only guards
-  // against a sidecar that stopped answering altogether.
-  const signal = AbortSignal.timeout(config.dwg.timeoutMs + 30_000);
+  // against a sidecar that stopped answering altogether (and then the connection's end stops it).
+  const deadline = AbortSignal.timeout(config.dwg.timeoutMs + 30_000);
+  const signal = cancel ? AbortSignal.any([deadline, cancel]) : deadline;
+  const stopped = () => (cancel?.aborted ? new DwgConversionCancelled() : conversionTimeout());
   let res: Response;
   try {
     res = await fetch(`${sidecar.url}/convert`, {
@@ -70,14 +84,14 @@ export async function convertDwgToDxf(input: string, output: string): Promise<Dx
       signal,
     } as RequestInit);
   } catch (err) {
-    if (signal.aborted) throw conversionTimeout();
+    if (signal.aborted) throw stopped();
     throw UNAVAILABLE(err);
   }
   if (res.ok && res.body) {
     try {
       await pipeline(Readable.fromWeb(res.body as WebReadableStream), createWriteStream(output));
     } catch (err) {
-      if (signal.aborted) throw conversionTimeout();
+      if (signal.aborted) throw stopped();
       throw errors.upstream('Serviciul de conversie DWG a întrerupt răspunsul.', (err as Error).message);
     }
     return {
@@ -97,6 +111,9 @@ export async function convertDwgToDxf(input: string, output: string): Promise<Dx
     });
   }
   if (res.status === 504) throw conversionTimeout();
+  if (res.status === 429) {
+    throw errors.rateLimited(Number(res.headers.get('retry-after')) || 10, 'Serviciul de conversie DWG are prea multe fișiere în lucru; reîncercați în câteva secunde.');
+  }
   if (res.status === 413) throw errors.payloadTooLarge('Fișierul depășește dimensiunea maximă permisă.');
   throw errors.upstream('Serviciul de conversie DWG a răspuns cu o eroare.', `sidecar status ${res.status} ${body.error ?? ''}`.trim());
 }

@@ -5,6 +5,7 @@
  * spec 4.1 asks). Rules are in ./rules.ts, SQL in ./store.ts, portal paths in ./portal.ts.
  */
 import type { Db } from '../db/pool';
+import { config } from '../config';
 import { AppError, errors } from '../errors';
 import { mapBounded } from '../concurrency';
 import { foldName } from '../text/fold';
@@ -142,9 +143,36 @@ export type WorkspaceSource = 'request' | 'store' | 'nomenclature' | 'county_sca
  * nomenclature (UAT → county), then a scan of every county's UAT list. A workspace found on the
  * portal is written back to a stored UAT that lacks it, so the next search stops at the store.
  */
+/**
+ * SIRUTA codes answered 404 lately (unknown to the UAT catalogue, or to the portal), until when:
+ * a repeated miss costs neither a portal call nor a query. Per process.
+ */
+const unknownUats = new Map<number, number>();
+const UNKNOWN_UATS_KEPT = 10_000;
+
+function rememberUnknown(siruta: number): void {
+  if (unknownUats.size >= UNKNOWN_UATS_KEPT) unknownUats.clear();
+  unknownUats.set(siruta, Date.now() + config.limits.unknownUatCacheMs);
+}
+
+const unknownUat = (siruta: number) => errors.notFound(`UAT-ul cu codul SIRUTA ${siruta} nu există în catalogul UAT.`);
+
+/**
+ * The workspace of a UAT: the request's, the store's, the portal's nomenclature, else a scan of
+ * every workspace. A SIRUTA the UAT catalogue does not know is a 404 before any portal call (a
+ * scan costs dozens of them), and every miss is remembered for config.limits.unknownUatCacheMs.
+ */
 export async function resolveWorkspace(deps: EnrichmentDeps, siruta: number, workspacePk?: number | null): Promise<{ workspacePk: number; source: WorkspaceSource }> {
+  const missUntil = unknownUats.get(siruta);
+  if (missUntil !== undefined && missUntil > Date.now()) throw unknownUat(siruta);
+  const uat = await uatContext(deps.db, siruta);
+  if (!uat.known) {
+    rememberUnknown(siruta);
+    throw unknownUat(siruta);
+  }
+  unknownUats.delete(siruta);
   if (workspacePk) return { workspacePk, source: 'request' };
-  const stored = (await uatContext(deps.db, siruta)).workspacePk;
+  const stored = uat.workspacePk;
   if (stored) return { workspacePk: stored, source: 'store' };
   let found: { workspacePk: number; source: WorkspaceSource } | null = null;
   const fromNomenclature = await deps.portal.workspaceOfUat(siruta);
@@ -157,7 +185,10 @@ export async function resolveWorkspace(deps: EnrichmentDeps, siruta: number, wor
       }
     }
   }
-  if (!found) throw errors.notFound(`UAT-ul cu codul SIRUTA ${siruta} nu există pe portalul de cadastru.`);
+  if (!found) {
+    rememberUnknown(siruta);
+    throw errors.notFound(`UAT-ul cu codul SIRUTA ${siruta} nu există pe portalul de cadastru.`);
+  }
   await deps.db.query(`UPDATE gis_uats SET workspace_pk = $2 WHERE siruta = $1 AND workspace_pk IS NULL`, [siruta, found.workspacePk]);
   return found;
 }

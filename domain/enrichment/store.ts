@@ -70,6 +70,8 @@ export async function nextParcelsToEnrich(db: Db, siruta: number, after: EnrichC
 
 export interface UatContext {
   siruta: number;
+  /** The UAT catalogue (gis_uats) has this SIRUTA. */
+  known: boolean;
   name: string | null;
   county: string | null;
   workspacePk: number | null;
@@ -81,7 +83,7 @@ export async function uatContext(db: Db, siruta: number): Promise<UatContext> {
     [siruta],
   );
   const row = r.rows[0];
-  return { siruta, name: row?.name ?? null, county: row?.county ?? null, workspacePk: row?.workspace_pk ?? null };
+  return { siruta, known: !!row, name: row?.name ?? null, county: row?.county ?? null, workspacePk: row?.workspace_pk ?? null };
 }
 
 /**

@@ -19,7 +19,7 @@ import {
   PortalTimeoutError,
   looksLikeMaintenance,
 } from './errors';
-import { RateLimiter } from './rateLimiter';
+import { RateLimiter, currentPortalCaller } from './rateLimiter';
 import {
   claimRelogin,
   releaseRelogin,
@@ -52,7 +52,7 @@ type Query = Record<string, string | number | boolean | undefined>;
 const limiters = new Map<number, RateLimiter>();
 function limiterFor(rps: number): RateLimiter {
   let l = limiters.get(rps);
-  if (!l) limiters.set(rps, (l = new RateLimiter(rps)));
+  if (!l) limiters.set(rps, (l = new RateLimiter(rps, { perCaller: config.limits.portalQueuePerUser, total: config.limits.portalQueueTotal })));
   return l;
 }
 
@@ -97,7 +97,11 @@ export class LandregClient {
 
   /** One HTTP exchange: rate-limited, with a deadline; maintenance pages become typed errors. */
   async raw(method: 'GET' | 'POST', path: string, opts: { query?: Query; form?: Query; cookie?: string | null } = {}): Promise<RawAnswer> {
-    await this.limiter.take();
+    // The request this call serves (if any): its deadline or its client leaving stops the call too.
+    const caller = currentPortalCaller();
+    await this.limiter.take(caller);
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const signal = caller?.signal ? AbortSignal.any([timeout, caller.signal]) : timeout;
     const headers: Record<string, string> = { accept: 'application/json' };
     if (opts.cookie) headers.cookie = opts.cookie;
     let body: string | undefined;
@@ -109,7 +113,7 @@ export class LandregClient {
     }
     let res: Response;
     try {
-      res = await fetch(this.url(path, opts.query), { method, headers, body, signal: AbortSignal.timeout(this.timeoutMs), redirect: 'manual' });
+      res = await fetch(this.url(path, opts.query), { method, headers, body, signal, redirect: 'manual' });
     } catch (err) {
       const name = (err as Error).name;
       if (name === 'TimeoutError' || name === 'AbortError') throw new PortalTimeoutError(`${method} ${path}`);
@@ -212,7 +216,8 @@ export class LandregClient {
         return await this.callOnce(method, path, opts);
       } catch (err) {
         const transient = err instanceof PortalTimeoutError || err instanceof PortalUnreachableError || (err instanceof PortalHttpError && err.upstreamStatus >= 500);
-        if (!transient || attempt >= config.landreg.retryAttempts) throw err;
+        // Nobody waits for an answer past the request's deadline: no retry then.
+        if (!transient || attempt >= config.landreg.retryAttempts || currentPortalCaller()?.signal?.aborted) throw err;
         await new Promise((r) => setTimeout(r, config.landreg.retryBaseDelayMs * 2 ** attempt));
       }
     }

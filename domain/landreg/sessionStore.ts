@@ -81,7 +81,7 @@ export async function readPortalSession(db: Db): Promise<StoredPortalSession> {
   let sealed: Sealed | null = null;
   if (row.cookies_encrypted) {
     try {
-      sealed = JSON.parse(decryptSecret(row.cookies_encrypted)) as Sealed;
+      sealed = JSON.parse(await decryptSecret(row.cookies_encrypted)) as Sealed;
     } catch {
       // A changed ENCRYPTION_SECRET makes the stored session unreadable: treat as disconnected.
       sealed = null;
@@ -103,7 +103,7 @@ export async function readPortalSession(db: Db): Promise<StoredPortalSession> {
 
 /** Stores a fresh login; returns the sealed blob. `keepConnectedAt` is used by re-logins. */
 export async function savePortalSession(db: Db, creds: PortalCredentials, cookie: string, keepConnectedAt = false): Promise<string> {
-  const sealed = encryptSecret(JSON.stringify({ cookie, password: creds.password } satisfies Sealed));
+  const sealed = await encryptSecret(JSON.stringify({ cookie, password: creds.password } satisfies Sealed));
   await db.query(
     `UPDATE landreg_portal_sessions
         SET username = $1, cookies_encrypted = $2, last_used_at = now(),

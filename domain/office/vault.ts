@@ -57,8 +57,8 @@ export function vaultAad(id: string, company: string | null): string {
   return `vault-entry:${id}:${company ?? ''}`;
 }
 
-export function sealPassword(id: string, company: string | null, password: string): { password: string; kdfIterations: number } {
-  return { password: encryptSecret(password, { aad: vaultAad(id, company), iterations: PBKDF2_ITERATIONS }), kdfIterations: PBKDF2_ITERATIONS };
+export async function sealPassword(id: string, company: string | null, password: string): Promise<{ password: string; kdfIterations: number }> {
+  return { password: await encryptSecret(password, { aad: vaultAad(id, company), iterations: PBKDF2_ITERATIONS }), kdfIterations: PBKDF2_ITERATIONS };
 }
 
 const decryptFailed = () =>
@@ -79,12 +79,12 @@ type Row = {
   updatedAt: Date;
 };
 
-function openPassword(row: Row): string | null {
+async function openPassword(row: Row): Promise<string | null> {
   if (row.password === null) return null;
   // Legacy plaintext (not yet migrated by PATCH) is what it is.
   if (row.kdfIterations === null && !isEncryptedSecret(row.password)) return row.password;
   try {
-    return decryptSecret(row.password, {
+    return await decryptSecret(row.password, {
       aad: row.kdfIterations === null ? undefined : vaultAad(row.id, row.company),
       iterations: row.kdfIterations ?? PBKDF2_ITERATIONS,
     });
@@ -156,7 +156,7 @@ export async function listVault(prisma: PrismaClient, caller: VaultCaller, q?: s
 /** The one read that carries the password; recorded in the access log. */
 export async function revealVaultEntry(prisma: PrismaClient, caller: VaultCaller, id: string): Promise<VaultEntryWithPassword> {
   const row = await findVisible(prisma, caller, id);
-  const password = openPassword(row);
+  const password = await openPassword(row);
   await prisma.vaultAccessLog.create({
     data: { entryId: row.id, entryName: row.name, company: row.company, userId: caller.userId, userEmail: caller.email },
   });
@@ -166,7 +166,7 @@ export async function revealVaultEntry(prisma: PrismaClient, caller: VaultCaller
 export async function createVaultEntry(prisma: PrismaClient, caller: VaultCaller, input: VaultInput & { name: string }): Promise<VaultEntryOut> {
   const id = randomUUID();
   const company = targetCompany(caller, input.company);
-  const sealed = input.password ? sealPassword(id, company, input.password) : { password: null, kdfIterations: null };
+  const sealed = input.password ? await sealPassword(id, company, input.password) : { password: null, kdfIterations: null };
   const row = await prisma.vaultEntry.create({
     data: {
       id,
@@ -187,10 +187,10 @@ export async function updateVaultEntry(prisma: PrismaClient, caller: VaultCaller
   const company = targetCompany(caller, input.company, row.company);
   let sealed: { password: string | null; kdfIterations: number | null } | undefined;
   if (input.password !== undefined) {
-    sealed = input.password ? sealPassword(id, company, input.password) : { password: null, kdfIterations: null };
+    sealed = input.password ? await sealPassword(id, company, input.password) : { password: null, kdfIterations: null };
   } else if (company !== row.company && row.password) {
     // The company is part of the associated data: moving the entry re-seals its password.
-    sealed = sealPassword(id, company, openPassword(row)!);
+    sealed = await sealPassword(id, company, (await openPassword(row))!);
   }
   const updated = await prisma.vaultEntry.update({
     where: { id },
@@ -225,11 +225,11 @@ export async function migrateLegacyVault(prisma: PrismaClient, caller: VaultCall
     if (!row.password) continue;
     let plain: string;
     try {
-      plain = openPassword(row)!;
+      plain = (await openPassword(row))!;
     } catch {
       continue;
     }
-    const sealed = sealPassword(row.id, row.company, plain);
+    const sealed = await sealPassword(row.id, row.company, plain);
     // Only if nobody changed it meanwhile: a concurrent PATCH or PUT must not be overwritten.
     const { count } = await prisma.vaultEntry.updateMany({ where: { id: row.id, kdfIterations: null, password: row.password }, data: sealed });
     migrated += count;

@@ -8,10 +8,10 @@
  * the JPEG quality of the one below it. Whatever the level, the answer is never larger than the
  * upload: when nothing is gained the original is returned.
  */
-import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { config } from '../config';
+import { runTool, timeoutForInput } from '../childProcess';
 import { AppError, errors } from '../errors';
 
 /** Levels that rewrite images (Ghostscript, then qpdf), gentlest first. */
@@ -55,20 +55,35 @@ export interface CompressResult {
   unchanged: boolean;
 }
 
-interface RunFailure {
-  code: number | null;
-  stderr: string;
+/** What a tool run needs besides its arguments: the caller's signal (client gone) and the input's size. */
+export interface RunContext {
+  signal?: AbortSignal;
 }
 
-function run(bin: string, args: string[]): Promise<{ code: number; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    execFile(bin, args, { timeout: config.pdf.toolTimeoutMs, maxBuffer: 4 * 1024 * 1024, killSignal: 'SIGKILL' }, (err, _stdout, stderr) => {
-      if (!err) return resolve({ code: 0, stderr });
-      const code = (err as NodeJS.ErrnoException & { code?: unknown }).code;
-      if (typeof code === 'number') return resolve({ code, stderr });
-      reject(Object.assign(new Error(`${path.basename(bin)} failed: ${err.message}`), { code: null, stderr } satisfies RunFailure));
-    });
+/** The client left: the run was killed and nobody waits for an answer. */
+export class PdfRunCancelled extends Error {
+  constructor() {
+    super('PDF tool run cancelled: the client went away');
+    this.name = 'PdfRunCancelled';
+  }
+}
+
+const pdfTimeout = () =>
+  new AppError(504, 'conversion_timeout', 'Prelucrarea PDF-ului a durat prea mult și a fost oprită.', {
+    hint: 'Încercați un nivel mai blând sau împărțiți documentul în mai multe fișiere.',
   });
+
+/**
+ * One Ghostscript or qpdf run (domain/childProcess.ts): memory-limited, its own process group,
+ * a timeout that grows with the input (`inputBytes`), killed when the client goes away.
+ */
+async function run(bin: string, args: string[], inputBytes: number, ctx: RunContext): Promise<{ code: number; stderr: string }> {
+  const timeoutMs = timeoutForInput(inputBytes, config.pdf.toolBaseTimeoutMs, config.pdf.toolMsPerMb, config.pdf.toolTimeoutMs);
+  const r = await runTool(bin, args, { timeoutMs, signal: ctx.signal });
+  if (r.aborted) throw new PdfRunCancelled();
+  if (r.timedOut) throw pdfTimeout();
+  // Killed by anything else (the memory limit makes the tool abort): an unreadable file for the user.
+  return { code: r.code ?? -1, stderr: r.stderr };
 }
 
 export const notAPdf = () =>
@@ -98,16 +113,16 @@ export async function hasPdfHeader(file: string): Promise<boolean> {
 }
 
 /** 0 encrypted, 2 not encrypted, anything else: qpdf could not read the file. */
-export async function encryptionState(file: string): Promise<'encrypted' | 'plain' | 'unreadable'> {
-  const { code } = await run(config.pdf.qpdf, ['--is-encrypted', file]);
+export async function encryptionState(file: string, ctx: RunContext = {}): Promise<'encrypted' | 'plain' | 'unreadable'> {
+  const { code } = await run(config.pdf.qpdf, ['--is-encrypted', file], await sizeOf(file), ctx);
   return code === 0 ? 'encrypted' : code === 2 ? 'plain' : 'unreadable';
 }
 
 /** Refuses what is not a PDF (400) and an encrypted PDF (422). */
-export async function checkPdf(file: string): Promise<void> {
+export async function checkPdf(file: string, ctx: RunContext = {}): Promise<void> {
   if (!(await hasPdfHeader(file))) throw notAPdf();
   // qpdf --is-encrypted: 0 encrypted, 2 not encrypted; anything else could not read the file.
-  const state = await encryptionState(file);
+  const state = await encryptionState(file, ctx);
   if (state === 'encrypted') throw encryptedPdf();
   if (state === 'unreadable') throw unreadablePdf();
 }
@@ -136,11 +151,13 @@ function ghostscriptArgs({ dpi, qFactor }: LevelSettings, input: string, output:
 }
 
 /** qpdf structural optimisation; exit 3 means warnings with a usable output. */
-async function optimise(input: string, output: string): Promise<boolean> {
-  const { code } = await run(config.pdf.qpdf, [
-    '--object-streams=generate', '--compress-streams=y', '--recompress-flate', '--compression-level=9',
-    '--remove-unreferenced-resources=yes', input, output,
-  ]);
+async function optimise(input: string, output: string, ctx: RunContext): Promise<boolean> {
+  const { code } = await run(
+    config.pdf.qpdf,
+    ['--object-streams=generate', '--compress-streams=y', '--recompress-flate', '--compression-level=9', '--remove-unreferenced-resources=yes', input, output],
+    await sizeOf(input),
+    ctx,
+  );
   return code === 0 || code === 3;
 }
 
@@ -152,11 +169,11 @@ export async function sizeOf(file: string): Promise<number> {
  * Compresses `input` at `level` into files under `workDir` (the caller removes the directory).
  * Call `checkPdf` first.
  */
-export async function compressPdf(input: string, level: LocalLevel, workDir: string): Promise<CompressResult> {
-  if (level !== LOSSLESS_LEVEL) return compressWithSettings(input, LEVEL_SETTINGS[level], workDir, level);
+export async function compressPdf(input: string, level: LocalLevel, workDir: string, ctx: RunContext = {}): Promise<CompressResult> {
+  if (level !== LOSSLESS_LEVEL) return compressWithSettings(input, LEVEL_SETTINGS[level], workDir, level, ctx);
   const originalSize = await sizeOf(input);
   const optimised = path.join(workDir, 'qpdf-lossless.pdf');
-  if (!(await optimise(input, optimised))) throw unreadablePdf();
+  if (!(await optimise(input, optimised, ctx))) throw unreadablePdf();
   return keepSmaller(input, originalSize, optimised, await sizeOf(optimised));
 }
 
@@ -169,15 +186,15 @@ export async function compressWithSettings(
   settings: LevelSettings,
   workDir: string,
   tag = 'out',
-  opts: { neverLarger?: boolean } = {},
+  opts: RunContext & { neverLarger?: boolean } = {},
 ): Promise<CompressResult> {
   const originalSize = await sizeOf(input);
   const rewritten = path.join(workDir, `gs-${tag}.pdf`);
   const optimised = path.join(workDir, `qpdf-${tag}.pdf`);
-  const gs = await run(config.pdf.gs, ghostscriptArgs(settings, input, rewritten));
+  const gs = await run(config.pdf.gs, ghostscriptArgs(settings, input, rewritten), originalSize, opts);
   if (gs.code !== 0) throw unreadablePdf();
   const candidates = [{ path: rewritten, size: await sizeOf(rewritten) }];
-  if (await optimise(rewritten, optimised)) candidates.push({ path: optimised, size: await sizeOf(optimised) });
+  if (await optimise(rewritten, optimised, opts)) candidates.push({ path: optimised, size: await sizeOf(optimised) });
   const best = candidates.reduce((a, b) => (b.size < a.size ? b : a));
   if (opts.neverLarger === false) return { path: best.path, originalSize, compressedSize: best.size, unchanged: false };
   return keepSmaller(input, originalSize, best.path, best.size);

@@ -20,7 +20,7 @@ const CHILD_FLAGS = ['--import', pathToFileURL(createRequire(import.meta.url).re
 /** LibreDWG's DWG_ERR_CRITICAL: error bits from here up mean nothing usable was read. */
 const CRITICAL = 128;
 
-export type ConversionFailure = 'unreadable' | 'timeout' | 'crashed';
+export type ConversionFailure = 'unreadable' | 'timeout' | 'crashed' | 'cancelled';
 
 export class ConversionError extends Error {
   constructor(readonly kind: ConversionFailure, message: string, readonly code?: number) {
@@ -36,12 +36,15 @@ export interface ConversionResult {
 
 export interface ConversionOptions {
   timeoutMs: number;
+  /** Aborting kills the child at once (the caller went away). */
+  signal?: AbortSignal;
   /** Called with the child as soon as it exists (tests check that a killed child is gone). */
   onSpawn?: (child: ChildProcess) => void;
 }
 
 export function convertDwgFile(input: string, output: string, opts: ConversionOptions): Promise<ConversionResult> {
   return new Promise((resolve, reject) => {
+    if (opts.signal?.aborted) return reject(new ConversionError('cancelled', 'conversion cancelled: the caller went away'));
     const child = fork(CHILD, [input, output], { execArgv: CHILD_FLAGS, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
     opts.onSpawn?.(child);
     let result: ChildResult | undefined;
@@ -57,13 +60,23 @@ export function convertDwgFile(input: string, output: string, opts: ConversionOp
       timedOut = true;
       child.kill('SIGKILL');
     }, opts.timeoutMs);
+    let cancelled = false;
+    const onAbort = () => {
+      cancelled = true;
+      child.kill('SIGKILL');
+    };
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
     child.on('error', (err) => {
       clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
       reject(new ConversionError('crashed', `conversion process failed to start: ${err.message}`));
     });
     child.on('exit', (exitCode, signal) => {
       clearTimeout(timer);
-      if (timedOut) {
+      opts.signal?.removeEventListener('abort', onAbort);
+      if (cancelled) {
+        reject(new ConversionError('cancelled', 'conversion cancelled: the caller went away'));
+      } else if (timedOut) {
         reject(new ConversionError('timeout', `conversion stopped after ${opts.timeoutMs} ms`));
       } else if (!result) {
         reject(new ConversionError('crashed', `conversion process ended (${signal ?? `code ${exitCode}`}) without an answer: ${stderr.trim().slice(-300)}`));

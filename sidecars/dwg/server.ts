@@ -9,8 +9,9 @@
  *                    X-Dwg-Warnings; 422 `not_dwg` / `dwg_unreadable`; 504 `conversion_timeout`;
  *                    413 over the upload limit.
  *
- * Each conversion runs in a child process (convert.ts), killed after the timeout; at most
- * `concurrency` run at once, the others wait in order.
+ * Each conversion runs in a child process (convert.ts), killed after the timeout or when the
+ * caller drops the connection; at most `concurrency` run at once, at most `queue` wait in order,
+ * the rest are answered 429 `rate_limited`.
  */
 import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -28,6 +29,7 @@ import { countDxfEntities, dwgVersionOfFile } from '../../domain/dwg/format';
 import { formatEntityTypes } from '../../domain/dwg/names';
 import { withUpload } from '../../api/http/upload';
 import { errorMapper } from '../../api/http/errorMapper';
+import { WorkSlots } from '../../domain/concurrency';
 import { ConversionError, convertDwgFile } from './convert';
 
 const log = childLogger('dwg-sidecar');
@@ -41,36 +43,29 @@ export interface DwgSidecarOptions {
   port?: number;
   timeoutMs?: number;
   concurrency?: number;
+  /** Conversions that may wait for a slot; past them 429. */
+  queue?: number;
+}
+
+/**
+ * First come, first served slots for conversions (the one WorkSlots limiter): `concurrency` run,
+ * at most `queue` wait (each at most the conversion deadline), the rest get 429 at once. The
+ * sidecar's only caller is the API, so every conversion counts under one key.
+ */
+function conversionSlots(concurrency: number, queue: number, waitMs: number): WorkSlots {
+  const busy = 'Prea multe conversii DWG în așteptare; reîncercați în câteva secunde.';
+  return new WorkSlots({
+    global: () => concurrency,
+    perUser: () => concurrency + queue,
+    retryAfterSeconds: 10,
+    messages: { user: busy, global: busy },
+    queue: { max: queue, waitMs },
+  });
 }
 
 export interface DwgSidecar {
   url: string;
   close(): Promise<void>;
-}
-
-/** First come, first served slots for conversions. */
-function slots(limit: number) {
-  let running = 0;
-  const waiting: Array<() => void> = [];
-  return {
-    get running() {
-      return running;
-    },
-    get queued() {
-      return waiting.length;
-    },
-    async run<T>(fn: () => Promise<T>): Promise<T> {
-      if (running >= limit) await new Promise<void>((r) => waiting.push(r));
-      else running++;
-      try {
-        return await fn();
-      } finally {
-        const next = waiting.shift();
-        if (next) next();
-        else running--;
-      }
-    },
-  };
 }
 
 /** A raw (non-multipart) body streamed to `target`, refused past the upload limit. */
@@ -112,16 +107,21 @@ async function withDwg(req: Request, fn: (file: string, dir: string) => Promise<
 
 export function dwgSidecarApp(opts: DwgSidecarOptions = {}): express.Express {
   const timeoutMs = opts.timeoutMs ?? config.dwg.timeoutMs;
-  const queue = slots(opts.concurrency ?? config.dwg.concurrency);
+  const queue = conversionSlots(opts.concurrency ?? config.dwg.concurrency, opts.queue ?? config.dwg.queue, timeoutMs);
   const app = express();
   app.disable('x-powered-by');
 
   app.get('/health', (_req, res) => {
-    res.json({ status: 'ok', engine: ENGINE, engineVersion: ENGINE_VERSION, running: queue.running, queued: queue.queued });
+    res.json({ status: 'ok', engine: ENGINE, engineVersion: ENGINE_VERSION, running: queue.active, queued: queue.queued });
   });
 
   app.post('/convert', (req: Request, res: Response, next) => {
     const t0 = Date.now();
+    // The API gave up or its client left: the conversion stops (out of the queue, or killed).
+    const cancel = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) cancel.abort();
+    });
     withDwg(req, async (file, dir) => {
       const version = await dwgVersionOfFile(file);
       if (!version) {
@@ -130,8 +130,12 @@ export function dwgSidecarApp(opts: DwgSidecarOptions = {}): express.Express {
       const out = path.join(dir, 'out.dxf');
       let warnings: number;
       try {
-        ({ warnings } = await queue.run(() => convertDwgFile(file, out, { timeoutMs })));
+        ({ warnings } = await queue.run('api', () => convertDwgFile(file, out, { timeoutMs, signal: cancel.signal }), cancel.signal));
       } catch (err) {
+        if (cancel.signal.aborted) {
+          log.info({ version, ms: Date.now() - t0 }, 'conversion cancelled: the caller went away');
+          return;
+        }
         if (!(err instanceof ConversionError)) throw err;
         log.warn({ kind: err.kind, code: err.code, version, reason: err.message }, 'conversion failed');
         if (err.kind === 'timeout') {

@@ -16,7 +16,7 @@ import { formatViewHash, parseViewHash, type MapView } from '../../lib/geoportal
 import { useLocation, useNavigate } from '@remix-run/react';
 // MapLibre's tile worker, bundled by Vite as its own self-contained chunk (no CDN).
 import maplibreWorkerUrl from 'maplibre-gl/dist/maplibre-gl-worker.mjs?worker&url';
-import { downloadExport, loadCatalog, loadFeature, scopeProblem, type FeatureLookup, type SearchResult } from '../../lib/geoportal/api';
+import { BUSY_MESSAGE, downloadExport, loadCatalog, loadFeature, scopeProblem, type FeatureLookup, type SearchResult } from '../../lib/geoportal/api';
 
 /** Parcel key "<siruta>:<object id>" (lib/geoportal/featureKeys) → uuid (for the export) and cadastral ref. */
 type Selected = Map<string, ResolvedParcel>;
@@ -327,7 +327,12 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
       m.on('error', (e) => {
         // Tiles of an online basemap fail without internet: not worth a message each time.
         const src = (e as { sourceId?: string }).sourceId;
-        if (src !== 'osm' && src !== 'ortho') console.warn('map error', e.error?.message);
+        if (src === 'osm' || src === 'ortho') return;
+        console.warn('map error', e.error?.message);
+        // Our tiles refused or failed: say so instead of leaving holes in the map.
+        const status = (e.error as { status?: number } | undefined)?.status ?? 0;
+        if (status === 429) say(BUSY_MESSAGE);
+        else if (status >= 500) say('Unele tile-uri ale hărții nu s-au încărcat; mutați harta pentru a reîncerca.');
       });
     })().catch((err: Error) => !disposed && setLoadError(err.message || 'Harta nu a putut fi încărcată.'));
     return () => {

@@ -36,10 +36,14 @@ export function signInAgainUrl(): string {
 export const scopeProblem = (err: unknown) =>
   err instanceof ApiError && err.status === 403 && (err.code === 'scope_insufficient' || err.code === 'insufficient_scope');
 
+/** What the map and the search say when the service refuses for load (429) instead of showing holes. */
+export const BUSY_MESSAGE = 'Prea multe cereri în acest moment; reîncercați în câteva secunde.';
+
 async function failure(res: Response): Promise<ApiError> {
   const body = (await res.json().catch(() => null)) as ({ message?: string; error?: string } & Record<string, unknown>) | null;
   // No session any more, or its token refresh failed: sign in again and come back here.
   if (res.status === 401 && typeof window !== 'undefined') window.location.assign(signInAgainUrl());
+  if (res.status === 429) return new ApiError(BUSY_MESSAGE, 429, 'rate_limited', body ?? undefined);
   return new ApiError(body?.message ?? `Cererea a eșuat (${res.status}).`, res.status, body?.error, body ?? undefined);
 }
 

@@ -1,0 +1,88 @@
+/**
+ * The one way the service runs a tool as a child process on a request's behalf (Ghostscript,
+ * qpdf): under an address-space limit (`prlimit --as`), in a process group of its own, killed
+ * with its whole group (SIGKILL) at its deadline or as soon as `signal` aborts (the client went
+ * away), so nothing outlives the request that started it.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { config } from './config';
+
+export interface ToolRun {
+  /** Exit code; null when killed. */
+  code: number | null;
+  stderr: string;
+  timedOut: boolean;
+  aborted: boolean;
+}
+
+export interface ToolOptions {
+  timeoutMs: number;
+  /** Address-space limit in MB (default config.limits.childMemoryMb). */
+  memoryMb?: number;
+  signal?: AbortSignal;
+  /** Reports the pid of the process group leader (tests check the group is gone). */
+  onSpawn?: (pid: number) => void;
+}
+
+export class ToolStartError extends Error {
+  constructor(bin: string, cause: Error) {
+    super(`${path.basename(bin)} failed to start: ${cause.message}`);
+    this.name = 'ToolStartError';
+  }
+}
+
+const STDERR_KEEP = 64 * 1024;
+
+/** A run's timeout: `baseMs` plus `msPerMb` per MB of input, never above `ceilingMs`. */
+export function timeoutForInput(bytes: number, baseMs: number, msPerMb: number, ceilingMs: number): number {
+  return Math.min(ceilingMs, Math.round(baseMs + (bytes / (1024 * 1024)) * msPerMb));
+}
+
+function killGroup(pid: number | undefined): void {
+  if (!pid) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+export function runTool(bin: string, args: string[], opts: ToolOptions): Promise<ToolRun> {
+  return new Promise((resolve, reject) => {
+    if (opts.signal?.aborted) return resolve({ code: null, stderr: '', timedOut: false, aborted: true });
+    const bytes = (opts.memoryMb ?? config.limits.childMemoryMb) * 1024 * 1024;
+    // prlimit execs the tool in place: same pid, same process group.
+    const child = spawn('prlimit', [`--as=${bytes}`, '--', bin, ...args], { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    let timedOut = false;
+    let aborted = false;
+    child.stderr.on('data', (d: Buffer) => {
+      stderr = (stderr + d.toString('utf8')).slice(-STDERR_KEEP);
+    });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child.pid);
+    }, opts.timeoutMs);
+    const onAbort = () => {
+      aborted = true;
+      killGroup(child.pid);
+    };
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    if (child.pid) opts.onSpawn?.(child.pid);
+    const done = () => {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+    };
+    child.once('error', (err) => {
+      done();
+      reject(new ToolStartError(bin, err));
+    });
+    child.once('close', (code) => {
+      done();
+      // A helper the tool started may still hold the group: it goes with the tool.
+      killGroup(child.pid);
+      resolve({ code, stderr, timedOut, aborted });
+    });
+  });
+}

@@ -1,0 +1,266 @@
+/**
+ * Fairness bench (issue 25 item 7; `npm run bench -- fairness`, or alone against a running bench
+ * stack: `npx tsx scripts/bench/95-fairness.ts`). Prints JSON lines {"bench":"fairness"}.
+ *
+ * A colleague (ana) pans the map (uncached parcel tiles of the bench UAT), searches the geoportal
+ * and asks /api/version, one request after another, first with the service idle (the reference),
+ * then during each flood by another user (dan), all through HTTP against the bench stack's web
+ * process:
+ *   vault       120 vault creates, 30 at a time
+ *   deep-json   storage PUTs of 13.5 MB nested arrays, three at a time
+ *   pdf         8 heavy PDF compressions at once (a 30-page scan, `extreme`)
+ *   dwg         20 DWG conversions at once
+ *   siruta      40 searches of a SIRUTA the UAT catalogue does not know, 10 at a time
+ * For each, her p50/p95/max per kind side by side with the idle ones, and the flood's answers by
+ * status (the excess must be 429). After the PDF flood its clients leave mid-compression and the
+ * bench counts the Ghostscript/qpdf children of the web process still alive 5 s later.
+ * Goal: during every flood her p95 < 2 × idle p95 and < 100 ms; no child outlives its client by 5 s.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import http from 'node:http';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { config, projectRoot } from '../../domain/config';
+import { closePool, getPool } from '../../domain/db/pool';
+import { closeTemporalClient } from '../../temporal/client';
+import { createTestSessionRecord, type TestSession } from '../../test/helpers/session';
+import { makePdfCorpus } from '../../test/helpers/pdfFixtures';
+import { writeDwgFixtures } from '../../test/helpers/dwgFixtures';
+import { BENCH_SIRUTA, ensureBenchUatSynced, jsonLine, note, percentiles, waitForIdleTileArchive } from './_shared';
+
+const BENCH = 'fairness';
+const say = (m: string) => note(BENCH, m);
+const run = promisify(execFile);
+const base = config.app.publicUrl;
+const TILE_SOURCE = 'gis_terenuri_status';
+const TILE_ZOOM = 16;
+/** Colleague samples of each kind per phase at least (the phase also lasts as long as its flood). */
+const MIN_SAMPLES = 40;
+const GOAL_RATIO = 2;
+const GOAL_P95_MS = 100;
+const UNKNOWN_SIRUTA = 999_999;
+
+type Kind = 'tile' | 'search' | 'version';
+
+interface Phase {
+  name: string;
+  times: Record<Kind, number[]>;
+  statuses: Record<string, number>;
+}
+
+let ana: TestSession;
+let dan: TestSession;
+let tiles: Array<{ x: number; y: number }> = [];
+let nextTile = 0;
+const searches = ['cluj', 'floresti', 'apahida', 'turda', 'dej', 'gherla', 'baciu', 'aiud'];
+
+/** Distinct z16 tiles under parcels of the bench UAT, so each sample is a cache miss. */
+async function loadTiles(): Promise<void> {
+  const r = await getPool().query<{ x: number; y: number }>(
+    `WITH c AS (SELECT ST_Centroid(geom_3857) AS p FROM gis_features WHERE siruta = $1 AND layer_id = 'TERENURI_ACTIVE' AND geom_3857 IS NOT NULL)
+     SELECT DISTINCT floor((ST_X(p) + 20037508.342789244) / (40075016.68557849 / 2 ^ $2))::int AS x,
+                     floor((20037508.342789244 - ST_Y(p)) / (40075016.68557849 / 2 ^ $2))::int AS y FROM c`,
+    [BENCH_SIRUTA, TILE_ZOOM],
+  );
+  tiles = r.rows.sort((a, b) => ((a.x * 7919 + a.y * 104729) % 1009) - ((b.x * 7919 + b.y * 104729) % 1009));
+}
+
+async function timed(url: string, headers: Record<string, string>): Promise<number> {
+  const t0 = performance.now();
+  const res = await fetch(url, { headers });
+  await res.arrayBuffer();
+  const ms = performance.now() - t0;
+  if (res.status >= 400) throw new Error(`${url} answered ${res.status}`);
+  return ms;
+}
+
+/** ana: tile, search, version, again, until `stop` resolves and she has MIN_SAMPLES of each. */
+async function colleague(stop: Promise<unknown>): Promise<Record<Kind, number[]>> {
+  let stopped = false;
+  void stop.finally(() => (stopped = true));
+  const out: Record<Kind, number[]> = { tile: [], search: [], version: [] };
+  const headers = { cookie: ana.cookie, 'accept-encoding': 'gzip' };
+  while (!stopped || out.tile.length < MIN_SAMPLES) {
+    const t = tiles[nextTile++ % tiles.length];
+    out.tile.push(await timed(`${base}/tiles/${TILE_SOURCE}/${TILE_ZOOM}/${t.x}/${t.y}`, headers));
+    out.search.push(await timed(`${base}/api/geoportal/search?q=${searches[out.search.length % searches.length]}`, headers));
+    out.version.push(await timed(`${base}/api/version`, headers));
+  }
+  return out;
+}
+
+/** Runs `flood` (resolving to the answers' statuses) while ana measures. */
+async function phase(name: string, flood: () => Promise<number[]>): Promise<Phase> {
+  say(`${name}…`);
+  const statuses: Record<string, number> = {};
+  const floodDone = flood().then((codes) => {
+    for (const c of codes) statuses[String(c)] = (statuses[String(c)] ?? 0) + 1;
+  });
+  const times = await colleague(floodDone);
+  await floodDone;
+  return { name, times, statuses };
+}
+
+/** `n` requests, `width` at a time; each resolves to its status (-1: the connection failed). */
+async function pool(n: number, width: number, one: (i: number) => Promise<number>): Promise<number[]> {
+  const out: number[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < n) out.push(await one(next++).catch(() => -1));
+    }),
+  );
+  return out;
+}
+
+const asDan = (extra: Record<string, string> = {}) => ({ cookie: dan.cookie, ...extra });
+
+async function status(p: Promise<Response>): Promise<number> {
+  const res = await p;
+  await res.arrayBuffer();
+  return res.status;
+}
+
+function multipart(fields: Record<string, string>, file: { name: string; data: Buffer }): { body: Buffer; type: string } {
+  const boundary = `----fair${Math.random().toString(36).slice(2)}`;
+  const parts: Buffer[] = [];
+  for (const [k, v] of Object.entries(fields)) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
+  parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: application/octet-stream\r\n\r\n`), file.data, Buffer.from(`\r\n--${boundary}--\r\n`));
+  return { body: Buffer.concat(parts), type: `multipart/form-data; boundary=${boundary}` };
+}
+
+/** Posts a multipart body; resolves with the status, or lets the caller leave (abort) mid-answer. */
+function postMultipart(route: string, m: { body: Buffer; type: string }, signal?: AbortSignal): Promise<number> {
+  return new Promise((resolve) => {
+    const req = http.request(`${base}${route}`, { method: 'POST', headers: { ...asDan(), 'content-type': m.type, 'content-length': String(m.body.length) }, signal });
+    req.on('response', (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', () => resolve(res.statusCode ?? -1));
+    });
+    req.on('error', () => resolve(-1));
+    req.end(m.body);
+  });
+}
+
+/** The web process of this clone's stack, and its Ghostscript / qpdf children. */
+async function toolChildrenOfWeb(): Promise<number[]> {
+  const entry = path.join(projectRoot, 'api/server.ts');
+  const procs: Array<{ pid: number; ppid: number; cmd: string; comm: string }> = [];
+  for (const e of await fs.readdir('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    const [cmd, stat] = await Promise.all([fs.readFile(`/proc/${e}/cmdline`, 'utf8').catch(() => ''), fs.readFile(`/proc/${e}/stat`, 'utf8').catch(() => '')]);
+    const m = /^\d+ \((.*)\) \S+ (\d+)/.exec(stat);
+    if (m) procs.push({ pid: Number(e), ppid: Number(m[2]), cmd, comm: m[1] });
+  }
+  const web = new Set(procs.filter((p) => p.cmd.includes(entry)).map((p) => p.pid));
+  return procs.filter((p) => web.has(p.ppid) && (p.comm === 'gs' || p.comm === 'qpdf' || p.comm === 'prlimit')).map((p) => p.pid);
+}
+
+function emit(idle: Phase, p: Phase, goals: boolean[]): void {
+  for (const kind of ['tile', 'search', 'version'] as const) {
+    const i = percentiles(idle.times[kind]);
+    const d = percentiles(p.times[kind]);
+    jsonLine(BENCH, `${p.name}.${kind}.p50`, d.p50, 'ms');
+    jsonLine(BENCH, `${p.name}.${kind}.p95`, d.p95, 'ms');
+    jsonLine(BENCH, `${p.name}.${kind}.max`, d.max, 'ms');
+    jsonLine(BENCH, `${p.name}.${kind}.p95_vs_idle`, d.p95 / i.p95, 'ratio');
+    const ok = d.p95 < GOAL_RATIO * i.p95 && d.p95 < GOAL_P95_MS;
+    jsonLine(BENCH, `${p.name}.${kind}.goal_met`, ok, `p95 < ${GOAL_RATIO} × idle p95 and < ${GOAL_P95_MS} ms`);
+    goals.push(ok);
+  }
+  for (const [code, n] of Object.entries(p.statuses)) jsonLine(BENCH, `${p.name}.flood.status_${code}`, n, 'requests');
+}
+
+async function main(): Promise<void> {
+  await ensureBenchUatSynced(say);
+  await waitForIdleTileArchive(say);
+  await loadTiles();
+  if (tiles.length < MIN_SAMPLES) throw new Error(`only ${tiles.length} tiles with parcels at z${TILE_ZOOM}`);
+  ana = await createTestSessionRecord({ email: 'bench-ana@birou.ro', company: 'B', enrichmentScope: 'full' });
+  dan = await createTestSessionRecord({ email: 'bench-dan@birou.ro', company: 'B', enrichmentScope: 'full' });
+  const work = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-fairness-'));
+  try {
+    say('fixtures: a 30-page scan and a DWG drawing…');
+    const corpus = await makePdfCorpus(work);
+    const heavy = path.join(work, 'heavy.pdf');
+    await run('qpdf', ['--empty', '--pages', ...Array(30).fill(corpus.scan), '--', heavy]);
+    const pdf = multipart({ level: 'extreme' }, { name: 'scan.pdf', data: await fs.readFile(heavy) });
+    await writeDwgFixtures(work, [{ name: 'plan', lines: Array.from({ length: 400 }, (_, i) => [i, 0, i, 100] as [number, number, number, number]), circles: [[0, 0, 5]] }]);
+    const dwg = multipart({}, { name: 'plan.dwg', data: await fs.readFile(path.join(work, 'plan.dwg')) });
+    const deep = `{"namespace":"bench-fairness","key":"deep","value":${'['.repeat(6_750_000)}${']'.repeat(6_750_000)}}`;
+    jsonLine(BENCH, 'tiles_available', tiles.length, 'tiles');
+    jsonLine(BENCH, 'pdf_upload_bytes', pdf.body.length, 'bytes');
+    jsonLine(BENCH, 'deep_json_bytes', deep.length, 'bytes');
+
+    // Warm-up: connections, session cache, prepared statements.
+    await colleague(Promise.resolve());
+    const idle = await phase('idle', async () => {
+      await new Promise((r) => setTimeout(r, 100));
+      return [];
+    });
+    const phases: Phase[] = [];
+    phases.push(
+      await phase('vault', () =>
+        pool(120, 30, (i) =>
+          status(fetch(`${base}/api/vault`, { method: 'POST', headers: asDan({ 'content-type': 'application/json' }), body: JSON.stringify({ name: `bench-${Date.now()}-${i}`, password: `parola-${i}` }) })),
+        ),
+      ),
+    );
+    phases.push(await phase('deep-json', () => pool(6, 3, () => status(fetch(`${base}/api/storage`, { method: 'PUT', headers: asDan({ 'content-type': 'application/json' }), body: deep })))));
+    // The PDF flood: eight at once; the one that runs is left by its client after 3 s.
+    let leftAt = 0;
+    phases.push(
+      await phase('pdf', async () => {
+        const ac = new AbortController();
+        const all = Array.from({ length: 8 }, () => postMultipart('/api/compress-pdf', pdf, ac.signal));
+        await new Promise((r) => setTimeout(r, 3000));
+        const running = await toolChildrenOfWeb();
+        jsonLine(BENCH, 'pdf.tools_running_before_leave', running.length, 'processes');
+        leftAt = Date.now();
+        ac.abort();
+        return Promise.all(all);
+      }),
+    );
+    let orphans = await toolChildrenOfWeb();
+    while (orphans.length && Date.now() - leftAt < 5000) {
+      await new Promise((r) => setTimeout(r, 100));
+      orphans = await toolChildrenOfWeb();
+    }
+    jsonLine(BENCH, 'pdf.tools_alive_5s_after_clients_left', orphans.length, 'processes');
+    phases.push(await phase('dwg', () => pool(20, 20, () => postMultipart('/api/dwg/convert', dwg))));
+    phases.push(
+      await phase('siruta', () =>
+        pool(40, 10, () =>
+          status(fetch(`${base}/api/landreg/search`, { method: 'POST', headers: asDan({ 'content-type': 'application/json' }), body: JSON.stringify({ siruta: UNKNOWN_SIRUTA, cadastralNumbers: '1000' }) })),
+        ),
+      ),
+    );
+    await getPool().query(`DELETE FROM vault_entries WHERE name LIKE 'bench-%'`).catch(() => undefined);
+
+    for (const kind of ['tile', 'search', 'version'] as const) {
+      const i = percentiles(idle.times[kind]);
+      jsonLine(BENCH, `idle.${kind}.p50`, i.p50, 'ms');
+      jsonLine(BENCH, `idle.${kind}.p95`, i.p95, 'ms');
+      jsonLine(BENCH, `idle.${kind}.max`, i.max, 'ms');
+    }
+    const goals: boolean[] = [orphans.length === 0];
+    for (const p of phases) emit(idle, p, goals);
+    jsonLine(BENCH, 'goals_met', goals.every(Boolean), `${goals.filter(Boolean).length}/${goals.length}`);
+  } finally {
+    await fs.rm(work, { recursive: true, force: true });
+    await ana.end();
+    await dan.end();
+  }
+}
+
+main()
+  .catch((err) => {
+    process.stderr.write(`${(err as Error).stack ?? err}\n`);
+    process.exitCode = 1;
+  })
+  .finally(async () => {
+    await Promise.allSettled([closeTemporalClient(), closePool()]);
+  });
