@@ -1,11 +1,13 @@
 /**
- * Runs one DWG → DXF conversion in a child process (child.ts) and stops it when it runs past the
- * deadline: WebAssembly that loops or traps on a broken drawing takes down only that child,
- * never the sidecar, and SIGKILL ends it whatever it is doing.
+ * Runs one DWG → DXF conversion in a child process (child.ts) under a memory limit and stops it
+ * when it runs past the deadline or its caller leaves: WebAssembly that loops or traps on a
+ * broken drawing takes down only that child, never the sidecar, and SIGKILL ends it whatever it
+ * is doing.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { config } from '../../domain/config';
 import type { ChildResult } from './child';
 
 const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url));
@@ -45,7 +47,13 @@ export interface ConversionOptions {
 export function convertDwgFile(input: string, output: string, opts: ConversionOptions): Promise<ConversionResult> {
   return new Promise((resolve, reject) => {
     if (opts.signal?.aborted) return reject(new ConversionError('cancelled', 'conversion cancelled: the caller went away'));
-    const child = fork(CHILD, [input, output], { execArgv: CHILD_FLAGS, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    // A memory limit on the child's data (heap and WebAssembly memory): an address-space limit
+    // would refuse the WebAssembly module's reservation outright. prlimit execs node in place,
+    // so the pid, the IPC channel and a SIGKILL all reach the conversion itself.
+    const data = config.limits.childMemoryMb * 1024 * 1024;
+    const child = spawn('prlimit', [`--data=${data}`, '--', process.execPath, ...CHILD_FLAGS, CHILD, input, output], {
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    });
     opts.onSpawn?.(child);
     let result: ChildResult | undefined;
     let timedOut = false;
