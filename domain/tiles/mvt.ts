@@ -24,7 +24,7 @@
  * The UAT sources have their own per-zoom simplified geometries and are never filtered.
  */
 import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
+import { gzip, gzipSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
 import { config } from '../config';
 import { errors } from '../errors';
@@ -188,8 +188,19 @@ export interface CachedTile extends TileTag {
  * Tiles are cached and sent gzip-compressed, as tile servers do: an MVT compresses to a
  * fraction of its size (coordinates and repeated keys), so the cache holds more tiles and a
  * cached low-zoom tile spends its time on far fewer bytes. Compressed once, at render time.
+ * A tile up to GZIP_INLINE_MAX_BYTES (every z16 tile of the bench, most low-zoom ones) is
+ * compressed on the event loop: well under a millisecond, where the thread pool's round trip
+ * cost a loaded machine ten times that (docs/tiles.md "Performance", issue 31); larger ones
+ * go to the thread pool so the loop keeps serving other requests meanwhile.
  */
 const gzipAsync = promisify(gzip);
+const GZIP_INLINE_MAX_BYTES = 64 * 1024;
+const GZIP_LEVEL = 6;
+
+function compress(raw: Buffer): Buffer | Promise<Buffer> {
+  if (raw.length === 0) return raw;
+  return raw.length <= GZIP_INLINE_MAX_BYTES ? gzipSync(raw, { level: GZIP_LEVEL }) : gzipAsync(raw, { level: GZIP_LEVEL });
+}
 
 /** `db`: one database for versions and rendering (a test's); by default the shared pool and the tile pool. */
 export async function getTile(addr: TileAddress, db?: Db): Promise<CachedTile> {
@@ -197,7 +208,7 @@ export async function getTile(addr: TileAddress, db?: Db): Promise<CachedTile> {
   const hit = cache.get(tag.cacheKey);
   if (hit) return { ...tag, gzipped: hit, cached: true };
   const raw = await renderTile(addr, db);
-  const gzipped = raw.length === 0 ? raw : await gzipAsync(raw, { level: 6 });
+  const gzipped = await compress(raw);
   cache.set(tag.cacheKey, gzipped);
   return { ...tag, gzipped, cached: false };
 }
