@@ -1,7 +1,8 @@
 /**
  * Geoportal bench (issue 7 item 6; run by `npm run bench -- tiles`, or alone with
  * STACK_PROFILE=bench against a running bench stack: `npx tsx scripts/bench/40-tiles.ts`).
- * Prints JSON lines {"bench":"tiles"|"geoportal-search"|"geoportal-export", metric, value, unit}.
+ * Prints JSON lines {"bench":"tiles-vs-martin"|"tiles"|"geoportal-search"|"geoportal-export", metric, value, unit}.
+ * TILES_BENCH=martin,zooms,search,export (default: all) runs only those parts.
  * Everything goes through HTTP against the bench app (config.app.publicUrl) with a real session.
  *
  * - Tiles, source `gis_terenuri_status` (the map's parcel layer) at z12–z16, plus
@@ -17,6 +18,10 @@
  *     WHATWG-stream gunzip takes several event-loop turns, which a busy 2-CPU machine stretches);
  *     a browser decodes in its network stack. Both are reported; the goal line is node:http's.
  *   Goals (issue 7): uncached z16 p95 < 50 ms, cached < 5 ms.
+ * - Side by side with Martin 1.14 (issue 31; scripts/bench/_martin.ts builds and starts it, cache
+ *   off): the same z16 parcel tiles, each once per server and pass, CONCURRENCY in flight, our
+ *   cache cold, passes in both orders, medians printed; and the floor, the same tiles' statement
+ *   timed inside PostgreSQL. Lines `"bench":"tiles-vs-martin"`.
  * - Search `GET /api/geoportal/search?q=`: UAT names, cadastral references of the bench UAT,
  *   owner names (of enriched parcels; only those exist in the store).
  * - Export of 5,000 parcels through `POST /api/geoportal/export` (gpkg), beside one plain
