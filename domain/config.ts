@@ -455,6 +455,8 @@ export const config = {
     maxAgeSeconds: int('TILE_MAX_AGE_SECONDS', 60),
     /** How long a process trusts its copy of tile_versions before reading it again. */
     versionTtlMs: int('TILE_VERSION_TTL_MS', 1000),
+    /** Connections of the tile pool (db/pool.ts getTilePool), beside the shared pool's. */
+    dbPoolMax: int('TILE_DB_POOL_MAX', 8),
     /** Outbound rebuild webhook (spec 3.6); default: the builder this stack ships. */
     get rebuildWebhookUrl(): string {
       return str('TILE_REBUILD_WEBHOOK_URL', `http://127.0.0.1:${appPort}/tiles/rebuild-webhook`);

@@ -18,7 +18,7 @@ import { etagMatches, getTile, tileTag } from '../../domain/tiles/mvt';
 import { tileJson, tileCatalog } from '../../domain/tiles/tilejson';
 import { tileVersion, tileVersions } from '../../domain/tiles/versions';
 import { proxyEnabled, proxyTileServer, type ProxiedAnswer } from '../../domain/tiles/proxy';
-import { tileLayer, TILE_SOURCE_NAMES } from '../../domain/tiles/sources';
+import { tileSource, TILE_SOURCE_NAMES } from '../../domain/tiles/sources';
 import { readArchive } from '../../domain/tiles/archiveStore';
 import { getTemporalClient } from '../../temporal/client';
 import { startOverviewArchiveBuild } from '../../temporal/tileArchive';
@@ -67,7 +67,7 @@ const CatalogBody = z.object({
 });
 
 function knownSource(source: string): void {
-  if (!tileLayer(source)) {
+  if (!tileSource(source)) {
     throw errors.notFound(`Sursa de tile-uri „${source}” nu există.`);
   }
 }

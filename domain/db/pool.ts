@@ -1,7 +1,6 @@
 /**
- * The one pg Pool of a process (raw PostGIS work: COPY, ST_AsMVT, views, advisory locks). Prisma
- * shares it through the driver adapter (domain/db/prisma.ts), so a process holds one set of
- * connections. Tests and tools that need another database build their own with createPool().
+ * The one pg Pool of a process (raw PostGIS work: COPY, views, advisory locks). Prisma shares it
+ * through the driver adapter (domain/db/prisma.ts); only tile rendering has its own (getTilePool). Tests and tools that need another database build their own with createPool().
  */
 import pg from 'pg';
 import { config } from '../config';
@@ -13,10 +12,12 @@ export type Db = pg.Pool | pg.PoolClient | pg.Client;
 
 let shared: pg.Pool | undefined;
 
-export function createPool(connectionString: string, max = 10): pg.Pool {
+/** `options`: server settings for every connection of the pool (libpq `options`, `-c name=value`). */
+export function createPool(connectionString: string, max = 10, options?: string): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
     max,
+    ...(options ? { options } : {}),
     application_name: process.env.SERVICE_NAME ?? 'geoportal',
     // A stuck server, a runaway statement or a transaction left open (an outside call awaited
     // inside it) must not hold a connection forever: each ends with an error instead.
@@ -34,10 +35,26 @@ export function getPool(): pg.Pool {
   return shared;
 }
 
+let tiles: pg.Pool | undefined;
+
+/**
+ * The pool of the tile queries (domain/tiles/mvt.ts), beside the shared one, as a tile server
+ * keeps its own: its connections are opened with JIT off, so a tile is one statement with no
+ * transaction or SET around it (the status views' per-row subplans push dense tiles over
+ * jit_above_cost, and compiling costs more than the query runs), and a burst of tile requests
+ * never waits behind, nor holds up, the rest of the process. Opened on the first tile.
+ */
+export function getTilePool(): pg.Pool {
+  tiles ??= createPool(config.db.url, config.tiles.dbPoolMax, '-c jit=off');
+  return tiles;
+}
+
 export async function closePool(): Promise<void> {
   const p = shared;
+  const t = tiles;
   shared = undefined;
-  if (p) await p.end();
+  tiles = undefined;
+  await Promise.all([p?.end(), t?.end()]);
 }
 
 /**

@@ -11,6 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { withTransaction, type Db } from '../db/pool';
+import { MINZOOM_FUNCTION, MINZOOM_INDEX_ZOOMS, minzoomFunctionSql } from '../tiles/density';
 
 export const TILE_SCHEMA = 'tiles';
 
@@ -26,37 +27,6 @@ export const UAT_ZOOM_LEVELS = [
   { view: 'gis_uats_z5', column: 'geom_z5', toleranceM: 200, minzoom: 5, maxzoom: 7 },
   { view: 'gis_uats_z8', column: 'geom_z8', toleranceM: 20, minzoom: 8, maxzoom: 11 },
 ] as const;
-
-export type TileSource = {
-  /** Source name of the `/tiles/<source>` route (spec 4.1). */
-  name: string;
-  /** Schema-qualified relation to read. */
-  relation: string;
-  minzoom: number;
-  maxzoom: number;
-  kind: 'uat' | 'feature' | 'status';
-};
-
-const feature = (name: string, kind: TileSource['kind'] = 'feature'): TileSource => ({
-  name,
-  relation: `${TILE_SCHEMA}.${name}`,
-  minzoom: 10,
-  maxzoom: 22,
-  kind,
-});
-
-/** Every tile source of spec 4.1 and the relation behind it; nothing else may be served. */
-export const TILE_SOURCES: readonly TileSource[] = [
-  ...UAT_ZOOM_LEVELS.map((z) => ({ name: z.view, relation: `${TILE_SCHEMA}.${z.view}`, minzoom: z.minzoom, maxzoom: z.maxzoom, kind: 'uat' as const })),
-  { name: 'gis_uats_z12', relation: `${TILE_SCHEMA}.gis_uats_z12`, minzoom: 12, maxzoom: 22, kind: 'uat' },
-  feature('gis_features'),
-  feature('gis_terenuri'),
-  feature('gis_cladiri'),
-  feature('gis_administrativ'),
-  feature('gis_documentatii'),
-  feature('gis_terenuri_status', 'status'),
-  feature('gis_cladiri_status', 'status'),
-];
 
 // ------------------------------------------------------------------------------------------------
 // SQL text
@@ -152,17 +122,32 @@ const uatTriggerSql = `DROP TRIGGER IF EXISTS gis_uats_derive_geom ON public.gis
 CREATE TRIGGER gis_uats_derive_geom BEFORE INSERT OR UPDATE ON public.gis_uats
   FOR EACH ROW EXECUTE FUNCTION public.f_gis_uats_derive_geom()`;
 
+/**
+ * The lowest zoom each feature is kept from in generalised tiles (domain/tiles/density.ts), and
+ * partial GiST indexes over the features kept at z10–z13: a low-zoom tile reads the few thousand
+ * features it keeps instead of every feature under it. Dropping the function drops its indexes,
+ * so a changed rule rebuilds both.
+ */
+export const minzoomIndexName = (z: number) => `gis_features_tile_z${z}`;
+const tileMinzoomSql = `DROP FUNCTION IF EXISTS ${MINZOOM_FUNCTION}(geometry, bigint) CASCADE;
+${minzoomFunctionSql()};
+${MINZOOM_INDEX_ZOOMS.map(
+  (z) => `CREATE INDEX ${minzoomIndexName(z)} ON public.gis_features USING gist (geom_3857)
+  WHERE geom_3857 IS NOT NULL AND ${MINZOOM_FUNCTION}(geom_3857, object_id) <= ${z}`,
+).join(';\n')}`;
+
 // ------------------------------------------------------------------------------------------------
 // Derived objects and their checksums
 // ------------------------------------------------------------------------------------------------
 
-type Derived = { name: string; group: 'uat-trigger' | 'uat-views' | 'feature-views' | 'status-views'; sql: string };
+type Derived = { name: string; group: 'uat-trigger' | 'tile-minzoom' | 'uat-views' | 'feature-views' | 'status-views'; sql: string };
 
 const view = (group: Derived['group'], name: string, sql: string): Derived => ({ name: `${TILE_SCHEMA}.${name}`, group, sql });
 
 /** In dependency order: the trigger before the views, plain feature views before status views. */
 export const DERIVED_OBJECTS: readonly Derived[] = [
   { name: 'public.f_gis_uats_derive_geom', group: 'uat-trigger', sql: `${uatTriggerFunctionSql};\n${uatTriggerSql}` },
+  { name: MINZOOM_FUNCTION, group: 'tile-minzoom', sql: tileMinzoomSql },
   ...UAT_ZOOM_LEVELS.map((z) => view('uat-views', z.view, uatViewSql(z.view, z.column))),
   view('uat-views', 'gis_uats_z12', uatViewSql('gis_uats_z12', 'geom_3857')),
   view('feature-views', 'gis_features', featureViewSql('gis_features', '')),
@@ -177,6 +162,17 @@ export const DERIVED_OBJECTS: readonly Derived[] = [
 const checksum = (sql: string) => `derived:${createHash('sha256').update(sql).digest('hex').slice(0, 16)}`;
 
 async function currentComment(db: Db, obj: Derived): Promise<string | null> {
+  if (obj.group === 'tile-minzoom') {
+    // Current only with every one of its indexes in place.
+    const r = await db.query<{ c: string | null }>(
+      `SELECT obj_description(p.oid, 'pg_proc') AS c FROM pg_proc p
+         JOIN pg_namespace n ON n.oid = p.pronamespace
+        WHERE n.nspname || '.' || p.proname = $1
+          AND (SELECT count(*) FROM pg_indexes WHERE schemaname = 'public' AND indexname = ANY($2)) = cardinality($2)`,
+      [obj.name, MINZOOM_INDEX_ZOOMS.map(minzoomIndexName)],
+    );
+    return r.rowCount ? r.rows[0].c ?? '' : null;
+  }
   const r =
     obj.group === 'uat-trigger'
       ? await db.query<{ c: string | null }>(
@@ -197,6 +193,11 @@ async function apply(db: Db, obj: Derived): Promise<void> {
   if (obj.group === 'uat-trigger') {
     await db.query(obj.sql);
     await db.query(`COMMENT ON FUNCTION ${obj.name}() IS '${sum}'`);
+    return;
+  }
+  if (obj.group === 'tile-minzoom') {
+    await db.query(obj.sql);
+    await db.query(`COMMENT ON FUNCTION ${obj.name}(geometry, bigint) IS '${sum}'`);
     return;
   }
   // CREATE OR REPLACE VIEW cannot drop or retype columns; drop and create keeps changes simple.
@@ -229,7 +230,7 @@ async function applyGroups(db: Db, groups: Derived['group'][], force: boolean): 
 
 /** Applies every derived object whose SQL changed or that is missing; returns what it (re)created. */
 export async function ensureDerivedObjects(db: Db): Promise<string[]> {
-  return applyGroups(db, ['uat-trigger', 'uat-views', 'feature-views', 'status-views'], false);
+  return applyGroups(db, ['uat-trigger', 'tile-minzoom', 'uat-views', 'feature-views', 'status-views'], false);
 }
 
 export type ViewState = { name: string; exists: boolean; current: boolean };

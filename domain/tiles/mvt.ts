@@ -24,14 +24,14 @@
  * The UAT sources have their own per-zoom simplified geometries and are never filtered.
  */
 import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
+import { gzip, gzipSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
-import pg from 'pg';
 import { config } from '../config';
 import { errors } from '../errors';
-import { getPool, type Db } from '../db/pool';
+import { getPool, getTilePool, type Db } from '../db/pool';
 import { ByteLru } from './lru';
-import { DETAIL_MINZOOM, fieldsAtZoom, tileLayer, type TileLayerSpec } from './sources';
+import { DETAIL_MINZOOM, MINZOOM_FUNCTION, MINZOOM_INDEX_ZOOMS, keptSql, pixelSql, sampleSql } from './density';
+import { fieldsAtZoom, tileSource, type TileSourceRecord } from './sources';
 import { tileVersion } from './versions';
 
 /** MVT extent and buffer in tile units (the defaults of Martin and ST_AsMVT), for exact tiles. */
@@ -44,16 +44,6 @@ export const LOW_ZOOM_MAX_FEATURES = 16384;
 /** Highest zoom a tile may be asked for; deeper than this no map library asks. */
 export const MAX_TILE_ZOOM = 22;
 
-/**
- * The density rule's threshold in display pixels² at zoom z (below DETAIL_MINZOOM). Up to z13 a
- * parcel is a few pixels and parcels read as a texture: below 64 px² (8 × 8 px) they are sampled,
- * which keeps a fully parcelled tile near 512² / 64 = 4,096 features (~125 KB). At z14 and z15 a
- * parcel is a shape of its own: only specks under 2 × 2 px (z14) or a pixel (z15) are sampled.
- */
-export function keepAreaPx2(z: number): number {
-  return z >= 15 ? 1 : z === 14 ? 4 : 64;
-}
-
 export interface TileAddress {
   source: string;
   z: number;
@@ -61,40 +51,29 @@ export interface TileAddress {
   y: number;
 }
 
-/** Feature sources are generalised at zooms below this one; from it on (z16+) tiles are exact. */
-export const GENERALISE_BELOW_ZOOM = DETAIL_MINZOOM;
-/** Display pixels across a vector tile (MapLibre's tile size for vector sources). */
-export const TILE_PIXELS = 512;
-/** Width of the EPSG:3857 world in metres (the z0 tile). */
-const WORLD_3857_M = 40075016.68557849;
 /** The MVT feature id column of the query (consumed by ST_AsMVT, never a property). */
 const FEATURE_ID_COLUMN = 'mvt_feature_id';
-
-/** Side of one display pixel in EPSG:3857 metres at zoom z. */
-export function pixelSize3857(z: number): number {
-  return WORLD_3857_M / 2 ** z / TILE_PIXELS;
-}
 
 // The buffer is the same share of the tile at every extent (64/4096), so one margin serves both.
 const ENVELOPES = `ST_TileEnvelope($1::int, $2::int, $3::int) AS env,
            ST_TileEnvelope($1::int, $2::int, $3::int, margin => ${MVT_BUFFER / MVT_EXTENT}) AS wide`;
 
 /**
- * The query of one source at one level of detail. Relation and column expressions come from the
- * fixed TILE_LAYERS list, never from input; z/x/y and the layer name are bound parameters.
- * `generalised`: the feature query below GENERALISE_BELOW_ZOOM, with the attributes of `z`.
+ * The query of one source at zoom z. Relation and column expressions come from the fixed
+ * TILE_SOURCES records, never from input; z/x/y and the layer name are bound parameters.
+ * Feature and status sources below DETAIL_MINZOOM get the generalised query of zoom z.
  */
-function tileSql(layer: TileLayerSpec, generalised: boolean, z: number): string {
-  const fields = fieldsAtZoom(layer, z);
+function tileSql(source: TileSourceRecord, z: number): string {
+  const fields = fieldsAtZoom(source, z);
   const list = fields.map((f) => `${f.sql} AS ${f.name}`).join(', ');
-  const fid = layer.featureId ? `, ${layer.featureId.sql} AS ${FEATURE_ID_COLUMN}` : '';
-  const fidArg = layer.featureId ? `, '${FEATURE_ID_COLUMN}'` : '';
-  if (!generalised) {
+  const fid = source.featureId ? `, ${source.featureId.sql} AS ${FEATURE_ID_COLUMN}` : '';
+  const fidArg = source.featureId ? `, '${FEATURE_ID_COLUMN}'` : '';
+  if (source.kind === 'uat' || z >= DETAIL_MINZOOM) {
     return `WITH b AS (
     SELECT ${ENVELOPES}
   ), q AS (
     SELECT ST_AsMVTGeom(t.geom, b.env, ${MVT_EXTENT}, ${MVT_BUFFER}, true) AS geom, ${list}${fid}
-    FROM ${layer.relation} t, b
+    FROM ${source.relation} t, b
     WHERE t.geom && b.wide
   )
   SELECT ST_AsMVT(q.*, $4::text, ${MVT_EXTENT}, 'geom'${fidArg}) AS mvt FROM q WHERE q.geom IS NOT NULL`;
@@ -102,82 +81,69 @@ function tileSql(layer: TileLayerSpec, generalised: boolean, z: number): string 
   const extent = LOW_ZOOM_EXTENT;
   const buffer = (MVT_BUFFER * LOW_ZOOM_EXTENT) / MVT_EXTENT;
   const names = fields.map((f) => `k.${f.name}`).join(', ');
-  const keep = Array.from({ length: GENERALISE_BELOW_ZOOM }, (_, zz) => `WHEN ${zz} THEN ${keepAreaPx2(zz)}`).join(' ');
-  // px: the pixel side in 3857 metres. Areas are compared in 3857 too, so "one pixel²" is what
-  // the screen shows whatever the latitude. u = (hash(object_id) mod 2^31 + 1) / 2^31, the same
-  // on every render and in every tile. Points and lines (dimension < 2) are never dropped by
-  // area; for the cap a line counts as a polygon one pixel wide, a point above everything.
+  // The density rule (density.ts). Where the store indexes the features kept from this zoom, the
+  // condition is written as that index's predicate so the planner reads only them; above, it is
+  // the same rule evaluated per row. u and the pixel side are those of the rule, for the cap's
+  // order: a line counts as a polygon one pixel wide, a point above everything.
+  const kept = (MINZOOM_INDEX_ZOOMS as readonly number[]).includes(z) ? `${MINZOOM_FUNCTION}(t.geom, t.object_id) <= ${z}` : keptSql(z, 't.geom', 't.object_id');
   return `WITH b AS (
     SELECT ${ENVELOPES},
-           ${WORLD_3857_M} / 2 ^ $1::int / ${TILE_PIXELS} AS px,
-           CASE $1::int ${keep} END AS keep
+           ${pixelSql('$1')} AS px
   ), c AS (
-    SELECT t.geom, ${list}${fid},
-           ((hashint8(t.object_id)::bigint & 2147483647) + 1) / 2147483648.0 AS u
-    FROM ${layer.relation} t, b
-    WHERE t.geom && b.wide
+    SELECT t.geom, ${list}${fid}, ${sampleSql('t.object_id')} AS u
+    FROM ${source.relation} t, b
+    WHERE t.geom && b.wide AND ${kept}
   ), k AS (
     SELECT c.*
     FROM c, b
-    WHERE ST_Dimension(c.geom) < 2
-       OR (ST_Area(c.geom) >= b.px * b.px AND ST_Area(c.geom) >= b.keep * b.px * b.px * c.u)
     ORDER BY CASE ST_Dimension(c.geom) WHEN 0 THEN 'Infinity'::float8
                                        WHEN 1 THEN ST_Length(c.geom) * b.px / c.u
                                        ELSE ST_Area(c.geom) / c.u END DESC
     LIMIT ${LOW_ZOOM_MAX_FEATURES}
   ), q AS (
-    SELECT ST_AsMVTGeom(ST_Simplify(k.geom, b.px, true), b.env, ${extent}, ${buffer}, true) AS geom, ${names}${layer.featureId ? `, k.${FEATURE_ID_COLUMN}` : ''}
+    SELECT ST_AsMVTGeom(ST_Simplify(k.geom, b.px, true), b.env, ${extent}, ${buffer}, true) AS geom, ${names}${source.featureId ? `, k.${FEATURE_ID_COLUMN}` : ''}
     FROM k, b
   )
   SELECT ST_AsMVT(q.*, $4::text, ${extent}, 'geom'${fidArg}) AS mvt FROM q WHERE q.geom IS NOT NULL`;
 }
 
+/** Named prepared statements, one a source and zoom (each connection prepares it once). */
 const statements = new Map<string, { name: string; text: string }>();
 
-function statementFor(layer: TileLayerSpec, z: number): { name: string; text: string } {
-  const generalised = layer.kind !== 'uat' && z < GENERALISE_BELOW_ZOOM;
-  const key = `${layer.name}|${generalised ? 'g' : 'x'}|${fieldsAtZoom(layer, z).map((f) => f.name).join(',')}`;
+/** The statement that renders tiles of this source at zoom z (parameters $1..$4: z, x, y, layer name). */
+export function statementFor(source: TileSourceRecord, z: number): { name: string; text: string } {
+  const key = `${source.name}/${z}`;
   let st = statements.get(key);
   if (!st) {
-    const text = tileSql(layer, generalised, z);
-    st = { name: `tile:${layer.name}:${createHash('sha1').update(text).digest('hex').slice(0, 10)}`, text };
+    const text = tileSql(source, z);
+    st = { name: `tile:${source.name}:${createHash('sha1').update(text).digest('hex').slice(0, 10)}`, text };
     statements.set(key, st);
   }
   return st;
 }
 
-export function checkTileAddress(addr: TileAddress): TileLayerSpec {
-  const layer = tileLayer(addr.source);
-  if (!layer) throw errors.notFound(`Sursa de tile-uri „${addr.source}” nu există.`);
+export function checkTileAddress(addr: TileAddress): TileSourceRecord {
+  const source = tileSource(addr.source);
+  if (!source) throw errors.notFound(`Sursa de tile-uri „${addr.source}” nu există.`);
   const { z, x, y } = addr;
   const n = 2 ** z;
   if (!Number.isInteger(z) || z < 0 || z > MAX_TILE_ZOOM || !Number.isInteger(x) || !Number.isInteger(y) || x < 0 || y < 0 || x >= n || y >= n) {
     throw errors.badRequest('Coordonatele tile-ului nu sunt valide.', [{ field: 'z/x/y', problem: `z 0..${MAX_TILE_ZOOM}, x și y 0..2^z-1` }]);
   }
-  return layer;
+  return source;
 }
 
-/** Renders one tile; an empty Buffer when nothing lies in it or the zoom is outside the source's range. */
-export async function renderTile(addr: TileAddress, db: Db = getPool()): Promise<Buffer> {
-  const layer = checkTileAddress(addr);
-  if (addr.z < layer.minzoom || addr.z > layer.maxzoom) return Buffer.alloc(0);
-  const st = statementFor(layer, addr.z);
-  const query = { name: st.name, text: st.text, values: [addr.z, addr.x, addr.y, layer.layer] };
-  // JIT off for the tile query (docs/tiles.md "Performance"): the status views' per-row subplans
-  // push dense tiles over jit_above_cost, and compiling costs more (~65 ms) than the query runs.
-  // SET LOCAL needs a transaction; BEGIN and SET go in one round trip.
-  const client = db instanceof pg.Pool ? await db.connect() : db;
-  try {
-    await client.query('BEGIN; SET LOCAL jit = off');
-    try {
-      const r = await client.query<{ mvt: Buffer | null }>(query);
-      return r.rows[0]?.mvt ?? Buffer.alloc(0);
-    } finally {
-      await client.query('COMMIT');
-    }
-  } finally {
-    if (client !== db) (client as pg.PoolClient).release();
-  }
+/**
+ * Renders one tile; an empty Buffer when nothing lies in it or the zoom is outside the source's
+ * range. One statement, one round trip, as Martin does: the tile pool's connections are opened
+ * with JIT off (db/pool.ts getTilePool), so there is no transaction and no SET around it.
+ */
+export async function renderTile(addr: TileAddress, db: Db = getTilePool()): Promise<Buffer> {
+  const source = checkTileAddress(addr);
+  if (addr.z < source.minzoom || addr.z > source.maxzoom) return Buffer.alloc(0);
+  const st = statementFor(source, addr.z);
+  const r = await db.query<{ mvt: Buffer | null }>({ name: st.name, text: st.text, values: [addr.z, addr.x, addr.y, source.name] });
+  return r.rows[0]?.mvt ?? Buffer.alloc(0);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -222,15 +188,27 @@ export interface CachedTile extends TileTag {
  * Tiles are cached and sent gzip-compressed, as tile servers do: an MVT compresses to a
  * fraction of its size (coordinates and repeated keys), so the cache holds more tiles and a
  * cached low-zoom tile spends its time on far fewer bytes. Compressed once, at render time.
+ * A tile up to GZIP_INLINE_MAX_BYTES (every z16 tile of the bench, most low-zoom ones) is
+ * compressed on the event loop: well under a millisecond, where the thread pool's round trip
+ * cost a loaded machine ten times that (docs/tiles.md "Performance", issue 31); larger ones
+ * go to the thread pool so the loop keeps serving other requests meanwhile.
  */
 const gzipAsync = promisify(gzip);
+const GZIP_INLINE_MAX_BYTES = 64 * 1024;
+const GZIP_LEVEL = 6;
 
-export async function getTile(addr: TileAddress, db: Db = getPool()): Promise<CachedTile> {
+function compress(raw: Buffer): Buffer | Promise<Buffer> {
+  if (raw.length === 0) return raw;
+  return raw.length <= GZIP_INLINE_MAX_BYTES ? gzipSync(raw, { level: GZIP_LEVEL }) : gzipAsync(raw, { level: GZIP_LEVEL });
+}
+
+/** `db`: one database for versions and rendering (a test's); by default the shared pool and the tile pool. */
+export async function getTile(addr: TileAddress, db?: Db): Promise<CachedTile> {
   const tag = await tileTag(addr, db);
   const hit = cache.get(tag.cacheKey);
   if (hit) return { ...tag, gzipped: hit, cached: true };
   const raw = await renderTile(addr, db);
-  const gzipped = raw.length === 0 ? raw : await gzipAsync(raw, { level: 6 });
+  const gzipped = await compress(raw);
   cache.set(tag.cacheKey, gzipped);
   return { ...tag, gzipped, cached: false };
 }

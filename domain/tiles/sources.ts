@@ -1,9 +1,12 @@
 /**
- * What each tile source of spec 4.1 puts into its MVT layer: the layer name (the source name, as
- * Martin names layers, so the proxy mode and the direct mode give the map the same layers), the
- * attribute columns and their TileJSON field types, and from which zoom each attribute is in the
- * tile. The relation and zoom range come from TILE_SOURCES (domain/store/views.ts), the one list
- * of what may be served.
+ * The tile sources as data, one record each, as Martin's configuration lists its sources: the
+ * source name (also the MVT layer name, as Martin names layers, so the proxy mode and the direct
+ * mode give the map the same layers), the view it reads, its zoom range, its attribute columns
+ * with their TileJSON types and the zoom from which each is in the tile, the MVT feature id, and
+ * which writes make its tiles stale. Everything else is derived from these records: the tile
+ * query (domain/tiles/mvt.ts), TileJSON and the catalog (tilejson.ts), the staleness after a
+ * write (`tileSourcesChangedBy`, used by versions.ts `tilesChanged`). Adding a source is adding a
+ * record (and its view in domain/store/views.ts); nothing else may be served.
  *
  * Feature and status tiles carry the full slim column list of spec 4.1 from DETAIL_MINZOOM (16,
  * where the map starts drawing cadastral labels and a parcel is big enough to read) and only what
@@ -13,12 +16,10 @@
  * identifies its feature without the 36-character uuid that made up ~40% of a low-zoom tile
  * (docs/tiles.md "Performance").
  */
-import { TILE_SOURCES, type TileSource } from '../store/views';
+import { TILE_SCHEMA, UAT_ZOOM_LEVELS } from '../store/views';
+import { DETAIL_MINZOOM } from './density';
 
 export type FieldType = 'String' | 'Number' | 'Boolean';
-
-/** Feature and status tiles carry every attribute from this zoom on, the reduced set below it. */
-export const DETAIL_MINZOOM = 16;
 
 export interface TileField {
   name: string;
@@ -30,9 +31,29 @@ export interface TileField {
   minzoom?: number;
 }
 
-export interface TileLayerSpec extends TileSource {
-  /** MVT layer name inside the tile. */
-  layer: string;
+/**
+ * Which writes make a source's tiles stale (the kinds of TileChange). `layers`: syncs of these
+ * store layers; `otherLayers`: a sync of any layer no record names in its `layers`.
+ */
+export interface StaleAfter {
+  layers?: readonly string[];
+  otherLayers?: boolean;
+  enrichment?: boolean;
+  uats?: boolean;
+}
+
+export interface TileSourceRecord {
+  /** Source name of the `/tiles/<source>` route (spec 4.1) and MVT layer name inside the tile. */
+  name: string;
+  /** Schema-qualified view it reads (geom in EPSG:3857, docs/store.md). */
+  relation: string;
+  /**
+   * `uat`: the view holds geometry simplified for its zoom band, rendered as it is. `feature`,
+   * `status`: generalised below DETAIL_MINZOOM (mvt.ts); `status` views add the status flags.
+   */
+  kind: 'uat' | 'feature' | 'status';
+  minzoom: number;
+  maxzoom: number;
   /** Every attribute the layer can hold, in column order. */
   fields: readonly TileField[];
   /**
@@ -41,6 +62,7 @@ export interface TileLayerSpec extends TileSource {
    */
   featureId?: { sql: string; description: string };
   description: string;
+  staleAfter: StaleAfter;
 }
 
 const UAT_FIELDS: readonly TileField[] = [
@@ -77,64 +99,71 @@ const STATUS_FIELDS: readonly TileField[] = [
   { name: 'build_legal', sql: 't.build_legal', type: 'Number', description: '1 = construcție cu acte, 0 = fără, lipsă = necunoscut' },
 ];
 
-const DESCRIPTIONS: Record<string, string> = {
-  gis_uats_z0: 'Limite UAT, simplificate pentru zoom 0–4',
-  gis_uats_z5: 'Limite UAT, simplificate pentru zoom 5–7',
-  gis_uats_z8: 'Limite UAT, simplificate pentru zoom 8–11',
-  gis_uats_z12: 'Limite UAT, geometrie completă',
-  gis_features: 'Toate obiectele cu geometrie',
-  gis_terenuri: 'Parcele (TERENURI_ACTIVE)',
-  gis_cladiri: 'Clădiri (CLADIRI_ACTIVE)',
-  gis_administrativ: 'Straturi administrative',
-  gis_documentatii: 'Documentații',
-  gis_terenuri_status: 'Parcele cu starea îmbogățirii',
-  gis_cladiri_status: 'Clădiri cu starea actelor',
-};
-
 /** object_id as the MVT feature id: an integer, so it costs a varint, not a string. */
 const OBJECT_ID_FEATURE_ID = { sql: 't.object_id', description: 'object_id (OBJECTID în stratul de origine)' };
 
-export const TILE_LAYERS: readonly TileLayerSpec[] = TILE_SOURCES.map((s) => ({
-  ...s,
-  layer: s.name,
-  fields: s.kind === 'uat' ? UAT_FIELDS : s.kind === 'status' ? STATUS_FIELDS : FEATURE_FIELDS,
-  ...(s.kind === 'uat' ? {} : { featureId: OBJECT_ID_FEATURE_ID }),
-  description: DESCRIPTIONS[s.name] ?? s.name,
-}));
+const PARCELS = 'TERENURI_ACTIVE';
+const BUILDINGS = 'CLADIRI_ACTIVE';
+const UAT_LAYER = 'LIMITE_UAT';
+
+const UAT_DESCRIPTIONS: Record<string, string> = {
+  gis_uats_z0: 'Limite UAT, simplificate pentru zoom 0–4',
+  gis_uats_z5: 'Limite UAT, simplificate pentru zoom 5–7',
+  gis_uats_z8: 'Limite UAT, simplificate pentru zoom 8–11',
+};
+
+/** UAT boundaries: their names and counties come from the catalogue, their outlines from LIMITE_UAT. */
+const uat = (view: string, minzoom: number, maxzoom: number, description: string): TileSourceRecord => ({
+  name: view,
+  relation: `${TILE_SCHEMA}.${view}`,
+  kind: 'uat',
+  minzoom,
+  maxzoom,
+  fields: UAT_FIELDS,
+  description,
+  staleAfter: { layers: [UAT_LAYER], uats: true },
+});
+
+const feature = (name: string, kind: 'feature' | 'status', description: string, staleAfter: StaleAfter): TileSourceRecord => ({
+  name,
+  relation: `${TILE_SCHEMA}.${name}`,
+  kind,
+  minzoom: 10,
+  maxzoom: 22,
+  fields: kind === 'status' ? STATUS_FIELDS : FEATURE_FIELDS,
+  featureId: OBJECT_ID_FEATURE_ID,
+  description,
+  staleAfter,
+});
+
+/** Every tile source of spec 4.1; nothing else may be served. */
+export const TILE_SOURCES: readonly TileSourceRecord[] = [
+  ...UAT_ZOOM_LEVELS.map((z) => uat(z.view, z.minzoom, z.maxzoom, UAT_DESCRIPTIONS[z.view])),
+  uat('gis_uats_z12', 12, 22, 'Limite UAT, geometrie completă'),
+  feature('gis_features', 'feature', 'Toate obiectele cu geometrie', { layers: [PARCELS, BUILDINGS], otherLayers: true }),
+  feature('gis_terenuri', 'feature', 'Parcele (TERENURI_ACTIVE)', { layers: [PARCELS] }),
+  feature('gis_cladiri', 'feature', 'Clădiri (CLADIRI_ACTIVE)', { layers: [BUILDINGS] }),
+  // Other catalogue layers land here by their category, which the sync does not report: any
+  // layer no source names makes both stale.
+  feature('gis_administrativ', 'feature', 'Straturi administrative', { otherLayers: true }),
+  feature('gis_documentatii', 'feature', 'Documentații', { otherLayers: true }),
+  feature('gis_terenuri_status', 'status', 'Parcele cu starea îmbogățirii', { layers: [PARCELS], enrichment: true }),
+  // build_legal comes from the parent parcel: parcels and their enrichment make it stale too.
+  feature('gis_cladiri_status', 'status', 'Clădiri cu starea actelor', { layers: [PARCELS, BUILDINGS], enrichment: true }),
+];
 
 /** The attributes a tile of this source holds at zoom z. */
-export function fieldsAtZoom(layer: TileLayerSpec, z: number): readonly TileField[] {
-  return layer.fields.filter((f) => (f.minzoom ?? 0) <= z);
+export function fieldsAtZoom(source: TileSourceRecord, z: number): readonly TileField[] {
+  return source.fields.filter((f) => (f.minzoom ?? 0) <= z);
 }
 
-const byName = new Map(TILE_LAYERS.map((l) => [l.name, l]));
+const byName = new Map(TILE_SOURCES.map((s) => [s.name, s]));
 
-export function tileLayer(source: string): TileLayerSpec | undefined {
-  return byName.get(source);
+export function tileSource(name: string): TileSourceRecord | undefined {
+  return byName.get(name);
 }
 
-export const TILE_SOURCE_NAMES: readonly string[] = TILE_LAYERS.map((l) => l.name);
-
-/**
- * Sources whose tiles change when a layer of the store changes: what a sync of that layer bumps.
- * Parcels also feed the building status (build_legal comes from the parent parcel).
- */
-export function tileSourcesForLayer(layerId: string): string[] {
-  switch (layerId) {
-    case 'LIMITE_UAT':
-      return TILE_LAYERS.filter((l) => l.kind === 'uat').map((l) => l.name);
-    case 'TERENURI_ACTIVE':
-      return ['gis_features', 'gis_terenuri', 'gis_terenuri_status', 'gis_cladiri_status'];
-    case 'CLADIRI_ACTIVE':
-      return ['gis_features', 'gis_cladiri', 'gis_cladiri_status'];
-    default:
-      // Other catalog layers land in gis_features and, by category, administrativ/documentatii.
-      return ['gis_features', 'gis_administrativ', 'gis_documentatii'];
-  }
-}
-
-/** Enrichment changes only the status views' columns. */
-export const ENRICHMENT_TILE_SOURCES: readonly string[] = ['gis_terenuri_status', 'gis_cladiri_status'];
+export const TILE_SOURCE_NAMES: readonly string[] = TILE_SOURCES.map((s) => s.name);
 
 /**
  * A write that changes what tiles show. The domain function that makes the write reports it
@@ -148,14 +177,21 @@ export type TileChange =
   /** UAT names, counties or boundaries changed (catalogue refresh or PATCH). */
   | { kind: 'uats' };
 
-/** The sources whose tiles a change makes stale. */
-export function tileSourcesChangedBy(change: TileChange): readonly string[] {
+/** Layers some record names: a sync of any other layer is an "other layer" one. */
+const NAMED_LAYERS = new Set(TILE_SOURCES.flatMap((s) => s.staleAfter.layers ?? []));
+
+function staleBy(s: StaleAfter, change: TileChange): boolean {
   switch (change.kind) {
     case 'layer':
-      return tileSourcesForLayer(change.layerId);
+      return (s.layers ?? []).includes(change.layerId) || (s.otherLayers === true && !NAMED_LAYERS.has(change.layerId));
     case 'enrichment':
-      return ENRICHMENT_TILE_SOURCES;
+      return s.enrichment === true;
     case 'uats':
-      return tileSourcesForLayer('LIMITE_UAT');
+      return s.uats === true;
   }
+}
+
+/** The sources whose tiles a change makes stale, from the records' `staleAfter`. */
+export function tileSourcesChangedBy(change: TileChange): readonly string[] {
+  return TILE_SOURCES.filter((s) => staleBy(s.staleAfter, change)).map((s) => s.name);
 }

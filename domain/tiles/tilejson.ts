@@ -3,7 +3,8 @@
  * absolute, from config.app.publicUrl, so a MapLibre style works wherever it is loaded from.
  */
 import { config } from '../config';
-import { DETAIL_MINZOOM, tileLayer, TILE_LAYERS, type TileLayerSpec } from './sources';
+import { DETAIL_MINZOOM } from './density';
+import { tileSource, TILE_SOURCES, type TileSourceRecord } from './sources';
 import { errors } from '../errors';
 
 /** Romania with a margin, WGS84 [west, south, east, north]: every UAT lies inside. */
@@ -36,13 +37,13 @@ export function tileUrlTemplate(source: string): string {
 }
 
 /** A field's TileJSON description: its type first, then what it is and from which zoom it is there. */
-function fieldDescription(layer: TileLayerSpec, f: TileLayerSpec['fields'][number]): string {
+function fieldDescription(layer: TileSourceRecord, f: TileSourceRecord['fields'][number]): string {
   const from = f.minzoom !== undefined && f.minzoom > layer.minzoom ? `, de la zoom ${f.minzoom}` : '';
   return `${f.type}${from}: ${f.description}`;
 }
 
 /** The layer description says how features are identified when the feature id carries it. */
-function layerDescription(layer: TileLayerSpec): string {
+function layerDescription(layer: TileSourceRecord): string {
   if (!layer.featureId) return layer.description;
   const reduced = layer.fields.some((f) => f.minzoom !== undefined && f.minzoom > layer.minzoom);
   return `${layer.description}. Id-ul fiecărui element MVT este ${layer.featureId.description}${
@@ -50,7 +51,7 @@ function layerDescription(layer: TileLayerSpec): string {
   }.`;
 }
 
-export function tileJsonFor(layer: TileLayerSpec, version: number): TileJson {
+export function tileJsonFor(layer: TileSourceRecord, version: number): TileJson {
   return {
     tilejson: '3.0.0',
     name: layer.name,
@@ -65,7 +66,7 @@ export function tileJsonFor(layer: TileLayerSpec, version: number): TileJson {
     center: [ROMANIA_CENTER[0], ROMANIA_CENTER[1], Math.max(layer.minzoom, Math.min(layer.maxzoom, ROMANIA_CENTER[2]))],
     vector_layers: [
       {
-        id: layer.layer,
+        id: layer.name,
         description: layerDescription(layer),
         minzoom: layer.minzoom,
         maxzoom: layer.maxzoom,
@@ -78,7 +79,7 @@ export function tileJsonFor(layer: TileLayerSpec, version: number): TileJson {
 }
 
 export function tileJson(source: string, version: number): TileJson {
-  const layer = tileLayer(source);
+  const layer = tileSource(source);
   if (!layer) throw errors.notFound(`Sursa de tile-uri „${source}” nu există.`);
   return tileJsonFor(layer, version);
 }
@@ -86,7 +87,7 @@ export function tileJson(source: string, version: number): TileJson {
 export interface CatalogEntry {
   name: string;
   description: string;
-  kind: TileLayerSpec['kind'];
+  kind: TileSourceRecord['kind'];
   minzoom: number;
   maxzoom: number;
   layer: string;
@@ -97,13 +98,13 @@ export interface CatalogEntry {
 }
 
 export function tileCatalog(versions: Map<string, { version: number }>) {
-  const sources: CatalogEntry[] = TILE_LAYERS.map((l) => ({
+  const sources: CatalogEntry[] = TILE_SOURCES.map((l) => ({
     name: l.name,
     description: l.description,
     kind: l.kind,
     minzoom: l.minzoom,
     maxzoom: l.maxzoom,
-    layer: l.layer,
+    layer: l.name,
     fields: l.fields.map((f) => f.name),
     tilejson: `${base()}/tiles/${l.name}`,
     tiles: tileUrlTemplate(l.name),

@@ -1,7 +1,8 @@
 /**
  * Geoportal bench (issue 7 item 6; run by `npm run bench -- tiles`, or alone with
  * STACK_PROFILE=bench against a running bench stack: `npx tsx scripts/bench/40-tiles.ts`).
- * Prints JSON lines {"bench":"tiles"|"geoportal-search"|"geoportal-export", metric, value, unit}.
+ * Prints JSON lines {"bench":"tiles-vs-martin"|"tiles"|"geoportal-search"|"geoportal-export", metric, value, unit}.
+ * TILES_BENCH=martin,zooms,search,export (default: all) runs only those parts.
  * Everything goes through HTTP against the bench app (config.app.publicUrl) with a real session.
  *
  * - Tiles, source `gis_terenuri_status` (the map's parcel layer) at z12–z16, plus
@@ -17,6 +18,10 @@
  *     WHATWG-stream gunzip takes several event-loop turns, which a busy 2-CPU machine stretches);
  *     a browser decodes in its network stack. Both are reported; the goal line is node:http's.
  *   Goals (issue 7): uncached z16 p95 < 50 ms, cached < 5 ms.
+ * - Side by side with Martin 1.14 (issue 31; scripts/bench/_martin.ts builds and starts it, cache
+ *   off): the same z16 parcel tiles, each once per server and pass, CONCURRENCY in flight, our
+ *   cache cold, passes in both orders, medians printed; and the floor, the same tiles' statement
+ *   timed inside PostgreSQL. Lines `"bench":"tiles-vs-martin"`.
  * - Search `GET /api/geoportal/search?q=`: UAT names, cadastral references of the bench UAT,
  *   owner names (of enriched parcels; only those exist in the store).
  * - Export of 5,000 parcels through `POST /api/geoportal/export` (gpkg), beside one plain
@@ -32,9 +37,13 @@ import { closePool, getPool } from '../../domain/db/pool';
 import { ogr2ogr, pgDatasource } from '../../domain/exports/gdal';
 import { parseOwners } from '../../domain/enrichment/rules';
 import { EPSG_3844 } from '../../domain/geo/epsg3844';
+import { statementFor } from '../../domain/tiles/mvt';
+import { tileSource } from '../../domain/tiles/sources';
 import { bumpTileVersion } from '../../domain/tiles/versions';
 import { closeTemporalClient } from '../../temporal/client';
 import { createTestSessionRecord } from '../../test/helpers/session';
+import { createPool } from '../../domain/db/pool';
+import { MARTIN_VERSION, martinBinary, startMartin } from './_martin';
 import { BENCH_SIRUTA, ensureBenchUatSynced, jsonLine, note, percentiles, waitForIdleTileArchive } from './_shared';
 
 const say = (msg: string) => note('tiles', msg);
@@ -60,6 +69,9 @@ const GOAL_CACHED_P95_MS = 5;
 
 let cookie = '';
 const base = config.app.publicUrl;
+/** TILES_BENCH=martin,zooms,search,export (default all): the parts to run, to iterate on one. */
+const parts = (process.env.TILES_BENCH ?? '').split(',').filter(Boolean);
+const part = (name: string) => parts.length === 0 || parts.includes(name);
 
 interface Tile {
   z: number;
@@ -221,6 +233,165 @@ async function benchTiles(): Promise<void> {
   jsonLine('tiles', 'cached_p95_fetch_client_ms', Math.round(worstCachedP95 * 10) / 10, 'ms (worst cached p95 through fetch, z12–z16: the server time above plus fetch\'s own)');
 }
 
+// ---- side by side with Martin -------------------------------------------------------------------
+
+/** z16 parcel tiles of the side-by-side run (each asked once per server and pass). */
+const MARTIN_TILES = 320;
+/** Passes in each order (Martin first, ours first): medians over them are the result. */
+const MARTIN_ROUNDS_PER_ORDER = 2;
+
+/** One keep-alive pool of CONCURRENCY sockets a server, as a browser keeps to one origin. */
+function tileClient(headers: Record<string, string>) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const get = (url: string): Promise<TileAnswer> => {
+    const started = performance.now();
+    return new Promise((resolve, reject) => {
+      const req = http.get(url, { agent, headers: { ...headers, 'accept-encoding': 'gzip' } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const wire = Buffer.concat(chunks);
+          const body = res.headers['content-encoding'] === 'gzip' ? gunzipSync(wire) : wire;
+          const ms = performance.now() - started;
+          if (res.statusCode !== 200 && res.statusCode !== 204) return reject(new Error(`${url} answered ${res.statusCode}`));
+          resolve({ ms, status: res.statusCode, bytes: body.length, wireBytes: wire.length, cache: (res.headers['x-tile-cache'] as string | undefined) ?? null });
+        });
+      });
+      req.on('error', reject);
+    });
+  };
+  return { get, close: () => agent.destroy() };
+}
+
+/** Every tile once, CONCURRENCY in flight: latencies and tiles per second. */
+async function tilePass(get: (url: string) => Promise<TileAnswer>, urls: string[]): Promise<{ answers: TileAnswer[]; perS: number }> {
+  let next = 0;
+  const answers: TileAnswer[] = [];
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < urls.length) answers.push(await get(urls[next++]));
+    }),
+  );
+  return { answers, perS: urls.length / ((performance.now() - started) / 1000) };
+}
+
+/**
+ * The floor: the same tiles' statement (ours) timed inside PostgreSQL, EXPLAIN ANALYZE of the
+ * prepared statement (planning + execution, no network, no HTTP), one at a time, JIT off as the
+ * tile pool runs it.
+ */
+async function sqlFloor(source: string, tiles: Tile[]): Promise<number[]> {
+  const spec = tileSource(source)!;
+  const st = statementFor(spec, 16);
+  const pool = createPool(config.db.url, 1, '-c jit=off');
+  const client = await pool.connect();
+  try {
+    await client.query(`PREPARE bench_floor(int, int, int, text) AS ${st.text}`);
+    const out: number[] = [];
+    for (const t of tiles) {
+      const r = await client.query<{ 'QUERY PLAN': Array<{ 'Planning Time': number; 'Execution Time': number }> }>(
+        `EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON, FORMAT JSON) EXECUTE bench_floor(${t.z}, ${t.x}, ${t.y}, '${source}')`,
+      );
+      const plan = r.rows[0]['QUERY PLAN'][0];
+      out.push(plan['Planning Time'] + plan['Execution Time']);
+    }
+    return out;
+  } finally {
+    client.release();
+    await pool.end();
+  }
+}
+
+interface SideResult {
+  p50: number;
+  p95: number;
+  perS: number;
+}
+
+const median = (xs: number[]) => percentiles(xs).p50;
+
+/**
+ * Issue 31: the same z16 parcel tiles through Martin (cache off) and through our /tiles route
+ * (our cache cold: the source's version is bumped before each of our passes), each tile once per
+ * server and pass, CONCURRENCY in flight, the same node:http client asking gzip of both; passes
+ * in both orders, since whoever goes second finds PostgreSQL's buffers warm.
+ */
+async function benchMartin(): Promise<void> {
+  let bin: string;
+  try {
+    bin = await martinBinary(say);
+  } catch (err) {
+    jsonLine('tiles-vs-martin', 'error', `Martin ${MARTIN_VERSION} unavailable: ${(err as Error).message}`, 'skipped');
+    return;
+  }
+  const spec = tileSource(PARCEL_SOURCE)!;
+  const tiles = await tilesWithParcels(16, MARTIN_TILES);
+  const martin = await startMartin(bin, [spec], say);
+  const ours = tileClient({ cookie });
+  const theirs = tileClient({});
+  try {
+    const ourUrls = tiles.map((t) => `${base}/tiles/${PARCEL_SOURCE}/${t.z}/${t.x}/${t.y}`);
+    const theirUrls = tiles.map((t) => `${martin.base}/${PARCEL_SOURCE}/${t.z}/${t.x}/${t.y}`);
+    // Warm-up outside the measure: connections, prepared statements, JIT of Node's paths.
+    await tilePass(theirs.get, theirUrls.slice(0, 20));
+    await bump(PARCEL_SOURCE);
+    await tilePass(ours.get, ourUrls.slice(0, 20));
+    const results: Record<'martin' | 'ours', SideResult[]> = { martin: [], ours: [] };
+    let notMisses = 0;
+    let ourBytes = 0;
+    let theirBytes = 0;
+    const runOurs = async () => {
+      await bump(PARCEL_SOURCE);
+      const r = await tilePass(ours.get, ourUrls);
+      notMisses += r.answers.length - misses(r.answers);
+      ourBytes = r.answers.reduce((a, x) => a + x.bytes, 0) / r.answers.length;
+      return r;
+    };
+    const runTheirs = async () => {
+      const r = await tilePass(theirs.get, theirUrls);
+      theirBytes = r.answers.reduce((a, x) => a + x.bytes, 0) / r.answers.length;
+      return r;
+    };
+    for (let round = 0; round < 2 * MARTIN_ROUNDS_PER_ORDER; round++) {
+      const martinFirst = round % 2 === 0;
+      const order = martinFirst ? 'martin_first' : 'ours_first';
+      const pair = martinFirst ? { martin: await runTheirs(), ours: await runOurs() } : { ours: await runOurs(), martin: await runTheirs() };
+      for (const who of ['martin', 'ours'] as const) {
+        const p = percentiles(pair[who].answers.map((a) => a.ms));
+        results[who].push({ p50: p.p50, p95: p.p95, perS: pair[who].perS });
+        jsonLine('tiles-vs-martin', `${order}_${round >> 1}_${who}_p50_ms`, p.p50, 'ms');
+        jsonLine('tiles-vs-martin', `${order}_${round >> 1}_${who}_p95_ms`, p.p95, 'ms');
+        jsonLine('tiles-vs-martin', `${order}_${round >> 1}_${who}_tiles_per_s`, pair[who].perS, `tiles/s (${CONCURRENCY} in flight)`);
+      }
+    }
+    const floor = percentiles(await sqlFloor(PARCEL_SOURCE, tiles));
+    for (const who of ['martin', 'ours'] as const) {
+      jsonLine('tiles-vs-martin', `${who}_p50_ms`, median(results[who].map((r) => r.p50)), `ms (median of ${results[who].length} passes, both orders)`);
+      jsonLine('tiles-vs-martin', `${who}_p95_ms`, median(results[who].map((r) => r.p95)), `ms (median of ${results[who].length} passes, both orders)`);
+      jsonLine('tiles-vs-martin', `${who}_tiles_per_s`, median(results[who].map((r) => r.perS)), `tiles/s (median of ${results[who].length} passes)`);
+    }
+    jsonLine('tiles-vs-martin', 'floor_sql_p50_ms', floor.p50, 'ms (the same tiles\' statement inside PostgreSQL, one at a time)');
+    jsonLine('tiles-vs-martin', 'floor_sql_p95_ms', floor.p95, 'ms');
+    jsonLine('tiles-vs-martin', 'tiles', tiles.length, `distinct z16 tiles of ${PARCEL_SOURCE}, each once per server and pass`);
+    jsonLine('tiles-vs-martin', 'martin_mean_kb', theirBytes / 1024, 'KiB (decoded MVT)');
+    jsonLine('tiles-vs-martin', 'ours_mean_kb', ourBytes / 1024, 'KiB (decoded MVT)');
+    jsonLine('tiles-vs-martin', 'ours_cache_state_mismatches', notMisses, 'requests (each of ours must be a cache miss)');
+    const m = (who: 'martin' | 'ours', k: 'p50' | 'p95') => median(results[who].map((r) => r[k]));
+    jsonLine(
+      'tiles-vs-martin',
+      'goal_ours_at_or_under_martin',
+      m('ours', 'p50') <= m('martin', 'p50') && m('ours', 'p95') <= m('martin', 'p95'),
+      `met? (p50 ${m('ours', 'p50').toFixed(1)} vs ${m('martin', 'p50').toFixed(1)} ms, p95 ${m('ours', 'p95').toFixed(1)} vs ${m('martin', 'p95').toFixed(1)} ms)`,
+    );
+  } finally {
+    ours.close();
+    theirs.close();
+    await martin.stop();
+  }
+}
+
 // ---- search -------------------------------------------------------------------------------------
 
 async function benchSearch(): Promise<void> {
@@ -330,9 +501,10 @@ async function main(): Promise<void> {
   const session = await createTestSessionRecord({ email: 'bench-tiles@birou.ro', enrichmentScope: 'full' });
   cookie = session.cookie;
   try {
-    await benchTiles();
-    await benchSearch();
-    await benchExport();
+    if (part('martin')) await benchMartin();
+    if (part('zooms')) await benchTiles();
+    if (part('search')) await benchSearch();
+    if (part('export')) await benchExport();
   } finally {
     await session.end();
   }

@@ -12,13 +12,13 @@ import { createPrisma, type PrismaClient } from '../../domain/db/prisma';
 import {
   DERIVED_OBJECTS,
   SLIM_FEATURE_COLUMNS,
-  TILE_SOURCES,
   optimizeTiles,
   optimizeViews,
   setupEnrichmentViews,
   setupViews,
   uatViewsExist,
 } from '../../domain/store/views';
+import { TILE_SOURCES } from '../../domain/tiles/sources';
 
 const scratch = scratchDatabase('geoportal_store_test');
 const scratchUrl = scratch.url;

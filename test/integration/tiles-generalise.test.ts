@@ -11,7 +11,8 @@ import { VectorTile, type VectorTileFeature } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
 import { closePool, getPool } from '../../domain/db/pool';
 import { wgs84ToStereo70 } from '../../domain/geo/epsg3844';
-import { keepAreaPx2, LOW_ZOOM_MAX_FEATURES, pixelSize3857, renderTile } from '../../domain/tiles/mvt';
+import { keepAreaPx2, pixelSize3857 } from '../../domain/tiles/density';
+import { LOW_ZOOM_MAX_FEATURES, renderTile } from '../../domain/tiles/mvt';
 import { removeTileTestData, tileCentre, tileOf } from '../helpers/tilesFixtures';
 
 const SIRUTA = 997003;

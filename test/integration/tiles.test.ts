@@ -11,7 +11,7 @@ import { FetchSource, PMTiles, TileType } from 'pmtiles';
 import { config } from '../../domain/config';
 import { closePool, getPool } from '../../domain/db/pool';
 import { ensureBuckets } from '../../domain/storage/s3';
-import { TILE_SOURCES } from '../../domain/store/views';
+import { TILE_SOURCES } from '../../domain/tiles/sources';
 import { buildOverviewArchive } from '../../domain/tiles/archive';
 import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
 import { OVERVIEW_BUILD_WORKFLOW_ID } from '../../temporal/tileArchive';

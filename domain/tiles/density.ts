@@ -1,0 +1,88 @@
+/**
+ * The low-zoom density rule of feature tiles (docs/tiles.md "Rendering"), in one place for the
+ * tile query (domain/tiles/mvt.ts) and for what the store keeps ahead of time
+ * (domain/store/views.ts: f_tile_minzoom and its partial indexes).
+ *
+ * Below DETAIL_MINZOOM a feature tile keeps a polygon when it is at least one display pixel² and
+ * at least keepAreaPx2(z) · px² · u, u = a stable pseudo-random number in (0, 1] from its
+ * object_id; points and lines are always kept. Whether a feature is kept depends only on the
+ * feature and the zoom and grows with the zoom (px² shrinks 4× a zoom, the threshold never
+ * grows), so each feature has a lowest zoom from which it is kept: f_tile_minzoom. Indexes over
+ * the features kept from z10–z13 let a low-zoom tile read only its kept features instead of
+ * every feature under it (a z12 tile of a city covers ~100,000 parcels and keeps ~4,000).
+ */
+
+/** Feature and status tiles carry every attribute and every feature from this zoom on. */
+export const DETAIL_MINZOOM = 16;
+/** Display pixels across a vector tile (MapLibre's tile size for vector sources). */
+export const TILE_PIXELS = 512;
+/** Width of the EPSG:3857 world in metres (the z0 tile). */
+export const WORLD_3857_M = 40075016.68557849;
+/**
+ * Zooms whose kept features have an index of their own (gis_features_tile_z<z>). From z14 most
+ * parcels are kept (the threshold falls to 4 px², then 1 px²): the GiST index on geom_3857 itself
+ * selects as well, so there the rule is evaluated per row instead.
+ */
+export const MINZOOM_INDEX_ZOOMS = [10, 11, 12, 13] as const;
+
+/**
+ * The density rule's threshold in display pixels² at zoom z (below DETAIL_MINZOOM). Up to z13 a
+ * parcel is a few pixels and parcels read as a texture: below 64 px² (8 × 8 px) they are sampled,
+ * which keeps a fully parcelled tile near 512² / 64 = 4,096 features (~125 KB). At z14 and z15 a
+ * parcel is a shape of its own: only specks under 2 × 2 px (z14) or a pixel (z15) are sampled.
+ */
+export function keepAreaPx2(z: number): number {
+  return z >= 15 ? 1 : z === 14 ? 4 : 64;
+}
+
+/** Side of one display pixel in EPSG:3857 metres at zoom z. */
+export function pixelSize3857(z: number): number {
+  return WORLD_3857_M / 2 ** z / TILE_PIXELS;
+}
+
+/** SQL: the pixel side at zoom z (an integer literal or parameter), as float8. */
+export const pixelSql = (z: string) => `(${WORLD_3857_M} / 2 ^ ${z}::int / ${TILE_PIXELS})`;
+
+/** SQL: u in (0, 1], the same on every render and in every tile. */
+export const sampleSql = (objectId: string) => `(((hashint8(${objectId})::bigint & 2147483647) + 1) / 2147483648.0)`;
+
+/** SQL: is this feature kept at zoom z (below DETAIL_MINZOOM)? */
+export function keptSql(z: number, geom: string, objectId: string): string {
+  const px = pixelSql(String(z));
+  return `(ST_Dimension(${geom}) < 2 OR (ST_Area(${geom}) >= ${px} * ${px} AND ST_Area(${geom}) >= ${keepAreaPx2(z)} * ${px} * ${px} * ${sampleSql(objectId)}))`;
+}
+
+/** The lowest zoom a feature is kept from (0–15; DETAIL_MINZOOM when only exact tiles hold it). */
+export const MINZOOM_FUNCTION = 'public.f_tile_minzoom';
+
+/**
+ * f_tile_minzoom(geom, object_id), in PL/pgSQL on purpose: the planner does not inline it, so
+ * each partial index's predicate `f_tile_minzoom(geom_3857, object_id) <= z` stays one function
+ * call, which the same condition in a tile query matches (the index then holds exactly the rows
+ * the condition wants and the function is not run at query time), and which costs a query
+ * planned on gis_features nothing to examine (an inlined 16-arm expression cost every plan on the
+ * table ~0.1 ms and every new connection ~40 ms). The arithmetic is keptSql's, zoom by zoom.
+ */
+export function minzoomFunctionSql(): string {
+  const keep = Array.from({ length: DETAIL_MINZOOM }, (_, z) => `WHEN ${z} THEN ${keepAreaPx2(z)}`).join(' ');
+  return `CREATE FUNCTION ${MINZOOM_FUNCTION}(g geometry, oid bigint) RETURNS int
+  LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $fn$
+DECLARE
+  a float8;
+  u numeric := ${sampleSql('oid')};
+  px float8;
+BEGIN
+  IF ST_Dimension(g) < 2 THEN
+    RETURN 0;
+  END IF;
+  a := ST_Area(g);
+  FOR z IN 0..${DETAIL_MINZOOM - 1} LOOP
+    px := ${pixelSql('z')};
+    IF a >= px * px AND a >= (CASE z ${keep} END) * px * px * u THEN
+      RETURN z;
+    END IF;
+  END LOOP;
+  RETURN ${DETAIL_MINZOOM};
+END
+$fn$`;
+}
