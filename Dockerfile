@@ -1,5 +1,6 @@
 # One image for the web process, the workers and the simulators (the command differs).
-FROM node:20-bookworm
+# Node.js 24 LTS, the major of .node-version that every local process runs on.
+FROM node:24-bookworm
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       gdal-bin ghostscript qpdf python3-venv postgresql-client \

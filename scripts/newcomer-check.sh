@@ -33,7 +33,7 @@ say "bootstrap done in $(( $(date +%s) - start )) s"
 # Its own ports (+400) and data, beside the test stack of the checkout under test.
 export STACK_PROFILE=test STACK_PORT_SHIFT=400 NODE_ENV=test
 ready=.data/newcomer.ready
-./node_modules/.bin/tsx scripts/stack.ts --fresh --ready-file "$ready" > .data/newcomer-stack.log 2>&1 &
+bash scripts/with-node tsx scripts/stack.ts --fresh --ready-file "$ready" > .data/newcomer-stack.log 2>&1 &
 stack_pid=$!
 for _ in $(seq 1 600); do
   [ -f "$ready" ] && break

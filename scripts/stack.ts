@@ -14,6 +14,7 @@ import pg from 'pg';
 import { config, projectRoot } from '../domain/config';
 import { services, appServices, pgDataDir, type Service } from './stack/services';
 import { RESTART_STABLE_MS, restartDelayMs, waitFor, prefixer, startProcess, type Proc } from './stack/proc';
+import { wrongNode } from './stack/runtime';
 
 const say = prefixer('stack');
 const args = process.argv.slice(2);
@@ -120,6 +121,9 @@ async function shutdown(code: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  // Every service inherits this process's PATH and Node: refuse rather than run them on another.
+  const refused = wrongNode();
+  if (refused) throw new Error(refused);
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
   buildInfo();

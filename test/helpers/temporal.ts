@@ -12,7 +12,9 @@ import { msToTs } from '@temporalio/common/lib/time';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { ulid } from 'ulid';
-import { temporal } from '@temporalio/proto';
+// The package is CommonJS built by protobufjs: Node's ESM loader (tsx, the benchmarks) cannot see
+// its named exports, so the namespace is taken from the default export.
+import proto from '@temporalio/proto';
 import { config, projectRoot } from '../../domain/config';
 import { JOB_KIND, SIRUTA } from '../../temporal/searchAttributes';
 
@@ -65,7 +67,7 @@ export async function timeSkippingEnv(): Promise<TestWorkflowEnvironment> {
 }
 
 async function addJobSearchAttributes(operator: Connection['operatorService'], namespace: string): Promise<void> {
-  const { INDEXED_VALUE_TYPE_KEYWORD, INDEXED_VALUE_TYPE_INT } = temporal.api.enums.v1.IndexedValueType;
+  const { INDEXED_VALUE_TYPE_KEYWORD, INDEXED_VALUE_TYPE_INT } = proto.temporal.api.enums.v1.IndexedValueType;
   await operator.addSearchAttributes({
     namespace,
     searchAttributes: { [JOB_KIND.name]: INDEXED_VALUE_TYPE_KEYWORD, [SIRUTA.name]: INDEXED_VALUE_TYPE_INT },
