@@ -78,6 +78,7 @@ function toRow(id: string, data: StoredSession): StoredRow {
 
 /** The session a row holds, tokens opened; null for a row that cannot be trusted (signed out). */
 function fromRow(id: string, row: StoredRow): StoredSession | null {
+  if (!row.tokens) return null;
   const { sealed, refreshTokenDigest: _d, refreshToken, idToken, ...clear } = row.tokens;
   if (refreshToken !== undefined || idToken !== undefined) return null;
   const secrets = sealed === undefined ? {} : unsealWith<Pick<TokenState, 'refreshToken' | 'idToken'>>(TOKENS_PURPOSE, sealed, id);
