@@ -13,6 +13,8 @@ export default {
   moduleNameMapper: { '^~/(.*)$': '<rootDir>/web/app/$1' },
   testMatch: ['<rootDir>/test/**/*.test.ts', '<rootDir>/**/__tests__/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/.data/', '/build/'],
+  // A browser's Origin header on our own cookie-signed writes (test/helpers/browserOrigin.ts).
+  setupFiles: ['<rootDir>/test/helpers/browserOrigin.ts'],
   testTimeout: 60000,
   maxWorkers: 2,
 };

@@ -9,7 +9,7 @@ import { errors } from '../domain/errors';
 import { errorMapper } from './http/errorMapper';
 import { apiRateLimits } from './http/rateLimit';
 import { requestLog } from './http/requestLog';
-import { sessionMiddleware, authRouter, registerAuthApiRoutes } from './auth';
+import { sessionMiddleware, sameOriginWrites, authRouter, registerAuthApiRoutes } from './auth';
 import { registerSystemRoutes } from './routes/system';
 import { registerLandregEnrichmentRoutes } from './routes/landregEnrichment';
 import { registerExportRoutes } from './routes/landregExports';
@@ -75,6 +75,9 @@ export function createApp(opts: AppOptions = {}): Express {
   app.use(requestLog(childLogger('http'), (req) => !req.path.startsWith('/api') || req.path === '/api/health'));
   app.use(cookieParser());
   app.use(sessionMiddleware);
+  // Before every router (API, tiles, sign-out, the UI's actions): a cookie-signed write from
+  // another site is refused before anything reads its body.
+  app.use(sameOriginWrites);
   app.use('/auth', express.urlencoded({ extended: false, limit: '64kb' }), authRouter());
 
   const limits = apiRateLimits();

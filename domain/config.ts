@@ -26,13 +26,23 @@ function str(name: string, fallback: string): string {
  * Secrets with a development default. Each one read through `secret()` is checked at a production
  * start (assertProductionSecrets): new areas declare theirs the same way and are covered.
  */
-const SECRETS: Array<{ name: string; devDefault: string; requiredWith?: string; read: () => string }> = [];
-/**
- * `requiredWith`: the secret of an outside service is only required once that service is pointed
- * at a real system (its `*_URL` variable set); without it the feature is simply not configured.
- */
-function secret(name: string, devDefault: string, requiredWith?: string): string {
-  SECRETS.push({ name, devDefault, requiredWith, read: () => str(name, devDefault) });
+const SECRETS: Array<{ name: string; devDefault: string; requiredWith?: string; issuedElsewhere: boolean }> = [];
+/** Our own secrets (keys, tokens, passwords we generate) must be at least this long in production. */
+export const MIN_SECRET_LENGTH = 32;
+interface SecretOptions {
+  /**
+   * The secret of an outside service is only required once that service is pointed at a real
+   * system (its `*_URL` variable set); without it the feature is simply not configured.
+   */
+  requiredWith?: string;
+  /**
+   * A credential another system issues (an identity-provider client secret, a portal account's
+   * password, a vendor's API key): its length is that system's rule, not ours.
+   */
+  issuedElsewhere?: boolean;
+}
+function secret(name: string, devDefault: string, opts: SecretOptions = {}): string {
+  SECRETS.push({ name, devDefault, requiredWith: opts.requiredWith, issuedElsewhere: opts.issuedElsewhere ?? false });
   return str(name, devDefault);
 }
 function int(name: string, fallback: number): number {
@@ -262,7 +272,7 @@ export const config = {
     port: oidcPort,
     issuer: str('OIDC_ISSUER', `http://localhost:${oidcPort}`),
     clientId: str('OIDC_CLIENT_ID', 'geoportal'),
-    clientSecret: secret('OIDC_CLIENT_SECRET', 'geoportal-dev-secret'),
+    clientSecret: secret('OIDC_CLIENT_SECRET', 'geoportal-dev-secret', { issuedElsewhere: true }),
     refreshTimeoutMs: 8000, // spec 5.4: the refresh call has an 8 s timeout
     /** Scopes the service asks for; the dev IdP puts company/groups/enrichment_scope under profile. */
     scopes: str('OIDC_SCOPES', 'openid email profile'),
@@ -277,7 +287,7 @@ export const config = {
     simPort: landregPort,
     baseUrl: str('LANDREG_BASE_URL', `http://127.0.0.1:${landregPort}`),
     username: str('LANDREG_USERNAME', 'geoportal'),
-    password: secret('LANDREG_PASSWORD', 'parola-portal'),
+    password: secret('LANDREG_PASSWORD', 'parola-portal', { issuedElsewhere: true }),
     embedded: !env.LANDREG_BASE_URL,
     /** Simulator only: seed, scale (demo | bench | national), idle session lifetime, reference data. */
     simSeed: int('LANDREG_SIM_SEED', 42),
@@ -335,7 +345,7 @@ export const config = {
     simPort: cfportalPort,
     baseUrl: str('CFPORTAL_BASE_URL', `http://127.0.0.1:${cfportalPort}`),
     username: str('CFPORTAL_USERNAME', 'geoportal-cf'),
-    password: secret('CFPORTAL_PASSWORD', 'parola-cf', 'CFPORTAL_BASE_URL'),
+    password: secret('CFPORTAL_PASSWORD', 'parola-cf', { requiredWith: 'CFPORTAL_BASE_URL', issuedElsewhere: true }),
     embedded: !env.CFPORTAL_BASE_URL,
     /** One portal call's deadline; well under the activity timeout, so a stuck submit never overlaps its retry. */
     requestTimeoutMs: int('CFPORTAL_REQUEST_TIMEOUT_MS', 30_000),
@@ -420,7 +430,7 @@ export const config = {
     baseUrl: str('PDF_SERVICE_URL', `http://127.0.0.1:${pdfServicePort}`).replace(/\/+$/, ''),
     embedded: !env.PDF_SERVICE_URL,
     /** Sent as `Authorization: Bearer`; the simulator refuses other keys (401). */
-    apiKey: secret('PDF_SERVICE_API_KEY', 'dev-pdf-service-key', 'PDF_SERVICE_URL'),
+    apiKey: secret('PDF_SERVICE_API_KEY', 'dev-pdf-service-key', { requiredWith: 'PDF_SERVICE_URL', issuedElsewhere: true }),
     /** Ceiling of one call (upload, work, download); a 500 MB scan takes minutes. */
     timeoutMs: int('PDF_SERVICE_TIMEOUT_MS', 10 * 60_000),
     /** Calls are pure transforms of the upload, so a 5xx or a dropped connection is tried again this many times. */
@@ -498,8 +508,26 @@ export function isDevelopmentSecret(value: string, devDefault: string): boolean 
 }
 
 /**
- * The secrets a production start refuses (missing, or a development default), by variable name.
- * With DATABASE_URL given, its password stands for PGPASSWORD.
+ * Whether an environment is a production one for the secret check: NODE_ENV=production, and also
+ * NODE_ENV unset (config.nodeEnv's default: a container or a service unit that forgot it runs as
+ * production, so it must not skip the check). The local stack, the tests and the benches name
+ * their profile (`npm start` development, `npm test` test).
+ */
+export function isProductionEnv(source: NodeJS.ProcessEnv = env): boolean {
+  const v = source.NODE_ENV;
+  return v === undefined || v.trim() === '' || v === 'production';
+}
+
+/**
+ * Variables a production start needs without any default: the identity provider (the default is
+ * the development simulator, whose users and passwords are published).
+ */
+const REQUIRED_IN_PRODUCTION = ['OIDC_ISSUER'] as const;
+
+/**
+ * What a production start refuses, by variable name: a secret missing, still a development
+ * default, or (our own secrets) shorter than MIN_SECRET_LENGTH; a required variable unset. With
+ * DATABASE_URL given, its password stands for PGPASSWORD.
  */
 export function productionSecretProblems(source: NodeJS.ProcessEnv = env): string[] {
   const problems: string[] = [];
@@ -513,23 +541,26 @@ export function productionSecretProblems(source: NodeJS.ProcessEnv = env): strin
         value = '';
       }
     }
-    if (isDevelopmentSecret(value, s.devDefault)) problems.push(s.name);
+    if (isDevelopmentSecret(value, s.devDefault) || (!s.issuedElsewhere && value.length < MIN_SECRET_LENGTH)) problems.push(s.name);
   }
+  for (const name of REQUIRED_IN_PRODUCTION) if (!source[name]?.trim()) problems.push(name);
   return problems;
 }
 
 /**
- * Spec 5.8: with NODE_ENV=production (set explicitly, as the Dockerfile and docker-compose.yml
- * do) a process refuses to start while any secret is missing or still a development default.
- * Called first by every entry point (web, workers, migrations).
+ * Spec 5.8: in production (isProductionEnv: NODE_ENV=production or unset) a process refuses to
+ * start while any secret is missing, a development default or too short, or the identity
+ * provider is not named. Called first by every entry point (web, workers, migrations, sidecar).
  */
 export function assertProductionSecrets(source: NodeJS.ProcessEnv = env): void {
-  if (source.NODE_ENV !== 'production') return;
+  if (!isProductionEnv(source)) return;
   const problems = productionSecretProblems(source);
   if (problems.length > 0) {
+    const how = source.NODE_ENV ? 'NODE_ENV=production' : 'NODE_ENV unset (production)';
     throw new Error(
-      `Refusing to start with NODE_ENV=production: ${problems.join(', ')} ${problems.length === 1 ? 'is' : 'are'} missing or still a development default. ` +
-        'Set each to a long random value (see docs/operations.md, "Production secrets").',
+      `Refusing to start with ${how}: ${problems.join(', ')} ${problems.length === 1 ? 'is' : 'are'} missing, still a development default ` +
+        `or (own secrets) shorter than ${MIN_SECRET_LENGTH} characters. ` +
+        'Set each to a long random value (see docs/operations.md, "Production secrets"); for local work set NODE_ENV=development.',
     );
   }
 }

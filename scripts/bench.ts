@@ -12,7 +12,14 @@ import { spawn } from 'node:child_process';
 import { projectRoot } from '../domain/config';
 
 const filter = process.argv.slice(2);
-const env = { ...process.env, STACK_PROFILE: 'bench', LANDREG_SIM_SCALE: process.env.LANDREG_SIM_SCALE ?? 'bench' };
+// The bench stack runs on development secrets: its profile is named, since an unset NODE_ENV is
+// production for the secret check (domain/config.ts isProductionEnv).
+const env = {
+  ...process.env,
+  NODE_ENV: process.env.NODE_ENV || 'development',
+  STACK_PROFILE: 'bench',
+  LANDREG_SIM_SCALE: process.env.LANDREG_SIM_SCALE ?? 'bench',
+};
 const tsx = path.join(projectRoot, 'node_modules/.bin/tsx');
 const benchDir = path.join(projectRoot, 'scripts/bench');
 const readyFile = path.join(projectRoot, '.data/bench-stack.ready');

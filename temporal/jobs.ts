@@ -10,6 +10,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Clien
 import { getPool } from '../domain/db/pool';
 import { leaseToken, untilSettled } from '../domain/db/lease';
 import { errors } from '../domain/errors';
+import { ownerOrAdmin, type Reader } from '../domain/auth/ownership';
 import { PORTAL_JOB_KINDS, percentOf, progressStillKept, type JobProgress } from '../domain/landreg/jobs';
 import { getTemporalClient } from './client';
 import { jobWorkflowId, parseWorkflowId, singletonWorkflowId } from './ids';
@@ -74,6 +75,8 @@ export interface StartJobOptions {
    * running-job check, so no second request slips between the rule and the start.
    */
   precondition?: () => Promise<void>;
+  /** The requesting user (LaunchOptions.startedBy); none for a schedule's or a cron's job. */
+  startedBy?: string;
 }
 
 export interface LaunchOptions {
@@ -85,6 +88,8 @@ export interface LaunchOptions {
   args: unknown[];
   /** Default: the store queue, which carries every job workflow but the overview build. */
   taskQueue?: TaskQueueName;
+  /** The user who asked for the job: they (and administrators) read its progress and result. */
+  startedBy?: string;
 }
 
 /**
@@ -100,6 +105,7 @@ export async function launchJob(o: LaunchOptions, client?: Client): Promise<Work
     workflowId: o.jobId,
     args: o.args as never,
     typedSearchAttributes: jobSearchAttributes(o.kind, o.siruta),
+    ...(o.startedBy ? { memo: { startedBy: o.startedBy } } : {}),
   });
 }
 
@@ -165,7 +171,7 @@ export async function startJob(o: StartJobOptions): Promise<{ jobId: string; han
   const start = async (jobId: string) => {
     await o.precondition?.();
     try {
-      return await launchJob({ workflowType: o.workflowType, jobId, kind: o.kind, siruta: o.siruta, args: o.args });
+      return await launchJob({ workflowType: o.workflowType, jobId, kind: o.kind, siruta: o.siruta, args: o.args, startedBy: o.startedBy });
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) throw alreadyRunning(jobId);
       throw err;
@@ -246,8 +252,24 @@ export async function queryRunning<T>(client: Client, handle: WorkflowHandle, na
   }
 }
 
-/** CONTRACT.md `GET /api/landreg/progress`; 404 for unknown jobs and after the retention. */
-export async function jobProgress(jobId: string, now = new Date()): Promise<JobProgress> {
+
+/** The user who started a job (its memo), or null for a schedule's, a cron's or an older job. */
+export function jobStartedBy(desc: { memo?: Record<string, unknown> }): string | null {
+  const v = desc.memo?.startedBy;
+  return typeof v === 'string' && v !== '' ? v : null;
+}
+
+/** Whether `reader` may see the job described: its starter or an administrator. */
+export function mayReadJob(desc: { memo?: Record<string, unknown> }, reader: Reader): boolean {
+  return ownerOrAdmin(reader, jobStartedBy(desc));
+}
+
+/**
+ * CONTRACT.md `GET /api/landreg/progress`; 404 for unknown jobs, after the retention, and for a
+ * job someone else started (a reader other than its starter or an administrator learns nothing,
+ * not even that it exists).
+ */
+export async function jobProgress(jobId: string, reader: Reader, now = new Date()): Promise<JobProgress> {
   const parts = parseWorkflowId(jobId);
   if (!parts) throw errors.notFound('Lucrarea nu există.');
   const client = await getTemporalClient();
@@ -259,6 +281,7 @@ export async function jobProgress(jobId: string, now = new Date()): Promise<JobP
     if (err instanceof WorkflowNotFoundError) throw errors.notFound('Lucrarea nu există.');
     throw err;
   }
+  if (!mayReadJob(desc, reader)) throw errors.notFound('Lucrarea nu există.');
   const base = { jobId, kind: parts.kind, startedAt: desc.startTime.toISOString() };
   if (desc.status.name === 'RUNNING') {
     const p = (await queryRunning<ProgressState>(client, handle, 'progress')) ?? {

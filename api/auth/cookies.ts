@@ -1,13 +1,13 @@
 /**
  * Cookies of sign-in. `cgp_session` carries only the opaque session token (CONTRACT.md section
  * 2). `cgp_auth` carries the in-flight login (state, nonce, PKCE verifier, where to return) for
- * ten minutes, sealed with AES-256-GCM under a key derived from SESSION_SECRET: the browser can
- * neither read nor forge it.
+ * ten minutes, sealed (api/auth/sealed.ts, AES-256-GCM under a key derived from SESSION_SECRET):
+ * the browser can neither read nor forge it.
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { CookieOptions, Request, Response } from 'express';
 import { config } from '../../domain/config';
 import { SESSION_ABSOLUTE_LIFETIME_SECONDS } from './sessionStore';
+import { sealWith, unsealWith } from './sealed';
 
 export const SESSION_COOKIE = 'cgp_session';
 export const FLOW_COOKIE = 'cgp_auth';
@@ -37,30 +37,12 @@ export interface LoginFlow {
   exp: number;
 }
 
-const flowKey = () => createHash('sha256').update(`cgp_auth:${config.app.sessionSecret}`).digest();
-
 // Path /auth: the cookie reaches only /auth/login and /auth/callback, not every page request.
 const flowCookieOptions = (): CookieOptions => ({ httpOnly: true, sameSite: 'lax', path: '/auth', secure: secure() });
 
-export function seal(value: unknown): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', flowKey(), iv);
-  const ct = Buffer.concat([cipher.update(JSON.stringify(value), 'utf8'), cipher.final()]);
-  return Buffer.concat([iv, cipher.getAuthTag(), ct]).toString('base64url');
-}
-
-export function unseal<T>(sealed: string): T | null {
-  try {
-    const buf = Buffer.from(sealed, 'base64url');
-    if (buf.length < 29) return null;
-    const decipher = createDecipheriv('aes-256-gcm', flowKey(), buf.subarray(0, 12));
-    decipher.setAuthTag(buf.subarray(12, 28));
-    const pt = Buffer.concat([decipher.update(buf.subarray(28)), decipher.final()]);
-    return JSON.parse(pt.toString('utf8')) as T;
-  } catch {
-    return null;
-  }
-}
+/** The login flow sealed for its cookie (api/auth/sealed.ts; its key is the flow cookie's own). */
+export const seal = (value: unknown): string => sealWith(FLOW_COOKIE, value);
+export const unseal = <T>(sealed: string): T | null => unsealWith<T>(FLOW_COOKIE, sealed);
 
 export function setFlowCookie(res: Response, flow: LoginFlow): void {
   res.cookie(FLOW_COOKIE, seal(flow), { ...flowCookieOptions(), maxAge: FLOW_TTL_MS });

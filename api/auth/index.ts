@@ -4,8 +4,10 @@
  * mounts `pageGuard` before the Remix UI.
  */
 export { sessionMiddleware, devStubContext } from './session';
+export { sameOriginWrites, isSameOriginRequest } from './sameOrigin';
 export { pageGuard, isGuardedPath } from './pageGuard';
 export { authRouter, registerAuthApiRoutes } from './routes';
 export { requireBearer, bearerToken } from './bearer';
+export { requireAdmin, ADMIN_ONLY_MESSAGE } from './guards';
 export { SESSION_COOKIE } from './cookies';
 export type { SessionContext, SessionUser, Company, EnrichmentScope } from './types';

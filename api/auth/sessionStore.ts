@@ -1,7 +1,8 @@
 /**
  * The server-side session record (table app_sessions, CONTRACT.md section 2). The cookie holds a
  * random token; the row id is its SHA-256, so reading the table is not enough to hijack a session.
- * Tokens live only in `data` (never in the cookie, never in a log line).
+ * Tokens live only in `data` (never in the cookie, never in a log line), the refresh and ID tokens
+ * sealed (toRow / fromRow below), so a copy of the table does not hand out long-lived grants.
  *
  * Every request needs its session, and a map view alone sends dozens of tile requests a second,
  * so a process keeps the sessions it read for config.app.sessionCacheTtlMs (loadSessionCached).
@@ -17,6 +18,7 @@ import { leaseToken, untilSettled } from '../../domain/db/lease';
 import type { Company, EnrichmentScope, SessionUser } from './types';
 import type { SessionFlags } from '../../domain/auth/flags';
 import { SESSION_IDLE_TIMEOUT_SECONDS } from '../../domain/auth/sessionCleanup';
+import { digestWith, sealWith, unsealWith } from './sealed';
 
 /** CONTRACT.md section 2: idle timeout 12 h (domain/auth/sessionCleanup.ts), absolute lifetime 30 days. */
 export { SESSION_IDLE_TIMEOUT_SECONDS };
@@ -49,6 +51,41 @@ export interface StoredSession {
   refreshLease?: { holder: string; until: number };
 }
 
+/**
+ * The tokens as a row keeps them (issue 25): the access token (short-lived, forwarded on every
+ * central call) in clear; the refresh and ID tokens sealed together with the row id as associated
+ * data (api/auth/sealed.ts), plus a keyed digest of the refresh token that the refresh lease
+ * matches on. Rows written before sealing (tokens in clear) read as signed out; migration 023
+ * deleted them.
+ */
+interface TokensAtRest extends Omit<TokenState, 'refreshToken' | 'idToken'> {
+  sealed?: string;
+  refreshTokenDigest?: string;
+}
+type StoredRow = Omit<StoredSession, 'tokens'> & { tokens: TokensAtRest & { refreshToken?: unknown; idToken?: unknown } };
+
+const TOKENS_PURPOSE = 'app_sessions.tokens';
+
+export const refreshTokenDigest = (refreshToken: string) => digestWith(TOKENS_PURPOSE, refreshToken);
+
+function toRow(id: string, data: StoredSession): StoredRow {
+  const { refreshToken, idToken, ...clear } = data.tokens;
+  const tokens: TokensAtRest = { ...clear };
+  if (refreshToken !== undefined || idToken !== undefined) tokens.sealed = sealWith(TOKENS_PURPOSE, { refreshToken, idToken }, id);
+  if (refreshToken !== undefined) tokens.refreshTokenDigest = refreshTokenDigest(refreshToken);
+  return { ...data, tokens };
+}
+
+/** The session a row holds, tokens opened; null for a row that cannot be trusted (signed out). */
+function fromRow(id: string, row: StoredRow): StoredSession | null {
+  if (!row.tokens) return null;
+  const { sealed, refreshTokenDigest: _d, refreshToken, idToken, ...clear } = row.tokens;
+  if (refreshToken !== undefined || idToken !== undefined) return null;
+  const secrets = sealed === undefined ? {} : unsealWith<Pick<TokenState, 'refreshToken' | 'idToken'>>(TOKENS_PURPOSE, sealed, id);
+  if (!secrets) return null;
+  return { ...row, tokens: { ...clear, ...secrets } };
+}
+
 export interface SessionRow {
   id: string;
   data: StoredSession;
@@ -72,19 +109,20 @@ export async function createSession(id: string, data: StoredSession, db: pg.Pool
   await db.query(
     `INSERT INTO app_sessions (id, user_id, data, created_at, last_seen_at, expires_at)
      VALUES ($1, $2, $3, now(), now(), now() + make_interval(secs => $4))`,
-    [id, data.user.id, JSON.stringify(data), SESSION_ABSOLUTE_LIFETIME_SECONDS],
+    [id, data.user.id, JSON.stringify(toRow(id, data)), SESSION_ABSOLUTE_LIFETIME_SECONDS],
   );
 }
 
 /** A live session: not past its absolute expiry and seen within the idle timeout. */
 export async function loadSession(id: string, db: pg.Pool = getPool()): Promise<SessionRow | null> {
-  const r = await db.query<{ id: string; data: StoredSession; last_seen_at: Date; expires_at: Date }>(
+  const r = await db.query<{ id: string; data: StoredRow; last_seen_at: Date; expires_at: Date }>(
     `SELECT id, data, last_seen_at, expires_at FROM app_sessions
       WHERE id = $1 AND expires_at > now() AND last_seen_at > now() - make_interval(secs => $2)`,
     [id, SESSION_IDLE_TIMEOUT_SECONDS],
   );
   const row = r.rows[0];
-  return row ? { id: row.id, data: row.data, lastSeenAt: row.last_seen_at, expiresAt: row.expires_at } : null;
+  const data = row ? fromRow(row.id, row.data) : null;
+  return row && data ? { id: row.id, data, lastSeenAt: row.last_seen_at, expiresAt: row.expires_at } : null;
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -168,8 +206,8 @@ export async function touchSession(id: string, db: pg.Pool = getPool()): Promise
 /** Deletes the session and answers what it held (for the IdP logout hint). */
 export async function deleteSession(id: string, db: pg.Pool = getPool()): Promise<StoredSession | null> {
   try {
-    const r = await db.query<{ data: StoredSession }>(`DELETE FROM app_sessions WHERE id = $1 RETURNING data`, [id]);
-    return r.rows[0]?.data ?? null;
+    const r = await db.query<{ data: StoredRow }>(`DELETE FROM app_sessions WHERE id = $1 RETURNING data`, [id]);
+    return r.rows[0] ? fromRow(id, r.rows[0].data) : null;
   } finally {
     // After the DELETE: a read that starts from here on finds no row.
     forgetSession(id);
@@ -197,29 +235,34 @@ export async function refreshSessionLeased(
   const holder = leaseToken();
   try {
     return await untilSettled<StoredSession | null>(async () => {
-      const claimed = await db.query<{ data: StoredSession }>(
+      const claimed = await db.query<{ data: StoredRow }>(
         `UPDATE app_sessions
             SET data = data || jsonb_build_object('refreshLease', jsonb_build_object(
                   'holder', $2::text, 'until', (extract(epoch FROM clock_timestamp()) * 1000)::bigint + $3::bigint))
-          WHERE id = $1 AND data->'tokens'->>'refreshToken' = $4 AND NOT (data ? 'error')
+          WHERE id = $1 AND data->'tokens'->>'refreshTokenDigest' = $4 AND NOT (data ? 'error')
             AND (NOT (data ? 'refreshLease') OR (data->'refreshLease'->>'until')::bigint < (extract(epoch FROM clock_timestamp()) * 1000)::bigint)
         RETURNING data`,
-        [id, holder, REFRESH_LEASE_MS, refreshToken],
+        [id, holder, REFRESH_LEASE_MS, refreshTokenDigest(refreshToken)],
       );
-      if (claimed.rows[0]) {
+      const mine = claimed.rows[0] ? fromRow(id, claimed.rows[0].data) : null;
+      if (mine) {
         let next: StoredSession;
         try {
-          next = withoutLease(await fn(withoutLease(claimed.rows[0].data)));
+          next = withoutLease(await fn(withoutLease(mine)));
         } catch (err) {
           await db.query(`UPDATE app_sessions SET data = data - 'refreshLease' WHERE id = $1 AND data->'refreshLease'->>'holder' = $2`, [id, holder]);
           throw err;
         }
-        const w = await db.query(`UPDATE app_sessions SET data = $3 WHERE id = $1 AND data->'refreshLease'->>'holder' = $2`, [id, holder, JSON.stringify(next)]);
+        const w = await db.query(`UPDATE app_sessions SET data = $3 WHERE id = $1 AND data->'refreshLease'->>'holder' = $2`, [
+          id,
+          holder,
+          JSON.stringify(toRow(id, next)),
+        ]);
         if (w.rowCount === 1) return next;
         // Our lease ran out and another exchange took over (or the session was deleted): its row wins.
       }
-      const r = await db.query<{ data: StoredSession }>(`SELECT data FROM app_sessions WHERE id = $1`, [id]);
-      const current = r.rows[0]?.data;
+      const r = await db.query<{ data: StoredRow }>(`SELECT data FROM app_sessions WHERE id = $1`, [id]);
+      const current = r.rows[0] ? fromRow(id, r.rows[0].data) : null;
       if (!current) return null;
       // Settled by someone else: new tokens, or the error the UI acts on.
       if (current.error || current.tokens.refreshToken !== refreshToken) return withoutLease(current);

@@ -10,6 +10,7 @@ import { AppError, errors } from '../../domain/errors';
 import { registry, ErrorBody } from './openapi';
 import type { SessionContext } from '../auth/types';
 import { requireBearer } from '../auth/bearer';
+import { requireAdmin } from '../auth/guards';
 import { config } from '../../domain/config';
 
 export type AuthKind = 'public' | 'session' | 'admin' | 'cron' | 'addressbook';
@@ -169,8 +170,7 @@ function checkAuth(kind: AuthKind, req: Request): void {
       return;
     case 'admin':
       if (!liveSession(req)) throw noSession(req);
-      if (!req.auth!.isAdmin) throw errors.forbidden('Doar administratorii pot folosi această operațiune.');
-      return;
+      return requireAdmin(req.auth);
   }
 }
 

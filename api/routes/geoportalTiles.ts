@@ -137,9 +137,9 @@ export function registerGeoportalTileRoutes(router: Router): void {
     {
       method: 'post',
       path: '/api/geoportal/tiles/rebuild',
-      summary: `Request a rebuild of the PMTiles overview (workflow ${TILE_REBUILD_WORKFLOW_ID}, spec 3.6)`,
+      summary: `Request a rebuild of the PMTiles overview (workflow ${TILE_REBUILD_WORKFLOW_ID}, spec 3.6); administrators only`,
       tags: ['geoportal'],
-      auth: 'session',
+      auth: 'admin',
       response: { status: 202, description: 'Rebuild job started', schema: z.object({ jobId: z.string(), progressUrl: z.string() }) },
       failures: { 409: 'already_running: a rebuild job runs; body has jobId' },
     },

@@ -15,7 +15,8 @@ import { z } from 'zod';
 import type { SessionContext } from '../auth/types';
 import { legacyWriteGate } from '../http/gates';
 import { defineRoute, reply } from '../http/route';
-import { launchJob, progressUrl, startExclusive } from '../../temporal/jobs';
+import { launchJob, mayReadJob, progressUrl, startExclusive } from '../../temporal/jobs';
+import { ownerOrAdmin } from '../../domain/auth/ownership';
 import { getPool } from '../../domain/db/pool';
 import { errors } from '../../domain/errors';
 import { childLogger } from '../../domain/log';
@@ -74,6 +75,7 @@ async function requireUat(siruta: number): Promise<void> {
 async function startExport(
   kind: (typeof EXPORT_KINDS)[keyof typeof EXPORT_KINDS],
   siruta: number,
+  startedBy: string,
   start: (jobId: string, downloadUrl: string) => { workflowType: 'exportBundle' | 'exportLayerGpkg'; args: [ExportBundleInput] | [ExportLayerGpkgInput] },
 ) {
   const conflict = (jobId: string) =>
@@ -85,7 +87,7 @@ async function startExport(
   const jobId = await startExclusive({ kind, scope: String(siruta), running: { siruta } }, async () => {
     const id = jobWorkflowId(kind, String(siruta));
     const { workflowType, args } = start(id, exportDownloadUrl(id));
-    await launchJob({ workflowType, jobId: id, kind, siruta, args });
+    await launchJob({ workflowType, jobId: id, kind, siruta, args, startedBy });
     return id;
   }, conflict);
   const downloadUrl = exportDownloadUrl(jobId);
@@ -109,7 +111,7 @@ export function registerExportRoutes(router: Router): void {
     async ({ body, auth }) => {
       await requireUat(body.siruta);
       const v = viewerOf(auth);
-      return startExport(EXPORT_KINDS.bundle, body.siruta, (_jobId, downloadUrl) => ({
+      return startExport(EXPORT_KINDS.bundle, body.siruta, v.userId, (_jobId, downloadUrl) => ({
         workflowType: 'exportBundle',
         args: [{ siruta: body.siruta, mode: body.mode, includeNoGeometry: body.includeNoGeometry, downloadUrl, ...v }],
       }));
@@ -135,7 +137,7 @@ export function registerExportRoutes(router: Router): void {
         throw errors.notFound(`Stratul ${body.layerId} nu există în catalog.`);
       }
       const v = viewerOf(auth);
-      return startExport(EXPORT_KINDS.layer, body.siruta, (_jobId, downloadUrl) => ({
+      return startExport(EXPORT_KINDS.layer, body.siruta, v.userId, (_jobId, downloadUrl) => ({
         workflowType: 'exportLayerGpkg',
         args: [{ siruta: body.siruta, layerId: body.layerId, downloadUrl, ...v }],
       }));
@@ -161,11 +163,12 @@ export function registerExportRoutes(router: Router): void {
       const parts = parseWorkflowId(query.jobId);
       const kinds: readonly string[] = Object.values(EXPORT_KINDS);
       const unknown = () => errors.notFound('Exportul nu există.');
+      const reader = { userId: auth!.user.id, isAdmin: auth!.isAdmin };
       if (!parts || !parts.runId || !kinds.includes(parts.kind)) throw unknown();
       const file = await openExportDownload(query.jobId);
       if (file) {
         // Only the requester (or an admin) gets the file; to anyone else it does not exist.
-        if (file.userId !== auth!.user.id && !auth!.isAdmin) throw unknown();
+        if (!ownerOrAdmin(reader, file.userId)) throw unknown();
         res.status(200).set({
           'Content-Type': file.contentType,
           'Content-Disposition': contentDisposition(file.fileName),
@@ -178,7 +181,10 @@ export function registerExportRoutes(router: Router): void {
       const client = await getTemporalClient();
       let status: string;
       try {
-        status = (await client.workflow.getHandle(query.jobId).describe()).status.name;
+        const desc = await client.workflow.getHandle(query.jobId).describe();
+        // Whether someone else's export runs or failed is theirs to know, as its progress is.
+        if (!mayReadJob(desc, reader)) throw unknown();
+        status = desc.status.name;
       } catch (err) {
         if (err instanceof WorkflowNotFoundError) throw unknown();
         throw err;

@@ -5,6 +5,8 @@
  *   GET|PATCH /api/landreg/sync-rules/scheduler    {defaultFrequency} + what is due when (PATCH gated)
  *   GET|PATCH|DELETE /api/landreg/sync-rules/:id   one rule (writes gated)
  *   GET|POST  /api/landreg/weekend-sync            queue and state; actions add|remove|trigger|pause|resume|reset
+ * Every write is the office's global configuration: administrators only (403 `forbidden`; issue
+ * 25), after the 410 gate. Reads are open to every signed-in user.
  * Rule windows that cross midnight are written with an end hour above 24 (23:00–28:00).
  */
 import type { Router } from 'express';
@@ -218,7 +220,7 @@ export function registerSchedulingRoutes(router: Router): void {
       path: '/api/landreg/sync-rules',
       summary: 'Creează o regulă de sincronizare pentru un UAT sau un județ',
       tags: TAGS,
-      auth: 'session',
+      auth: 'admin',
       gate: legacyWriteGate,
       body: RuleBody,
       response: { status: 201, description: 'Regula creată', schema: Rule },
@@ -238,7 +240,7 @@ export function registerSchedulingRoutes(router: Router): void {
       path: '/api/landreg/sync-rules/bulk',
       summary: 'Creează câte o regulă de UAT pentru fiecare UAT al unui județ (cele existente rămân)',
       tags: TAGS,
-      auth: 'session',
+      auth: 'admin',
       gate: legacyWriteGate,
       body: BulkBody,
       response: { status: 201, description: 'Regulile create și UAT-urile sărite', schema: z.object({ county: z.string(), created: z.array(Rule), skipped: z.array(z.number()) }) },
@@ -295,7 +297,7 @@ export function registerSchedulingRoutes(router: Router): void {
       path: '/api/landreg/sync-rules/scheduler',
       summary: 'Schimbă frecvența implicită de sincronizare',
       tags: TAGS,
-      auth: 'session',
+      auth: 'admin',
       gate: legacyWriteGate,
       body: z.object({ defaultFrequency: Frequency }).strict(),
       response: { description: 'Frecvența implicită și UAT-urile în ordinea pornirii', schema: SchedulerView },
@@ -320,7 +322,7 @@ export function registerSchedulingRoutes(router: Router): void {
       path: '/api/landreg/sync-rules/:id',
       summary: 'Modifică o regulă de sincronizare (frecvență, prioritate, ferestre, pași, activă)',
       tags: TAGS,
-      auth: 'session',
+      auth: 'admin',
       gate: legacyWriteGate,
       params: IdParams,
       body: PatchBody,
@@ -337,7 +339,7 @@ export function registerSchedulingRoutes(router: Router): void {
       path: '/api/landreg/sync-rules/:id',
       summary: 'Șterge o regulă de sincronizare',
       tags: TAGS,
-      auth: 'session',
+      auth: 'admin',
       gate: legacyWriteGate,
       params: IdParams,
       response: { status: 204, description: 'Regula a fost ștearsă' },
@@ -369,7 +371,7 @@ export function registerSchedulingRoutes(router: Router): void {
       path: '/api/landreg/weekend-sync',
       summary: 'Gestionează coada de weekend: add, remove, trigger (pașii cu eroare reluați, pornire imediată), pause, resume, reset',
       tags: TAGS,
-      auth: 'session',
+      auth: 'admin',
       body: WeekendAction,
       response: { description: 'Coada și starea după acțiune', schema: WeekendAnswer },
       failures: { 404: 'UAT-ul nu este în coadă' },

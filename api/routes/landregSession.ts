@@ -11,6 +11,7 @@ import { PortalMaintenanceError } from '../../domain/landreg/errors';
 import { readPortalSession, recordPortalHealth } from '../../domain/landreg/sessionStore';
 import { config } from '../../domain/config';
 import type { SessionContext } from '../auth/types';
+import { requireAdmin } from '../auth/guards';
 import { childLogger } from '../../domain/log';
 import { singletonWorkflowId } from '../../temporal/ids';
 import { defineRoute } from '../http/route';
@@ -45,9 +46,7 @@ async function assertMayReplace(auth: SessionContext | undefined, creds: z.infer
   if (auth?.isAdmin || creds.username === undefined) return;
   const current = await readPortalSession(landregApi.db());
   const account = current.username ?? config.landreg.username;
-  if (creds.username !== account) {
-    throw errors.forbidden('Doar administratorii pot schimba contul comun al portalului de cadastru.');
-  }
+  if (creds.username !== account) requireAdmin(auth, 'Doar administratorii pot schimba contul comun al portalului de cadastru.');
 }
 
 /** Connect (spec 3.1): 503 portal_maintenance while the portal is in maintenance. */
@@ -125,7 +124,7 @@ export function registerLandregSessionRoutes(router: Router): void {
           details: jobs,
         });
       }
-      if (!auth?.isAdmin) throw errors.forbidden('Doar administratorii pot deconecta contul comun al portalului de cadastru.');
+      requireAdmin(auth, 'Doar administratorii pot deconecta contul comun al portalului de cadastru.');
       await landregApi.client().disconnect();
       return sessionState();
     },

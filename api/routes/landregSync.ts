@@ -68,9 +68,10 @@ export function registerLandregSyncRoutes(router: Router): void {
       response: { description: 'O înregistrare GisSyncRun pe strat', schema: z.object({ runs: z.array(SyncRun) }) },
       failures: { ...GATED, 409: 'O sincronizare a acestui UAT rulează deja (already_running, jobId)', 502: 'Portalul a răspuns cu o eroare' },
     },
-    async ({ body }) => {
+    async ({ body, auth }) => {
       const layers = [...new Set(body.layers ?? [body.layer!])];
       const { handle } = await startJob({
+        startedBy: auth!.user.id,
         kind: 'sync',
         scope: body.siruta,
         siruta: body.siruta,
@@ -104,8 +105,9 @@ export function registerLandregSyncRoutes(router: Router): void {
       response: { status: 202, description: 'Lucrare acceptată', schema: Accepted },
       failures: { ...GATED, 409: 'O sincronizare în fundal a acestui UAT rulează deja (already_running, jobId)' },
     },
-    async ({ body }) => {
+    async ({ body, auth }) => {
       const { jobId } = await startJob({
+        startedBy: auth!.user.id,
         kind: 'sync-background',
         scope: body.siruta,
         siruta: body.siruta,
@@ -133,6 +135,7 @@ export function registerLandregSyncRoutes(router: Router): void {
       const county = await findCounty(landregApi.db(), body.county);
       if (!county) throw errors.notFound(`Județul „${body.county}” nu există în baza locală.`);
       const { jobId } = await startJob({
+        startedBy: auth!.user.id,
         kind: 'sync-county',
         scope: county.workspacePk ?? county.county,
         workflowType: 'countySync',
@@ -163,6 +166,7 @@ export function registerLandregSyncRoutes(router: Router): void {
     },
     async ({ auth }) => {
       const { jobId } = await startJob({
+        startedBy: auth!.user.id,
         kind: ALL_COUNTIES_JOB.kind,
         scope: ALL_COUNTIES_JOB.scope,
         singleton: true,
@@ -185,8 +189,8 @@ export function registerLandregSyncRoutes(router: Router): void {
       response: { status: 202, description: 'Lucrare acceptată', schema: Accepted },
       failures: { ...GATED, 409: 'Rulează deja (already_running, jobId)' },
     },
-    async () => {
-      const { jobId } = await startJob({ kind: 'refresh-all', scope: 'global', workflowType: 'refreshAll', args: [{}] });
+    async ({ auth }) => {
+      const { jobId } = await startJob({ startedBy: auth!.user.id, kind: 'refresh-all', scope: 'global', workflowType: 'refreshAll', args: [{}] });
       return accepted(jobId);
     },
   );
@@ -237,7 +241,7 @@ export function registerLandregSyncRoutes(router: Router): void {
       },
       failures: { 404: 'Lucrare necunoscută sau progres expirat' },
     },
-    async ({ query }) => jobProgress(query.jobId),
+    async ({ query, auth }) => jobProgress(query.jobId, { userId: auth!.user.id, isAdmin: auth!.isAdmin }),
   );
 
   defineRoute(

@@ -1,16 +1,39 @@
 /**
- * Key-value storage (spec 4.6, CONTRACT.md section 4 "storage"; docs/office.md):
- *   GET    /api/storage ?namespace=&lightweight=  → {namespace, items:[{key, value}]}
- *   PUT    /api/storage {namespace, key, value}   → {namespace, key, created}
- *   DELETE /api/storage ?namespace=&key=          → {deleted:true}; 404 only when absent
- * Bodies up to the API's 25 MB JSON limit (413 above it). POST /api/storage/migrate-blobs
- * belongs to the registry area.
+ * Key-value storage (spec 4.6, CONTRACT.md sections 4 and 6 "storage"; docs/office.md):
+ *   GET    /api/storage ?namespace=&lightweight=&scope=&company=&limit=&cursor=
+ *                                                  → {namespace, items:[{key, value}], nextCursor?}
+ *   PUT    /api/storage {namespace, key, value, scope?, company?} → {namespace, key, created}
+ *   DELETE /api/storage ?namespace=&key=&scope=&company=          → {deleted:true}; 404 only when absent
+ * A namespace is the caller's company's (the default, the spec's shape unchanged: the firm's
+ * shared values) or, with `scope=user`, the caller's own. Another company's namespace is not
+ * there for the caller (404); the group company G reaches any company's with `company=`. The
+ * export is streamed batch by batch (records up to 25 MB each), whole by default or a page with
+ * `limit` and `cursor`. Bodies up to the API's 25 MB JSON limit (413 above it).
+ * POST /api/storage/migrate-blobs belongs to the registry area.
  */
-import type { Router } from 'express';
+import type { Response, Router } from 'express';
+import { once } from 'node:events';
 import { z } from 'zod';
+import type { SessionContext } from '../auth/types';
 import { defineRoute, reply } from '../http/route';
+import { clientGone } from '../http/download';
+import { childLogger } from '../../domain/log';
+import { getPool } from '../../domain/db/pool';
 import { getPrisma } from '../../domain/db/prisma';
-import { deleteItem, exportNamespace, putItem } from '../../domain/office/storage';
+import { errors } from '../../domain/errors';
+import { COMPANIES } from '../../domain/office/vault';
+import {
+  companyOwner,
+  deleteItem,
+  hasRowsAfter,
+  itemJson,
+  namespaceRows,
+  putItem,
+  userOwner,
+  type StorageOwner,
+} from '../../domain/office/storage';
+
+const log = childLogger('storage');
 
 const Namespace = z.string().trim().min(1).max(200).openapi({ example: 'registratura' });
 const Key = z.string().min(1).max(500).openapi({ example: 'entry-42' });
@@ -18,19 +41,66 @@ const Flag = z
   .enum(['true', 'false', '1', '0'])
   .optional()
   .transform((v) => v === 'true' || v === '1');
+const Owner = {
+  scope: z
+    .enum(['company', 'user'])
+    .default('company')
+    .openapi({ description: 'company (default): the firm’s shared namespace; user: the caller’s own' }),
+  company: z
+    .enum(COMPANIES)
+    .optional()
+    .openapi({ description: 'Another company’s shared namespace: only the group company G (404 for anyone else)' }),
+};
+/** Cursor of the next page: the last key answered, base64url (opaque to clients). */
+const Cursor = z
+  .string()
+  .max(1000)
+  .transform((v, ctx) => {
+    const key = Buffer.from(v, 'base64url').toString('utf8');
+    if (!key || Buffer.from(key, 'utf8').toString('base64url') !== v) {
+      ctx.addIssue({ code: 'custom', message: 'Cursorul nu este valid; folosiți nextCursor din pagina anterioară.' });
+      return z.NEVER;
+    }
+    return key;
+  });
 
 const ExportQuery = z.object({
   namespace: Namespace,
   lightweight: Flag.openapi({ description: 'true: strings over 1 KB under data, fileData, imageUrl become `__stripped__:<bytes>`' }),
+  ...Owner,
+  limit: z.coerce.number().int().min(1).max(1000).optional().openapi({ description: 'A page of at most this many records (default: the whole namespace, streamed)' }),
+  cursor: Cursor.optional().openapi({ description: 'nextCursor of the previous page' }),
 });
 const ExportBody = z.object({
   namespace: z.string(),
   items: z.array(z.object({ key: z.string(), value: z.unknown() })),
+  nextCursor: z.string().nullable().optional().openapi({ description: 'With limit: the next page’s cursor, null after the last page' }),
 });
 const PutBody = z
-  .object({ namespace: Namespace, key: Key, value: z.unknown().openapi({ description: 'Any JSON value' }) })
+  .object({ namespace: Namespace, key: Key, value: z.unknown().openapi({ description: 'Any JSON value' }), ...Owner })
   .refine((b) => b.value !== undefined, { message: 'Câmpul value este obligatoriu.', path: ['value'] });
-const DeleteQuery = z.object({ namespace: Namespace, key: Key });
+const DeleteQuery = z.object({ namespace: Namespace, key: Key, ...Owner });
+
+/**
+ * The owner a request addresses. An account without a company has no shared namespace (403, as
+ * in the vault); naming another company is allowed to G only, and to anyone else that namespace
+ * simply does not exist (404: nothing is revealed about it).
+ */
+function ownerOf(auth: SessionContext | undefined, q: { scope: 'company' | 'user'; company?: string }): StorageOwner {
+  const user = auth!.user;
+  if (q.scope === 'user') {
+    if (q.company !== undefined) throw errors.badRequest('Parametrul company nu se folosește cu scope=user.', [{ field: 'company', problem: 'doar cu scope=company' }]);
+    return userOwner(user.id);
+  }
+  if (!user.company) throw errors.forbidden('Contul nu aparține unei firme: folosiți spațiul personal (scope=user).');
+  const company = q.company ?? user.company;
+  if (company !== user.company && user.company !== 'G') throw errors.notFound('Spațiul de stocare nu există.');
+  return companyOwner(company);
+}
+
+async function write(res: Response, chunk: string): Promise<void> {
+  if (!res.write(chunk)) await once(res, 'drain');
+}
 
 export function registerStorageRoutes(router: Router): void {
   defineRoute(
@@ -38,13 +108,42 @@ export function registerStorageRoutes(router: Router): void {
     {
       method: 'get',
       path: '/api/storage',
-      summary: 'Export a storage namespace (spec 4.6)',
+      summary: 'Export a storage namespace (spec 4.6), streamed; a page with limit and cursor',
       tags: ['storage'],
       auth: 'session',
       query: ExportQuery,
-      response: { description: 'Every record of the namespace, ordered by key', schema: ExportBody },
+      response: { description: 'The namespace’s records (or one page), ordered by key', schema: ExportBody },
+      failures: { 403: 'scope=company for an account without a company', 404: 'Another company’s namespace' },
     },
-    ({ query }) => exportNamespace(getPrisma(), query.namespace, query.lightweight),
+    async ({ query, auth, res }) => {
+      const owner = ownerOf(auth, query);
+      const db = getPool();
+      const signal = clientGone(res);
+      const rows = namespaceRows(db, owner, query.namespace, { after: query.cursor, limit: query.limit, signal });
+      // The first batch before the status: a failure there is still an ordinary error answer.
+      let next = await rows.next();
+      res.status(200).set({ 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'private, no-store' });
+      try {
+        await write(res, `{"namespace":${JSON.stringify(query.namespace)},"items":[`);
+        let lastKey: string | undefined;
+        let count = 0;
+        for (; !next.done; next = await rows.next()) {
+          await write(res, (count++ ? ',' : '') + itemJson(next.value, query.lightweight));
+          lastKey = next.value.key;
+          if (signal.aborted) return;
+        }
+        let tail = ']';
+        if (query.limit !== undefined) {
+          const more = count === query.limit && lastKey !== undefined && (await hasRowsAfter(db, owner, query.namespace, lastKey));
+          tail += `,"nextCursor":${more ? JSON.stringify(Buffer.from(lastKey!, 'utf8').toString('base64url')) : 'null'}`;
+        }
+        res.end(`${tail}}`);
+      } catch (err) {
+        // Half an answer is out: the client must see a broken response, not a complete-looking one.
+        log.error({ err: (err as Error).message, namespace: query.namespace }, 'storage export failed mid-stream');
+        res.destroy(err as Error);
+      }
+    },
   );
 
   defineRoute(
@@ -52,15 +151,15 @@ export function registerStorageRoutes(router: Router): void {
     {
       method: 'put',
       path: '/api/storage',
-      summary: 'Write one storage record',
+      summary: 'Write one storage record (the caller’s company namespace, or scope=user for the caller’s own)',
       tags: ['storage'],
       auth: 'session',
       body: PutBody,
       response: { description: 'Written', schema: z.object({ namespace: z.string(), key: z.string(), created: z.boolean() }) },
-      failures: { 413: 'Body over 25 MB' },
+      failures: { 403: 'scope=company for an account without a company', 404: 'Another company’s namespace', 413: 'Body over 25 MB' },
     },
-    async ({ body }) => {
-      const { created } = await putItem(getPrisma(), body.namespace, body.key, body.value);
+    async ({ body, auth }) => {
+      const { created } = await putItem(getPrisma(), ownerOf(auth, body), body.namespace, body.key, body.value);
       return { namespace: body.namespace, key: body.key, created };
     },
   );
@@ -75,10 +174,10 @@ export function registerStorageRoutes(router: Router): void {
       auth: 'session',
       query: DeleteQuery,
       response: { description: 'Deleted', schema: z.object({ deleted: z.literal(true) }) },
-      failures: { 404: 'No such record' },
+      failures: { 403: 'scope=company for an account without a company', 404: 'No such record (or another company’s namespace)' },
     },
-    async ({ query }) => {
-      await deleteItem(getPrisma(), query.namespace, query.key);
+    async ({ query, auth }) => {
+      await deleteItem(getPrisma(), ownerOf(auth, query), query.namespace, query.key);
       return reply(200, { deleted: true });
     },
   );

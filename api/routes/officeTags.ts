@@ -5,11 +5,14 @@
  *   GET    /api/tags ?q=&company=                 → {items:[tag]}
  *   POST   /api/tags {project, phase?, activity?, company?} → 201 {tag}
  *   DELETE /api/tags/:id                          → {deleted: n} (a project or phase with what is under it)
+ * Writing the tag file (push, both, a conflict resolved for the app) and deleting tags are for
+ * administrators (issue 25); reading, pulling and adding tags are open to every user.
  * The tag file is config.office.tagFilePath (TAG_FILE_PATH).
  */
 import type { Router } from 'express';
 import { z } from 'zod';
 import { defineRoute, reply } from '../http/route';
+import { requireAdmin } from '../auth/guards';
 import { config } from '../../domain/config';
 import { getPrisma } from '../../domain/db/prisma';
 import { COMPANIES } from '../../domain/office/vault';
@@ -89,14 +92,24 @@ export function registerTagRoutes(router: Router): void {
     {
       method: 'post',
       path: '/api/manictime',
-      summary: 'Apply the sync plan (pull, push or both), with a backup before writing the file',
+      summary: 'Apply the sync plan (pull, push or both), with a backup before writing the file; writing the file is for administrators',
       tags: ['tags'],
       auth: 'session',
       body: ApplyBody,
       response: { description: 'What was applied; conflicts left unresolved', schema: ApplyAnswer },
-      failures: { 409: 'plan_changed: the state moved since the plan shown', 422: 'The tag file is not UTF-8 text' },
+      failures: {
+        403: 'push, both, or a conflict resolved for the app’s side (each writes the shared tag file) by a non-administrator',
+        409: 'plan_changed: the state moved since the plan shown',
+        422: 'The tag file is not UTF-8 text',
+      },
     },
-    ({ body, auth }) => applyTagSync(getPrisma(), config.office.tagFilePath, body, auth!.user.email),
+    ({ body, auth }) => {
+      // The tag file is the whole office's time tracker: only an administrator writes it. A pull
+      // (the file's changes into the app) stays open to every user.
+      const writesFile = body.mode !== 'pull' || Object.values(body.resolutions ?? {}).includes('db');
+      if (writesFile) requireAdmin(auth, 'Doar administratorii pot scrie fișierul de etichete (push).');
+      return applyTagSync(getPrisma(), config.office.tagFilePath, body, auth!.user.email);
+    },
   );
 
   defineRoute(
@@ -133,9 +146,9 @@ export function registerTagRoutes(router: Router): void {
     {
       method: 'delete',
       path: '/api/tags/:id',
-      summary: 'Delete a tag (a project or phase with the tags under it)',
+      summary: 'Delete a tag (a project or phase with the tags under it); administrators only',
       tags: ['tags'],
-      auth: 'session',
+      auth: 'admin',
       params: z.object({ id: z.uuid('Identificatorul nu este valid.') }),
       response: { description: 'How many tags were deleted', schema: z.object({ deleted: z.number() }) },
       failures: { 404: 'Unknown tag' },

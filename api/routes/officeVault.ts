@@ -45,9 +45,27 @@ const EntryOut = z.object({
 });
 const EntryWithPassword = EntryOut.extend({ password: z.string().nullable() });
 
+/**
+ * Only web addresses: the UI renders the URL as a link, and a `javascript:` or `data:` one would
+ * run in the page of whoever clicks it. An empty string clears it.
+ */
+const HttpUrl = text(2000)
+  .refine((v) => v === '' || isHttpUrl(v), { message: 'Adresa trebuie să fie un URL http:// sau https://.' })
+  .nullable()
+  .optional();
+
+function isHttpUrl(v: string): boolean {
+  try {
+    const u = new URL(v);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
 const Fields = {
   username: optionalText(300),
-  url: optionalText(2000),
+  url: HttpUrl.openapi({ description: 'http(s) only' }),
   password: z.string().max(4000).nullable().optional().openapi({ description: 'Clear text; sealed on the server' }),
   notes: optionalText(10_000),
   company: z.enum(COMPANIES).optional().openapi({ description: 'Default: the caller’s company; another one only for G' }),
@@ -78,10 +96,13 @@ export function registerVaultRoutes(router: Router): void {
       },
       failures: { 403: 'No company on the account', 404: 'Unknown entry' },
     },
-    async ({ query, auth, req }) =>
-      query.id
+    async ({ query, auth, req, res }) => {
+      // A password (and the list of what the vault holds) must stay in no cache: browser, proxy or CDN.
+      res.set('Cache-Control', 'no-store');
+      return query.id
         ? { entry: await heavyWork.vault.run(callerKey(req), () => revealVaultEntry(getPrisma(), caller(auth), query.id!)) }
-        : { items: await listVault(getPrisma(), caller(auth), query.q) },
+        : { items: await listVault(getPrisma(), caller(auth), query.q) };
+    },
   );
 
   defineRoute(

@@ -169,7 +169,7 @@ async function benchOwnerSearch(): Promise<void> {
       const t = performance.now();
       const res = await fetch(url, {
         method: 'POST',
-        headers: { cookie: session.cookie, 'content-type': 'application/json' },
+        headers: { cookie: session.cookie, origin: new URL(url).origin, 'content-type': 'application/json' },
         body: JSON.stringify({ name, siruta: BENCH_SIRUTA }),
       });
       const body = (await res.json()) as { source?: string; results?: unknown[]; error?: string };

@@ -475,7 +475,7 @@ async function benchExport(): Promise<void> {
       t = performance.now();
       const res = await fetch(`${base}/api/geoportal/export`, {
         method: 'POST',
-        headers: { cookie, 'content-type': 'application/json' },
+        headers: { cookie, origin: new URL(base).origin, 'content-type': 'application/json' },
         body: JSON.stringify({ format: 'gpkg', featureIds: ids }),
       });
       const body = await res.arrayBuffer();

@@ -47,7 +47,7 @@ try {
       const parcels = uats.map((u, i) => ({ nrCadastral: freshCadastral(b * PARCELS + i), siruta: u.siruta, workspacePk: u.workspacePk }));
       const res = await fetch(`${rig.base}/api/cfportal/order`, {
         method: 'POST',
-        headers: { cookie: who.dan.cookie, 'content-type': 'application/json' },
+        headers: { cookie: who.dan.cookie, origin: new URL(rig.base).origin, 'content-type': 'application/json' },
         body: JSON.stringify({ parcels }),
       });
       if (res.status !== 202) throw new Error(`order ${b}: ${res.status} ${await res.text()}`);

@@ -54,7 +54,7 @@ async function viaApi(): Promise<void> {
         const t0 = performance.now();
         const res = await fetch(url, {
           method: 'POST',
-          headers: { cookie: session.cookie, 'content-type': 'application/json' },
+          headers: { cookie: session.cookie, origin: new URL(url).origin, 'content-type': 'application/json' },
           body: JSON.stringify({ direction: i % 2 ? 'iesire' : 'intrare', date: `${year}-06-15`, subject: `Adresă de bench ${i}`, sender: 'Ionescu Ștefan' }),
         });
         await res.arrayBuffer();

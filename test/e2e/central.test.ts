@@ -10,7 +10,7 @@
  */
 import type { Browser, BrowserContext } from 'playwright-core';
 import { SESSION_COOKIE } from '../../api/auth/cookies';
-import { sessionIdFor } from '../../api/auth/sessionStore';
+import { loadSession, sessionIdFor } from '../../api/auth/sessionStore';
 import { E2E_BASE_URL, E2E_ORIGIN, launchChromium, signInThroughIdp } from '../helpers/e2e';
 import { config } from '../../domain/config';
 import { closePool, getPool } from '../../domain/db/pool';
@@ -21,11 +21,10 @@ const USER = { email: 'mihai@birou.ro', password: 'parola-mihai' };
 async function revokeRefreshTokenOf(context: BrowserContext): Promise<void> {
   const cookie = (await context.cookies(E2E_ORIGIN)).find((c) => c.name === SESSION_COOKIE);
   expect(cookie).toBeDefined();
-  const r = await getPool().query<{ data: { tokens: { refreshToken: string } } }>(`SELECT data FROM app_sessions WHERE id = $1`, [
-    sessionIdFor(cookie!.value),
-  ]);
-  expect(r.rowCount).toBe(1);
-  const token = r.rows[0].data.tokens.refreshToken;
+  // The row keeps the refresh token sealed: the session store opens it, as the middleware does.
+  const row = await loadSession(sessionIdFor(cookie!.value), getPool());
+  expect(row).not.toBeNull();
+  const token = row!.data.tokens.refreshToken!;
   const discovery = (await (await fetch(`${config.oidc.issuer}/.well-known/openid-configuration`)).json()) as { revocation_endpoint: string };
   // What a user's "sign out everywhere" at the identity provider does to this session's grant.
   const res = await fetch(discovery.revocation_endpoint, {

@@ -1,9 +1,11 @@
 /**
- * The sync-rules page in the browser (issue 21, Deliver 4): Dan signs in, opens
+ * The sync-rules page in the browser (issue 21, Deliver 4): Ana (an administrator: the rules are
+ * the office's settings, issue 25) signs in, opens
  * /parcel-sync/reguli from its tab, creates a county rule with a weekend-night window, creates
  * one UAT rule per UAT of the county in bulk, edits the county rule's priority, sees the planted
- * UATs in "what runs next", and deletes the rules. Mihai (central API) reads the page and is told
- * plainly why he cannot change the rules (the 410 gate). The rules are `manual` (never due by
+ * UATs in "what runs next", and deletes the rules. Dan (not an administrator) reads the rules with
+ * every change control disabled and the reason in Romanian. Mihai (central API) reads the page and
+ * is told plainly why he cannot change the rules (the 410 gate). The rules are `manual` (never due by
  * themselves), on a county planted for the test, so the stack's scheduler starts nothing.
  * Screenshots in test-results/. Runs against E2E_BASE_URL or config.app.publicUrl (the stack).
  */
@@ -50,7 +52,8 @@ describe('sync rules in the browser', () => {
   });
 
   test('create a county rule, bulk-create the UAT rules, edit, see what runs next, delete', async () => {
-    const { page, errors } = await openAs(browser, { email: 'dan@birou.ro', password: 'parola-dan' });
+    const { page, errors } = await openAs(browser, { email: 'ana@birou.ro', password: 'parola-ana' });
+    expect(await page.getByTestId('rules-admin-notice').count()).toBe(0);
     await expect(page.getByTestId('tab-rules').getAttribute('aria-current')).resolves.toBe('page');
     await page.getByRole('heading', { name: 'Regulă nouă' }).waitFor();
     page.on('dialog', (d) => void d.accept());
@@ -129,6 +132,25 @@ describe('sync rules in the browser', () => {
     }
     expect((await getPool().query(`SELECT 1 FROM gis_sync_rules WHERE county = $1 OR siruta BETWEEN $2 AND $2 + 99`, [COUNTY, SIRUTA_BASE])).rowCount).toBe(0);
     expect(errors).toEqual([]);
+  }, 120_000);
+
+  test('a user who is not an administrator reads the rules; every change is disabled, with the reason', async () => {
+    await getPool().query(
+      `INSERT INTO gis_sync_rules (id, scope, county, frequency, priority, windows, steps, enabled) VALUES (gen_random_uuid(), 'county', $1, 'manual', 5, '[]', '{T}', true)`,
+      [COUNTY],
+    );
+    const { page, errors } = await openAs(browser, { email: 'dan@birou.ro', password: 'parola-dan' });
+    const notice = page.getByTestId('rules-admin-notice');
+    await notice.waitFor();
+    await expect(notice.innerText()).resolves.toContain('doar administratorii le pot crea, modifica sau șterge');
+    const row = page.getByTestId('rules-table').locator('tr', { hasText: `Județul ${COUNTY}` });
+    await row.waitFor();
+    await expect(row.getByRole('button', { name: 'Șterge' }).isDisabled()).resolves.toBe(true);
+    await expect(row.getByRole('button', { name: 'Modifică' }).isDisabled()).resolves.toBe(true);
+    await expect(page.getByTestId('rule-submit').isDisabled()).resolves.toBe(true);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'sync-rules-not-admin.png'), fullPage: true });
+    expect(errors).toEqual([]);
+    await getPool().query(`DELETE FROM gis_sync_rules WHERE county = $1`, [COUNTY]);
   }, 120_000);
 
   test('a central-API user reads the rules and is told why they cannot be changed', async () => {

@@ -1,5 +1,6 @@
 /**
- * The weekend deep sync page in the browser (spec 3.4, issue 21): Dan signs in, opens
+ * The weekend deep sync page in the browser (spec 3.4, issue 21): Ana (an administrator: the queue
+ * is the office's setting, issue 25) signs in, opens
  * /parcel-sync/weekend from its tab, pauses the session, adds a planted UAT by its SIRUTA and
  * sees it queued with its four steps pending, is told plainly when a SIRUTA is unknown, removes
  * the city and resumes. The session is paused first, so even inside a weekend window the stack's
@@ -38,7 +39,7 @@ describe('weekend sync page in the browser', () => {
   });
 
   test('pause, add a city, see its steps pending, an unknown SIRUTA refused in Romanian, remove, resume', async () => {
-    const { context, page, errors } = await openSignedIn(browser, '/parcel-sync/weekend', { email: 'dan@birou.ro', password: 'parola-dan' });
+    const { context, page, errors } = await openSignedIn(browser, '/parcel-sync/weekend', { email: 'ana@birou.ro', password: 'parola-ana' });
     expect(new URL(page.url()).pathname).toBe('/parcel-sync/weekend');
 
     const state = page.getByTestId('weekend-state');
@@ -82,6 +83,19 @@ describe('weekend sync page in the browser', () => {
     await page.getByRole('button', { name: 'Reia', exact: true }).click();
     await page.getByRole('button', { name: 'Pauză', exact: true }).waitFor();
     await expect(state.innerText()).resolves.not.toContain('în pauză');
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  test('a user who is not an administrator sees the queue with every control disabled, and why', async () => {
+    const { context, page, errors } = await openSignedIn(browser, '/parcel-sync/weekend', { email: 'dan@birou.ro', password: 'parola-dan' });
+    await page.getByTestId('weekend-state').waitFor();
+    await expect(page.getByTestId('weekend-admin-notice').innerText()).resolves.toContain('doar administratorii pot adăuga sau elimina localități');
+    for (const name of ['Pornește acum', 'Adaugă în coadă']) {
+      await expect(page.getByRole('button', { name, exact: true }).isDisabled()).resolves.toBe(true);
+    }
+    const pauseOrResume = page.getByTestId('weekend-state').getByRole('button', { name: /^(Pauză|Reia)$/ });
+    await expect(pauseOrResume.isDisabled()).resolves.toBe(true);
     expect(errors).toEqual([]);
     await context.close();
   }, 120_000);

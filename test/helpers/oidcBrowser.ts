@@ -75,7 +75,10 @@ export class Browser {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(init.json);
     }
-    const res = await fetch(url, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
+    const method = init.method ?? (body ? 'POST' : 'GET');
+    // A browser names the page's origin on every write; here each form is posted from its own site.
+    if (method !== 'GET' && method !== 'HEAD' && !Object.keys(headers).some((h) => h.toLowerCase() === 'origin')) headers.origin = url.origin;
+    const res = await fetch(url, { method, headers, body, redirect: 'manual' });
     const setCookie = res.headers.getSetCookie();
     this.hops.push({ url: url.href, status: res.status, setCookie });
     this.store(url, setCookie);

@@ -1,17 +1,28 @@
 /**
- * Key-value storage as a client meets it (spec 4.6, CONTRACT.md sections 4 and 5): records
+ * Key-value storage as a client meets it (spec 4.6, CONTRACT.md sections 4, 5 and 6): records
  * written and exported, the lightweight strip at any depth, delete semantics, bad input, the
- * 25 MB body limit. The whole API in process on a scratch database.
+ * 25 MB body limit; namespaces scoped to a company or a user (another company can neither read,
+ * overwrite nor delete; G reaches all), the paged export and a streamed one of several records of
+ * 20 MB. The whole API in process on a scratch database.
  */
-import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { startOfficeApp, type OfficeApp } from '../helpers/officeApp';
 
 let app: OfficeApp;
 let cookie: string;
+/** Bogdan, Dan's colleague at U; Ana at B; Mihai at the group company G; Radu without a company. */
+let bogdan: string;
+let ana: string;
+let mihai: string;
+let radu: string;
 
 beforeAll(async () => {
   app = await startOfficeApp('geoportal_office_storage');
   cookie = (await app.session({ email: 'dan@birou.ro', company: 'U' })).cookie;
+  bogdan = (await app.session({ email: 'bogdan@birou.ro', company: 'U' })).cookie;
+  ana = (await app.session({ email: 'ana@birou.ro', company: 'B', groups: ['admin'] })).cookie;
+  mihai = (await app.session({ email: 'mihai@birou.ro', company: 'G' })).cookie;
+  radu = (await app.session({ email: 'radu@birou.ro', company: null })).cookie;
 });
 afterAll(async () => {
   await app?.close();
@@ -98,4 +109,88 @@ test('a body over 25 MB is refused with 413 and nothing is written', async () =>
   expect(ok.status).toBe(200);
   const light = await app.call('GET', '/api/storage?namespace=mare&lightweight=1', { auth: cookie });
   expect(light.body.items[0].value).toEqual({ fileData: `__stripped__:${20 * 1024 * 1024}` });
+});
+
+describe('scopes: a company’s shared namespaces and each user’s own', () => {
+  const secret = { title: 'Oferta U', fileData: big(2000) };
+
+  test('a user of another company can neither read, overwrite nor delete; the owner’s record stays whole', async () => {
+    expect((await app.call('PUT', '/api/storage', { auth: cookie, body: { namespace: 'oferte', key: 'o-1', value: secret } })).status).toBe(200);
+
+    // Ana (company B, even an administrator) reading the same name gets her own company's namespace: empty.
+    expect((await app.call('GET', '/api/storage?namespace=oferte', { auth: ana })).body).toEqual({ namespace: 'oferte', items: [] });
+    // Naming company U outright: it does not exist for her.
+    const read = await app.call('GET', '/api/storage?namespace=oferte&company=U', { auth: ana });
+    expect(read.status).toBe(404);
+    expect(read.body.error).toBe('not_found');
+    expect(JSON.stringify(read.body)).not.toContain('Oferta U');
+
+    // Her PUT of the same namespace and key lands in B's namespace; addressed to U it is refused.
+    const mine = await app.call('PUT', '/api/storage', { auth: ana, body: { namespace: 'oferte', key: 'o-1', value: 'al lui B' } });
+    expect(mine.body).toEqual({ namespace: 'oferte', key: 'o-1', created: true });
+    expect((await app.call('PUT', '/api/storage', { auth: ana, body: { namespace: 'oferte', key: 'o-1', value: 'suprascris', company: 'U' } })).status).toBe(404);
+
+    // Delete: her own record goes; U's cannot be reached.
+    expect((await app.call('DELETE', '/api/storage?namespace=oferte&key=o-1&company=U', { auth: ana })).status).toBe(404);
+    expect((await app.call('DELETE', '/api/storage?namespace=oferte&key=o-1', { auth: ana })).status).toBe(200);
+
+    // Dan's colleague at U shares the namespace; the record is intact.
+    expect((await app.call('GET', '/api/storage?namespace=oferte', { auth: bogdan })).body.items).toEqual([{ key: 'o-1', value: secret }]);
+  });
+
+  test('the group company G reaches any company’s namespace by name, and only by name', async () => {
+    expect((await app.call('GET', '/api/storage?namespace=oferte', { auth: mihai })).body.items).toEqual([]);
+    expect((await app.call('GET', '/api/storage?namespace=oferte&company=U', { auth: mihai })).body.items).toEqual([{ key: 'o-1', value: secret }]);
+  });
+
+  test('scope=user is the caller’s own: a colleague of the same company does not see it', async () => {
+    const put = await app.call('PUT', '/api/storage', { auth: cookie, body: { namespace: 'preferinte', key: 'harta', value: { zoom: 14 }, scope: 'user' } });
+    expect(put.status).toBe(200);
+    expect((await app.call('GET', '/api/storage?namespace=preferinte&scope=user', { auth: cookie })).body.items).toEqual([{ key: 'harta', value: { zoom: 14 } }]);
+    expect((await app.call('GET', '/api/storage?namespace=preferinte&scope=user', { auth: bogdan })).body.items).toEqual([]);
+    expect((await app.call('GET', '/api/storage?namespace=preferinte', { auth: cookie })).body.items).toEqual([]);
+    expect((await app.call('DELETE', '/api/storage?namespace=preferinte&key=harta&scope=user', { auth: bogdan })).status).toBe(404);
+    expect((await app.call('GET', '/api/storage?namespace=preferinte&scope=user', { auth: cookie })).body.items).toHaveLength(1);
+    // An account without a company has only its own scope.
+    expect((await app.call('GET', '/api/storage?namespace=oferte', { auth: radu })).status).toBe(403);
+    expect((await app.call('PUT', '/api/storage', { auth: radu, body: { namespace: 'n', key: 'k', value: 1, scope: 'user' } })).status).toBe(200);
+    expect((await app.call('GET', '/api/storage?namespace=preferinte&scope=user&company=U', { auth: cookie })).status).toBe(400);
+  });
+});
+
+describe('export in pages or streamed', () => {
+  test('limit and cursor page through a namespace in key order; the last page says so', async () => {
+    for (let i = 0; i < 7; i++) await app.call('PUT', '/api/storage', { auth: cookie, body: { namespace: 'pagini', key: `k${i}`, value: { i } } });
+    const keys: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const res: { status: number; body: any } = await app.call('GET', `/api/storage?namespace=pagini&limit=3${cursor ? `&cursor=${cursor}` : ''}`, { auth: cookie });
+      expect(res.status).toBe(200);
+      keys.push(...res.body.items.map((x: { key: string }) => x.key));
+      cursor = res.body.nextCursor;
+      pages++;
+    } while (cursor);
+    expect(keys).toEqual(['k0', 'k1', 'k2', 'k3', 'k4', 'k5', 'k6']);
+    expect(pages).toBe(3);
+    // A page that ends exactly at the last record still says there is nothing after it.
+    const whole = await app.call('GET', '/api/storage?namespace=pagini&limit=7', { auth: cookie });
+    expect(whole.body.nextCursor).toBeNull();
+    expect((await app.call('GET', '/api/storage?namespace=pagini&cursor=%%%', { auth: cookie })).status).toBe(400);
+    expect((await app.call('GET', '/api/storage?namespace=pagini&limit=0', { auth: cookie })).status).toBe(400);
+  });
+
+  test('a namespace of several 20 MB records streams whole, each record intact', async () => {
+    const record = (i: number) => ({ fileData: String(i).repeat(20 * 1024 * 1024) });
+    for (let i = 1; i <= 3; i++) expect((await app.call('PUT', '/api/storage', { auth: cookie, body: { namespace: 'arhiva', key: `a${i}`, value: record(i) } })).status).toBe(200);
+    const res = await fetch(`${app.base}/api/storage?namespace=arhiva`, { headers: { cookie } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toContain('no-store');
+    const body = (await res.json()) as { namespace: string; items: Array<{ key: string; value: { fileData: string } }> };
+    expect(body.items.map((x) => [x.key, x.value.fileData.length, x.value.fileData === record(Number(x.key.slice(1))).fileData])).toEqual([
+      ['a1', 20 * 1024 * 1024, true],
+      ['a2', 20 * 1024 * 1024, true],
+      ['a3', 20 * 1024 * 1024, true],
+    ]);
+  }, 120_000);
 });

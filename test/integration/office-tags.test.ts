@@ -199,3 +199,29 @@ test('bad bodies are 400 with details; a stale plan is 409; no session is 401', 
   expect(stale.body.error).toBe('plan_changed');
   expect((await app.call('GET', '/api/manictime')).status).toBe(401);
 });
+
+test('a user who is not an administrator may pull and add, but not write the file nor delete (403)', async () => {
+  const dan = (await app.session({ email: 'dan@birou.ro', company: 'U' })).cookie;
+  const asDan = (method: string, p: string, body?: unknown) => app.call(method, p, { auth: dan, body });
+  const fileBefore = await readFile();
+  const backupsBefore = await backups();
+  for (const body of [{ mode: 'push' }, { mode: 'both' }]) {
+    const r = await asDan('POST', '/api/manictime', body);
+    expect(r.status).toBe(403);
+    expect(r.body).toEqual({ error: 'forbidden', message: expect.stringContaining('administratorii') });
+  }
+  const tag = (await asDan('POST', '/api/tags', { project: 'U-0099 Anexă Dan' })).body.tag as { id: string };
+  expect(tag.id).toEqual(expect.any(String));
+  expect((await asDan('DELETE', `/api/tags/${tag.id}`)).status).toBe(403);
+  expect(await appPaths()).toContain('U-0099 Anexă Dan');
+  // A pull only brings the file's changes into the app: open to everyone, the file untouched.
+  await fs.appendFile(FILE, 'U-0100 Adus de Dan\n');
+  const pulled = await asDan('POST', '/api/manictime', { mode: 'pull' });
+  expect(pulled.status).toBe(200);
+  expect(pulled.body.applied.file.written).toBe(false);
+  expect(await appPaths()).toContain('U-0100 Adus de Dan');
+  expect(await readFile()).toBe(`${fileBefore}U-0100 Adus de Dan\n`);
+  expect(await backups()).toEqual(backupsBefore);
+  // The administrator deletes what Dan could not.
+  expect((await call('DELETE', `/api/tags/${tag.id}`)).status).toBe(200);
+});

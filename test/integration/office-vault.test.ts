@@ -46,6 +46,9 @@ test('an entry round-trips: listed without password, read with it, nothing in cl
   const one = await app.call('GET', `/api/vault?id=${id}`, { auth: dan });
   expect(one.status).toBe(200);
   expect(one.body.entry).toEqual(expect.objectContaining({ id, password: SECRET, username: 'birou.urb' }));
+  // A password answer is kept by no cache (browser, proxy), nor is the list.
+  expect(one.headers.get('cache-control')).toBe('no-store');
+  expect(list.headers.get('cache-control')).toBe('no-store');
 
   const row = (await db.query(`SELECT password, kdf_iterations FROM vault_entries WHERE id = $1`, [id])).rows[0];
   expect(row.password).toMatch(/^v1:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+$/);
@@ -135,5 +138,14 @@ test('bad bodies are 400 with details; no session is 401', async () => {
   expect(badId.body.details[0].field).toBe('id');
   const noId = await app.call('PUT', '/api/vault', { auth: dan, body: { name: 'x' } });
   expect(noId.status).toBe(400);
+  // Only web addresses: the UI makes a link of it, and a script address would run on a click.
+  for (const url of ['javascript:alert(document.cookie)', 'data:text/html,<script>1</script>', 'ftp://server/x', 'epay.ancpi.ro']) {
+    const bad = await app.call('POST', '/api/vault', { auth: dan, body: { name: 'Cont', url } });
+    expect([url, bad.status, bad.body.details?.[0]?.field]).toEqual([url, 400, 'url']);
+  }
+  const ok = await app.call('POST', '/api/vault', { auth: dan, body: { name: 'Cont http', url: 'http://intranet.birou.ro/ghid' } });
+  expect(ok.status).toBe(201);
+  expect((await app.call('PUT', `/api/vault?id=${ok.body.entry.id}`, { auth: dan, body: { url: 'javascript:void(0)' } })).status).toBe(400);
+  await app.call('DELETE', `/api/vault?id=${ok.body.entry.id}`, { auth: dan });
   expect((await app.call('GET', '/api/vault')).status).toBe(401);
 });

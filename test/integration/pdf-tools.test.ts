@@ -181,6 +181,8 @@ describe('POST /api/compress-pdf', () => {
       method: 'POST',
       headers: {
         cookie: dan.cookie,
+        // What the page's own upload sends (node:http adds no Origin; a cookie write needs ours).
+        origin: url.origin,
         'content-type': `multipart/form-data; boundary=${boundary}`,
         'content-length': String(8 * 1024 * 1024),
       },

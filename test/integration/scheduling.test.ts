@@ -35,7 +35,7 @@ let base: string;
 let uats: Array<{ siruta: number; name: string; parcels: number }>;
 const cookies: Record<'legacy' | 'central', string> = { legacy: '', central: '' };
 
-async function signIn(email: string, useCentralApi: boolean): Promise<string> {
+async function signIn(email: string, useCentralApi: boolean, isAdmin = false): Promise<string> {
   const token = newSessionToken();
   const far = Date.now() + 3_600_000;
   await createSession(
@@ -43,9 +43,9 @@ async function signIn(email: string, useCentralApi: boolean): Promise<string> {
     {
       v: 1,
       user: { id: `${email}-${rig.suffix}`, email, name: email, company: 'B' },
-      groups: [],
+      groups: isAdmin ? ['admin'] : [],
       enrichmentScope: 'full',
-      flags: { useCentralApi, basicPanel: false, isAdmin: false },
+      flags: { useCentralApi, basicPanel: false, isAdmin },
       tokens: { accessToken: 'test', accessTokenExpiresAt: far, refreshAt: far },
     },
     getPool(),
@@ -73,7 +73,8 @@ beforeAll(async () => {
   await new Promise((r) => server.once('listening', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // Sessions live in the stack's database (the session store's pool), not the scratch one.
-  cookies.legacy = await signIn('dan@birou.ro', false);
+  // Rules and the weekend queue are the office's settings: an administrator changes them (issue 25).
+  cookies.legacy = await signIn('ana@birou.ro', false, true);
   cookies.central = await signIn('mihai@birou.ro', true);
 }, 120_000);
 

@@ -207,8 +207,10 @@ describe('every Prisma model reads and writes the migrated schema', () => {
     const c = await prisma.contact.create({ data: { name: 'Ion Țuțea', company: 'U', email: 'ion@example.ro', phone: '0722000000' } });
     expect(await prisma.contact.findUniqueOrThrow({ where: { id: c.id } })).toMatchObject({ type: 'person', name: 'Ion Țuțea' });
 
-    await prisma.storageItem.create({ data: { namespace: 'ui', key: 'layout', value: { panels: ['harta'] } } });
-    expect((await prisma.storageItem.findUniqueOrThrow({ where: { namespace_key: { namespace: 'ui', key: 'layout' } } })).value).toEqual({ panels: ['harta'] });
+    await prisma.storageItem.create({ data: { owner: 'company:B', namespace: 'ui', key: 'layout', value: { panels: ['harta'] } } });
+    expect(
+      (await prisma.storageItem.findUniqueOrThrow({ where: { owner_namespace_key: { owner: 'company:B', namespace: 'ui', key: 'layout' } } })).value,
+    ).toEqual({ panels: ['harta'] });
 
     const expiresAt = new Date(Date.now() + 3600_000);
     await prisma.appSession.create({ data: { id: 'sess-1', userId: 'u1', data: { email: 'dan@birou.ro' }, expiresAt } });

@@ -18,7 +18,7 @@ let rig: SyncRig;
 let server: http.Server;
 let base: string;
 let siruta: number;
-const cookies: Record<'legacy' | 'central' | 'admin', string> = { legacy: '', central: '', admin: '' };
+const cookies: Record<'legacy' | 'central' | 'admin' | 'colleague', string> = { legacy: '', central: '', admin: '', colleague: '' };
 
 async function signIn(email: string, useCentralApi: boolean, isAdmin = false): Promise<string> {
   const token = newSessionToken();
@@ -38,7 +38,7 @@ async function signIn(email: string, useCentralApi: boolean, isAdmin = false): P
   return `${SESSION_COOKIE}=${token}`;
 }
 
-async function api(method: string, path: string, opts: { body?: unknown; who?: 'legacy' | 'central' | 'admin'; bearer?: string } = {}) {
+async function api(method: string, path: string, opts: { body?: unknown; who?: 'legacy' | 'central' | 'admin' | 'colleague'; bearer?: string } = {}) {
   const headers: Record<string, string> = {};
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
   if (opts.bearer) headers.authorization = `Bearer ${opts.bearer}`;
@@ -70,6 +70,7 @@ beforeAll(async () => {
   cookies.legacy = await signIn('dan@birou.ro', false);
   cookies.central = await signIn('mihai@birou.ro', true);
   cookies.admin = await signIn('ana@birou.ro', false, true);
+  cookies.colleague = await signIn('elena@birou.ro', false);
 }, 120_000);
 
 afterAll(async () => {
@@ -235,6 +236,11 @@ describe('sync jobs', () => {
 
       const running = await api('GET', r.body.progressUrl);
       expect(running.body).toMatchObject({ jobId: r.body.jobId, kind: 'sync-background', status: 'running' });
+      // A job's progress is its starter's and the administrators' (issue 25): to a colleague it does not exist.
+      const colleague = await api('GET', r.body.progressUrl, { who: 'colleague' });
+      expect(colleague).toEqual({ status: 404, body: expect.objectContaining({ error: 'not_found' }) });
+      expect(JSON.stringify(colleague.body)).not.toContain('running');
+      expect((await api('GET', r.body.progressUrl, { who: 'admin' })).body).toMatchObject({ jobId: r.body.jobId, status: 'running' });
 
       await rig.simJson('DELETE', '/__sim/faults');
       const done = await waitForProgress(r.body.jobId, (p) => p.status !== 'running');
@@ -242,6 +248,9 @@ describe('sync jobs', () => {
       expect(done.result.added).toBe(4);
       expect(done.result.removed).toBe(1);
       expect(done.finishedAt).toBeDefined();
+      // Nor its result.
+      expect((await api('GET', r.body.progressUrl, { who: 'colleague' })).status).toBe(404);
+      expect((await api('GET', r.body.progressUrl, { who: 'admin' })).body).toMatchObject({ status: 'done', result: { added: 4 } });
     } finally {
       await rig.simJson('DELETE', '/__sim/faults');
     }

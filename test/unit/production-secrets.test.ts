@@ -1,9 +1,13 @@
-/** Spec 5.8 / issue 13: a production start refuses missing or development-default secrets, naming them. */
+/**
+ * Spec 5.8 / issues 13 and 25: a production start (NODE_ENV=production or unset) refuses missing,
+ * development-default or (our own) short secrets and an unnamed identity provider, naming them.
+ */
 import { expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
-import { assertProductionSecrets, productionSecretProblems as problemsOf } from '../../domain/config';
+import { MIN_SECRET_LENGTH, assertProductionSecrets, isProductionEnv, productionSecretProblems as problemsOf } from '../../domain/config';
 
-const productionSecretProblems = (env: Record<string, string>) => problemsOf(env as NodeJS.ProcessEnv);
+const asEnv = (env: Record<string, string | undefined>) => env as unknown as NodeJS.ProcessEnv;
+const productionSecretProblems = (env: Record<string, string>) => problemsOf(asEnv(env));
 
 const STRONG: Record<string, string> = {
   SESSION_SECRET: 'k8Jw1q9vXr2mZp7LbT4nYc6HsD0fGa3E',
@@ -15,6 +19,7 @@ const STRONG: Record<string, string> = {
   S3_SECRET_KEY: 'Gh2Jk4Lz6Xc8Vb0Nm2Qw4Er6Ty8Ui0Op',
   LANDREG_PASSWORD: 'As1Df3Gh5Jk7Lz9Xc1Vb3Nm5Qw7Er9Ty',
   PGPASSWORD: 'Ui2Op4As6Df8Gh0Jk2Lz4Xc6Vb8Nm0Qw',
+  OIDC_ISSUER: 'https://login.birou.ro',
 };
 
 it('strong values pass; each default, dev-* or missing value is named', () => {
@@ -38,9 +43,35 @@ it("an outside service's secret is required once its URL points at a real system
   expect(productionSecretProblems({ ...STRONG, CFPORTAL_BASE_URL: 'https://cf.example.ro', CFPORTAL_PASSWORD: 'Zx8Cv6Bn4Mq2Wr0Ty8Ui6Op4' })).toEqual([]);
 });
 
-it('only NODE_ENV=production refuses', () => {
+it('NODE_ENV=production and an unset NODE_ENV refuse; development and test do not', () => {
+  const weak = { ...STRONG, TILE_REBUILD_WEBHOOK_TOKEN: 'dev-tile-rebuild-token' };
   expect(() => assertProductionSecrets({ NODE_ENV: 'development' } as NodeJS.ProcessEnv)).not.toThrow();
-  expect(() => assertProductionSecrets({ NODE_ENV: 'production', ...STRONG, TILE_REBUILD_WEBHOOK_TOKEN: 'dev-tile-rebuild-token' } as NodeJS.ProcessEnv)).toThrow(/TILE_REBUILD_WEBHOOK_TOKEN/);
+  expect(() => assertProductionSecrets({ NODE_ENV: 'test' } as NodeJS.ProcessEnv)).not.toThrow();
+  expect(() => assertProductionSecrets({ NODE_ENV: 'production', ...weak } as NodeJS.ProcessEnv)).toThrow(/TILE_REBUILD_WEBHOOK_TOKEN/);
+  expect(() => assertProductionSecrets(asEnv({ ...weak }))).toThrow(/NODE_ENV unset \(production\).*TILE_REBUILD_WEBHOOK_TOKEN/);
+  expect(() => assertProductionSecrets(asEnv({ NODE_ENV: '', ...weak }))).toThrow(/TILE_REBUILD_WEBHOOK_TOKEN/);
+  expect(() => assertProductionSecrets({ ...STRONG } as NodeJS.ProcessEnv)).not.toThrow();
+  expect(isProductionEnv(asEnv({}))).toBe(true);
+  expect(isProductionEnv({ NODE_ENV: 'development' } as NodeJS.ProcessEnv)).toBe(false);
+});
+
+it('our own secrets shorter than 32 characters are refused; credentials issued by other systems are not measured', () => {
+  const short = 'Qe5Rt7Yu9Io1Pa3Sd5Fg7Hj9Kl1Zx3C'; // 31 characters, no development shape
+  expect(short).toHaveLength(MIN_SECRET_LENGTH - 1);
+  for (const name of ['SESSION_SECRET', 'ENCRYPTION_SECRET', 'CRON_SECRET', 'ADDRESSBOOK_API_KEY', 'TILE_REBUILD_WEBHOOK_TOKEN', 'S3_SECRET_KEY', 'PGPASSWORD']) {
+    expect(productionSecretProblems({ ...STRONG, [name]: short })).toEqual([name]);
+    expect(productionSecretProblems({ ...STRONG, [name]: `${short}x` })).toEqual([]);
+  }
+  const { PGPASSWORD: _p, ...noPg } = STRONG;
+  expect(productionSecretProblems({ ...noPg, DATABASE_URL: `postgresql://geoportal:${short}@db/geoportal` })).toEqual(['PGPASSWORD']);
+  // The office's portal password and the identity provider's client secret follow their issuer's rules.
+  expect(productionSecretProblems({ ...STRONG, LANDREG_PASSWORD: 'Portal#2026', OIDC_CLIENT_SECRET: 'Kq2Wv9Lr' })).toEqual([]);
+});
+
+it('the identity provider has no production default', () => {
+  const { OIDC_ISSUER: _i, ...noIssuer } = STRONG;
+  expect(productionSecretProblems(noIssuer)).toEqual(['OIDC_ISSUER']);
+  expect(productionSecretProblems({ ...noIssuer, OIDC_ISSUER: ' ' })).toEqual(['OIDC_ISSUER']);
 });
 
 it('the web process started with NODE_ENV=production and a default secret exits 1, naming the variable', () => {
@@ -50,4 +81,13 @@ it('the web process started with NODE_ENV=production and a default secret exits 
   expect(r.stderr).toContain('CRON_SECRET');
   expect(r.stderr).toContain('NODE_ENV=production');
   expect(r.stderr).not.toContain(STRONG.SESSION_SECRET);
+});
+
+it('the web process started without NODE_ENV and development defaults exits 1 (an unset NODE_ENV is production)', () => {
+  const env = asEnv({ PATH: process.env.PATH, HOME: process.env.HOME, PORT: '1' });
+  const r = spawnSync('node_modules/.bin/tsx', ['api/server.ts'], { env, encoding: 'utf8', timeout: 60_000 });
+  expect(r.status).toBe(1);
+  expect(r.stderr).toContain('NODE_ENV unset (production)');
+  expect(r.stderr).toContain('SESSION_SECRET');
+  expect(r.stderr).toContain('OIDC_ISSUER');
 });

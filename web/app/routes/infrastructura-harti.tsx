@@ -17,16 +17,19 @@ export const meta: MetaFunction = () => [{ title: 'Infrastructură hărți · Ge
 const REFRESH_WHILE_RUNNING_MS = 2000;
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  requireSession(request, context);
+  const { isAdmin } = requireSession(request, context);
   try {
-    return { status: await tileInfraStatus(), error: null as string | null };
+    return { status: await tileInfraStatus(), error: null as string | null, isAdmin };
   } catch (err) {
-    return { status: null, error: err instanceof AppError ? err.message : 'Starea infrastructurii de hărți nu a putut fi citită.' };
+    return { status: null, error: err instanceof AppError ? err.message : 'Starea infrastructurii de hărți nu a putut fi citită.', isAdmin };
   }
 }
 
+const ADMIN_ONLY_REBUILD = 'Doar administratorii pot porni reconstruirea arhivei de ansamblu.';
+
 export async function action({ request, context }: ActionFunctionArgs) {
-  requireSession(request, context);
+  // The same rule as POST /api/geoportal/tiles/rebuild (issue 25): a rebuild is office-wide work.
+  if (!requireSession(request, context).isAdmin) return { ok: false, message: ADMIN_ONLY_REBUILD, jobId: null };
   try {
     const r = await startTileRebuild();
     return { ok: true, message: 'Reconstruirea arhivei a pornit.', jobId: r.jobId };
@@ -40,7 +43,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function TileInfrastructure() {
-  const { status, error } = useLoaderData<typeof loader>();
+  const { status, error, isAdmin } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const navigation = useNavigation();
   const revalidator = useRevalidator();
@@ -104,10 +107,15 @@ export default function TileInfrastructure() {
 
           <Card title="Reconstruire">
             <Form method="post">
-              <button type="submit" className="btn btn--primary" disabled={submitting || running} data-testid="rebuild">
+              <button type="submit" className="btn btn--primary" disabled={!isAdmin || submitting || running} data-testid="rebuild">
                 {running ? 'Reconstruire în curs…' : submitting ? 'Se pornește…' : 'Reconstruiește arhiva'}
               </button>
             </Form>
+            {!isAdmin ? (
+              <p className="prose prose--muted" data-testid="rebuild-admin-only">
+                {ADMIN_ONLY_REBUILD}
+              </p>
+            ) : null}
             {result ? (
               <p className={result.ok ? 'prose' : 'health__banner health__banner--error'} role="status" data-testid="rebuild-message">
                 {result.message}

@@ -43,7 +43,7 @@ export const links: LinksFunction = () => [{ rel: 'stylesheet', href: parcelSync
 
 export function loader({ request, context }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
-  return { useCentralApi: auth.useCentralApi };
+  return { useCentralApi: auth.useCentralApi, isAdmin: auth.isAdmin };
 }
 
 interface RulesAnswer {
@@ -147,7 +147,7 @@ function FrequencyField(props: { name: string; label: string; value: Frequency; 
 }
 
 export default function SyncRulesPage() {
-  const { useCentralApi } = useLoaderData<typeof loader>();
+  const { useCentralApi, isAdmin } = useLoaderData<typeof loader>();
   const [rules, setRules] = useState<SyncRuleView[] | null>(null);
   const [scheduler, setScheduler] = useState<SchedulerAnswer | null>(null);
   const [counties, setCounties] = useState<string[]>([]);
@@ -262,7 +262,8 @@ export default function SyncRulesPage() {
       ...f,
       windows: f.windows.map((w, j) => (j === i ? { ...w, ...patch } : w)),
     }));
-  const locked = useCentralApi || busy;
+  // The rules and the default are the office's global settings: administrators change them (issue 25).
+  const locked = useCentralApi || !isAdmin || busy;
 
   return (
     <ParcelSyncLayout
@@ -275,6 +276,11 @@ export default function SyncRulesPage() {
         {useCentralApi && (
           <p className="notice notice--warn" data-testid="rules-central-notice">
             {CENTRAL_API_NOTICE}
+          </p>
+        )}
+        {!isAdmin && !useCentralApi && (
+          <p className="notice notice--warn" data-testid="rules-admin-notice">
+            Regulile și frecvența implicită sunt setări comune ale biroului: doar administratorii le pot crea, modifica sau șterge. Le puteți consulta aici.
           </p>
         )}
         {error && (

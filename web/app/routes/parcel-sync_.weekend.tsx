@@ -6,6 +6,7 @@
  * page shows exactly what the API answers.
  */
 import { useCallback, useEffect, useState } from 'react';
+import { useLoaderData } from '@remix-run/react';
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import parcelSyncCss from '../styles/parcel-sync.css?url';
 import { requireSession } from '../lib/auth.server';
@@ -16,8 +17,8 @@ export const meta: MetaFunction = () => [{ title: 'Sincronizare de weekend · Si
 export const links: LinksFunction = () => [{ rel: 'stylesheet', href: parcelSyncCss }];
 
 export function loader({ request, context }: LoaderFunctionArgs) {
-  requireSession(request, context);
-  return null;
+  const auth = requireSession(request, context);
+  return { isAdmin: auth.isAdmin };
 }
 
 type Step = 'sync_terenuri' | 'sync_cladiri' | 'import_nogeom' | 'enrich';
@@ -55,9 +56,12 @@ async function readAnswer(res: Response): Promise<WeekendView> {
 }
 
 export default function WeekendSync() {
+  const { isAdmin } = useLoaderData<typeof loader>();
   const [view, setView] = useState<WeekendView | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // The queue is the office's global setting: administrators change it (issue 25); everyone sees it.
+  const locked = busy || !isAdmin;
   const [newSiruta, setNewSiruta] = useState('');
 
   const load = useCallback(async () => {
@@ -99,6 +103,12 @@ export default function WeekendSync() {
           {error}
         </p>
       )}
+      {!isAdmin && (
+        <p className="notice notice--warn" data-testid="weekend-admin-notice">
+          Coada de weekend este o setare comună a biroului: doar administratorii pot adăuga sau elimina localități, porni, opri ori relua
+          sincronizarea. Starea ei o puteți urmări aici.
+        </p>
+      )}
       {!view && !error && <p className="loading">Se încarcă coada…</p>}
       {view && (
         <>
@@ -113,15 +123,15 @@ export default function WeekendSync() {
               {view.nextWindowStart ? ` Următoarea fereastră începe ${when(view.nextWindowStart)}.` : ''}
             </p>
             <div className="form-row">
-              <button type="button" className="btn btn--primary" disabled={busy} onClick={() => void act('trigger')}>
+              <button type="button" className="btn btn--primary" disabled={locked} onClick={() => void act('trigger')}>
                 Pornește acum
               </button>
               {view.syncStatus === 'paused' ? (
-                <button type="button" className="btn btn--secondary" disabled={busy} onClick={() => void act('resume')}>
+                <button type="button" className="btn btn--secondary" disabled={locked} onClick={() => void act('resume')}>
                   Reia
                 </button>
               ) : (
-                <button type="button" className="btn btn--secondary" disabled={busy} onClick={() => void act('pause')}>
+                <button type="button" className="btn btn--secondary" disabled={locked} onClick={() => void act('pause')}>
                   Pauză
                 </button>
               )}
@@ -151,10 +161,10 @@ export default function WeekendSync() {
                       </td>
                     ))}
                     <td className="weekend-actions">
-                      <button type="button" className="btn btn--secondary" disabled={busy} onClick={() => void act('trigger', q.siruta)}>
+                      <button type="button" className="btn btn--secondary" disabled={locked} onClick={() => void act('trigger', q.siruta)}>
                         Pornește
                       </button>{' '}
-                      <button type="button" className="btn btn--danger" disabled={busy} onClick={() => void act('remove', q.siruta)}>
+                      <button type="button" className="btn btn--danger" disabled={locked} onClick={() => void act('remove', q.siruta)}>
                         Elimină
                       </button>
                     </td>
@@ -175,7 +185,7 @@ export default function WeekendSync() {
                 <span>SIRUTA</span>
                 <input className="input" inputMode="numeric" value={newSiruta} onChange={(e) => setNewSiruta(e.target.value)} />
               </label>
-              <button type="submit" className="btn btn--primary" disabled={busy}>
+              <button type="submit" className="btn btn--primary" disabled={locked}>
                 Adaugă în coadă
               </button>
             </form>

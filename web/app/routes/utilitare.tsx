@@ -20,7 +20,7 @@ export const links: LinksFunction = () => [{ rel: 'stylesheet', href: officeCss 
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
-  return officePage(auth);
+  return { ...(await officePage(auth)), isAdmin: auth.isAdmin };
 }
 
 const TABS = OFFICE_TABS.map((t) => ({ id: t.key, label: t.label }));
@@ -65,7 +65,7 @@ export default function Utilitare() {
       {tab === 'etichete' && (
         <>
           {errorOf(d.tags.error, d.plan.error) && <p className="office-error" role="alert">{errorOf(d.tags.error, d.plan.error)}</p>}
-          <TagManager tags={d.tags.data ?? []} plan={d.plan.data} onChanged={refresh} />
+          <TagManager tags={d.tags.data ?? []} plan={d.plan.data} isAdmin={d.isAdmin} onChanged={refresh} />
         </>
       )}
       {tab === 'seif' && (

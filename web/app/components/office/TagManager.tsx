@@ -54,10 +54,13 @@ function Changes({ title, c }: { title: string; c: PlanAnswer['plan']['file'] })
 export function TagManager({
   tags,
   plan,
+  isAdmin,
   onChanged,
 }: {
   tags: TagOut[];
   plan: PlanAnswer | null;
+  /** The tag file and deletions are the office's: administrators only (issue 25). */
+  isAdmin: boolean;
   onChanged: () => void;
 }) {
   const tree = useMemo(() => buildTree(tags), [tags]);
@@ -122,7 +125,7 @@ export function TagManager({
             {tree.map((p) => (
               <li key={p.project}>
                 <span className="office-tree__project">{p.project}</span>
-                {p.tag && (
+                {isAdmin && p.tag && (
                   <button className="btn btn--link" onClick={() => remove(p.tag!)} aria-label={`Șterge ${p.project}`}>
                     șterge
                   </button>
@@ -131,7 +134,7 @@ export function TagManager({
                   {p.phases.map((ph) => (
                     <li key={ph.phase}>
                       {ph.phase}
-                      {ph.tag && (
+                      {isAdmin && ph.tag && (
                         <button className="btn btn--link" onClick={() => remove(ph.tag!)}>
                           șterge
                         </button>
@@ -140,9 +143,11 @@ export function TagManager({
                         {ph.activities.map((a) => (
                           <li key={a.id}>
                             {a.activity}
-                            <button className="btn btn--link" onClick={() => remove(a)}>
-                              șterge
-                            </button>
+                            {isAdmin && (
+                              <button className="btn btn--link" onClick={() => remove(a)}>
+                                șterge
+                              </button>
+                            )}
                           </li>
                         ))}
                       </ul>
@@ -183,7 +188,7 @@ export function TagManager({
                       Fișier: {c.file ?? '(șters)'}
                     </label>
                     <label>
-                      <input type="radio" name={c.key} checked={choices[c.key] === 'db'} onChange={() => setChoices({ ...choices, [c.key]: 'db' })} />
+                      <input type="radio" name={c.key} disabled={!isAdmin} checked={choices[c.key] === 'db'} onChange={() => setChoices({ ...choices, [c.key]: 'db' })} />
                       Aplicație: {c.db ?? '(șters)'}
                     </label>
                   </fieldset>
@@ -192,9 +197,15 @@ export function TagManager({
             )}
             <div className="office-actions">
               <button className="btn btn--secondary" disabled={busy} onClick={() => void apply('pull')}>Adu din fișier</button>
-              <button className="btn btn--secondary" disabled={busy} onClick={() => void apply('push')}>Scrie în fișier</button>
-              <button className="btn btn--primary" disabled={busy} onClick={() => void apply('both')}>Sincronizează în ambele sensuri</button>
+              <button className="btn btn--secondary" disabled={busy || !isAdmin} onClick={() => void apply('push')}>Scrie în fișier</button>
+              <button className="btn btn--primary" disabled={busy || !isAdmin} onClick={() => void apply('both')}>Sincronizează în ambele sensuri</button>
             </div>
+            {!isAdmin && (
+              <p className="office-muted" data-testid="tags-admin-only">
+                Fișierul de etichete este comun întregului birou: doar administratorii îl pot rescrie sau pot șterge etichete. Puteți aduce
+                modificările din fișier și adăuga etichete noi.
+              </p>
+            )}
           </>
         )}
         <OutcomeLine outcome={message} />

@@ -80,7 +80,7 @@ export function Vault({ entries, accessLog, onChanged }: { entries: VaultEntryOu
                 <tr key={e.id}>
                   <td>{e.name}</td>
                   <td>{e.username}</td>
-                  <td>{e.url && <a href={e.url} target="_blank" rel="noreferrer noopener">{e.url}</a>}</td>
+                  <td>{e.url && (/^https?:\/\//i.test(e.url) ? <a href={e.url} target="_blank" rel="noreferrer noopener">{e.url}</a> : e.url)}</td>
                   <td>{e.company}</td>
                   <td>
                     {!e.hasPassword ? (

@@ -1,0 +1,55 @@
+/**
+ * docker-compose.yml as a production deployment reads it (issue 25): the identity provider has
+ * no default, and nothing but the app is published to the network (the Temporal UI read-only on
+ * loopback, MailDev and the development identity provider only in the staging profile).
+ */
+import { expect, it } from '@jest/globals';
+import fs from 'node:fs';
+import path from 'node:path';
+import { projectRoot } from '../../domain/config';
+
+const text = fs.readFileSync(path.join(projectRoot, 'docker-compose.yml'), 'utf8');
+
+/** The lines of each service under `services:`, by name (two-space indented keys). */
+function services(): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const lines = text.split('\n');
+  let current: string | null = null;
+  let inServices = false;
+  for (const line of lines) {
+    if (/^\S/.test(line)) {
+      inServices = line.startsWith('services:');
+      current = null;
+      continue;
+    }
+    const head = /^ {2}([a-z][a-z0-9-]*):\s*$/.exec(line);
+    if (inServices && head) {
+      current = head[1];
+      out.set(current, []);
+    } else if (inServices && current && line.trim() && !line.trim().startsWith('#')) out.get(current)!.push(line.trim());
+  }
+  return out;
+}
+
+it('the identity provider, the mail server and every secret must be given: no default', () => {
+  for (const name of ['OIDC_ISSUER', 'SMTP_HOST', 'SESSION_SECRET', 'ENCRYPTION_SECRET', 'OIDC_CLIENT_SECRET', 'CRON_SECRET', 'S3_SECRET_KEY']) {
+    expect([name, new RegExp(`\\$\\{${name}:\\?`).test(text), new RegExp(`\\$\\{${name}:-`).test(text)]).toEqual([name, true, false]);
+  }
+  expect(text).toMatch(/NODE_ENV: production/);
+});
+
+it('only the app is published; the Temporal UI is read-only on loopback, MailDev and the dev IdP only for staging', () => {
+  const all = services();
+  for (const [name, lines] of all) {
+    const ports = lines.find((l) => l.startsWith('ports:'));
+    if (!ports || name === 'app') continue;
+    const staging = lines.some((l) => /^profiles:\s*\[.*staging.*\]/.test(l));
+    const mappings = [...ports.matchAll(/"([^"]+)"/g)].map((m) => m[1]);
+    expect([name, staging || mappings.every((m) => m.startsWith('127.0.0.1:'))]).toEqual([name, true]);
+  }
+  const ui = all.get('temporal-ui')!;
+  expect(ui.join('\n')).toMatch(/TEMPORAL_DISABLE_WRITE_ACTIONS: "true"/);
+  expect(ui.join('\n')).toMatch(/ports: \["127\.0\.0\.1:/);
+  for (const name of ['maildev', 'oidc']) expect([name, all.get(name)!.some((l) => /^profiles:\s*\[staging\]/.test(l))]).toEqual([name, true]);
+  expect(all.get('app')!.find((l) => l.startsWith('ports:'))).toBe('ports: ["3000:3000"]');
+});
