@@ -3,7 +3,8 @@
  *   POST /api/landreg/rgi/applications   {workspaceId, year, page?, size?} → {orgUnitId, total, items}
  *   GET  /api/landreg/rgi/details        ?applicationId=
  *   GET  /api/landreg/rgi/issued-docs    ?applicationId=&workspaceId=
- *   GET  /api/landreg/rgi/download-doc   ?wid=&aid=&did=[&documentTypeId=][&debug=1] → PDF `<docType>_<appNo>.pdf`, or {blocked:true}
+ *   GET  /api/landreg/rgi/download-doc   ?wid=&aid=&did=[&documentTypeId=][&debug=1] → PDF `<docType>_<appNo>.pdf`, or {blocked:true};
+ *                                        403 for viewers who may not see personal data (the PDF names the applicant)
  * Through the shared land-registry portal session (api/landreg/context.ts).
  */
 import type { Router } from 'express';
@@ -94,10 +95,21 @@ export function registerRgiRoutes(router: Router): void {
       tags: TAGS,
       auth: 'session',
       query: IssuedDocsQuery,
-      response: { description: 'Documents', schema: z.object({ applicationId: z.number(), workspaceId: z.number(), items: z.array(Document) }) },
+      response: {
+        description: 'Documents',
+        schema: z.object({
+          applicationId: z.number(),
+          workspaceId: z.number(),
+          downloadable: z.boolean().openapi({ description: 'False for viewers who may not see personal data: issued documents name the applicant' }),
+          items: z.array(Document),
+        }),
+      },
       failures: { 404: 'Unknown application', 400: 'workspaceId does not match the application' },
     },
-    ({ query }) => rgiIssuedDocs(landregApi.client(), query.applicationId, query.workspaceId),
+    async ({ query, auth }) => ({
+      ...(await rgiIssuedDocs(landregApi.client(), query.applicationId, query.workspaceId)),
+      downloadable: !hidesPersonalData(auth!),
+    }),
   );
 
   defineRoute(
@@ -113,9 +125,13 @@ export function registerRgiRoutes(router: Router): void {
         description: 'The PDF named `<docType>_<appNo>.pdf` without diacritics; JSON {blocked: true} when the document is not ready yet; with debug=1 JSON of the steps',
         contentType: 'application/pdf',
       },
-      failures: { 404: 'Unknown application or document' },
+      failures: { 403: 'forbidden: the caller may not see personal data, and an issued document names the applicant', 404: 'Unknown application or document' },
     },
-    async ({ query, res }) => {
+    async ({ query, res, auth }) => {
+      // The PDF carries the applicant's name, which the JSON routes withhold from this viewer.
+      if (hidesPersonalData(auth!)) {
+        throw errors.forbidden('Documentele emise poartă numele solicitantului; contul dumneavoastră nu are acces la date personale.');
+      }
       const r = await rgiDownload(landregApi.client(), {
         workspaceId: query.wid,
         applicationId: query.aid,
