@@ -207,7 +207,15 @@ describe('with the workers running', () => {
       expect((await call('POST', '/api/cfportal/order', { body: { ...parcel(6), nrCadastral: flagged[0].nrCadastral, siruta: flagged[0].siruta, force: true } })).body.error).toBe(
         'order_in_progress',
       );
-      const mail = await rig.db.query(`SELECT recipients, subject FROM mail_outbox WHERE idempotency_key = $1`, [`report:cf-reconcile:${orderId}`]);
+      const mail = await until(
+        'the report mail to the admins',
+        async () => {
+          const m = await rig.db.query(`SELECT recipients, subject FROM mail_outbox WHERE idempotency_key = $1`, [`report:cf-reconcile:${orderId}`]);
+          return m.rowCount ? m : null;
+        },
+        30_000,
+        200,
+      );
       expect(mail.rows).toHaveLength(1);
       expect(mail.rows[0].recipients).toContain('ana@birou.ro');
       expect(mail.rows[0].subject).toContain(orderId);
@@ -241,7 +249,8 @@ describe('with the workers running', () => {
     expect((await call('GET', '/api/cfportal/orderers')).status).toBe(403);
 
     // Dan's valid extract is the parcel's state for Elena too, without its CF number.
-    const valid = dans.body.items.find((e: any) => e.state === 'valid');
+    const valid = (await call('GET', '/api/cfportal/orders?status=completed&limit=1')).body.items[0];
+    expect(valid.state).toBe('valid');
     const state = await call('GET', `/api/cfportal/parcel?nrCad=${valid.nrCadastral}&siruta=${valid.siruta}`, { as: who.elena });
     expect(state.body.extract).toMatchObject({ id: valid.id, state: 'valid', cfNumber: null });
     expect((await call('GET', `/api/cfportal/parcel?nrCad=${freshCadastral(90)}&siruta=${valid.siruta}`)).body).toEqual({ extract: null });
