@@ -14,11 +14,11 @@ import {
   fetchDocuments,
   fillCart,
   finishBatch,
+  markForReconciliation,
   submitBatch,
   type PipelineDeps,
 } from '../domain/cfportal/pipeline';
-import type { CfCredentials } from '../domain/cfportal/client';
-import { cfportalClient } from '../domain/cfportal/session';
+import { cfportalClientFor, configuredAccountSource, type CfAccountSource } from '../domain/cfportal/session';
 import { withTemporalFailures } from './failures';
 import { keepAlive } from './heartbeat';
 
@@ -26,15 +26,18 @@ export interface CfportalActivityDeps {
   db: Db;
   /** Certificate portal base URL; default config.cfportal.baseUrl (tests aim at their own simulator). */
   cfportalBaseUrl?: string;
-  /** A fixed account instead of the connected/configured one (tests: one account per run). */
-  cfportalCredentials?: CfCredentials;
+  /** Where accounts are read from; default the production slot and CFPORTAL_USERNAME (tests: one account per run). */
+  cfportalAccounts?: CfAccountSource;
 }
 
-export function createCfportalActivities({ db, cfportalBaseUrl, cfportalCredentials }: CfportalActivityDeps) {
+export function createCfportalActivities({ db, cfportalBaseUrl, cfportalAccounts }: CfportalActivityDeps) {
   let prisma: PrismaClient | undefined;
-  const deps = (): PipelineDeps => {
+  /** Every step runs as the account its batch was queued under, whatever is connected now. */
+  const deps = async (orderId: string): Promise<PipelineDeps> => {
     prisma ??= createPrisma(db as pg.Pool);
-    return { prisma, client: cfportalClient(prisma, cfportalBaseUrl, cfportalCredentials) };
+    const row = await prisma.cfExtract.findFirst({ where: { orderId }, select: { portalAccount: true } });
+    if (!row?.portalAccount) throw new BatchNotFoundError(orderId);
+    return { prisma, client: cfportalClientFor(prisma, row.portalAccount, cfportalAccounts ?? configuredAccountSource(), cfportalBaseUrl) };
   };
   const run = <T>(fn: () => Promise<T>) =>
     keepAlive(() => withTemporalFailures(async () => {
@@ -46,12 +49,15 @@ export function createCfportalActivities({ db, cfportalBaseUrl, cfportalCredenti
       }
     }));
   return {
-    cfFillCart: (orderId: string) => run(() => fillCart(deps(), orderId)),
-    cfSubmitBatch: (orderId: string) => run(() => submitBatch(deps(), orderId)),
-    cfAwaitOrder: (orderId: string, portalOrderId: string, pollIntervalMs: number) => run(() => awaitOrder(deps(), orderId, portalOrderId, pollIntervalMs)),
-    cfFetchDocuments: (orderId: string, portalOrderId: string, issuedAtMs: number) => run(() => fetchDocuments(deps(), orderId, portalOrderId, issuedAtMs)),
-    cfFinishBatch: (orderId: string) => run(() => finishBatch(deps(), orderId)),
-    cfFailBatch: (orderId: string, message: string) => run(() => failBatchWith(deps(), orderId, message)),
+    cfFillCart: (orderId: string) => run(async () => fillCart(await deps(orderId), orderId)),
+    cfSubmitBatch: (orderId: string) => run(async () => submitBatch(await deps(orderId), orderId)),
+    cfMarkReconcile: (orderId: string) => run(async () => markForReconciliation(await deps(orderId), orderId)),
+    cfAwaitOrder: (orderId: string, portalOrderId: string, pollIntervalMs: number) =>
+      run(async () => awaitOrder(await deps(orderId), orderId, portalOrderId, pollIntervalMs)),
+    cfFetchDocuments: (orderId: string, portalOrderId: string, issuedAtMs: number) =>
+      run(async () => fetchDocuments(await deps(orderId), orderId, portalOrderId, issuedAtMs)),
+    cfFinishBatch: (orderId: string) => run(async () => finishBatch(await deps(orderId), orderId)),
+    cfFailBatch: (orderId: string, message: string) => run(async () => failBatchWith(await deps(orderId), orderId, message)),
   };
 }
 

@@ -351,6 +351,11 @@ export const config = {
     requestTimeoutMs: int('CFPORTAL_REQUEST_TIMEOUT_MS', 30_000),
     /** Pause between two order-status polls of a submitted order. */
     pollIntervalMs: int('CFPORTAL_POLL_INTERVAL_MS', 2000),
+    /**
+     * How long a sent submit may stay unlisted by the portal before the batch is marked for an
+     * admin's reconciliation (docs/cf.md "Exactly one submit"); it is never submitted again.
+     */
+    submitListingWaitMs: int('CFPORTAL_SUBMIT_LISTING_WAIT_MS', 10 * 60_000),
     /** Simulator only: data seed, the account's starting credits, polls an order stays processing, idle session lifetime. */
     simSeed: int('CFPORTAL_SIM_SEED', 42),
     simCredits: int('CFPORTAL_SIM_CREDITS', 50),

@@ -13,7 +13,7 @@ import { createLandregPortalActivities, createLandregStoreActivities } from '../
 import { createNotificationActivities } from '../activities/notifications';
 import { createRegistryActivities } from '../activities/registry';
 import { createCfportalActivities } from '../activities/cfportal';
-import type { CfCredentials } from '../domain/cfportal/client';
+import type { CfAccountSource } from '../domain/cfportal/session';
 import { createSchedulingActivities } from '../activities/scheduling';
 import { config, projectRoot } from '../domain/config';
 import type pg from 'pg';
@@ -30,9 +30,9 @@ export interface WorkerDeps {
   smtp?: SmtpTarget;
   /** Status authority base URL; default config.statusAuthority.baseUrl. */
   statusAuthorityUrl?: string;
-  /** Certificate portal base URL and a fixed account; default config.cfportal and the connected account. */
+  /** Certificate portal base URL and where accounts are read from; default config.cfportal and the production slot. */
   cfportalBaseUrl?: string;
-  cfportalCredentials?: CfCredentials;
+  cfportalAccounts?: CfAccountSource;
 }
 
 export type QueueWorkerOptions = Pick<

@@ -52,6 +52,8 @@ export interface CfOrderBatchInput {
   account: string;
   /** Pause between two status polls (config.cfportal.pollIntervalMs at order time). */
   pollIntervalMs: number;
+  /** How long a sent submit may stay unlisted before an admin is asked to reconcile (config.cfportal.submitListingWaitMs). */
+  listingWaitMs?: number;
 }
 
 export interface CfOrderBatchResult {
@@ -63,13 +65,53 @@ export interface CfOrderBatchResult {
 
 /** A submitted order still processing after this long is given up (the records say so). */
 const MAX_PROCESSING_MS = 24 * 60 * 60 * 1000;
+const DEFAULT_LISTING_WAIT_MS = 10 * 60 * 1000;
+/** Longest pause between two looks for an unlisted submit. */
+const MAX_LISTING_PAUSE_MS = 5 * 60 * 1000;
+
+/**
+ * The submit, and when the portal took it without listing it yet, the wait for its listing:
+ * never a second submit. Past `listingWaitMs` the batch is marked for reconciliation and the
+ * admins are told (one report mail through the notifications module); the wait goes on, more
+ * slowly, up to a day, and an order listed meanwhile is adopted.
+ */
+async function submitOnce(input: CfOrderBatchInput): Promise<{ portalOrderId: string; reconciled: boolean }> {
+  const { orderId } = input;
+  const since = Date.now();
+  let flagged = false;
+  let pause = input.pollIntervalMs;
+  for (;;) {
+    const out = await submit.cfSubmitBatch(orderId);
+    if (out.state === 'submitted') return out;
+    const waited = Date.now() - since;
+    if (!flagged && waited >= (input.listingWaitMs ?? DEFAULT_LISTING_WAIT_MS)) {
+      const b = await steps.cfMarkReconcile(orderId);
+      await notify.mailReport({
+        to: 'admins',
+        subject: `Comandă de extrase CF de reconciliat (${orderId})`,
+        text: [
+          `Portalul de extrase a primit comanda ${orderId} (contul ${b.account ?? '?'}, trimisă la ${b.sentAt ?? '?'}), dar nu o listează după ${Math.round(waited / 1000)} s.`,
+          'Comanda NU se trimite din nou. Verificați în portal dacă a fost plătită; sistemul o preia singur dacă apare în listă în următoarele 24 de ore.',
+          `Parcele: ${b.parcels.join(', ')}`,
+        ].join('\n'),
+        idempotencyKey: `cf-reconcile:${orderId}`,
+      });
+      flagged = true;
+    }
+    if (waited > MAX_PROCESSING_MS) {
+      throw ApplicationFailure.nonRetryable('Portalul nu a listat comanda trimisă în 24 de ore; reconciliați manual (nu a fost retrimisă).', 'CfSubmitUnlistedError');
+    }
+    await sleep(pause);
+    if (flagged) pause = Math.min(pause * 2, MAX_LISTING_PAUSE_MS);
+  }
+}
 
 export async function cfOrderBatch(input: CfOrderBatchInput): Promise<CfOrderBatchResult> {
   const { orderId } = input;
   try {
     const plan = await steps.cfFillCart(orderId);
     if (plan.extractIds.length === 0) return { orderId, portalOrderId: plan.portalOrderId, completed: 0, reconciledSubmit: false };
-    const submitted = await submit.cfSubmitBatch(orderId);
+    const submitted = await submitOnce(input);
     const since = Date.now();
     // The activity polls for up to a minute itself; longer portal work waits on a durable timer.
     while ((await steps.cfAwaitOrder(orderId, submitted.portalOrderId, input.pollIntervalMs)) !== 'done') {

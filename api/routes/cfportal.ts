@@ -1,8 +1,12 @@
 /**
  * Certificate portal routes (spec 4.3, CONTRACT.md sections 1, 3, 4; docs/cf.md):
- *   GET|POST /api/cfportal/session   the portal account (connect/disconnect), separate from landreg
- *   POST /api/cfportal/order         one parcel or a bulk list → 202 {orderId, extracts}; 409 catalog_hit; 402
- *   GET  /api/cfportal/orders        the extracts, newest first (CF numbers only for viewers allowed to see them)
+ *   GET|POST /api/cfportal/session   the portal account in use; connect/switch/disconnect is admin-only
+ *   POST /api/cfportal/order         one parcel or a bulk list → 202 {orderId, extracts}; 409 catalog_hit,
+ *                                    order_in_progress; 402; 410 for central-API users (never the shared account)
+ *   GET  /api/cfportal/orders        the caller's extracts (an admin: everyone's, or one user's), newest first, paged
+ *   GET  /api/cfportal/orderers      admin: who ordered extracts (the list's user filter)
+ *   GET  /api/cfportal/parcel        one parcel's extract state, whoever ordered it
+ *   PATCH /api/cfportal/extracts/:id {status: cancelled} while pending, by the orderer or an admin
  *   GET  /api/cfportal/credits       live credit balance
  *   GET  /api/cfportal/download?id=  the PDF (S3, or a legacy inline pdfData)
  *   GET  /api/cfportal/test?step=    admin diagnostic: login, uats, search, order, download
@@ -13,14 +17,24 @@ import { z } from 'zod';
 import { cfApi } from '../cfportal/context';
 import { Siruta, WorkspacePk } from '../http/schemas';
 import { defineRoute, reply } from '../http/route';
+import { legacyWriteGate } from '../http/gates';
 import { signalJob } from '../../temporal/jobs';
 import { errors } from '../../domain/errors';
 import { contentDisposition } from '../http/contentDisposition';
 import { hidesPersonalData } from '../../domain/auth/viewer';
-import { CF_STEPS, IN_FLIGHT_STATUSES, getExtract, listExtracts, reservedCredits } from '../../domain/cfportal/extracts';
-import { accountKey, placeOrder } from '../../domain/cfportal/order';
+import {
+  CF_STEPS,
+  IN_FLIGHT_STATUSES,
+  cancelExtract,
+  getExtract,
+  listExtracts,
+  orderers,
+  parcelExtract,
+  reservedCredits,
+} from '../../domain/cfportal/extracts';
+import { placeOrder } from '../../domain/cfportal/order';
 import { openExtractPdf } from '../../domain/cfportal/pipeline';
-import { cfSessionView, connectCfportal, disconnectCfportal } from '../../domain/cfportal/session';
+import { accountKey, cfSessionView, connectCfportal, disconnectCfportal } from '../../domain/cfportal/session';
 import type { CfOrderBatchInput } from '../../workflows/cfOrders';
 
 const TAGS = ['cfportal'];
@@ -75,6 +89,7 @@ const ExtractBody = z
     documentName: z.string().nullable(),
     downloadUrl: z.string().nullable(),
     error: z.string().nullable(),
+    reconcileAt: z.string().nullable().openapi({ description: 'Set while an admin must reconcile a submit the portal did not list' }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
@@ -96,13 +111,20 @@ const SessionView = z.object({
 const OrdersQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(100),
   offset: z.coerce.number().int().min(0).default(0),
-  status: z.enum(['pending', 'cart', 'submitted', 'processing', 'downloading', 'completed', 'failed', 'cancelled']).optional(),
-  mine: z.enum(['0', '1', 'true', 'false']).optional().openapi({ description: 'Only the caller’s extracts' }),
+  status: z
+    .enum(['pending', 'cart', 'submitted', 'processing', 'downloading', 'completed', 'failed', 'cancelled', 'reconcile'])
+    .optional()
+    .openapi({ description: '`reconcile`: batches waiting for an admin to reconcile an unlisted submit' }),
+  mine: z.enum(['0', '1', 'true', 'false']).optional().openapi({ description: 'Only the caller’s extracts (what a non-admin always gets)' }),
+  userId: UserId.optional().openapi({ description: 'Admin: only this user’s extracts' }),
   nrCad: NrCadastral.optional(),
   siruta: Siruta.optional(),
   orderId: z.string().min(1).max(40).optional(),
 });
 const IdQuery = z.object({ id: z.string().uuid('Identificatorul extrasului nu este valid.') });
+const ParcelQuery = z.object({ nrCad: NrCadastral, siruta: Siruta });
+const ExtractParams = z.object({ id: z.string().uuid('Identificatorul extrasului nu este valid.') });
+const CancelBody = z.object({ status: z.literal('cancelled') });
 const TestQuery = z.object({
   step: z.enum(['login', 'uats', 'search', 'order', 'download']),
   nrCad: NrCadastral.optional(),
@@ -121,7 +143,7 @@ export function registerCfportalRoutes(router: Router): void {
       auth: 'session',
       response: { description: 'Account state', schema: SessionView },
     },
-    () => cfSessionView(cfApi.prisma()),
+    () => cfSessionView(cfApi.prisma(), cfApi.accounts),
   );
 
   defineRoute(
@@ -129,17 +151,23 @@ export function registerCfportalRoutes(router: Router): void {
     {
       method: 'post',
       path: '/api/cfportal/session',
-      summary: 'Connect (sign in and keep the account) or disconnect the certificate portal (spec 4.3)',
+      summary: 'Admin: connect, switch (sign in and keep the account) or disconnect the certificate portal account (spec 4.3)',
       tags: TAGS,
-      auth: 'session',
+      auth: 'admin',
       body: SessionBody,
       response: { description: 'Account state after the action', schema: SessionView },
-      failures: { 422: 'cfportal_credentials_invalid', 502: 'upstream_error', 503: 'portal_maintenance' },
+      failures: {
+        403: 'not an admin',
+        409: 'jobs_running: batches of the account in use are unfinished; body has runningJobs (their order ids)',
+        422: 'cfportal_credentials_invalid',
+        502: 'upstream_error',
+        503: 'portal_maintenance',
+      },
     },
     ({ body }) =>
       body.action === 'connect'
-        ? connectCfportal(cfApi.prisma(), cfApi.client(), { username: body.username, password: body.password })
-        : disconnectCfportal(cfApi.prisma()),
+        ? connectCfportal(cfApi.prisma(), cfApi.client(), cfApi.accounts, { username: body.username, password: body.password })
+        : disconnectCfportal(cfApi.prisma(), cfApi.accounts),
   );
 
   defineRoute(
@@ -150,22 +178,32 @@ export function registerCfportalRoutes(router: Router): void {
       summary: 'Order CF extracts for one parcel or a list; queued FIFO per portal account (spec 3.2, 4.3)',
       tags: TAGS,
       auth: 'session',
+      // Central-API (pilot) users order through /api/cf/* under their own token, never the office's account.
+      gate: legacyWriteGate,
       body: OrderBody,
       response: { status: 202, description: 'Queued', schema: z.object({ orderId: z.string(), extracts: z.array(ExtractBody) }) },
       failures: {
         402: 'insufficient_credits: the balance does not cover this order (plus earlier queued ones); body has credits and needed',
         403: 'ordering for another user without being an admin',
-        409: 'catalog_hit: a parcel has a valid extract (send force: true to order anyway); body has hits and downloadUrl',
+        409:
+          'order_in_progress: a parcel has an unfinished extract (force does not override it); body has extractId. ' +
+          'catalog_hit: a parcel has a valid extract (send force: true to order anyway); body has hits (each with its downloadUrl) and downloadUrl',
+        410: 'gone_central_api: central-API users order through POST /api/cf/order',
       },
     },
     async ({ body, auth }) => {
       const parcels = body.parcels ?? [{ nrCadastral: body.nrCadastral!, siruta: body.siruta!, workspacePk: body.workspacePk, userId: body.userId }];
       const placed = await placeOrder(
-        { prisma: cfApi.prisma(), db: cfApi.db(), client: cfApi.client() },
+        { prisma: cfApi.prisma(), db: cfApi.db(), client: cfApi.client(), accounts: cfApi.accounts },
         { userId: auth!.user.id, isAdmin: auth!.isAdmin, hidePersonal: hidesPersonalData(auth!) },
         { parcels, force: body.force ?? false },
       );
-      const batch: CfOrderBatchInput = { orderId: placed.orderId, account: placed.account, pollIntervalMs: cfApi.pollIntervalMs };
+      const batch: CfOrderBatchInput = {
+        orderId: placed.orderId,
+        account: placed.account,
+        pollIntervalMs: cfApi.pollIntervalMs,
+        listingWaitMs: cfApi.listingWaitMs,
+      };
       await signalJob({
         kind: 'cf-order-queue',
         scope: placed.account,
@@ -183,26 +221,79 @@ export function registerCfportalRoutes(router: Router): void {
     {
       method: 'get',
       path: '/api/cfportal/orders',
-      summary: 'CF extracts, newest first, with state and current step (spec 4.3 "all extracts")',
+      summary: 'CF extracts with state and current step, newest first, paged: the caller’s own; an admin sees everyone’s (spec 4.3)',
       tags: TAGS,
       auth: 'session',
       query: OrdersQuery,
       response: { description: 'Extracts', schema: z.object({ items: z.array(ExtractBody), total: z.number() }) },
+      failures: { 403: 'userId of someone else, asked by a non-admin' },
     },
-    ({ query, auth }) =>
-      listExtracts(
+    ({ query, auth }) => {
+      const a = auth!;
+      const own = query.mine === '1' || query.mine === 'true' || !a.isAdmin;
+      if (query.userId && query.userId !== a.user.id && !a.isAdmin) throw errors.forbidden('Doar administratorii pot vedea comenzile altor utilizatori.');
+      return listExtracts(
         cfApi.prisma(),
         {
           limit: query.limit,
           offset: query.offset,
           status: query.status,
-          userId: query.mine === '1' || query.mine === 'true' ? auth!.user.id : undefined,
+          userId: own ? a.user.id : query.userId,
           nrCadastral: query.nrCad,
           siruta: query.siruta,
           orderId: query.orderId,
         },
-        { hidePersonal: hidesPersonalData(auth!) },
-      ),
+        { hidePersonal: hidesPersonalData(a) },
+      );
+    },
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/cfportal/orderers',
+      summary: 'Admin: the users who ordered CF extracts, with their count (the orders list’s user filter)',
+      tags: TAGS,
+      auth: 'admin',
+      response: {
+        description: 'Orderers',
+        schema: z.object({ items: z.array(z.object({ userId: z.string(), email: z.string().nullable(), name: z.string().nullable(), count: z.number() })) }),
+      },
+    },
+    async () => ({ items: await orderers(cfApi.prisma()) }),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/cfportal/parcel',
+      summary: 'One parcel’s CF extract, whoever ordered it: the unfinished one, else the valid one, else the newest',
+      tags: TAGS,
+      auth: 'session',
+      query: ParcelQuery,
+      response: { description: 'The extract, or null when the parcel has none', schema: z.object({ extract: ExtractBody.nullable() }) },
+    },
+    async ({ query, auth }) => ({
+      extract: await parcelExtract(cfApi.prisma(), { nrCadastral: query.nrCad, siruta: query.siruta }, { hidePersonal: hidesPersonalData(auth!) }),
+    }),
+  );
+
+  defineRoute(
+    router,
+    {
+      method: 'patch',
+      path: '/api/cfportal/extracts/:id',
+      summary: 'Cancel a pending extract (pending → cancelled, its credit released), by whoever ordered it or an admin',
+      tags: TAGS,
+      auth: 'session',
+      params: ExtractParams,
+      body: CancelBody,
+      response: { description: 'The cancelled extract', schema: ExtractBody },
+      failures: { 403: 'neither the orderer nor an admin', 404: 'unknown extract', 409: 'invalid_state: the extract is no longer pending; body has status' },
+    },
+    ({ params, auth }) => cancelExtract(cfApi.prisma(), params.id, { userId: auth!.user.id, isAdmin: auth!.isAdmin, hidePersonal: hidesPersonalData(auth!) }),
   );
 
   defineRoute(

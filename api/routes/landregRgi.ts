@@ -3,7 +3,8 @@
  *   POST /api/landreg/rgi/applications   {workspaceId, year, page?, size?} → {orgUnitId, total, items}
  *   GET  /api/landreg/rgi/details        ?applicationId=
  *   GET  /api/landreg/rgi/issued-docs    ?applicationId=&workspaceId=
- *   GET  /api/landreg/rgi/download-doc   ?wid=&aid=&did=[&documentTypeId=][&debug=1] → PDF `<docType>_<appNo>.pdf`, or {blocked:true}
+ *   GET  /api/landreg/rgi/download-doc   ?wid=&aid=&did=[&documentTypeId=][&debug=1] → PDF `<docType>_<appNo>.pdf`, or {blocked:true};
+ *                                        403 for viewers who may not see personal data (the PDF names the applicant)
  * Through the shared land-registry portal session (api/landreg/context.ts), each under the
  * portal-bound caps and deadline (api/http/deadline.ts).
  */
@@ -96,10 +97,21 @@ export function registerRgiRoutes(router: Router): void {
       tags: TAGS,
       auth: 'session',
       query: IssuedDocsQuery,
-      response: { description: 'Documents', schema: z.object({ applicationId: z.number(), workspaceId: z.number(), items: z.array(Document) }) },
+      response: {
+        description: 'Documents',
+        schema: z.object({
+          applicationId: z.number(),
+          workspaceId: z.number(),
+          downloadable: z.boolean().openapi({ description: 'False for viewers who may not see personal data: issued documents name the applicant' }),
+          items: z.array(Document),
+        }),
+      },
       failures: { 404: 'Unknown application', 400: 'workspaceId does not match the application' },
     },
-    ({ query, req, res }) => withinDeadline({ req, res }, () => rgiIssuedDocs(landregApi.client(), query.applicationId, query.workspaceId)),
+    async ({ query, auth, req, res }) => ({
+      ...(await withinDeadline({ req, res }, () => rgiIssuedDocs(landregApi.client(), query.applicationId, query.workspaceId))),
+      downloadable: !hidesPersonalData(auth!),
+    }),
   );
 
   defineRoute(
@@ -115,9 +127,13 @@ export function registerRgiRoutes(router: Router): void {
         description: 'The PDF named `<docType>_<appNo>.pdf` without diacritics; JSON {blocked: true} when the document is not ready yet; with debug=1 JSON of the steps',
         contentType: 'application/pdf',
       },
-      failures: { 404: 'Unknown application or document' },
+      failures: { 403: 'forbidden: the caller may not see personal data, and an issued document names the applicant', 404: 'Unknown application or document' },
     },
-    async ({ query, req, res }) => {
+    async ({ query, req, res, auth }) => {
+      // The PDF carries the applicant's name, which the JSON routes withhold from this viewer.
+      if (hidesPersonalData(auth!)) {
+        throw errors.forbidden('Documentele emise poartă numele solicitantului; contul dumneavoastră nu are acces la date personale.');
+      }
       const r = await withinDeadline({ req, res }, () =>
         rgiDownload(landregApi.client(), {
           workspaceId: query.wid,

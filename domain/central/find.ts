@@ -60,7 +60,18 @@ export async function findParcel(input: FindInput): Promise<unknown> {
   };
   try {
     // Rule 1: search by cad, keep the hits of the asked layer and UAT, fetch the match's detail.
-    const search = await centralJson<CentralSearchAnswer>({ path: '/search', query: { q: cad, limit: CENTRAL_SEARCH_LIMIT }, token: input.token });
+    let search: CentralSearchAnswer;
+    try {
+      search = await centralJson<CentralSearchAnswer>({ path: '/search', query: { q: cad, limit: CENTRAL_SEARCH_LIMIT }, token: input.token });
+    } catch (err) {
+      // Spec 5.5: a token without the scope claim is refused by every route, the search too; the
+      // caller may see none of the candidates, which is rule 3's answer.
+      if (err instanceof AppError && err.status === 403) {
+        done('scope_insufficient', { stage: 'search' });
+        throw findErrors.scopeInsufficient();
+      }
+      throw err;
+    }
     const features = Array.isArray(search.features) ? search.features : [];
     hits = features.length;
     const matches = features.filter((f) => f.layerId === layerId && Number(f.siruta) === siruta);

@@ -56,6 +56,8 @@ export interface CfExtractView {
   documentName: string | null;
   downloadUrl: string | null;
   error: string | null;
+  /** The portal did not list this batch's submit in time: an admin reconciles before anything is ordered again. */
+  reconcileAt: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -88,6 +90,7 @@ export function extractView(r: Row, opts: { hidePersonal: boolean; now?: Date })
     documentName: r.documentName,
     downloadUrl: r.status === 'completed' && hasFile ? downloadUrlOf(r.id) : null,
     error: r.error,
+    reconcileAt: r.reconcileAt?.toISOString() ?? null,
     createdAt: r.createdAt.toISOString(),
     updatedAt: r.updatedAt.toISOString(),
   };
@@ -98,7 +101,7 @@ const LIST_SELECT = {
   id: true, userId: true, type: true, adminOrderedBy: true, nrCadastral: true, siruta: true, workspacePk: true, orderId: true,
   status: true, version: true, issuedAt: true, expiresAt: true, s3Key: true, documentName: true, error: true, createdAt: true,
   updatedAt: true, currentStep: true, stepNo: true, batchSize: true, portalAccount: true, portalOrderId: true, portalItemId: true,
-  portalDocumentId: true, cfNumber: true, uatName: true, submitIntentAt: true, submittedAt: true,
+  portalDocumentId: true, cfNumber: true, uatName: true, submitIntentAt: true, submittedAt: true, submitSentAt: true, reconcileAt: true,
 } as const;
 
 async function withFileFlag(prisma: PrismaClient, rows: Array<Omit<Row, 'pdfData'>>): Promise<Row[]> {
@@ -121,13 +124,29 @@ const TX_LIMITS = { maxWait: 30_000, timeout: 30_000 };
  */
 export async function createBatch(
   prisma: PrismaClient,
-  input: { orderId: string; account: string; parcels: ParcelOrder[]; force: boolean; now?: Date },
+  input: {
+    orderId: string;
+    account: string;
+    parcels: ParcelOrder[];
+    force: boolean;
+    now?: Date;
+    /** The account in use, read under the account lock: a switch since the credit check refuses the order. */
+    accountInUse: (tx: Prisma.TransactionClient) => Promise<string>;
+  },
 ): Promise<Row[]> {
   const now = input.now ?? new Date();
   return prisma.$transaction(async (tx) => {
-    const hits: Array<{ nrCadastral: string; siruta: number; extractId: string; expiresAt: string }> = [];
+    // Shared with other orders, exclusive against an account switch (domain/cfportal/session.ts).
+    await tx.$queryRaw`SELECT pg_advisory_xact_lock_shared(hashtext(${'cf-account'}))::text`;
+    if ((await input.accountInUse(tx)) !== input.account) {
+      throw errors.conflict('cfportal_account_changed', 'Contul portalului de extrase tocmai a fost schimbat. Trimiteți comanda din nou.');
+    }
+    const hits: Array<{ nrCadastral: string; siruta: number; extractId: string; expiresAt: string; downloadUrl: string }> = [];
+    const inProgress: Array<{ nrCadastral: string; siruta: number; extractId: string; status: string }> = [];
     const versions: number[] = [];
-    // Locks in a stable order, so two batches naming the same parcels never deadlock.
+    // Locks in a stable order, so two batches naming the same parcels never deadlock. Whoever
+    // holds a parcel's lock sees every batch committed before it: two concurrent orders of one
+    // parcel are serialised here, and the second finds the first in flight.
     const keys = [...new Set(input.parcels.map((p) => `cf-version:${p.siruta}:${p.nrCadastral}`))].sort();
     for (const k of keys) await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${k}))::text`;
     for (const p of input.parcels) {
@@ -137,17 +156,26 @@ export async function createBatch(
         select: { id: true, status: true, version: true, expiresAt: true },
         take: 20,
       });
+      const running = prev.find((e) => (IN_FLIGHT_STATUSES as readonly string[]).includes(e.status));
+      if (running) inProgress.push({ nrCadastral: p.nrCadastral, siruta: p.siruta, extractId: running.id, status: running.status });
       const valid = prev.find((e) => uiState(e.status, e.expiresAt, now) === 'valid');
       if (valid && !input.force) {
-        hits.push({ nrCadastral: p.nrCadastral, siruta: p.siruta, extractId: valid.id, expiresAt: valid.expiresAt!.toISOString() });
+        hits.push({ nrCadastral: p.nrCadastral, siruta: p.siruta, extractId: valid.id, expiresAt: valid.expiresAt!.toISOString(), downloadUrl: downloadUrlOf(valid.id) });
       }
       const maxVersion = Math.max(0, ...prev.map((e) => e.version), ...versions.filter((_, i) => sameParcel(input.parcels[i], p)));
       versions.push(maxVersion + 1);
     }
+    // An unfinished extract is about to be paid for: a second one would be paid twice, force or not.
+    if (inProgress.length) {
+      throw errors.conflict('order_in_progress', `Extrasul CF pentru parcela ${inProgress[0].nrCadastral} este deja comandat și în lucru.`, {
+        extractId: inProgress[0].extractId,
+        inProgress,
+      });
+    }
     if (hits.length) {
       throw errors.conflict('catalog_hit', 'Există deja un extras CF valabil pentru această parcelă. Folosiți-l sau comandați din nou cu „force”.', {
         hits,
-        downloadUrl: downloadUrlOf(hits[0].extractId),
+        downloadUrl: hits[0].downloadUrl,
       });
     }
     return tx.cfExtract.createManyAndReturn({
@@ -221,7 +249,7 @@ export interface ListFilter {
 
 export async function listExtracts(prisma: PrismaClient, f: ListFilter, opts: { hidePersonal: boolean }) {
   const where: Prisma.CfExtractWhereInput = {
-    ...(f.status ? { status: f.status } : {}),
+    ...(f.status === 'reconcile' ? { reconcileAt: { not: null }, status: { in: [...IN_FLIGHT_STATUSES] } } : f.status ? { status: f.status } : {}),
     ...(f.userId ? { userId: f.userId } : {}),
     ...(f.nrCadastral ? { nrCadastral: f.nrCadastral } : {}),
     ...(f.siruta ? { siruta: f.siruta } : {}),
@@ -235,6 +263,59 @@ export async function listExtracts(prisma: PrismaClient, f: ListFilter, opts: { 
   return { items: (await withFileFlag(prisma, rows)).map((r) => extractView(r, { ...opts, now })), total };
 }
 
+/**
+ * The state of one parcel's extract, whoever ordered it: the newest unfinished one, else the
+ * newest valid one, else the newest of any other state (the e-pay tab's state line, spec 3.2).
+ */
+export async function parcelExtract(prisma: PrismaClient, p: { nrCadastral: string; siruta: number }, opts: { hidePersonal: boolean }) {
+  const rows = await prisma.cfExtract.findMany({
+    where: { nrCadastral: p.nrCadastral, siruta: p.siruta, status: { not: 'cancelled' } },
+    orderBy: [{ version: 'desc' }, { createdAt: 'desc' }],
+    take: 20,
+    select: LIST_SELECT,
+  });
+  const now = new Date();
+  const pick =
+    rows.find((r) => (IN_FLIGHT_STATUSES as readonly string[]).includes(r.status)) ??
+    rows.find((r) => uiState(r.status, r.expiresAt, now) === 'valid') ??
+    rows[0];
+  if (!pick) return null;
+  return extractView((await withFileFlag(prisma, [pick]))[0], { ...opts, now });
+}
+
+/**
+ * Cancels a pending extract (CONTRACT.md 3: pending → cancelled), by whoever ordered it or an
+ * admin. One conditional statement: the pipeline claims an extract pending → cart with the same
+ * kind of statement before it adds it to the portal's cart, so exactly one of the two wins and a
+ * cancelled extract is never paid. Its credit is released (reservedCredits counts only pending
+ * and cart extracts).
+ */
+export async function cancelExtract(prisma: PrismaClient, id: string, who: { userId: string; isAdmin: boolean; hidePersonal: boolean }): Promise<CfExtractView> {
+  const e = await prisma.cfExtract.findUnique({ where: { id }, select: { userId: true, status: true } });
+  if (!e) throw errors.notFound('Extrasul CF nu există.');
+  if (e.userId !== who.userId && !who.isAdmin) throw errors.forbidden('Doar cel care a comandat extrasul sau un administrator îl poate anula.');
+  const done = await prisma.cfExtract.updateMany({
+    where: { id, status: 'pending', submitIntentAt: null },
+    data: { status: 'cancelled', currentStep: null, error: null },
+  });
+  if (done.count === 0) {
+    const now = await prisma.cfExtract.findUniqueOrThrow({ where: { id }, select: { status: true } });
+    throw errors.conflict('invalid_state', `Extrasul în starea „${now.status}” nu mai poate fi anulat: doar un extras în așteptare se poate anula.`, { status: now.status });
+  }
+  const row = await prisma.cfExtract.findUniqueOrThrow({ where: { id }, select: LIST_SELECT });
+  return extractView((await withFileFlag(prisma, [row]))[0], { hidePersonal: who.hidePersonal });
+}
+
 export async function getExtract(prisma: PrismaClient, id: string) {
   return prisma.cfExtract.findUnique({ where: { id }, select: { ...LIST_SELECT, pdfData: true } });
+}
+
+/** Who ordered extracts, busiest first, named from the users directory (the admin's list filter). */
+export async function orderers(prisma: PrismaClient): Promise<Array<{ userId: string; email: string | null; name: string | null; count: number }>> {
+  const groups = await prisma.cfExtract.groupBy({ by: ['userId'], where: { userId: { not: null } }, _count: { _all: true } });
+  const users = await prisma.appUser.findMany({ where: { id: { in: groups.map((g) => g.userId!) } }, select: { id: true, email: true, name: true } });
+  const byId = new Map(users.map((u) => [u.id, u]));
+  return groups
+    .map((g) => ({ userId: g.userId!, email: byId.get(g.userId!)?.email ?? null, name: byId.get(g.userId!)?.name ?? null, count: g._count._all }))
+    .sort((a, b) => b.count - a.count || (a.email ?? a.userId).localeCompare(b.email ?? b.userId));
 }

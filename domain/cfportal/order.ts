@@ -12,6 +12,7 @@ import { errors } from '../errors';
 import type { CfportalClient } from './client';
 import { CF_EXTRACT_COST, createBatch, extractView, reservedCredits, type CfExtractView, type ParcelOrder } from './extracts';
 import { InsufficientCreditsError } from './pipeline';
+import { accountKey, type CfAccountSource } from './session';
 
 export interface OrderParcelInput {
   nrCadastral: string;
@@ -32,11 +33,8 @@ export interface PlacedOrder {
   extracts: CfExtractView[];
 }
 
-/** The account's queue key: a workflow-id scope (no ':'), stable per account. */
-export const accountKey = (username: string) => username.toLowerCase().replace(/[^a-z0-9._@-]/g, '_');
-
 export async function placeOrder(
-  deps: { prisma: PrismaClient; db: Db; client: CfportalClient },
+  deps: { prisma: PrismaClient; db: Db; client: CfportalClient; accounts: CfAccountSource },
   who: Orderer,
   input: { parcels: OrderParcelInput[]; force: boolean },
 ): Promise<PlacedOrder> {
@@ -79,6 +77,15 @@ export async function placeOrder(
   if (available < needed) throw new InsufficientCreditsError(available, needed);
 
   const orderId = ulid();
-  const rows = await createBatch(deps.prisma, { orderId, account, parcels, force: input.force });
+  const rows = await createBatch(deps.prisma, {
+    orderId,
+    account,
+    parcels,
+    force: input.force,
+    accountInUse: async (tx) => {
+      const slot = await tx.cfportalSession.findUnique({ where: { id: deps.accounts.slot }, select: { username: true, credentialsEncrypted: true } });
+      return accountKey(slot?.credentialsEncrypted && slot.username ? slot.username : deps.accounts.configured.username);
+    },
+  });
   return { orderId, account, extracts: rows.map((r) => extractView(r, { hidePersonal: who.hidePersonal })) };
 }

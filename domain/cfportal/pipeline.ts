@@ -79,16 +79,23 @@ export async function prepareBatch({ prisma, client }: PipelineDeps, orderId: st
 }
 
 /**
- * Steps 2 and 3 for one parcel: add to cart, save metadata. A re-run finds its item by the
- * extract id in the metadata, or adopts an unlabelled item of the same parcel (added just before
- * a crash, metadata not saved yet).
+ * Steps 2 and 3 for one parcel: add to cart, save metadata. The extract is first claimed
+ * pending → cart by one conditional statement (a cancel races on the same row, so a cancelled
+ * extract never reaches the cart); null when it was cancelled meanwhile. A re-run finds its item
+ * by the extract id in the metadata, or adopts an unlabelled item of the same parcel (added just
+ * before a crash, metadata not saved yet).
  */
-export async function addParcelToCart({ prisma, client }: PipelineDeps, orderId: string, extractId: string, cart?: CartItem[]): Promise<string> {
+export async function addParcelToCart({ prisma, client }: PipelineDeps, orderId: string, extractId: string, cart?: CartItem[]): Promise<string | null> {
+  const claimed = await prisma.cfExtract.updateMany({
+    where: { id: extractId, status: { in: ['pending', 'cart'] }, submitIntentAt: null },
+    data: { status: 'cart' },
+  });
+  if (claimed.count === 0) return null;
   const e = await prisma.cfExtract.findUniqueOrThrow({ where: { id: extractId } });
   const items = cart ?? (await client.cart());
   const mine = items.find((i) => i.metadata?.note === extractId);
   if (mine) {
-    if (e.status !== 'cart' || e.portalItemId !== mine.itemId) await setExtract(prisma, extractId, 'metadata', { status: 'cart', portalItemId: mine.itemId });
+    if (e.portalItemId !== mine.itemId) await setExtract(prisma, extractId, 'metadata', { status: 'cart', portalItemId: mine.itemId });
     return mine.itemId;
   }
   const same = (i: CartItem) => !i.metadata && i.uatId === e.siruta && i.cadastralNumber === e.nrCadastral;
@@ -102,58 +109,102 @@ export async function addParcelToCart({ prisma, client }: PipelineDeps, orderId:
 /**
  * Steps 1 to 4 in one activity: credits and foreign items checked (prepareBatch), every parcel
  * added and labelled (the record updated after each), then the intent to submit recorded. Safe
- * to run again: labelled items are found, the intent once recorded short-circuits everything.
+ * to run again: labelled items are found, the intent once recorded short-circuits everything
+ * (from then on nothing is added to the cart again).
  */
 export async function fillCart(deps: PipelineDeps, orderId: string): Promise<BatchPlan> {
   const plan = await prepareBatch(deps, orderId);
   if (plan.submitIntent || plan.extractIds.length === 0) return plan;
   const cart = (await deps.client.cart()).filter(isOurs(orderId));
-  for (const id of plan.extractIds) await addParcelToCart(deps, orderId, id, cart);
+  const added: string[] = [];
+  for (const id of plan.extractIds) if ((await addParcelToCart(deps, orderId, id, cart)) !== null) added.push(id);
+  // Every extract was cancelled before its turn: nothing is in the cart, nothing to submit.
+  if (added.length === 0) return { ...plan, extractIds: [] };
   await recordSubmitIntent(deps, orderId);
-  return { ...plan, submitIntent: true };
+  return { ...plan, extractIds: added, submitIntent: true };
 }
 
 /** Step 4: the intent to submit, in the store before the submit call (never undone). */
 export async function recordSubmitIntent({ prisma }: PipelineDeps, orderId: string): Promise<void> {
-  await prisma.cfExtract.updateMany({ where: { orderId, submitIntentAt: null }, data: { submitIntentAt: new Date() } });
+  await prisma.cfExtract.updateMany({ where: { orderId, submitIntentAt: null, status: 'cart' }, data: { submitIntentAt: new Date() } });
   await setBatchStep(prisma, orderId, 'submit');
 }
+
+/** Submitted (the portal's order id known), or sent and not listed by the portal yet. */
+export type SubmitOutcome = { state: 'submitted'; portalOrderId: string; reconciled: boolean } | { state: 'unlisted' };
 
 /**
  * Step 5: ONE submit of the whole order. Every attempt first reconciles with the portal's order
  * list: if the batch is already an order there (the answer of an earlier submit was lost, or the
- * worker died right after it), that order is adopted and nothing is submitted again.
+ * worker died right after it), that order is adopted. Nothing is ever added to the cart here
+ * (the submit intent is recorded). A submit is sent only while the batch's own items are still
+ * in the cart: the portal empties the cart when it takes a submit, so items still there mean no
+ * earlier submit went through. A sent submit whose items left the cart but which the portal does
+ * not list yet answers `unlisted`: the workflow waits for the listing, bounded, and past that
+ * marks the batch for an admin's reconciliation; it never submits again.
  */
-export async function submitBatch(deps: PipelineDeps, orderId: string): Promise<{ portalOrderId: string; reconciled: boolean }> {
+export async function submitBatch(deps: PipelineDeps, orderId: string): Promise<SubmitOutcome> {
   const { prisma, client } = deps;
   const rows = await batchExtracts(prisma, orderId);
   const known = rows.find((r) => r.portalOrderId)?.portalOrderId;
-  if (known) return { portalOrderId: known, reconciled: true };
+  if (known) return { state: 'submitted', portalOrderId: known, reconciled: true };
   const existing = (await client.orders()).find((o) => o.items.some(isOurs(orderId)));
   if (existing) {
     await markSubmitted(prisma, orderId, existing.orderId);
-    return { portalOrderId: existing.orderId, reconciled: true };
+    return { state: 'submitted', portalOrderId: existing.orderId, reconciled: true };
   }
-  // Not at the portal yet: the cart must hold exactly this batch (a lost item is added again).
-  const live = rows.filter((r) => r.status !== 'failed' && r.status !== 'cancelled');
-  let cart = await client.cart();
+  const cart = await client.cart();
+  const ours = cart.filter(isOurs(orderId));
+  const sent = rows.some((r) => r.submitSentAt !== null);
+  if (ours.length === 0) {
+    if (sent) return { state: 'unlisted' };
+    const message = 'Articolele comenzii au dispărut din coșul portalului înainte de trimitere; nu s-a plătit nimic.';
+    await failBatch(prisma, orderId, message);
+    throw new AppError(409, 'cfportal_cart_lost', message);
+  }
+  // Foreign items would ride along in our order and be paid by it.
   for (const item of cart.filter((i) => !isOurs(orderId)(i))) await client.removeFromCart(item.itemId);
-  cart = cart.filter(isOurs(orderId));
-  for (const r of live) if (!cart.some((i) => i.metadata?.note === r.id)) await addParcelToCart(deps, orderId, r.id, cart);
+  const live = rows.filter((r) => r.status !== 'failed' && r.status !== 'cancelled');
+  const missing = live.filter((r) => !ours.some((i) => i.metadata?.note === r.id));
+  if (missing.length) {
+    await prisma.cfExtract.updateMany({
+      where: { id: { in: missing.map((r) => r.id) } },
+      data: { status: 'failed', error: 'Articolul a dispărut din coșul portalului înainte de trimitere; nu s-a plătit.' },
+    });
+  }
+  // Written before the call: a retry after a lost answer knows a submit may have gone through.
+  await prisma.cfExtract.updateMany({ where: { orderId }, data: { submitSentAt: new Date() } });
   const ans = await client.submit();
   if (ans.status === 402) {
     const credits = await client.credits();
-    const err = new InsufficientCreditsError(credits, live.length);
+    const err = new InsufficientCreditsError(credits, ours.length);
     await failBatch(prisma, orderId, err.message);
     throw err;
   }
+  if (ans.status >= 200 && ans.status < 300 && !ans.orderId) return { state: 'unlisted' };
   if (ans.status >= 400 || !ans.orderId) throw new AppError(502, 'upstream_error', `Portalul de extrase a refuzat comanda: ${ans.message ?? ans.status}`);
   await markSubmitted(prisma, orderId, ans.orderId);
-  return { portalOrderId: ans.orderId, reconciled: false };
+  return { state: 'submitted', portalOrderId: ans.orderId, reconciled: false };
 }
 
 async function markSubmitted(prisma: PrismaClient, orderId: string, portalOrderId: string): Promise<void> {
-  await setBatchStep(prisma, orderId, 'poll', { status: 'submitted', portalOrderId, submittedAt: new Date() });
+  await setBatchStep(prisma, orderId, 'poll', { status: 'submitted', portalOrderId, submittedAt: new Date(), reconcileAt: null });
+}
+
+export const RECONCILE_MESSAGE = 'Portalul nu a listat încă comanda trimisă; un administrator verifică dacă a fost plătită. Nu se trimite din nou.';
+
+/** The portal did not list a sent submit within the wait: the batch is marked for reconciliation (still in flight, so nobody orders its parcels again). */
+export async function markForReconciliation({ prisma }: PipelineDeps, orderId: string): Promise<{ account: string | null; parcels: string[]; sentAt: string | null }> {
+  await prisma.cfExtract.updateMany({
+    where: { orderId, status: { in: ['pending', 'cart'] }, reconcileAt: null },
+    data: { reconcileAt: new Date(), error: RECONCILE_MESSAGE },
+  });
+  const rows = await batchExtracts(prisma, orderId);
+  return {
+    account: rows[0]?.portalAccount ?? null,
+    parcels: rows.map((r) => `${r.nrCadastral} (SIRUTA ${r.siruta ?? '?'})`),
+    sentAt: rows.find((r) => r.submitSentAt)?.submitSentAt?.toISOString() ?? null,
+  };
 }
 
 /** Step 6: one status poll. */

@@ -1,13 +1,32 @@
 /**
- * The certificate-portal account connection (spec 4.3 `POST /api/cfportal/session`), separate
- * from the land-registry session: one row (cfportal_sessions 'shared') holding the connected
- * account's credentials sealed with ENCRYPTION_SECRET. Without a connected account the
- * configured CFPORTAL_USERNAME/PASSWORD are used, as the land-registry client does.
+ * The certificate-portal account (spec 4.3 `POST /api/cfportal/session`, admin only), separate
+ * from the land-registry session. The account in use is named by one row of cfportal_sessions
+ * (the slot, 'shared'); without a connected account the configured CFPORTAL_USERNAME/PASSWORD are
+ * used. Every account ever connected keeps its sealed credentials in cfportal_accounts, so a
+ * batch runs every step as the account it was queued under (docs/cf.md "One account").
+ * Switching the account while batches of the one in use are unfinished is refused (409
+ * `jobs_running`); the check and the switch hold the `cf-account` advisory lock, which an order
+ * holds shared while it writes its batch.
  */
 import { config } from '../config';
 import { decryptSecret, encryptSecret } from '../crypto/secretBox';
 import type { PrismaClient } from '../db/prisma';
+import { errors } from '../errors';
 import { CfportalClient, type CfCredentials } from './client';
+import { IN_FLIGHT_STATUSES } from './extracts';
+
+/** Where the account in use is read from. */
+export interface CfAccountSource {
+  /** The cfportal_sessions row naming the connected account ('shared'; a test run has its own). */
+  slot: string;
+  /** The account used while none is connected. */
+  configured: CfCredentials;
+}
+
+export const configuredAccountSource = (): CfAccountSource => ({
+  slot: 'shared',
+  configured: { username: config.cfportal.username, password: config.cfportal.password },
+});
 
 export interface CfSessionView {
   connected: boolean;
@@ -17,52 +36,122 @@ export interface CfSessionView {
   connectedAt?: string;
 }
 
-// Unsealing costs a PBKDF2 derivation: remember the last one.
-let unsealed: { sealed: string; creds: CfCredentials } | undefined;
+/** The account's queue key: a workflow-id scope (no ':'), stable per account. */
+export const accountKey = (username: string) => username.toLowerCase().replace(/[^a-z0-9._@-]/g, '_');
 
-export async function storedCredentials(prisma: PrismaClient): Promise<{ creds: CfCredentials; connectedAt: Date | null } | null> {
-  const row = await prisma.cfportalSession.findUnique({ where: { id: 'shared' } });
-  if (!row?.credentialsEncrypted) return null;
-  if (unsealed?.sealed !== row.credentialsEncrypted) {
-    unsealed = { sealed: row.credentialsEncrypted, creds: JSON.parse(await decryptSecret(row.credentialsEncrypted)) as CfCredentials };
+/** The lock an account switch holds exclusively and an order's batch write holds shared. */
+export const ACCOUNT_LOCK = 'cf-account';
+
+// Unsealing costs a PBKDF2 derivation: remember the last few.
+const unsealed = new Map<string, CfCredentials>();
+async function unseal(sealed: string): Promise<CfCredentials> {
+  let c = unsealed.get(sealed);
+  if (!c) {
+    if (unsealed.size > 20) unsealed.clear();
+    c = JSON.parse(await decryptSecret(sealed)) as CfCredentials;
+    unsealed.set(sealed, c);
   }
-  return { creds: unsealed.creds, connectedAt: row.connectedAt };
+  return c;
 }
 
-export async function currentCredentials(prisma: PrismaClient): Promise<CfCredentials> {
-  return (await storedCredentials(prisma))?.creds ?? { username: config.cfportal.username, password: config.cfportal.password };
+export async function storedCredentials(prisma: PrismaClient, slot: string): Promise<{ creds: CfCredentials; connectedAt: Date | null } | null> {
+  const row = await prisma.cfportalSession.findUnique({ where: { id: slot } });
+  if (!row?.credentialsEncrypted) return null;
+  return { creds: await unseal(row.credentialsEncrypted), connectedAt: row.connectedAt };
 }
 
-export async function cfSessionView(prisma: PrismaClient): Promise<CfSessionView> {
-  const stored = await storedCredentials(prisma);
+export async function currentCredentials(prisma: PrismaClient, src: CfAccountSource): Promise<CfCredentials> {
+  return (await storedCredentials(prisma, src.slot))?.creds ?? src.configured;
+}
+
+/** The credentials of the account a batch was queued under (never the one connected since). */
+export async function credentialsFor(prisma: PrismaClient, account: string, src: CfAccountSource): Promise<CfCredentials> {
+  const row = await prisma.cfportalAccount.findUnique({ where: { account } });
+  if (row) return await unseal(row.credentialsEncrypted);
+  if (accountKey(src.configured.username) === account) return src.configured;
+  throw errors.conflict('cfportal_account_unknown', `Contul portalului de extrase „${account}” nu mai este cunoscut; un administrator trebuie să îl conecteze din nou.`);
+}
+
+export async function cfSessionView(prisma: PrismaClient, src: CfAccountSource): Promise<CfSessionView> {
+  const stored = await storedCredentials(prisma, src.slot);
   if (stored) return { connected: true, username: stored.creds.username, source: 'connected', connectedAt: stored.connectedAt?.toISOString() };
-  return { connected: false, username: config.cfportal.username, source: 'configured' };
+  return { connected: false, username: src.configured.username, source: 'configured' };
 }
 
-/** Signs in with the given (or configured) credentials and keeps them; the portal refusing them is a 422. */
-export async function connectCfportal(prisma: PrismaClient, client: CfportalClient, body: Partial<CfCredentials>): Promise<CfSessionView & { credits: number }> {
-  const creds: CfCredentials =
-    body.username && body.password ? { username: body.username, password: body.password } : await currentCredentials(prisma);
+/**
+ * Makes `next` (null: the configured account) the account in use. A change of account while
+ * batches of the current one are unfinished is refused with 409 `jobs_running`: their steps
+ * would still run as their own account, but the credits shown and checked would be another's.
+ */
+async function switchAccount(prisma: PrismaClient, src: CfAccountSource, next: CfCredentials | null): Promise<void> {
+  // Sealed before the transaction: key derivation runs on the thread pool, not under the lock.
+  const sealed = next ? await encryptSecret(JSON.stringify(next)) : null;
+  await prisma.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${ACCOUNT_LOCK}))::text`;
+    const row = await tx.cfportalSession.findUnique({ where: { id: src.slot } });
+    const current = row?.credentialsEncrypted ? (await unseal(row.credentialsEncrypted)).username : src.configured.username;
+    const target = next?.username ?? src.configured.username;
+    if (accountKey(current) !== accountKey(target)) {
+      const running = await tx.cfExtract.findMany({
+        where: { portalAccount: accountKey(current), status: { in: [...IN_FLIGHT_STATUSES] } },
+        distinct: ['orderId'],
+        select: { orderId: true },
+        take: 50,
+      });
+      if (running.length) {
+        throw errors.conflict(
+          'jobs_running',
+          `Contul portalului de extrase nu poate fi schimbat cât timp ${running.length === 1 ? 'o comandă este' : `${running.length} comenzi sunt`} în lucru. Așteptați finalizarea lor.`,
+          { runningJobs: running.map((r) => r.orderId) },
+        );
+      }
+    }
+    if (next && sealed) {
+      await tx.cfportalAccount.upsert({
+        where: { account: accountKey(next.username) },
+        create: { account: accountKey(next.username), username: next.username, credentialsEncrypted: sealed },
+        update: { username: next.username, credentialsEncrypted: sealed },
+      });
+      await tx.cfportalSession.upsert({
+        where: { id: src.slot },
+        create: { id: src.slot, username: next.username, credentialsEncrypted: sealed, connectedAt: new Date() },
+        update: { username: next.username, credentialsEncrypted: sealed, connectedAt: new Date() },
+      });
+    } else {
+      await tx.cfportalSession.upsert({
+        where: { id: src.slot },
+        create: { id: src.slot },
+        update: { username: null, credentialsEncrypted: null, connectedAt: null },
+      });
+    }
+  });
+}
+
+/** Signs in with the given (or current) credentials and makes them the account in use; the portal refusing them is a 422. */
+export async function connectCfportal(
+  prisma: PrismaClient,
+  client: CfportalClient,
+  src: CfAccountSource,
+  body: Partial<CfCredentials>,
+): Promise<CfSessionView & { credits: number }> {
+  const creds: CfCredentials = body.username && body.password ? { username: body.username, password: body.password } : await currentCredentials(prisma, src);
+  // The sign-in happens before the lock: no outside call under a transaction (docs/architecture.md).
   const { credits } = await client.login(creds);
-  const credentialsEncrypted = await encryptSecret(JSON.stringify(creds));
-  await prisma.cfportalSession.upsert({
-    where: { id: 'shared' },
-    create: { id: 'shared', username: creds.username, credentialsEncrypted, connectedAt: new Date() },
-    update: { username: creds.username, credentialsEncrypted, connectedAt: new Date() },
-  });
-  return { ...(await cfSessionView(prisma)), credits };
+  await switchAccount(prisma, src, creds);
+  return { ...(await cfSessionView(prisma, src)), credits };
 }
 
-export async function disconnectCfportal(prisma: PrismaClient): Promise<CfSessionView> {
-  await prisma.cfportalSession.upsert({
-    where: { id: 'shared' },
-    create: { id: 'shared' },
-    update: { username: null, credentialsEncrypted: null, connectedAt: null },
-  });
-  return cfSessionView(prisma);
+export async function disconnectCfportal(prisma: PrismaClient, src: CfAccountSource): Promise<CfSessionView> {
+  await switchAccount(prisma, src, null);
+  return cfSessionView(prisma, src);
 }
 
-/** A client for the current account (connected, else configured), unless `credentials` fixes one. */
-export function cfportalClient(prisma: PrismaClient, baseUrl?: string, credentials?: CfCredentials): CfportalClient {
-  return new CfportalClient(credentials ? async () => credentials : () => currentCredentials(prisma), { baseUrl });
+/** A client for the account in use (connected, else configured). */
+export function cfportalClient(prisma: PrismaClient, src: CfAccountSource, baseUrl?: string): CfportalClient {
+  return new CfportalClient(() => currentCredentials(prisma, src), { baseUrl });
+}
+
+/** A client pinned to one account (a batch's). */
+export function cfportalClientFor(prisma: PrismaClient, account: string, src: CfAccountSource, baseUrl?: string): CfportalClient {
+  return new CfportalClient(() => credentialsFor(prisma, account, src), { baseUrl });
 }

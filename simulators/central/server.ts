@@ -234,7 +234,8 @@ export function createCentralApp(opts: CentralSimOptions = {}) {
     return r;
   };
 
-  api.get('/search', (req, res) => {
+  // Spec 5.5: a token without the claim gets 403 from every route, the search included.
+  api.get('/search', requireScope, (req, res) => {
     const q = typeof req.query.q === 'string' ? req.query.q.trim() : '';
     if (!q) return void badRequest(res, 'Parametrul q este obligatoriu.');
     const limit = Math.min(MAX_SEARCH_HITS, Math.max(1, Number(req.query.limit) || MAX_SEARCH_HITS));
@@ -345,6 +346,16 @@ export function createCentralApp(opts: CentralSimOptions = {}) {
     const { siruta, cadastralRef, force } = parsed.data;
     const entry = catalog.find(siruta, cadastralRef)[0];
     if (!entry) return void notFound(res, 'Imobilul nu există în depozitul central.');
+    // An order of this parcel still processing (anyone's): a second one would be paid twice, force or not.
+    const running = [...orders.values()].find((o) => o.siruta === siruta && o.cadastralRef === cadastralRef && o.status === 'processing');
+    if (running) {
+      control.hit('cf:order_in_progress');
+      return void res.status(409).json({
+        error: 'order_in_progress',
+        message: `Extrasul CF pentru imobilul ${cadastralRef} este deja comandat și în lucru.`,
+        orderId: running.id,
+      });
+    }
     const valid = validExtract(siruta, cadastralRef);
     if (valid && !force) {
       control.hit('cf:catalog_hit');

@@ -1,6 +1,7 @@
 /**
- * The certificate portal simulator (EXTERNAL-SERVICES.md, cfportal): an account with credits,
- * ONE shared cart per account (items added by two orders at once really mix), add-to-cart, save
+ * The certificate portal simulator (EXTERNAL-SERVICES.md, cfportal): accounts with credits (one
+ * from the options, more through `/__sim/accounts`), ONE shared cart per account (items added by
+ * two orders at once really mix), add-to-cart, save
  * metadata, submit, order status (processing for a few polls, then done), documents and real PDF
  * downloads naming the cadastral number, the UAT and the CF number. County and UAT ids are the
  * land-registry workspacePk and SIRUTA. Paths are documented in simulators/cfportal/README.md.
@@ -49,7 +50,17 @@ interface Order {
   orderId: string;
   submittedAt: string;
   polls: number;
+  /** Epoch ms from which the order is listed (the `submitListedAfterSeconds` fault). */
+  listedFrom: number;
   items: Array<CartItem & { cfNumber: string; documentId: string }>;
+}
+
+/** One portal account: its password, credits, cart and orders. */
+interface Account {
+  password: string;
+  credits: number;
+  cart: CartItem[];
+  orders: Order[];
 }
 
 const itemBody = z.object({
@@ -58,7 +69,8 @@ const itemBody = z.object({
   cadastralNumber: z.string().trim().min(1).max(50),
 });
 const metadataBody = z.object({ reference: z.string().max(200).optional(), note: z.string().max(500).optional() });
-const creditsBody = z.object({ credits: z.number().int().min(0) });
+const creditsBody = z.object({ credits: z.number().int().min(0), account: z.string().min(1).max(200).optional() });
+const accountBody = z.object({ username: z.string().min(1).max(200), password: z.string().min(1).max(200), credits: z.number().int().min(0).optional() });
 
 function fail(res: Response, status: number, message: string, error = status === 404 ? 'Not Found' : 'Bad Request') {
   res.status(status).json({ status, error, message });
@@ -73,10 +85,12 @@ export function createCfportalApp(opts: CfportalSimOptions = {}) {
   const defaultTtl = opts.sessionTtlSeconds ?? config.cfportal.simSessionTtlSeconds;
   let seed = opts.seed ?? config.cfportal.simSeed;
 
-  let credits = startCredits;
-  let cart: CartItem[] = [];
-  let orders: Order[] = [];
+  const fresh = (pw: string, credits: number): Account => ({ password: pw, credits, cart: [], orders: [] });
+  const accounts = new Map<string, Account>([[username, fresh(password, startCredits)]]);
   let nextId = 1;
+  /** The signed-in account of a call (set by the session check). */
+  const acct = (res: Response) => accounts.get(res.locals.account as string)!;
+  const listed = (o: Order) => Date.now() >= o.listedFrom;
   const sessions = new Sessions();
   const control = new SimControl('Portalul de extrase de carte funciară');
   const ttl = () => control.faults.sessionTtlSeconds ?? defaultTtl;
@@ -91,24 +105,35 @@ export function createCfportalApp(opts: CfportalSimOptions = {}) {
     control.router({
       onReset: (body) => {
         if (body.seed !== undefined) seed = Number(body.seed) || seed;
-        credits = startCredits;
-        cart = [];
-        orders = [];
+        accounts.clear();
+        accounts.set(username, fresh(password, startCredits));
         sessions.clear();
       },
       extend: (r) => {
-        r.get('/truth', (_req, res) => {
+        // The whole truth of one account (default: the options' one), listed or not yet.
+        r.get('/truth', (req, res) => {
+          const a = accounts.get(typeof req.query.account === 'string' ? req.query.account : username);
+          if (!a) return void fail(res, 404, 'Cont inexistent.');
           res.json({
-            credits,
-            orders: orders.map((o) => ({ id: o.orderId, submittedAt: o.submittedAt, status: o.polls >= pollsUntilDone ? 'done' : 'processing', items: o.items })),
-            cart,
+            credits: a.credits,
+            orders: a.orders.map((o) => ({ id: o.orderId, submittedAt: o.submittedAt, status: o.polls >= pollsUntilDone ? 'done' : 'processing', listed: listed(o), items: o.items })),
+            cart: a.cart,
           });
         });
         r.post('/credits', (req, res) => {
           const parsed = creditsBody.safeParse(req.body ?? {});
           if (!parsed.success) return void fail(res, 400, parsed.error.message);
-          credits = parsed.data.credits;
-          res.json({ credits });
+          const a = accounts.get(parsed.data.account ?? username);
+          if (!a) return void fail(res, 404, 'Cont inexistent.');
+          a.credits = parsed.data.credits;
+          res.json({ credits: a.credits });
+        });
+        // Another account of the portal (an office with two subscriptions), with its own cart.
+        r.post('/accounts', (req, res) => {
+          const parsed = accountBody.safeParse(req.body ?? {});
+          if (!parsed.success) return void fail(res, 400, parsed.error.message);
+          accounts.set(parsed.data.username, fresh(parsed.data.password, parsed.data.credits ?? startCredits));
+          res.status(201).json({ username: parsed.data.username, credits: parsed.data.credits ?? startCredits });
         });
       },
     }),
@@ -120,12 +145,13 @@ export function createCfportalApp(opts: CfportalSimOptions = {}) {
 
   api.post('/login', (req, res) => {
     const body = (req.body ?? {}) as Record<string, string>;
-    if (body.username !== username || body.password !== password) {
+    const a = accounts.get(body.username);
+    if (!a || body.password !== a.password) {
       return void fail(res, 401, 'Utilizator sau parolă greșită.', 'Unauthorized');
     }
-    const id = sessions.create(username);
+    const id = sessions.create(body.username);
     res.cookie(CF_SESSION_COOKIE, id, { httpOnly: true, path: '/', sameSite: 'lax' });
-    res.json({ authenticated: true, username, credits });
+    res.json({ authenticated: true, username: body.username, credits: a.credits });
   });
   api.post('/logout', (req, res) => {
     sessions.destroy(req.cookies?.[CF_SESSION_COOKIE]);
@@ -134,14 +160,16 @@ export function createCfportalApp(opts: CfportalSimOptions = {}) {
   });
 
   api.use((req: Request, res: Response, next: NextFunction) => {
-    if (!sessions.touch(req.cookies?.[CF_SESSION_COOKIE], ttl())) {
+    const who = sessions.touch(req.cookies?.[CF_SESSION_COOKIE], ttl());
+    if (!who || !accounts.has(who)) {
       return void fail(res, 401, 'Sesiunea a expirat. Autentificați-vă din nou.', 'Unauthorized');
     }
+    res.locals.account = who;
     next();
   });
 
-  api.get('/account', (_req, res) => void res.json({ username, credits }));
-  api.get('/credits', (_req, res) => void res.json({ credits }));
+  api.get('/account', (_req, res) => void res.json({ username: res.locals.account, credits: acct(res).credits }));
+  api.get('/credits', (_req, res) => void res.json({ credits: acct(res).credits }));
   api.get('/counties', (_req, res) => {
     res.json(nom.counties.map((c) => ({ id: c.workspaceId, name: c.name })));
   });
@@ -163,18 +191,18 @@ export function createCfportalApp(opts: CfportalSimOptions = {}) {
     res.json({ found: true, ...p, price: 1 });
   });
 
-  api.get('/cart', (_req, res) => void res.json({ items: cart }));
+  api.get('/cart', (_req, res) => void res.json({ items: acct(res).cart }));
   api.post('/cart/items', (req, res) => {
     const parsed = itemBody.safeParse(req.body ?? {});
     if (!parsed.success) return void fail(res, 400, 'countyId, uatId și cadastralNumber sunt obligatorii.');
     const { countyId, uatId, cadastralNumber } = parsed.data;
     if (!parcelOf(countyId, uatId, cadastralNumber)) return void fail(res, 404, 'UAT inexistent în județul indicat.');
     const item: CartItem = { itemId: `I${nextId++}`, countyId, uatId, cadastralNumber, addedAt: new Date().toISOString(), metadata: null };
-    cart.push(item);
+    acct(res).cart.push(item);
     res.status(201).json(item);
   });
   api.put('/cart/items/:itemId/metadata', (req, res) => {
-    const item = cart.find((i) => i.itemId === req.params.itemId);
+    const item = acct(res).cart.find((i) => i.itemId === req.params.itemId);
     if (!item) return void fail(res, 404, 'Articolul nu este în coș.');
     const parsed = metadataBody.safeParse(req.body ?? {});
     if (!parsed.success) return void fail(res, 400, parsed.error.message);
@@ -182,31 +210,38 @@ export function createCfportalApp(opts: CfportalSimOptions = {}) {
     res.json(item);
   });
   api.delete('/cart/items/:itemId', (req, res) => {
-    const before = cart.length;
-    cart = cart.filter((i) => i.itemId !== req.params.itemId);
-    if (cart.length === before) return void fail(res, 404, 'Articolul nu este în coș.');
-    res.json({ items: cart });
+    const a = acct(res);
+    const before = a.cart.length;
+    a.cart = a.cart.filter((i) => i.itemId !== req.params.itemId);
+    if (a.cart.length === before) return void fail(res, 404, 'Articolul nu este în coș.');
+    res.json({ items: a.cart });
   });
   api.delete('/cart', (_req, res) => {
-    cart = [];
-    res.json({ items: cart });
+    acct(res).cart = [];
+    res.json({ items: [] });
   });
   api.post('/cart/submit', (_req, res) => {
+    const a = acct(res);
     control.hit('submit');
-    if (cart.length === 0) return void fail(res, 400, 'Coșul este gol.');
-    if (credits < cart.length) {
-      return void res.status(402).json({ status: 402, error: 'Payment Required', message: `Credit insuficient: ${credits} disponibile, ${cart.length} necesare.` });
+    control.hit(`submit:${res.locals.account as string}`);
+    if (a.cart.length === 0) return void fail(res, 400, 'Coșul este gol.');
+    if (a.credits < a.cart.length) {
+      return void res.status(402).json({ status: 402, error: 'Payment Required', message: `Credit insuficient: ${a.credits} disponibile, ${a.cart.length} necesare.` });
     }
-    credits -= cart.length;
+    a.credits -= a.cart.length;
+    const lagSeconds = control.faults.submitListedAfterSeconds ?? 0;
     const order: Order = {
       orderId: `C${String(nextId++).padStart(8, '0')}`,
       submittedAt: new Date().toISOString(),
       polls: 0,
-      items: cart.map((i) => ({ ...i, cfNumber: cfNumberOf(i.uatId, i.cadastralNumber), documentId: `D${nextId++}` })),
+      listedFrom: Date.now() + lagSeconds * 1000,
+      items: a.cart.map((i) => ({ ...i, cfNumber: cfNumberOf(i.uatId, i.cadastralNumber), documentId: `D${nextId++}` })),
     };
-    orders.push(order);
-    cart = [];
-    res.status(201).json({ orderId: order.orderId, submittedAt: order.submittedAt, items: order.items.length, credits });
+    a.orders.push(order);
+    a.cart = [];
+    // The slow-listing fault: the portal took the order, the client never hears so.
+    if (lagSeconds > 0) return void res.status(504).type('html').send('<html><body><h1>504 Gateway Time-out</h1></body></html>');
+    res.status(201).json({ orderId: order.orderId, submittedAt: order.submittedAt, items: order.items.length, credits: a.credits });
   });
 
   const view = (o: Order) => ({
@@ -215,9 +250,11 @@ export function createCfportalApp(opts: CfportalSimOptions = {}) {
     status: o.polls >= pollsUntilDone ? 'done' : 'processing',
     items: o.items.map(({ itemId, countyId, uatId, cadastralNumber, metadata }) => ({ itemId, countyId, uatId, cadastralNumber, metadata })),
   });
-  api.get('/orders', (_req, res) => void res.json({ orders: orders.map(view) }));
+  /** An order of the signed-in account, once the portal lists it. */
+  const orderOf = (res: Response, id: string) => acct(res).orders.find((x) => x.orderId === id && listed(x));
+  api.get('/orders', (_req, res) => void res.json({ orders: acct(res).orders.filter(listed).map(view) }));
   api.get('/orders/:orderId', (req, res) => {
-    const o = orders.find((x) => x.orderId === req.params.orderId);
+    const o = orderOf(res, req.params.orderId);
     if (!o) return void fail(res, 404, 'Comandă inexistentă.');
     // Each status poll brings the order closer to done (EXTERNAL-SERVICES.md: processing for a few polls).
     const v = view(o);
@@ -225,7 +262,7 @@ export function createCfportalApp(opts: CfportalSimOptions = {}) {
     res.json(v);
   });
   api.get('/orders/:orderId/documents', (req, res) => {
-    const o = orders.find((x) => x.orderId === req.params.orderId);
+    const o = orderOf(res, req.params.orderId);
     if (!o) return void fail(res, 404, 'Comandă inexistentă.');
     if (o.polls < pollsUntilDone) return void fail(res, 409, 'Comanda este încă în procesare.', 'Conflict');
     res.json({
@@ -241,7 +278,7 @@ export function createCfportalApp(opts: CfportalSimOptions = {}) {
     });
   });
   api.get('/documents/:documentId', (req, res) => {
-    const o = orders.find((x) => x.items.some((i) => i.documentId === req.params.documentId));
+    const o = acct(res).orders.find((x) => listed(x) && x.items.some((i) => i.documentId === req.params.documentId));
     const item = o?.items.find((i) => i.documentId === req.params.documentId);
     if (!o || !item) return void fail(res, 404, 'Document inexistent.');
     if (o.polls < pollsUntilDone) return void fail(res, 409, 'Documentul nu este încă emis.', 'Conflict');

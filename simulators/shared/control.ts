@@ -30,6 +30,11 @@ export interface Faults {
    * the others work.
    */
   failSirutas?: number[];
+  /**
+   * Extension (cfportal): a submit is accepted (credits taken, cart emptied) but its answer is
+   * lost (504) and the order appears in the order list only this many seconds later.
+   */
+  submitListedAfterSeconds?: number;
 }
 
 const faultsBody = z.object({
@@ -41,6 +46,7 @@ const faultsBody = z.object({
   slowMs: z.number().min(0).optional(),
   duplicatePages: z.boolean().optional(),
   failSirutas: z.array(z.number().int().positive()).max(1000).optional(),
+  submitListedAfterSeconds: z.number().min(0).max(86_400).optional(),
 });
 
 export const resetBody = z.object({

@@ -15,7 +15,7 @@ import type { Worker } from '@temporalio/worker';
 import type pg from 'pg';
 import { createApp } from '../../api/app';
 import { configureCfApi } from '../../api/cfportal/context';
-import { accountKey } from '../../domain/cfportal/order';
+import { accountKey, type CfAccountSource } from '../../domain/cfportal/session';
 import { config } from '../../domain/config';
 import { createPool } from '../../domain/db/pool';
 import { startCfportalSimulator, type CfportalSimOptions, type CfportalSimulator } from '../../simulators/cfportal/server';
@@ -38,13 +38,15 @@ export interface CfRig {
   suffix: string;
   base: string;
   credentials: { username: string; password: string };
+  /** This run's account slot: the connected account of its API and workers, the configured one being `credentials`. */
+  accounts: CfAccountSource;
   simJson<T = any>(method: string, p: string, body?: unknown): Promise<T>;
   /** Starts (or restarts) the workers: in-process by default, as a killable child with `child`. */
   startWorkers(child?: boolean): Promise<WorkerChild | null>;
   stop(): Promise<void>;
 }
 
-export async function startCfRig(opts: { sim?: CfportalSimOptions; pollIntervalMs?: number } = {}): Promise<CfRig> {
+export async function startCfRig(opts: { sim?: CfportalSimOptions; pollIntervalMs?: number; listingWaitMs?: number } = {}): Promise<CfRig> {
   const suffix = runSuffix();
   // An account of this run: its queue workflow (`cf-order-queue:<account>`) is this run's own,
   // never one a previous run left polling a task queue nobody serves any more.
@@ -52,7 +54,8 @@ export async function startCfRig(opts: { sim?: CfportalSimOptions; pollIntervalM
   const sim = await startCfportalSimulator({ port: 0, ...credentials, ...opts.sim });
   const env = await localEnv();
   const db = createPool(config.db.url, 8);
-  configureCfApi({ db, baseUrl: sim.url, credentials, pollIntervalMs: opts.pollIntervalMs ?? 300 });
+  const accounts: CfAccountSource = { slot: `test-${suffix}`, configured: credentials };
+  configureCfApi({ db, baseUrl: sim.url, accounts, pollIntervalMs: opts.pollIntervalMs ?? 300, listingWaitMs: opts.listingWaitMs });
   const server = createApp().listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -65,6 +68,7 @@ export async function startCfRig(opts: { sim?: CfportalSimOptions; pollIntervalM
     suffix,
     base,
     credentials,
+    accounts,
     async simJson(method, p, body) {
       const res = await fetch(`${sim.url}${p}`, {
         method,
@@ -87,7 +91,7 @@ export async function startCfRig(opts: { sim?: CfportalSimOptions; pollIntervalM
       const workers = await createQueueWorkers({
         connection: env.nativeConnection,
         namespace: namespaceOf(env),
-        deps: { db, cfportalBaseUrl: sim.url, cfportalCredentials: credentials },
+        deps: { db, cfportalBaseUrl: sim.url, cfportalAccounts: accounts },
         queues: CF_QUEUES,
       });
       inProcess = { workers, runs: [...workers.values()].map((w) => w.run()) };
@@ -96,10 +100,14 @@ export async function startCfRig(opts: { sim?: CfportalSimOptions; pollIntervalM
     async stop() {
       await new Promise((r) => server.close(r));
       // The queue would otherwise idle 10 minutes after the run with nobody serving it.
-      await env.client.workflow
-        .getHandle(`cf-order-queue:${accountKey(credentials.username)}`)
-        .terminate('test run over')
-        .catch(() => undefined);
+      const queues = await db.query<{ account: string }>(`SELECT DISTINCT portal_account AS account FROM cf_extracts WHERE portal_account LIKE $1`, [
+        `%${suffix}%`,
+      ]);
+      for (const account of new Set([accountKey(credentials.username), ...queues.rows.map((r) => r.account)])) {
+        await env.client.workflow.getHandle(`cf-order-queue:${account}`).terminate('test run over').catch(() => undefined);
+      }
+      await db.query(`DELETE FROM cfportal_sessions WHERE id = $1`, [accounts.slot]);
+      await db.query(`DELETE FROM cfportal_accounts WHERE account LIKE $1`, [`%${suffix}%`]);
       if (inProcess) {
         for (const w of inProcess.workers.values()) w.shutdown();
         await Promise.allSettled(inProcess.runs);

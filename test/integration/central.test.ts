@@ -292,6 +292,44 @@ describe('CF extracts on the central path', () => {
     // A processing order has no PDF yet: the upstream's 409.
     expect((await getJson(b, `/api/cf/${forced.body.id}/pdf`)).body).toMatchObject({ error: 'not_ready' });
   });
+
+  it('refuses a second order of a parcel whose order is still processing: 409 order_in_progress with its id, force or not', async () => {
+    const parcel = (await truth('cadastralRef=1000'))[7];
+    const first = await getJson(await as('mihai'), '/api/cf/order', { method: 'POST', json: { siruta: parcel.siruta, cadastralRef: '1000' } });
+    expect(first).toMatchObject({ status: 201, body: { status: 'processing' } });
+    for (const [user, force] of [['mihai', false], ['ioana', true]] as const) {
+      const again = await getJson(await as(user), '/api/cf/order', { method: 'POST', json: { siruta: parcel.siruta, cadastralRef: '1000', force } });
+      expect(again).toMatchObject({ status: 409, body: { error: 'order_in_progress', orderId: first.body.id, message: expect.stringContaining('în lucru') } });
+    }
+    // The office's portal account is never used for a pilot user.
+    const office = await getJson(await as('mihai'), '/api/cfportal/order', { method: 'POST', json: { nrCadastral: '1000', siruta: parcel.siruta } });
+    expect(office).toMatchObject({ status: 410, body: { error: 'gone_central_api' } });
+  });
+});
+
+describe('the scope rule (seed 5.5): a token without enrichment_scope', () => {
+  it('gets 403 insufficient_scope with a Romanian reason from every central route, the search included', async () => {
+    const radu = await as('radu');
+    const [parcel] = await truth('cadastralRef=1000');
+    const ref = { siruta: parcel.siruta, cadastralRef: '1000' };
+    for (const [method, path, json] of [
+      ['GET', '/api/gis/search?q=1000', undefined],
+      ['GET', `/api/gis/parcela/${parcel.id}`, undefined],
+      ['POST', '/api/gis/parcel/tech', ref],
+      ['POST', '/api/gis/parcel/enrich', ref],
+      ['POST', '/api/cf/order', ref],
+      ['GET', '/api/cf/orders', undefined],
+      ['GET', '/api/cf/catalog', undefined],
+      ['GET', '/api/cf/cf-000001', undefined],
+      ['GET', '/api/cf/cf-000001/pdf', undefined],
+    ] as const) {
+      const res = await getJson(radu, path, { method, json });
+      expect({ path, status: res.status, error: res.body.error }).toEqual({ path, status: 403, error: 'insufficient_scope' });
+      expect(res.body.message).toContain('enrichment_scope');
+    }
+    // A token with the claim searches as before.
+    expect((await getJson(await as('mihai'), '/api/gis/search?q=1000')).status).toBe(200);
+  });
 });
 
 describe('flags and the legacy write gate (spec 5.6, 5.9)', () => {

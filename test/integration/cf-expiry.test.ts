@@ -31,6 +31,8 @@ let workers: Map<TaskQueueName, Worker>;
 let runs: Promise<void>[];
 const suffix = runSuffix();
 const credentials = { username: `cf-${suffix}`, password: 'parola-cf' };
+// The batches below are written straight to the store, under this run's account.
+const accountInUse = async () => credentials.username;
 
 beforeAll(async () => {
   env = await timeSkippingEnv();
@@ -40,7 +42,7 @@ beforeAll(async () => {
   workers = await createQueueWorkers({
     connection: env.nativeConnection,
     namespace: namespaceOf(env),
-    deps: { db, cfportalBaseUrl: sim.url, cfportalCredentials: credentials },
+    deps: { db, cfportalBaseUrl: sim.url, cfportalAccounts: { slot: `test-${suffix}`, configured: credentials } },
     queues: CF_QUEUES,
   });
   runs = [...workers.values()].map((w) => w.run());
@@ -59,7 +61,7 @@ test('an extract is valid 30 days from its issue on the workflow clock; then a n
   const u = someUats(1, 20)[0];
   const parcel = { nrCadastral: freshCadastral(1), siruta: u.siruta, workspacePk: u.workspacePk, uatName: u.name, userId: `test-${suffix}`, adminOrderedBy: null };
   const orderId = ulid();
-  const [row] = await createBatch(prisma, { orderId, account: credentials.username, parcels: [parcel], force: false });
+  const [row] = await createBatch(prisma, { orderId, account: credentials.username, parcels: [parcel], force: false, accountInUse });
   expect(row.version).toBe(1);
 
   const realStart = Date.now();
@@ -81,7 +83,7 @@ test('an extract is valid 30 days from its issue on the workflow clock; then a n
 
   // 29 days on: still valid, a new order is a catalog hit.
   await expect(
-    createBatch(prisma, { orderId: ulid(), account: credentials.username, parcels: [parcel], force: false, now: new Date(issued + 29 * 24 * HOUR) }),
+    createBatch(prisma, { orderId: ulid(), account: credentials.username, parcels: [parcel], force: false, now: new Date(issued + 29 * 24 * HOUR), accountInUse }),
   ).rejects.toMatchObject({ code: 'catalog_hit', status: 409 });
   // 30 days on: expired, accepted without force as version 2.
   const [again] = await createBatch(prisma, {
@@ -90,6 +92,7 @@ test('an extract is valid 30 days from its issue on the workflow clock; then a n
     parcels: [parcel],
     force: false,
     now: new Date(issued + CF_VALIDITY_MS),
+    accountInUse,
   });
   expect(again.version).toBe(2);
   await prisma.cfExtract.deleteMany({ where: { orderId: again.orderId } });

@@ -152,13 +152,14 @@ describe('a batch of five parcels', () => {
     await batchDone(again.body.orderId);
   }, 120_000);
 
-  test('restricted viewers see no CF numbers and cannot download other people’s extracts', async () => {
+  test('restricted viewers see no CF numbers, none of other people’s orders, and cannot download other people’s extracts', async () => {
     const full = await call('GET', `/api/cfportal/orders?orderId=${orderId}`);
     expect(full.body.items.every((e: any) => typeof e.cfNumber === 'string')).toBe(true);
     for (const as of [who.elena, who.ioana]) {
       const r = await call('GET', `/api/cfportal/orders?orderId=${orderId}`, { as });
-      expect(r.body.items).toHaveLength(5);
-      expect(r.body.items.every((e: any) => e.cfNumber === null)).toBe(true);
+      expect(r.body).toEqual({ items: [], total: 0 });
+      const state = await call('GET', `/api/cfportal/parcel?nrCad=${done[0].nrCadastral}&siruta=${done[0].siruta}`, { as });
+      expect(state.body.extract).toMatchObject({ id: done[0].id, state: 'valid', cfNumber: null });
       expect((await call('GET', done[0].downloadUrl, { as })).status).toBe(404);
     }
   });
@@ -296,16 +297,16 @@ describe('routes', () => {
     await rig.db.query(`DELETE FROM cf_extracts WHERE id = $1`, [r.rows[0].id]);
   });
 
-  test('the portal account connects with its own credentials and disconnects; wrong ones are 422', async () => {
+  test('an admin connects the portal account with its own credentials and disconnects it; wrong ones are 422', async () => {
     const { username, password } = rig.credentials;
-    const wrong = await call('POST', '/api/cfportal/session', { body: { action: 'connect', username, password: 'gresit' } });
+    const wrong = await call('POST', '/api/cfportal/session', { body: { action: 'connect', username, password: 'gresit' }, as: who.ana });
     expect(wrong.status).toBe(422);
     expect(wrong.body.error).toBe('cfportal_credentials_invalid');
-    const ok = await call('POST', '/api/cfportal/session', { body: { action: 'connect', username, password } });
+    const ok = await call('POST', '/api/cfportal/session', { body: { action: 'connect', username, password }, as: who.ana });
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ connected: true, username, source: 'connected', credits: expect.any(Number) });
     expect(JSON.stringify(ok.body)).not.toContain(password);
-    const off = await call('POST', '/api/cfportal/session', { body: { action: 'disconnect' } });
+    const off = await call('POST', '/api/cfportal/session', { body: { action: 'disconnect' }, as: who.ana });
     expect(off.body).toMatchObject({ connected: false, source: 'configured' });
   });
 

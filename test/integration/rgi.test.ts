@@ -14,6 +14,8 @@ import { config } from '../../domain/config';
 import { closePool, createPool } from '../../domain/db/pool';
 import { LandregClient } from '../../domain/landreg/client';
 import { startLandregSimulator, type LandregSimulator } from '../../simulators/landreg/server';
+import { Nomenclature } from '../../simulators/landreg/nomenclature';
+import { COUNTIES } from '../../domain/landreg/counties';
 import { pdfText } from '../helpers/cfStack';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
 
@@ -23,6 +25,7 @@ let server: http.Server;
 let base: string;
 let dan: TestSession;
 let elena: TestSession;
+let ioana: TestSession;
 let workspaceId: number;
 const YEAR = 2024;
 
@@ -55,12 +58,13 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   dan = await createTestSessionRecord({ email: 'dan@birou.ro', company: 'U', db });
   elena = await createTestSessionRecord({ email: 'elena@birou.ro', company: 'B', db });
+  ioana = await createTestSessionRecord({ email: 'ioana@birou.ro', company: 'S', enrichmentScope: 'basic', db });
   workspaceId = ((await (await fetch(`${sim.url}/__sim/truth`)).json()) as { uats: Array<{ workspaceId: number }> }).uats[0].workspaceId;
 }, 120_000);
 
 afterAll(async () => {
   await new Promise((r) => server?.close(r));
-  await Promise.allSettled([dan?.end(), elena?.end()]);
+  await Promise.allSettled([dan?.end(), elena?.end(), ioana?.end()]);
   await db?.end();
   await sim?.close();
   await closePool();
@@ -108,6 +112,32 @@ describe('RGI', () => {
     const debug = await call(`/api/landreg/rgi/download-doc?wid=${workspaceId}&aid=${ready.applicationId}&did=${ready.doc.documentPk}&debug=1`);
     expect(debug.body).toMatchObject({ blocked: false, steps: ['issued-docs', 'actor-context', 'confirm-view', 'download'], fileName: name });
   }, 120_000);
+
+  test('restricted viewers cannot download issued documents, which name the applicant: 403, and issued-docs says so', async () => {
+    const docs = await allDocs();
+    const ready = docs.find((d) => d.doc.available)!;
+    const url = `/api/landreg/rgi/download-doc?wid=${workspaceId}&aid=${ready.applicationId}&did=${ready.doc.documentPk}`;
+    const own = await call(url);
+    expect(own.status).toBe(200);
+    expect(await pdfText(own.raw)).toContain('Solicitant:');
+    expect((await call(`/api/landreg/rgi/issued-docs?applicationId=${ready.applicationId}&workspaceId=${workspaceId}`)).body.downloadable).toBe(true);
+    for (const as of [elena, ioana]) {
+      const r = await call(url, { as });
+      expect(r.status).toBe(403);
+      expect(r.body).toMatchObject({ error: 'forbidden', message: expect.stringContaining('solicitantului') });
+      expect((await call(`${url}&debug=1`, { as })).status).toBe(403);
+      const listed = await call(`/api/landreg/rgi/issued-docs?applicationId=${ready.applicationId}&workspaceId=${workspaceId}`, { as });
+      expect(listed.body).toMatchObject({ downloadable: false, items: expect.arrayContaining([expect.objectContaining({ documentPk: ready.doc.documentPk })]) });
+    }
+  }, 120_000);
+
+  test('the county list is the portal’s 42 workspaces, the same ids and names as the reference nomenclature', () => {
+    const nom = new Nomenclature(config.landreg.simDataDir);
+    expect(COUNTIES).toHaveLength(42);
+    expect([...COUNTIES].sort((a, b) => a.workspacePk - b.workspacePk)).toEqual(
+      nom.counties.map((c) => ({ workspacePk: c.workspaceId, name: c.name })).sort((a, b) => a.workspacePk - b.workspacePk),
+    );
+  });
 
   test('bad parameters are 400 with details; unknown applications and documents are 404', async () => {
     const bad = await call('/api/landreg/rgi/applications', { body: { workspaceId: 'x', year: 1900 } });

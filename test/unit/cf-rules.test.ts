@@ -1,7 +1,7 @@
 /** Pure rules of the CF and RGI areas, table-driven. */
 import { describe, expect, test } from '@jest/globals';
 import { CF_VALIDITY_MS, extractView } from '../../domain/cfportal/extracts';
-import { accountKey } from '../../domain/cfportal/order';
+import { accountKey } from '../../domain/cfportal/session';
 import { extractFileName } from '../../domain/cfportal/pipeline';
 import { uiState } from '../../domain/geoportal/cfStatus';
 import { rgiFileName, rgiOrgUnitId } from '../../domain/landreg/rgi';
@@ -53,7 +53,7 @@ describe('CF numbers are personal data', () => {
     siruta: 63394, workspacePk: 145, orderId: 'O1', status: 'completed', version: 1, issuedAt: NOW, expiresAt: new Date(NOW.getTime() + CF_VALIDITY_MS),
     s3Key: 'cf/O1/x.pdf', documentName: 'x.pdf', error: null, createdAt: NOW, updatedAt: NOW, currentStep: 'done', stepNo: 11, batchSize: 1,
     portalAccount: 'a', portalOrderId: 'C1', portalItemId: 'I1', portalDocumentId: 'D1', cfNumber: '123456', uatName: 'Sfântu Gheorghe',
-    submitIntentAt: NOW, submittedAt: NOW,
+    submitIntentAt: NOW, submittedAt: NOW, submitSentAt: NOW, reconcileAt: null,
   };
   test('hidden for restricted viewers, shown otherwise; the download URL only for a stored file', () => {
     expect(extractView(row, { hidePersonal: true, now: NOW })).toMatchObject({ cfNumber: null, state: 'valid', downloadUrl: `/api/cfportal/download?id=${row.id}` });

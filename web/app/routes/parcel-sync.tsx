@@ -65,6 +65,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     tab,
     sync,
     useCentralApi: auth.useCentralApi,
+    isAdmin: auth.isAdmin,
+    userId: auth.user.id,
     siruta,
     cad,
     owner,
@@ -108,7 +110,7 @@ export default function ParcelSync() {
     <ParcelSyncLayout active={d.tab} siruta={uat?.siruta ?? null} title={head.title} sub={head.sub}>
       {d.tab === 'sync' && d.sync && <SyncTab session={d.sync.session} store={d.sync.store} useCentralApi={d.useCentralApi} initialUat={d.uat} onUat={setUat} />}
 
-      {d.tab === 'epay' && <EpayTab initialUat={d.uat} initialCad={d.cad} />}
+      {d.tab === 'epay' && <EpayTab initialUat={d.uat} initialCad={d.cad} isAdmin={d.isAdmin} central={d.useCentralApi} userId={d.userId} />}
 
       {d.tab === 'search' && (
         <>

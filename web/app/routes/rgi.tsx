@@ -1,6 +1,6 @@
 /**
  * /rgi: documents issued by the land-registry portal's registry of applications (spec 4.4). Pick a
- * county (through any of its UATs) and a year: the applications, one application's details and
+ * county (the portal's 42 workspaces, domain/landreg/counties.ts) and a year: the applications, one application's details and
  * issued documents, and the download (actor context and confirm view happen server-side). A
  * document not ready yet shows a soft notice for 5 seconds instead of a failure.
  */
@@ -10,9 +10,8 @@ import { useLoaderData } from '@remix-run/react';
 import cfCss from '../styles/cf.css?url';
 import parcelSyncCss from '../styles/parcel-sync.css?url';
 import { requireSession } from '../lib/auth.server';
-import { UatPicker } from '../components/sync/UatPicker';
-import type { UatChoice } from '../components/sync/uatSearch';
 import { Card } from '../components/Card';
+import { COUNTIES } from '../../../domain/landreg/counties';
 
 export const meta: MetaFunction = () => [{ title: 'Documente RGI · Geoportal cadastral' }];
 export const links: LinksFunction = () => [
@@ -25,7 +24,7 @@ const BLOCKED_NOTICE_MS = 5000;
 
 export function loader({ request, context }: LoaderFunctionArgs) {
   requireSession(request, context);
-  return { year: new Date().getFullYear() };
+  return { year: new Date().getFullYear(), counties: [...COUNTIES].sort((a, b) => a.name.localeCompare(b.name, 'ro')) };
 }
 
 interface Application {
@@ -59,15 +58,14 @@ async function getJson<T>(url: string, body?: unknown): Promise<T> {
 
 export default function RgiPage() {
   const d = useLoaderData<typeof loader>();
-  const [uat, setUat] = useState<UatChoice | null>(null);
+  const [workspaceId, setWorkspaceId] = useState<number | null>(null);
   const [year, setYear] = useState(d.year);
   const [apps, setApps] = useState<{ total: number; orgUnitId: number; items: Application[] } | null>(null);
   const [selected, setSelected] = useState<(Application & { history: Array<{ date: string; status: string }> }) | null>(null);
-  const [docs, setDocs] = useState<Doc[] | null>(null);
+  const [docs, setDocs] = useState<{ downloadable: boolean; items: Doc[] } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
-  const workspaceId = uat?.workspacePk ?? null;
 
   useEffect(() => {
     if (!notice) return;
@@ -95,10 +93,10 @@ export default function RgiPage() {
     try {
       const [details, issued] = await Promise.all([
         getJson<Application & { history: Array<{ date: string; status: string }> }>(`/api/landreg/rgi/details?applicationId=${a.applicationId}`),
-        getJson<{ items: Doc[] }>(`/api/landreg/rgi/issued-docs?applicationId=${a.applicationId}&workspaceId=${workspaceId}`),
+        getJson<{ downloadable: boolean; items: Doc[] }>(`/api/landreg/rgi/issued-docs?applicationId=${a.applicationId}&workspaceId=${workspaceId}`),
       ]);
       setSelected(details);
-      setDocs(issued.items);
+      setDocs(issued);
     } catch (err) {
       setError((err as Error).message);
     }
@@ -132,7 +130,17 @@ export default function RgiPage() {
       </header>
       <Card>
         <div className="form-row">
-          <UatPicker value={uat} onPick={setUat} label="Județul (alegeți orice UAT din el)" />
+          <label className="field">
+            <span>Județul</span>
+            <select value={workspaceId ?? ''} onChange={(e) => setWorkspaceId(e.target.value ? Number(e.target.value) : null)} data-testid="rgi-county">
+              <option value="">Alegeți județul…</option>
+              {d.counties.map((c) => (
+                <option key={c.workspacePk} value={c.workspacePk}>
+                  {c.name}
+                </option>
+              ))}
+            </select>
+          </label>
           <label className="field">
             <span>Anul</span>
             <input type="number" min={2000} max={2099} value={year} onChange={(e) => setYear(Number(e.target.value))} data-testid="rgi-year" />
@@ -141,7 +149,6 @@ export default function RgiPage() {
             {loading ? 'Se încarcă…' : 'Afișează cererile'}
           </button>
         </div>
-        {uat && !workspaceId ? <p className="cf-state cf-state--failed">Județul acestui UAT nu este cunoscut încă (sincronizați catalogul UAT).</p> : null}
         {error ? <p className="cf-notice cf-notice--fail" role="alert">{error}</p> : null}
         {notice ? (
           <p className="cf-notice cf-notice--ok" role="status" data-testid="rgi-blocked">
@@ -201,15 +208,22 @@ export default function RgiPage() {
             ))}
           </ul>
           <h3>Documente emise</h3>
-          {docs && docs.length === 0 ? <p className="prose prose--muted">Niciun document emis.</p> : null}
+          {docs && docs.items.length === 0 ? <p className="prose prose--muted">Niciun document emis.</p> : null}
+          {docs && !docs.downloadable && docs.items.length > 0 ? (
+            <p className="prose prose--muted" data-testid="rgi-no-download">
+              Documentele emise poartă numele solicitantului; contul dumneavoastră nu are acces la date personale, deci nu le poate descărca.
+            </p>
+          ) : null}
           <ul className="cf-epay__parcels">
-            {(docs ?? []).map((doc) => (
+            {(docs?.items ?? []).map((doc) => (
               <li key={doc.documentPk}>
                 {doc.documentType}{' '}
                 <span className={`cf-state ${doc.available ? 'cf-state--valid' : 'cf-state--processing'}`}>{doc.available ? 'disponibil' : 'în pregătire'}</span>{' '}
-                <button type="button" className="btn" onClick={() => void download(doc)}>
-                  Descarcă
-                </button>
+                {docs?.downloadable ? (
+                  <button type="button" className="btn" onClick={() => void download(doc)}>
+                    Descarcă
+                  </button>
+                ) : null}
               </li>
             ))}
           </ul>

@@ -1,8 +1,11 @@
 /**
- * The `epay` tab of /parcel-sync (spec 4.3): order CF extracts for one parcel or many through the
- * certificate-portal account, with the live credit balance, the one-credit notice, the state of
- * each parcel's extract (none / processing at step n / valid until / expired) and the orders list
- * with downloads. Talks to /api/cfportal/* and refreshes itself while anything is in progress.
+ * The `epay` tab of /parcel-sync (spec 4.3): order CF extracts for one parcel or many. Office
+ * users order through the office's certificate-portal account (/api/cfportal/*): the account in
+ * use and its credits, each asked parcel's state from its own query (none / processing at step n
+ * / valid until / expired, whoever ordered it), the caller's orders paged (an admin sees everyone's,
+ * with a user filter), cancel while pending. Pilot users of the central API (`central`) order
+ * through /api/cf/* under their own token, never the office's account, and see their central
+ * orders with their PDFs. Refreshes itself while anything is in progress.
  */
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { UatPicker } from '../sync/UatPicker';
@@ -22,17 +25,38 @@ interface Extract {
   stepNo: number;
   stepsTotal: number;
   version: number;
+  userId: string | null;
   expiresAt: string | null;
   downloadUrl: string | null;
   error: string | null;
+  reconcileAt: string | null;
+  createdAt: string;
+}
+
+/** An order of the central API (its own shape). */
+interface CentralOrder {
+  id: string;
+  siruta: number;
+  cadastralRef: string;
+  uatName: string;
+  status: 'processing' | 'completed' | 'cancelled' | 'failed';
+  version: number;
+  expiresAt: string | null;
+  documentName: string | null;
   createdAt: string;
 }
 
 interface Credits {
+  account: string;
   credits: number;
   reserved: number;
   available: number;
 }
+
+/** One asked parcel's state, on either path. */
+type ParcelState = { kind: 'none' } | { kind: 'extract'; e: Extract } | { kind: 'central'; state: 'processing' | 'valid'; expiresAt: string | null; pdf: string | null };
+
+const PAGE = 20;
 
 const STEP_LABELS: Record<string, string> = {
   queued: 'în coadă',
@@ -48,17 +72,27 @@ const STEP_LABELS: Record<string, string> = {
   done: 'gata',
 };
 
-const date = (iso: string | null) => (iso ? new Date(iso).toLocaleDateString('ro-RO') : '—');
+const CENTRAL_STATUS: Record<CentralOrder['status'], string> = {
+  processing: 'în lucru',
+  completed: 'emis',
+  cancelled: 'anulat',
+  failed: 'eșuat',
+};
 
-async function api<T>(url: string, init?: RequestInit): Promise<{ ok: boolean; status: number; body: T & { message?: string } }> {
+const date = (iso: string | null) => (iso ? new Date(iso).toLocaleDateString('ro-RO') : '—');
+const centralPdf = (id: string) => `/api/cf/${encodeURIComponent(id)}/pdf`;
+
+type Answer<T> = { ok: boolean; status: number; body: T & { message?: string; error?: string } };
+async function api<T>(url: string, init?: RequestInit): Promise<Answer<T>> {
   const res = await fetch(url, { headers: { accept: 'application/json', ...(init?.body ? { 'content-type': 'application/json' } : {}) }, ...init });
-  const body = (await res.json().catch(() => ({}))) as T & { message?: string };
+  const body = (await res.json().catch(() => ({}))) as T & { message?: string; error?: string };
   return { ok: res.ok, status: res.status, body };
 }
 
 export function ExtractState({ e }: { e: Extract | null }) {
   if (!e) return <span className="cf-state cf-state--none">fără extras · comanda costă 1 credit</span>;
   if (e.state === 'processing') {
+    if (e.reconcileAt) return <span className="cf-state cf-state--processing">în verificare la portal · un administrator confirmă plata</span>;
     return (
       <span className="cf-state cf-state--processing">
         în lucru · pasul {e.stepNo}/{e.stepsTotal}: {STEP_LABELS[e.currentStep ?? ''] ?? e.currentStep}
@@ -67,79 +101,221 @@ export function ExtractState({ e }: { e: Extract | null }) {
   }
   if (e.state === 'valid') return <span className="cf-state cf-state--valid">valabil până la {date(e.expiresAt)}</span>;
   if (e.state === 'expired') return <span className="cf-state cf-state--expired">expirat ({date(e.expiresAt)}) · o comandă nouă costă 1 credit</span>;
+  if (e.status === 'cancelled') return <span className="cf-state cf-state--expired">anulat</span>;
   return <span className="cf-state cf-state--failed">eșuat{e.error ? `: ${e.error}` : ''}</span>;
 }
 
-export function EpayTab({ initialUat, initialCad }: { initialUat: UatChoice | null; initialCad: string }) {
+function ParcelLine({ s }: { s: ParcelState | undefined }) {
+  if (!s) return <span className="cf-state">se verifică…</span>;
+  if (s.kind === 'none') return <ExtractState e={null} />;
+  if (s.kind === 'extract') {
+    return (
+      <>
+        <ExtractState e={s.e} /> {s.e.downloadUrl ? <a href={s.e.downloadUrl}>Descarcă PDF</a> : null}
+      </>
+    );
+  }
+  if (s.state === 'processing') return <span className="cf-state cf-state--processing">în lucru la API-ul central</span>;
+  return (
+    <>
+      <span className="cf-state cf-state--valid">valabil până la {date(s.expiresAt)}</span> {s.pdf ? <a href={s.pdf}>Descarcă PDF</a> : null}
+    </>
+  );
+}
+
+/** A parcel's state on the central path: the shared catalogue of valid extracts, then the caller's own orders in progress. */
+async function centralState(nr: string, siruta: number): Promise<ParcelState> {
+  const [catalog, mine] = await Promise.all([
+    api<{ items: Array<{ orderId: string; siruta: number; cadastralRef: string; expiresAt: string }> }>('/api/cf/catalog'),
+    api<{ items: CentralOrder[] }>('/api/cf/orders?status=processing&limit=100'),
+  ]);
+  if (!catalog.ok) throw new Error(catalog.body.message ?? `Catalogul extraselor nu poate fi citit (${catalog.status}).`);
+  if (mine.ok && mine.body.items.some((o) => o.siruta === siruta && o.cadastralRef === nr)) return { kind: 'central', state: 'processing', expiresAt: null, pdf: null };
+  const hit = catalog.body.items.find((i) => i.siruta === siruta && i.cadastralRef === nr);
+  return hit ? { kind: 'central', state: 'valid', expiresAt: hit.expiresAt, pdf: centralPdf(hit.orderId) } : { kind: 'none' };
+}
+
+export function EpayTab({
+  initialUat,
+  initialCad,
+  isAdmin = false,
+  central = false,
+  userId,
+}: {
+  initialUat: UatChoice | null;
+  initialCad: string;
+  isAdmin?: boolean;
+  /** A pilot user of the central API: orders go through /api/cf/* under the user's own token. */
+  central?: boolean;
+  userId: string;
+}) {
   const [uat, setUat] = useState<UatChoice | null>(initialUat);
   const [cads, setCads] = useState(initialCad);
   const [force, setForce] = useState(false);
   const [credits, setCredits] = useState<Credits | { error: string } | null>(null);
   const [items, setItems] = useState<Extract[] | null>(null);
+  const [centralItems, setCentralItems] = useState<CentralOrder[] | null>(null);
+  const [total, setTotal] = useState(0);
+  const [offset, setOffset] = useState(0);
+  const [who, setWho] = useState('');
+  const [orderers, setOrderers] = useState<Array<{ userId: string; email: string | null; name: string | null; count: number }>>([]);
   const [listError, setListError] = useState<string | null>(null);
+  const [states, setStates] = useState<Record<string, ParcelState | { error: string }>>({});
   const [busy, setBusy] = useState(false);
-  const [notice, setNotice] = useState<{ kind: 'ok' | 'fail'; text: string } | null>(null);
+  const [notice, setNotice] = useState<{ kind: 'ok' | 'fail'; text: string; links?: Array<{ label: string; href: string }> } | null>(null);
 
-  const refresh = useCallback(async () => {
-    const [c, o] = await Promise.all([api<Credits>('/api/cfportal/credits'), api<{ items: Extract[] }>('/api/cfportal/orders?limit=100')]);
+  const numbers = useMemo(() => [...new Set(cads.split(/[\s,;]+/).map((s) => s.trim()).filter(Boolean))], [cads]);
+  const siruta = uat?.siruta ?? null;
+
+  /** Each asked parcel's state from its own query: an older extract is never missed. */
+  const refreshParcels = useCallback(async () => {
+    if (!siruta || numbers.length === 0) return setStates({});
+    const entries = await Promise.all(
+      numbers.map(async (nr): Promise<[string, ParcelState | { error: string }]> => {
+        try {
+          if (central) return [nr, await centralState(nr, siruta)];
+          const r = await api<{ extract: Extract | null }>(`/api/cfportal/parcel?${new URLSearchParams({ nrCad: nr, siruta: String(siruta) })}`);
+          if (!r.ok) return [nr, { error: r.body.message ?? `Starea nu poate fi citită (${r.status}).` }];
+          return [nr, r.body.extract ? { kind: 'extract', e: r.body.extract } : { kind: 'none' }];
+        } catch (err) {
+          return [nr, { error: (err as Error).message }];
+        }
+      }),
+    );
+    setStates(Object.fromEntries(entries));
+  }, [numbers, siruta, central]);
+
+  const refreshList = useCallback(async () => {
+    if (central) {
+      const o = await api<{ items: CentralOrder[]; total: number }>(`/api/cf/orders?limit=${PAGE}&offset=${offset}`);
+      if (!o.ok) return setListError(o.body.message ?? 'Lista comenzilor nu poate fi citită.');
+      setCentralItems(o.body.items);
+      setTotal(o.body.total);
+      return setListError(null);
+    }
+    const q = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
+    if (isAdmin && who) q.set('userId', who);
+    const [c, o] = await Promise.all([api<Credits>('/api/cfportal/credits'), api<{ items: Extract[]; total: number }>(`/api/cfportal/orders?${q}`)]);
     setCredits(c.ok ? c.body : { error: c.body.message ?? 'Creditele nu pot fi citite.' });
-    if (o.ok) {
-      setItems(o.body.items);
-      setListError(null);
-    } else setListError(o.body.message ?? 'Lista comenzilor nu poate fi citită.');
-  }, []);
+    if (!o.ok) return setListError(o.body.message ?? 'Lista comenzilor nu poate fi citită.');
+    setItems(o.body.items);
+    setTotal(o.body.total);
+    setListError(null);
+  }, [central, offset, isAdmin, who]);
+
+  const refresh = useCallback(() => Promise.all([refreshList(), refreshParcels()]), [refreshList, refreshParcels]);
 
   useEffect(() => {
-    void refresh();
-  }, [refresh]);
-  const processing = items?.some((e) => e.state === 'processing') ?? false;
+    void refreshList();
+  }, [refreshList]);
+  useEffect(() => {
+    // Typing a list of numbers asks once the typing pauses.
+    const t = setTimeout(() => void refreshParcels(), 300);
+    return () => clearTimeout(t);
+  }, [refreshParcels]);
+  useEffect(() => {
+    if (!isAdmin || central) return;
+    void api<{ items: typeof orderers }>('/api/cfportal/orderers').then((r) => r.ok && setOrderers(r.body.items));
+  }, [isAdmin, central]);
+
+  const processing =
+    (items?.some((e) => e.state === 'processing') ?? false) ||
+    (centralItems?.some((o) => o.status === 'processing') ?? false) ||
+    Object.values(states).some((s) => ('kind' in s && s.kind === 'extract' && s.e.state === 'processing') || ('kind' in s && s.kind === 'central' && s.state === 'processing'));
   useEffect(() => {
     if (!processing) return;
     const t = setInterval(() => void refresh(), 3000);
     return () => clearInterval(t);
   }, [processing, refresh]);
 
-  const numbers = useMemo(
-    () => [...new Set(cads.split(/[\s,;]+/).map((s) => s.trim()).filter(Boolean))],
-    [cads],
-  );
-  /** The newest extract of each parcel of the form, for its state line. */
-  const latest = (nr: string) => items?.find((e) => e.nrCadastral === nr && (!uat || e.siruta === uat.siruta)) ?? null;
+  async function orderLocal() {
+    const r = await api<{
+      extracts: Extract[];
+      hits?: Array<{ nrCadastral: string; expiresAt: string; downloadUrl: string }>;
+      inProgress?: Array<{ nrCadastral: string }>;
+    }>('/api/cfportal/order', {
+      method: 'POST',
+      body: JSON.stringify({ parcels: numbers.map((n) => ({ nrCadastral: n, siruta: uat!.siruta, workspacePk: uat!.workspacePk ?? undefined })), force }),
+    });
+    if (r.ok) {
+      setNotice({ kind: 'ok', text: `Comanda a fost pusă în coadă: ${r.body.extracts.length} ${r.body.extracts.length === 1 ? 'extras' : 'extrase'}.` });
+    } else if (r.status === 409 && r.body.error === 'catalog_hit' && r.body.hits) {
+      setNotice({
+        kind: 'ok',
+        text: 'Există deja un extras valabil. Descărcați-l sau bifați „Comandă din nou” pentru un extras nou (1 credit):',
+        links: r.body.hits.map((h) => ({ label: `${h.nrCadastral} (valabil până la ${date(h.expiresAt)})`, href: h.downloadUrl })),
+      });
+    } else if (r.status === 409 && r.body.error === 'order_in_progress') {
+      const list = (r.body.inProgress ?? []).map((p) => p.nrCadastral).join(', ');
+      setNotice({ kind: 'fail', text: `Extrasul este deja comandat și în lucru${list ? ` (${list})` : ''}; nu se comandă a doua oară.` });
+    } else {
+      setNotice({ kind: 'fail', text: r.body.message ?? `Comanda a eșuat (${r.status}).` });
+    }
+  }
+
+  /** One order per parcel at the central API, under the user's own token. */
+  async function orderCentral() {
+    const placed: string[] = [];
+    const links: Array<{ label: string; href: string }> = [];
+    const problems: string[] = [];
+    for (const nr of numbers) {
+      const r = await api<{ id: string; extract?: CentralOrder; orderId?: string }>('/api/cf/order', {
+        method: 'POST',
+        body: JSON.stringify({ siruta: uat!.siruta, cadastralRef: nr, force }),
+      });
+      if (r.ok) placed.push(nr);
+      else if (r.status === 409 && r.body.error === 'catalog_hit' && r.body.extract) {
+        links.push({ label: `${nr} (valabil până la ${date(r.body.extract.expiresAt)})`, href: centralPdf(r.body.extract.id) });
+      } else if (r.status === 409 && r.body.error === 'order_in_progress') problems.push(`${nr}: deja comandat și în lucru`);
+      else problems.push(`${nr}: ${r.body.message ?? `eroare ${r.status}`}`);
+    }
+    const parts = [placed.length ? `Comandat prin API-ul central: ${placed.join(', ')}.` : '', problems.join('; ')].filter(Boolean);
+    if (links.length) parts.push('Există deja un extras valabil (bifați „Comandă din nou” pentru unul nou):');
+    setNotice({ kind: problems.length && !placed.length && !links.length ? 'fail' : 'ok', text: parts.join(' '), links });
+  }
 
   async function order() {
     if (!uat || numbers.length === 0) return;
     setBusy(true);
     setNotice(null);
-    const r = await api<{ orderId: string; extracts: Extract[]; hits?: Array<{ nrCadastral: string; expiresAt: string }>; credits?: number; needed?: number }>(
-      '/api/cfportal/order',
-      { method: 'POST', body: JSON.stringify({ parcels: numbers.map((n) => ({ nrCadastral: n, siruta: uat.siruta, workspacePk: uat.workspacePk ?? undefined })), force }) },
-    );
-    setBusy(false);
-    if (r.ok) {
-      setNotice({ kind: 'ok', text: `Comanda a fost pusă în coadă: ${r.body.extracts.length} ${r.body.extracts.length === 1 ? 'extras' : 'extrase'}.` });
-    } else if (r.status === 409 && r.body.hits) {
-      const list = r.body.hits.map((h) => `${h.nrCadastral} (valabil până la ${date(h.expiresAt)})`).join(', ');
-      setNotice({ kind: 'ok', text: `Extras valabil deja existent: ${list}. Bifați „Comandă din nou” pentru un extras nou (1 credit).` });
-    } else {
-      setNotice({ kind: 'fail', text: r.body.message ?? `Comanda a eșuat (${r.status}).` });
+    try {
+      await (central ? orderCentral() : orderLocal());
+    } finally {
+      setBusy(false);
     }
     await refresh();
   }
 
+  async function cancel(url: string, body: unknown) {
+    const r = await api<unknown>(url, { method: 'PATCH', body: JSON.stringify(body) });
+    setNotice(r.ok ? { kind: 'ok', text: 'Comanda a fost anulată; creditul nu se mai consumă.' } : { kind: 'fail', text: r.body.message ?? `Anularea a eșuat (${r.status}).` });
+    await refresh();
+  }
+
   const balance = credits && 'credits' in credits ? credits : null;
+  const pages = Math.max(1, Math.ceil(total / PAGE));
   return (
     <div className="cf-epay" data-testid="epay">
       <Card>
-        <div className="cf-epay__credits" data-testid="cf-credits">
-          {credits === null ? 'Se citesc creditele…' : null}
-          {credits && 'error' in credits ? <span className="cf-state cf-state--failed">{credits.error}</span> : null}
-          {balance ? (
-            <>
-              Credite disponibile: <strong>{balance.available}</strong>
-              {balance.reserved ? ` (${balance.credits} în cont, ${balance.reserved} rezervate pentru comenzile din coadă)` : ''}
-            </>
-          ) : null}
-        </div>
+        {central ? (
+          <p className="cf-epay__credits" data-testid="cf-account">
+            Comenzile dumneavoastră merg prin API-ul central, cu contul dumneavoastră (nu cu contul biroului).
+          </p>
+        ) : (
+          <div className="cf-epay__credits" data-testid="cf-credits">
+            {credits === null ? 'Se citesc creditele…' : null}
+            {credits && 'error' in credits ? <span className="cf-state cf-state--failed">{credits.error}</span> : null}
+            {balance ? (
+              <>
+                <span data-testid="cf-account">
+                  Cont portal: <strong>{balance.account}</strong>
+                </span>{' '}
+                · Credite disponibile: <strong>{balance.available}</strong>
+                {balance.reserved ? ` (${balance.credits} în cont, ${balance.reserved} rezervate pentru comenzile din coadă)` : ''}
+              </>
+            ) : null}
+          </div>
+        )}
         <p className="prose prose--muted">Fiecare extras CF costă 1 credit. Un extras emis este valabil 30 de zile.</p>
         <div className="form-row">
           <UatPicker value={uat} onPick={setUat} />
@@ -148,13 +324,16 @@ export function EpayTab({ initialUat, initialCad }: { initialUat: UatChoice | nu
             <input value={cads} onChange={(e) => setCads(e.target.value)} placeholder="ex. 50123, 50124" data-testid="cf-cads" />
           </label>
         </div>
-        {numbers.length > 0 ? (
+        {numbers.length > 0 && uat ? (
           <ul className="cf-epay__parcels" data-testid="cf-parcels">
-            {numbers.map((n) => (
-              <li key={n}>
-                <strong>{n}</strong> <ExtractState e={latest(n)} />
-              </li>
-            ))}
+            {numbers.map((n) => {
+              const s = states[n];
+              return (
+                <li key={n}>
+                  <strong>{n}</strong> {s && 'error' in s ? <span className="cf-state cf-state--failed">{s.error}</span> : <ParcelLine s={s} />}
+                </li>
+              );
+            })}
           </ul>
         ) : null}
         <div className="form-row">
@@ -166,17 +345,50 @@ export function EpayTab({ initialUat, initialCad }: { initialUat: UatChoice | nu
           </button>
         </div>
         {notice ? (
-          <p className={`cf-notice cf-notice--${notice.kind}`} role="status" data-testid="cf-notice">
+          <div className={`cf-notice cf-notice--${notice.kind}`} role="status" data-testid="cf-notice">
             {notice.text}
-          </p>
+            {notice.links?.length ? (
+              <ul className="cf-epay__parcels">
+                {notice.links.map((l) => (
+                  <li key={l.href}>
+                    <a href={l.href}>Descarcă PDF {l.label}</a>
+                  </li>
+                ))}
+              </ul>
+            ) : null}
+          </div>
         ) : null}
       </Card>
 
-      <Card title="Comenzi">
+      <Card
+        title={central ? 'Comenzile mele prin API-ul central' : isAdmin ? 'Comenzi' : 'Comenzile mele'}
+        actions={
+          isAdmin && !central ? (
+            <label className="field">
+              <span>Utilizator</span>
+              <select
+                value={who}
+                onChange={(e) => {
+                  setWho(e.target.value);
+                  setOffset(0);
+                }}
+                data-testid="cf-user-filter"
+              >
+                <option value="">Toți utilizatorii</option>
+                {orderers.map((o) => (
+                  <option key={o.userId} value={o.userId}>
+                    {o.name ?? o.email ?? o.userId} ({o.count})
+                  </option>
+                ))}
+              </select>
+            </label>
+          ) : undefined
+        }
+      >
         {listError ? <p className="cf-state cf-state--failed">{listError}</p> : null}
-        {items === null && !listError ? <p className="prose prose--muted">Se încarcă…</p> : null}
-        {items && items.length === 0 ? <p className="prose prose--muted">Nu există încă extrase comandate.</p> : null}
-        {items && items.length > 0 ? (
+        {(central ? centralItems : items) === null && !listError ? <p className="prose prose--muted">Se încarcă…</p> : null}
+        {(central ? centralItems : items)?.length === 0 ? <p className="prose prose--muted">Nu există încă extrase comandate.</p> : null}
+        {!central && items && items.length > 0 ? (
           <table className="table" data-testid="cf-orders">
             <thead>
               <tr>
@@ -200,11 +412,70 @@ export function EpayTab({ initialUat, initialCad }: { initialUat: UatChoice | nu
                     <ExtractState e={e} />
                   </td>
                   <td>{new Date(e.createdAt).toLocaleString('ro-RO')}</td>
-                  <td>{e.downloadUrl ? <a href={e.downloadUrl}>Descarcă PDF</a> : null}</td>
+                  <td>
+                    {e.downloadUrl ? <a href={e.downloadUrl}>Descarcă PDF</a> : null}
+                    {e.status === 'pending' && (e.userId === userId || isAdmin) ? (
+                      <button type="button" className="btn" data-testid="cf-cancel" onClick={() => void cancel(`/api/cfportal/extracts/${e.id}`, { status: 'cancelled' })}>
+                        Anulează
+                      </button>
+                    ) : null}
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
+        ) : null}
+        {central && centralItems && centralItems.length > 0 ? (
+          <table className="table" data-testid="cf-orders">
+            <thead>
+              <tr>
+                <th>Nr. cadastral</th>
+                <th>UAT</th>
+                <th>Versiune</th>
+                <th>Stare</th>
+                <th>Valabil până la</th>
+                <th>Comandat</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {centralItems.map((o) => (
+                <tr key={o.id}>
+                  <td>{o.cadastralRef}</td>
+                  <td>{o.uatName}</td>
+                  <td>{o.version}</td>
+                  <td>
+                    <span className={`cf-state cf-state--${o.status === 'completed' ? 'valid' : o.status === 'processing' ? 'processing' : o.status === 'failed' ? 'failed' : 'expired'}`}>
+                      {CENTRAL_STATUS[o.status] ?? o.status}
+                    </span>
+                  </td>
+                  <td>{date(o.expiresAt)}</td>
+                  <td>{new Date(o.createdAt).toLocaleString('ro-RO')}</td>
+                  <td>
+                    {o.status === 'completed' ? <a href={centralPdf(o.id)}>Descarcă PDF</a> : null}
+                    {o.status === 'processing' ? (
+                      <button type="button" className="btn" data-testid="cf-cancel" onClick={() => void cancel(`/api/cf/${encodeURIComponent(o.id)}`, { status: 'cancelled' })}>
+                        Anulează
+                      </button>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : null}
+        {total > PAGE ? (
+          <div className="form-row" data-testid="cf-pager">
+            <button type="button" className="btn" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
+              Înapoi
+            </button>
+            <span>
+              Pagina {Math.floor(offset / PAGE) + 1} din {pages} ({total} extrase)
+            </span>
+            <button type="button" className="btn" disabled={offset + PAGE >= total} onClick={() => setOffset(offset + PAGE)}>
+              Înainte
+            </button>
+          </div>
         ) : null}
       </Card>
     </div>

@@ -141,19 +141,31 @@ export interface CentralExtract {
   version: number;
 }
 
-/** The extract state of a parcel on the central path, in the local CfStatus shape. */
+/**
+ * The extract state of a parcel on the central path, in the local CfStatus shape: the caller's
+ * own order still processing first (no second order may be placed), else the shared catalogue's
+ * valid extract.
+ */
 export async function loadCentralCfStatus(nrCad: string, siruta: number): Promise<CfStatus> {
-  const { items } = await getJson<{ items: Array<{ orderId: string; siruta: number; cadastralRef: string; expiresAt: string }> }>('/api/cf/catalog');
+  const [{ items }, mine] = await Promise.all([
+    getJson<{ items: Array<{ orderId: string; siruta: number; cadastralRef: string; expiresAt: string }> }>('/api/cf/catalog'),
+    getJson<{ items: Array<CentralExtract & { siruta: number; cadastralRef: string }> }>('/api/cf/orders?status=processing&limit=100'),
+  ]);
+  if (mine.items.some((o) => o.siruta === siruta && o.cadastralRef === nrCad)) return { exists: true, state: 'processing', status: 'processing' };
   const hit = items.find((i) => i.siruta === siruta && i.cadastralRef === nrCad);
   return hit ? { exists: true, state: 'valid', expiresAt: hit.expiresAt, downloadUrl: `/api/cf/${encodeURIComponent(hit.orderId)}/pdf` } : { exists: false };
 }
 
-/** Orders an extract; 409 `catalog_hit` is a success: the valid extract that already exists (spec 3.2). */
+/**
+ * Orders an extract; 409 `catalog_hit` is a success: the valid extract that already exists (spec
+ * 3.2); 409 `order_in_progress` is the order already running (anyone's), shown as processing.
+ */
 export async function orderCentralCf(nrCad: string, siruta: number): Promise<CfStatus> {
   try {
     const o = await sendJson<CentralExtract>('POST', '/api/cf/order', { siruta, cadastralRef: nrCad });
     return { exists: true, state: 'processing', status: o.status };
   } catch (err) {
+    if (err instanceof ApiError && err.status === 409 && err.code === 'order_in_progress') return { exists: true, state: 'processing', status: 'order_in_progress' };
     if (err instanceof ApiError && err.status === 409 && err.code === 'catalog_hit') {
       const e = err.body?.extract as CentralExtract | undefined;
       return {
