@@ -143,6 +143,9 @@ function collectionDoc(c: OgcCollection, extent: CollectionExtent | undefined) {
       link(`${url}/items`, 'items', GEOJSON, `${c.title} (GeoJSON)`),
       link(`${url}/queryables`, REL_QUERYABLES, SCHEMA_JSON, 'Proprietăți după care se poate filtra'),
       link(`${url}/schema`, 'describedby', SCHEMA_JSON, 'Schema obiectelor'),
+      // GDAL before 3.8 looks for this spelling only; without the schema it guesses field types
+      // from the first page (an area of 400 there makes the field an integer for every page).
+      link(`${url}/schema`, 'describedBy', SCHEMA_JSON, 'Schema obiectelor'),
     ],
   };
 }
@@ -297,7 +300,9 @@ export function registerOgcRoutes(router: Router): void {
           geometry: { format: 'geometry-any' },
           properties: {
             type: 'object',
-            properties: Object.fromEntries(props.map((p) => [p.name, { ...jsonType(p.type, p.format), title: p.title }])),
+            // `id` is the Feature's own id member too: GDAL makes a field of it already, and would
+            // add the property as a second `id` column.
+            properties: Object.fromEntries(props.filter((p) => p.name !== 'id').map((p) => [p.name, { ...jsonType(p.type, p.format), title: p.title }])),
           },
         },
       });

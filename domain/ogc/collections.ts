@@ -58,7 +58,7 @@ export interface OgcProperty {
   type: JsonType;
   format?: 'date-time' | 'uuid';
   title: string;
-  /** SQL over `f` (gis_features) and `u` (gis_uats), answering a value json_build_object can write. */
+  /** SQL over `f` (gis_features), answering a value json_build_object can write. */
   expr: string;
 }
 
@@ -68,7 +68,7 @@ const integerOrNull = (text: string) => `CASE WHEN (${text}) ~ '^-?[0-9]{1,18}$'
 const COMMON: OgcProperty[] = [
   { name: 'id', type: 'string', format: 'uuid', title: 'Identificator', expr: 'f.id' },
   { name: 'siruta', type: 'integer', title: 'Cod SIRUTA', expr: 'f.siruta' },
-  { name: 'uat_name', type: 'string', title: 'UAT', expr: 'u.name' },
+  { name: 'uat_name', type: 'string', title: 'UAT', expr: '(SELECT u.name FROM gis_uats u WHERE u.siruta = f.siruta)' },
   { name: 'cadastral_ref', type: 'string', title: 'Număr cadastral', expr: 'f.cadastral_ref' },
   { name: 'object_id', type: 'integer', title: 'OBJECTID eTerra', expr: 'f.object_id' },
   { name: 'area', type: 'number', title: 'Suprafață GIS (m²)', expr: 'f.area_value' },
@@ -100,7 +100,9 @@ function enrichmentProperty(key: string): OgcProperty {
 export function propertiesFor(collection: OgcCollection, viewer: Viewer): OgcProperty[] {
   if (!collection.enriched || viewer.basicPanel) return COMMON;
   const personal = new Set<string>(PERSONAL_ENRICHMENT_KEYS);
-  const keys = ENRICHMENT_KEYS.filter((k) => viewer.personalData || !personal.has(k));
+  // The enrichment's SIRUTA is the feature's own `siruta`; a second one would clash in any
+  // case-insensitive format (GeoPackage, shapefile) as SIRUTA2.
+  const keys = ENRICHMENT_KEYS.filter((k) => k !== 'SIRUTA' && (viewer.personalData || !personal.has(k)));
   return [...COMMON, ...keys.map(enrichmentProperty)];
 }
 
