@@ -23,6 +23,7 @@ import { viewerOf } from '../../domain/auth/viewer';
 import { UserSlots } from '../../domain/concurrency';
 import { OGC_COLLECTIONS, QUERYABLES, collectionById, propertiesFor, type OgcCollection } from '../../domain/ogc/collections';
 import { collectionExtents, queryItem, queryItems, type CollectionExtent } from '../../domain/ogc/features';
+import { PagePrefetch } from '../../domain/ogc/prefetch';
 import {
   CRS84,
   STORAGE_CRS,
@@ -61,6 +62,10 @@ const itemSlots = new UserSlots(() => ({ perUser: 4, total: 16 }), {
   user: 'Prea multe pagini de obiecte cerute în același timp. Încercați din nou peste câteva secunde.',
   all: 'Serviciul OGC este ocupat. Încercați din nou peste câteva secunde.',
 });
+
+/** Pages of at least this many features get their next page read ahead (domain/ogc/prefetch.ts). */
+const READ_AHEAD_MIN_LIMIT = 500;
+const readAhead = new PagePrefetch();
 
 /** Absolute links: GDAL and QGIS resolve a relative href against the landing page, not the host. */
 const base = () => `${config.app.publicUrl.replace(/\/+$/, '')}/ogc`;
@@ -156,7 +161,12 @@ function sendSchema(req: Request, res: Response, doc: unknown): void {
   res.status(200).type(type).send(JSON.stringify(doc));
 }
 
-const jsonType = (t: string, format?: string) => ({ type: t, ...(format ? { format } : {}) });
+const jsonType = (t: string, format?: string) => ({
+  type: t,
+  ...(format ? { format } : {}),
+  // FOLOSINTE: [{categorie, suprafata, intravilan}]; GDAL keeps such an array as JSON text.
+  ...(t === 'array' ? { items: { type: 'object' } } : {}),
+});
 
 let openApiCache: unknown;
 function ogcOpenApi(): unknown {
@@ -337,9 +347,19 @@ export function registerOgcRoutes(router: Router): void {
         siruta: query.siruta,
         cadastralRef: query.cadastral_ref,
       };
-      const release = itemSlots.acquire(auth!.user.id);
+      const userId = auth!.user.id;
+      // The next link adds `limit` when the caller left it out: the key holds the effective one.
+      const sameQuery = Object.entries(req.query)
+        .filter(([k]) => k !== 'cursor' && k !== 'limit')
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([k, v]) => `${k}=${String(v)}`)
+        .concat(`limit=${limit}`)
+        .join('&');
+      const aheadKey = (cursor: string) => [userId, collection.id, sameQuery, cursor].join('\n');
+      const release = itemSlots.acquire(userId);
       try {
-        const page = await queryItems(q, { signal: clientGone(res) });
+        const ahead = query.cursor ? readAhead.take(aheadKey(query.cursor)) : undefined;
+        const page = (ahead && (await ahead.catch(() => undefined))) || (await queryItems(q, { signal: clientGone(res) }));
         // The links repeat the caller's own parameters (as sent) with the position replaced.
         const url = `${base()}/collections/${collection.id}/items`;
         const withCursor = (cursor?: string) => {
@@ -366,6 +386,10 @@ export function registerOgcRoutes(router: Router): void {
         );
         res.write(page.features);
         res.end(']}');
+        if (page.hasNext && page.last && limit >= READ_AHEAD_MIN_LIMIT) {
+          const next = { direction: 'after' as const, ...page.last };
+          readAhead.start(aheadKey(encodeCursor(next)), userId, () => itemSlots.acquire(userId), () => queryItems({ ...q, cursor: next }));
+        }
       } finally {
         release();
       }

@@ -51,7 +51,7 @@ export function collectionById(id: string): OgcCollection | undefined {
   return OGC_COLLECTIONS.find((c) => c.id === id);
 }
 
-export type JsonType = 'string' | 'integer' | 'number';
+export type JsonType = 'string' | 'integer' | 'number' | 'array';
 
 export interface OgcProperty {
   name: string;
@@ -62,9 +62,6 @@ export interface OgcProperty {
   expr: string;
 }
 
-const numberOrNull = (text: string) => `CASE WHEN (${text}) ~ '^-?[0-9]+(\\.[0-9]+)?$' THEN (${text})::numeric END`;
-const integerOrNull = (text: string) => `CASE WHEN (${text}) ~ '^-?[0-9]{1,18}$' THEN (${text})::bigint END`;
-
 const COMMON: OgcProperty[] = [
   { name: 'id', type: 'string', format: 'uuid', title: 'Identificator', expr: 'f.id' },
   { name: 'siruta', type: 'integer', title: 'Cod SIRUTA', expr: 'f.siruta' },
@@ -72,23 +69,20 @@ const COMMON: OgcProperty[] = [
   { name: 'cadastral_ref', type: 'string', title: 'Număr cadastral', expr: 'f.cadastral_ref' },
   { name: 'object_id', type: 'integer', title: 'OBJECTID eTerra', expr: 'f.object_id' },
   { name: 'area', type: 'number', title: 'Suprafață GIS (m²)', expr: 'f.area_value' },
-  { name: 'updated_at', type: 'string', format: 'date-time', title: 'Sincronizat la', expr: `to_char(f.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` },
+  { name: 'updated_at', type: 'string', format: 'date-time', title: 'Sincronizat la', expr: 'f.updated_at' },
 ];
 
 const NUMBER_KEYS = new Set(['SUPRAFATA', 'SUPRAFATA_MASURATA', 'SUPRAFATA_ACTE']);
-const INTEGER_KEYS = new Set(['SIRUTA', 'IMMOVABLE_ID', 'WORKSPACE_ID', 'NR_PROPRIETARI', 'HAS_BUILDING', 'BUILD_LEGAL']);
+const INTEGER_KEYS = new Set(['IMMOVABLE_ID', 'WORKSPACE_ID', 'NR_PROPRIETARI', 'HAS_BUILDING', 'BUILD_LEGAL']);
 
-/** One enrichment key as a property: numbers typed (so QGIS can style on them), the rest text. */
+/**
+ * One enrichment key as a property, its JSON value passed through as the enrichment writer typed
+ * it (domain/enrichment/rules.ts `Enrichment`: numbers, 0/1 flags, text): no per-value parsing,
+ * which cost more than the geometry on a 10,000-feature page. FOLOSINTE stays its array.
+ */
 function enrichmentProperty(key: string): OgcProperty {
-  const text = `f.enrichment->>'${key}'`;
-  if (NUMBER_KEYS.has(key)) return { name: key, type: 'number', title: key, expr: numberOrNull(text) };
-  if (INTEGER_KEYS.has(key)) {
-    // HAS_BUILDING / BUILD_LEGAL come as 1/0, true/false or DA/NU depending on the portal's mood.
-    const flag = `CASE WHEN (${text}) IN ('1', 'true', 'DA') THEN 1 WHEN (${text}) IN ('0', 'false', 'NU') THEN 0 END`;
-    return { name: key, type: 'integer', title: key, expr: key === 'HAS_BUILDING' || key === 'BUILD_LEGAL' ? flag : integerOrNull(text) };
-  }
-  // FOLOSINTE is an array of objects: kept as its JSON text, which every client can show.
-  return { name: key, type: 'string', title: key, expr: key === 'FOLOSINTE' ? `(f.enrichment->'FOLOSINTE')::text` : text };
+  const type: JsonType = NUMBER_KEYS.has(key) ? 'number' : INTEGER_KEYS.has(key) ? 'integer' : key === 'FOLOSINTE' ? 'array' : 'string';
+  return { name: key, type, title: key, expr: `f.enrichment->'${key}'` };
 }
 
 /**

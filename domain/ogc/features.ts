@@ -12,7 +12,7 @@ import { errors } from '../errors';
 import { getPool, type Db } from '../db/pool';
 import type { Viewer } from '../auth/viewer';
 import { propertiesFor, type OgcCollection } from './collections';
-import { STEREO70, type Cursor, type Envelope, type OgcCrs, type TimeRange } from './params';
+import { STEREO70, clipToStoreArea, type Cursor, type Envelope, type OgcCrs, type TimeRange } from './params';
 
 export interface ItemsQuery {
   collection: OgcCollection;
@@ -80,7 +80,9 @@ function whereSql(q: ItemsQuery, p: Params): string[] {
   if (q.siruta !== undefined) where.push(`f.siruta = ${p.add(q.siruta)}`);
   if (q.cadastralRef !== undefined) where.push(`f.cadastral_ref = ${p.add(q.cadastralRef)}`);
   if (q.bbox) {
-    const box = envelopeSql(q.bbox, p);
+    const clipped = clipToStoreArea(q.bbox);
+    if (!clipped) return [...where, 'false'];
+    const box = envelopeSql(clipped, p);
     where.push(`f.geom && ${box}`, `ST_Intersects(f.geom, ${box})`);
   }
   if (q.datetime?.from) where.push(`f.updated_at >= ${p.add(q.datetime.from)}`);

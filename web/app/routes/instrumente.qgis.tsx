@@ -13,8 +13,8 @@ import { requireSession } from '../lib/auth.server';
 import { ToolsLayout } from '../components/tools/ToolsLayout';
 import { Card } from '../components/Card';
 import { officeApi } from '../lib/officeApi';
-import { config } from '../../../domain/config';
-import { DEFAULT_TOKEN_DAYS, MAX_TOKEN_DAYS, listTokens, type TokenSummary } from '../../../domain/auth/personalTokens';
+import { qgisAccessPage } from '../lib/tokens.server';
+import type { TokenSummary } from '../../../domain/auth/personalTokens';
 
 export const meta: MetaFunction = () => [{ title: 'Acces QGIS · Utilitare · Geoportal cadastral' }];
 export const links: LinksFunction = () => [
@@ -24,17 +24,17 @@ export const links: LinksFunction = () => [
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
-  return { tokens: await listTokens(auth.user.id), ogcUrl: `${config.app.publicUrl.replace(/\/+$/, '')}/ogc` };
+  return qgisAccessPage(auth.user.id);
 }
 
 const when = (iso: string | null) =>
   iso ? new Date(iso).toLocaleString('ro-RO', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Europe/Bucharest' }) : 'niciodată';
 
 export default function QgisAccess() {
-  const { tokens, ogcUrl } = useLoaderData<typeof loader>();
+  const { tokens, ogcUrl, defaultDays, maxDays } = useLoaderData<typeof loader>();
   const revalidator = useRevalidator();
   const [name, setName] = useState('');
-  const [days, setDays] = useState(String(DEFAULT_TOKEN_DAYS));
+  const [days, setDays] = useState(String(defaultDays));
   const [created, setCreated] = useState<(TokenSummary & { token: string }) | null>(null);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
 
@@ -114,8 +114,8 @@ export default function QgisAccess() {
                 <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={100} placeholder="QGIS birou" data-testid="token-name" />
               </label>
               <label>
-                Valabil (zile, cel mult {MAX_TOKEN_DAYS})
-                <input type="number" min={1} max={MAX_TOKEN_DAYS} value={days} onChange={(e) => setDays(e.target.value)} data-testid="token-days" />
+                Valabil (zile, cel mult {maxDays})
+                <input type="number" min={1} max={maxDays} value={days} onChange={(e) => setDays(e.target.value)} data-testid="token-days" />
               </label>
               <button type="submit" className="btn btn--primary" data-testid="token-create">
                 Creează tokenul
