@@ -29,6 +29,9 @@ import { registerTagRoutes } from './routes/officeTags';
 import { registerPdfToolRoutes } from './routes/pdfTools';
 import { registerDwgRoutes } from './routes/dwg';
 import { registerAiChatRoutes } from './routes/aiChat';
+import { registerTokenRoutes } from './routes/tokens';
+import { registerOgcRoutes } from './routes/ogc';
+import { personalTokenAuth } from './auth/personalToken';
 import type { AiSettings } from '../domain/config';
 
 export const JSON_BODY_LIMIT = '25mb'; // CONTRACT.md section 5
@@ -61,6 +64,14 @@ export function apiRouter(opts: Pick<AppOptions, 'ai'> = {}): Router {
   registerPdfToolRoutes(router);
   registerDwgRoutes(router);
   registerAiChatRoutes(router, opts.ai);
+  registerTokenRoutes(router);
+  return router;
+}
+
+/** OGC API Features (docs/qgis.md): its own prefix, for desktop GIS clients. */
+export function ogcRouter(): Router {
+  const router = Router();
+  registerOgcRoutes(router);
   return router;
 }
 
@@ -78,6 +89,8 @@ export function createApp(opts: AppOptions = {}): Express {
   // Before every router (API, tiles, sign-out, the UI's actions): a cookie-signed write from
   // another site is refused before anything reads its body.
   app.use(sameOriginWrites);
+  // Personal access tokens sign in GET requests of desktop GIS clients on these two prefixes only.
+  app.use(['/ogc', '/tiles'], personalTokenAuth);
   app.use('/auth', express.urlencoded({ extended: false, limit: '64kb' }), authRouter());
 
   const limits = apiRateLimits();
@@ -94,6 +107,12 @@ export function createApp(opts: AppOptions = {}): Express {
   // Unknown /api route: without a session the caller learns nothing about what exists.
   app.use('/api', (req, _res, next) => next(req.auth ? errors.notFound('Ruta API nu există.') : errors.unauthorized()));
   app.use('/api', errorMapper);
+
+  // OGC API Features: the same limits and counters as /api (a token counts as its user).
+  app.use('/ogc', ...limits);
+  app.use(ogcRouter());
+  app.use('/ogc', (req, _res, next) => next(req.auth ? errors.notFound('Resursa OGC nu există.') : errors.unauthorized()));
+  app.use('/ogc', errorMapper);
 
   for (const h of opts.web ?? []) app.use(h);
   app.use(errorMapper);

@@ -97,6 +97,13 @@ export class WorkSlots {
     }
   }
 
+  /** Takes a slot now or throws 429, never waiting: for work nobody waits on (a read-ahead). */
+  tryAcquire(key: string): Release {
+    if ((this.held.get(key) ?? 0) >= this.opts.perUser()) this.refuse(this.opts.messages.user);
+    if (this.total >= this.opts.global() || this.waiting.length) this.refuse(this.opts.messages.global);
+    return this.take(key);
+  }
+
   /**
    * Takes a slot for `key` (a caller: `u:<user id>`), or throws 429; waits only in the bounded
    * queue, and stops waiting (AbortError) when `signal` aborts.

@@ -13,6 +13,8 @@ import { childLogger } from '../../domain/log';
 import { evaluateFlags } from '../../domain/auth/flags';
 import { getPool } from '../../domain/db/pool';
 import { recordSignIn } from '../../domain/notifications/users';
+import { refreshTokenIdentities } from '../../domain/auth/personalTokens';
+import { tokenIdentityOf } from './personalToken';
 import { defineRoute } from '../http/route';
 import type { EnrichmentScope } from './types';
 import {
@@ -148,6 +150,8 @@ export function authRouter(): Router {
       await createSession(sessionIdFor(token), data);
       // The notifications module mails users it knows from their sign-ins (docs/notifications.md).
       await recordSignIn(getPool(), { ...data.user, isAdmin: data.flags.isAdmin });
+      // The user's access tokens sign in as the user is known now (a narrowed scope reaches them).
+      await refreshTokenIdentities(tokenIdentityOf(data));
       deleteExpiredSessions(getPool()).catch((err) => log.warn({ reason: describe(err) }, 'purging expired sessions failed'));
       log.info({ userId: data.user.id }, 'signed in');
       setSessionCookie(res, token);

@@ -110,6 +110,19 @@ export const heavyWork = {
     retryAfterSeconds: 5,
     messages: { user: ownMessage('prea multe căutări pe portal'), global: busyMessage('cereri către portalul de cadastru') },
   }),
+  /**
+   * OGC item pages run a statement of up to 10,000 features each: a few at a time per caller
+   * (QGIS asks for several tiles of a view at once) and a bounded number for everyone.
+   */
+  ogcItems: new WorkSlots({
+    global: () => 16,
+    perUser: () => 4,
+    retryAfterSeconds: 2,
+    messages: {
+      user: 'Prea multe pagini de obiecte cerute în același timp. Încercați din nou peste câteva secunde.',
+      global: 'Serviciul OGC este ocupat. Încercați din nou peste câteva secunde.',
+    },
+  }),
   vault: new WorkSlots({
     global: () => config.limits.vault.global,
     perUser: () => config.limits.vault.perUser,

@@ -93,6 +93,16 @@ function valueFor(name: string): string {
     limit: '100',
     offset: '0',
     jobId: `export-bundle:${fx.uatA.siruta}`,
+    // OGC API Features (/ogc): the planted parcel by id, and a page around it.
+    collectionId: 'parcels',
+    featureId: fx.enriched.id,
+    cadastral_ref: fx.enriched.cadastralRef,
+    bbox: `${fx.centre[0] - 0.2},${fx.centre[1] - 0.2},${fx.centre[0] + 0.2},${fx.centre[1] + 0.2}`,
+    crs: 'http://www.opengis.net/def/crs/OGC/1.3/CRS84',
+    'bbox-crs': 'http://www.opengis.net/def/crs/OGC/1.3/CRS84',
+    datetime: '2000-01-01T00:00:00Z/..',
+    cursor: 'a0_0',
+    f: 'json',
   };
   return values[name] ?? '1';
 }
@@ -178,6 +188,9 @@ describe('the sweep can see a leak', () => {
     const zip = await call('POST', '/api/landreg/export-local', dan, { siruta: fx.uatA.siruta, mode: 'magic' });
     expect(zip.status).toBe(200);
     expect(leaks(zip.text)).toContain('POPESCU MARIA');
+    const ogc = await call('GET', `/ogc/collections/parcels/items/${fx.enriched.id}`, dan);
+    expect(ogc.status).toBe(200);
+    expect(leaks(ogc.text)).toContain('POPESCU MARIA');
   });
 
   it('debug-fields is for administrators only', async () => {
@@ -189,7 +202,14 @@ describe('the sweep can see a leak', () => {
 describe('no answer carries personal data to a restricted user', () => {
   it('every GET route of the OpenAPI document', async () => {
     const urls = await getRoutes();
-    expect(urls).toEqual(expect.arrayContaining([expect.stringContaining('/api/geoportal/feature'), expect.stringContaining('/api/landreg/debug-fields')]));
+    expect(urls).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('/api/geoportal/feature'),
+        expect.stringContaining('/api/landreg/debug-fields'),
+        expect.stringContaining(`/ogc/collections/parcels/items/${fx.enriched.id}`),
+        expect.stringContaining('/ogc/collections/parcels/items?'),
+      ]),
+    );
     const found: string[] = [];
     // The users side by side (each one's routes in turn): over a hundred routes each.
     await Promise.all(
@@ -198,7 +218,7 @@ describe('no answer carries personal data to a restricted user', () => {
           const a = await call('GET', url, session);
           expect(a.status).toBeLessThan(500);
           // Signed in for real: the parcel is answered (redacted), not refused wholesale.
-          if (url.startsWith('/api/geoportal/feature')) expect(a.status).toBe(200);
+          if (url.startsWith('/api/geoportal/feature') || url.startsWith('/ogc/collections/parcels/items')) expect([url, a.status]).toEqual([url, 200]);
           for (const n of leaks(a.text)) found.push(`${who}: GET ${url} → ${a.status} carries ${n}`);
         }
       }),

@@ -17,6 +17,7 @@ export const DOC_TOOL_TABS: readonly DocToolTab[] = [
   { key: 'pdf', label: 'PDF', href: '/instrumente/pdf' },
   { key: 'dwg', label: 'DWG → DXF', href: '/instrumente/dwg' },
   { key: 'asistent', label: 'Asistent AI', href: '/instrumente/asistent' },
+  { key: 'qgis', label: 'Acces QGIS', href: '/instrumente/qgis' },
 ];
 
 /** The sections of /utilitare itself (tags, vault, address book), addressed by `?tab=`. */

@@ -1,0 +1,47 @@
+/**
+ * Personal access tokens as a way in (CONTRACT.md section 6): on GET/HEAD /ogc/* and
+ * /tiles/* a request carrying `Authorization: Bearer` signs in as the token's user and nothing
+ * else decides, not even a session cookie beside it. A revoked, expired or unknown token leaves
+ * the request without a caller, so the route answers 401 and the bearer-failure limit counts it.
+ * The caller is a session context built from the token's identity with the flags evaluated
+ * again against today's lists, so the viewer rule reads it exactly as it reads a session.
+ */
+import type { RequestHandler } from 'express';
+import { config } from '../../domain/config';
+import { evaluateFlags } from '../../domain/auth/flags';
+import { findLiveToken, tokenHash, type TokenIdentity } from '../../domain/auth/personalTokens';
+import { bearerToken } from './bearer';
+import type { SessionContext } from './types';
+import type { StoredSession } from './sessionStore';
+
+export const personalTokenAuth: RequestHandler = (req, _res, next) => {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+  const secret = bearerToken(req);
+  if (secret === null) return next();
+  req.auth = undefined;
+  findLiveToken(tokenHash(secret))
+    .then((token) => {
+      if (token) {
+        const { identity } = token;
+        const flags = evaluateFlags(
+          { email: identity.user.email, groups: identity.groups, emailVerified: identity.emailVerified },
+          config.flags,
+        );
+        const auth: SessionContext = {
+          sessionId: `token:${token.id}`,
+          user: identity.user,
+          // A token reaches only our own GET routes; no identity-provider token goes with it.
+          accessToken: '',
+          enrichmentScope: identity.enrichmentScope,
+          ...flags,
+        };
+        req.auth = auth;
+      }
+      next();
+    }, next);
+};
+
+/** What a token signs in as, from a stored session (the token's create route and each sign-in). */
+export function tokenIdentityOf(data: StoredSession): TokenIdentity {
+  return { user: data.user, groups: data.groups, enrichmentScope: data.enrichmentScope, emailVerified: data.emailVerified === true };
+}

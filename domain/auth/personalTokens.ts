@@ -1,0 +1,127 @@
+/**
+ * Personal access tokens for desktop GIS (issue 29, CONTRACT.md section 6 "/api/tokens"): a user
+ * names a token, sees its secret once, and QGIS or GDAL sends it as `Authorization: Bearer` on
+ * GET /ogc/* and GET /tiles/*. The row keeps the SHA-256 of the secret (256 random bits: a slow
+ * KDF would add nothing), the identity it signs in as, an expiry and the last use.
+ *
+ * The identity (user, groups, enrichment scope, verified e-mail) is taken from the session that
+ * creates the token and replaced at each later sign-in of the user, so a narrowed scope reaches
+ * the user's tokens at the next sign-in; the flags (basic panel, admin) are evaluated again at
+ * every use against today's lists, like a session refresh does.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { getPool, type Db } from '../db/pool';
+import { errors } from '../errors';
+import type { EnrichmentScope } from './viewer';
+
+/** CONTRACT.md section 6: default 90 days, at most 365. */
+export const DEFAULT_TOKEN_DAYS = 90;
+export const MAX_TOKEN_DAYS = 365;
+/** At most this many live tokens per user: a token is a credential, not a cache key. */
+export const MAX_TOKENS_PER_USER = 20;
+/** last_used_at is written at most this often per token. */
+const TOUCH_INTERVAL_MS = 60_000;
+/** The secret's prefix: lets a leaked token be recognised (secret scanners, logs). */
+export const TOKEN_PREFIX = 'cgp_pat_';
+
+export interface TokenIdentity {
+  user: { id: string; email: string; name: string; company: 'B' | 'U' | 'S' | 'G' | null };
+  groups: string[];
+  enrichmentScope: EnrichmentScope | null;
+  emailVerified: boolean;
+}
+
+export interface TokenSummary {
+  id: string;
+  name: string;
+  createdAt: string;
+  expiresAt: string;
+  lastUsedAt: string | null;
+}
+
+export const tokenHash = (secret: string) => createHash('sha256').update(secret, 'utf8').digest('hex');
+
+type Row = { id: string; name: string; created_at: Date; expires_at: Date; last_used_at: Date | null };
+const summary = (r: Row): TokenSummary => ({
+  id: r.id,
+  name: r.name,
+  createdAt: r.created_at.toISOString(),
+  expiresAt: r.expires_at.toISOString(),
+  lastUsedAt: r.last_used_at ? r.last_used_at.toISOString() : null,
+});
+
+export async function createToken(
+  identity: TokenIdentity,
+  input: { name: string; expiresInDays: number },
+  db: Db = getPool(),
+): Promise<TokenSummary & { token: string }> {
+  const secret = TOKEN_PREFIX + randomBytes(32).toString('base64url');
+  // One statement: the count and the insert cannot interleave with a second create of the user.
+  const r = await db.query<Row>(
+    `INSERT INTO personal_access_tokens (user_id, name, token_hash, identity, expires_at)
+     SELECT $1, $2, $3, $4, now() + make_interval(days => $5)
+      WHERE (SELECT count(*) FROM personal_access_tokens
+              WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now()) < $6
+     RETURNING id, name, created_at, expires_at, last_used_at`,
+    [identity.user.id, input.name, tokenHash(secret), JSON.stringify(identity), input.expiresInDays, MAX_TOKENS_PER_USER],
+  );
+  if (!r.rows[0]) {
+    throw errors.conflict(
+      'too_many_tokens',
+      `Aveți deja ${MAX_TOKENS_PER_USER} tokenuri active. Revocați unul pe care nu îl mai folosiți, apoi creați altul.`,
+    );
+  }
+  return { ...summary(r.rows[0]), token: secret };
+}
+
+/** The caller's own tokens that still work (not revoked, not expired), newest first. */
+export async function listTokens(userId: string, db: Db = getPool()): Promise<TokenSummary[]> {
+  const r = await db.query<Row>(
+    `SELECT id, name, created_at, expires_at, last_used_at FROM personal_access_tokens
+      WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now()
+      ORDER BY created_at DESC, id`,
+    [userId],
+  );
+  return r.rows.map(summary);
+}
+
+/** Revokes one of the caller's tokens; another user's token or an unknown id is 404. */
+export async function revokeToken(userId: string, id: string, db: Db = getPool()): Promise<string> {
+  const r = await db.query<{ token_hash: string }>(
+    `UPDATE personal_access_tokens SET revoked_at = now()
+      WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL
+      RETURNING token_hash`,
+    [id, userId],
+  );
+  if (!r.rows[0]) throw errors.notFound('Tokenul nu există sau a fost deja revocat.');
+  return r.rows[0].token_hash;
+}
+
+/** A later sign-in replaces what the user's tokens sign in as (a narrowed scope reaches them). */
+export async function refreshTokenIdentities(identity: TokenIdentity, db: Db = getPool()): Promise<void> {
+  await db.query(`UPDATE personal_access_tokens SET identity = $2 WHERE user_id = $1 AND revoked_at IS NULL`, [
+    identity.user.id,
+    JSON.stringify(identity),
+  ]);
+}
+
+export interface LiveToken {
+  id: string;
+  identity: TokenIdentity;
+  expiresAt: number;
+}
+
+/** The token a secret belongs to when it is neither revoked nor expired; null otherwise. */
+export async function findLiveToken(hash: string, db: Db = getPool()): Promise<LiveToken | null> {
+  const r = await db.query<{ id: string; identity: TokenIdentity; expires_at: Date; last_used_at: Date | null }>(
+    `SELECT id, identity, expires_at, last_used_at FROM personal_access_tokens
+      WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > now()`,
+    [hash],
+  );
+  const row = r.rows[0];
+  if (!row) return null;
+  if (!row.last_used_at || Date.now() - row.last_used_at.getTime() >= TOUCH_INTERVAL_MS) {
+    await db.query(`UPDATE personal_access_tokens SET last_used_at = now() WHERE id = $1`, [row.id]);
+  }
+  return { id: row.id, identity: row.identity, expiresAt: row.expires_at.getTime() };
+}

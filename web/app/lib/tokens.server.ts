@@ -1,0 +1,12 @@
+/** The loader of /instrumente/qgis: the user's tokens and the address QGIS connects to. */
+import { config } from '../../../domain/config';
+import { DEFAULT_TOKEN_DAYS, MAX_TOKEN_DAYS, listTokens } from '../../../domain/auth/personalTokens';
+
+export async function qgisAccessPage(userId: string) {
+  return {
+    tokens: await listTokens(userId),
+    ogcUrl: `${config.app.publicUrl.replace(/\/+$/, '')}/ogc`,
+    defaultDays: DEFAULT_TOKEN_DAYS,
+    maxDays: MAX_TOKEN_DAYS,
+  };
+}

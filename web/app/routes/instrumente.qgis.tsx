@@ -1,0 +1,161 @@
+/**
+ * /instrumente/qgis (issue 29, docs/qgis.md): the address QGIS and GDAL connect to (OGC API
+ * Features under /ogc) and the user's personal access tokens: create one with a name and an
+ * expiry (its secret shown once), see when each was last used, revoke it. Calls POST/DELETE
+ * /api/tokens; the list comes from the loader and is read again after each change.
+ */
+import { useState, type FormEvent } from 'react';
+import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
+import { useLoaderData, useRevalidator } from '@remix-run/react';
+import officeCss from '../styles/office.css?url';
+import toolsCss from '../styles/tools.css?url';
+import { requireSession } from '../lib/auth.server';
+import { ToolsLayout } from '../components/tools/ToolsLayout';
+import { Card } from '../components/Card';
+import { officeApi } from '../lib/officeApi';
+import { qgisAccessPage } from '../lib/tokens.server';
+import type { TokenSummary } from '../../../domain/auth/personalTokens';
+
+export const meta: MetaFunction = () => [{ title: 'Acces QGIS · Utilitare · Geoportal cadastral' }];
+export const links: LinksFunction = () => [
+  { rel: 'stylesheet', href: officeCss },
+  { rel: 'stylesheet', href: toolsCss },
+];
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const auth = requireSession(request, context);
+  return qgisAccessPage(auth.user.id);
+}
+
+const when = (iso: string | null) =>
+  iso ? new Date(iso).toLocaleString('ro-RO', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Europe/Bucharest' }) : 'niciodată';
+
+export default function QgisAccess() {
+  const { tokens, ogcUrl, defaultDays, maxDays } = useLoaderData<typeof loader>();
+  const revalidator = useRevalidator();
+  const [name, setName] = useState('');
+  const [days, setDays] = useState(String(defaultDays));
+  const [created, setCreated] = useState<(TokenSummary & { token: string }) | null>(null);
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+
+  const create = async (e: FormEvent) => {
+    e.preventDefault();
+    try {
+      const t = await officeApi<TokenSummary & { token: string }>('POST', '/api/tokens', { name, expiresInDays: Number(days) });
+      setCreated(t);
+      setName('');
+      setMessage(null);
+      revalidator.revalidate();
+    } catch (err) {
+      setMessage({ ok: false, text: (err as Error).message });
+    }
+  };
+  const revoke = async (t: TokenSummary) => {
+    if (!window.confirm(`Revocați tokenul „${t.name}”? Programele care îl folosesc nu se vor mai putea conecta.`)) return;
+    try {
+      await officeApi('DELETE', `/api/tokens/${t.id}`);
+      if (created?.id === t.id) setCreated(null);
+      setMessage({ ok: true, text: `Tokenul „${t.name}” a fost revocat.` });
+      revalidator.revalidate();
+    } catch (err) {
+      setMessage({ ok: false, text: (err as Error).message });
+    }
+  };
+
+  return (
+    <ToolsLayout
+      active="qgis"
+      title="Acces QGIS și GDAL"
+      sub="Parcelele, clădirile, intravilanul și limitele UAT ca strat live în QGIS (OGC API Features), cu un token personal de acces."
+    >
+      <div className="office-grid">
+        <Card title="Tokenuri de acces" testId="tokens-card">
+          {tokens.length === 0 ? (
+            <p className="office-muted">Nu aveți niciun token activ.</p>
+          ) : (
+            <table className="office-table" data-testid="tokens-table">
+              <thead>
+                <tr>
+                  <th>Nume</th>
+                  <th>Creat</th>
+                  <th>Expiră</th>
+                  <th>Ultima folosire</th>
+                  <th />
+                </tr>
+              </thead>
+              <tbody>
+                {tokens.map((t) => (
+                  <tr key={t.id}>
+                    <td>{t.name}</td>
+                    <td>{when(t.createdAt)}</td>
+                    <td>{when(t.expiresAt)}</td>
+                    <td>{when(t.lastUsedAt)}</td>
+                    <td>
+                      <button type="button" className="btn btn--ghost" onClick={() => void revoke(t)} data-testid={`revoke-${t.name}`}>
+                        Revocă
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          {message && (
+            <p className={message.ok ? 'office-ok' : 'office-error'} role={message.ok ? 'status' : 'alert'}>
+              {message.text}
+            </p>
+          )}
+        </Card>
+        <div>
+          <Card title="Token nou">
+            <form className="office-form office-form--stack" onSubmit={(e) => void create(e)}>
+              <label>
+                Nume
+                <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={100} placeholder="QGIS birou" data-testid="token-name" />
+              </label>
+              <label>
+                Valabil (zile, cel mult {maxDays})
+                <input type="number" min={1} max={maxDays} value={days} onChange={(e) => setDays(e.target.value)} data-testid="token-days" />
+              </label>
+              <button type="submit" className="btn btn--primary" data-testid="token-create">
+                Creează tokenul
+              </button>
+            </form>
+            {created && (
+              <div role="status" data-testid="token-secret-box">
+                <p>
+                  <strong>Copiați acum tokenul „{created.name}”.</strong> Nu îl vom mai afișa: păstrăm doar o amprentă a lui.
+                </p>
+                <input readOnly value={created.token} onFocus={(e) => e.target.select()} data-testid="token-secret" style={{ width: '100%', fontFamily: 'monospace' }} />
+                <div className="office-actions">
+                  <button type="button" className="btn btn--secondary" onClick={() => void navigator.clipboard.writeText(created.token)}>
+                    Copiază
+                  </button>
+                  <button type="button" className="btn btn--ghost" onClick={() => setCreated(null)}>
+                    Am copiat, ascunde
+                  </button>
+                </div>
+              </div>
+            )}
+          </Card>
+          <Card title="Conectare din QGIS">
+            <ol>
+              <li>
+                În QGIS: <em>Layer → Add Layer → Add WFS / OGC API - Features Layer</em>, apoi <em>New</em>.
+              </li>
+              <li>
+                URL: <code data-testid="ogc-url">{ogcUrl}</code>
+              </li>
+              <li>
+                La <em>Authentication</em> adăugați o configurație <em>API Header</em> cu cheia <code>Authorization</code> și valoarea{' '}
+                <code>Bearer &lt;token&gt;</code>.
+              </li>
+              <li>Alegeți colecția (Parcele, Clădiri, Limite intravilan, Limite UAT) și sistemul de coordonate EPSG:3844 (Stereo 70).</li>
+            </ol>
+            <p className="office-muted">Ghidul complet: docs/qgis.md. Tokenul are drepturile contului dumneavoastră, nimic în plus.</p>
+          </Card>
+        </div>
+      </div>
+    </ToolsLayout>
+  );
+}
