@@ -163,13 +163,7 @@ export async function notifyFeatureChanges(db: Db, scope: { siruta: number } | {
       [featureIds, sirutas],
     ),
     db.query<{ siruta: number; name: string }>(`SELECT siruta, name FROM gis_uats WHERE siruta = ANY($1::int[])`, [sirutas]),
-    db.query<{ feature_id: string; cadastral_ref: string | null }>(
-      `SELECT DISTINCT ON (feature_id) feature_id, cadastral_ref FROM (
-         SELECT id AS feature_id, cadastral_ref FROM gis_features WHERE id = ANY($1::uuid[])
-         UNION ALL SELECT feature_id, cadastral_ref FROM watch_snapshots WHERE feature_id = ANY($1::uuid[])) x
-       ORDER BY feature_id`,
-      [featureIds],
-    ),
+    db.query<{ feature_id: string; cadastral_ref: string | null }>(`SELECT id AS feature_id, cadastral_ref FROM gis_features WHERE id = ANY($1::uuid[])`, [featureIds]),
   ]);
   const uatName = new Map(names.rows.map((x) => [x.siruta, x.name]));
   const refOf = new Map(refs.rows.map((x) => [x.feature_id, x.cadastral_ref]));

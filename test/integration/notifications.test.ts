@@ -126,7 +126,6 @@ afterAll(async () => {
     await rig.db.query(`DELETE FROM cf_extracts WHERE id = ANY($1::uuid[])`, [cfIds]);
     if (siruta) {
       await rig.db.query(`DELETE FROM feature_changes WHERE siruta = $1`, [siruta]);
-      await rig.db.query(`DELETE FROM watch_snapshots WHERE siruta = $1`, [siruta]);
       await forgetUat(rig.db, siruta);
     }
   }
