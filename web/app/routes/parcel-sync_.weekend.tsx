@@ -62,6 +62,8 @@ export default function WeekendSync() {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [newCity, setNewCity] = useState<UatChoice | null>(null);
+  // A new picker after each city added: an empty box for the next one.
+  const [added, setAdded] = useState(0);
 
   const load = useCallback(async () => {
     try {
@@ -87,7 +89,10 @@ export default function WeekendSync() {
       });
       setView(await readAnswer(res));
       setError(null);
-      if (action === 'add') setNewCity(null);
+      if (action === 'add') {
+        setNewCity(null);
+        setAdded((n) => n + 1);
+      }
     } catch (err) {
       setError((err as Error).message);
     } finally {
@@ -173,7 +178,7 @@ export default function WeekendSync() {
                 else setError('Alegeți o localitate din listă (după nume, județ sau cod SIRUTA).');
               }}
             >
-              <UatPicker value={newCity} onPick={setNewCity} label="Localitate de adăugat" />
+              <UatPicker key={added} value={newCity} onPick={setNewCity} label="Localitate de adăugat" />
               <button type="submit" className="btn btn--primary" disabled={busy || !newCity}>
                 Adaugă în coadă
               </button>
