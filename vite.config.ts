@@ -24,6 +24,8 @@ function isProjectServerModule(id: string): boolean {
 
 export default defineConfig(({ isSsrBuild }) => ({
   resolve: { alias: { '~': path.join(root, 'web/app') } },
+  // Files served as they are at the site root (build/client): /favicon.ico, asked by browsers and tools that ignore the page's icon link.
+  publicDir: path.join(root, 'web/public'),
   server: { port: 3001 },
   build: {
     target: 'es2022',

@@ -46,6 +46,8 @@ export function createEnrichmentPortalActivities(deps: EnrichmentActivityDeps) {
       const r = await withTemporalFailures(() =>
         enrichParcelBatch({ db, portal }, a.siruta, a.parcels, {
           skip: done,
+          // The history names the enrichment run that saw a change (docs/notifications.md).
+          jobId: ctx.info.workflowExecution?.workflowId,
           onDone: (id) => {
             done.add(id);
             ctx.heartbeat([...done]);

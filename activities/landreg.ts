@@ -35,12 +35,13 @@ export function createLandregPortalActivities(deps: LandregActivityDeps) {
      * Downloads pages [fromPage, toPage) of a run. Heartbeats the next page after each one, so a
      * retry after a crash resumes there (and a page already written is skipped by the store).
      */
-    async downloadSyncPages(a: { runId: string; siruta: number; layerId: string; fromPage: number; toPage: number }): Promise<{ pages: number; inserted: number; reenrichMarked: number }> {
+    async downloadSyncPages(a: { runId: string; siruta: number; layerId: string; fromPage: number; toPage: number }): Promise<{ pages: number; inserted: number; reenrichMarked: number; changed: number }> {
       const ctx = Context.current();
       const resumeAt = ctx.info.heartbeatDetails as number | undefined;
       let page = typeof resumeAt === 'number' && resumeAt >= a.fromPage && resumeAt <= a.toPage ? resumeAt : a.fromPage;
       let inserted = 0;
       let reenrichMarked = 0;
+      let changed = 0;
       let pages = 0;
       return keepAlive(
         async () => {
@@ -48,12 +49,13 @@ export function createLandregPortalActivities(deps: LandregActivityDeps) {
             downloadPages(client, db, { runId: a.runId, siruta: a.siruta, layerId: a.layerId, fromPage: page, toPage: a.toPage }, (written, r) => {
               inserted += r.inserted;
               reenrichMarked += r.reenrichMarked;
+              changed += r.changed;
               pages++;
               page = written + 1;
               ctx.heartbeat(page);
             }),
           );
-          return { pages, inserted, reenrichMarked };
+          return { pages, inserted, reenrichMarked, changed };
         },
         () => page,
       );

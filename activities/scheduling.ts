@@ -64,8 +64,8 @@ export function createSchedulingActivities({ db }: { db: Db }) {
       await refreshNextDue(prisma, db, input.now);
     },
 
-    async weekendNext(): Promise<{ paused: boolean; next: NextStep | null }> {
-      const [paused, next] = await Promise.all([isPaused(prisma), nextStep(prisma)]);
+    async weekendNext(input: { prefer?: number | null } = {}): Promise<{ paused: boolean; next: NextStep | null }> {
+      const [paused, next] = await Promise.all([isPaused(prisma), nextStep(prisma, input.prefer)]);
       return { paused, next };
     },
 

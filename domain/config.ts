@@ -237,6 +237,15 @@ export const config = {
      * than the difference, so scheduled work stays inside the portal's request budget.
      */
     maxParallelSyncs: int('SCHEDULER_MAX_PARALLEL_SYNCS', 2),
+    /**
+     * Spec 8 "default weekend cities: 9": SIRUTA codes the weekend queue starts with, added once by
+     * the seed step (domain/scheduling/weekend.ts seedWeekendQueue) when the catalogue knows them.
+     * Default: real cities of the demo counties (Brăila, Covasna, Ilfov), the largest of each first;
+     * `WEEKEND_SYNC_DEFAULT_CITIES=none` starts with an empty queue.
+     */
+    weekendDefaultCities: list('WEEKEND_SYNC_DEFAULT_CITIES', '42682,63394,100576,63740,179551,42753,63526,179481,43331')
+      .map(Number)
+      .filter((n) => Number.isInteger(n) && n > 0),
   },
 
   s3: {

@@ -1,6 +1,7 @@
 /**
  * Demo seed: `npx tsx scripts/seed-demo.ts` once the stack (workers included) is up. Idempotent
- * and quick when done: with no UATs in the store the catalogue is refreshed; with no features,
+ * and quick when done: with no UATs in the store the catalogue is refreshed (then the weekend
+ * queue's default cities are added, once); with no features,
  * two small UATs (the smallest of SEED_DEMO_WORKSPACE, default Covasna, or SEED_DEMO_SIRUTAS)
  * are synced (the smallest in magic mode, enriched) through the real workflows, and the script waits for them.
  */
@@ -11,6 +12,7 @@ import { getLandregClient } from '../domain/landreg/client';
 import { DEFAULT_SYNC_LAYERS } from '../domain/landreg/jobs';
 import { countFeatures, uatWhere } from '../domain/landreg/portal';
 import { patchUatCatalogue } from '../domain/landreg/catalogue';
+import { seedWeekendQueue } from '../domain/scheduling/weekend';
 import { childLogger } from '../domain/log';
 import { closeTemporalClient, getTemporalClient } from '../temporal/client';
 import { jobWorkflowId, singletonWorkflowId } from '../temporal/ids';
@@ -53,6 +55,9 @@ async function demoSirutas(): Promise<number[]> {
 async function main(): Promise<void> {
   const started = Date.now();
   if ((await count(`SELECT count(*)::int AS n FROM gis_uats`)) === 0) await refreshCatalogue();
+  // The weekend queue's default cities (configuration, added once; docs/scheduling.md).
+  const seeded = await seedWeekendQueue(getPool(), config.scheduling.weekendDefaultCities);
+  if (seeded.added > 0) log.info({ added: seeded.added }, 'weekend queue seeded');
   // UAT boundaries let the map show the counties and search fly to a UAT (the PATCH of spec 4.4:
   // the demo counties' boundaries come from the LIMITE_UAT layer, others one by one in a budget).
   if ((await count(`SELECT count(*)::int AS n FROM gis_uats WHERE geom IS NOT NULL`)) === 0) {

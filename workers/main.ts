@@ -15,6 +15,7 @@ import { installMailDispatcher } from '../temporal/mail';
 import { createQueueWorkers } from './start';
 import { ensureExportLifecycle } from '../domain/storage/s3';
 import { sweepStaleTempDirs } from '../domain/storage/tempDirs';
+import { seedWeekendQueue } from '../domain/scheduling/weekend';
 
 const log = childLogger('workers');
 
@@ -81,6 +82,10 @@ async function main(): Promise<void> {
     // What a killed predecessor left behind, and the expiry of old export archives (issue 13).
     sweepStaleTempDirs().then((removed) => removed.length && log.info({ removed }, 'stale temporary directories removed'));
     ensureExportLifecycle().catch((err: unknown) => log.warn({ err: (err as Error).message }, 'export bucket lifecycle not set'));
+    // The weekend queue's default cities, once the catalogue knows them (docs/scheduling.md).
+    seedWeekendQueue(getPool(), config.scheduling.weekendDefaultCities)
+      .then((r) => r.added && log.info({ added: r.added }, 'weekend queue seeded'))
+      .catch((err: unknown) => log.warn({ err: (err as Error).message }, 'weekend queue not seeded'));
 
     const runs = [...workers].map(([queue, worker]) =>
       worker.run().catch((err) => {

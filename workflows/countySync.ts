@@ -11,6 +11,7 @@ import { AUTO_REFRESH_MIN_GAP_MS, delayBeforeStart, refreshModeFor, staggerPlan 
 import { AUTO_REFRESH_WINDOWS, windowState } from '../domain/scheduling/windows';
 import { DEFAULT_STEPS, layersOf } from '../domain/scheduling/rules';
 import type { SyncTrigger } from '../domain/landreg/sync/store';
+import { changesByLayer, describeSyncChanges, type LayerChangeCounts } from '../domain/landreg/sync/rules';
 import { jobSearchAttributes } from '../temporal/searchAttributes';
 import { childJobId, failureMessage, progressQuery, storeActivities as store, type ProgressState } from './landregShared';
 import { requestTileArchiveRebuild, type SyncMode, type UatSyncResult } from './uatSync';
@@ -28,6 +29,8 @@ interface UatOutcome {
   status: 'done' | 'failed';
   added: number;
   removed: number;
+  changed: number;
+  layers: LayerChangeCounts[];
   error?: string;
 }
 
@@ -37,6 +40,10 @@ interface ManyUatsResult {
   failed: number;
   added: number;
   removed: number;
+  changed: number;
+  /** What changed, by layer, summed over the UATs, and the same in Romanian. */
+  layers: LayerChangeCounts[];
+  summary: string;
   tileRebuildRequested: boolean;
 }
 
@@ -47,10 +54,10 @@ async function syncOne(uat: JobUat, trigger: SyncTrigger, mode: SyncMode): Promi
       args: [{ siruta: uat.siruta, layers: JOB_LAYERS, mode, trigger, requestTileRebuild: false }],
       typedSearchAttributes: jobSearchAttributes('sync', uat.siruta),
     });
-    return { siruta: uat.siruta, name: uat.name, status: 'done', added: r.added, removed: r.removed };
+    return { siruta: uat.siruta, name: uat.name, status: 'done', added: r.added, removed: r.removed, changed: r.changed, layers: r.layers };
   } catch (err) {
     // One UAT failing does not stop the county: it is reported and the next one goes on.
-    return { siruta: uat.siruta, name: uat.name, status: 'failed', added: 0, removed: 0, error: failureMessage(err) };
+    return { siruta: uat.siruta, name: uat.name, status: 'failed', added: 0, removed: 0, changed: 0, layers: [], error: failureMessage(err) };
   }
 }
 
@@ -78,12 +85,16 @@ async function syncMany(
 async function summarize(outcomes: UatOutcome[], requestTileRebuild: boolean): Promise<ManyUatsResult> {
   const added = outcomes.reduce((s, o) => s + o.added, 0);
   const tileRebuildRequested = added > 0 && requestTileRebuild ? await requestTileArchiveRebuild() : false;
+  const layers = changesByLayer(outcomes.flatMap((o) => o.layers));
   return {
     uats: outcomes,
     done: outcomes.filter((o) => o.status === 'done').length,
     failed: outcomes.filter((o) => o.status === 'failed').length,
     added,
     removed: outcomes.reduce((s, o) => s + o.removed, 0),
+    changed: outcomes.reduce((s, o) => s + o.changed, 0),
+    layers,
+    summary: describeSyncChanges(layers),
     tileRebuildRequested,
   };
 }
@@ -109,13 +120,13 @@ export async function countySync(args: CountySyncArgs): Promise<ManyUatsResult &
       userId: args.userId,
       type: 'county-sync-done',
       title: `Sincronizarea județului ${county} s-a încheiat`,
-      body: `${result.done} UAT-uri sincronizate, ${result.failed} cu erori; ${result.added} obiecte adăugate, ${result.removed} șterse.`,
+      body: `${result.done} UAT-uri sincronizate, ${result.failed} cu erori. ${result.summary}.`,
       link: '/parcel-sync',
     });
   }
   progress.status = 'done';
   progress.phase = 'done';
-  progress.message = `Județul ${county}: ${result.done} UAT-uri sincronizate, ${result.failed} cu erori.`;
+  progress.message = `Județul ${county}: ${result.done} UAT-uri sincronizate, ${result.failed} cu erori. ${result.summary}.`;
   return { county, ...result };
 }
 

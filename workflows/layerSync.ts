@@ -6,6 +6,7 @@
  */
 import { CancellationScope, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { GisSyncRun, SyncTrigger } from '../domain/landreg/sync/store';
+import { describeSyncChanges } from '../domain/landreg/sync/rules';
 import { failureMessage, landregActivities as landreg, progressQuery, storeActivities as store, type ProgressState } from './landregShared';
 
 export interface LayerSyncArgs {
@@ -68,7 +69,7 @@ export async function layerSync(args: LayerSyncArgs): Promise<LayerSyncResult> {
     progress.phase = args.isSubStep ? 'synced' : 'done';
     progress.status = args.isSubStep ? 'running' : 'done';
     progress.current = progress.total;
-    progress.message = `Gata: ${run.added} adăugate, ${run.removed} șterse, ${run.reenrichMarked} marcate pentru reîmbogățire.`;
+    progress.message = `Gata: ${describeSyncChanges([run])}; ${run.reenrichMarked} marcate pentru reîmbogățire.`;
     return { ...run, pages: plan.pages };
   } catch (err) {
     progress.status = 'failed';

@@ -94,8 +94,11 @@ export interface WeekendState {
 }
 
 export const weekendStateQuery = defineQuery<WeekendState>('weekendState');
-/** A manual trigger (spec 3.4): forced window from now on, and the next city starts at once. */
-export const weekendTriggerSignal = defineSignal('weekendTrigger');
+/**
+ * A manual trigger (spec 3.4): forced window from now on, and the next city starts at once; with
+ * a SIRUTA (a row's "Pornește"), that city, before the queue's order.
+ */
+export const weekendTriggerSignal = defineSignal<[{ siruta?: number }?]>('weekendTrigger');
 /** The queue or the pause switch changed: look again. */
 export const weekendWakeSignal = defineSignal('weekendWake');
 
@@ -103,6 +106,8 @@ export interface WeekendSyncArgs {
   forced?: boolean;
   /** Set by a trigger: the city being worked on runs now, whatever the window. */
   runNow?: boolean;
+  /** A trigger from a city's row: that city runs now, before the queue's order. */
+  runNowSiruta?: number;
   /** Friday's kick: start the queue over when the previous weekend finished it. */
   newWeekend?: boolean;
   tally?: SessionTally;
@@ -165,12 +170,16 @@ export async function weekendSync(args: WeekendSyncArgs = {}): Promise<SessionTa
   let forced = args.forced ?? false;
   let runNow = args.runNow ?? false;
   let wake = false;
+  let runNowCity: number | null = null;
   const state: WeekendState = { syncStatus: 'running', currentActivity: null, forced, nextWindowStart: null };
   const tally: SessionTally = args.tally ?? { startedAt: Date.now(), endedAt: 0, stepsRun: 0, stepsFailed: 0, featuresAdded: 0, tileRebuildRequested: false };
   setHandler(weekendStateQuery, () => ({ ...state, forced }));
-  setHandler(weekendTriggerSignal, () => {
+  let prefer: number | null = args.runNowSiruta ?? null;
+  setHandler(weekendTriggerSignal, (input) => {
     forced = true;
     runNow = true;
+    prefer = input?.siruta ?? null;
+    runNowCity = null;
     wake = true;
   });
   setHandler(weekendWakeSignal, () => {
@@ -178,13 +187,12 @@ export async function weekendSync(args: WeekendSyncArgs = {}): Promise<SessionTa
   });
 
   if (args.newWeekend) await act.weekendNewWeekend();
-  let runNowCity: number | null = null;
 
   for (;;) {
     if (workflowInfo().historyLength > HISTORY_LIMIT) {
-      await continueAsNew<typeof weekendSync>({ forced, runNow, tally });
+      await continueAsNew<typeof weekendSync>({ forced, runNow, ...(prefer !== null ? { runNowSiruta: prefer } : {}), tally });
     }
-    const { paused, next } = await act.weekendNext();
+    const { paused, next } = await act.weekendNext({ prefer });
     if (paused) {
       state.syncStatus = 'paused';
       state.currentActivity = null;
@@ -198,8 +206,15 @@ export async function weekendSync(args: WeekendSyncArgs = {}): Promise<SessionTa
     if (runNowCity !== null && next.siruta !== runNowCity) {
       runNow = false;
       runNowCity = null;
+      prefer = null;
     }
-    const window = weekendWindow(Date.now(), forced);
+    let window = weekendWindow(Date.now(), forced);
+    if (!window.open && !runNow) {
+      // A forced run lasts the night it was started in: waiting for another night, the session
+      // keeps the ordinary window (issue 30: the shown window moved to 22:00 after a trigger).
+      forced = false;
+      window = weekendWindow(Date.now(), forced);
+    }
     if (!window.open && !runNow) {
       state.syncStatus = 'waiting_window';
       state.currentActivity = null;

@@ -6,6 +6,7 @@
 import { ParentClosePolicy, WorkflowIdReusePolicy, executeChild, setHandler, startChild } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { SyncTrigger } from '../domain/landreg/sync/store';
+import { describeSyncChanges, type LayerChangeCounts } from '../domain/landreg/sync/rules';
 import { jobSearchAttributes } from '../temporal/searchAttributes';
 import { TaskQueue } from '../temporal/queues';
 import { TILE_REBUILD_WORKFLOW_ID } from '../temporal/singletons';
@@ -32,6 +33,12 @@ export interface UatSyncResult {
   runs: LayerSyncResult[];
   added: number;
   removed: number;
+  /** Stored features whose cadastral number, area or geometry changed. */
+  changed: number;
+  /** What changed, by layer (the runs' counts). */
+  layers: LayerChangeCounts[];
+  /** The same in Romanian, as the progress message and the notifications say it. */
+  summary: string;
   /** Magic mode: the `enrichParcels` child's result. */
   enrichment?: { status: 'done'; result: unknown };
   tileRebuildRequested: boolean;
@@ -108,12 +115,15 @@ export async function uatSync(args: UatSyncArgs): Promise<UatSyncResult> {
 
     const added = runs.reduce((s, r) => s + r.added, 0);
     const removed = runs.reduce((s, r) => s + r.removed, 0);
+    const changed = runs.reduce((s, r) => s + r.changed, 0);
+    const layers = runs.map((r) => ({ layerId: r.layerId, added: r.added, removed: r.removed, changed: r.changed }));
+    const summary = describeSyncChanges(layers);
     const tileRebuildRequested = added > 0 && args.requestTileRebuild !== false ? await requestTileArchiveRebuild() : false;
 
     progress.status = 'done';
     progress.phase = 'done';
-    progress.message = `UAT ${args.siruta}: ${added} obiecte adăugate, ${removed} șterse.`;
-    return { siruta: args.siruta, mode, runs, added, removed, ...(enrichment ? { enrichment } : {}), tileRebuildRequested };
+    progress.message = `UAT ${args.siruta}: ${summary}.`;
+    return { siruta: args.siruta, mode, runs, added, removed, changed, layers, summary, ...(enrichment ? { enrichment } : {}), tileRebuildRequested };
   } catch (err) {
     progress.status = 'failed';
     progress.phase = 'failed';

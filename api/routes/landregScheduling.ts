@@ -28,7 +28,7 @@ import {
   setDefaultFrequency,
   updateRule,
 } from '../../domain/scheduling/syncRules';
-import { addCity, isPaused, lastReport, listQueue, removeCity, resetAll, resetErrors, setPaused, STEP_STATES, WEEKEND_STEPS } from '../../domain/scheduling/weekend';
+import { addCity, isPaused, lastReport, listQueue, prepareCityTrigger, removeCity, resetAll, resetErrors, setPaused, STEP_STATES, WEEKEND_STEPS } from '../../domain/scheduling/weekend';
 import { weekendWindow, windowProblems } from '../../domain/scheduling/windows';
 import { getTemporalClient } from '../../temporal/client';
 import { queryRunning, signalJob } from '../../temporal/jobs';
@@ -396,15 +396,17 @@ export function registerSchedulingRoutes(router: Router): void {
           await resetAll(prisma, body.siruta);
           break;
         case 'trigger': {
-          await resetErrors(prisma, body.siruta);
+          if (body.siruta) await prepareCityTrigger(prisma, body.siruta);
+          else await resetErrors(prisma);
           await setPaused(prisma, false);
           jobId = await signalJob({
             kind: WEEKEND_SYNC_JOB.kind,
             scope: WEEKEND_SYNC_JOB.scope,
             workflowType: 'weekendSync',
-            args: [{ forced: true, runNow: true }],
+            args: [{ forced: true, runNow: true, ...(body.siruta ? { runNowSiruta: body.siruta } : {}) }],
             signal: 'weekendTrigger',
-            signalArgs: [],
+            // A city's own "Pornește" runs that city first, not the queue's first one.
+            signalArgs: body.siruta ? [{ siruta: body.siruta }] : [],
           });
           break;
         }

@@ -40,6 +40,7 @@ const SyncRun = z.object({
   added: z.number().int(),
   removed: z.number().int(),
   reenrichMarked: z.number().int(),
+  changed: z.number().int().openapi({ description: 'Stored features whose cadastral number, area or geometry changed' }),
   workflowId: z.string().nullable(),
   error: z.string().nullable(),
 });

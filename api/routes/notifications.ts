@@ -10,11 +10,10 @@ import { requireBearer } from '../auth/bearer';
 import { config } from '../../domain/config';
 import { getPool } from '../../domain/db/pool';
 import { getPrisma } from '../../domain/db/prisma';
-import { errors } from '../../domain/errors';
-import { personalDataHidden } from '../../domain/geoportal/redact';
+import { viewerOf } from '../../domain/auth/viewer';
 import { NOTIFICATION_TYPES } from '../../domain/notifications/notify';
 import { getPreferences, inbox, markRead, PREFERENCE_KEY, PREFERENCE_KEYS, setPreferences } from '../../domain/notifications/inbox';
-import { runDailyDigest, sendTestDigest } from '../../domain/notifications/digest';
+import { runDailyDigest, sendAdminTestDigests, sendTestDigest } from '../../domain/notifications/digest';
 import { addWatch, featureHistory, listWatches, removeWatch } from '../../domain/notifications/watch';
 import type { SessionContext } from '../auth/types';
 
@@ -68,7 +67,17 @@ const WatchPost = z.union([
 ]);
 const HistoryQuery = z.object({ id: z.string().uuid('id trebuie să fie un UUID.') });
 const HistoryBody = z.object({
-  items: z.array(z.object({ at: z.string(), field: z.string(), before: z.string().nullable(), after: z.string().nullable(), syncRunId: z.string().nullable() })),
+  items: z.array(
+    z.object({
+      at: z.string(),
+      field: z.string(),
+      before: z.string().nullable(),
+      after: z.string().nullable(),
+      syncRunId: z.string().nullable(),
+      source: z.enum(['sync', 'enrichment']).openapi({ description: 'A sync run (syncRunId) or an enrichment (jobId) saw the change' }),
+      jobId: z.string().nullable(),
+    }),
+  ),
 });
 
 const me = (auth: SessionContext | undefined) => auth!.user.id;
@@ -115,7 +124,7 @@ export function registerNotificationRoutes(router: Router): void {
     {
       method: 'post',
       path: '/api/notifications/digest',
-      summary: 'Build and send the daily digest (bearer CRON_SECRET); test=true: a test digest to the signed-in caller only',
+      summary: 'Build and send the daily digest (bearer CRON_SECRET); test=true: a test digest to the signed-in caller only, or with the bearer token to each administrator',
       tags: ['notifications'],
       // Two callers: the cron (bearer) and, with test=true, a signed-in user; checked below.
       auth: 'public',
@@ -124,9 +133,14 @@ export function registerNotificationRoutes(router: Router): void {
     },
     async ({ req, auth, query }) => {
       if (query.test === 'true') {
-        if (!auth) throw errors.unauthorized('Rezumatul de test se trimite doar unui utilizator autentificat.');
-        const r = await sendTestDigest(getPool(), auth.user);
-        return reply(202, { test: true, to: auth.user.email, sections: r.sections });
+        if (auth) {
+          const r = await sendTestDigest(getPool(), auth.user);
+          return reply(202, { test: true, to: auth.user.email, sections: r.sections });
+        }
+        // The cron's own test (spec 4.5: bearer token): a test digest to each administrator.
+        requireBearer(req, config.tokens.cronSecret);
+        const r = await sendAdminTestDigests(getPool());
+        return reply(202, { test: true, to: r.to.join(', '), recipients: r.to.length });
       }
       requireBearer(req, config.tokens.cronSecret);
       const r = await runDailyDigest(getPool());
@@ -172,15 +186,14 @@ export function registerNotificationRoutes(router: Router): void {
     {
       method: 'get',
       path: '/api/geoportal/feature-history',
-      summary: "A parcel's change history (owners and CF number hidden from restricted viewers)",
+      summary: "A feature's change history across syncs and enrichments (owners, CF number and address hidden from restricted viewers)",
       tags: ['geoportal', 'notifications'],
       auth: 'session',
       query: HistoryQuery,
       response: { description: 'Newest first', schema: HistoryBody },
     },
     async ({ auth, query }) => {
-      const hide = auth!.basicPanel || personalDataHidden(auth!.enrichmentScope);
-      return { items: await featureHistory(getPrisma(), query.id, hide) };
+      return { items: await featureHistory(getPrisma(), query.id, viewerOf(auth)) };
     },
   );
 }

@@ -83,7 +83,7 @@ export async function enrichParcelBatch(
   deps: EnrichmentDeps,
   siruta: number,
   parcels: readonly ParcelToEnrich[],
-  opts: { skip?: ReadonlySet<string>; onDone?: (id: string) => void } = {},
+  opts: { skip?: ReadonlySet<string>; onDone?: (id: string) => void; jobId?: string } = {},
 ): Promise<BatchResult> {
   const todo = parcels.filter((p) => !opts.skip?.has(p.id));
   const result: BatchResult = { enriched: 0, notFound: 0, portalCalls: 0 };
@@ -92,7 +92,7 @@ export async function enrichParcelBatch(
   const [ctx, facts] = await Promise.all([uatContext(deps.db, siruta), buildingFactsFor(deps.db, siruta, todo.map((p) => p.id))]);
   // One bump per batch, also when a parcel failed after others were written.
   try {
-    await enrichBatch(deps, todo, ctx, facts, startedAt, result, opts.onDone);
+    await enrichBatch(deps, todo, ctx, facts, startedAt, result, opts);
   } finally {
     if (result.enriched > 0) await tilesChanged(deps.db, { kind: 'enrichment' });
   }
@@ -106,9 +106,8 @@ async function enrichBatch(
   facts: Map<string, BuildingFacts>,
   startedAt: Date,
   result: BatchResult,
-  onDone: ((id: string) => void) | undefined,
+  opts: { onDone?: (id: string) => void; jobId?: string },
 ): Promise<void> {
-  const opts = { onDone };
   await mapBounded(todo, ENRICH_PARALLEL_PARCELS, async (p) => {
     if (p.immovablePk === null) {
       result.notFound++;
@@ -126,7 +125,7 @@ async function enrichBatch(
     const tree = await deps.portal.ownershipTree(p.immovablePk);
     const now = (deps.now ?? (() => new Date()))();
     const e = enrichmentOf(details, tree, facts.get(p.id) ?? { count: 0, legal: null }, ctx, p.cadastralRef, now);
-    await writeEnrichment(deps.db, p.id, e, startedAt);
+    await writeEnrichment(deps.db, p.id, e, startedAt, opts.jobId ?? null);
     result.enriched++;
     opts.onDone?.(p.id);
   });

@@ -5,7 +5,7 @@
  */
 import type { Db } from '../db/pool';
 import type { BuildingFacts, Enrichment } from './rules';
-import { recordWatchChanges } from '../notifications/watch';
+import { notifyFeatureChanges } from '../notifications/watch';
 
 export const PARCEL_LAYER = 'TERENURI_ACTIVE';
 export const BUILDING_LAYER = 'CLADIRI_ACTIVE';
@@ -136,20 +136,40 @@ export async function buildingFactsFor(db: Db, siruta: number, parcelIds: readon
 }
 
 /**
- * Stores a parcel's enrichment. The re-enrichment marker is cleared only when it was set before
- * this enrichment started: a sync that marks the parcel meanwhile keeps it queued.
+ * The enrichment fields a parcel's history follows (docs/notifications.md "History"); the layer's
+ * own fields (cadastral number, area, geometry) are the sync's.
  */
-export async function writeEnrichment(db: Db, id: string, enrichment: Enrichment, startedAt: Date): Promise<void> {
-  await db.query(
-    `UPDATE gis_features
-        SET enrichment = $2::jsonb, enriched_at = $3,
-            reenrich_marked = reenrich_marked AND reenrich_marked_at > $4,
-            reenrich_marked_at = CASE WHEN reenrich_marked AND reenrich_marked_at > $4 THEN reenrich_marked_at END
-      WHERE id = $1`,
-    [id, JSON.stringify(enrichment), enrichment.ENRICHED_AT ?? new Date().toISOString(), startedAt],
+export const HISTORY_ENRICHMENT_KEYS = ['PROPRIETARI', 'NR_CF', 'ADRESA', 'CATEGORIE'] as const;
+
+/**
+ * Stores a parcel's enrichment and, in the same statement, one history row per followed field
+ * whose value changed since the previous enrichment (a first known value is not a change, nor is
+ * a value the portal did not answer this time). `old` locks the row first, so a concurrent write is compared with what it
+ * left. The re-enrichment marker is cleared only when it was set before this enrichment started:
+ * a sync that marks the parcel meanwhile keeps it queued. `jobId` names the enrichment workflow
+ * that saw the change (none for a single parcel enriched from the map).
+ */
+export async function writeEnrichment(db: Db, id: string, enrichment: Enrichment, startedAt: Date, jobId: string | null = null): Promise<void> {
+  const r = await db.query<{ pending: number }>(
+    `WITH old AS MATERIALIZED (SELECT id, siruta, enrichment FROM gis_features WHERE id = $1 FOR UPDATE),
+     up AS (
+       UPDATE gis_features
+          SET enrichment = $2::jsonb, enriched_at = $3,
+              reenrich_marked = reenrich_marked AND reenrich_marked_at > $4,
+              reenrich_marked_at = CASE WHEN reenrich_marked AND reenrich_marked_at > $4 THEN reenrich_marked_at END
+        WHERE id = $1),
+     hist AS (
+       INSERT INTO feature_changes (feature_id, siruta, field, before, after, source, job_id, notified)
+       SELECT old.id, old.siruta, k, old.enrichment->>k, $2::jsonb->>k, 'enrichment', $5,
+              NOT EXISTS (SELECT 1 FROM watchlist w WHERE w.siruta = old.siruta)
+         FROM old CROSS JOIN unnest($6::text[]) k
+        WHERE (old.enrichment->>k) IS NOT NULL AND ($2::jsonb->>k) IS NOT NULL AND (old.enrichment->>k) <> ($2::jsonb->>k)
+       RETURNING notified)
+     SELECT count(*) FILTER (WHERE NOT notified)::int AS pending FROM hist`,
+    [id, JSON.stringify(enrichment), enrichment.ENRICHED_AT ?? new Date().toISOString(), startedAt, jobId, HISTORY_ENRICHMENT_KEYS],
   );
-  // Watchlist (docs/notifications.md): a followed parcel's new owners or CF number → history.
-  await recordWatchChanges(db, { featureIds: [id] });
+  // Watchlist (docs/notifications.md): a followed parcel's changes → its followers' notifications.
+  if (r.rows[0].pending > 0) await notifyFeatureChanges(db, { featureIds: [id] });
 }
 
 export interface StoredParcel {

@@ -75,15 +75,18 @@ export async function cachedFeatureCounts(db: Db, now = Date.now()): Promise<Map
   return countsMemo.counts;
 }
 
-/** The counties of the store's UATs, sorted (the pattern for plain CRUD reads: the Prisma client). */
+/**
+ * The counties of the store's UATs in Romanian alphabetical order (the pattern for plain CRUD
+ * reads: the Prisma client). Sorted here, not by the database, whose C collation puts "Sălaj"
+ * after "Suceava" and "Vâlcea" after "Vrancea".
+ */
 export async function listCounties(db: pg.Pool): Promise<string[]> {
   const rows = await prismaFor(db).gisUat.findMany({
     where: { county: { not: null } },
     distinct: ['county'],
     select: { county: true },
-    orderBy: { county: 'asc' },
   });
-  return rows.map((x) => x.county!);
+  return rows.map((x) => x.county!).sort((a, b) => a.localeCompare(b, 'ro'));
 }
 
 /** A UAT of the catalogue with its parcel count in the local store (what a page of `?siruta=` shows). */

@@ -9,7 +9,7 @@ import type { Db } from '../db/pool';
 import { withTransaction } from '../db/pool';
 import { digestMail, type DigestItem, type DigestSection } from '../mail/templates';
 import { dispatchMail, queueMail } from './outbox';
-import { allUsers, usersByIds, type DirectoryUser } from './users';
+import { adminUsers, allUsers, usersByIds, type DirectoryUser } from './users';
 
 export const DIGEST_TIME_ZONE = 'Europe/Bucharest';
 /** Registry entries whose deadline falls within this many days (today included) are "due". */
@@ -229,4 +229,20 @@ export async function sendTestDigest(db: Db, caller: { id: string; email: string
   const q = await queueMail(db, { ...mail, idempotencyKey: `test-digest:${caller.id}:${now.getTime()}`, kind: 'test-digest', recipients: [caller.email], userIds: [caller.id] });
   await dispatchMail([q!.id]);
   return { outboxId: q!.id, sections: content.sections.length };
+}
+
+/**
+ * `POST /api/notifications/digest?test=true` called by the cron with its bearer token (spec 4.5:
+ * the route's authentication is the bearer token; there is no caller to mail): each
+ * administrator of the directory gets their own test digest, as a signed-in caller would. Nobody
+ * else is mailed and nothing is held back or marked as sent, so the day's real digest is untouched.
+ */
+export async function sendAdminTestDigests(db: Db, now = new Date()): Promise<{ to: string[] }> {
+  const to: string[] = [];
+  for (const admin of await adminUsers(db)) {
+    if (!admin.email) continue;
+    await sendTestDigest(db, { id: admin.id, email: admin.email, name: admin.name ?? admin.email, company: admin.company }, now);
+    to.push(admin.email);
+  }
+  return { to };
 }

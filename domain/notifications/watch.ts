@@ -1,40 +1,36 @@
 /**
- * The watchlist: a user follows a parcel or a whole UAT; after each parcel-layer sync and each
- * enrichment write, `recordWatchChanges` compares the followed parcels with their last known
- * state (watch_snapshots), appends the differences to the per-parcel history (feature_changes)
- * and notifies the followers (`watch-change`, through notify(): in-app, then per preference an
- * instant e-mail or the digest). Followed fields: owners, CF number, area, geometry, removal.
- *
- * The comparison and the history run in one transaction and only then the notifications, each
- * history row keeping `notified` until its notification is written: a retried activity neither
- * repeats history nor loses a notification (notify keys make a repeat a no-op).
+ * The watchlist and the per-feature history. A user follows a parcel or a whole UAT. The history
+ * (feature_changes) is written for every feature of the store by the writes themselves: the
+ * sync's page upsert and removals (domain/landreg/sync/store.ts) and the enrichment write
+ * (domain/enrichment/store.ts), each in the statement that changes the row. A history row of a UAT
+ * where something is followed is written `notified = false`; `notifyFeatureChanges` then tells the
+ * followers (`watch-change`, through notify(): in-app, then per preference an instant e-mail or
+ * the digest) and marks the rows notified. A retried activity neither repeats a notification
+ * (notify keys) nor loses one (the rows stay pending until it is written).
  */
 import type { Db } from '../db/pool';
-import { withTransaction } from '../db/pool';
 import type { PrismaClient } from '../db/prisma';
+import { PERSONAL_ENRICHMENT_KEYS, type Viewer } from '../auth/viewer';
 import { errors } from '../errors';
 import { notify } from './notify';
 
 /** Only parcels are followed (spec 2.1: TERENURI_ACTIVE is the parcel layer). */
 export const WATCHED_LAYER = 'TERENURI_ACTIVE';
 
-/** History field names (the enrichment's keys where it has one). */
-export const WATCH_FIELDS = {
-  owners: 'PROPRIETARI',
-  cf: 'NR_CF',
-  area: 'SUPRAFATA',
-  geometry: 'GEOMETRIE',
-  removed: 'ELIMINATA',
-} as const;
-
-/** Fields whose values are personal data (hidden from restricted viewers, never in a notification). */
-export const PERSONAL_WATCH_FIELDS: readonly string[] = [WATCH_FIELDS.owners, WATCH_FIELDS.cf];
-
+/**
+ * History field names (the enrichment's keys where it has one): the layer's fields written by the
+ * sync (NR_CAD, SUPRAFATA = the layer's AREA_VALUE, GEOMETRIE, ADAUGATA, ELIMINATA) and the
+ * enrichment's (PROPRIETARI, NR_CF, ADRESA, CATEGORIE).
+ */
 const FIELD_LABEL: Record<string, string> = {
   PROPRIETARI: 'proprietari',
   NR_CF: 'număr CF',
+  ADRESA: 'adresă',
+  CATEGORIE: 'categorie de folosință',
+  NR_CAD: 'număr cadastral',
   SUPRAFATA: 'suprafață',
   GEOMETRIE: 'geometrie',
+  ADAUGATA: 'parcelă nouă în registru',
   ELIMINATA: 'parcela a fost eliminată din registru',
 };
 
@@ -62,12 +58,10 @@ export async function listWatches(prisma: PrismaClient, userId: string): Promise
   return rows.map(toItem);
 }
 
-/** Snapshot columns of a stored parcel (the state later syncs are compared with). */
-const SNAPSHOT_SELECT = `f.id, f.siruta, f.layer_id, f.object_id, f.cadastral_ref, f.enrichment->>'PROPRIETARI',
-  f.enrichment->>'NR_CF', f.area_value, CASE WHEN f.geom IS NULL THEN NULL ELSE md5(ST_AsEWKB(f.geom)) END`;
-const SNAPSHOT_INSERT = `INSERT INTO watch_snapshots (feature_id, siruta, layer_id, object_id, cadastral_ref, owners, nr_cf, area_value, geom_hash)`;
-
-/** Follows a parcel or a UAT; following it again answers the existing item (`created: false`). */
+/**
+ * Follows a parcel or a UAT; following it again answers the existing item (`created: false`).
+ * Notifications start with the next change (the history before it is on the timeline already).
+ */
 export async function addWatch(prisma: PrismaClient, db: Db, userId: string, what: { featureId: string } | { siruta: number }): Promise<{ item: WatchItem; created: boolean }> {
   if ('featureId' in what) {
     const f = await db.query<{ siruta: number; cadastral_ref: string | null; object_id: string; layer_id: string; uat: string | null }>(
@@ -81,7 +75,6 @@ export async function addWatch(prisma: PrismaClient, db: Db, userId: string, wha
     if (existing) return { item: toItem(existing), created: false };
     const label = `Parcela ${feature.cadastral_ref ?? `#${feature.object_id}`}${feature.uat ? ` (${feature.uat})` : ''}`;
     const row = await prisma.watchlistItem.create({ data: { userId, kind: 'parcel', siruta: feature.siruta, featureId: what.featureId, label } });
-    await db.query(`${SNAPSHOT_INSERT} SELECT ${SNAPSHOT_SELECT} FROM gis_features f WHERE f.id = $1 ON CONFLICT (feature_id) DO NOTHING`, [what.featureId]);
     return { item: toItem(row), created: true };
   }
   const u = await db.query<{ name: string; county: string | null }>(`SELECT name, county FROM gis_uats WHERE siruta = $1`, [what.siruta]);
@@ -90,10 +83,6 @@ export async function addWatch(prisma: PrismaClient, db: Db, userId: string, wha
   const existing = await prisma.watchlistItem.findFirst({ where: { userId, kind: 'uat', siruta: what.siruta } });
   if (existing) return { item: toItem(existing), created: false };
   const row = await prisma.watchlistItem.create({ data: { userId, kind: 'uat', siruta: what.siruta, label: `UAT ${uat.name}${uat.county ? ` (${uat.county})` : ''}` } });
-  await db.query(
-    `${SNAPSHOT_INSERT} SELECT ${SNAPSHOT_SELECT} FROM gis_features f WHERE f.siruta = $1 AND f.layer_id = $2 ON CONFLICT (feature_id) DO NOTHING`,
-    [what.siruta, WATCHED_LAYER],
-  );
   return { item: toItem(row), created: true };
 }
 
@@ -108,103 +97,31 @@ export interface HistoryItem {
   before: string | null;
   after: string | null;
   syncRunId: string | null;
+  /** Who saw the change: a sync run (`syncRunId`) or an enrichment (`jobId`, none for a single parcel). */
+  source: 'sync' | 'enrichment';
+  jobId: string | null;
 }
 
-/** A parcel's change history, newest first; personal values nulled when `hidePersonal`. */
-export async function featureHistory(prisma: PrismaClient, featureId: string, hidePersonal: boolean): Promise<HistoryItem[]> {
+const PERSONAL_FIELDS: ReadonlySet<string> = new Set<string>(PERSONAL_ENRICHMENT_KEYS);
+
+/** A feature's change history, newest first; personal values (owners, CF number, address) only for a viewer allowed them. */
+export async function featureHistory(prisma: PrismaClient, featureId: string, viewer: Viewer): Promise<HistoryItem[]> {
   const rows = await prisma.featureChange.findMany({ where: { featureId }, orderBy: [{ at: 'desc' }, { field: 'asc' }], take: 500 });
   return rows.map((r) => {
-    const hide = hidePersonal && PERSONAL_WATCH_FIELDS.includes(r.field);
-    return { at: r.at.toISOString(), field: r.field, before: hide ? null : r.before, after: hide ? null : r.after, syncRunId: r.syncRunId };
+    const hide = !viewer.personalData && PERSONAL_FIELDS.has(r.field);
+    return {
+      at: r.at.toISOString(),
+      field: r.field,
+      before: hide ? null : r.before,
+      after: hide ? null : r.after,
+      syncRunId: r.syncRunId,
+      source: r.source === 'enrichment' ? 'enrichment' : 'sync',
+      jobId: r.jobId,
+    };
   });
 }
 
-// ---- change detection (the sync and enrichment hook) ---------------------------------------
-
-export type WatchScope = { siruta: number; layerId: string; syncRunId?: string } | { featureIds: readonly string[] };
-
-type DiffRow = {
-  feature_id: string;
-  siruta: number;
-  cadastral_ref: string | null;
-  owners: string | null;
-  nr_cf: string | null;
-  area_value: number | null;
-  geom_hash: string | null;
-  present: boolean;
-  owners_now: string | null;
-  cf_now: string | null;
-  area_now: number | null;
-  geom_now: string | null;
-};
-
-const fmtArea = (v: number | null) => (v === null ? null : `${Math.round(v * 100) / 100} m²`);
-
-/** Pure: the history rows of one parcel's comparison (unknown "before" values are not changes). */
-export function diffParcel(d: DiffRow): Array<{ field: string; before: string | null; after: string | null }> {
-  if (!d.present) return [{ field: WATCH_FIELDS.removed, before: 'activă', after: 'eliminată' }];
-  const out: Array<{ field: string; before: string | null; after: string | null }> = [];
-  if (d.owners !== null && d.owners_now !== null && d.owners !== d.owners_now) out.push({ field: WATCH_FIELDS.owners, before: d.owners, after: d.owners_now });
-  if (d.nr_cf !== null && d.cf_now !== null && d.nr_cf !== d.cf_now) out.push({ field: WATCH_FIELDS.cf, before: d.nr_cf, after: d.cf_now });
-  if (d.area_value !== null && d.area_now !== null && Math.abs(d.area_value - d.area_now) >= 0.01) out.push({ field: WATCH_FIELDS.area, before: fmtArea(d.area_value), after: fmtArea(d.area_now) });
-  if (d.geom_hash !== null && d.geom_now !== null && d.geom_hash !== d.geom_now) out.push({ field: WATCH_FIELDS.geometry, before: null, after: null });
-  return out;
-}
-
-/**
- * The hook: one call after a parcel layer's sync closes (domain/landreg/sync/store.ts) and after
- * an enrichment write (domain/enrichment/store.ts). Cheap when nothing in scope is followed.
- */
-export async function recordWatchChanges(db: Db, scope: WatchScope): Promise<{ changes: number; notified: number }> {
-  const bySync = 'siruta' in scope;
-  if (bySync && scope.layerId !== WATCHED_LAYER) return { changes: 0, notified: 0 };
-  const where = bySync ? `s.siruta = $1 AND s.layer_id = $2` : `s.feature_id = ANY($1::uuid[])`;
-  const params: unknown[] = bySync ? [scope.siruta, scope.layerId] : [scope.featureIds];
-  if (!bySync && scope.featureIds.length === 0) return { changes: 0, notified: 0 };
-  const any = await db.query(`SELECT 1 FROM watch_snapshots s WHERE ${where} LIMIT 1`, params);
-  const uatFollowed = bySync ? (await db.query(`SELECT 1 FROM watchlist WHERE kind = 'uat' AND siruta = $1 LIMIT 1`, [scope.siruta])).rowCount : 0;
-  if (!any.rowCount && !uatFollowed) return { changes: 0, notified: 0 };
-  const syncRunId = bySync ? (scope.syncRunId ?? null) : null;
-
-  const changes = await withTransaction(async (tx) => {
-    const d = await tx.query<DiffRow>(
-      `SELECT s.feature_id, s.siruta, s.cadastral_ref, s.owners, s.nr_cf, s.area_value, s.geom_hash,
-              f.id IS NOT NULL AS present, f.enrichment->>'PROPRIETARI' AS owners_now, f.enrichment->>'NR_CF' AS cf_now,
-              f.area_value AS area_now, CASE WHEN f.geom IS NULL THEN NULL ELSE md5(ST_AsEWKB(f.geom)) END AS geom_now
-         FROM watch_snapshots s LEFT JOIN gis_features f ON f.id = s.feature_id
-        WHERE ${where}
-          AND (f.id IS NULL OR s.owners IS DISTINCT FROM f.enrichment->>'PROPRIETARI' OR s.nr_cf IS DISTINCT FROM f.enrichment->>'NR_CF'
-               OR s.area_value IS DISTINCT FROM f.area_value OR s.geom_hash IS DISTINCT FROM md5(ST_AsEWKB(f.geom)))
-        FOR UPDATE OF s`,
-      params,
-    );
-    let n = 0;
-    for (const row of d.rows) {
-      for (const c of diffParcel(row)) {
-        await tx.query(
-          `INSERT INTO feature_changes (feature_id, siruta, field, before, after, sync_run_id, notified) VALUES ($1, $2, $3, $4, $5, $6, false)`,
-          [row.feature_id, row.siruta, c.field, c.before, c.after, syncRunId],
-        );
-        n++;
-      }
-      if (row.present) {
-        await tx.query(
-          `UPDATE watch_snapshots SET owners = $2, nr_cf = $3, area_value = $4, geom_hash = $5, updated_at = now() WHERE feature_id = $1`,
-          [row.feature_id, row.owners_now, row.cf_now, row.area_now, row.geom_now],
-        );
-      } else {
-        await tx.query(`DELETE FROM watch_snapshots WHERE feature_id = $1`, [row.feature_id]);
-      }
-    }
-    // Parcels new in a followed UAT are followed from now on.
-    if (bySync && uatFollowed) {
-      await tx.query(`${SNAPSHOT_INSERT} SELECT ${SNAPSHOT_SELECT} FROM gis_features f WHERE f.siruta = $1 AND f.layer_id = $2 ON CONFLICT (feature_id) DO NOTHING`, params);
-    }
-    return n;
-  }, db);
-  const notified = await notifyPendingChanges(db, bySync ? { siruta: scope.siruta } : { featureIds: scope.featureIds });
-  return { changes, notified };
-}
+// ---- notifications of the followed changes -----------------------------------------------------
 
 type PendingChange = { id: string; feature_id: string; siruta: number; field: string; batch: string };
 
@@ -219,14 +136,17 @@ function groupBy<T>(list: readonly T[], key: (x: T) => string): Map<string, T[]>
   return out;
 }
 
-const fieldNames = (list: readonly PendingChange[]) => [...new Set(list.map((c) => FIELD_LABEL[c.field] ?? c.field))];
+/** The changed fields' names, in FIELD_LABEL's order (owners first), each once. */
+const FIELD_ORDER = Object.keys(FIELD_LABEL);
+const fieldNames = (list: readonly PendingChange[]) =>
+  [...new Set(list.map((c) => c.field))].sort((a, b) => FIELD_ORDER.indexOf(a) - FIELD_ORDER.indexOf(b)).map((f) => FIELD_LABEL[f] ?? f);
 
 /**
  * Notifies the followers of history rows not yet notified: a parcel's follower gets one
  * notification per parcel and batch (sync run, or enrichment write); a UAT's follower one per UAT
  * and batch. Values are not repeated in the notification (personal data); the timeline has them.
  */
-async function notifyPendingChanges(db: Db, scope: { siruta: number } | { featureIds: readonly string[] }): Promise<number> {
+export async function notifyFeatureChanges(db: Db, scope: { siruta: number } | { featureIds: readonly string[] }): Promise<number> {
   const r = await db.query<PendingChange>(
     `SELECT id, feature_id, siruta, field, COALESCE(sync_run_id::text, min(id::text) OVER (PARTITION BY feature_id, at)) AS batch
        FROM feature_changes
@@ -243,13 +163,7 @@ async function notifyPendingChanges(db: Db, scope: { siruta: number } | { featur
       [featureIds, sirutas],
     ),
     db.query<{ siruta: number; name: string }>(`SELECT siruta, name FROM gis_uats WHERE siruta = ANY($1::int[])`, [sirutas]),
-    db.query<{ feature_id: string; cadastral_ref: string | null }>(
-      `SELECT DISTINCT ON (feature_id) feature_id, cadastral_ref FROM (
-         SELECT id AS feature_id, cadastral_ref FROM gis_features WHERE id = ANY($1::uuid[])
-         UNION ALL SELECT feature_id, cadastral_ref FROM watch_snapshots WHERE feature_id = ANY($1::uuid[])) x
-       ORDER BY feature_id`,
-      [featureIds],
-    ),
+    db.query<{ feature_id: string; cadastral_ref: string | null }>(`SELECT id AS feature_id, cadastral_ref FROM gis_features WHERE id = ANY($1::uuid[])`, [featureIds]),
   ]);
   const uatName = new Map(names.rows.map((x) => [x.siruta, x.name]));
   const refOf = new Map(refs.rows.map((x) => [x.feature_id, x.cadastral_ref]));

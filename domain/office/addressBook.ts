@@ -49,15 +49,19 @@ export async function listContacts(
   filter: { q?: string; company?: string; type?: string },
 ): Promise<ContactOut[]> {
   const q = filter.q?.trim();
+  // Diacritic- and case-insensitive ("stefanescu" finds "Ștefănescu"): the store's f_norm fold.
+  const matching = q
+    ? (
+        await prisma.$queryRaw<Array<{ id: string }>>`
+          SELECT id FROM contacts
+           WHERE strpos(f_norm(concat_ws(' ', name, organization, email, phone, role, address)), f_norm(${q})) > 0`
+      ).map((r) => r.id)
+    : null;
   const rows = await prisma.contact.findMany({
     where: {
       ...(filter.company ? { company: filter.company } : {}),
       ...(filter.type ? { type: filter.type } : {}),
-      ...(q
-        ? {
-            OR: ['name', 'organization', 'email', 'phone', 'role', 'address'].map((f) => ({ [f]: { contains: q, mode: 'insensitive' as const } })),
-          }
-        : {}),
+      ...(matching ? { id: { in: matching } } : {}),
     },
     orderBy: [{ name: 'asc' }, { createdAt: 'asc' }],
     take: LIST_LIMIT,

@@ -72,8 +72,10 @@ export async function listQueue(prisma: PrismaClient): Promise<QueueItem[]> {
  * The step to run next: the first city (queue order) with a pending step, its first pending one.
  * A step left `running` (the workflow was ended from outside mid-step) counts as pending.
  */
-export function pickNext(queue: readonly QueueItem[]): NextStep | null {
-  for (const item of queue) {
+export function pickNext(queue: readonly QueueItem[], prefer?: number | null): NextStep | null {
+  // A city started from its own row runs before the queue's order (issue 30: its "Pornește").
+  const first = prefer === undefined || prefer === null ? [] : queue.filter((q) => q.siruta === prefer);
+  for (const item of [...first, ...queue]) {
     for (const step of WEEKEND_STEPS) {
       const st = item.steps[step];
       if (st === 'pending' || st === 'running') return { siruta: item.siruta, name: item.name, step };
@@ -82,8 +84,8 @@ export function pickNext(queue: readonly QueueItem[]): NextStep | null {
   return null;
 }
 
-export async function nextStep(prisma: PrismaClient): Promise<NextStep | null> {
-  return pickNext(await listQueue(prisma));
+export async function nextStep(prisma: PrismaClient, prefer?: number | null): Promise<NextStep | null> {
+  return pickNext(await listQueue(prisma), prefer);
 }
 
 async function rowOrThrow(prisma: PrismaClient, siruta: number): Promise<Row> {
@@ -132,6 +134,34 @@ export async function addCity(prisma: PrismaClient, db: Db, siruta: number): Pro
   return toItem(r);
 }
 
+const SEEDED_KEY = 'weekendSync.seeded';
+
+/**
+ * The seed step of the queue (spec 8 "default weekend cities", issue 30 item 3): once per
+ * installation, the configured cities (config.scheduling.weekendDefaultCities) the UAT catalogue
+ * knows are added in the configured order, with the catalogue's names. Nothing happens before the
+ * catalogue knows one of them (a fresh installation: the step runs again at the next call), and
+ * nothing after the first success, so a city an administrator removed never comes back.
+ * Callers: the demo seed (scripts/seed-demo.ts) and the workers' start (workers/main.ts).
+ */
+export async function seedWeekendQueue(db: Db, sirutas: readonly number[]): Promise<{ added: number }> {
+  if (sirutas.length === 0) return { added: 0 };
+  const r = await db.query<{ added: number }>(
+    `WITH known AS (
+       SELECT u.siruta, u.name, c.ord FROM unnest($1::int[]) WITH ORDINALITY c(siruta, ord) JOIN gis_uats u ON u.siruta = c.siruta),
+     claim AS (
+       INSERT INTO gis_settings (key, value) SELECT $2, 'true'::jsonb WHERE EXISTS (SELECT 1 FROM known)
+       ON CONFLICT (key) DO NOTHING RETURNING key),
+     added AS (
+       INSERT INTO weekend_sync_queue (siruta, name, position)
+       SELECT k.siruta, k.name, (SELECT COALESCE(max(position), 0) FROM weekend_sync_queue) + k.ord FROM known k, claim
+       ON CONFLICT (siruta) DO NOTHING RETURNING siruta)
+     SELECT count(*)::int AS added FROM added`,
+    [sirutas, SEEDED_KEY],
+  );
+  return { added: r.rows[0].added };
+}
+
 export async function removeCity(prisma: PrismaClient, siruta: number): Promise<void> {
   const r = await prisma.weekendSyncQueueItem.deleteMany({ where: { siruta } });
   if (r.count === 0) throw errors.notFound(`UAT-ul ${siruta} nu este în coada de sincronizare de weekend.`);
@@ -155,6 +185,16 @@ export async function resetErrors(prisma: PrismaClient, siruta?: number): Promis
     }
   }
   return changed;
+}
+
+/**
+ * `trigger` from a city's row: its failed steps go back to pending, and a city with nothing left
+ * to do starts over, so the session has something of that city to run first.
+ */
+export async function prepareCityTrigger(prisma: PrismaClient, siruta: number): Promise<void> {
+  await resetErrors(prisma, siruta);
+  const row = toItem(await rowOrThrow(prisma, siruta));
+  if (!pickNext([row])) await resetAll(prisma, siruta);
 }
 
 /** `reset`: every step of one city (or of all) back to pending, errors and attempts cleared. */

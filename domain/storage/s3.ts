@@ -65,5 +65,6 @@ export async function ensureExportLifecycle(Bucket: string = config.s3.buckets.e
 
 export async function checkBuckets(): Promise<string> {
   for (const Bucket of bucketNames()) await s3().send(new HeadBucketCommand({ Bucket }));
-  return `${bucketNames().length} buckets`;
+  // Shown on the home page's health line: Romanian words, not the storage's term.
+  return `${bucketNames().length} spații de stocare`;
 }

@@ -14,7 +14,11 @@
  *     answer time instead of the simulator's ~10 ms);
  *  3. a zero-change sync: seconds (goal < 2 s) and feature downloads (goal 0);
  *  4. a 1% delta (/__sim/mutate) synced: seconds and feature downloads (/__sim/requests);
- *  5. a zero-change sync again, after the delta.
+ *  5. a zero-change sync again, after the delta;
+ *  6. history (issue 30): 0.5% of the parcels re-measured at the portal (/__sim/mutate reshape:
+ *     new geometry and area) and synced; the run's history rows, and their size on disk per
+ *     changed parcel, measured on 50 copies of them in a scratch table with the history table's
+ *     columns and indexes, and the yearly growth that gives for the whole country.
  * The UAT is left synced in the store (later benches use it).
  */
 import { execFile, execFileSync } from 'node:child_process';
@@ -176,6 +180,7 @@ async function main(): Promise<void> {
   const emptyStore = async () => {
     await db.query(`DELETE FROM gis_features WHERE siruta = $1 AND layer_id = $2`, [BENCH_SIRUTA, LAYER]);
     await db.query(`DELETE FROM gis_sync_runs WHERE siruta = $1 AND layer_id = $2`, [BENCH_SIRUTA, LAYER]);
+    await db.query(`DELETE FROM feature_changes WHERE siruta = $1`, [BENCH_SIRUTA]);
     await db.query(`VACUUM ANALYZE gis_features`);
   };
   await emptyStore();
@@ -282,6 +287,7 @@ async function main(): Promise<void> {
     added: delta.run.added,
     removed: delta.run.removed,
     reenrichMarked: delta.run.reenrichMarked,
+    changed: delta.run.changed,
     changes,
   });
   emit('delta_1pct_feature_downloads', await featureDownloads(), 'requests');
@@ -291,6 +297,37 @@ async function main(): Promise<void> {
   const zero2 = await sync('zero-after-delta');
   emit('zero_change_after_delta_seconds', zero2.seconds, 's', { goal: '< 2', mode: zero2.run.mode });
   emit('zero_change_after_delta_feature_downloads', await featureDownloads(), 'requests', { goal: 0 });
+
+  // ---- 6. history of re-measured parcels, and its size ----------------------------------------
+  const reshaped = await simJson<{ reshaped?: number[] }>('POST', '/__sim/mutate', { siruta: BENCH_SIRUTA, layerId: LAYER, reshape: Math.round(n * 0.005) });
+  note(`history: ${reshaped.reshaped?.length ?? 0} parcels re-measured, synced…`);
+  const remeasured = await sync('history');
+  emit('history_delta_seconds', remeasured.seconds, 's', { changed: remeasured.run.changed, reshaped: reshaped.reshaped?.length ?? 0 });
+  const hist = await db.query<{ rows: number; parcels: number }>(
+    `SELECT count(*)::int AS rows, count(DISTINCT feature_id)::int AS parcels FROM feature_changes WHERE sync_run_id = $1`,
+    [remeasured.run.id],
+  );
+  emit('history_rows_per_changed_parcel', hist.rows[0].rows / Math.max(1, hist.rows[0].parcels), 'rows', { parcels: hist.rows[0].parcels });
+  const COPIES = 50;
+  const client = await db.connect();
+  try {
+    await client.query(`CREATE TEMP TABLE history_measure (LIKE feature_changes INCLUDING ALL)`);
+    await client.query(
+      `INSERT INTO history_measure (feature_id, siruta, at, field, before, after, sync_run_id, notified, source, job_id)
+       SELECT md5(c.feature_id::text || g)::uuid, c.siruta, c.at, c.field, c.before, c.after, c.sync_run_id, c.notified, c.source, c.job_id
+         FROM feature_changes c, generate_series(1, $2) g WHERE c.sync_run_id = $1`,
+      [remeasured.run.id, COPIES],
+    );
+    await client.query(`VACUUM ANALYZE history_measure`);
+    const size = await client.query<{ bytes: string }>(`SELECT pg_total_relation_size('history_measure')::text AS bytes`);
+    const perParcel = Number(size.rows[0].bytes) / (hist.rows[0].parcels * COPIES);
+    emit('history_bytes_per_changed_parcel', perParcel, 'bytes', { rows: hist.rows[0].rows * COPIES, table_and_indexes_bytes: Number(size.rows[0].bytes) });
+    // The whole country: 16 million parcels, 1% changed a week.
+    emit('history_yearly_growth_country_mb', (16_000_000 * 0.01 * 52 * perParcel) / 1024 ** 2, 'MB', { parcels: 16_000_000, changed_per_week: 0.01 });
+    await client.query(`DROP TABLE history_measure`);
+  } finally {
+    client.release();
+  }
 
   emit('store_equals_portal', (await storeEqualsPortal()) ? 1 : 0, 'bool');
   emit('total_seconds', (performance.now() - started) / 1000, 's');

@@ -1,7 +1,9 @@
 /**
  * /__sim/mutate: changes the remote data the way the real portal changes between two syncs —
  * new parcels registered, parcels retired, parcels updated (VALID_FROM and LAST_UPDATED_DTM
- * bumped, owners re-derived). Choices come from a seeded PRNG so a test run is repeatable.
+ * bumped, owners re-derived), parcels re-measured (`reshape`: the same feature with a smaller
+ * ring and its new AREA_VALUE, LAST_UPDATED_DTM bumped, VALID_FROM kept: a survey correction is
+ * not a new documentation). Choices come from a seeded PRNG so a test run is repeatable.
  */
 import type { Prng } from '../shared/prng';
 import { flatArea, parcelAttributes } from './generator';
@@ -13,12 +15,14 @@ export interface MutateRequest {
   add?: number;
   remove?: number;
   change?: number;
+  reshape?: number;
 }
 
 export interface MutateResult {
   added: number[];
   removed: number[];
   changed: number[];
+  reshaped: number[];
 }
 
 /** Shrinks a ring about its centroid: a new feature that stays inside an existing one. */
@@ -48,7 +52,7 @@ function sampleIndexes(rng: Prng, length: number, n: number): number[] {
 }
 
 export function mutateLayer(uat: Uat, data: UatData, layerId: string, layer: LayerData, req: MutateRequest, rng: Prng): MutateResult {
-  const result: MutateResult = { added: [], removed: [], changed: [] };
+  const result: MutateResult = { added: [], removed: [], changed: [], reshaped: [] };
   // Strictly after everything generated, and strictly increasing, so incremental syncs see it.
   // (a loop, not Math.max(...features): 200,000 arguments overflow the call stack at bench scale)
   let now = Date.now();
@@ -83,6 +87,17 @@ export function mutateLayer(uat: Uat, data: UatData, layerId: string, layer: Lay
         imm.revision++;
         imm.validFrom = now;
       }
+    }
+  }
+
+  if (req.reshape) {
+    const shapes = layer.features.map((f, i) => ({ f, i })).filter(({ f }) => f.parts !== null && f.parts.length > 0);
+    for (const k of sampleIndexes(rng, shapes.length, req.reshape)) {
+      const f = shapes[k].f;
+      const parts = (f.parts ?? []).map((ring) => shrunk(ring, 0.9));
+      f.parts = parts;
+      f.attributes = { ...f.attributes, AREA_VALUE: Math.round(flatArea(parts[0])), LAST_UPDATED_DTM: now };
+      result.reshaped.push(f.objectId);
     }
   }
 

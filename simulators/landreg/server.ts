@@ -56,6 +56,7 @@ const mutateBody = z.object({
   add: z.number().int().min(0).optional(),
   remove: z.number().int().min(0).optional(),
   change: z.number().int().min(0).optional(),
+  reshape: z.number().int().min(0).optional(),
 });
 
 function badRequest(res: Response, message: string) {

@@ -41,7 +41,6 @@ describe('notifications in the browser', () => {
       await db.query(`UPDATE notification_preferences SET instant_email = true WHERE user_id = $1`, [userId]);
     }
     await db.query(`DELETE FROM feature_changes WHERE siruta BETWEEN $1 AND $1 + 99`, [SIRUTA_BASE]);
-    await db.query(`DELETE FROM watch_snapshots WHERE siruta BETWEEN $1 AND $1 + 99`, [SIRUTA_BASE]);
     await removeGeoportalFixtures(db, SIRUTA_BASE);
     await closePool();
   });
@@ -92,6 +91,8 @@ describe('notifications in the browser', () => {
     await page.getByRole('link', { name: 'Extrasul CF 1 pentru Florești este gata' }).click();
     await page.waitForURL((u) => u.pathname === '/geoportal');
     await page.getByTestId('feature-panel-title').filter({ hasText: fx.enriched.cadastralRef }).waitFor({ timeout: 30_000 });
+    // Every parcel has a timeline, followed or not: this one has seen no change yet.
+    await page.getByTestId('change-timeline-empty').filter({ hasText: 'Nicio modificare' }).waitFor();
     const followButton = page.getByTestId('follow-button');
     await followButton.filter({ hasText: 'Urmărește parcela' }).waitFor();
     await followButton.click();
@@ -106,6 +107,7 @@ describe('notifications in the browser', () => {
     await page.getByTestId('change-timeline').waitFor({ timeout: 30_000 });
     await expect(page.getByTestId('change-timeline').textContent()).resolves.toContain('Proprietari');
     await expect(page.getByTestId('change-timeline').textContent()).resolves.toContain('MUREȘAN ȘTEFAN (1/1)');
+    await expect(page.getByTestId('change-timeline').textContent()).resolves.toContain('îmbogățire');
     await expect(page.getByTestId('notification-count').textContent()).resolves.toBe('1');
     await page.screenshot({ path: path.join(SCREENSHOTS, 'notifications-panel.png') });
     expect(pageErrors).toEqual([]);

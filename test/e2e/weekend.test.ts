@@ -1,9 +1,10 @@
 /**
  * The weekend deep sync page in the browser (spec 3.4, issue 21): Ana (an administrator: the queue
  * is the office's setting, issue 25) signs in, opens
- * /parcel-sync/weekend from its tab, pauses the session, adds a planted UAT by its SIRUTA and
- * sees it queued with its four steps pending, is told plainly when a SIRUTA is unknown, removes
- * the city and resumes. The session is paused first, so even inside a weekend window the stack's
+ * /parcel-sync/weekend from its tab, pauses the session, adds a planted UAT by its name with the
+ * UAT picker (without diacritics, as one types) and sees it queued with its four steps pending,
+ * finds nothing to add for an unknown SIRUTA, removes the city and resumes. The browser is on
+ * Romania's time zone and the page may log no error. The session is paused first, so even inside a weekend window the stack's
  * session never picks the planted city up. Screenshot in test-results/. Runs against
  * E2E_BASE_URL or config.app.publicUrl (the stack).
  */
@@ -38,8 +39,8 @@ describe('weekend sync page in the browser', () => {
     await closePool();
   });
 
-  test('pause, add a city, see its steps pending, an unknown SIRUTA refused in Romanian, remove, resume', async () => {
-    const { context, page, errors } = await openSignedIn(browser, '/parcel-sync/weekend', { email: 'ana@birou.ro', password: 'parola-ana' });
+  test('pause, add a city by name, see its steps pending, an unknown SIRUTA finds nothing, remove, resume', async () => {
+    const { context, page, errors, consoleErrors } = await openSignedIn(browser, '/parcel-sync/weekend', { email: 'ana@birou.ro', password: 'parola-ana' });
     expect(new URL(page.url()).pathname).toBe('/parcel-sync/weekend');
 
     const state = page.getByTestId('weekend-state');
@@ -51,10 +52,13 @@ describe('weekend sync page in the browser', () => {
     await state.getByText('Sesiune: în pauză').waitFor();
     await page.getByRole('button', { name: 'Reia', exact: true }).waitFor();
 
-    // A planted city by its SIRUTA: queued with its four steps pending.
-    const siruta = page.getByLabel('SIRUTA');
-    await siruta.fill(String(UAT.siruta));
-    await page.getByRole('button', { name: 'Adaugă în coadă' }).click();
+    // A planted city by its name, typed without diacritics: picked from the list, queued with its four steps pending.
+    const picker = page.getByLabel('Localitate de adăugat');
+    const add = page.getByRole('button', { name: 'Adaugă în coadă' });
+    await expect(add.isDisabled()).resolves.toBe(true);
+    await picker.fill('intorsura proba');
+    await page.getByRole('option', { name: new RegExp(`${UAT.name}.*SIRUTA ${UAT.siruta}`) }).click();
+    await add.click();
     const row = page.getByTestId('weekend-queue').locator('tr', { hasText: `${UAT.name} (${UAT.siruta})` });
     await row.waitFor();
     await expect(row.locator('td').allInnerTexts()).resolves.toEqual([
@@ -65,14 +69,14 @@ describe('weekend sync page in the browser', () => {
       'în așteptare',
       expect.stringContaining('Elimină'),
     ]);
-    await expect(siruta.inputValue()).resolves.toBe('');
+    await expect(picker.inputValue()).resolves.toBe('');
     const stored = await getPool().query(`SELECT name FROM weekend_sync_queue WHERE siruta = $1`, [UAT.siruta]);
     expect(stored.rows).toEqual([{ name: UAT.name }]);
 
-    // A SIRUTA the store does not know: the API's Romanian message, nothing queued.
-    await siruta.fill(String(UNKNOWN_SIRUTA));
-    await page.getByRole('button', { name: 'Adaugă în coadă' }).click();
-    await page.getByRole('alert').filter({ hasText: 'UAT-ul nu există în baza locală.' }).waitFor();
+    // A SIRUTA the catalogue does not know: nothing to pick, nothing to add.
+    await picker.fill(String(UNKNOWN_SIRUTA));
+    await page.getByTestId('uat-results').getByText(`Niciun UAT găsit pentru „${UNKNOWN_SIRUTA}”.`).waitFor();
+    await expect(add.isDisabled()).resolves.toBe(true);
     expect((await getPool().query(`SELECT 1 FROM weekend_sync_queue WHERE siruta = $1`, [UNKNOWN_SIRUTA])).rowCount).toBe(0);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'weekend.png'), fullPage: true });
 
@@ -84,6 +88,7 @@ describe('weekend sync page in the browser', () => {
     await page.getByRole('button', { name: 'Pauză', exact: true }).waitFor();
     await expect(state.innerText()).resolves.not.toContain('în pauză');
     expect(errors).toEqual([]);
+    expect(consoleErrors).toEqual([]);
     await context.close();
   }, 120_000);
 

@@ -30,20 +30,26 @@ export async function signInThroughIdp(page: Page, user: { email: string; passwo
 }
 
 /**
- * A fresh Romanian browser context that opens `path` and signs `user` in through the identity
- * provider on the way, collecting the page's uncaught errors (a test expects none at its end).
+ * A fresh Romanian browser context, in Romania's time zone as the office's browsers are (server
+ * and browser must render dates alike or React discards the server's HTML), that opens `path` and
+ * signs `user` in through the identity provider on the way, collecting the page's uncaught errors
+ * and its console errors (React's hydration errors among them; a test expects none at its end).
  */
 export async function openSignedIn(
   browser: Browser,
   path: string,
   user: { email: string; password: string },
   options: BrowserContextOptions = {},
-): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-  const context = await browser.newContext({ locale: 'ro-RO', viewport: { width: 1366, height: 900 }, ...options });
+): Promise<{ context: BrowserContext; page: Page; errors: string[]; consoleErrors: string[] }> {
+  const context = await browser.newContext({ locale: 'ro-RO', timezoneId: 'Europe/Bucharest', viewport: { width: 1366, height: 900 }, ...options });
   const page = await context.newPage();
   const errors: string[] = [];
+  const consoleErrors: string[] = [];
   page.on('pageerror', (err) => errors.push(err.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error') consoleErrors.push(`${m.text()} (${m.location().url})`);
+  });
   await page.goto(`${E2E_BASE_URL}${path}`);
   await signInThroughIdp(page, user);
-  return { context, page, errors };
+  return { context, page, errors, consoleErrors };
 }

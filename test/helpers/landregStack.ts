@@ -89,6 +89,7 @@ export async function pickUat(rig: SyncRig, workspaceId: number, rank: number): 
 export async function forgetUat(db: pg.Pool, siruta: number): Promise<void> {
   await db.query(`DELETE FROM gis_features WHERE siruta = $1`, [siruta]);
   await db.query(`DELETE FROM gis_sync_runs WHERE siruta = $1`, [siruta]);
+  await db.query(`DELETE FROM feature_changes WHERE siruta = $1`, [siruta]);
 }
 
 /** The store's (objectId → validFrom ms) of a layer, for comparison with /__sim/truth. */

@@ -126,7 +126,6 @@ afterAll(async () => {
     await rig.db.query(`DELETE FROM cf_extracts WHERE id = ANY($1::uuid[])`, [cfIds]);
     if (siruta) {
       await rig.db.query(`DELETE FROM feature_changes WHERE siruta = $1`, [siruta]);
-      await rig.db.query(`DELETE FROM watch_snapshots WHERE siruta = $1`, [siruta]);
       await forgetUat(rig.db, siruta);
     }
   }
@@ -360,6 +359,18 @@ describe('the daily digest', () => {
     const cron = await api('POST', '/api/notifications/digest', { who: null, bearer: config.tokens.cronSecret });
     expect(cron.status).toBe(202);
     expect(cron.body).toMatchObject({ test: false, date: bucharestDate(new Date()) });
+    // The cron's test run (spec 4.5: the bearer token is this route's authentication): each
+    // administrator (mihai) gets a test digest; an ordinary user (dan) none.
+    const testPick = (address: string) => (x: ReceivedMail) => x.subject.startsWith('[Test] Rezumatul zilei') && x.to.some((t) => t.address === address);
+    const danTests = (await mail.mails()).filter(testPick(danEmail)).length;
+    expect((await api('POST', '/api/notifications/digest?test=true', { who: null, bearer: 'wrong' })).status).toBe(401);
+    const cronTest = await api('POST', '/api/notifications/digest?test=true', { who: null, bearer: config.tokens.cronSecret });
+    expect(cronTest.status).toBe(202);
+    expect(cronTest.body.test).toBe(true);
+    expect(cronTest.body.to.split(', ')).toContain(mihaiEmail);
+    expect(cronTest.body.to.split(', ')).not.toContain(danEmail);
+    await mail.waitForMails(testPick(mihaiEmail), 2);
+    expect((await mail.mails()).filter(testPick(danEmail)).length).toBe(danTests);
   });
 
   test('the 07:00 Europe/Bucharest schedule on the dev server fires at 07:00 local time, across DST', async () => {
@@ -442,7 +453,7 @@ describe('watchlist', () => {
     expect(changes[0].body).toContain('parcela a fost eliminată din registru');
     expect(changes[0].link).toBe(`/geoportal?feature=${followed.featureId}`);
     const history = await api('GET', `/api/geoportal/feature-history?id=${followed.featureId}`);
-    expect(history.body.items).toEqual([{ at: expect.any(String), field: 'ELIMINATA', before: 'activă', after: 'eliminată', syncRunId: run.id }]);
+    expect(history.body.items).toEqual([{ at: expect.any(String), field: 'ELIMINATA', before: 'activă', after: 'eliminată', syncRunId: run.id, source: 'sync', jobId: null }]);
     // mihai follows the whole UAT: one summary notification for the run.
     const uatNote = (await api('GET', '/api/notifications/app', { who: mihai })).body.items.filter((n: { type: string }) => n.type === 'watch-change');
     expect(uatNote).toHaveLength(1);
@@ -455,22 +466,43 @@ describe('watchlist', () => {
     expect((await api('GET', '/api/notifications/app')).body.items.filter((n: { type: string }) => n.type === 'watch-change')).toHaveLength(1);
   }, 120_000);
 
-  test('new owners written by enrichment: history names the field; restricted viewers see no personal values', async () => {
+  test('enrichment changes are history for any parcel; followers are told without values; restricted viewers see no personal values', async () => {
     const f = await rig.db.query<{ id: string }>(
       `SELECT id FROM gis_features WHERE siruta = $1 AND layer_id = 'TERENURI_ACTIVE' ORDER BY object_id DESC LIMIT 1`,
       [siruta],
     );
     const id = f.rows[0].id;
-    await writeEnrichment(rig.db, id, { PROPRIETARI: 'POPESCU ION (1/1)', NR_CF: '50123' } as never, new Date());
+    const e = (owners: string, address: string) => ({ PROPRIETARI: owners, NR_CF: '50123', ADRESA: address, CATEGORIE: 'A:1200' }) as never;
+    // The first enrichment is what is known, not a change; the second is history although nobody follows the parcel.
+    await writeEnrichment(rig.db, id, e('POPESCU ION (1/1)', 'Str. Morii nr. 1'), new Date());
+    await writeEnrichment(rig.db, id, e('POPA ANA (1/1)', 'Str. Morii nr. 1'), new Date(), 'enrich:test:1');
+    const unfollowed = await api('GET', `/api/geoportal/feature-history?id=${id}`);
+    expect(unfollowed.body.items).toEqual([
+      { at: expect.any(String), field: 'PROPRIETARI', before: 'POPESCU ION (1/1)', after: 'POPA ANA (1/1)', syncRunId: null, source: 'enrichment', jobId: 'enrich:test:1' },
+    ]);
+    const mine = (who?: typeof elena) => api('GET', '/api/notifications/app', who ? { who } : {});
+    const parcelNotes = async () =>
+      (await mine()).body.items.filter((n: { type: string; link: string }) => n.type === 'watch-change' && n.link === `/geoportal?feature=${id}`);
+    expect(await parcelNotes()).toHaveLength(0);
+
     expect((await api('POST', '/api/watchlist', { body: { featureId: id } })).status).toBe(201);
-    await writeEnrichment(rig.db, id, { PROPRIETARI: 'IONESCU ȘTEFANIA (1/2); IONESCU ȚEPEȘ (1/2)', NR_CF: '50123' } as never, new Date());
+    await writeEnrichment(rig.db, id, e('IONESCU ȘTEFANIA (1/2); IONESCU ȚEPEȘ (1/2)', 'Str. Gării nr. 7'), new Date());
     const full = await api('GET', `/api/geoportal/feature-history?id=${id}`);
-    expect(full.body.items).toEqual([{ at: expect.any(String), field: 'PROPRIETARI', before: 'POPESCU ION (1/1)', after: 'IONESCU ȘTEFANIA (1/2); IONESCU ȚEPEȘ (1/2)', syncRunId: null }]);
+    expect(full.body.items.slice(0, 2)).toEqual([
+      { at: expect.any(String), field: 'ADRESA', before: 'Str. Morii nr. 1', after: 'Str. Gării nr. 7', syncRunId: null, source: 'enrichment', jobId: null },
+      { at: expect.any(String), field: 'PROPRIETARI', before: 'POPA ANA (1/1)', after: 'IONESCU ȘTEFANIA (1/2); IONESCU ȚEPEȘ (1/2)', syncRunId: null, source: 'enrichment', jobId: null },
+    ]);
+    expect(full.body.items).toHaveLength(3);
+    // The viewer rule: owners and address nulled for a user without the personal-data right.
     const restricted = await api('GET', `/api/geoportal/feature-history?id=${id}`, { who: elena });
-    expect(restricted.body.items).toEqual([{ at: expect.any(String), field: 'PROPRIETARI', before: null, after: null, syncRunId: null }]);
-    const notes = (await api('GET', '/api/notifications/app')).body.items.filter((n: { type: string; link: string }) => n.type === 'watch-change' && n.link === `/geoportal?feature=${id}`);
+    expect(restricted.body.items.map((h: { field: string; before: unknown; after: unknown }) => [h.field, h.before, h.after])).toEqual([
+      ['ADRESA', null, null],
+      ['PROPRIETARI', null, null],
+      ['PROPRIETARI', null, null],
+    ]);
+    const notes = await parcelNotes();
     expect(notes).toHaveLength(1);
-    expect(notes[0].body).toBe('Modificări: proprietari.');
+    expect(notes[0].body).toBe('Modificări: proprietari, adresă.');
     expect(notes[0].body).not.toContain('IONESCU');
   });
 });

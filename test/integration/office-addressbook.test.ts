@@ -44,6 +44,11 @@ test('with the bearer key a tool adds, finds, changes and deletes a contact', as
   const byText = await app.call('GET', '/api/contacts?q=primăria', { auth: KEY });
   expect(byText.status).toBe(200);
   expect(byText.body.items.map((c: { name: string }) => c.name)).toEqual(['Ion Țuțea']);
+  // Without diacritics, as one types: the same contact.
+  for (const q of ['tutea', 'PRIMARIA BRASOV']) {
+    const folded = await app.call('GET', `/api/contacts?q=${encodeURIComponent(q)}`, { auth: KEY });
+    expect(folded.body.items.map((c: { name: string }) => c.name)).toEqual(['Ion Țuțea']);
+  }
   const byFilter = await app.call('GET', '/api/contacts?company=B&type=institution', { auth: KEY });
   expect(byFilter.body.items.map((c: { name: string }) => c.name)).toEqual(['ANCPI Covasna']);
   const one = await app.call('GET', `/api/contacts?id=${id}`, { auth: KEY });

@@ -51,15 +51,21 @@ describe('sync-county', () => {
     expect(result.uats.map((u) => u.siruta).sort()).toEqual(uats.map((u) => u.siruta).sort());
 
     let expectedAdded = 0;
+    const addedByLayer: Record<string, number> = Object.fromEntries(LAYERS.map((l) => [l, 0]));
     for (const u of uats) {
       for (const layer of LAYERS) {
         const truth = await truthLayer(rig, u.siruta, layer);
         expect({ siruta: u.siruta, layer, stored: await storedLayer(rig.db, u.siruta, layer) }).toEqual({ siruta: u.siruta, layer, stored: truth });
         expectedAdded += truth.size;
+        addedByLayer[layer] += truth.size;
       }
       expect(result.uats.find((x) => x.siruta === u.siruta)).toMatchObject({ name: u.name, status: 'done' });
     }
     expect(result.added).toBe(expectedAdded);
+    // What the county's sync changed, by layer (a first load: everything added, nothing changed).
+    expect(result.layers).toEqual(LAYERS.map((layerId) => ({ layerId, added: addedByLayer[layerId], removed: 0, changed: 0 })));
+    const summary = `parcele: ${addedByLayer.TERENURI_ACTIVE} adăugate; clădiri: ${addedByLayer.CLADIRI_ACTIVE} adăugate`;
+    expect(result.summary).toBe(summary);
 
     const runs = await rig.db.query<{ siruta: number; layer_id: string; trigger: string; status: string; mode: string }>(
       `SELECT siruta, layer_id, trigger, status, mode FROM gis_sync_runs ORDER BY siruta, layer_id`,
@@ -75,7 +81,7 @@ describe('sync-county', () => {
       {
         type: 'county-sync-done',
         title: 'Sincronizarea județului Covasna s-a încheiat',
-        body: `${uats.length} UAT-uri sincronizate, 0 cu erori; ${expectedAdded} obiecte adăugate, 0 șterse.`,
+        body: `${uats.length} UAT-uri sincronizate, 0 cu erori. ${summary}.`,
         link: '/parcel-sync',
       },
     ]);
@@ -102,7 +108,7 @@ describe('sync-county', () => {
       expect(runs.rows).toEqual([{ status: 'failed' }]);
       expect(await storedLayer(rig.db, failing.siruta, 'TERENURI_ACTIVE')).toEqual(await truthLayer(rig, failing.siruta, 'TERENURI_ACTIVE'));
       const note = await rig.db.query<{ body: string }>(`SELECT body FROM notifications WHERE user_id = $1`, [`${USER}.fail`]);
-      expect(note.rows[0].body).toBe(`${uats.length - 1} UAT-uri sincronizate, 1 cu erori; 0 obiecte adăugate, 0 șterse.`);
+      expect(note.rows[0].body).toBe(`${uats.length - 1} UAT-uri sincronizate, 1 cu erori. parcele: nicio schimbare; clădiri: nicio schimbare.`);
     } finally {
       await rig.simJson('DELETE', '/__sim/faults');
     }

@@ -27,6 +27,19 @@ async function expectStoreEqualsTruth(layerId = LAYER) {
   expect([...stored.entries()].sort((a, b) => a[0] - b[0])).toEqual([...truth.entries()].sort((a, b) => a[0] - b[0]));
 }
 
+type HistoryRow = { object_id: string | null; feature_id: string; field: string; before: string | null; after: string | null; notified: boolean };
+
+/** The history rows a run wrote, with the object id of features still stored. */
+async function history(runId: string): Promise<HistoryRow[]> {
+  const r = await rig.db.query<HistoryRow>(
+    `SELECT f.object_id, c.feature_id, c.field, c.before, c.after, c.notified
+       FROM feature_changes c LEFT JOIN gis_features f ON f.id = c.feature_id
+      WHERE c.sync_run_id = $1 ORDER BY f.object_id, c.field`,
+    [runId],
+  );
+  return r.rows;
+}
+
 async function requests(): Promise<Record<string, number>> {
   return (await rig.simJson<{ counts: Record<string, number> }>('GET', '/__sim/requests')).counts;
 }
@@ -51,6 +64,9 @@ describe('layer sync', () => {
     await expectStoreEqualsTruth();
     const row = await rig.db.query(`SELECT count(*)::int AS n FROM gis_features WHERE siruta = $1 AND layer_id = $2 AND geom IS NOT NULL`, [siruta, LAYER]);
     expect(row.rows[0].n).toBeGreaterThan(0.9 * run.added);
+    // A first load is no change: no history row, nothing counted as changed.
+    expect(run.changed).toBe(0);
+    expect((await history(run.id)).length).toBe(0);
   });
 
   test('an unchanged UAT makes no feature download', async () => {
@@ -95,6 +111,51 @@ describe('layer sync', () => {
     expect(marked.rows.map((r) => Number(r.object_id))).toEqual([...m.changed].sort((a, b) => a - b));
     // Only the 3 new and 4 changed features were downloaded: one page.
     expect((await requests())[`query:features:${LAYER}:${siruta}`]).toBe(1);
+  });
+
+  test('every parcel keeps its history, followed or not: new, removed and re-measured parcels, with the run that saw them', async () => {
+    const m = await rig.simJson<{ added: number[]; removed: number[]; changed: number[]; reshaped: number[] }>('POST', '/__sim/mutate', {
+      siruta, layerId: LAYER, add: 1, remove: 1, change: 1, reshape: 2,
+    });
+    const before = await rig.db.query<{ id: string; object_id: string; area_value: number }>(
+      `SELECT id, object_id, area_value FROM gis_features WHERE siruta = $1 AND layer_id = $2 AND object_id = ANY($3::bigint[])`,
+      [siruta, LAYER, [...m.removed, ...m.reshaped]],
+    );
+    const byObject = new Map(before.rows.map((r) => [Number(r.object_id), r]));
+    const run = await sync();
+    // The run says what it changed: 1 added, 1 removed, 2 re-measured (the VALID_FROM change is a re-enrichment mark, not a field change).
+    expect(run).toMatchObject({ status: 'done', mode: 'delta', added: 1, removed: 1, changed: 2, reenrichMarked: 1 });
+    await expectStoreEqualsTruth();
+    const after = await rig.db.query<{ object_id: string; area_value: number }>(
+      `SELECT object_id, area_value FROM gis_features WHERE siruta = $1 AND layer_id = $2 AND object_id = ANY($3::bigint[])`,
+      [siruta, LAYER, m.reshaped],
+    );
+    const area = (v: number) => `${Math.round(v * 100) / 100} m²`;
+    const expected: Array<Omit<HistoryRow, 'notified'>> = [
+      ...m.reshaped.sort((a, b) => a - b).flatMap((o) => {
+        const was = byObject.get(o)!;
+        const now = after.rows.find((r) => Number(r.object_id) === o)!;
+        return [
+          { object_id: String(o), feature_id: was.id, field: 'GEOMETRIE', before: null, after: null },
+          { object_id: String(o), feature_id: was.id, field: 'SUPRAFATA', before: area(was.area_value), after: area(now.area_value) },
+        ];
+      }),
+    ];
+    const rows = await history(run.id);
+    const added = await rig.db.query<{ id: string }>(`SELECT id FROM gis_features WHERE siruta = $1 AND layer_id = $2 AND object_id = $3`, [siruta, LAYER, m.added[0]]);
+    expect(rows.map(({ notified: _n, ...r }) => r)).toEqual(
+      [
+        ...expected,
+        { object_id: String(m.added[0]), feature_id: added.rows[0].id, field: 'ADAUGATA', before: null, after: null },
+        { object_id: null, feature_id: byObject.get(m.removed[0])!.id, field: 'ELIMINATA', before: 'activă', after: 'eliminată' },
+      ].sort((a, b) => (a.object_id === null ? 1 : b.object_id === null ? -1 : Number(a.object_id) - Number(b.object_id)) || a.field.localeCompare(b.field)),
+    );
+    // Nobody follows anything in this UAT: the rows wait for no notification.
+    expect(rows.every((r) => r.notified)).toBe(true);
+    // A sync that finds nothing new writes no history.
+    const again = await sync();
+    expect(again).toMatchObject({ added: 0, removed: 0, changed: 0 });
+    expect(await history(again.id)).toEqual([]);
   });
 
   test('a delta over 50% turns into a full sync', async () => {

@@ -178,6 +178,13 @@ describe('UAT catalogue', () => {
     expect(again.body.fetchedCounties).toBeLessThan(42);
     const counties = await api('GET', '/api/landreg/counties');
     expect(counties.body.counties).toContain('Ilfov');
+    // Romanian alphabetical order: Sălaj before Sibiu and Suceava, Vâlcea before Vrancea.
+    const list: string[] = counties.body.counties;
+    expect(list).toEqual([...list].sort((a, b) => a.localeCompare(b, 'ro')));
+    for (const [before, after] of [['Sălaj', 'Sibiu'], ['Vâlcea', 'Vrancea']]) {
+      expect(list).toEqual(expect.arrayContaining([before, after]));
+      expect(list.indexOf(before)).toBeLessThan(list.indexOf(after));
+    }
   });
 });
 

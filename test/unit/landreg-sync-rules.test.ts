@@ -1,6 +1,6 @@
 /** Pure rules of the parcel sync: diffing, full-sync decisions, paging, progress retention. */
 import { describe, expect, test } from '@jest/globals';
-import { canSkipIdDiff, changedSinceBound, diffIds, fullSyncReason, pageChunks, pageOf } from '../../domain/landreg/sync/rules';
+import { canSkipIdDiff, changedSinceBound, changesByLayer, describeSyncChanges, diffIds, fullSyncReason, pageChunks, pageOf } from '../../domain/landreg/sync/rules';
 import { BACKGROUND_PROGRESS_RETENTION_MS, NORMAL_PROGRESS_RETENTION_MS, percentOf, progressStillKept } from '../../domain/landreg/jobs';
 import { looksLikeMaintenance } from '../../domain/landreg/errors';
 import { resolveCredentials } from '../../domain/landreg/client';
@@ -73,5 +73,31 @@ describe('portal client rules', () => {
     expect(resolveCredentials({ username: 'a', password: 'b' }, { username: 'c', password: 'd' })).toEqual({ username: 'a', password: 'b' });
     expect(resolveCredentials({ username: 'a' }, { username: 'c', password: 'd' })).toEqual({ username: 'c', password: 'd' });
     expect(resolveCredentials(undefined, { username: null, password: null })).toEqual({ username: config.landreg.username, password: config.landreg.password });
+  });
+});
+
+describe('what a finished sync says it changed', () => {
+  test('by layer, in words, singular for one, and nothing changed said plainly', () => {
+    expect(
+      describeSyncChanges([
+        { layerId: 'TERENURI_ACTIVE', added: 3, removed: 1, changed: 4 },
+        { layerId: 'CLADIRI_ACTIVE', added: 0, removed: 0, changed: 0 },
+      ]),
+    ).toBe('parcele: 3 adăugate, 1 eliminată, 4 modificate; clădiri: nicio schimbare');
+    expect(describeSyncChanges([{ layerId: 'LIMITE_UAT', added: 1, removed: 0, changed: 1 }])).toBe('stratul LIMITE_UAT: 1 adăugată, 1 modificată');
+    expect(describeSyncChanges([])).toBe('nicio schimbare');
+  });
+
+  test('many runs summed per layer, in the order the layers come', () => {
+    expect(
+      changesByLayer([
+        { layerId: 'TERENURI_ACTIVE', added: 1, removed: 2, changed: 3 },
+        { layerId: 'CLADIRI_ACTIVE', added: 5, removed: 0, changed: 0 },
+        { layerId: 'TERENURI_ACTIVE', added: 10, removed: 0, changed: 1 },
+      ]),
+    ).toEqual([
+      { layerId: 'TERENURI_ACTIVE', added: 11, removed: 2, changed: 4 },
+      { layerId: 'CLADIRI_ACTIVE', added: 5, removed: 0, changed: 0 },
+    ]);
   });
 });

@@ -1,7 +1,6 @@
-/** The pure rules of the notifications module: channel choice, change detection, digest sections. */
+/** The pure rules of the notifications module: channel choice, digest sections. */
 import { describe, expect, test } from '@jest/globals';
 import { emailChannel } from '../../domain/notifications/notify';
-import { diffParcel } from '../../domain/notifications/watch';
 import { bucharestDate, composeDigest } from '../../domain/notifications/digest';
 
 describe('emailChannel', () => {
@@ -17,30 +16,6 @@ describe('emailChannel', () => {
   });
   test('no address, no e-mail', () => {
     expect(emailChannel(p(true, true, null), true)).toBeNull();
-  });
-});
-
-describe('diffParcel', () => {
-  const base = {
-    feature_id: 'f', siruta: 1, cadastral_ref: '100', present: true,
-    owners: 'POPESCU ION (1/1)', nr_cf: '100', area_value: 500, geom_hash: 'a',
-    owners_now: 'POPESCU ION (1/1)', cf_now: '100', area_now: 500, geom_now: 'a',
-  };
-  test('names each changed field with its values', () => {
-    expect(diffParcel({ ...base, owners_now: 'IONESCU ȘTEFANIA (1/1)', cf_now: '101', area_now: 520.456, geom_now: 'b' })).toEqual([
-      { field: 'PROPRIETARI', before: 'POPESCU ION (1/1)', after: 'IONESCU ȘTEFANIA (1/1)' },
-      { field: 'NR_CF', before: '100', after: '101' },
-      { field: 'SUPRAFATA', before: '500 m²', after: '520.46 m²' },
-      { field: 'GEOMETRIE', before: null, after: null },
-    ]);
-  });
-  test('a removed parcel is one ELIMINATA entry', () => {
-    expect(diffParcel({ ...base, present: false })).toEqual([{ field: 'ELIMINATA', before: 'activă', after: 'eliminată' }]);
-  });
-  test('a first known value, an unknown new value or a rounding difference is not a change', () => {
-    expect(diffParcel({ ...base, owners: null, owners_now: 'X (1/1)', nr_cf: null, cf_now: '9' })).toEqual([]);
-    expect(diffParcel({ ...base, owners_now: null })).toEqual([]);
-    expect(diffParcel({ ...base, area_now: 500.001 })).toEqual([]);
   });
 });
 

@@ -119,7 +119,7 @@ export async function downloadPages(
     for (let page = a.fromPage; page < a.toPage; page++) {
       const features = await next;
       next = page + 1 < a.toPage ? fetchPage(page + 1) : null;
-      const result = features === null ? { written: 0, inserted: 0, reenrichMarked: 0 } : await writePage(db, { runId: a.runId, siruta: a.siruta, layerId: a.layerId, page, features });
+      const result = features === null ? { written: 0, inserted: 0, reenrichMarked: 0, changed: 0 } : await writePage(db, { runId: a.runId, siruta: a.siruta, layerId: a.layerId, page, features });
       onWritten(page, result);
     }
   } finally {

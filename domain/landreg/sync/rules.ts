@@ -73,3 +73,47 @@ export function pageChunks(pages: number, perChunk: number): Array<{ fromPage: n
   for (let p = 0; p < pages; p += step) out.push({ fromPage: p, toPage: Math.min(pages, p + step) });
   return out;
 }
+
+/** The layers' names as a user reads them (the portal's layer ids are not words). */
+const LAYER_WORDS: Record<string, string> = { TERENURI_ACTIVE: 'parcele', CLADIRI_ACTIVE: 'clădiri' };
+
+/** Counts of what a sync changed in one layer (a GisSyncRun has them all). */
+export interface LayerChangeCounts {
+  layerId: string;
+  added: number;
+  removed: number;
+  changed: number;
+}
+
+/** "1 adăugată" / "3 adăugate": the feminine of the layer's words (parcele, clădiri). */
+const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * What a finished sync changed, by layer, in Romanian: "parcele: 3 adăugate, 2 eliminate,
+ * 4 modificate; clădiri: nicio schimbare" (issue 30: the progress, the result and the notification
+ * say it). Layers with the same counts are not merged: each is named.
+ */
+export function describeSyncChanges(runs: readonly LayerChangeCounts[]): string {
+  if (runs.length === 0) return 'nicio schimbare';
+  return runs
+    .map((r) => {
+      const word = LAYER_WORDS[r.layerId] ?? `stratul ${r.layerId}`;
+      const parts = [
+        r.added > 0 ? count(r.added, 'adăugată', 'adăugate') : null,
+        r.removed > 0 ? count(r.removed, 'eliminată', 'eliminate') : null,
+        r.changed > 0 ? count(r.changed, 'modificată', 'modificate') : null,
+      ].filter((p): p is string => p !== null);
+      return `${word}: ${parts.length > 0 ? parts.join(', ') : 'nicio schimbare'}`;
+    })
+    .join('; ');
+}
+
+/** The counts of many runs summed per layer, in the order the layers first appear. */
+export function changesByLayer(runs: readonly LayerChangeCounts[]): LayerChangeCounts[] {
+  const out = new Map<string, LayerChangeCounts>();
+  for (const r of runs) {
+    const sum = out.get(r.layerId) ?? { layerId: r.layerId, added: 0, removed: 0, changed: 0 };
+    out.set(r.layerId, { layerId: r.layerId, added: sum.added + r.added, removed: sum.removed + r.removed, changed: sum.changed + r.changed });
+  }
+  return [...out.values()];
+}

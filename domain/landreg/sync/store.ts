@@ -11,7 +11,7 @@ import { withTransaction, type Db } from '../../db/pool';
 import { esriToGeoJson, ewkbSize, writeEwkb, type GeoJsonGeometry } from '../../geo/esri';
 import type { EsriFeature } from '../portal';
 import { ENRICHMENT_PROBE_SIZE, pageOf, SYNC_PAGE_SIZE, type SyncMode } from './rules';
-import { recordWatchChanges } from '../../notifications/watch';
+import { notifyFeatureChanges } from '../../notifications/watch';
 
 export type SyncTrigger = 'manual' | 'schedule' | 'county' | 'all_counties' | 'weekend' | 'export' | 'auto_refresh';
 export type SyncStatus = 'running' | 'done' | 'failed';
@@ -31,12 +31,14 @@ export interface GisSyncRun {
   added: number;
   removed: number;
   reenrichMarked: number;
+  /** Stored features whose cadastral number, area or geometry changed (their history rows). */
+  changed: number;
   workflowId: string | null;
   error: string | null;
 }
 
 const RUN_COLUMNS = `id, siruta, layer_id, mode, trigger, status, started_at, finished_at, remote_count,
-  local_count_before, added, removed, reenrich_marked, workflow_id, error`;
+  local_count_before, added, removed, reenrich_marked, changed, workflow_id, error`;
 
 interface RunRow {
   id: string;
@@ -52,6 +54,7 @@ interface RunRow {
   added: number;
   removed: number;
   reenrich_marked: number;
+  changed: number;
   workflow_id: string | null;
   error: string | null;
 }
@@ -71,6 +74,7 @@ export function toSyncRun(r: RunRow): GisSyncRun {
     added: r.added,
     removed: r.removed,
     reenrichMarked: r.reenrich_marked,
+    changed: r.changed,
     workflowId: r.workflow_id,
     error: r.error,
   };
@@ -88,7 +92,7 @@ export async function openSyncRun(db: Db, a: { siruta: number; layerId: string; 
     );
     if (existing.rows[0]) {
       await tx.query(`DELETE FROM gis_sync_pending WHERE run_id = $1`, [existing.rows[0].id]);
-      await tx.query(`UPDATE gis_sync_runs SET added = 0, removed = 0, reenrich_marked = 0 WHERE id = $1`, [existing.rows[0].id]);
+      await tx.query(`UPDATE gis_sync_runs SET added = 0, removed = 0, reenrich_marked = 0, changed = 0 WHERE id = $1`, [existing.rows[0].id]);
       return existing.rows[0].id;
     }
     const r = await tx.query<{ id: string }>(
@@ -369,6 +373,8 @@ export interface PageWriteResult {
   written: number;
   inserted: number;
   reenrichMarked: number;
+  /** Stored features whose cadastral number, area or geometry changed (history rows written). */
+  changed: number;
 }
 
 /** The stage → gis_features insert; `conflict` is the ON CONFLICT action, `only` an optional filter. */
@@ -380,9 +386,26 @@ function upsertSql(conflict: string, only = ''): string {
                 ELSE ST_SetSRID(ST_CollectionExtract(ST_MakeValid(s.geom), ST_Dimension(s.geom) + 1), 3844) END,
            s.attributes, s.valid_from, $3
       FROM sync_stage s ${only}
-    ON CONFLICT ON CONSTRAINT gis_features_layer_uat_object_key ${conflict}
-    RETURNING object_id`;
+    ON CONFLICT ON CONSTRAINT gis_features_layer_uat_object_key ${conflict}`;
 }
+
+/**
+ * A history row is pending notification only where someone follows something in the UAT
+ * (docs/notifications.md); elsewhere it is written already notified. One index probe per statement.
+ */
+const HISTORY_NOTIFIED = `NOT EXISTS (SELECT 1 FROM watchlist w WHERE w.siruta = $2)`;
+
+/**
+ * (1) The new ids, DO NOTHING on the stored ones. A parcel new to a layer that was synced before
+ * gets an `ADAUGATA` history row in the same statement (a first load records nothing: every
+ * feature of it is "new").
+ */
+const INSERT_NEW = `WITH up AS (${upsertSql('DO NOTHING')} RETURNING id, object_id),
+  hist AS (
+    INSERT INTO feature_changes (feature_id, siruta, field, before, after, sync_run_id, notified)
+    SELECT up.id, $2, 'ADAUGATA', NULL, NULL, $3, ${HISTORY_NOTIFIED}
+      FROM up WHERE (SELECT r.local_count_before > 0 FROM gis_sync_runs r WHERE r.id = $3))
+  SELECT object_id FROM up`;
 
 const UPDATE_ALL = `DO UPDATE SET
       cadastral_ref = EXCLUDED.cadastral_ref, area_value = EXCLUDED.area_value, is_active = EXCLUDED.is_active,
@@ -395,16 +418,53 @@ const UPDATE_ALL = `DO UPDATE SET
 /** Ids the previous statements of the page already wrote. */
 const NOT_WRITTEN = `WHERE s.object_id <> ALL($4::bigint[])`;
 
+/** Area as the history shows it: square metres to the centimetre. */
+const AREA_TEXT = (col: string) => `trim_scale(round(${col}::numeric, 2))::text || ' m²'`;
+
 /**
- * Writes one downloaded page: COPY into the stage table, upsert, run counters, staging rows of
- * the page removed, in one transaction. A stored feature whose VALID_FROM changed is marked for
- * re-enrichment. Invalid rings (self-intersections) are repaired with ST_MakeValid.
+ * (2) The update of the stored features, which writes in the same statement one history row per
+ * changed field (cadastral number, area, geometry) and tells which VALID_FROM changed (= marked
+ * for re-enrichment by UPDATE_ALL). `old` reads each stored row before the update
+ * (every part of one statement sees the same snapshot) through the unique key, one index probe
+ * per staged id: LIMIT keeps the subquery from being flattened into a join the planner could turn
+ * into a scan of the UAT's layer. `geom IS DISTINCT FROM` is PostGIS's exact (coordinate by
+ * coordinate) equality, cheaper than a topological one and what a re-drawn parcel changes.
+ */
+const UPDATE_STORED = `WITH old AS MATERIALIZED (
+      SELECT o.* FROM sync_stage s CROSS JOIN LATERAL (
+        SELECT f.id, f.cadastral_ref, f.area_value, f.geom, f.valid_from FROM gis_features f
+         WHERE f.layer_id = $1 AND f.siruta = $2 AND f.object_id = s.object_id LIMIT 1) o
+       ${NOT_WRITTEN}),
+    up AS (${upsertSql(UPDATE_ALL, NOT_WRITTEN)} RETURNING id, object_id, cadastral_ref, area_value, geom, valid_from),
+    diff AS (
+      SELECT up.id, up.object_id, old.valid_from IS DISTINCT FROM up.valid_from AS marked, old.cadastral_ref AS cad_before, up.cadastral_ref AS cad_after,
+             old.area_value AS area_before, up.area_value AS area_after,
+             old.cadastral_ref IS DISTINCT FROM up.cadastral_ref AS cad_changed,
+             CASE WHEN old.area_value IS NULL OR up.area_value IS NULL THEN old.area_value IS DISTINCT FROM up.area_value
+                  ELSE abs(old.area_value - up.area_value) >= 0.01 END AS area_changed,
+             old.geom IS DISTINCT FROM up.geom AS geom_changed
+        FROM up JOIN old ON old.id = up.id),
+    hist AS (
+      INSERT INTO feature_changes (feature_id, siruta, field, before, after, sync_run_id, notified)
+      SELECT d.id, $2, c.field, c.before, c.after, $3, ${HISTORY_NOTIFIED}
+        FROM diff d CROSS JOIN LATERAL (VALUES
+          ('NR_CAD', d.cad_changed, d.cad_before, d.cad_after),
+          ('SUPRAFATA', d.area_changed, ${AREA_TEXT('d.area_before')}, ${AREA_TEXT('d.area_after')}),
+          ('GEOMETRIE', d.geom_changed, NULL, NULL)) c(field, changed, before, after)
+       WHERE c.changed)
+    SELECT marked, cad_changed OR area_changed OR geom_changed AS changed FROM diff`;
+
+/**
+ * Writes one downloaded page: COPY into the stage table, upsert, history, run counters, staging
+ * rows of the page removed, in one transaction. A stored feature whose VALID_FROM changed is
+ * marked for re-enrichment. Invalid rings (self-intersections) are repaired with ST_MakeValid.
  *
- * Every statement finds the stored row through the upsert's unique index (ON CONFLICT), never
- * through a join the planner could get wrong: during a first load the statistics say the UAT's
- * layer is empty while it already holds the pages written so far, and a join then rescans all of
- * them for every page (quadratic). So: (1) insert the new ids, DO NOTHING on the stored ones; if
- * any was stored, (2) update those whose VALID_FROM changed (the marked ones), (3) the rest.
+ * Every upsert finds the stored row through the unique index (ON CONFLICT, or one probe per id
+ * for the history), never through a join the planner could get wrong: during a first load the
+ * statistics say the UAT's layer is empty while it already holds the pages written so far, and a
+ * join then rescans all of them for every page (quadratic). So: (1) insert the new ids, DO
+ * NOTHING on the stored ones; if any was stored, (2) update the rest, writing the history of
+ * what changed and counting the VALID_FROM changes (the re-enrichment marks).
  */
 export async function writePage(
   db: Db,
@@ -415,6 +475,7 @@ export async function writePage(
     let inserted = 0;
     let marked = 0;
     let written = 0;
+    let changed = 0;
     if (stage.rows > 0) {
       // No JIT: the geometry functions' declared costs push a 1000-row insert over
       // jit_above_cost, and compiling it costs more than running it.
@@ -424,37 +485,40 @@ export async function writePage(
           attributes jsonb, valid_from timestamptz, geom geometry) ON COMMIT DELETE ROWS`);
       await copyIn(tx, `COPY sync_stage (${STAGE_COLUMNS}) FROM STDIN (FORMAT binary)`, stage.data);
       const params = [a.layerId, a.siruta, a.runId];
-      const fresh = await tx.query<{ object_id: string }>(upsertSql('DO NOTHING'), params);
+      const fresh = await tx.query<{ object_id: string }>(INSERT_NEW, params);
       inserted = fresh.rowCount ?? 0;
       written = inserted;
       if (inserted < stage.rows) {
-        const done = fresh.rows.map((r) => r.object_id);
-        const changed = await tx.query<{ object_id: string }>(
-          upsertSql(`${UPDATE_ALL} WHERE gis_features.valid_from IS DISTINCT FROM EXCLUDED.valid_from`, NOT_WRITTEN),
-          [...params, done],
-        );
-        marked = changed.rowCount ?? 0;
-        done.push(...changed.rows.map((r) => r.object_id));
-        const rest = await tx.query(upsertSql(UPDATE_ALL, NOT_WRITTEN), [...params, done]);
-        written += marked + (rest.rowCount ?? 0);
+        const stored = await tx.query<{ marked: boolean; changed: boolean }>(UPDATE_STORED, [...params, fresh.rows.map((r) => r.object_id)]);
+        written += stored.rowCount ?? 0;
+        marked = stored.rows.filter((r) => r.marked).length;
+        changed = stored.rows.filter((r) => r.changed).length;
       }
     }
     await tx.query(
       `WITH page AS (DELETE FROM gis_sync_pending WHERE run_id = $1 AND kind = 'fetch' AND page = $2)
-       UPDATE gis_sync_runs SET added = added + $3, reenrich_marked = reenrich_marked + $4 WHERE id = $1`,
-      [a.runId, a.page, inserted, marked],
+       UPDATE gis_sync_runs SET added = added + $3, reenrich_marked = reenrich_marked + $4, changed = changed + $5 WHERE id = $1`,
+      [a.runId, a.page, inserted, marked, changed],
     );
-    return { written, inserted, reenrichMarked: marked };
+    return { written, inserted, reenrichMarked: marked, changed };
   }, db);
 }
 
 /** Deletes the staged removals and counts them on the run (one transaction: safe to re-run). */
 export async function applyRemovals(db: Db, a: { runId: string; siruta: number; layerId: string }): Promise<number> {
   return withTransaction(async (tx) => {
+    // The history's `ELIMINATA` row in the same statement as the delete.
     const del = await tx.query(
-      `DELETE FROM gis_features f
-        USING (SELECT unnest(object_ids) AS object_id FROM gis_sync_pending WHERE run_id = $1 AND kind = 'remove') p
-        WHERE f.layer_id = $2 AND f.siruta = $3 AND f.object_id = p.object_id`,
+      `WITH gone AS (
+         DELETE FROM gis_features f
+          USING (SELECT unnest(object_ids) AS object_id FROM gis_sync_pending WHERE run_id = $1 AND kind = 'remove') p
+          WHERE f.layer_id = $2 AND f.siruta = $3 AND f.object_id = p.object_id
+         RETURNING f.id),
+       hist AS (
+         INSERT INTO feature_changes (feature_id, siruta, field, before, after, sync_run_id, notified)
+         SELECT gone.id, $3, 'ELIMINATA', 'activă', 'eliminată', $1, NOT EXISTS (SELECT 1 FROM watchlist w WHERE w.siruta = $3)
+           FROM gone)
+       SELECT id FROM gone`,
       [a.runId, a.layerId, a.siruta],
     );
     const n = del.rowCount ?? 0;
@@ -503,9 +567,9 @@ export async function closeSyncRun(db: Db, a: { runId: string; siruta: number; l
   const run = toSyncRun(r.rows[0]);
   if (a.status === 'done') {
     await recordUatLastUpdated(db, a.siruta, a.layerId);
-    if (run.added + run.removed + run.reenrichMarked > 0) await tilesChanged(db, { kind: 'layer', layerId: a.layerId });
-    // Watchlist (docs/notifications.md): followed parcels' changes → history and notifications.
-    await recordWatchChanges(db, { siruta: run.siruta, layerId: run.layerId, syncRunId: run.id });
+    if (run.added + run.removed + run.reenrichMarked + run.changed > 0) await tilesChanged(db, { kind: 'layer', layerId: a.layerId });
+    // Watchlist (docs/notifications.md): the run's history rows of followed parcels → notifications.
+    await notifyFeatureChanges(db, { siruta: run.siruta });
   }
   return run;
 }

@@ -6,21 +6,15 @@
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { HEALTH_CHECKS, HEALTH_REFRESH_MS, isHealthReport, type HealthProbe, type HealthReport } from '../lib/health';
 import { Card } from './Card';
+import { formatWhen } from '../lib/dates';
 
 type FetchState = { kind: 'idle' } | { kind: 'checking' } | { kind: 'failed'; reason: string };
 
 const REQUEST_TIMEOUT_MS = 10_000;
 
-const timeFormat = new Intl.DateTimeFormat('ro-RO', {
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-  timeZone: 'Europe/Bucharest',
-});
-
 function formatTime(iso: string): string {
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? '' : timeFormat.format(d);
+  const t = formatWhen(iso, 'time');
+  return t === '—' ? '' : t;
 }
 
 async function failureReason(res: Response): Promise<string> {

@@ -26,12 +26,16 @@ export const follow = (what: { featureId: string } | { siruta: number }) => call
 export const unfollow = (id: string) => call<void>('DELETE', `/api/watchlist/${id}`);
 export const loadHistory = (featureId: string) => call<{ items: HistoryItem[] }>('GET', `/api/geoportal/feature-history?id=${encodeURIComponent(featureId)}`);
 
-/** Romanian names of the history fields (domain/notifications/watch.ts WATCH_FIELDS). */
+/** Romanian names of the history fields (domain/notifications/watch.ts FIELD_LABEL). */
 export const FIELD_NAMES: Record<string, string> = {
   PROPRIETARI: 'Proprietari',
   NR_CF: 'Nr. carte funciară',
-  SUPRAFATA: 'Suprafață',
+  ADRESA: 'Adresă',
+  CATEGORIE: 'Categorie de folosință',
+  NR_CAD: 'Nr. cadastral',
+  SUPRAFATA: 'Suprafață din stratul cadastral',
   GEOMETRIE: 'Geometrie',
+  ADAUGATA: 'Apărută în registru',
   ELIMINATA: 'Eliminată din registru',
 };
 

@@ -1,4 +1,6 @@
 /** Romanian formatting of the tile monitor's figures (shared by the page and its tests). */
+import { formatWhen } from './dates';
+
 const bytesFormat = new Intl.NumberFormat('ro-RO', { maximumFractionDigits: 1 });
 
 export function formatBytes(n: number | null | undefined): string {
@@ -19,12 +21,8 @@ export function formatAge(seconds: number | null | undefined): string {
   return unit(Math.floor(seconds / 86400), 'zi', 'zile');
 }
 
-const dateFormat = new Intl.DateTimeFormat('ro-RO', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'Europe/Bucharest' });
-
 export function formatDate(iso: string | null | undefined): string {
-  if (!iso) return '—';
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? '—' : dateFormat.format(d);
+  return formatWhen(iso, 'dateTimeMediumSeconds');
 }
 
 export const BUILD_STATUS_LABEL: Record<string, string> = {

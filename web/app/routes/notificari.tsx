@@ -7,6 +7,7 @@ import { requireSession } from '../lib/auth.server';
 import { inboxFor } from '../lib/notifications.server';
 import { markRead, TYPE_NAMES, type InboxItem } from '../lib/notifications';
 import { announceUnread } from '../components/notifications/NotificationBell';
+import { formatWhen } from '../lib/dates';
 
 export const meta: MetaFunction = () => [{ title: 'Notificări · Geoportal cadastral' }];
 export const links: LinksFunction = () => [{ rel: 'stylesheet', href: notificationsCss }];
@@ -16,7 +17,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return inboxFor(auth.user.id);
 }
 
-const when = (iso: string) => new Date(iso).toLocaleString('ro-RO', { dateStyle: 'medium', timeStyle: 'short' });
+const when = (iso: string) => formatWhen(iso, 'dateTimeMedium');
 
 export default function NotificationsPage() {
   const data = useLoaderData<typeof loader>();

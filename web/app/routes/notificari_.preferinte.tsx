@@ -9,6 +9,7 @@ import notificationsCss from '../styles/notifications.css?url';
 import { requireSession } from '../lib/auth.server';
 import { preferencesFor, watchlistFor } from '../lib/notifications.server';
 import { savePreferences, sendTestDigest, unfollow, type Preferences, type WatchItem } from '../lib/notifications';
+import { formatWhen } from '../lib/dates';
 
 export const meta: MetaFunction = () => [{ title: 'Preferințe de notificare · Geoportal cadastral' }];
 export const links: LinksFunction = () => [{ rel: 'stylesheet', href: notificationsCss }];
@@ -96,7 +97,7 @@ export default function PreferencesPage() {
             <span />
             <div>
               <a href={w.kind === 'parcel' ? `/geoportal?feature=${w.featureId}` : `/geoportal?siruta=${w.siruta}`}>{w.label}</a>
-              <div className="notif__meta">Urmărit din {new Date(w.createdAt).toLocaleDateString('ro-RO')}</div>
+              <div className="notif__meta">Urmărit din {formatWhen(w.createdAt, 'date')}</div>
             </div>
             <button
               type="button"

@@ -17,6 +17,7 @@ import { ParcelSyncLayout } from '../components/sync/ParcelSyncLayout';
 import { UatPicker, UatSummary } from '../components/sync/UatPicker';
 import type { UatChoice } from '../components/sync/uatSearch';
 import { Card } from '../components/Card';
+import { formatWhen } from '../lib/dates';
 
 export const meta: MetaFunction = () => [{ title: 'Tablou UAT · Sincronizare parcele' }];
 export const links: LinksFunction = () => [
@@ -67,7 +68,7 @@ export default function Dashboard() {
       title={d?.uatName ? `Tablou UAT: ${d.uatName}` : 'Tablou UAT'}
       sub={
         d
-          ? `${d.county ? `Județul ${d.county} · ` : ''}SIRUTA ${d.siruta} · date din baza locală, ${new Date(d.generatedAt).toLocaleString('ro-RO', { dateStyle: 'short', timeStyle: 'short' })}`
+          ? `${d.county ? `Județul ${d.county} · ` : ''}SIRUTA ${d.siruta} · date din baza locală, ${formatWhen(d.generatedAt, 'dateTime')}`
           : 'Folosința terenului, intravilan și extravilan, proprietari și construcții, din baza locală.'
       }
     >

@@ -185,7 +185,7 @@ export default function ExportPage() {
               <label className={`choice-card${mode === 'magic' ? ' is-checked' : ''}`}>
                 <input type="radio" name="mode" value="magic" checked={mode === 'magic'} onChange={() => setMode('magic')} />
                 <span className="choice-card__text">
-                  <strong>Complet (magic)</strong>
+                  <strong>Complet</strong>
                   <span>Toate înregistrările, îmbogățite cu date din cartea funciară, plus CSV și rapoarte.</span>
                 </span>
               </label>
@@ -199,7 +199,7 @@ export default function ExportPage() {
             </div>
             <label className={`choice${mode !== 'magic' ? ' is-disabled' : ''}`}>
               <input type="checkbox" checked={includeNoGeometry} disabled={mode !== 'magic'} onChange={(e) => setIncludeNoGeometry(e.target.checked)} />
-              Include imobilele fără geometrie (HAS_GEOMETRY = 0)
+              Include imobilele fără desen pe hartă (cunoscute doar din cartea funciară)
             </label>
           </fieldset>
           <div className="export-actions">

@@ -13,6 +13,7 @@ import { EnrichmentFields } from '../components/enrichment/EnrichmentFields';
 import { formatArea } from '../components/enrichment/format';
 import { ParcelSyncLayout } from '../components/sync/ParcelSyncLayout';
 import { Card } from '../components/Card';
+import { formatWhen } from '../lib/dates';
 
 export const meta: MetaFunction = () => [{ title: 'Parcelă · Sincronizare parcele' }];
 export const links: LinksFunction = () => [
@@ -50,7 +51,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   if (auth.useCentralApi) return { ok: false, message: goneCentralApiMessage() };
   try {
     const f = await enrichOne(enrichmentDeps(), { id: params.id ?? '' }, viewerOf(auth), true);
-    return { ok: true, message: `Parcela a fost îmbogățită (${new Date(f.enrichedAt ?? Date.now()).toLocaleString('ro-RO')}).` };
+    return { ok: true, message: `Parcela a fost îmbogățită (${formatWhen(f.enrichedAt ?? Date.now(), 'dateTimeSeconds')}).` };
   } catch (err) {
     return { ok: false, message: failureMessage(err) };
   }
@@ -73,7 +74,7 @@ export default function ParcelView() {
       }
       title={`Parcela ${d.parcel.cadastralRef ?? `#${d.parcel.objectId}`}`}
       sub={`${formatArea(d.parcel.areaValue)} · ${d.parcel.noGeometry ? 'fără geometrie în stratul de parcele' : 'cu geometrie'} · ${
-        d.parcel.enrichedAt ? `îmbogățită la ${new Date(d.parcel.enrichedAt).toLocaleDateString('ro-RO')}` : 'neîmbogățită'
+        d.parcel.enrichedAt ? `îmbogățită la ${formatWhen(d.parcel.enrichedAt, 'date')}` : 'neîmbogățită'
       }`}
     >
       <Card

@@ -12,6 +12,9 @@ import parcelSyncCss from '../styles/parcel-sync.css?url';
 import { requireSession } from '../lib/auth.server';
 import { ParcelSyncLayout } from '../components/sync/ParcelSyncLayout';
 import { Card } from '../components/Card';
+import { formatWhen } from '../lib/dates';
+import { UatPicker } from '../components/sync/UatPicker';
+import type { UatChoice } from '../components/sync/uatSearch';
 
 export const meta: MetaFunction = () => [{ title: 'Sincronizare de weekend · Sincronizare parcele' }];
 export const links: LinksFunction = () => [{ rel: 'stylesheet', href: parcelSyncCss }];
@@ -47,7 +50,7 @@ const STATUS_LABEL: Record<WeekendView['syncStatus'], string> = {
   paused: 'în pauză',
 };
 
-const when = (iso: string) => new Date(iso).toLocaleString('ro-RO', { timeZone: 'Europe/Bucharest', dateStyle: 'full', timeStyle: 'short' });
+const when = (iso: string) => formatWhen(iso, 'dateTimeFull');
 
 async function readAnswer(res: Response): Promise<WeekendView> {
   const body = (await res.json().catch(() => null)) as (WeekendView & { message?: string }) | null;
@@ -62,7 +65,9 @@ export default function WeekendSync() {
   const [busy, setBusy] = useState(false);
   // The queue is the office's global setting: administrators change it (issue 25); everyone sees it.
   const locked = busy || !isAdmin;
-  const [newSiruta, setNewSiruta] = useState('');
+  const [newCity, setNewCity] = useState<UatChoice | null>(null);
+  // A new picker after each city added: an empty box for the next one.
+  const [added, setAdded] = useState(0);
 
   const load = useCallback(async () => {
     try {
@@ -88,7 +93,10 @@ export default function WeekendSync() {
       });
       setView(await readAnswer(res));
       setError(null);
-      if (action === 'add') setNewSiruta('');
+      if (action === 'add') {
+        setNewCity(null);
+        setAdded((n) => n + 1);
+      }
     } catch (err) {
       setError((err as Error).message);
     } finally {
@@ -176,16 +184,12 @@ export default function WeekendSync() {
               className="form-row"
               onSubmit={(e) => {
                 e.preventDefault();
-                const s = Number(newSiruta);
-                if (Number.isInteger(s) && s > 0) void act('add', s);
-                else setError('Introduceți un cod SIRUTA valid.');
+                if (newCity) void act('add', newCity.siruta);
+                else setError('Alegeți o localitate din listă (după nume, județ sau cod SIRUTA).');
               }}
             >
-              <label className="field">
-                <span>SIRUTA</span>
-                <input className="input" inputMode="numeric" value={newSiruta} onChange={(e) => setNewSiruta(e.target.value)} />
-              </label>
-              <button type="submit" className="btn btn--primary" disabled={locked}>
+              <UatPicker key={added} value={newCity} onPick={setNewCity} label="Localitate de adăugat" />
+              <button type="submit" className="btn btn--primary" disabled={locked || !newCity}>
                 Adaugă în coadă
               </button>
             </form>

@@ -14,6 +14,8 @@ import { requireSession } from '../lib/auth.server';
 import { registryPageData, type HistoryItem, type RegistryEntry } from '../lib/registry.server';
 import { STATUS_CLASS, STATUS_LABEL } from '../../../domain/registry/statusNames';
 import { Card } from '../components/Card';
+import { formatWhen, todayInRomania } from '../lib/dates';
+import { countOf } from '../lib/words';
 
 export const meta: MetaFunction = () => [{ title: 'Registratură' }];
 export const links: LinksFunction = () => [
@@ -54,13 +56,13 @@ async function errorText(res: Response): Promise<string> {
   }
 }
 
-const fmtDate = (s: string | null) => (s ? new Date(`${s.slice(0, 10)}T12:00:00Z`).toLocaleDateString('ro-RO') : '—');
-const fmtTime = (s: string | null) => (s ? new Date(s).toLocaleString('ro-RO', { timeZone: 'Europe/Bucharest' }) : '—');
+const fmtDate = (s: string | null) => (s ? formatWhen(`${s.slice(0, 10)}T12:00:00Z`, 'date') : '—');
+const fmtTime = (s: string | null) => formatWhen(s, 'dateTimeSeconds');
 const fmtSize = (n: number) => (n < 1024 ? `${n} o` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
 
 /** Days from today (Bucharest) to the deadline. */
 function daysLeft(deadline: string): number {
-  const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Bucharest' }).format(new Date());
+  const today = todayInRomania();
   return Math.round((Date.parse(deadline) - Date.parse(today)) / 86_400_000);
 }
 
@@ -449,7 +451,7 @@ export default function RegistryPage() {
                   <td><button type="button" className="btn btn--link reg-number" onClick={() => { setCreating(false); open(e.id); }}>{e.number}</button></td>
                   <td>{fmtDate(e.date)}</td>
                   <td>{DIRECTION_LABEL[e.direction]}</td>
-                  <td>{e.subject}{e.attachments.length > 0 && <span className="reg-muted"> · {e.attachments.length} atașament(e)</span>}</td>
+                  <td>{e.subject}{e.attachments.length > 0 && <span className="reg-muted"> · {countOf(e.attachments.length, 'atașament', 'atașamente')}</span>}</td>
                   <td>{d.viewer.restricted ? '' : (e.direction === 'intrare' ? e.sender : e.recipient) ?? '—'}</td>
                   <td><DeadlineBadge deadline={e.deadline} /></td>
                   <td>{e.tracking ? <StatusBadge status={e.tracking.status} statusClass={e.tracking.statusClass} /> : null}</td>
@@ -459,7 +461,7 @@ export default function RegistryPage() {
           </table>
         )}
         <nav className="reg-pager" aria-label="Pagini">
-          <span>{d.page.total} înregistrări · pagina {d.page.page} din {pages}</span>
+          <span>{countOf(d.page.total, 'înregistrare', 'înregistrări')} · pagina {d.page.page} din {pages}</span>
           {d.page.page > 1 && <Link to={pageLink(d.page.page - 1)}>‹ Înapoi</Link>}
           {d.page.page < pages && <Link to={pageLink(d.page.page + 1)}>Înainte ›</Link>}
         </nav>

@@ -4,6 +4,7 @@
  * as a dash, and a key nulled by the `basic` scope says so.
  */
 import { formatArea } from './format';
+import { formatWhen } from '../../lib/dates';
 
 const LABELS: Array<[string, string]> = [
   ['NR_CAD', 'Număr cadastral'],
@@ -16,7 +17,7 @@ const LABELS: Array<[string, string]> = [
   ['IMMOVABLE_ID', 'ID imobil'],
   ['WORKSPACE_ID', 'ID județ (portal)'],
   ['TIP_IMOBIL', 'Tip imobil'],
-  ['SUPRAFATA', 'Suprafață'],
+  ['SUPRAFATA', 'Suprafață din cartea funciară'],
   ['SUPRAFATA_MASURATA', 'Suprafață măsurată'],
   ['SUPRAFATA_ACTE', 'Suprafață din acte'],
   ['INTRAVILAN', 'Intravilan'],
@@ -40,7 +41,7 @@ function show(key: string, v: unknown): string {
   if (v === null || v === undefined || v === '') return '—';
   if (AREAS.has(key) && typeof v === 'number') return formatArea(v);
   if (key === 'HAS_BUILDING' || key === 'BUILD_LEGAL') return v === 1 ? 'Da' : 'Nu';
-  if (key === 'DATA_SURSA' || key === 'ENRICHED_AT') return new Date(String(v)).toLocaleDateString('ro-RO');
+  if (key === 'DATA_SURSA' || key === 'ENRICHED_AT') return formatWhen(String(v), 'date');
   return String(v);
 }
 
@@ -62,7 +63,7 @@ export function EnrichmentFields({ enrichment, restricted, redacted }: { enrichm
             <dd>{show('NR_CAD', enrichment?.NR_CAD)}</dd>
           </div>
           <div>
-            <dt>Suprafață</dt>
+            <dt>Suprafață din cartea funciară</dt>
             <dd>{show('SUPRAFATA', enrichment?.SUPRAFATA)}</dd>
           </div>
         </dl>

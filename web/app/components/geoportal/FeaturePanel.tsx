@@ -220,7 +220,7 @@ function PanelBody({
       <>
         <dl className="gp-facts">
           <div>
-            <dt>Suprafață</dt>
+            <dt>Suprafață din stratul cadastral</dt>
             <dd>{area(feature.areaValue)}</dd>
           </div>
         </dl>
@@ -241,7 +241,8 @@ function PanelBody({
           </dd>
         </div>
         <div>
-          <dt>Suprafață</dt>
+          {/* The layer's AREA_VALUE; the land book's own figure (enrichment SUPRAFATA) is labelled apart. */}
+          <dt>Suprafață din stratul cadastral</dt>
           <dd>{area(feature.areaValue)}</dd>
         </div>
         {feature.enrichment ? (

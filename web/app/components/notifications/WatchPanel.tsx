@@ -1,6 +1,17 @@
-/** The geoportal panel's follow button and change timeline (watchlist, docs/notifications.md). */
+/**
+ * The geoportal panel's follow button and the feature's change timeline: every change the syncs
+ * and enrichments saw, for any parcel, followed or not (docs/notifications.md "History").
+ */
 import { useEffect, useState } from 'react';
+import { PERSONAL_ENRICHMENT_KEYS } from '../../../../domain/auth/viewer';
+import { formatWhen } from '../../lib/dates';
 import { FIELD_NAMES, follow, loadHistory, loadWatchlist, unfollow, type HistoryItem } from '../../lib/notifications';
+
+/** Who saw the change, as the timeline says it. */
+/** Fields whose values the server withholds from viewers without the right (the viewer rule). */
+const PERSONAL_FIELDS: ReadonlySet<string> = new Set<string>(PERSONAL_ENRICHMENT_KEYS);
+
+const SOURCE_NAMES: Record<HistoryItem['source'], string> = { sync: 'sincronizare', enrichment: 'îmbogățire' };
 
 export function WatchPanel({ featureId }: { featureId: string }) {
   const [watchId, setWatchId] = useState<string | null | undefined>(undefined);
@@ -44,20 +55,32 @@ export function WatchPanel({ featureId }: { featureId: string }) {
       <button type="button" className="gp-btn" disabled={watchId === undefined} onClick={() => void toggle()} data-testid="follow-button">
         {watchId ? 'Nu mai urmări parcela' : 'Urmărește parcela'}
       </button>
-      {watchId ? <p className="gp-panel__note">Veți fi anunțat când se schimbă proprietarii, CF-ul, suprafața sau geometria.</p> : null}
+      {watchId ? <p className="gp-panel__note">Veți fi anunțat când se schimbă proprietarii, CF-ul, adresa, suprafața sau geometria.</p> : null}
       {error ? <p className="gp-panel__note gp-panel__note--fail">{error}</p> : null}
-      {history && history.length > 0 ? (
+      {history ? (
         <>
           <h3 className="gp-panel__eyebrow">Istoric modificări</h3>
-          <ol className="gp-timeline" data-testid="change-timeline">
-            {history.map((h, i) => (
-              <li key={i}>
-                <span className="gp-muted">{new Date(h.at).toLocaleString('ro-RO', { dateStyle: 'medium', timeStyle: 'short' })}</span>{' '}
-                <strong>{FIELD_NAMES[h.field] ?? h.field}</strong>
-                {h.before !== null || h.after !== null ? `: ${h.before ?? '—'} → ${h.after ?? '—'}` : null}
-              </li>
-            ))}
-          </ol>
+          {history.length === 0 ? (
+            <p className="gp-panel__note" data-testid="change-timeline-empty">
+              Nicio modificare de la prima sincronizare a parcelei.
+            </p>
+          ) : (
+            <ol className="gp-timeline" data-testid="change-timeline">
+              {history.map((h, i) => (
+                <li key={i}>
+                  <span className="gp-muted">
+                    {formatWhen(h.at, 'dateTimeMedium')} · {SOURCE_NAMES[h.source]}
+                  </span>{' '}
+                  <strong>{FIELD_NAMES[h.field] ?? h.field}</strong>
+                  {h.before !== null || h.after !== null
+                    ? `: ${h.before ?? '—'} → ${h.after ?? '—'}`
+                    : PERSONAL_FIELDS.has(h.field)
+                      ? ' (valorile nu sunt vizibile pentru contul dumneavoastră)'
+                      : null}
+                </li>
+              ))}
+            </ol>
+          )}
         </>
       ) : null}
     </div>

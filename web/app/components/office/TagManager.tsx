@@ -7,6 +7,7 @@ import type { PlanAnswer, TagOut } from '../../../../domain/tags/service';
 import { officeApi } from '../../lib/officeApi';
 import { OutcomeLine, type Outcome } from './shared';
 import { Card } from '../Card';
+import { formatWhen } from '../../lib/dates';
 
 type Tree = Array<{ project: string; tag?: TagOut; phases: Array<{ phase: string; tag?: TagOut; activities: TagOut[] }> }>;
 
@@ -167,7 +168,7 @@ export function TagManager({
           <>
             <p className="office-muted">
               Fișier: <code>{plan.file.path}</code> {plan.file.exists ? `(${plan.file.lines} etichete)` : '(nu există încă)'} · ultima
-              sincronizare: {plan.lastSyncAt ? new Date(plan.lastSyncAt).toLocaleString('ro-RO') : 'niciodată'}
+              sincronizare: {plan.lastSyncAt ? formatWhen(plan.lastSyncAt, 'dateTimeSeconds') : 'niciodată'}
             </p>
             {plan.plan.inSync ? (
               <p className="office-ok">Fișierul și aplicația sunt sincronizate.</p>

@@ -4,6 +4,7 @@ import type { VaultAccessOut, VaultEntryOut } from '../../../../domain/office/va
 import { officeApi } from '../../lib/officeApi';
 import { filterByText, OutcomeLine, SearchableList, type Outcome } from './shared';
 import { Card } from '../Card';
+import { formatWhen } from '../../lib/dates';
 
 export function Vault({ entries, accessLog, onChanged }: { entries: VaultEntryOut[]; accessLog: VaultAccessOut[]; onChanged: () => void }) {
   const [q, setQ] = useState('');
@@ -124,7 +125,7 @@ export function Vault({ entries, accessLog, onChanged }: { entries: VaultEntryOu
           <ul className="office-log">
             {accessLog.map((a, i) => (
               <li key={i}>
-                {new Date(a.at).toLocaleString('ro-RO')} · <strong>{a.userEmail}</strong> a citit parola „{a.entryName}”
+                {formatWhen(a.at, 'dateTimeSeconds')} · <strong>{a.userEmail}</strong> a citit parola „{a.entryName}”
               </li>
             ))}
           </ul>

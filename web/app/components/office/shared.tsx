@@ -1,5 +1,6 @@
 /** Pieces the three office tabs share: the outcome line of an action and a searchable list head. */
 import type { ReactNode } from 'react';
+import { foldName } from '../../../../domain/text/fold';
 
 export type Outcome = { ok: boolean; text: string } | null;
 
@@ -13,9 +14,10 @@ export function OutcomeLine({ outcome }: { outcome: Outcome }) {
 }
 
 /** Items whose listed fields contain the query (case-insensitive); all when the query is blank. */
+/** Diacritic- and case-insensitive ("stefanescu" finds "Ștefănescu"), with the project's one fold. */
 export function filterByText<T>(items: T[], q: string, fields: (item: T) => Array<string | null>): T[] {
-  const needle = q.trim().toLowerCase();
-  return needle ? items.filter((i) => fields(i).some((v) => v?.toLowerCase().includes(needle))) : items;
+  const needle = foldName(q);
+  return needle ? items.filter((i) => fields(i).some((v) => v !== null && foldName(v).includes(needle))) : items;
 }
 
 /** Search box and the empty states (nothing at all / nothing matching) before a list; the card holds the title. */

@@ -12,13 +12,14 @@ import type { PortalSessionView, StoreSummaryView } from '../../lib/sync.server'
 import type { UatChoice } from './uatSearch';
 import { UatPicker, UatSummary } from './UatPicker';
 import { Card } from '../Card';
+import { formatWhen } from '../../lib/dates';
 
 const SESSION_POLL_MS = 30_000;
 const PROGRESS_POLL_MS = 1000;
 
 const nf = new Intl.NumberFormat('ro-RO');
 const fmtInt = (n: number) => nf.format(n);
-const fmtDate = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString('ro-RO', { dateStyle: 'short', timeStyle: 'short' }) : '—');
+const fmtDate = (iso: string | null | undefined) => formatWhen(iso, 'dateTime');
 function fmtBytes(b: number): string {
   if (b >= 1024 ** 3) return `${(b / 1024 ** 3).toLocaleString('ro-RO', { maximumFractionDigits: 1 })} GB`;
   return `${(b / 1024 ** 2).toLocaleString('ro-RO', { maximumFractionDigits: 0 })} MB`;

@@ -9,6 +9,7 @@
 import type { Frequency, StepCode } from '../../../../domain/scheduling/rules';
 import type { DueUat, SyncRule } from '../../../../domain/scheduling/syncRules';
 import type { TimeWindow } from '../../../../domain/scheduling/windows';
+import { formatWhen as formatDate } from '../../lib/dates';
 
 // The API's shapes, as the domain defines them (type-only: nothing of the server is bundled).
 export type { Frequency, StepCode };
@@ -119,16 +120,7 @@ export function formatWindows(ws: readonly RuleWindow[]): string {
 
 /** A date on Romanian time, short ("lun., 23 nov. 2026, 23:00"); a dash for none. */
 export function formatWhen(iso: string | null): string {
-  if (!iso) return '—';
-  return new Date(iso).toLocaleString('ro-RO', {
-    timeZone: 'Europe/Bucharest',
-    weekday: 'short',
-    day: 'numeric',
-    month: 'short',
-    year: 'numeric',
-    hour: '2-digit',
-    minute: '2-digit',
-  });
+  return formatDate(iso, 'dateTimeWeekday');
 }
 
 /** What the rule applies to, for the list. */
