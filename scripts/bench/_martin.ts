@@ -38,7 +38,8 @@ export async function martinBinary(log: (msg: string) => void): Promise<string> 
   log(`building Martin ${MARTIN_VERSION} into ${root} (once; this takes a while)`);
   await run(
     'cargo',
-    ['install', 'martin', '--version', MARTIN_VERSION, '--locked', '--no-default-features', '--features', 'postgres,pmtiles', '--root', root],
+    // A target dir of its own (kept): a build interrupted on a busy machine resumes where it stopped.
+    ['install', 'martin', '--version', MARTIN_VERSION, '--locked', '--no-default-features', '--features', 'postgres,pmtiles', '--root', root, '--target-dir', `${root}-build`],
     log,
   );
   return bin;
