@@ -115,7 +115,8 @@ async function pool(n: number, width: number, one: (i: number) => Promise<number
   return out;
 }
 
-const asDan = (extra: Record<string, string> = {}) => ({ cookie: dan.cookie, ...extra });
+// Cookie-signed writes carry the page's Origin, as a browser sends it (docs/architecture.md "same-origin writes").
+const asDan = (extra: Record<string, string> = {}) => ({ cookie: dan.cookie, origin: new URL(base).origin, ...extra });
 
 async function status(p: Promise<Response>): Promise<number> {
   const res = await p;
