@@ -91,7 +91,7 @@ export default function QgisAccess() {
                     <td>{when(t.expiresAt)}</td>
                     <td>{when(t.lastUsedAt)}</td>
                     <td>
-                      <button type="button" className="btn btn--ghost" onClick={() => void revoke(t)} data-testid={`revoke-${t.name}`}>
+                      <button type="button" className="btn btn--secondary" onClick={() => void revoke(t)} data-testid={`revoke-${t.name}`}>
                         Revocă
                       </button>
                     </td>
@@ -106,7 +106,7 @@ export default function QgisAccess() {
             </p>
           )}
         </Card>
-        <div>
+        <div style={{ display: 'grid', gap: 'var(--space-4)' }}>
           <Card title="Token nou">
             <form className="office-form office-form--stack" onSubmit={(e) => void create(e)}>
               <label>
@@ -131,7 +131,7 @@ export default function QgisAccess() {
                   <button type="button" className="btn btn--secondary" onClick={() => void navigator.clipboard.writeText(created.token)}>
                     Copiază
                   </button>
-                  <button type="button" className="btn btn--ghost" onClick={() => setCreated(null)}>
+                  <button type="button" className="btn btn--secondary" onClick={() => setCreated(null)}>
                     Am copiat, ascunde
                   </button>
                 </div>
