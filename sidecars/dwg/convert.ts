@@ -19,6 +19,9 @@ const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url));
  */
 const CHILD_FLAGS = ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href, '--liftoff-only'];
 
+/** LibreDWG's WebAssembly memory maximum, which the child reserves up front. */
+const WASM_RESERVATION_MB = 2048;
+
 /** LibreDWG's DWG_ERR_CRITICAL: error bits from here up mean nothing usable was read. */
 const CRITICAL = 128;
 
@@ -50,7 +53,9 @@ export function convertDwgFile(input: string, output: string, opts: ConversionOp
     // A memory limit on the child's data (heap and WebAssembly memory): an address-space limit
     // would refuse the WebAssembly module's reservation outright. prlimit execs node in place,
     // so the pid, the IPC channel and a SIGKILL all reach the conversion itself.
-    const data = config.limits.childMemoryMb * 1024 * 1024;
+    // On Node 24 V8 reserves the module's whole declared WebAssembly maximum (2 GiB for LibreDWG)
+    // as data at instantiation, so the cap is the JS heap's share on top of that reservation.
+    const data = (config.limits.childMemoryMb + WASM_RESERVATION_MB) * 1024 * 1024;
     const child = spawn('prlimit', [`--data=${data}`, '--', process.execPath, ...CHILD_FLAGS, CHILD, input, output], {
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });

@@ -176,7 +176,8 @@ function openUpload(base: string, route: string, cookie: string): OpenUpload {
   const boundary = `----abuse${randomBytes(6).toString('hex')}`;
   const req = http.request(`${base}${route}`, {
     method: 'POST',
-    headers: { cookie, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(50 * 1024 * 1024) },
+    // node:http sends no Origin of its own: a browser's cookie write carries the page's.
+    headers: { cookie, origin: new URL(base).origin, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(50 * 1024 * 1024) },
   });
   const answer = new Promise<number>((resolve) => {
     req.on('response', (res) => {
@@ -301,7 +302,7 @@ test('a client that leaves mid-compression leaves no Ghostscript or qpdf behind 
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const req = http.request(`${base}/api/compress-pdf`, {
     method: 'POST',
-    headers: { cookie: dan.cookie, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + data.length + tail.length) },
+    headers: { cookie: dan.cookie, origin: new URL(base).origin, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + data.length + tail.length) },
   });
   req.on('error', () => undefined);
   req.end(Buffer.concat([head, data, tail]));

@@ -15,8 +15,10 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../../api/app';
 import { createSession, newSessionToken, sessionIdFor } from '../../api/auth/sessionStore';
 import { SESSION_COOKIE } from '../../api/auth/cookies';
+import { config } from '../../domain/config';
 import { migrate } from '../../domain/db/migrate';
 import { closePool, getPool } from '../../domain/db/pool';
+import { seedWeekendQueue } from '../../domain/scheduling/weekend';
 import { wallClock } from '../../domain/scheduling/windows';
 import { closeTemporalClient } from '../../temporal/client';
 import { jobWorkflowId } from '../../temporal/ids';
@@ -192,9 +194,17 @@ describe('sync rules', () => {
 
 describe('weekend-sync route', () => {
   test('the queue with its four step states and the actions', async () => {
+    // The seed step adds the 9 configured default cities once the catalogue knows them (issue 30).
+    const defaults: Array<[number, string]> = [
+      [42682, 'Brăila'], [63394, 'Sfântu Gheorghe'], [100576, 'Buftea'], [63740, 'Târgu Secuiesc'], [179551, 'Voluntari'],
+      [42753, 'Făurei'], [63526, 'Covasna'], [179481, 'Otopeni'], [43331, 'Ianca'],
+    ];
+    for (const [siruta, name] of defaults) {
+      await rig.db.query(`INSERT INTO gis_uats (siruta, name, county, workspace_pk) VALUES ($1, $2, 'Test', $3) ON CONFLICT (siruta) DO NOTHING`, [siruta, name, COVASNA]);
+    }
+    expect(await seedWeekendQueue(rig.db, config.scheduling.weekendDefaultCities)).toEqual({ added: 9 });
     const initial = await api('GET', '/api/landreg/weekend-sync');
     expect(initial.status).toBe(200);
-    // The migration's 9 default cities.
     expect(initial.body.queue).toHaveLength(9);
     expect(initial.body.queue[0]).toMatchObject({ siruta: 42682, name: 'Brăila', steps: { sync_terenuri: 'pending', sync_cladiri: 'pending', import_nogeom: 'pending', enrich: 'pending' } });
     expect(initial.body).toMatchObject({ syncStatus: 'idle', currentActivity: null });
