@@ -142,7 +142,7 @@ describe('with no worker running yet (every batch waits in its queue)', () => {
     await rig.db.query(
       `INSERT INTO cfportal_sessions (id, username, credentials_encrypted, connected_at, updated_at) VALUES ($1, $2, $3, now(), now())
        ON CONFLICT (id) DO UPDATE SET username = $2, credentials_encrypted = $3, connected_at = now()`,
-      [rig.accounts.slot, other.username, encryptSecret(JSON.stringify(other))],
+      [rig.accounts.slot, other.username, await encryptSecret(JSON.stringify(other))],
     );
     expect((await call('GET', '/api/cfportal/credits')).body).toMatchObject({ account: accountKey(other.username), credits: 20 });
     await rig.simJson('DELETE', '/__sim/requests');
