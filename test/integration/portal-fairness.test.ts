@@ -121,14 +121,21 @@ describe('a SIRUTA is checked against the UAT catalogue first', () => {
   });
 
   test('a SIRUTA the portal does not know costs its portal calls once; the repeated miss answers 404 from memory', async () => {
-    const before = await simCalls();
-    const first = await search(dan, ONLY_IN_CATALOGUE, '1000');
-    expect(first.status).toBe(404);
-    const afterFirst = await simCalls();
-    // The nomenclature and the workspace scan were asked.
-    expect(afterFirst).toBeGreaterThan(before);
-    for (let i = 0; i < 5; i++) expect((await search(dan, ONLY_IN_CATALOGUE, '1000')).status).toBe(404);
-    expect(await simCalls()).toBe(afterFirst);
+    // The miss scans every workspace (~44 calls): at the suite's slow 5 a second that brushes the
+    // 8 s deadline, and this test is about what the miss costs, not the pace.
+    rps = 50;
+    try {
+      const before = await simCalls();
+      const first = await search(dan, ONLY_IN_CATALOGUE, '1000');
+      expect(first.status).toBe(404);
+      const afterFirst = await simCalls();
+      // The nomenclature and the workspace scan were asked.
+      expect(afterFirst).toBeGreaterThan(before);
+      for (let i = 0; i < 5; i++) expect((await search(dan, ONLY_IN_CATALOGUE, '1000')).status).toBe(404);
+      expect(await simCalls()).toBe(afterFirst);
+    } finally {
+      rps = 5;
+    }
   });
 });
 
