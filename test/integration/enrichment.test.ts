@@ -20,7 +20,8 @@ import { migrate } from '../../domain/db/migrate';
 import { closePool, createPool } from '../../domain/db/pool';
 import { LandregClient } from '../../domain/landreg/client';
 import { enrichmentPortal } from '../../domain/enrichment/portal';
-import { ENRICHMENT_KEYS } from '../../domain/enrichment/rules';
+import { ENRICHMENT_KEYS, nameTokens } from '../../domain/enrichment/rules';
+import { searchOwnersLocal } from '../../domain/enrichment/store';
 import { getTile } from '../../domain/tiles/mvt';
 import { tileOf } from '../helpers/tilesFixtures';
 import { VectorTile } from '@mapbox/vector-tile';
@@ -375,7 +376,10 @@ describe('routes', () => {
       [SIRUTA],
     )).rows[0] ?? (await pool.query<{ id: string; owners: string }>(`SELECT id, enrichment->>'PROPRIETARI' AS owners FROM gis_features WHERE siruta = $1 AND enrichment IS NOT NULL ORDER BY object_id LIMIT 1`, [SIRUTA])).rows[0];
     const name = row.owners.split('; ')[0].replace(/\s*\([^()]*\)$/, '');
-    const saved = await pool.query(`SELECT id, enrichment FROM gis_features WHERE siruta = $1 AND f_owner_text(enrichment) LIKE '%' || f_norm($2) || '%'`, [SIRUTA, name]);
+    // Forget every parcel the store's search matches: its tokens match anywhere in any order
+    // ("AGRO SRL" also finds "AGROMEC SRL"), so forgetting only the exact name is not enough.
+    const matched = (await searchOwnersLocal(pool, SIRUTA, nameTokens(name), 100_000)).map((p) => p.id);
+    const saved = await pool.query(`SELECT id, enrichment FROM gis_features WHERE id = ANY($1::uuid[])`, [matched]);
     await pool.query(`UPDATE gis_features SET enrichment = NULL WHERE id = ANY($1::uuid[])`, [saved.rows.map((r) => r.id)]);
     try {
       const r = await api('/api/landreg/search-owner', cookie, { body: { name, siruta: SIRUTA } });
