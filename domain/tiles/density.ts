@@ -66,7 +66,9 @@ export const MINZOOM_FUNCTION = 'public.f_tile_minzoom';
 export function minzoomFunctionSql(): string {
   const keep = Array.from({ length: DETAIL_MINZOOM }, (_, z) => `WHEN ${z} THEN ${keepAreaPx2(z)}`).join(' ');
   return `CREATE FUNCTION ${MINZOOM_FUNCTION}(g geometry, oid bigint) RETURNS int
-  LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $fn$
+  LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+  -- Autovacuum analyzes under a bare search_path and evaluates the partial indexes' predicates.
+  SET search_path = public, pg_catalog AS $fn$
 DECLARE
   a float8;
   u numeric := ${sampleSql('oid')};

@@ -135,8 +135,12 @@ describe('tileArchiveRebuild gives up after 30 minutes (time-skipping)', () => {
       const cause = (err as WorkflowFailedError).cause as { type?: string; message?: string; details?: unknown[] };
       expect(cause.type).toBe('TileRebuildTimeoutError');
       expect(cause.message).toMatch(/30 minute/);
-      // 15 s polls over 30 minutes.
-      expect(cause.details?.[0]).toMatchObject({ polls: 120, limitMs: 30 * 60_000 });
+      // 15 s polls over 30 minutes: 120, less one or a few when the activities before the loop took
+      // real seconds (the time-skipping clock runs in real time while an activity runs).
+      const details = cause.details?.[0] as { polls: number; limitMs: number };
+      expect(details.limitMs).toBe(30 * 60_000);
+      expect(details.polls).toBeGreaterThanOrEqual(110);
+      expect(details.polls).toBeLessThanOrEqual(120);
       expect(Date.now() - wallStart).toBeLessThan(55_000);
     } finally {
       await lock.query(`SELECT pg_advisory_unlock(${BUILD_LOCK})`);
