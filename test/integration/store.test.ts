@@ -70,27 +70,6 @@ describe('migrations', () => {
   });
 });
 
-describe('maintenance', () => {
-  // Autovacuum analyzes under a bare search_path and evaluates the tile indexes' predicates
-  // (f_tile_minzoom): a PostGIS call resolved through the caller's search_path fails there, and the
-  // table silently keeps no statistics.
-  it('gis_features can be analyzed under the bare search_path autovacuum uses', async () => {
-    const c = await pool.connect();
-    try {
-      await c.query(
-        `INSERT INTO gis_features (layer_id, siruta, object_id, geom_3857)
-         VALUES ('TERENURI_ACTIVE', 900099, 9000000099, ST_Multi(ST_MakeEnvelope(2900000, 5500000, 2900100, 5500100, 3857)))`,
-      );
-      await c.query(`SET search_path = pg_catalog`);
-      await expect(c.query(`ANALYZE public.gis_features`)).resolves.toBeDefined();
-    } finally {
-      await c.query(`RESET search_path`);
-      await c.query(`DELETE FROM public.gis_features WHERE siruta = 900099`);
-      c.release();
-    }
-  });
-});
-
 describe('every Prisma model reads and writes the migrated schema', () => {
   it('GisUat, GisLayer, GisSetting', async () => {
     await prisma.gisUat.create({
