@@ -151,12 +151,25 @@ function sendSchema(req: Request, res: Response, doc: unknown): void {
   res.status(200).type(type).send(JSON.stringify(doc));
 }
 
-const jsonType = (t: string, format?: string) => ({
-  type: t,
-  ...(format ? { format } : {}),
+/** One property's JSON Schema, as both the queryables and the feature schema describe it. */
+const propertySchema = (p: { type: string; format?: string; title: string }) => ({
+  type: p.type,
+  ...(p.format ? { format: p.format } : {}),
   // FOLOSINTE: [{categorie, suprafata, intravilan}]; GDAL keeps such an array as JSON text.
-  ...(t === 'array' ? { items: { type: 'object' } } : {}),
+  ...(p.type === 'array' ? { items: { type: 'object' } } : {}),
+  title: p.title,
 });
+
+/** A collection's JSON Schema document (queryables or feature schema) at `/collections/{id}/{doc}`. */
+function sendCollectionSchema(req: Request, res: Response, c: OgcCollection, doc: 'queryables' | 'schema', body: Record<string, unknown>): void {
+  sendSchema(req, res, {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: `${base()}/collections/${c.id}/${doc}`,
+    type: 'object',
+    title: c.title,
+    ...body,
+  });
+}
 
 let openApiCache: unknown;
 function ogcOpenApi(): unknown {
@@ -256,17 +269,13 @@ export function registerOgcRoutes(router: Router): void {
     ({ req, res, params, auth }) => {
       const c = collectionOr404(params.collectionId);
       const props = propertiesFor(c, viewerOf(auth));
-      sendSchema(req, res, {
-        $schema: 'https://json-schema.org/draft/2020-12/schema',
-        $id: `${base()}/collections/${c.id}/queryables`,
-        type: 'object',
-        title: c.title,
+      sendCollectionSchema(req, res, c, 'queryables', {
         properties: {
           geometry: { format: 'geometry-any', title: 'Geometrie (filtru bbox)' },
           ...Object.fromEntries(
             QUERYABLES.map((name) => {
               const p = props.find((x) => x.name === name)!;
-              return [name, { ...jsonType(p.type, p.format), title: p.title }];
+              return [name, propertySchema(p)];
             }),
           ),
         },
@@ -289,11 +298,7 @@ export function registerOgcRoutes(router: Router): void {
     ({ req, res, params, auth }) => {
       const c = collectionOr404(params.collectionId);
       const props = propertiesFor(c, viewerOf(auth));
-      sendSchema(req, res, {
-        $schema: 'https://json-schema.org/draft/2020-12/schema',
-        $id: `${base()}/collections/${c.id}/schema`,
-        title: c.title,
-        type: 'object',
+      sendCollectionSchema(req, res, c, 'schema', {
         properties: {
           type: { type: 'string', enum: ['Feature'] },
           id: { type: 'string', format: 'uuid' },
@@ -302,7 +307,7 @@ export function registerOgcRoutes(router: Router): void {
             type: 'object',
             // `id` is the Feature's own id member too: GDAL makes a field of it already, and would
             // add the property as a second `id` column.
-            properties: Object.fromEntries(props.filter((p) => p.name !== 'id').map((p) => [p.name, { ...jsonType(p.type, p.format), title: p.title }])),
+            properties: Object.fromEntries(props.filter((p) => p.name !== 'id').map((p) => [p.name, propertySchema(p)])),
           },
         },
       });
