@@ -15,6 +15,7 @@ import { Card } from '../components/Card';
 import { officeApi } from '../lib/officeApi';
 import { qgisAccessPage } from '../lib/tokens.server';
 import type { TokenSummary } from '../../../domain/auth/personalTokens';
+import { formatWhen } from '../lib/dates';
 
 export const meta: MetaFunction = () => [{ title: 'Acces QGIS · Utilitare · Geoportal cadastral' }];
 export const links: LinksFunction = () => [
@@ -27,8 +28,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return qgisAccessPage(auth.user.id);
 }
 
-const when = (iso: string | null) =>
-  iso ? new Date(iso).toLocaleString('ro-RO', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Europe/Bucharest' }) : 'niciodată';
+const when = (iso: string | null) => (iso ? formatWhen(iso, 'dateTimeMedium') : 'niciodată');
 
 export default function QgisAccess() {
   const { tokens, ogcUrl, defaultDays, maxDays } = useLoaderData<typeof loader>();

@@ -11,6 +11,7 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import { UatPicker } from '../sync/UatPicker';
 import type { UatChoice } from '../sync/uatSearch';
 import { Card } from '../Card';
+import { formatWhen } from '../../lib/dates';
 
 interface Extract {
   id: string;
@@ -79,7 +80,7 @@ const CENTRAL_STATUS: Record<CentralOrder['status'], string> = {
   failed: 'eșuat',
 };
 
-const date = (iso: string | null) => (iso ? new Date(iso).toLocaleDateString('ro-RO') : '—');
+const date = (iso: string | null) => formatWhen(iso, 'date');
 const centralPdf = (id: string) => `/api/cf/${encodeURIComponent(id)}/pdf`;
 
 type Answer<T> = { ok: boolean; status: number; body: T & { message?: string; error?: string } };
@@ -411,7 +412,7 @@ export function EpayTab({
                   <td>
                     <ExtractState e={e} />
                   </td>
-                  <td>{new Date(e.createdAt).toLocaleString('ro-RO')}</td>
+                  <td>{formatWhen(e.createdAt, 'dateTimeSeconds')}</td>
                   <td>
                     {e.downloadUrl ? <a href={e.downloadUrl}>Descarcă PDF</a> : null}
                     {e.status === 'pending' && (e.userId === userId || isAdmin) ? (
@@ -450,7 +451,7 @@ export function EpayTab({
                     </span>
                   </td>
                   <td>{date(o.expiresAt)}</td>
-                  <td>{new Date(o.createdAt).toLocaleString('ro-RO')}</td>
+                  <td>{formatWhen(o.createdAt, 'dateTimeSeconds')}</td>
                   <td>
                     {o.status === 'completed' ? <a href={centralPdf(o.id)}>Descarcă PDF</a> : null}
                     {o.status === 'processing' ? (

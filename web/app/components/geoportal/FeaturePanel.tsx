@@ -14,6 +14,7 @@ import {
   type CfStatus,
   type PanelFeature,
 } from '../../lib/geoportal/api';
+import { formatWhen } from '../../lib/dates';
 
 export type PanelState = { loading: true } | { error: string; signInAgain?: boolean } | { feature: PanelFeature };
 
@@ -100,7 +101,7 @@ function CfStatusLine({ nrCad, siruta, central }: { nrCad: string; siruta: numbe
       </>
     );
   }
-  const until = state.expiresAt ? new Date(state.expiresAt).toLocaleDateString('ro-RO') : null;
+  const until = state.expiresAt ? formatWhen(state.expiresAt, 'date') : null;
   return (
     <p className="gp-panel__note" data-testid="cf-status">
       {state.state === 'processing' ? 'Extras CF în curs de procesare.' : null}
@@ -256,7 +257,7 @@ function PanelBody({
       </dl>
       <p className="gp-panel__note">
         {feature.enrichedAt
-          ? `Date îmbogățite la ${new Date(feature.enrichedAt).toLocaleString('ro-RO')}.`
+          ? `Date îmbogățite la ${formatWhen(feature.enrichedAt, 'dateTimeSeconds')}.`
           : 'Parcela nu are încă date îmbogățite (proprietari, CF, adresă).'}
       </p>
       {basicScope ? (
