@@ -7,7 +7,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { AppError } from '../domain/errors';
 import { PortalError } from '../domain/landreg/errors';
-import { failureTypeOf } from '../temporal/retryPolicies';
+import { failureTypeOf } from '../temporal/common/retryPolicies';
 
 export async function withTemporalFailures<T>(fn: () => Promise<T>): Promise<T> {
   try {

@@ -1,7 +1,9 @@
 /**
  * Activities of the scheduling workflows (docs/scheduling.md), on the store queue: each one call
- * into domain/scheduling, plus the one job starter (api/landreg/jobs.ts `startJob`, which keeps
- * two syncs of one UAT from running at once).
+ * into domain/scheduling, plus the one job starter (temporal/jobs.ts `startJob`, which keeps two
+ * syncs of one UAT from running at once). The starter is passed in by workers/registry.ts:
+ * activities never import the client side of temporal/, whose job table names the workflows that
+ * import these activities' types.
  */
 import { AppError } from '../domain/errors';
 import type { Db } from '../domain/db/pool';
@@ -23,21 +25,26 @@ import {
   type NextStep,
   type WeekendStep,
 } from '../domain/scheduling/weekend';
-import { listRunningJobs, startJob } from '../temporal/jobs';
 
-export function createSchedulingActivities({ db }: { db: Db }) {
+/** What the activities need of temporal/jobs.ts (its `listRunningJobs` and `startJob`). */
+export interface SchedulingJobs {
+  listRunningJobs(kinds: readonly string[]): Promise<readonly unknown[]>;
+  startJob(o: { kind: 'sync'; scope: number; siruta: number; workflowType: 'uatSync'; args: unknown[] }): Promise<{ jobId: string }>;
+}
+
+export function createSchedulingActivities({ db, jobs }: { db: Db; jobs: SchedulingJobs }) {
   const prisma = createPrisma(db as never);
   return {
     /** Due UATs in start order, and how many more syncs the portal budget allows now. */
     async planRuleSyncs(input: { now: number }): Promise<{ due: DueUat[]; budget: number }> {
-      const [due, running] = await Promise.all([dueNow(prisma, db, input.now), listRunningJobs(['sync', 'sync-background'])]);
+      const [due, running] = await Promise.all([dueNow(prisma, db, input.now), jobs.listRunningJobs(['sync', 'sync-background'])]);
       return { due, budget: Math.max(0, config.scheduling.maxParallelSyncs - running.length) };
     },
 
     /** Starts one UAT's scheduled sync; `already_running` when a sync of that UAT runs. */
     async startRuleSync(input: { siruta: number; steps: StepCode[]; ruleId: string; now: number }): Promise<{ jobId: string | null; status: 'started' | 'already_running' }> {
       try {
-        const { jobId } = await startJob({
+        const { jobId } = await jobs.startJob({
           kind: 'sync',
           scope: input.siruta,
           siruta: input.siruta,

@@ -1,7 +1,8 @@
 /**
- * Activities of the tile archive: the rebuild's webhook call and archive stamp (store queue; HTTP
- * and one S3 HEAD; the webhook address and token are dependencies so a test can aim them at its
- * own server), and the overview build itself (exports queue: GDAL and the converter).
+ * Activities of the tile archive: the rebuild's choice of builder, its webhook call and archive
+ * stamp for an outside builder (store queue; HTTP and one S3 HEAD; the webhook address and token
+ * are dependencies so a test can aim them at its own server), and the overview build itself
+ * (exports queue: GDAL and the converter).
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { config } from '../domain/config';
@@ -11,11 +12,12 @@ import { buildOverviewArchive } from '../domain/tiles/archive';
 import { archiveInfo } from '../domain/tiles/archiveStore';
 
 export interface TileActivityDeps {
-  webhookUrl: string;
-  webhookToken: string;
+  /** The outside tile server's rebuild webhook; null when the builder is ours (no TILE_REBUILD_WEBHOOK_URL). */
+  webhook: { url: string; token: string } | null;
 }
 
-export type WebhookOutcome = 'started' | 'already_running';
+/** A build this request started, or one already running (a valid state, spec 3.6). */
+export type RebuildRequest = 'started' | 'already_running';
 
 /** What identifies one version of the archive; null when it does not exist. */
 export interface ArchiveStamp {
@@ -25,20 +27,27 @@ export interface ArchiveStamp {
 
 const WEBHOOK_TIMEOUT_MS = 30_000;
 
-export function createTileActivities(
-  deps: TileActivityDeps = { webhookUrl: config.tiles.rebuildWebhookUrl, webhookToken: config.tiles.rebuildWebhookToken },
-) {
+const configuredWebhook = (): TileActivityDeps['webhook'] =>
+  config.tiles.embeddedBuilder ? null : { url: config.tiles.rebuildWebhookUrl, token: config.tiles.rebuildWebhookToken };
+
+export function createTileActivities(deps: TileActivityDeps = { webhook: configuredWebhook() }) {
   return {
+    /** Who builds the archive: our build workflow, or an outside tile server behind its webhook. */
+    async archiveBuilder(): Promise<'ours' | 'webhook'> {
+      return deps.webhook ? 'webhook' : 'ours';
+    },
+
     async archiveStamp(): Promise<ArchiveStamp | null> {
       const info = await archiveInfo();
       return info && { lastModified: info.lastModified, etag: info.etag };
     },
 
     /** 2xx = a build started; 409 = one already runs, a valid state (spec 3.6, section 7). */
-    async callRebuildWebhook(): Promise<WebhookOutcome> {
-      const res = await fetch(deps.webhookUrl, {
+    async callRebuildWebhook(): Promise<RebuildRequest> {
+      if (!deps.webhook) throw ApplicationFailure.nonRetryable('No outside tile server is configured (TILE_REBUILD_WEBHOOK_URL)', 'WebhookRejectedError');
+      const res = await fetch(deps.webhook.url, {
         method: 'POST',
-        headers: { Authorization: `Bearer ${deps.webhookToken}`, 'Content-Type': 'application/json' },
+        headers: { Authorization: `Bearer ${deps.webhook.token}`, 'Content-Type': 'application/json' },
         body: JSON.stringify({ archive: config.tiles.archiveKey }),
         signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
       });

@@ -16,8 +16,8 @@ import { seedWeekendQueue } from '../domain/scheduling/weekend';
 import { childLogger } from '../domain/log';
 import { closeTemporalClient, getTemporalClient } from '../temporal/client';
 import { jobWorkflowId, singletonWorkflowId } from '../temporal/ids';
-import { TaskQueue } from '../temporal/queues';
-import { jobSearchAttributes } from '../temporal/searchAttributes';
+import { TaskQueue } from '../temporal/common/queues';
+import { jobSearchAttributes } from '../temporal/common/searchAttributes';
 
 const log = childLogger('seed-demo');
 const DEMO_UATS = 2;

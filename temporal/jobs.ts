@@ -2,10 +2,10 @@
  * The one module that starts and observes jobs (every area's routes, Remix loaders and monitors
  * use it): job ids (temporal/ids.ts), exclusivity under the advisory lock (startExclusive), search
  * attributes, the 409s, and a job's progress through the one typed `progress` query of
- * workflows/landregShared.ts (its result or failure within the retention of spec 3.3 once closed,
+ * temporal/common/progress.ts (its result or failure within the retention of spec 3.3 once closed,
  * the innermost failure message from temporal/failures.ts; 404 after that).
  */
-import { failureMessage } from './failures';
+import { failureMessage } from './common/failures';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { getPool } from '../domain/db/pool';
 import { leaseToken, untilSettled } from '../domain/db/lease';
@@ -14,10 +14,10 @@ import { ownerOrAdmin, type Reader } from '../domain/auth/ownership';
 import { PORTAL_JOB_KINDS, percentOf, progressStillKept, type JobProgress } from '../domain/landreg/jobs';
 import { getTemporalClient } from './client';
 import { jobWorkflowId, parseWorkflowId, singletonWorkflowId } from './ids';
-import { jobSearchAttributes } from './searchAttributes';
+import { jobSearchAttributes } from './common/searchAttributes';
 import type * as workflows from '../workflows';
-import type { ProgressState } from '../workflows/landregShared';
-import { TaskQueue, type TaskQueueName } from './queues';
+import type { ProgressState } from './common/progress';
+import { TaskQueue, type TaskQueueName } from './common/queues';
 
 export interface RunningJob {
   jobId: string;

@@ -20,7 +20,7 @@ import {
 } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
 import type * as workflows from '../workflows';
-import { TaskQueue, type TaskQueueName } from './queues';
+import { TaskQueue, type TaskQueueName } from './common/queues';
 import { singletonWorkflowId } from './ids';
 
 /** Every schedule fires on Romanian wall-clock time (DST included). */

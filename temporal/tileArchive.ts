@@ -2,22 +2,22 @@
  * Starting and observing the tile archive jobs. One rebuild at a time (spec 3.6): the workflow id
  * is the singleton TILE_REBUILD_WORKFLOW_ID for the API, the monitor page and the syncs (which
  * start it as a child with the same id), so a second request while one runs is told so (with the
- * running job's id) and the monitor sees every rebuild. The rebuild calls the webhook, whose
- * default target starts the overview build workflow, also under one fixed id.
+ * running job's id) and the monitor sees every rebuild. The rebuild starts the overview build
+ * workflow (one fixed id too) as its child, or calls an outside tile server's webhook
+ * (workflows/tileArchiveRebuild.ts).
  */
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { archiveInfo } from '../domain/tiles/archiveStore';
 import type { TileArchiveRebuildInput, TileArchiveRebuildResult, TileRebuildProgress } from '../workflows/tileArchiveRebuild';
-import { TaskQueue } from './queues';
-import { failureMessage } from './failures';
+import { TaskQueue } from './common/queues';
+import { failureMessage } from './common/failures';
 import { launchJob, queryRunning } from './jobs';
-import { OVERVIEW_BUILD_WORKFLOW_ID, TILE_REBUILD_WORKFLOW_ID } from './singletons';
-
-export { OVERVIEW_BUILD_WORKFLOW_ID, TILE_REBUILD_WORKFLOW_ID };
+import { OVERVIEW_BUILD_WORKFLOW_ID, TILE_REBUILD_WORKFLOW_ID } from './common/singletons';
 
 /**
- * Starts the overview build unless one runs (`started: false` then: the webhook's 409). On the
- * exports queue, where the heavy tools run.
+ * Starts the overview build unless one runs (`started: false` then: the webhook route's 409): for
+ * an outside caller of that route and the web start-up. On the exports queue, where the heavy
+ * tools run.
  */
 export async function startOverviewArchiveBuild(client: Client): Promise<{ jobId: string; started: boolean }> {
   const jobId = OVERVIEW_BUILD_WORKFLOW_ID;

@@ -9,7 +9,7 @@ import { config, refuseUnsafeProductionStart } from '../domain/config';
 import { closePool, getPool } from '../domain/db/pool';
 import { childLogger } from '../domain/log';
 import { closeTemporalClient, getTemporalClient } from '../temporal/client';
-import { isTaskQueueName, type TaskQueueName } from '../temporal/queues';
+import { isTaskQueueName, type TaskQueueName } from '../temporal/common/queues';
 import { ensureSchedules } from '../temporal/schedules';
 import { installMailDispatcher } from '../temporal/mail';
 import { createQueueWorkers } from './start';

@@ -18,7 +18,8 @@ import { createSchedulingActivities } from '../activities/scheduling';
 import { config, projectRoot } from '../domain/config';
 import type pg from 'pg';
 import type { SmtpTarget } from '../domain/mail/transport';
-import { TaskQueue, type TaskQueueName } from '../temporal/queues';
+import { TaskQueue, type TaskQueueName } from '../temporal/common/queues';
+import { listRunningJobs, startJob } from '../temporal/jobs';
 
 /** What activity factories may depend on; main.ts builds it once per process. */
 export interface WorkerDeps {
@@ -78,7 +79,7 @@ export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
       // Registry status checks (docs/registry.md): a page fetch and a short transaction each.
       ...createRegistryActivities(deps),
       // Sync rules and the weekend queue (docs/scheduling.md).
-      ...createSchedulingActivities(deps),
+      ...createSchedulingActivities({ ...deps, jobs: { listRunningJobs, startJob } }),
     }),
     options: { maxConcurrentActivityTaskExecutions: 8 },
   },

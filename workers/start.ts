@@ -4,7 +4,7 @@
  */
 import { bundleWorkflowCode, Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { childLogger } from '../domain/log';
-import type { TaskQueueName } from '../temporal/queues';
+import type { TaskQueueName } from '../temporal/common/queues';
 import { hasRegisteredWork, workerRegistry, type QueueWorkerEntry, type WorkerDeps } from './registry';
 
 const log = childLogger('workers');

@@ -26,9 +26,9 @@ import {
 } from '@temporalio/workflow';
 import type { CfportalActivities } from '../activities/cfportal';
 import type { NotificationActivities } from '../activities/notifications';
-import { TaskQueue } from '../temporal/queues';
-import { failureMessage } from './landregShared';
-import { RETRY } from '../temporal/retryPolicies';
+import { TaskQueue } from '../temporal/common/queues';
+import { failureMessage } from '../temporal/common/failures';
+import { RETRY } from '../temporal/common/retryPolicies';
 
 const cfStep = {
   taskQueue: TaskQueue.cfOrders,

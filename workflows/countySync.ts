@@ -5,16 +5,29 @@
  * holds features, one by one, magic where enrichment is above 30%) and `autoRefresh` (the nightly
  * weekday run, staggered inside 01:00–05:00, least recently synced UATs first).
  */
-import { executeChild, setHandler, sleep } from '@temporalio/workflow';
+import { executeChild, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { JobUat } from '../domain/landreg/jobs';
 import { AUTO_REFRESH_MIN_GAP_MS, delayBeforeStart, refreshModeFor, staggerPlan } from '../domain/scheduling/autoRefresh';
 import { AUTO_REFRESH_WINDOWS, windowState } from '../domain/scheduling/windows';
 import { DEFAULT_STEPS, layersOf } from '../domain/scheduling/rules';
 import type { SyncTrigger } from '../domain/landreg/sync/store';
 import { changesByLayer, describeSyncChanges, type LayerChangeCounts } from '../domain/landreg/sync/rules';
-import { jobSearchAttributes } from '../temporal/searchAttributes';
-import { childJobId, failureMessage, progressQuery, storeActivities as store, type ProgressState } from './landregShared';
-import { requestTileArchiveRebuild, type SyncMode, type UatSyncResult } from './uatSync';
+import { jobSearchAttributes } from '../temporal/common/searchAttributes';
+import type { LandregStoreActivities } from '../activities/landreg';
+import { failureMessage } from '../temporal/common/failures';
+import { progressQuery, type ProgressState } from '../temporal/common/progress';
+import { TaskQueue } from '../temporal/common/queues';
+import { RETRY } from '../temporal/common/retryPolicies';
+import { childJobId } from './childJobId';
+import { startTileArchiveRebuild } from './tileArchiveRebuild';
+import type { SyncMode, UatSyncResult } from './uatSync';
+
+/** The jobs' UAT lists and notifications, on the store queue. */
+const store = proxyActivities<LandregStoreActivities>({
+  taskQueue: TaskQueue.store,
+  startToCloseTimeout: '5 minutes',
+  retry: RETRY.store,
+});
 
 /** A county job syncs what a UAT sync covers by default: parcels and buildings (steps T, C). */
 const JOB_LAYERS = layersOf(DEFAULT_STEPS);
@@ -84,7 +97,7 @@ async function syncMany(
 
 async function summarize(outcomes: UatOutcome[], requestTileRebuild: boolean): Promise<ManyUatsResult> {
   const added = outcomes.reduce((s, o) => s + o.added, 0);
-  const tileRebuildRequested = added > 0 && requestTileRebuild ? await requestTileArchiveRebuild() : false;
+  const tileRebuildRequested = added > 0 && requestTileRebuild ? await startTileArchiveRebuild() : false;
   const layers = changesByLayer(outcomes.flatMap((o) => o.layers));
   return {
     uats: outcomes,
@@ -153,7 +166,7 @@ export async function allCountiesSync(args: AllCountiesSyncArgs = {}): Promise<{
     added += r.added;
     progress.current++;
   }
-  if (added > 0 && args.requestTileRebuild !== false) await requestTileArchiveRebuild();
+  if (added > 0 && args.requestTileRebuild !== false) await startTileArchiveRebuild();
   progress.status = 'done';
   progress.phase = 'done';
   progress.message = `Toate cele ${counties.length} județe au fost parcurse.`;

@@ -8,8 +8,8 @@
  */
 import { continueAsNew, defineQuery, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { EnrichCursor, EnrichmentPortalActivities, EnrichmentStoreActivities } from '../activities/enrichment';
-import { TaskQueue } from '../temporal/queues';
-import { RETRY } from '../temporal/retryPolicies';
+import { TaskQueue } from '../temporal/common/queues';
+import { RETRY } from '../temporal/common/retryPolicies';
 
 const store = proxyActivities<EnrichmentStoreActivities>({
   taskQueue: TaskQueue.store,

@@ -6,19 +6,21 @@
  *      magic bundles then run the enrichment child (magic mode enriches, spec 4.4 behaviour 3);
  *   3. build every file from the store with GDAL and stream the ZIP (or the GPKG) to S3;
  *   4. notify the user in-app (`export-ready`).
- * The shared `progress` query (workflows/landregShared.ts) answers `{status, phase, current, total,
+ * The shared `progress` query (temporal/common/progress.ts) answers `{status, phase, current, total,
  * message}` throughout; the progress route adds the percentage.
  * Deterministic: no I/O here; Date.now and Math.random are Temporal's replay-safe versions.
  */
 import { ApplicationFailure, executeChild, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { ExportActivities, PlannedStep } from '../activities/exports';
-import { TaskQueue } from '../temporal/queues';
-import { jobSearchAttributes } from '../temporal/searchAttributes';
+import { TaskQueue } from '../temporal/common/queues';
+import { jobSearchAttributes } from '../temporal/common/searchAttributes';
 import type { enrichParcels } from './enrichParcels';
 import type { importNoGeometry } from './importNoGeometry';
-import { childJobId, failureMessage, progressQuery, type ProgressState } from './landregShared';
+import { failureMessage } from '../temporal/common/failures';
+import { progressQuery, type ProgressState } from '../temporal/common/progress';
+import { childJobId } from './childJobId';
 import type { layerSync } from './layerSync';
-import { RETRY } from '../temporal/retryPolicies';
+import { RETRY } from '../temporal/common/retryPolicies';
 
 type PipelineStep = Parameters<ExportActivities['buildExport']>[0]['pipelineBefore'][number];
 type StoredExport = Awaited<ReturnType<ExportActivities['buildExport']>>;

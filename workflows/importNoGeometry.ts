@@ -6,8 +6,8 @@
  */
 import { defineQuery, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { EnrichmentPortalActivities, NoGeomImport } from '../activities/enrichment';
-import { TaskQueue } from '../temporal/queues';
-import { RETRY } from '../temporal/retryPolicies';
+import { TaskQueue } from '../temporal/common/queues';
+import { RETRY } from '../temporal/common/retryPolicies';
 
 const landreg = proxyActivities<EnrichmentPortalActivities>({
   taskQueue: TaskQueue.landreg,

@@ -4,10 +4,32 @@
  * delta) → download the planned pages in parallel chunks → delete what the portal dropped →
  * probe the oldest-enriched parcels → close the run. A failure closes the run as failed.
  */
-import { CancellationScope, setHandler, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { GisSyncRun, SyncTrigger } from '../domain/landreg/sync/store';
 import { describeSyncChanges } from '../domain/landreg/sync/rules';
-import { failureMessage, landregActivities as landreg, progressQuery, storeActivities as store, type ProgressState } from './landregShared';
+import type { LandregPortalActivities, LandregStoreActivities } from '../activities/landreg';
+import { failureMessage } from '../temporal/common/failures';
+import { progressQuery, type ProgressState } from '../temporal/common/progress';
+import { TaskQueue } from '../temporal/common/queues';
+import { RETRY } from '../temporal/common/retryPolicies';
+
+/** Portal calls, on the rate-limited landreg queue. */
+const landreg = proxyActivities<LandregPortalActivities>({
+  taskQueue: TaskQueue.landreg,
+  // A download activity handles a few pages of 1000 features; a minute each is generous.
+  startToCloseTimeout: '15 minutes',
+  // Portal activities heartbeat every 5 s while alive (activities/landreg.ts keepAlive): a
+  // killed worker's downloads are retried elsewhere after 20 s, from their page cursor.
+  heartbeatTimeout: '20 seconds',
+  retry: RETRY.portal,
+});
+
+/** Sync bookkeeping on the store queue. */
+const store = proxyActivities<LandregStoreActivities>({
+  taskQueue: TaskQueue.store,
+  startToCloseTimeout: '5 minutes',
+  retry: RETRY.store,
+});
 
 export interface LayerSyncArgs {
   siruta: number;

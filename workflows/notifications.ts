@@ -9,8 +9,8 @@
  */
 import { proxyActivities } from '@temporalio/workflow';
 import type { NotificationActivities } from '../activities/notifications';
-import { TaskQueue } from '../temporal/queues';
-import { RETRY } from '../temporal/retryPolicies';
+import { TaskQueue } from '../temporal/common/queues';
+import { RETRY } from '../temporal/common/retryPolicies';
 
 const mail = proxyActivities<NotificationActivities>({
   taskQueue: TaskQueue.notifications,

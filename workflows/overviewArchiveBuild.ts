@@ -2,14 +2,19 @@
  * The PMTiles overview build (EXTERNAL-SERVICES.md "Tile archive"): GDAL export, Protomaps
  * conversion and upload, as one heartbeating activity on the exports queue (CPU heavy, its
  * files in a temporary directory of the worker that runs it, so a retry starts over). One at a
- * time by its fixed workflow id (temporal/tileArchive.ts): the rebuild webhook answers 409 while
- * it runs. The `progress` query has the shape of every job (workflows/landregShared.ts).
+ * time by its fixed workflow id (temporal/common/singletons.ts): the rebuild job starts it as a
+ * child, the webhook route for an outside caller and the web start-up start it from the client
+ * (409 / already running while it runs). Its end is signalled to the rebuild job, which waits for
+ * a build it found running. The `progress` query has the shape of every job
+ * (temporal/common/progress.ts).
  */
-import { proxyActivities, setHandler } from '@temporalio/workflow';
+import { defineSignal, getExternalWorkflowHandle, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { TileBuildActivities } from '../activities/tiles';
-import { TaskQueue } from '../temporal/queues';
-import { failureMessage, progressQuery, type ProgressState } from './landregShared';
-import { RETRY } from '../temporal/retryPolicies';
+import { failureMessage } from '../temporal/common/failures';
+import { progressQuery, type ProgressState } from '../temporal/common/progress';
+import { TaskQueue } from '../temporal/common/queues';
+import { RETRY } from '../temporal/common/retryPolicies';
+import { TILE_REBUILD_WORKFLOW_ID } from '../temporal/common/singletons';
 
 const build = proxyActivities<TileBuildActivities>({
   taskQueue: TaskQueue.exports,
@@ -24,15 +29,33 @@ export interface OverviewArchiveBuildResult {
   buildId: string;
 }
 
+/** How a build ended: its id, or the failure's message. */
+export interface OverviewBuilt {
+  buildId?: string;
+  error?: string;
+}
+
+/** Sent by the build to the rebuild job (workflows/tileArchiveRebuild.ts) when it ends. */
+export const overviewBuiltSignal = defineSignal<[OverviewBuilt]>('overviewBuilt');
+
+/** Tells a running rebuild job; none running is the ordinary case. */
+async function announce(outcome: OverviewBuilt): Promise<void> {
+  await getExternalWorkflowHandle(TILE_REBUILD_WORKFLOW_ID)
+    .signal(overviewBuiltSignal, outcome)
+    .catch(() => undefined);
+}
+
 export async function overviewArchiveBuild(): Promise<OverviewArchiveBuildResult> {
   const progress: ProgressState = { status: 'running', phase: 'build', current: 0, total: 1, message: 'Se construiește arhiva de ansamblu…' };
   setHandler(progressQuery, () => progress);
   try {
     const r = await build.buildOverviewArchive();
     Object.assign(progress, { status: 'done', phase: 'done', current: 1, message: 'Arhiva de ansamblu a fost construită.' });
+    await announce({ buildId: r.buildId });
     return r;
   } catch (err) {
     Object.assign(progress, { status: 'failed', message: 'Construirea arhivei a eșuat.', error: failureMessage(err) });
+    await announce({ error: failureMessage(err) });
     throw err;
   }
 }

@@ -5,8 +5,8 @@
  */
 import type { LandregPortalActivities } from '../activities/landreg';
 import { proxyActivities } from '@temporalio/workflow';
-import { TaskQueue } from '../temporal/queues';
-import { RETRY } from '../temporal/retryPolicies';
+import { TaskQueue } from '../temporal/common/queues';
+import { RETRY } from '../temporal/common/retryPolicies';
 
 // No retries: a failed ping IS the measurement; the next one comes in 3 minutes.
 const landreg = proxyActivities<LandregPortalActivities>({

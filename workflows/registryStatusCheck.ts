@@ -8,9 +8,9 @@
 import { proxyActivities, setHandler } from '@temporalio/workflow';
 import type { NotificationActivities } from '../activities/notifications';
 import type { RegistryActivities } from '../activities/registry';
-import { TaskQueue } from '../temporal/queues';
-import { progressQuery, type ProgressState } from './landregShared';
-import { RETRY } from '../temporal/retryPolicies';
+import { TaskQueue } from '../temporal/common/queues';
+import { progressQuery, type ProgressState } from '../temporal/common/progress';
+import { RETRY } from '../temporal/common/retryPolicies';
 
 const registry = proxyActivities<RegistryActivities>({
   taskQueue: TaskQueue.store,

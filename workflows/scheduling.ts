@@ -34,12 +34,14 @@ import type { SessionTally } from '../domain/scheduling/report';
 import { layersOf } from '../domain/scheduling/rules';
 import { wallClock, weekendWindow } from '../domain/scheduling/windows';
 import type { NextStep, WeekendStep } from '../domain/scheduling/weekend';
-import { jobSearchAttributes } from '../temporal/searchAttributes';
-import { TaskQueue } from '../temporal/queues';
-import { WEEKEND_SYNC_WORKFLOW_ID } from '../temporal/singletons';
-import { childJobId, failureMessage } from './landregShared';
-import { requestTileArchiveRebuild, type UatSyncResult } from './uatSync';
-import { RETRY } from '../temporal/retryPolicies';
+import { jobSearchAttributes } from '../temporal/common/searchAttributes';
+import { TaskQueue } from '../temporal/common/queues';
+import { WEEKEND_SYNC_WORKFLOW_ID } from '../temporal/common/singletons';
+import { failureMessage } from '../temporal/common/failures';
+import { childJobId } from './childJobId';
+import { startTileArchiveRebuild } from './tileArchiveRebuild';
+import type { UatSyncResult } from './uatSync';
+import { RETRY } from '../temporal/common/retryPolicies';
 
 const act = proxyActivities<SchedulingActivities>({
   taskQueue: TaskQueue.store,
@@ -259,7 +261,7 @@ export async function weekendSync(args: WeekendSyncArgs = {}): Promise<SessionTa
   tally.endedAt = Date.now();
   if (tally.stepsRun > 0) {
     // Spec 4.4 "Sync behaviours" 5 and spec 6: features added → one tile archive rebuild.
-    if (tally.featuresAdded > 0) tally.tileRebuildRequested = await requestTileArchiveRebuild();
+    if (tally.featuresAdded > 0) tally.tileRebuildRequested = await startTileArchiveRebuild();
     await act.weekendSessionReport(tally);
   }
   return tally;

@@ -4,8 +4,8 @@
  */
 import { proxyActivities } from '@temporalio/workflow';
 import type { StoreActivities } from '../activities/store';
-import { TaskQueue } from '../temporal/queues';
-import { RETRY } from '../temporal/retryPolicies';
+import { TaskQueue } from '../temporal/common/queues';
+import { RETRY } from '../temporal/common/retryPolicies';
 
 const store = proxyActivities<StoreActivities>({
   taskQueue: TaskQueue.store,

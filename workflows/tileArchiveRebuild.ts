@@ -1,12 +1,34 @@
 /**
- * Rebuild of the PMTiles overview (spec 3.6, section 8 "tile rebuild wait"): call the outbound
- * webhook (409 = already running, a valid state), then poll the archive's stamp until it changes.
+ * Rebuild of the PMTiles overview (spec 3.6, section 8 "tile rebuild wait"): one job under the
+ * singleton id `tile-archive-rebuild:overview` whoever asks (the monitor page, the API, the syncs
+ * through `startTileArchiveRebuild`). Who builds decides how it is asked and how its end is seen:
+ *  - our builder (no TILE_REBUILD_WEBHOOK_URL): the `overviewArchiveBuild` workflow is started as
+ *    a child under its own fixed id and its end awaited. One already running (the web start-up's,
+ *    or one an outside caller asked for through `POST /tiles/rebuild-webhook`) is the valid
+ *    "already running" state: that build signals its end to this singleton.
+ *  - an outside tile server (TILE_REBUILD_WEBHOOK_URL set): its webhook is called (409 = already
+ *    running) and the archive's stamp polled until it changes, all an outside builder shows.
  * Poll interval and limit are inputs so tests can shorten them; the defaults are the spec's.
  */
-import { ApplicationFailure, defineQuery, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
-import type { ArchiveStamp, TileActivities, WebhookOutcome } from '../activities/tiles';
-import { TaskQueue } from '../temporal/queues';
-import { RETRY } from '../temporal/retryPolicies';
+import {
+  ApplicationFailure,
+  ParentClosePolicy,
+  WorkflowIdReusePolicy,
+  condition,
+  defineQuery,
+  proxyActivities,
+  setHandler,
+  sleep,
+  startChild,
+} from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { ArchiveStamp, RebuildRequest, TileActivities } from '../activities/tiles';
+import { failureMessage } from '../temporal/common/failures';
+import { TaskQueue } from '../temporal/common/queues';
+import { RETRY } from '../temporal/common/retryPolicies';
+import { jobSearchAttributes } from '../temporal/common/searchAttributes';
+import { OVERVIEW_BUILD_WORKFLOW_ID, TILE_REBUILD_WORKFLOW_ID } from '../temporal/common/singletons';
+import { overviewBuiltSignal, type OverviewBuilt, type overviewArchiveBuild } from './overviewArchiveBuild';
 
 // One webhook call and S3 HEADs, no heavy work: the store queue.
 const tiles = proxyActivities<TileActivities>({
@@ -26,23 +48,24 @@ export interface TileArchiveRebuildInput {
 
 export interface TileRebuildProgress {
   status: 'running' | 'done' | 'failed';
-  phase: 'webhook' | 'waiting' | 'done' | 'timeout';
-  webhook?: WebhookOutcome;
+  phase: 'request' | 'building' | 'waiting' | 'done' | 'failed' | 'timeout';
+  /** Our build workflow started by this job, or one already running. */
+  build?: RebuildRequest;
+  /** The outside builder's webhook answer. */
+  webhook?: RebuildRequest;
+  /** Stamp reads while waiting for an outside builder. */
   polls: number;
   elapsedMs: number;
   timeoutMs: number;
   /** Share of the wait limit used, 0..100 (the UI's bar while the build runs). */
   percent: number;
   message: string;
+  error?: string;
 }
 
-export interface TileArchiveRebuildResult {
-  webhook: WebhookOutcome;
-  previous: ArchiveStamp | null;
-  current: ArchiveStamp;
-  polls: number;
-  waitedMs: number;
-}
+export type TileArchiveRebuildResult =
+  | { builder: 'ours'; build: RebuildRequest; buildId: string; waitedMs: number }
+  | { builder: 'webhook'; webhook: RebuildRequest; previous: ArchiveStamp | null; current: ArchiveStamp; polls: number; waitedMs: number };
 
 export const tileRebuildProgressQuery = defineQuery<TileRebuildProgress>('progress');
 
@@ -53,9 +76,10 @@ export async function tileArchiveRebuild(input: TileArchiveRebuildInput = {}): P
   const pollMs = input.pollIntervalMs ?? TILE_REBUILD_POLL_MS;
   const limitMs = input.timeoutMs ?? TILE_REBUILD_LIMIT_MS;
   const started = Date.now();
+  const remaining = () => Math.max(1, limitMs - (Date.now() - started));
   const progress: TileRebuildProgress = {
     status: 'running',
-    phase: 'webhook',
+    phase: 'request',
     polls: 0,
     elapsedMs: 0,
     timeoutMs: limitMs,
@@ -67,6 +91,42 @@ export async function tileArchiveRebuild(input: TileArchiveRebuildInput = {}): P
     const percent = progress.status === 'running' ? Math.min(99, Math.floor((elapsedMs / limitMs) * 100)) : progress.percent;
     return { ...progress, elapsedMs, percent };
   });
+  // Set before anything is awaited: a build already running may end while this job starts.
+  let built: OverviewBuilt | undefined;
+  setHandler(overviewBuiltSignal, (b) => {
+    built ??= b;
+  });
+  const timedOut = (): never => {
+    const minutes = Math.round(limitMs / 60_000);
+    Object.assign(progress, {
+      status: 'failed',
+      phase: 'timeout',
+      message: `Arhiva nu s-a actualizat în ${minutes} minute; reconstruirea a fost abandonată.`,
+    });
+    throw ApplicationFailure.nonRetryable(progress.message, 'TileRebuildTimeoutError', { polls: progress.polls, limitMs });
+  };
+
+  if ((await tiles.archiveBuilder()) === 'ours') {
+    const build = await startOverviewBuild();
+    progress.build = build.request;
+    progress.phase = 'building';
+    progress.message =
+      build.request === 'already_running'
+        ? 'O reconstruire rulează deja; se așteaptă încheierea ei.'
+        : 'Reconstruirea a pornit; se așteaptă încheierea ei.';
+    // The child's own end, or (for a build this job did not start) the end the build signals.
+    build.result?.then(
+      (r) => (built ??= { buildId: r.buildId }),
+      (err: unknown) => (built ??= { error: failureMessage(err) }),
+    );
+    if (!(await condition(() => built !== undefined, remaining()))) timedOut();
+    if (built?.error !== undefined) {
+      Object.assign(progress, { status: 'failed', phase: 'failed', message: 'Construirea arhivei a eșuat.', error: built.error });
+      throw ApplicationFailure.nonRetryable(built.error, 'TileBuildFailedError');
+    }
+    Object.assign(progress, { status: 'done', phase: 'done', percent: 100, message: 'Arhiva a fost actualizată.' });
+    return { builder: 'ours', build: build.request, buildId: built!.buildId!, waitedMs: Date.now() - started };
+  }
 
   const previous = await tiles.archiveStamp();
   const webhook = await tiles.callRebuildWebhook();
@@ -78,19 +138,56 @@ export async function tileArchiveRebuild(input: TileArchiveRebuildInput = {}): P
       : 'Reconstruirea a pornit; se așteaptă actualizarea arhivei.';
 
   while (Date.now() - started < limitMs) {
-    await sleep(Math.min(pollMs, Math.max(1, limitMs - (Date.now() - started))));
+    await sleep(Math.min(pollMs, remaining()));
     progress.polls++;
     const current = await tiles.archiveStamp();
     if (current && changed(previous, current)) {
       Object.assign(progress, { status: 'done', phase: 'done', percent: 100, message: 'Arhiva a fost actualizată.' });
-      return { webhook, previous, current, polls: progress.polls, waitedMs: Date.now() - started };
+      return { builder: 'webhook', webhook, previous, current, polls: progress.polls, waitedMs: Date.now() - started };
     }
   }
-  const minutes = Math.round(limitMs / 60_000);
-  Object.assign(progress, {
-    status: 'failed',
-    phase: 'timeout',
-    message: `Arhiva nu s-a actualizat în ${minutes} minute; reconstruirea a fost abandonată.`,
-  });
-  throw ApplicationFailure.nonRetryable(progress.message, 'TileRebuildTimeoutError', { polls: progress.polls, limitMs });
+  return timedOut();
+}
+
+/**
+ * Our build as a child under its fixed id, on the exports queue where the heavy tools run; left
+ * running if this job ends first (its limit), as a build asked for over the webhook always was.
+ */
+async function startOverviewBuild(): Promise<{ request: RebuildRequest; result?: Promise<{ buildId: string }> }> {
+  try {
+    const child = await startChild<typeof overviewArchiveBuild>('overviewArchiveBuild', {
+      workflowId: OVERVIEW_BUILD_WORKFLOW_ID,
+      taskQueue: TaskQueue.exports,
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      typedSearchAttributes: jobSearchAttributes('tile-archive-build'),
+    });
+    return { request: 'started', result: child.result() };
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return { request: 'already_running' };
+    throw err;
+  }
+}
+
+/**
+ * Asks for a rebuild from a sync workflow: this workflow as a separate job (abandoned by its
+ * parent: the sync does not wait up to 30 minutes for it), under the id the API and the monitor
+ * use. One already running is fine (spec 3.6).
+ */
+export async function startTileArchiveRebuild(): Promise<boolean> {
+  try {
+    await startChild<typeof tileArchiveRebuild>('tileArchiveRebuild', {
+      workflowId: TILE_REBUILD_WORKFLOW_ID,
+      taskQueue: TaskQueue.store,
+      args: [{}],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      workflowExecutionTimeout: '45 minutes',
+      typedSearchAttributes: jobSearchAttributes('tile-archive-rebuild'),
+    });
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return true;
+    throw err;
+  }
 }

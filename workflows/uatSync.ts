@@ -3,15 +3,15 @@
  * `sync-background`, spec 4.4), then, in magic mode, the enrichment of its parcels; after a sync
  * that added features, a tile archive rebuild is requested (spec 4.4 "Sync behaviours" 5).
  */
-import { ParentClosePolicy, WorkflowIdReusePolicy, executeChild, setHandler, startChild } from '@temporalio/workflow';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { executeChild, setHandler } from '@temporalio/workflow';
 import type { SyncTrigger } from '../domain/landreg/sync/store';
 import { describeSyncChanges, type LayerChangeCounts } from '../domain/landreg/sync/rules';
-import { jobSearchAttributes } from '../temporal/searchAttributes';
-import { TaskQueue } from '../temporal/queues';
-import { TILE_REBUILD_WORKFLOW_ID } from '../temporal/singletons';
-import { childJobId, failureMessage, progressQuery, type ProgressState } from './landregShared';
+import { jobSearchAttributes } from '../temporal/common/searchAttributes';
+import { failureMessage } from '../temporal/common/failures';
+import { progressQuery, type ProgressState } from '../temporal/common/progress';
+import { childJobId } from './childJobId';
 import type { LayerSyncResult } from './layerSync';
+import { startTileArchiveRebuild } from './tileArchiveRebuild';
 
 export type SyncMode = 'base' | 'magic';
 
@@ -42,29 +42,6 @@ export interface UatSyncResult {
   /** Magic mode: the `enrichParcels` child's result. */
   enrichment?: { status: 'done'; result: unknown };
   tileRebuildRequested: boolean;
-}
-
-/**
- * Asks for a rebuild of the PMTiles overview as a separate workflow (abandoned by its parent:
- * the sync does not wait 30 minutes for it). One already running is fine (spec 3.6).
- */
-export async function requestTileArchiveRebuild(): Promise<boolean> {
-  try {
-    await startChild('tileArchiveRebuild', {
-      // The one rebuild id the API and the monitor use too (temporal/tileArchive.ts).
-      workflowId: TILE_REBUILD_WORKFLOW_ID,
-      taskQueue: TaskQueue.store,
-      args: [{}],
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-      workflowExecutionTimeout: '45 minutes',
-      typedSearchAttributes: jobSearchAttributes('tile-archive-rebuild'),
-    });
-    return true;
-  } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return true;
-    throw err;
-  }
 }
 
 export async function uatSync(args: UatSyncArgs): Promise<UatSyncResult> {
@@ -118,7 +95,7 @@ export async function uatSync(args: UatSyncArgs): Promise<UatSyncResult> {
     const changed = runs.reduce((s, r) => s + r.changed, 0);
     const layers = runs.map((r) => ({ layerId: r.layerId, added: r.added, removed: r.removed, changed: r.changed }));
     const summary = describeSyncChanges(layers);
-    const tileRebuildRequested = added > 0 && args.requestTileRebuild !== false ? await requestTileArchiveRebuild() : false;
+    const tileRebuildRequested = added > 0 && args.requestTileRebuild !== false ? await startTileArchiveRebuild() : false;
 
     progress.status = 'done';
     progress.phase = 'done';

@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { defineRoute, reply } from '../http/route';
 import { getPool } from '../../domain/db/pool';
 import { optimizeTiles, optimizeViews, setupEnrichmentViews, setupViews, uatViewsExist } from '../../domain/store/views';
-import { TILE_REBUILD_WORKFLOW_ID } from '../../temporal/tileArchive';
+import { TILE_REBUILD_WORKFLOW_ID } from '../../temporal/common/singletons';
 import { startTileRebuild, tileInfraStatus } from '../../temporal/tileMonitor';
 
 const ViewState = z.object({ name: z.string(), exists: z.boolean(), current: z.boolean() });

@@ -32,7 +32,7 @@ import { addCity, isPaused, lastReport, listQueue, prepareCityTrigger, removeCit
 import { weekendWindow, windowProblems } from '../../domain/scheduling/windows';
 import { getTemporalClient } from '../../temporal/client';
 import { queryRunning, signalJob } from '../../temporal/jobs';
-import { WEEKEND_SYNC_JOB, WEEKEND_SYNC_WORKFLOW_ID } from '../../temporal/singletons';
+import { WEEKEND_SYNC_JOB, WEEKEND_SYNC_WORKFLOW_ID } from '../../temporal/common/singletons';
 import type { WeekendState } from '../../workflows/scheduling';
 import { legacyWriteGate } from '../http/gates';
 import { PG_INT_MAX, Siruta as SirutaParam } from '../http/schemas';

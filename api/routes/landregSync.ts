@@ -3,7 +3,7 @@
  * docs/sync.md). Writes are legacy routes: gated with 410 for central-API users (spec 5.9).
  */
 import { LayerId, Siruta } from '../http/schemas';
-import { failureMessage } from '../../temporal/failures';
+import { failureMessage } from '../../temporal/common/failures';
 import type { Router } from 'express';
 import { z } from 'zod';
 import { viewerOf, redactRow } from '../../domain/auth/viewer';
@@ -11,7 +11,7 @@ import { errors } from '../../domain/errors';
 import { DEFAULT_SYNC_LAYERS } from '../../domain/landreg/jobs';
 import { fetchAllFeatures, uatWhere } from '../../domain/landreg/portal';
 import { dbSummary, layersSummary, listFeatures, localFeatureState, storeStats, syncStatus } from '../../domain/landreg/summary';
-import { ALL_COUNTIES_JOB, ALL_COUNTIES_JOB_ID } from '../../temporal/singletons';
+import { ALL_COUNTIES_JOB, ALL_COUNTIES_JOB_ID } from '../../temporal/common/singletons';
 import { findCounty } from '../../domain/landreg/catalogue';
 import { legacyWriteGate } from '../http/gates';
 import { withinDeadline } from '../http/deadline';

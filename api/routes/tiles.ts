@@ -90,7 +90,7 @@ export function tilesRouter(): Router {
     {
       method: 'post',
       path: '/tiles/rebuild-webhook',
-      summary: 'Start the PMTiles overview build workflow (the default rebuild webhook target; bearer TILE_REBUILD_WEBHOOK_TOKEN)',
+      summary: 'Start the PMTiles overview build workflow, for an outside caller (bearer TILE_REBUILD_WEBHOOK_TOKEN); our own rebuild job starts it as a child',
       tags: ['tiles'],
       auth: 'public',
       gate: (req) => requireBearer(req, config.tiles.rebuildWebhookToken),

@@ -31,7 +31,7 @@ import { LandregClient } from '../../domain/landreg/client';
 import { refreshUatCatalogue } from '../../domain/landreg/catalogue';
 import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
 import { jobWorkflowId } from '../../temporal/ids';
-import { TaskQueue } from '../../temporal/queues';
+import { TaskQueue } from '../../temporal/common/queues';
 import { BENCH_SIRUTA } from '../../simulators/landreg/store';
 import type { layerSync, LayerSyncResult } from '../../workflows/layerSync';
 

@@ -16,8 +16,8 @@ import { DEFAULT_SYNC_LAYERS } from '../../domain/landreg/jobs';
 import { BENCH_SIRUTA } from '../../simulators/landreg/store';
 import { getTemporalClient } from '../../temporal/client';
 import { jobWorkflowId, singletonWorkflowId } from '../../temporal/ids';
-import { TaskQueue } from '../../temporal/queues';
-import { jobSearchAttributes } from '../../temporal/searchAttributes';
+import { TaskQueue } from '../../temporal/common/queues';
+import { jobSearchAttributes } from '../../temporal/common/searchAttributes';
 
 export { BENCH_SIRUTA };
 

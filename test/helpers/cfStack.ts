@@ -20,7 +20,7 @@ import { config } from '../../domain/config';
 import { createPool } from '../../domain/db/pool';
 import { startCfportalSimulator, type CfportalSimOptions, type CfportalSimulator } from '../../simulators/cfportal/server';
 import { Nomenclature } from '../../simulators/landreg/nomenclature';
-import { TaskQueue, type TaskQueueName } from '../../temporal/queues';
+import { TaskQueue, type TaskQueueName } from '../../temporal/common/queues';
 import { createQueueWorkers } from '../../workers/start';
 import { createTestSessionRecord, type TestSession } from './session';
 import { startWorkerChild, type WorkerChild } from './syncWorkerChild';

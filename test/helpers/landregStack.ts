@@ -11,7 +11,7 @@ import { configureLandregApi } from '../../api/landreg/context';
 import { config } from '../../domain/config';
 import { LandregClient } from '../../domain/landreg/client';
 import { createPool } from '../../domain/db/pool';
-import { TaskQueue, type TaskQueueName } from '../../temporal/queues';
+import { TaskQueue, type TaskQueueName } from '../../temporal/common/queues';
 import { createQueueWorkers } from '../../workers/start';
 import { startLandregSimulator, type LandregSimulator } from '../../simulators/landreg/server';
 import { localEnv, runSuffix, namespaceOf } from './temporal';

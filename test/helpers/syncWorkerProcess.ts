@@ -13,7 +13,7 @@
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { config } from '../../domain/config';
 import { createPool } from '../../domain/db/pool';
-import { TaskQueue, type TaskQueueName } from '../../temporal/queues';
+import { TaskQueue, type TaskQueueName } from '../../temporal/common/queues';
 import { createQueueWorkers } from '../../workers/start';
 
 function arg(name: string, fallback?: string): string {

@@ -16,7 +16,7 @@ import { ulid } from 'ulid';
 // its named exports, so the namespace is taken from the default export.
 import proto from '@temporalio/proto';
 import { config, projectRoot } from '../../domain/config';
-import { JOB_KIND, SIRUTA } from '../../temporal/searchAttributes';
+import { JOB_KIND, SIRUTA } from '../../temporal/common/searchAttributes';
 
 /**
  * Worker state changes at INFO drown test output; keep warnings. Jest gives each test file its

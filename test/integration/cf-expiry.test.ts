@@ -16,7 +16,7 @@ import { createPrisma, type PrismaClient } from '../../domain/db/prisma';
 import { CF_VALIDITY_MS, createBatch, getExtract } from '../../domain/cfportal/extracts';
 import { uiState } from '../../domain/geoportal/cfStatus';
 import { startCfportalSimulator, type CfportalSimulator } from '../../simulators/cfportal/server';
-import { TaskQueue, type TaskQueueName } from '../../temporal/queues';
+import { TaskQueue, type TaskQueueName } from '../../temporal/common/queues';
 import { createQueueWorkers } from '../../workers/start';
 import type { cfOrderBatch } from '../../workflows/cfOrders';
 import { CF_QUEUES, freshCadastral, someUats } from '../helpers/cfStack';

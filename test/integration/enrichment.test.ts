@@ -32,7 +32,7 @@ import { errorMapper } from '../../api/http/errorMapper';
 import { registerLandregEnrichmentRoutes } from '../../api/routes/landregEnrichment';
 import { startLandregSimulator, type LandregSimulator } from '../../simulators/landreg/server';
 import { jobWorkflowId } from '../../temporal/ids';
-import { TaskQueue } from '../../temporal/queues';
+import { TaskQueue } from '../../temporal/common/queues';
 import { createQueueWorkers } from '../../workers/start';
 import type { enrichParcels } from '../../workflows/enrichParcels';
 import type { importNoGeometry } from '../../workflows/importNoGeometry';

@@ -16,7 +16,7 @@ import type { Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
 import { closePool } from '../../domain/db/pool';
 import { closeTemporalClient } from '../../temporal/client';
-import { TaskQueue } from '../../temporal/queues';
+import { TaskQueue } from '../../temporal/common/queues';
 import { createQueueWorkers } from '../../workers/start';
 import { seedExportUat, clearExportUat, recordSyncRuns, type SeedCounts } from '../helpers/exportSeed';
 import { aimApiAtRig, forgetUat, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';

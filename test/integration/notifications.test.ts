@@ -21,7 +21,7 @@ import { setMailDispatcher } from '../../domain/notifications/outbox';
 import { createNotificationActivities } from '../../activities/notifications';
 import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
 import { deliverMailWorkflowId, installMailDispatcher } from '../../temporal/mail';
-import { TaskQueue } from '../../temporal/queues';
+import { TaskQueue } from '../../temporal/common/queues';
 import { ensureSchedules, schedules, SCHEDULE_TIME_ZONE } from '../../temporal/schedules';
 import { jobWorkflowId } from '../../temporal/ids';
 import type { layerSync } from '../../workflows/layerSync';

@@ -19,7 +19,7 @@ import { disconnectPrisma } from '../../domain/db/prisma';
 import { dueRegistryEntries } from '../../domain/registry/due';
 import { s3 } from '../../domain/storage/s3';
 import { closeTemporalClient } from '../../temporal/client';
-import { TaskQueue, type TaskQueueName } from '../../temporal/queues';
+import { TaskQueue, type TaskQueueName } from '../../temporal/common/queues';
 import { createQueueWorkers } from '../../workers/start';
 import { startStatusAuthoritySimulator, type StatusAuthoritySimulator } from '../../simulators/statusAuthority/server';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';

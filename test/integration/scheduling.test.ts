@@ -22,7 +22,7 @@ import { seedWeekendQueue } from '../../domain/scheduling/weekend';
 import { wallClock } from '../../domain/scheduling/windows';
 import { closeTemporalClient } from '../../temporal/client';
 import { jobWorkflowId } from '../../temporal/ids';
-import { TaskQueue } from '../../temporal/queues';
+import { TaskQueue } from '../../temporal/common/queues';
 import { ensureSchedules, schedules } from '../../temporal/schedules';
 import type { syncRuleScheduler } from '../../workflows/scheduling';
 import { aimApiAtRig, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { migrate } from '../../domain/db/migrate';
 import { jobWorkflowId } from '../../temporal/ids';
-import { TaskQueue } from '../../temporal/queues';
+import { TaskQueue } from '../../temporal/common/queues';
 import type { countySync } from '../../workflows/countySync';
 import { pickUat, startSyncRig, storedLayer, truthLayer, type SyncRig } from '../helpers/landregStack';
 import { scratchDatabase } from '../helpers/scratchDb';

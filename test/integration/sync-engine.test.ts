@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { jobWorkflowId } from '../../temporal/ids';
-import { TaskQueue } from '../../temporal/queues';
+import { TaskQueue } from '../../temporal/common/queues';
 import type { layerSync } from '../../workflows/layerSync';
 import { forgetUat, pickUat, startSyncRig, storedLayer, truthLayer, type SyncRig } from '../helpers/landregStack';
 

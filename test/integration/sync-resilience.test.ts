@@ -21,7 +21,7 @@ import { closePool, createPool } from '../../domain/db/pool';
 import { LandregClient } from '../../domain/landreg/client';
 import { closeTemporalClient } from '../../temporal/client';
 import { jobWorkflowId } from '../../temporal/ids';
-import { TaskQueue } from '../../temporal/queues';
+import { TaskQueue } from '../../temporal/common/queues';
 import { startLandregSimulator, type LandregSimulator } from '../../simulators/landreg/server';
 import type { layerSync } from '../../workflows/layerSync';
 import { forgetUat, storedLayer, truthLayer, type SyncRig } from '../helpers/landregStack';

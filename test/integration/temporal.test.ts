@@ -10,7 +10,7 @@ import pg from 'pg';
 import { config, projectRoot } from '../../domain/config';
 import { createPool } from '../../domain/db/pool';
 import { jobWorkflowId } from '../../temporal/ids';
-import { TaskQueue } from '../../temporal/queues';
+import { TaskQueue } from '../../temporal/common/queues';
 import { ensureSchedules, SCHEDULE_TIME_ZONE, schedules, type ScheduleDeclaration } from '../../temporal/schedules';
 import type { sessionHousekeeping } from '../../workflows/sessionHousekeeping';
 import { createQueueWorkers, workflowBundleFor } from '../../workers/start';

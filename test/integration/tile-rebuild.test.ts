@@ -1,9 +1,11 @@
 /**
- * The tileArchiveRebuild workflow (spec 3.6, section 8) against the real rebuild webhook of this
- * stack: the builder (GDAL + the Protomaps converter) writes the archive to MinIO and the workflow
- * notices its new stamp. The 30-minute give-up runs on the time-skipping test server while the
- * builder is held busy (409 from the webhook, the "already running" state). The webhook starts
- * the overview build workflow in this file's namespace, on an exports worker of the file's own.
+ * The tileArchiveRebuild job (spec 3.6, section 8) with both builders. Ours: the job starts the
+ * overviewArchiveBuild workflow as a child (GDAL + the Protomaps converter write the archive to
+ * MinIO), or, when a build already runs, waits for the end that build signals, with no HTTP call
+ * to our own webhook. An outside tile server: its webhook is called (here our own app's
+ * `/tiles/rebuild-webhook` plays it) and the archive's stamp polled until it changes. The
+ * 30-minute give-up runs on the time-skipping test server for both. Builds run on an exports
+ * worker of the file's own namespace.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -16,11 +18,13 @@ import { closePool, getPool } from '../../domain/db/pool';
 import { ensureBuckets } from '../../domain/storage/s3';
 import { archiveInfo } from '../../domain/tiles/archiveStore';
 import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
-import { TaskQueue } from '../../temporal/queues';
-import { OVERVIEW_BUILD_WORKFLOW_ID, TILE_REBUILD_WORKFLOW_ID, requestTileArchiveRebuild, tileRebuildJob } from '../../temporal/tileArchive';
+import { TaskQueue } from '../../temporal/common/queues';
+import { OVERVIEW_BUILD_WORKFLOW_ID, TILE_REBUILD_WORKFLOW_ID } from '../../temporal/common/singletons';
+import { requestTileArchiveRebuild, tileRebuildJob } from '../../temporal/tileArchive';
 import { ALL_WORKFLOWS_PATH } from '../../workers/registry';
 import { createQueueWorkers, workflowBundleFor } from '../../workers/start';
-import type { TileArchiveRebuildResult } from '../../workflows/tileArchiveRebuild';
+import type { OverviewArchiveBuildResult } from '../../workflows/overviewArchiveBuild';
+import type { TileArchiveRebuildResult, TileRebuildProgress } from '../../workflows/tileArchiveRebuild';
 import { localEnv, timeSkippingEnv, namespaceOf } from '../helpers/temporal';
 import { startTestApp } from '../helpers/tilesFixtures';
 
@@ -28,14 +32,16 @@ const BUILD_LOCK = `hashtext('geoportal:tiles:overview-build')`;
 
 let app: { url: string; close(): Promise<void> };
 
-/** The store queue's worker, with the rebuild's activities aimed at this file's app. */
-async function worker(env: TestWorkflowEnvironment): Promise<Worker> {
+/** The store queue's worker: our builder, or an outside one behind this file's app's webhook. */
+async function worker(env: TestWorkflowEnvironment, builder: 'ours' | 'webhook'): Promise<Worker> {
   return Worker.create({
     connection: env.nativeConnection,
     namespace: namespaceOf(env),
     taskQueue: TaskQueue.store,
     workflowBundle: await workflowBundleFor(ALL_WORKFLOWS_PATH),
-    activities: createTileActivities({ webhookUrl: `${app.url}/tiles/rebuild-webhook`, webhookToken: config.tiles.rebuildWebhookToken }),
+    activities: createTileActivities({
+      webhook: builder === 'webhook' ? { url: `${app.url}/tiles/rebuild-webhook`, token: config.tiles.rebuildWebhookToken } : null,
+    }),
   });
 }
 
@@ -78,25 +84,102 @@ describe('tileArchiveRebuild on the dev server', () => {
     await env?.teardown();
   });
 
-  test('calls the webhook, polls until the archive changes, and reports progress; a second request finds it running', async () => {
+  test('ours: starts the build as a child and ends with it; a second request finds it running', async () => {
     const workflowId = TILE_REBUILD_WORKFLOW_ID;
     const before = await archiveInfo();
-    const w = await worker(env);
+    const w = await worker(env, 'ours');
     await w.runUntil(async () => {
-      const first = await requestTileArchiveRebuild(env.client, { pollIntervalMs: 300, timeoutMs: 120_000 });
+      const first = await requestTileArchiveRebuild(env.client);
       expect(first).toEqual({ jobId: workflowId, alreadyRunning: false });
       const second = await requestTileArchiveRebuild(env.client);
       expect(second).toEqual({ jobId: workflowId, alreadyRunning: true });
 
       const result = (await env.client.workflow.getHandle(workflowId).result()) as TileArchiveRebuildResult;
-      // 'already_running' when another test file's build held the builder: equally valid (spec 3.6).
-      expect(['started', 'already_running']).toContain(result.webhook);
-      expect(result.polls).toBeGreaterThanOrEqual(1);
-      expect(result.current.etag).not.toBe(before?.etag);
-      expect(result.current.lastModified >= (before?.lastModified ?? '')).toBe(true);
+      expect(result).toMatchObject({ builder: 'ours', build: 'started' });
+      // The build this job started as a child is the one that ended it.
+      const build = (await env.client.workflow.getHandle(OVERVIEW_BUILD_WORKFLOW_ID).result()) as OverviewArchiveBuildResult;
+      expect(result.builder === 'ours' && result.buildId).toBe(build.buildId);
+      const after = await archiveInfo();
+      expect(after?.etag).not.toBe(before?.etag);
 
       const job = await tileRebuildJob(env.client, workflowId);
       expect(job).toMatchObject({ jobId: workflowId, status: 'done' });
+    });
+  });
+
+  test('ours: a build already running (started over the webhook route) ends the job when it signals its end', async () => {
+    const lock = new pg.Client({ connectionString: config.db.url });
+    await lock.connect();
+    // The build waits for the lock, so the rebuild surely finds it running.
+    await lock.query(`SELECT pg_advisory_lock(${BUILD_LOCK})`);
+    let locked = true;
+    try {
+      const hook = await fetch(`${app.url}/tiles/rebuild-webhook`, { method: 'POST', headers: { Authorization: `Bearer ${config.tiles.rebuildWebhookToken}` } });
+      expect(hook.status).toBe(202);
+      const w = await worker(env, 'ours');
+      await w.runUntil(async () => {
+        await requestTileArchiveRebuild(env.client);
+        const handle = env.client.workflow.getHandle(TILE_REBUILD_WORKFLOW_ID);
+        let progress: TileRebuildProgress | undefined;
+        for (let i = 0; i < 100 && progress?.phase !== 'building'; i++) {
+          progress = await handle.query<TileRebuildProgress>('progress');
+          if (progress.phase !== 'building') await new Promise((r) => setTimeout(r, 100));
+        }
+        expect(progress).toMatchObject({ phase: 'building', build: 'already_running', status: 'running' });
+
+        await lock.query(`SELECT pg_advisory_unlock(${BUILD_LOCK})`);
+        locked = false;
+        const result = (await handle.result()) as TileArchiveRebuildResult;
+        const build = (await env.client.workflow.getHandle(OVERVIEW_BUILD_WORKFLOW_ID).result()) as OverviewArchiveBuildResult;
+        expect(result).toEqual({ builder: 'ours', build: 'already_running', buildId: build.buildId, waitedMs: expect.any(Number) });
+      });
+    } finally {
+      if (locked) await lock.query(`SELECT pg_advisory_unlock(${BUILD_LOCK})`);
+      await lock.end();
+    }
+  });
+
+  test('ours: gives up at its limit while the build it waits for does not end', async () => {
+    const lock = new pg.Client({ connectionString: config.db.url });
+    await lock.connect();
+    await lock.query(`SELECT pg_advisory_lock(${BUILD_LOCK})`);
+    try {
+      const w = await worker(env, 'ours');
+      const err = await w.runUntil(
+        env.client.workflow
+          .execute('tileArchiveRebuild', { taskQueue: TaskQueue.store, workflowId: TILE_REBUILD_WORKFLOW_ID, args: [{ timeoutMs: 3_000 }] })
+          .then(
+            () => null,
+            (e: unknown) => e,
+          ),
+      );
+      expect(err).toBeInstanceOf(WorkflowFailedError);
+      const cause = (err as WorkflowFailedError).cause as { type?: string; details?: unknown[] };
+      expect(cause.type).toBe('TileRebuildTimeoutError');
+      expect(cause.details?.[0]).toEqual({ polls: 0, limitMs: 3_000 });
+    } finally {
+      await lock.query(`SELECT pg_advisory_unlock(${BUILD_LOCK})`);
+      await lock.end();
+    }
+    // The build the job started stays (abandoned) and ends once the lock is gone.
+    await waitForIdleBuilder();
+  });
+
+  test('an outside tile server: calls its webhook and polls until the archive changes', async () => {
+    await waitForIdleBuilder();
+    const workflowId = TILE_REBUILD_WORKFLOW_ID;
+    const before = await archiveInfo();
+    const w = await worker(env, 'webhook');
+    await w.runUntil(async () => {
+      const first = await requestTileArchiveRebuild(env.client, { pollIntervalMs: 300, timeoutMs: 120_000 });
+      expect(first).toEqual({ jobId: workflowId, alreadyRunning: false });
+
+      const result = (await env.client.workflow.getHandle(workflowId).result()) as TileArchiveRebuildResult;
+      if (result.builder !== 'webhook') throw new Error(`expected the webhook builder, got ${result.builder}`);
+      expect(result.webhook).toBe('started');
+      expect(result.polls).toBeGreaterThanOrEqual(1);
+      expect(result.current.etag).not.toBe(before?.etag);
+      expect(result.current.lastModified >= (before?.lastModified ?? '')).toBe(true);
     });
   });
 });
@@ -116,12 +199,12 @@ describe('tileArchiveRebuild gives up after 30 minutes (time-skipping)', () => {
     await (await getTemporalClient()).workflow.getHandle(OVERVIEW_BUILD_WORKFLOW_ID).terminate('test over').catch(() => undefined);
   });
 
-  test('with the builder busy elsewhere (409) and no new archive, the job fails with TileRebuildTimeoutError', async () => {
+  test('an outside builder busy elsewhere (409) and no new archive: the job fails with TileRebuildTimeoutError', async () => {
     // Another build holds the builder forever: the build the webhook starts waits for it (the
     // webhook answers 409 from then on) and the archive never changes.
     await lock.query(`SELECT pg_advisory_lock(${BUILD_LOCK})`);
     try {
-      const w = await worker(env);
+      const w = await worker(env, 'webhook');
       const wallStart = Date.now();
       const err = await w.runUntil(
         env.client.workflow

@@ -14,7 +14,7 @@ import { ensureBuckets } from '../../domain/storage/s3';
 import { TILE_SOURCES } from '../../domain/tiles/sources';
 import { buildOverviewArchive } from '../../domain/tiles/archive';
 import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
-import { OVERVIEW_BUILD_WORKFLOW_ID } from '../../temporal/tileArchive';
+import { OVERVIEW_BUILD_WORKFLOW_ID } from '../../temporal/common/singletons';
 import type { OverviewArchiveBuildResult } from '../../workflows/overviewArchiveBuild';
 import { clearTileCache, LOW_ZOOM_EXTENT } from '../../domain/tiles/mvt';
 import { bumpTileVersion } from '../../domain/tiles/versions';

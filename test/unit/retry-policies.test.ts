@@ -13,7 +13,7 @@ import { errors } from '../../domain/errors';
 import { PortalCredentialsError, PortalMalformedError } from '../../domain/landreg/errors';
 import { CfPortalCredentialsError, CfPortalRejectedError } from '../../domain/cfportal/client';
 import { BatchNotFoundError, InsufficientCreditsError } from '../../domain/cfportal/pipeline';
-import { CFPORTAL_PERMANENT_FAILURES, PORTAL_PERMANENT_FAILURES, RETRY, failureTypeOf } from '../../temporal/retryPolicies';
+import { CFPORTAL_PERMANENT_FAILURES, PORTAL_PERMANENT_FAILURES, RETRY, failureTypeOf } from '../../temporal/common/retryPolicies';
 
 it('turns a contract code into the failure-type style', () => {
   expect(failureTypeOf('not_found')).toBe('NotFoundError');

@@ -1,5 +1,5 @@
 import { isSingletonWorkflowId, jobWorkflowId, parseWorkflowId, singletonWorkflowId } from '../../../temporal/ids';
-import { allTaskQueues, isTaskQueueName } from '../../../temporal/queues';
+import { allTaskQueues, isTaskQueueName } from '../../../temporal/common/queues';
 
 describe('workflow ids', () => {
   test('a singleton id is <kind>:<scope> and parses back without a run id', () => {
