@@ -2,6 +2,16 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
+const LIBREDWG = {
+  name: '@mlightcad/libredwg-web',
+  message: 'LibreDWG (GPL-3.0) stays in sidecars/dwg/; call the sidecar over HTTP (domain/dwg/converter.ts).',
+};
+const TEMPORAL_CLIENT = 'Workflows and activities import only temporal/common/ (queues, retry policies, singletons, search attributes, failures, progress); the client part of temporal/ is for the API, the workers\' start-up and scripts.';
+const CLIENT_PACKAGES = [
+  { name: '@temporalio/client', message: TEMPORAL_CLIENT },
+  { name: 'ulid', message: 'ulid draws on node:crypto; a workflow makes child ids with workflows/childJobId.ts.' },
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'build/', '.data/', 'generated/', 'prisma/generated/', 'public/build/'] },
   js.configs.recommended,
@@ -13,13 +23,45 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
     },
   },
+  // The GPL boundary (docs/architecture.md "DWG sidecar"): LibreDWG runs only in the sidecar's
+  // own process; everything else reaches it over HTTP.
   {
-    // The GPL boundary (docs/architecture.md "DWG sidecar"): LibreDWG runs only in the sidecar's
-    // own process; everything else reaches it over HTTP.
     files: ['**/*.ts', '**/*.tsx'],
     ignores: ['sidecars/dwg/**'],
+    rules: { 'no-restricted-imports': ['error', { paths: [LIBREDWG] }] },
+  },
+  // Workflow code and what it shares with the client (docs/architecture.md "temporal/ in two"):
+  // the pure part, temporal/common/, never the client part (connections, job starts, SQL).
+  // Activities too: a job start an activity needs is passed in by workers/registry.ts.
+  {
+    files: ['workflows/**/*.ts', 'activities/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: '@mlightcad/libredwg-web', message: 'LibreDWG (GPL-3.0) stays in sidecars/dwg/; call the sidecar over HTTP (domain/dwg/converter.ts).' }] }],
+      'no-restricted-imports': ['error', { paths: [LIBREDWG, ...CLIENT_PACKAGES], patterns: [{ regex: '(^|/)temporal/(?!common/)', message: TEMPORAL_CLIENT }] }],
+    },
+  },
+  {
+    files: ['temporal/common/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [LIBREDWG, ...CLIENT_PACKAGES], patterns: [{ regex: '^\\.\\./', message: 'temporal/common/ imports nothing of the project outside itself: workflows and clients both load it.' }] }],
+    },
+  },
+  // Simulators stand for outside systems (docs/simulators.md): they answer from their own data
+  // with their own code, so a product rule can disagree with them and a test can see it.
+  {
+    files: ['simulators/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [LIBREDWG],
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(domain|api|web|temporal|workflows|activities|workers|sidecars|scripts)(/|$)',
+              message: 'A simulator uses no product code: give it its own (simulators/shared/ for what simulators share).',
+            },
+          ],
+        },
+      ],
     },
   },
 );

@@ -1,7 +1,8 @@
 /**
  * EPSG:3844 (Stereo 70), the projection the land-registry portal speaks. The towgs84 parameters
  * are the 7-parameter Helmert shift ANCPI publishes; without them positions drift by ~100 m, so
- * product code and simulators must share this one definition.
+ * all product code uses this one definition (the simulators, as outside systems, carry the same
+ * published parameters in simulators/shared/stereo70.ts).
  *
  * The rotation signs are those of the position-vector convention that proj4 strings use; with
  * them this string gives, to the millimetre, what PROJ's EPSG pipeline ("Pulkovo 1942(58) to

@@ -19,7 +19,7 @@
  */
 import type { Response } from 'express';
 import express from 'express';
-import { config } from '../../domain/config';
+import { simSettings } from '../shared/settings';
 import { listenSimulator } from '../shared/app';
 import { SimControl } from '../shared/control';
 import { cannedReply, streamPieces, type SimProtocol, type SimTurn } from './replies';
@@ -231,5 +231,5 @@ function openaiUnauthorized(res: Response): void {
 }
 
 export async function startAiSimulator(opts: AiSimOptions = {}): Promise<AiSimulator> {
-  return listenSimulator(createAiSimApp(opts), opts.port ?? config.ai.simPort, opts.host);
+  return listenSimulator(createAiSimApp(opts), opts.port ?? simSettings.ai.port, opts.host);
 }

@@ -4,13 +4,13 @@
  * landreg simulator's data (same seed and scale) before it listens, so its first answer is fast.
  */
 import pino from 'pino';
-import { config } from '../../domain/config';
+import { simSettings } from '../shared/settings';
 import { startCentralSimulator } from './server';
 
-const log = pino({ name: 'central-sim', level: config.logLevel });
+const log = pino({ name: 'central-sim', level: simSettings.logLevel });
 
-const sim = await startCentralSimulator({ port: config.central.simPort, issuer: config.oidc.issuer });
-log.info({ url: sim.url, issuer: config.oidc.issuer }, `central API simulator listening on ${sim.url}`);
+const sim = await startCentralSimulator({ port: simSettings.central.port, issuer: simSettings.oidc.issuer });
+log.info({ url: sim.url, issuer: simSettings.oidc.issuer }, `central API simulator listening on ${sim.url}`);
 
 const stop = async () => {
   await sim.close();

@@ -6,19 +6,17 @@
  * `POST /__sim/reject-tokens {count, sub?}` (the next `count` calls, of the subject `sub` when
  * given, answer 401 `invalid_token`, as after an upstream revocation) and `GET /__sim/truth`.
  */
-import { applyKeepAlive } from '../../domain/net/keepAlive';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { config } from '../../domain/config';
-import { stereo70ToWgs84 } from '../../domain/geo/epsg3844';
-import { buildEnrichment, type Enrichment } from '../../domain/enrichment/rules';
-import { PERSONAL_ENRICHMENT_KEYS, redactEnrichment, viewerOf } from '../../domain/geoportal/redact';
-import type { PortalImmovableDetails, PortalOwnershipNode } from '../../domain/enrichment/portalTypes';
+import { simSettings } from '../shared/settings';
+import { keepAlive } from '../shared/keepAlive';
+import { fromStereo70 } from '../shared/stereo70';
 import { SimControl } from '../shared/control';
 import { Prng, hashSeed } from '../shared/prng';
-import { immovableDetails, ownershipTree, MAX_SEARCH_HITS } from '../landreg/immovables';
+import { MAX_SEARCH_HITS } from '../landreg/immovables';
+import { centralEnrichment, publicFacts as publicFactsOf, withoutPersonalFields, type CentralEnrichment } from './enrichment';
 import { LAYER_BUILDINGS, LAYER_PARCELS } from '../landreg/layers';
 import { FIRST_NAMES_F, FIRST_NAMES_M, SURNAMES } from '../landreg/names';
 import { Nomenclature } from '../landreg/nomenclature';
@@ -84,7 +82,7 @@ function geometryOf(f: ResolvedFeature['feature']) {
   const rings = f.parts.map((flat) => {
     const ring: number[][] = [];
     for (let i = 0; i + 1 < flat.length; i += 2) {
-      const [lon, lat] = stereo70ToWgs84([flat[i], flat[i + 1]]);
+      const [lon, lat] = fromStereo70([flat[i], flat[i + 1]]);
       ring.push([Math.round(lon * 1e7) / 1e7, Math.round(lat * 1e7) / 1e7]);
     }
     return ring;
@@ -93,13 +91,13 @@ function geometryOf(f: ResolvedFeature['feature']) {
 }
 
 export function createCentralApp(opts: CentralSimOptions = {}) {
-  const nom = new Nomenclature(opts.dataDir ?? config.landreg.simDataDir);
-  const initialSeed = parseSeed(opts.seed, config.landreg.simSeed);
-  const initialScale = parseScale(opts.scale === undefined ? undefined : String(opts.scale), parseScale(config.landreg.simScale));
+  const nom = new Nomenclature(opts.dataDir ?? simSettings.landreg.dataDir);
+  const initialSeed = parseSeed(opts.seed, simSettings.landreg.seed);
+  const initialScale = parseScale(opts.scale === undefined ? undefined : String(opts.scale), parseScale(simSettings.landreg.scale));
   let seed = initialSeed;
   let catalog = new CentralCatalog(new SimStore(nom, seed, initialScale));
-  const enrichCache = new Map<string, { enrichment: Enrichment; enrichedAt: number }>();
-  const publicFacts = new Map<string, { enrichment: Enrichment; enrichedAt: null }>();
+  const enrichCache = new Map<string, { enrichment: CentralEnrichment; enrichedAt: number }>();
+  const publicFacts = new Map<string, { enrichment: CentralEnrichment; enrichedAt: null }>();
   const orders = new Map<string, CfOrder>();
   let orderSeq = 0;
   let rejectTokens: { count: number; sub: string | null } = { count: 0, sub: null };
@@ -154,7 +152,7 @@ export function createCentralApp(opts: CentralSimOptions = {}) {
   api.use(express.json({ limit: '1mb' }));
   api.use(
     bearerVerifier({
-      issuer: (opts.issuer ?? config.oidc.issuer).replace(/\/$/, ''),
+      issuer: (opts.issuer ?? simSettings.oidc.issuer).replace(/\/$/, ''),
       audience: CENTRAL_API_RESOURCE,
       jwksUrl: opts.jwksUrl,
       rejectNext: (sub) => {
@@ -172,37 +170,29 @@ export function createCentralApp(opts: CentralSimOptions = {}) {
   });
 
   // ---- parcels ---------------------------------------------------------------------------------
-  const enrichmentOf = (r: ResolvedFeature): { enrichment: Enrichment | null; enrichedAt: number | null } => {
+  const enrichmentOf = (r: ResolvedFeature): { enrichment: CentralEnrichment | null; enrichedAt: number | null } => {
     if (r.entry.layerId !== LAYER_PARCELS || !r.immovable) return { enrichment: null, enrichedAt: null };
     const hit = enrichCache.get(r.entry.id) ?? publicFacts.get(r.entry.id);
     if (hit) return hit;
     // Before an enrichment round trip the central store knows the public facts only: stored data,
     // the same on every read (only ENRICHED_AT depends on the clock, and it is null here), so it
     // is computed once per parcel, as a store would read it, not rebuilt from the generator.
-    const full = computeEnrichment(r, Date.now());
-    const base: Record<string, unknown> = { ...full, NR_PROPRIETARI: null, ENRICHED_AT: null };
-    for (const k of PERSONAL_ENRICHMENT_KEYS) base[k] = null;
-    const facts = { enrichment: base as unknown as Enrichment, enrichedAt: null };
+    const facts = { enrichment: publicFactsOf(computeEnrichment(r, Date.now())), enrichedAt: null };
     if (publicFacts.size >= 50_000) publicFacts.clear();
     publicFacts.set(r.entry.id, facts);
     return facts;
   };
-  const computeEnrichment = (r: ResolvedFeature, now: number): Enrichment => {
-    const details = immovableDetails(seed, nom, r.uat, r.immovable!) as unknown as PortalImmovableDetails;
-    const ownership = ownershipTree(seed, r.uat, r.immovable!) as unknown as PortalOwnershipNode[];
-    const buildings = catalog.buildingsOf(r.data, r.immovable!.immovablePk);
-    return buildEnrichment({
-      details,
-      ownership,
-      buildings: { count: buildings.length, legal: buildings.filter((b) => b.attributes.IS_LEGAL === 1).length },
-      siruta: r.uat.siruta,
-      uatName: r.uat.name,
-      county: r.uat.countyName,
-      workspaceId: r.uat.workspaceId,
-      cadastralRef: r.entry.cadastralRef,
-      now: new Date(now),
-    });
-  };
+  const computeEnrichment = (r: ResolvedFeature, now: number): CentralEnrichment =>
+    centralEnrichment(
+      {
+        seed,
+        nom,
+        uat: r.uat,
+        immovable: r.immovable!,
+        buildingsLegal: catalog.buildingsOf(r.data, r.immovable!.immovablePk).map((b) => b.attributes.IS_LEGAL === 1),
+      },
+      new Date(now),
+    );
   const featureView = (r: ResolvedFeature, caller: Caller) => {
     const { enrichment, enrichedAt } = enrichmentOf(r);
     return {
@@ -216,7 +206,7 @@ export function createCentralApp(opts: CentralSimOptions = {}) {
       areaValue: typeof r.feature.attributes.AREA_VALUE === 'number' ? r.feature.attributes.AREA_VALUE : null,
       isActive: true,
       geometry: geometryOf(r.feature),
-      enrichment: redactEnrichment(enrichment as unknown as Record<string, unknown> | null, viewerOf({ basicPanel: false, enrichmentScope: caller.scope })),
+      enrichment: enrichment && caller.scope !== 'full' ? withoutPersonalFields(enrichment) : enrichment,
       enrichedAt: enrichedAt === null ? null : new Date(enrichedAt).toISOString(),
       scope: caller.scope,
     };
@@ -455,7 +445,7 @@ export async function startCentralSimulator(opts: CentralSimOptions = {}): Promi
   const { app, control } = createCentralApp(opts);
   const host = opts.host ?? '127.0.0.1';
   const server: Server = await new Promise((resolve, reject) => {
-    const s = applyKeepAlive(app.listen(opts.port ?? config.central.simPort, host, () => resolve(s)));
+    const s = keepAlive(app.listen(opts.port ?? simSettings.central.port, host, () => resolve(s)));
     s.once('error', reject);
   });
   const { port } = server.address() as AddressInfo;

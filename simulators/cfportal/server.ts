@@ -8,7 +8,7 @@
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { config } from '../../domain/config';
+import { simSettings } from '../shared/settings';
 import { Nomenclature } from '../landreg/nomenclature';
 import { listenSimulator, simulatorApp } from '../shared/app';
 import { SimControl } from '../shared/control';
@@ -77,13 +77,13 @@ function fail(res: Response, status: number, message: string, error = status ===
 }
 
 export function createCfportalApp(opts: CfportalSimOptions = {}) {
-  const nom = new Nomenclature(opts.dataDir ?? config.landreg.simDataDir);
-  const username = opts.username ?? config.cfportal.username;
-  const password = opts.password ?? config.cfportal.password;
-  const startCredits = opts.credits ?? config.cfportal.simCredits;
-  const pollsUntilDone = opts.pollsUntilDone ?? config.cfportal.simPollsUntilDone;
-  const defaultTtl = opts.sessionTtlSeconds ?? config.cfportal.simSessionTtlSeconds;
-  let seed = opts.seed ?? config.cfportal.simSeed;
+  const nom = new Nomenclature(opts.dataDir ?? simSettings.landreg.dataDir);
+  const username = opts.username ?? simSettings.cfportal.username;
+  const password = opts.password ?? simSettings.cfportal.password;
+  const startCredits = opts.credits ?? simSettings.cfportal.credits;
+  const pollsUntilDone = opts.pollsUntilDone ?? simSettings.cfportal.pollsUntilDone;
+  const defaultTtl = opts.sessionTtlSeconds ?? simSettings.cfportal.sessionTtlSeconds;
+  let seed = opts.seed ?? simSettings.cfportal.seed;
 
   const fresh = (pw: string, credits: number): Account => ({ password: pw, credits, cart: [], orders: [] });
   const accounts = new Map<string, Account>([[username, fresh(password, startCredits)]]);
@@ -304,6 +304,6 @@ export function createCfportalApp(opts: CfportalSimOptions = {}) {
 
 export async function startCfportalSimulator(opts: CfportalSimOptions = {}): Promise<CfportalSimulator> {
   const app = createCfportalApp(opts);
-  const listening = await listenSimulator(app, opts.port ?? config.cfportal.simPort, opts.host);
+  const listening = await listenSimulator(app, opts.port ?? simSettings.cfportal.port, opts.host);
   return { ...listening };
 }

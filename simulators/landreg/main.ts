@@ -1,14 +1,14 @@
 /** CLI: `npx tsx simulators/landreg/main.ts` starts the land-registry portal simulator. */
 import pino from 'pino';
-import { config } from '../../domain/config';
+import { simSettings } from '../shared/settings';
 import { startLandregSimulator } from './server';
 
-const log = pino({ name: 'landreg-sim', level: config.logLevel });
+const log = pino({ name: 'landreg-sim', level: simSettings.logLevel });
 
 const sim = await startLandregSimulator({
-  port: config.landreg.simPort,
-  seed: config.landreg.simSeed,
-  scale: config.landreg.simScale,
+  port: simSettings.landreg.port,
+  seed: simSettings.landreg.seed,
+  scale: simSettings.landreg.scale,
 });
 const { seed, scale, store } = sim.state();
 log.info({ url: sim.url, seed, scale, dataUats: store.dataUats().length }, `land-registry simulator listening on ${sim.url}`);

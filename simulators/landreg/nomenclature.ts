@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { wgs84ToStereo70 } from '../../domain/geo/epsg3844';
+import { toStereo70 } from '../shared/stereo70';
 import { bboxOf, esriOrient, signedArea, type BBox, type Ring } from './geometry';
 
 export interface Locality {
@@ -133,7 +133,7 @@ export class Nomenclature {
   /** The UAT boundary in EPSG:3844 (ESRI-oriented rings), its bbox and area in m². */
   projected(uat: Uat): NonNullable<Uat['projected']> {
     if (!uat.projected) {
-      const polys = uat.wgs84.map((poly) => poly.map((ring) => ring.map((p) => wgs84ToStereo70(p))));
+      const polys = uat.wgs84.map((poly) => poly.map((ring) => ring.map((p) => toStereo70(p))));
       const rings = esriOrient(polys);
       let area = 0;
       for (const r of rings) area -= signedArea(r); // clockwise outer rings are negative

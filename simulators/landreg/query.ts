@@ -3,7 +3,7 @@
  * answers, outFields, paging capped at 1000 features with exceededTransferLimit, ESRI JSON
  * geometry in EPSG:3844 (or WGS84 when outSR=4326 is asked).
  */
-import { stereo70ToWgs84 } from '../../domain/geo/epsg3844';
+import { fromStereo70 } from '../shared/stereo70';
 import { ID_BLOCK } from './generator';
 import { layerDef, type LayerDef } from './layers';
 import type { AttrValue, SimFeature } from './model';
@@ -173,7 +173,7 @@ function esriGeometry(layer: LayerDef, f: SimFeature, wgs84: boolean) {
   const parts = f.parts.map((flat) => {
     const pts: number[][] = [];
     for (let i = 0; i < flat.length; i += 2) {
-      pts.push(wgs84 ? stereo70ToWgs84([flat[i], flat[i + 1]]).map((c) => Math.round(c * 1e8) / 1e8) : [flat[i], flat[i + 1]]);
+      pts.push(wgs84 ? fromStereo70([flat[i], flat[i + 1]]).map((c) => Math.round(c * 1e8) / 1e8) : [flat[i], flat[i + 1]]);
     }
     return pts;
   });

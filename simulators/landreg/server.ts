@@ -5,7 +5,7 @@
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { config } from '../../domain/config';
+import { simSettings } from '../shared/settings';
 import { listenSimulator, simulatorApp } from '../shared/app';
 import { SimControl } from '../shared/control';
 import { Prng, hashSeed } from '../shared/prng';
@@ -70,13 +70,13 @@ function intParam(v: unknown): number | null {
 }
 
 export function createLandregApp(opts: LandregSimOptions = {}) {
-  const dataDir = opts.dataDir ?? config.landreg.simDataDir;
+  const dataDir = opts.dataDir ?? simSettings.landreg.dataDir;
   const nom = nomenclatureFor(dataDir);
-  const initialSeed = parseSeed(opts.seed, config.landreg.simSeed);
-  const initialScale = parseScale(opts.scale === undefined ? undefined : String(opts.scale), parseScale(config.landreg.simScale));
-  const username = opts.username ?? config.landreg.username;
-  const password = opts.password ?? config.landreg.password;
-  const defaultTtl = opts.sessionTtlSeconds ?? config.landreg.simSessionTtlSeconds;
+  const initialSeed = parseSeed(opts.seed, simSettings.landreg.seed);
+  const initialScale = parseScale(opts.scale === undefined ? undefined : String(opts.scale), parseScale(simSettings.landreg.scale));
+  const username = opts.username ?? simSettings.landreg.username;
+  const password = opts.password ?? simSettings.landreg.password;
+  const defaultTtl = opts.sessionTtlSeconds ?? simSettings.landreg.sessionTtlSeconds;
 
   let seed = initialSeed;
   let store = new SimStore(nom, seed, initialScale);
@@ -321,6 +321,6 @@ export function createLandregApp(opts: LandregSimOptions = {}) {
 
 export async function startLandregSimulator(opts: LandregSimOptions = {}): Promise<LandregSimulator> {
   const { app, state } = createLandregApp(opts);
-  const listening = await listenSimulator(app, opts.port ?? config.landreg.simPort, opts.host);
+  const listening = await listenSimulator(app, opts.port ?? simSettings.landreg.port, opts.host);
   return { ...listening, state };
 }

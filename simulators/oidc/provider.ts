@@ -10,12 +10,12 @@
  * `login:failed`, plus `route:<METHOD> <path>` for every call), POST /__sim/reset (forgets every
  * grant, token and IdP session, so existing refresh tokens fail), POST/DELETE /__sim/faults.
  */
-import { applyKeepAlive } from '../../domain/net/keepAlive';
+import { keepAlive } from '../shared/keepAlive';
 import http from 'node:http';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import express, { type Request, type Response } from 'express';
 import Provider, { errors as oidcErrors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import { config } from '../../domain/config';
+import { simSettings } from '../shared/settings';
 import { SimControl } from '../shared/control';
 import { MemoryStore, memoryAdapter } from './adapter';
 import { findUserByLogin, findUserBySub, userClaims, type SimUser } from './users';
@@ -34,7 +34,7 @@ export interface OidcSimOptions {
   issuer?: string;
   /** Interface to bind; all interfaces when omitted. */
   host?: string;
-  /** Access-token lifetime; config.oidc.accessTokenTtlSeconds (OIDC_ACCESS_TOKEN_TTL, 60 s). Small values exercise refresh. */
+  /** Access-token lifetime; OIDC_ACCESS_TOKEN_TTL (60 s). Small values exercise refresh. */
   accessTokenTtlSeconds?: number;
   clientId?: string;
   clientSecret?: string;
@@ -93,10 +93,10 @@ ${opts.error ? `<p class="err" role="alert">${esc(opts.error)}</p>` : ''}
 
 export async function startOidcProvider(opts: OidcSimOptions): Promise<OidcSim> {
   const issuer = (opts.issuer ?? `http://localhost:${opts.port}`).replace(/\/$/, '');
-  const ttl = opts.accessTokenTtlSeconds ?? config.oidc.accessTokenTtlSeconds;
-  const publicUrl = opts.publicUrl ?? config.app.publicUrl;
-  const clientId = opts.clientId ?? config.oidc.clientId;
-  const clientSecret = opts.clientSecret ?? config.oidc.clientSecret;
+  const ttl = opts.accessTokenTtlSeconds ?? simSettings.oidc.accessTokenTtlSeconds;
+  const publicUrl = opts.publicUrl ?? simSettings.oidc.clientUrl;
+  const clientId = opts.clientId ?? simSettings.oidc.clientId;
+  const clientSecret = opts.clientSecret ?? simSettings.oidc.clientSecret;
 
   // A fresh signing key per process: the central API fetches the JWKS from the issuer, and a
   // restart forgets every grant anyway, so nothing outlives the key.
@@ -284,7 +284,7 @@ export async function startOidcProvider(opts: OidcSimOptions): Promise<OidcSim> 
 
   app.use(provider.callback());
 
-  const server = applyKeepAlive(http.createServer(app));
+  const server = keepAlive(http.createServer(app));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => resolve());

@@ -1,11 +1,11 @@
 /** CLI: `npx tsx simulators/pdfService/main.ts` starts the cloud PDF service simulator. */
 import pino from 'pino';
-import { config } from '../../domain/config';
+import { simSettings } from '../shared/settings';
 import { startPdfServiceSimulator } from './server';
 
-const log = pino({ name: 'pdf-service-sim', level: config.logLevel });
+const log = pino({ name: 'pdf-service-sim', level: simSettings.logLevel });
 
-const sim = await startPdfServiceSimulator({ port: config.pdfService.simPort });
+const sim = await startPdfServiceSimulator({ port: simSettings.pdfService.port });
 log.info({ url: sim.url }, `PDF service simulator listening on ${sim.url}`);
 
 const stop = async () => {

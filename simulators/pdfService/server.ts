@@ -12,19 +12,27 @@
  * outcome `compress:ok` / `compress:<error code>` (the same for unlock, e.g. `unlock:wrong_password`).
  *
  * Like the real services people complain about, it answers whatever Ghostscript produced, even
- * when that is larger than the upload: the never-larger rule is the product's job, not its.
+ * when that is larger than the upload: the never-larger rule is the product's job, not its. It
+ * receives uploads (./upload.ts) and compresses (one Ghostscript pass of its own) with its own
+ * code, never the product's (domain/pdf, api/http/upload.ts), so a fault in those is not hidden
+ * by a service that shares it.
  */
 import { spawn } from 'node:child_process';
 import { createReadStream } from 'node:fs';
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { config } from '../../domain/config';
-import { AppError } from '../../domain/errors';
-import { compressWithSettings, encryptionState, hasPdfHeader, sizeOf, type LevelSettings } from '../../domain/pdf/compress';
-import { withUpload } from '../../api/http/upload';
 import { listenSimulator, simulatorApp } from '../shared/app';
 import { SimControl } from '../shared/control';
+import { simSettings } from '../shared/settings';
+import { ServiceRefusal, withServiceUpload } from './upload';
+
+/** One level of the service: image resolution (dpi) and JPEG quantisation (higher = coarser). */
+interface LevelSettings {
+  dpi: number;
+  qFactor: number;
+}
 
 /** The service's own settings per level; each one lowers resolution and JPEG quality further. */
 export const SIM_LEVELS: Record<string, LevelSettings> = {
@@ -58,33 +66,53 @@ interface Processed {
   at: string;
 }
 
-class SimFailure extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** qpdf with the password on stdin (`--password-file=-`), so it never shows in a process list. */
-function qpdfWithPassword(args: string[], password: string): Promise<{ code: number; stderr: string }> {
+/** One qpdf or Ghostscript run; `stdin` is written to it (qpdf's password, never on the command line). */
+function tool(bin: string, args: string[], stdin = ''): Promise<{ code: number; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(config.pdf.qpdf, ['--password-file=-', ...args], { stdio: ['pipe', 'ignore', 'pipe'], timeout: config.pdf.toolTimeoutMs });
+    const child = spawn(bin, args, { stdio: ['pipe', 'ignore', 'pipe'], timeout: simSettings.pdfService.toolTimeoutMs });
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => {
       if (stderr.length < 64 * 1024) stderr += c.toString('utf8');
     });
     child.once('error', reject);
     child.once('close', (code) => resolve({ code: code ?? -1, stderr }));
-    child.stdin.end(`${password}\n`);
+    child.stdin.end(stdin);
   });
 }
 
+const qpdfWithPassword = (args: string[], password: string) => tool(simSettings.pdfService.qpdf, ['--password-file=-', ...args], `${password}\n`);
+
+/** `%PDF-` within the first kilobyte, where readers accept it. */
+async function looksLikePdf(file: string): Promise<boolean> {
+  for await (const chunk of createReadStream(file, { start: 0, end: 1023 })) if ((chunk as Buffer).includes('%PDF-')) return true;
+  return false;
+}
+
+/** qpdf --is-encrypted: 0 encrypted, 2 not; anything else it could not read. */
+async function encryption(file: string): Promise<'encrypted' | 'plain' | 'unreadable'> {
+  const { code } = await tool(simSettings.pdfService.qpdf, ['--is-encrypted', file]);
+  return code === 0 ? 'encrypted' : code === 2 ? 'plain' : 'unreadable';
+}
+
+/** The service's compression: one Ghostscript pass that downsamples and re-encodes every image. */
+async function compressAt({ dpi, qFactor }: LevelSettings, input: string, output: string): Promise<void> {
+  const dct = `<< /QFactor ${qFactor} /Blend 1 /HSamples [2 1 1 2] /VSamples [2 1 1 2] >>`;
+  const r = await tool(simSettings.pdfService.gs, [
+    '-q', '-dNOPAUSE', '-dBATCH', '-dSAFER', '-sDEVICE=pdfwrite', '-dCompatibilityLevel=1.6',
+    '-dPassThroughJPEGImages=false',
+    '-dDownsampleColorImages=true', '-dDownsampleGrayImages=true',
+    `-dColorImageResolution=${dpi}`, `-dGrayImageResolution=${dpi}`,
+    '-dAutoFilterColorImages=false', '-dAutoFilterGrayImages=false',
+    '-dColorImageFilter=/DCTEncode', '-dGrayImageFilter=/DCTEncode',
+    `-sOutputFile=${output}`,
+    '-c', `<< /ColorACSImageDict ${dct} /GrayACSImageDict ${dct} /ColorImageDict ${dct} /GrayImageDict ${dct} >> setdistillerparams`,
+    '-f', input,
+  ]);
+  if (r.code !== 0) throw new ServiceRefusal(422, 'unreadable', 'The PDF could not be read');
+}
+
 export function createPdfServiceApp(opts: PdfServiceSimOptions = {}) {
-  const apiKey = opts.apiKey ?? config.pdfService.apiKey;
-  const uploadOptions = { fileFields: ['file'], tmpDir: opts.tmpDir };
+  const apiKey = opts.apiKey ?? simSettings.pdfService.apiKey;
   let processed: Processed[] = [];
   const control = new SimControl('Serviciul PDF');
   const app = simulatorApp(control);
@@ -129,13 +157,13 @@ export function createPdfServiceApp(opts: PdfServiceSimOptions = {}) {
     async (req: Request, res: Response) => {
       let rec: Omit<Processed, 'at'> = { op, fileName: '', inputBytes: 0, status: 0 };
       try {
-        await withUpload(req, uploadOptions, async (up) => {
-          const file = up.files[0];
-          if (!file) throw new SimFailure(400, 'missing_file', 'Field "file" is required');
+        await withServiceUpload(req, opts.tmpDir ?? '', async (up) => {
+          const file = up.file;
+          if (!file) throw new ServiceRefusal(400, 'missing_file', 'Field "file" is required');
           rec = { ...rec, fileName: file.fileName, inputBytes: file.size };
-          if (!(await hasPdfHeader(file.path))) throw new SimFailure(400, 'not_pdf', 'The file is not a PDF');
-          const out = await work(file.path, up.fields, path.dirname(file.path), rec);
-          const size = await sizeOf(out);
+          if (!(await looksLikePdf(file.path))) throw new ServiceRefusal(400, 'not_pdf', 'The file is not a PDF');
+          const out = await work(file.path, up.fields, up.dir, rec);
+          const size = (await fs.stat(out)).size;
           rec.outputBytes = size;
           rec.status = 200;
           control.hit(`${op}:ok`);
@@ -149,7 +177,7 @@ export function createPdfServiceApp(opts: PdfServiceSimOptions = {}) {
           await pipeline(createReadStream(out), res);
         });
       } catch (err) {
-        const e = err instanceof SimFailure ? err : err instanceof AppError ? new SimFailure(err.status, err.code, err.message) : new SimFailure(500, 'internal_error', (err as Error).message);
+        const e = err instanceof ServiceRefusal ? err : new ServiceRefusal(500, 'internal_error', (err as Error).message);
         rec.status = e.status;
         control.hit(`${op}:${e.code}`);
         if (!res.headersSent) res.status(e.status).json({ error: e.code, message: e.message });
@@ -164,19 +192,19 @@ export function createPdfServiceApp(opts: PdfServiceSimOptions = {}) {
     authorised,
     handle('unlock', async (file, fields, dir) => {
       const password = fields.password ?? '';
-      const state = await encryptionState(file);
-      if (state === 'unreadable') throw new SimFailure(422, 'unreadable', 'The PDF could not be read');
+      const state = await encryption(file);
+      if (state === 'unreadable') throw new ServiceRefusal(422, 'unreadable', 'The PDF could not be read');
       const out = path.join(dir, 'unlocked.pdf');
       if (state === 'plain') {
         // Nothing to remove: a copy through qpdf, as the real service answers a normalised file.
         const r = await qpdfWithPassword([file, out], '');
-        if (r.code !== 0 && r.code !== 3) throw new SimFailure(422, 'unreadable', 'The PDF could not be read');
+        if (r.code !== 0 && r.code !== 3) throw new ServiceRefusal(422, 'unreadable', 'The PDF could not be read');
         return out;
       }
       const r = await qpdfWithPassword(['--decrypt', file, out], password);
       if (r.code === 0 || r.code === 3) return out;
-      if (/invalid password/i.test(r.stderr)) throw new SimFailure(403, 'wrong_password', 'Invalid password');
-      throw new SimFailure(422, 'unreadable', 'The PDF could not be decrypted');
+      if (/invalid password/i.test(r.stderr)) throw new ServiceRefusal(403, 'wrong_password', 'Invalid password');
+      throw new ServiceRefusal(422, 'unreadable', 'The PDF could not be decrypted');
     }),
   );
 
@@ -187,13 +215,14 @@ export function createPdfServiceApp(opts: PdfServiceSimOptions = {}) {
       const level = (fields.level ?? 'recommended').trim().toLowerCase();
       rec.level = level;
       const settings = SIM_LEVELS[level];
-      if (!settings) throw new SimFailure(400, 'invalid_level', `Unknown level "${level}" (recommended, extreme, low)`);
+      if (!settings) throw new ServiceRefusal(400, 'invalid_level', `Unknown level "${level}" (recommended, extreme, low)`);
       control.hit(`compress:level:${level}`);
-      const state = await encryptionState(file);
-      if (state === 'encrypted') throw new SimFailure(422, 'encrypted', 'The PDF is password-protected');
-      if (state === 'unreadable') throw new SimFailure(422, 'unreadable', 'The PDF could not be read');
-      const out = await compressWithSettings(file, settings, dir, level, { neverLarger: false });
-      return out.path;
+      const state = await encryption(file);
+      if (state === 'encrypted') throw new ServiceRefusal(422, 'encrypted', 'The PDF is password-protected');
+      if (state === 'unreadable') throw new ServiceRefusal(422, 'unreadable', 'The PDF could not be read');
+      const out = path.join(dir, `compressed-${level}.pdf`);
+      await compressAt(settings, file, out);
+      return out;
     }),
   );
 
@@ -206,5 +235,5 @@ export function createPdfServiceApp(opts: PdfServiceSimOptions = {}) {
 
 export async function startPdfServiceSimulator(opts: PdfServiceSimOptions = {}): Promise<PdfServiceSimulator> {
   const { app } = createPdfServiceApp(opts);
-  return listenSimulator(app, opts.port ?? config.pdfService.simPort, opts.host);
+  return listenSimulator(app, opts.port ?? simSettings.pdfService.port, opts.host);
 }

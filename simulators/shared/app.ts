@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import cookieParser from 'cookie-parser';
 import express, { type Express } from 'express';
-import { applyKeepAlive } from '../../domain/net/keepAlive';
+import { keepAlive } from './keepAlive';
 import type { SimControl } from './control';
 
 export function simulatorApp(control: SimControl): Express {
@@ -21,7 +21,7 @@ export function simulatorApp(control: SimControl): Express {
 
 export async function listenSimulator(app: Express, port: number, host = '127.0.0.1'): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = await new Promise((resolve, reject) => {
-    const s = applyKeepAlive(app.listen(port, host, () => resolve(s)));
+    const s = keepAlive(app.listen(port, host, () => resolve(s)));
     s.once('error', reject);
   });
   const { port: bound } = server.address() as AddressInfo;

@@ -1,10 +1,10 @@
 /** CLI: `npx tsx simulators/statusAuthority/main.ts` starts the municipal status authority simulator. */
 import pino from 'pino';
-import { config } from '../../domain/config';
+import { simSettings } from '../shared/settings';
 import { startStatusAuthoritySimulator } from './server';
 
-const log = pino({ name: 'status-authority-sim', level: config.logLevel });
-const sim = await startStatusAuthoritySimulator({ port: config.statusAuthority.simPort, seed: config.statusAuthority.simSeed });
+const log = pino({ name: 'status-authority-sim', level: simSettings.logLevel });
+const sim = await startStatusAuthoritySimulator({ port: simSettings.statusAuthority.port, seed: simSettings.statusAuthority.seed });
 log.info({ url: sim.url }, `status authority simulator listening on ${sim.url}`);
 
 const stop = async () => {

@@ -15,7 +15,7 @@ import express, { type Response } from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
-import { config } from '../../domain/config';
+import { simSettings } from '../shared/settings';
 import { SimControl } from '../shared/control';
 import { Prng, hashSeed } from '../shared/prng';
 import { FIRST_NAMES_F, FIRST_NAMES_M, SURNAMES, cedillaSpelling } from '../landreg/names';
@@ -66,7 +66,7 @@ export interface StatusAuthoritySimulator {
 }
 
 export function createStatusAuthorityApp(opts: StatusAuthoritySimOptions = {}) {
-  const initialSeed = opts.seed ?? config.statusAuthority.simSeed;
+  const initialSeed = opts.seed ?? simSettings.statusAuthority.seed;
   let seed = initialSeed;
   let submissions = new Map<string, Submission>();
   let visits = 0;
@@ -185,7 +185,7 @@ export async function startStatusAuthoritySimulator(opts: StatusAuthoritySimOpti
   const { app } = createStatusAuthorityApp(opts);
   const host = opts.host ?? '127.0.0.1';
   const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(opts.port ?? config.statusAuthority.simPort, host, () => resolve(s));
+    const s = app.listen(opts.port ?? simSettings.statusAuthority.port, host, () => resolve(s));
     s.once('error', reject);
   });
   const { port } = server.address() as AddressInfo;
