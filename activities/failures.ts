@@ -2,7 +2,7 @@
  * Domain failures → Temporal failures, one rule for every activity: a portal error is retried
  * when a retry can help (its `retryable`), a 4xx AppError (unknown UAT, bad input) never heals
  * by retrying; the failure type is the error's class name, or its contract code in the same shape
- * (temporal/retryPolicies.ts `failureTypeOf`), so the UI can name the cause.
+ * (temporal/common/retryPolicies.ts `failureTypeOf`), so the UI can name the cause.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { AppError } from '../domain/errors';

@@ -12,6 +12,8 @@ echo "[test] typecheck"
 tsc --noEmit
 echo "[test] lint"
 eslint --max-warnings=0 .
+# No import cycle anywhere, type imports counted (.dependency-cruiser.cjs).
+depcruise --config .dependency-cruiser.cjs .
 
 # The newcomer's path (issue 12): once per CI run, a fresh clone of this commit alone must
 # bootstrap and bring its stack to ready (scripts/newcomer-check.sh).

@@ -3,7 +3,7 @@
  * use it): job ids (temporal/ids.ts), exclusivity under the advisory lock (startExclusive), search
  * attributes, the 409s, and a job's progress through the one typed `progress` query of
  * temporal/common/progress.ts (its result or failure within the retention of spec 3.3 once closed,
- * the innermost failure message from temporal/failures.ts; 404 after that).
+ * the innermost failure message from temporal/common/failures.ts; 404 after that).
  */
 import { failureMessage } from './common/failures';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';

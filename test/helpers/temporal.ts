@@ -55,7 +55,7 @@ export function temporalTestServerPath(): string {
  * The Java test server knows no custom search attributes, and it does not refuse a child started
  * with unknown ones: the child never starts and its parent waits forever (measured: a step of the
  * weekend sync hung until the 300 s test timeout). So the job attributes every workflow sets
- * (temporal/searchAttributes.ts) are registered here, as the stack registers them on the dev server.
+ * (temporal/common/searchAttributes.ts) are registered here, as the stack registers them on the dev server.
  */
 export async function timeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   quietRuntime();

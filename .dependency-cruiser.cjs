@@ -1,0 +1,24 @@
+/**
+ * No import cycle anywhere in the project, type imports counted (docs/architecture.md
+ * "Dependencies"): run by `npm run lint` and the lint step of scripts/test.sh. ESLint's
+ * import-x/no-cycle skips type-only imports, and a loop closed by types still ties the modules
+ * together (the one the project had ran through temporal/jobs.ts and workflows/index.ts).
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'A module must not reach itself through its imports (type imports included).',
+      from: {},
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|build|generated|public/build|\\.data)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.json'] },
+  },
+};
