@@ -99,7 +99,7 @@ describe('weekend deep sync session', () => {
     const tally = await rig.env.client.workflow.execute<typeof weekendSync>('weekendSync', {
       taskQueue: TaskQueue.store,
       workflowId,
-      args: [{}],
+      args: [{ requestTileRebuild: false }],
     });
     await rig.simJson('POST', '/__sim/faults', { failSirutas: [] });
 
@@ -128,7 +128,7 @@ describe('weekend deep sync session', () => {
     const retried = await rig.env.client.workflow.execute<typeof weekendSync>('weekendSync', {
       taskQueue: TaskQueue.store,
       workflowId,
-      args: [{ forced: true, runNow: true }],
+      args: [{ forced: true, runNow: true, requestTileRebuild: false }],
     });
     expect(retried).toMatchObject({ stepsRun: 4, stepsFailed: 0 });
     const after = await listQueue(prisma);
@@ -153,7 +153,7 @@ describe('weekend deep sync session', () => {
     rig.workers.delete(TaskQueue.store);
     const first = await startStoreWorker();
     try {
-      const handle = await rig.env.client.workflow.start<typeof weekendSync>('weekendSync', { taskQueue: store, workflowId, args: [{ forced: true, runNow: true }] });
+      const handle = await rig.env.client.workflow.start<typeof weekendSync>('weekendSync', { taskQueue: store, workflowId, args: [{ forced: true, runNow: true, requestTileRebuild: false }] });
       const stepOf = async (step: string) => (await listQueue(prisma)).find((q) => q.siruta === good.siruta)!.steps[step as 'sync_cladiri'];
       await until('the buildings step to run', async () => (await stepOf('sync_cladiri')) === 'running', 120_000);
       const child = await until('the buildings sync child', async () => (await handle.describe()).raw.pendingChildren?.[0]?.workflowId, 30_000);
@@ -199,7 +199,7 @@ describe('weekend deep sync session', () => {
     await rig.db.query(`DELETE FROM weekend_sync_queue`);
     for (const [i, u] of [good, bad].entries()) await rig.db.query(`INSERT INTO weekend_sync_queue (siruta, name, position) VALUES ($1, $2, $3)`, [u.siruta, u.name, i + 1]);
     try {
-      const handle = await rig.env.client.workflow.start<typeof weekendSync>('weekendSync', { taskQueue: store, workflowId: WEEKEND_SYNC_WORKFLOW_ID, args: [{ forced: true, runNow: true }] });
+      const handle = await rig.env.client.workflow.start<typeof weekendSync>('weekendSync', { taskQueue: store, workflowId: WEEKEND_SYNC_WORKFLOW_ID, args: [{ forced: true, runNow: true, requestTileRebuild: false }] });
       const tally = await handle.result();
       expect(tally).toMatchObject({ stepsRun: 8, stepsFailed: 0 });
       // When each city's last step started, on the session's (workflow) clock.
