@@ -29,7 +29,7 @@ export interface ToolOptions {
   memoryKind?: 'as' | 'data';
   /** The child's environment (default: this process's). */
   env?: NodeJS.ProcessEnv;
-  /** Niceness of the child (0 = as this process): a priority hint for background conversions. */
+  /** Niceness of the child (default HEAVY_CHILD_NICE; 0 = as this process). */
   nice?: number;
   signal?: AbortSignal;
   /** Reports the pid of the process group leader (tests check the group is gone). */
@@ -44,6 +44,23 @@ export class ToolStartError extends Error {
 }
 
 const STDERR_KEEP = 64 * 1024;
+
+/**
+ * Niceness of a heavy child by default: on two cores one admitted compression or conversion took a
+ * core, and the colleagues' tiles and searches waited behind it (docs/operations.md "Fairness
+ * bench"); the web process keeps the scheduler's preference and the tool gets what is left.
+ */
+export const HEAVY_CHILD_NICE = 10;
+
+/** Lowers a child's CPU priority; a priority is only a hint, so a refusal is ignored. */
+export function lowerPriority(pid: number | undefined, nice: number): void {
+  if (!pid || !nice) return;
+  try {
+    os.setPriority(pid, nice);
+  } catch {
+    // The process may already have ended, or the platform refuses.
+  }
+}
 
 /** A run's timeout: `baseMs` plus `msPerMb` per MB of input, never above `ceilingMs`. */
 export function timeoutForInput(bytes: number, baseMs: number, msPerMb: number, ceilingMs: number): number {
@@ -69,13 +86,7 @@ export function runTool(bin: string, args: string[], opts: ToolOptions): Promise
       env: opts.env ?? process.env,
       stdio: ['ignore', 'ignore', 'pipe'],
     });
-    if (child.pid && opts.nice) {
-      try {
-        os.setPriority(child.pid, opts.nice);
-      } catch {
-        // The process may already have ended, or the platform refuses: a priority is only a hint.
-      }
-    }
+    lowerPriority(child.pid, opts.nice ?? HEAVY_CHILD_NICE);
     let stderr = '';
     let timedOut = false;
     let aborted = false;

@@ -31,6 +31,7 @@ const { config, aiSettingsFrom } = await import('../../domain/config');
 const { startAiSimulator } = await import('../../simulators/ai/server');
 const { makePdfCorpus } = await import('../helpers/pdfFixtures');
 const { ogr2ogr, pgDatasource } = await import('../../domain/exports/gdal');
+const { HEAVY_CHILD_NICE } = await import('../../domain/childProcess');
 type WorkSlots = import('../../domain/concurrency').WorkSlots;
 
 const run = promisify(execFile);
@@ -354,7 +355,7 @@ test('a selection export past the per-user cap is a 429 with Retry-After; a coll
   expect(heavyWork.selectionExport.active).toBe(0);
 });
 
-test('an ogr2ogr whose caller aborts is gone within 5 s, and it ran under a data limit', async () => {
+test('an ogr2ogr whose caller aborts is gone within 5 s, and it ran under a data limit at a lower CPU priority', async () => {
   const out = path.join(work, 'abandoned.gpkg');
   const controller = new AbortController();
   let pid = 0;
@@ -367,6 +368,9 @@ test('an ogr2ogr whose caller aborts is gone within 5 s, and it ran under a data
   const limits = await fs.readFile(`/proc/${pid}/limits`, 'utf8');
   const data = limits.split('\n').find((l) => l.startsWith('Max data size'))!;
   expect(data.split(/\s{2,}/)[1]).toBe(String(config.limits.childMemoryMb * 1024 * 1024));
+  // /proc/<pid>/stat: the 19th field is the niceness (the command, field 2, holds no spaces here).
+  const stat = (await fs.readFile(`/proc/${pid}/stat`, 'utf8')).split(' ');
+  expect(Number(stat[18])).toBe(HEAVY_CHILD_NICE);
   const left = Date.now();
   controller.abort();
   await expect(conversion).rejects.toThrow(/ogr2ogr failed \(cancelled\)/);
