@@ -278,8 +278,8 @@ export function TagManager({
             </div>
             {!isAdmin && (
               <p className="office-muted" data-testid="tags-admin-only">
-                Fișierul de etichete este comun întregului birou: doar administratorii îl pot rescrie sau pot șterge etichete. Puteți aduce
-                modificările din fișier și adăuga etichete noi.
+                Fișierul de etichete este comun întregului birou: doar administratorii îl pot rescrie și pot modifica sau șterge etichete.
+                Puteți aduce modificările din fișier și adăuga etichete noi.
               </p>
             )}
           </>
