@@ -244,7 +244,7 @@ test('an administrator renames a tag and changes its company: what is under it f
   expect((await call('PUT', `/api/tags/${phase.id}`, { name: 'Ridicare topografică' })).body.tag.path).toBe('S-0300 Teren Zagon Nord, Ridicare topografică');
   expect((await call('PUT', `/api/tags/${project.id}`, { company: 'B' })).status).toBe(200);
   const items = (await call('GET', '/api/tags?company=B')).body.items as Array<{ path: string }>;
-  expect(items.map((t) => t.path).filter((p) => p.startsWith('S-0300'))).toEqual([
+  expect(items.map((t) => t.path).filter((p) => p.startsWith('S-0300')).sort()).toEqual([
     'S-0300 Teren Zagon Nord',
     'S-0300 Teren Zagon Nord, Ridicare topografică',
     'S-0300 Teren Zagon Nord, Ridicare topografică, Teren',
