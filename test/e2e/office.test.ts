@@ -58,16 +58,17 @@ describe('office utilities in the browser', () => {
     await page.getByLabel('Fază', { exact: true }).fill('Releveu');
     await page.getByRole('button', { name: 'Adaugă', exact: true }).click();
     const tree = page.locator('.office-tree');
-    await tree.getByText('Releveu', { exact: true }).waitFor();
-    await page.getByRole('button', { name: `Modifică ${PROJECT}` }).click();
+    const projectItem = (name: string) => tree.locator('li', { has: page.getByText(name, { exact: true }) });
+    await projectItem(PROJECT).getByText('Releveu').first().waitFor();
+    await page.getByRole('button', { name: `Modifică ${PROJECT}`, exact: true }).click();
     const edit = page.getByTestId('tag-edit');
     await edit.getByLabel('Proiect', { exact: true }).fill(RENAMED);
     await edit.getByLabel('Firmă', { exact: true }).selectOption('U');
     await edit.getByRole('button', { name: 'Salvează' }).click();
     await page.getByText('Eticheta și cele de sub ea au fost modificate.').waitFor();
-    const renamedItem = tree.locator('li', { has: page.getByText(RENAMED, { exact: true }) });
+    const renamedItem = projectItem(RENAMED);
     await renamedItem.getByText('· firma U').waitFor();
-    await renamedItem.getByText('Releveu', { exact: true }).waitFor();
+    await renamedItem.getByText('Releveu').first().waitFor();
     expect(await tree.getByText(PROJECT, { exact: true }).count()).toBe(0);
     const tags = await getPool().query<{ path: string; company: string }>(`SELECT path, company FROM tags WHERE project_code = $1 ORDER BY path`, [CODE]);
     expect(tags.rows).toEqual([
@@ -143,7 +144,7 @@ describe('office utilities in the browser', () => {
     await getPool().query(`INSERT INTO tags (path, category, project, project_code, company) VALUES ($1, 'project', $1, $2, 'B') ON CONFLICT (path) DO NOTHING`, [PROJECT, CODE]);
     const { context, page, errors, consoleErrors } = await openSignedIn(browser, '/utilitare?tab=etichete', { email: 'dan@birou.ro', password: 'parola-dan' });
     await page.locator('.office-tree').getByText(PROJECT, { exact: true }).waitFor();
-    expect(await page.getByRole('button', { name: `Modifică ${PROJECT}` }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: `Modifică ${PROJECT}`, exact: true }).count()).toBe(0);
     await expect(page.getByTestId('tags-admin-only').innerText()).resolves.toContain('doar administratorii îl pot rescrie și pot modifica sau șterge etichete');
     expect(errors).toEqual([]);
     expect(consoleErrors).toEqual([]);
