@@ -2,7 +2,8 @@
  * The "Sincronizare" tab of /parcel-sync (issue 5 item 7): the shared portal connection (spec
  * 3.1: state polled every 30 s, connect/disconnect, maintenance banner, auto-reconnect once the
  * portal recovers), the shared UAT picker (./UatPicker), sync actions (base, magic, county) with
- * live progress bars fed by `GET /api/landreg/progress`, and the store summary. The first render uses the loader's data;
+ * live progress bars fed by `GET /api/landreg/progress`, the no-geometry scan of a UAT (spec 4.4,
+ * one bounded request), and the store summary. The first render uses the loader's data;
  * every action goes through the API, and an error shows the Romanian `message` of its body.
  */
 import type { JobProgress } from '../../../../domain/landreg/jobs';
@@ -28,15 +29,17 @@ function fmtBytes(b: number): string {
 class ApiError extends Error {}
 
 /** JSON of an API call; a failure throws the Romanian `message` of the error body. */
-async function api<T>(method: 'GET' | 'POST', url: string, body?: unknown): Promise<T> {
+async function api<T>(method: 'GET' | 'POST', url: string, body?: unknown, signal?: AbortSignal): Promise<T> {
   let res: Response;
   try {
     res = await fetch(url, {
       method,
       headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
+      signal,
     });
   } catch {
+    if (signal?.aborted) throw new ApiError('Scanarea a fost oprită.');
     throw new ApiError('Serverul nu răspunde. Verificați conexiunea și încercați din nou.');
   }
   const text = await res.text();
@@ -317,6 +320,8 @@ function SyncActions(props: { connected: boolean; useCentralApi: boolean; initia
         )}
       </Card>
 
+      <NoGeomScanCard uat={uat} disabled={!connected || useCentralApi} />
+
       {jobs.length > 0 && (
         <Card title="Lucrări de sincronizare" ariaLive="polite">
           <ul className="sync-jobs">
@@ -327,6 +332,124 @@ function SyncActions(props: { connected: boolean; useCentralApi: boolean; initia
         </Card>
       )}
     </>
+  );
+}
+
+// ---- no-geometry scan ------------------------------------------------------------------------
+
+/** `POST /api/landreg/no-geom-scan`'s answer (spec 4.4). */
+interface NoGeomScanAnswer {
+  siruta: number;
+  totalImmovables: number;
+  withGeometry: number;
+  withoutGeometry: number;
+  remoteCladiriCount: number;
+  matchedByRef: number;
+  matchedById: number;
+  scannedAt: string;
+}
+
+/** The route's own limit (domain/enrichment/noGeometry.ts NO_GEOM_SCAN_TIMEOUT_MS). */
+const SCAN_LIMIT_S = 120;
+
+/**
+ * The no-geometry scan of one UAT (spec 4.4 no-geom-scan): the portal's immovable list against
+ * its parcel layer, page by page, answered in one request bounded by the route's 120 s. While it
+ * runs the card shows the time spent against that limit; "Oprește" drops the request, and the
+ * route stops its portal calls when its caller leaves.
+ */
+function NoGeomScanCard({ uat, disabled }: { uat: UatChoice | null; disabled: boolean }) {
+  const [running, setRunning] = useState<{ siruta: number; startedAt: number; stop: AbortController } | null>(null);
+  const [elapsed, setElapsed] = useState(0);
+  const [result, setResult] = useState<{ name: string; scan: NoGeomScanAnswer } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (!running) return;
+    const t = setInterval(() => setElapsed(Math.floor((Date.now() - running.startedAt) / 1000)), 1000);
+    return () => clearInterval(t);
+  }, [running]);
+  useEffect(() => () => running?.stop.abort(), [running]);
+
+  const scan = async () => {
+    if (!uat) return;
+    const stop = new AbortController();
+    setRunning({ siruta: uat.siruta, startedAt: Date.now(), stop });
+    setElapsed(0);
+    setError(null);
+    setResult(null);
+    try {
+      setResult({ name: uat.name, scan: await api<NoGeomScanAnswer>('POST', '/api/landreg/no-geom-scan', { siruta: uat.siruta }, stop.signal) });
+    } catch (err) {
+      setError(stop.signal.aborted ? 'Scanarea a fost oprită.' : (err as Error).message);
+    } finally {
+      setRunning(null);
+    }
+  };
+
+  const percent = Math.min(99, Math.round((elapsed / SCAN_LIMIT_S) * 100));
+  return (
+    <Card title="Imobile fără geometrie" testId="nogeom-scan">
+      <p className="muted sync-help">
+        Compară lista imobilelor UAT-ului din portal cu stratul de parcele: câte imobile nu au desen. Durează cel mult 2 minute; nu modifică baza locală (importul
+        lor este pasul N al regulilor de sincronizare).
+      </p>
+      <div className="sync-actions">
+        <button type="button" className="btn btn--secondary" disabled={disabled || !uat || running !== null} onClick={() => void scan()} data-testid="nogeom-scan-start">
+          {running ? 'Se scanează…' : uat ? `Scanează ${uat.name}` : 'Scanează imobilele fără geometrie'}
+        </button>
+        {running && (
+          <button type="button" className="btn btn--ghost" onClick={() => running.stop.abort()}>
+            Oprește
+          </button>
+        )}
+      </div>
+      {running && (
+        <div className="sync-job sync-job--running" data-testid="nogeom-scan-progress">
+          <div className="sync-bar" role="progressbar" aria-valuemin={0} aria-valuemax={SCAN_LIMIT_S} aria-valuenow={elapsed} aria-label="Scanarea imobilelor fără geometrie">
+            <div className="sync-bar__fill" style={{ width: `${Math.max(percent, 2)}%` }} />
+          </div>
+          <p className="sync-job__msg">
+            Se citesc paginile portalului… {elapsed} s din cel mult {SCAN_LIMIT_S} s.
+          </p>
+        </div>
+      )}
+      {error && (
+        <p className="notice notice--fail" role="alert">
+          {error}
+        </p>
+      )}
+      {result && (
+        <dl className="sync-facts" data-testid="nogeom-scan-result">
+          <div>
+            <dt>Imobile în portal ({result.name})</dt>
+            <dd>{fmtInt(result.scan.totalImmovables)}</dd>
+          </div>
+          <div>
+            <dt>Parcele cu geometrie</dt>
+            <dd>{fmtInt(result.scan.withGeometry)}</dd>
+          </div>
+          <div>
+            <dt>Imobile fără geometrie</dt>
+            <dd>{fmtInt(result.scan.withoutGeometry)}</dd>
+          </div>
+          <div>
+            <dt>Potrivite după ID / după nr. cadastral</dt>
+            <dd>
+              {fmtInt(result.scan.matchedById)} / {fmtInt(result.scan.matchedByRef)}
+            </dd>
+          </div>
+          <div>
+            <dt>Clădiri în portal</dt>
+            <dd>{fmtInt(result.scan.remoteCladiriCount)}</dd>
+          </div>
+          <div>
+            <dt>Scanat la</dt>
+            <dd>{fmtDate(result.scan.scannedAt)}</dd>
+          </div>
+        </dl>
+      )}
+    </Card>
   );
 }
 
