@@ -303,6 +303,22 @@ describe('setup and optimize routes (spec 4.1)', () => {
   });
 });
 
+describe('tile infrastructure status (issue 30)', () => {
+  test('internal addresses and the builder\'s error output reach administrators only', async () => {
+    const asUser = await (await get('/api/geoportal/tiles/status', user)).json();
+    expect(asUser.tiles).toMatchObject({ serverUrl: null, webhookUrl: null });
+    for (const b of asUser.builds) expect(b.error === null || b.error === 'Construirea nu a reușit; administratorii au detaliile.').toBe(true);
+    const asAdmin = await (await get('/api/geoportal/tiles/status', admin)).json();
+    expect(asAdmin.tiles.webhookUrl).toBe(config.tiles.rebuildWebhookUrl);
+    // The monitor page: the mode in plain Romanian, no webhook, no PostGIS function name.
+    const page = await (await get('/infrastructura-harti', user)).text();
+    expect(page).toContain('generate din baza de date');
+    expect(page).not.toContain('ST_AsMVT');
+    expect(page).not.toContain('rebuild-webhook');
+    expect(await (await get('/infrastructura-harti', admin)).text()).toContain('rebuild-webhook');
+  });
+});
+
 describe('PMTiles overview archive', () => {
   beforeAll(async () => {
     await ensureBuckets();
