@@ -70,7 +70,7 @@ export async function addWatch(prisma: PrismaClient, db: Db, userId: string, wha
     );
     const feature = f.rows[0];
     if (!feature) throw errors.notFound('Parcela nu există în baza de date locală.');
-    if (feature.layer_id !== WATCHED_LAYER) throw errors.badRequest('Se pot urmări doar parcele (stratul TERENURI_ACTIVE).', [{ field: 'featureId', problem: 'not a parcel' }]);
+    if (feature.layer_id !== WATCHED_LAYER) throw errors.badRequest('Se pot urmări doar parcele, nu clădiri sau limite.', [{ field: 'featureId', problem: 'not a parcel' }]);
     const existing = await prisma.watchlistItem.findFirst({ where: { userId, kind: 'parcel', featureId: what.featureId } });
     if (existing) return { item: toItem(existing), created: false };
     const label = `Parcela ${feature.cadastral_ref ?? `#${feature.object_id}`}${feature.uat ? ` (${feature.uat})` : ''}`;

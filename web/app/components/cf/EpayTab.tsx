@@ -12,6 +12,7 @@ import { UatPicker } from '../sync/UatPicker';
 import type { UatChoice } from '../sync/uatSearch';
 import { Card } from '../Card';
 import { formatWhen } from '../../lib/dates';
+import { countOf } from '../../lib/words';
 
 interface Extract {
   id: string;
@@ -471,7 +472,7 @@ export function EpayTab({
               Înapoi
             </button>
             <span>
-              Pagina {Math.floor(offset / PAGE) + 1} din {pages} ({total} extrase)
+              Pagina {Math.floor(offset / PAGE) + 1} din {pages} ({countOf(total, 'extras', 'extrase')})
             </span>
             <button type="button" className="btn" disabled={offset + PAGE >= total} onClick={() => setOffset(offset + PAGE)}>
               Înainte
