@@ -2,6 +2,7 @@
  * Pure rules of the CF order pipeline (no I/O: the `cfOrderBatch` workflow imports them).
  */
 import type { NotifyInput } from '../notifications/notify';
+import { countOf } from '../text/plural';
 
 export interface ReadyExtract {
   extractId: string;
@@ -28,7 +29,7 @@ export function batchReadyNotices(orderId: string, stored: readonly ReadyExtract
     return {
       userId,
       type: 'cf-extract-ready',
-      title: one ? `Extras CF gata: ${one.nrCadastral}` : `${extracts.length} extrase CF gata`,
+      title: one ? `Extras CF gata: ${one.nrCadastral}` : `${countOf(extracts.length, 'extras CF gata', 'extrase CF gata')}`,
       body: one
         ? `Extrasul de carte funciară pentru parcela ${parcelOf(one)} este disponibil 30 de zile.`
         : `Extrasele de carte funciară pentru parcelele ${extracts.map(parcelOf).join(', ')} sunt disponibile 30 de zile.`,

@@ -67,7 +67,7 @@ function DeadlineBadge({ deadline }: { deadline: string | null }) {
   if (!deadline) return null;
   const d = daysLeft(deadline);
   const cls = d < 0 ? 'badge--red' : d <= 3 ? 'badge--amber' : 'badge--blue';
-  const text = d < 0 ? `depășit cu ${-d} ${-d === 1 ? 'zi' : 'zile'}` : d === 0 ? 'azi' : `în ${d} ${d === 1 ? 'zi' : 'zile'}`;
+  const text = d < 0 ? `depășit cu ${countOf(-d, 'zi', 'zile')}` : d === 0 ? 'azi' : `în ${countOf(d, 'zi', 'zile')}`;
   return <span className={`badge ${cls}`} title={`Termen: ${fmtDate(deadline)}`}>Termen {text}</span>;
 }
 
