@@ -9,6 +9,7 @@ import { VectorTile } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
 import { FetchSource, PMTiles, TileType } from 'pmtiles';
 import { config } from '../../domain/config';
+import { E2E_BASE_URL } from '../helpers/e2e';
 import { closePool, getPool } from '../../domain/db/pool';
 import { ensureBuckets } from '../../domain/storage/s3';
 import { TILE_SOURCES } from '../../domain/tiles/sources';
@@ -310,12 +311,14 @@ describe('tile infrastructure status (issue 30)', () => {
     for (const b of asUser.builds) expect(b.error === null || b.error === 'Construirea nu a reușit; administratorii au detaliile.').toBe(true);
     const asAdmin = await (await get('/api/geoportal/tiles/status', admin)).json();
     expect(asAdmin.tiles.webhookUrl).toBe(config.tiles.rebuildWebhookUrl);
-    // The monitor page: the mode in plain Romanian, no webhook, no PostGIS function name.
-    const page = await (await get('/infrastructura-harti', user)).text();
+    // The monitor page (served by the stack's web process): the mode in plain Romanian, no
+    // webhook, no PostGIS function name.
+    const monitor = async (cookie: string) => (await fetch(`${E2E_BASE_URL}/infrastructura-harti`, { headers: { cookie } })).text();
+    const page = await monitor(user);
     expect(page).toContain('generate din baza de date');
     expect(page).not.toContain('ST_AsMVT');
     expect(page).not.toContain('rebuild-webhook');
-    expect(await (await get('/infrastructura-harti', admin)).text()).toContain('rebuild-webhook');
+    expect(await monitor(admin)).toContain(config.tiles.rebuildWebhookUrl);
   });
 });
 
