@@ -12,6 +12,8 @@ describe('registry history lines', () => {
 
   test('plain fields and the tracking block read as values', () => {
     expect(describeChange({ field: 'subject', before: 'Cerere', after: 'Cerere CU' })).toBe('subiect: Cerere → Cerere CU');
+    expect(describeChange({ field: 'date', before: null, after: '2051-03-10' })).toBe('data: — → 10.03.2051');
+    expect(describeChange({ field: 'direction', before: 'intrare', after: 'iesire' })).toBe('direcție: intrare → ieșire');
     const line = describeChange({ field: 'tracking', before: null, after: { authority: 'Primăria Brașov', requestNumber: 'CU-7', petitionerName: null } });
     expect(line).toBe('urmărire: — → Primăria Brașov, CU-7');
   });

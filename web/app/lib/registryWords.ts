@@ -1,3 +1,5 @@
+import { formatDay } from './dates';
+
 /**
  * How the registry page words an entry's change history (issue 30): field names in Romanian and
  * each value as a person reads it. An attachment is its file name and size, never its id.
@@ -19,6 +21,8 @@ export const FIELD_LABEL: Record<string, string> = {
   attachments: 'atașamente',
 };
 
+const DIRECTIONS: Record<string, string> = { intrare: 'intrare', iesire: 'ieșire' };
+
 export function formatFileSize(n: number): string {
   if (n < 1024) return `${n} o`;
   return n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
@@ -26,6 +30,8 @@ export function formatFileSize(n: number): string {
 
 function valueOf(field: string, x: unknown): string {
   if (x === null || x === undefined || x === '') return '—';
+  if (typeof x === 'string' && (field === 'date' || field === 'deadline')) return formatDay(x.slice(0, 10));
+  if (field === 'direction') return DIRECTIONS[String(x)] ?? String(x);
   if (typeof x !== 'object') return String(x);
   if (field === 'attachments') {
     const a = x as { name?: unknown; size?: unknown };
