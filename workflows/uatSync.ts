@@ -6,7 +6,7 @@
 import { ParentClosePolicy, WorkflowIdReusePolicy, executeChild, setHandler, startChild } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { SyncTrigger } from '../domain/landreg/sync/store';
-import { describeSyncChanges, type LayerChangeCounts } from '../domain/landreg/sync/rules';
+import { describeSyncChanges, layerName, type LayerChangeCounts } from '../domain/landreg/sync/rules';
 import { jobSearchAttributes } from '../temporal/searchAttributes';
 import { TaskQueue } from '../temporal/queues';
 import { TILE_REBUILD_WORKFLOW_ID } from '../temporal/singletons';
@@ -77,7 +77,7 @@ export async function uatSync(args: UatSyncArgs): Promise<UatSyncResult> {
   try {
     for (const layerId of args.layers) {
       progress.phase = `sync:${layerId}`;
-      progress.message = `Se sincronizează ${layerId}…`;
+      progress.message = `Se sincronizează ${layerName(layerId)}…`;
       runs.push(
         await executeChild('layerSync', {
           workflowId: childJobId('layer-sync', `${args.siruta}-${layerId}`),

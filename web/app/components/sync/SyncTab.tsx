@@ -14,6 +14,7 @@ import type { UatChoice } from './uatSearch';
 import { UatPicker, UatSummary } from './UatPicker';
 import { Card } from '../Card';
 import { formatWhen } from '../../lib/dates';
+import { countOf } from '../../lib/words';
 
 const SESSION_POLL_MS = 30_000;
 const PROGRESS_POLL_MS = 1000;
@@ -58,7 +59,12 @@ async function api<T>(method: 'GET' | 'POST', url: string, body?: unknown, signa
 
 // ---- portal connection -----------------------------------------------------------------------
 
-function ConnectionCard({ session, onChange }: { session: PortalSessionView; onChange: (s: PortalSessionView) => void }) {
+/**
+ * The shared portal account's card. Disconnecting it stops the portal for the whole office, so
+ * only administrators get the button (the route refuses anyone else, issue 25); a user who may
+ * not use it does not see it (issue 30).
+ */
+export function ConnectionCard({ session, isAdmin, onChange }: { session: PortalSessionView; isAdmin: boolean; onChange: (s: PortalSessionView) => void }) {
   const [busy, setBusy] = useState<'connect' | 'disconnect' | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [autoReconnect, setAutoReconnect] = useState(true);
@@ -135,12 +141,13 @@ function ConnectionCard({ session, onChange }: { session: PortalSessionView; onC
           <dt>Ultima verificare</dt>
           <dd>
             {fmtDate(session.lastHealthCheckAt)}
-            {session.consecutiveFailures > 0 && <span className="badge badge--online">{session.consecutiveFailures} eșecuri la rând</span>}
+            {session.consecutiveFailures > 0 && <span className="badge badge--online">{countOf(session.consecutiveFailures, 'eșec', 'eșecuri')} la rând</span>}
           </dd>
         </div>
       </dl>
       <div className="sync-conn__actions">
         {session.connected ? (
+          isAdmin && (
           <button
             type="button"
             className="btn btn--danger"
@@ -151,6 +158,7 @@ function ConnectionCard({ session, onChange }: { session: PortalSessionView; onC
           >
             {busy === 'disconnect' ? 'Se deconectează…' : 'Deconectare'}
           </button>
+          )
         ) : (
           <button type="button" className="btn btn--primary" disabled={busy !== null || session.portalMaintenance} onClick={() => void act('connect')} data-testid="sync-connect">
             {busy === 'connect' ? 'Se conectează…' : 'Conectare la portal'}
@@ -293,9 +301,9 @@ function SyncActions(props: { connected: boolean; useCentralApi: boolean; initia
             className="btn btn--secondary"
             disabled={disabled}
             data-testid="sync-magic"
-            onClick={() => uat && void start('magic', '/api/landreg/sync-background', { siruta: uat.siruta, mode: 'magic' }, `Sincronizare magică · ${uat.name}`)}
+            onClick={() => uat && void start('magic', '/api/landreg/sync-background', { siruta: uat.siruta, mode: 'magic' }, `Sincronizare completă · ${uat.name}`)}
           >
-            {starting === 'magic' ? 'Se pornește…' : 'Sincronizare magică (cu îmbogățire)'}
+            {starting === 'magic' ? 'Se pornește…' : 'Sincronizare completă (cu date din cartea funciară)'}
           </button>
           <button
             type="button"
@@ -308,7 +316,7 @@ function SyncActions(props: { connected: boolean; useCentralApi: boolean; initia
           </button>
         </div>
         <p className="muted sync-help">
-          De bază: parcele și clădiri, doar diferențele față de baza locală. Magică: în plus proprietari, adrese și suprafețe din cartea funciară. Județ: toate
+          De bază: parcele și clădiri, doar diferențele față de baza locală. Completă: în plus proprietari, adrese și suprafețe din cartea funciară. Județ: toate
           UAT-urile județului, câte două odată; primiți o notificare la final.
         </p>
         {useCentralApi && <p className="notice notice--warn">Contul dumneavoastră folosește API-ul central: sincronizarea locală nu este disponibilă.</p>}
@@ -574,6 +582,8 @@ export function SyncTab(props: {
   session: PortalSessionView;
   store: StoreSummaryView;
   useCentralApi: boolean;
+  /** Administrators may disconnect the shared portal account. */
+  isAdmin: boolean;
   /** Preselected UAT (`/parcel-sync?siruta=`), e.g. coming from another tab. */
   initialUat?: UatChoice | null;
   /** The picked UAT, so the page's tabs can carry it along. */
@@ -592,7 +602,7 @@ export function SyncTab(props: {
   const onUat = useCallback((u: UatChoice | null) => onUatProp.current?.(u), []);
   return (
     <div className="sync-tab">
-      <ConnectionCard session={session} onChange={onSession} />
+      <ConnectionCard session={session} isAdmin={props.isAdmin} onChange={onSession} />
       <SyncActions
         connected={session.connected && !session.portalMaintenance}
         useCentralApi={props.useCentralApi}
