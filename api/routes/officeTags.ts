@@ -33,7 +33,12 @@ const Plan = z.object({
   inSync: z.boolean(),
 });
 const PlanAnswer = z.object({
-  file: z.object({ path: z.string(), exists: z.boolean(), lines: z.number(), encoding: z.string() }),
+  file: z.object({
+    path: z.string().nullable().openapi({ description: 'Where the tag file lives on the server; administrators only (null for others)' }),
+    exists: z.boolean(),
+    lines: z.number(),
+    encoding: z.string(),
+  }),
   lastSyncAt: z.string().nullable(),
   fingerprint: z.string(),
   plan: Plan,
@@ -92,7 +97,11 @@ export function registerTagRoutes(router: Router): void {
       response: { description: 'Sync plan', schema: PlanAnswer },
       failures: { 422: 'The tag file is not UTF-8 text' },
     },
-    () => tagSyncPlan(getPrisma(), config.office.tagFilePath),
+    async ({ auth }) => {
+      const answer = await tagSyncPlan(getPrisma(), config.office.tagFilePath);
+      // A server path means nothing to a user and tells an outsider where the office's files are.
+      return auth?.isAdmin ? answer : { ...answer, file: { ...answer.file, path: null } };
+    },
   );
 
   defineRoute(

@@ -22,6 +22,8 @@ import { Card } from '../components/Card';
 import { formatWhen } from '../lib/dates';
 import { lastSyncChanges, type LayerSyncChanges } from '../lib/sync.server';
 import { FollowUatButton } from '../components/notifications/FollowUatButton';
+import { LandUseLegend } from '../components/enrichment/LandUseLegend';
+import { countOf } from '../lib/words';
 
 export const meta: MetaFunction = () => [{ title: 'Tablou UAT · Sincronizare parcele' }];
 export const links: LinksFunction = () => [
@@ -159,7 +161,8 @@ export default function Dashboard() {
             </Card>
           </div>
           <Card title="Folosința terenului">
-            <BarChart title="Suprafață pe categorii de folosință" data={d.landUse.map((u) => ({ label: u.categorie, value: u.area, display: `${formatArea(u.area)} · ${formatInt(u.parcels)} parcele` }))} />
+            <BarChart title="Suprafață pe categorii de folosință" data={d.landUse.map((u) => ({ label: u.categorie, value: u.area, display: `${formatArea(u.area)} · ${countOf(u.parcels, 'parcelă', 'parcele')}` }))} />
+            <LandUseLegend codes={d.landUse.map((u) => u.categorie)} />
           </Card>
           <Card title="Proprietari principali">
             {d.topOwners === null ? (

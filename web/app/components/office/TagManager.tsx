@@ -242,7 +242,7 @@ export function TagManager({
         ) : (
           <>
             <p className="office-muted">
-              Fișier: <code>{plan.file.path}</code> {plan.file.exists ? `(${plan.file.lines} etichete)` : '(nu există încă)'} · ultima
+              {plan.file.path ? <>Fișier: <code>{plan.file.path}</code></> : 'Fișierul de etichete al biroului'} {plan.file.exists ? `(${plan.file.lines} etichete)` : '(nu există încă)'} · ultima
               sincronizare: {plan.lastSyncAt ? formatWhen(plan.lastSyncAt, 'dateTimeSeconds') : 'niciodată'}
             </p>
             {plan.plan.inSync ? (
