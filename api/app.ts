@@ -7,6 +7,7 @@ import cookieParser from 'cookie-parser';
 import { childLogger } from '../domain/log';
 import { errors } from '../domain/errors';
 import { errorMapper } from './http/errorMapper';
+import { checkJsonShape } from './http/route';
 import { apiRateLimits } from './http/rateLimit';
 import { requestLog } from './http/requestLog';
 import { sessionMiddleware, sameOriginWrites, authRouter, registerAuthApiRoutes } from './auth';
@@ -102,7 +103,7 @@ export function createApp(opts: AppOptions = {}): Express {
   app.use('/tiles', (req, _res, next) => next(req.auth ? errors.notFound('Resursa de tile-uri nu există.') : errors.unauthorized()));
   app.use('/tiles', errorMapper);
 
-  app.use('/api', ...limits, express.json({ limit: JSON_BODY_LIMIT }));
+  app.use('/api', ...limits, express.json({ limit: JSON_BODY_LIMIT, verify: (_req, _res, buf) => checkJsonShape(buf) }));
   app.use(apiRouter({ ai: opts.ai }));
   // Unknown /api route: without a session the caller learns nothing about what exists.
   app.use('/api', (req, _res, next) => next(req.auth ? errors.notFound('Ruta API nu există.') : errors.unauthorized()));

@@ -393,6 +393,8 @@ export const config = {
     ai: { global: Math.max(1, int('AI_MAX_CONCURRENT', 8)), perUser: Math.max(1, int('AI_MAX_PER_USER', 2)) },
     /** Portal-bound API requests (search, owner search, no-geometry scan, enrich, RGI, debug fields). */
     portal: { global: Math.max(1, int('PORTAL_MAX_CONCURRENT', 16)), perUser: Math.max(1, int('PORTAL_MAX_PER_USER', 4)) },
+    /** Selection exports (POST /api/geoportal/export), each one ogr2ogr. */
+    selectionExport: { global: Math.max(1, int('SELECTION_EXPORT_MAX_CONCURRENT', 4)), perUser: Math.max(1, int('SELECTION_EXPORT_MAX_PER_USER', 2)) },
     /** Vault requests that derive a key (create, update, reveal). */
     vault: { global: Math.max(1, int('VAULT_MAX_CONCURRENT', 16)), perUser: Math.max(1, int('VAULT_MAX_PER_USER', 4)) },
     /** PBKDF2 derivations running at once on libuv's thread pool (the rest wait, bounded). */
@@ -403,7 +405,7 @@ export const config = {
     portalQueueTotal: Math.max(1, int('PORTAL_QUEUE_TOTAL', 1000)),
     /** How long a SIRUTA unknown to the catalogue or to the portal is answered 404 from memory. */
     unknownUatCacheMs: int('UNKNOWN_UAT_CACHE_MS', 10 * 60_000),
-    /** Address-space limit of every child process (Ghostscript, qpdf), MB. */
+    /** Memory limit of every child process (Ghostscript and qpdf: address space; ogr2ogr: data), MB. */
     childMemoryMb: Math.max(64, int('CHILD_MEMORY_MB', 1536)),
   },
 

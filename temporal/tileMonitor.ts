@@ -20,35 +20,44 @@ export interface TileInfraStatus {
   job: RebuildJobState | null;
   tiles: {
     mode: 'postgis' | 'proxy';
+    /** Administrators only (null for others), like the webhook's URL. */
     serverUrl: string | null;
-    webhookUrl: string;
+    webhookUrl: string | null;
     cache: { entries: number; bytes: number; hits: number; misses: number };
     versions: Record<string, number>;
   };
   checkedAt: string;
 }
 
-/** Everything the tile infrastructure monitor shows. */
-export async function tileInfraStatus(): Promise<TileInfraStatus> {
+/** What a failed build says to a user who is not an administrator. */
+export const BUILD_FAILED_PLAIN = 'Construirea nu a reușit; administratorii au detaliile.';
+
+/**
+ * Everything the tile infrastructure monitor shows. Internal addresses and the builder's error
+ * output (server paths, tool messages) reach administrators only (issue 30); everyone else gets
+ * the facts in plain Romanian.
+ */
+export async function tileInfraStatus({ technical }: { technical: boolean }): Promise<TileInfraStatus> {
   const [info, builds, versions, job] = await Promise.all([
     archiveInfo(),
     recentBuilds(10),
     tileVersions(),
     getTemporalClient().then((c) => tileRebuildJob(c)),
   ]);
+  const shown = technical ? builds : builds.map((b) => (b.error ? { ...b, error: BUILD_FAILED_PLAIN } : b));
   return {
     archive: info && {
       ...info,
       url: `${config.app.publicUrl.replace(/\/+$/, '')}/tiles/overview.pmtiles`,
       ageSeconds: Math.max(0, Math.round((Date.now() - Date.parse(info.lastModified)) / 1000)),
     },
-    lastBuild: builds[0] ?? null,
-    builds,
-    job,
+    lastBuild: shown[0] ?? null,
+    builds: shown,
+    job: job && !technical && job.error ? { ...job, error: BUILD_FAILED_PLAIN } : job,
     tiles: {
       mode: config.tiles.serverUrl ? 'proxy' : 'postgis',
-      serverUrl: config.tiles.serverUrl || null,
-      webhookUrl: config.tiles.rebuildWebhookUrl,
+      serverUrl: technical ? config.tiles.serverUrl || null : null,
+      webhookUrl: technical ? config.tiles.rebuildWebhookUrl : null,
       cache: tileCacheStats(),
       versions: Object.fromEntries([...versions].map(([k, v]) => [k, v.version])),
     },

@@ -7,8 +7,8 @@
  *   cfOrderBatch   credits + foreign-cart check, add to cart and save metadata per parcel, the
  *                  submit intent recorded (one activity, cfFillCart), ONE submit (reconciled
  *                  against the portal's orders on any retry), poll until done, match documents back
- *                  to parcels, download and store each PDF (cfFetchDocuments), notify the orderer
- *                  (`cf-extract-ready`). Each step updates the records. Few, larger activities:
+ *                  to parcels, download and store each PDF (cfFetchDocuments), notify each orderer
+ *                  once for the batch (`cf-extract-ready`). Each step updates the records. Few, larger activities:
  *                  each activity round trip through Temporal costs more than a store write.
  * Deterministic: no I/O here.
  */
@@ -29,6 +29,7 @@ import type { NotificationActivities } from '../activities/notifications';
 import { TaskQueue } from '../temporal/common/queues';
 import { failureMessage } from '../temporal/common/failures';
 import { RETRY } from '../temporal/common/retryPolicies';
+import { batchReadyNotices } from '../domain/cfportal/rules';
 
 const cfStep = {
   taskQueue: TaskQueue.cfOrders,
@@ -122,20 +123,8 @@ export async function cfOrderBatch(input: CfOrderBatchInput): Promise<CfOrderBat
     }
     // Workflow time: the 30-day validity follows Temporal's clock (and its time skipping in tests).
     const stored = await steps.cfFetchDocuments(orderId, submitted.portalOrderId, Date.now());
-    await Promise.all(
-      stored
-        .filter((e) => e.userId)
-        .map((e) =>
-          notify.notify({
-            userId: e.userId!,
-            type: 'cf-extract-ready',
-            title: `Extras CF gata: ${e.nrCadastral}`,
-            body: `Extrasul de carte funciară pentru parcela ${e.nrCadastral}${e.uatName ? ` (${e.uatName})` : ''} este disponibil 30 de zile.`,
-            link: `/parcel-sync?tab=epay&cad=${encodeURIComponent(e.nrCadastral)}`,
-            idempotencyKey: `cf-extract-ready:${e.extractId}`,
-          }),
-        ),
-    );
+    // One notice per orderer for the whole batch, not one per extract.
+    await Promise.all(batchReadyNotices(orderId, stored).map((n) => notify.notify(n)));
     await steps.cfFinishBatch(orderId);
     return { orderId, portalOrderId: submitted.portalOrderId, completed: stored.length, reconciledSubmit: submitted.reconciled };
   } catch (err) {

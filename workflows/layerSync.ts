@@ -6,7 +6,7 @@
  */
 import { CancellationScope, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { GisSyncRun, SyncTrigger } from '../domain/landreg/sync/store';
-import { describeSyncChanges } from '../domain/landreg/sync/rules';
+import { describeSyncChanges, layerName } from '../domain/landreg/sync/rules';
 import type { LandregPortalActivities, LandregStoreActivities } from '../activities/landreg';
 import { failureMessage } from '../temporal/common/failures';
 import { progressQuery, type ProgressState } from '../temporal/common/progress';
@@ -49,7 +49,7 @@ export interface LayerSyncResult extends GisSyncRun {
 
 export async function layerSync(args: LayerSyncArgs): Promise<LayerSyncResult> {
   const { siruta, layerId } = args;
-  const progress: ProgressState = { status: 'running', phase: 'plan', current: 0, total: 0, message: `Se compară stratul ${layerId} cu portalul…` };
+  const progress: ProgressState = { status: 'running', phase: 'plan', current: 0, total: 0, message: `Se compară ${layerName(layerId)} cu portalul…` };
   setHandler(progressQuery, () => progress);
 
   const opened = await store.openLayerSyncRun({ siruta, layerId, trigger: args.trigger ?? 'manual', workflowId: workflowInfo().workflowId });

@@ -32,7 +32,7 @@ import type { NotificationActivities } from '../activities/notifications';
 import type { SchedulingActivities } from '../activities/scheduling';
 import type { SessionTally } from '../domain/scheduling/report';
 import { layersOf } from '../domain/scheduling/rules';
-import { wallClock, weekendWindow } from '../domain/scheduling/windows';
+import { sessionWeekendWindow, wallClock, weekendWindow } from '../domain/scheduling/windows';
 import type { NextStep, WeekendStep } from '../domain/scheduling/weekend';
 import { jobSearchAttributes } from '../temporal/common/searchAttributes';
 import { TaskQueue } from '../temporal/common/queues';
@@ -212,13 +212,11 @@ export async function weekendSync(args: WeekendSyncArgs = {}): Promise<SessionTa
       runNowCity = null;
       prefer = null;
     }
-    let window = weekendWindow(Date.now(), forced);
-    if (!window.open && !runNow) {
-      // A forced run lasts the night it was started in: waiting for another night, the session
-      // keeps the ordinary window (issue 30: the shown window moved to 22:00 after a trigger).
-      forced = false;
-      window = weekendWindow(Date.now(), forced);
-    }
+    // A forced run lasts the night it was started in: waiting for another night, the session
+    // keeps the ordinary window (issue 30: the shown window moved to 22:00 after a trigger). The
+    // same rule tells the queue page what to show (sessionWeekendWindow).
+    if (forced && !runNow && !weekendWindow(Date.now(), true).open) forced = false;
+    const window = sessionWeekendWindow(Date.now(), forced);
     if (!window.open && !runNow) {
       state.syncStatus = 'waiting_window';
       state.currentActivity = null;

@@ -5,7 +5,7 @@
  */
 import { executeChild, setHandler } from '@temporalio/workflow';
 import type { SyncTrigger } from '../domain/landreg/sync/store';
-import { describeSyncChanges, type LayerChangeCounts } from '../domain/landreg/sync/rules';
+import { describeSyncChanges, layerName, type LayerChangeCounts } from '../domain/landreg/sync/rules';
 import { jobSearchAttributes } from '../temporal/common/searchAttributes';
 import { failureMessage } from '../temporal/common/failures';
 import { progressQuery, type ProgressState } from '../temporal/common/progress';
@@ -54,7 +54,7 @@ export async function uatSync(args: UatSyncArgs): Promise<UatSyncResult> {
   try {
     for (const layerId of args.layers) {
       progress.phase = `sync:${layerId}`;
-      progress.message = `Se sincronizează ${layerId}…`;
+      progress.message = `Se sincronizează ${layerName(layerId)}…`;
       runs.push(
         await executeChild('layerSync', {
           workflowId: childJobId('layer-sync', `${args.siruta}-${layerId}`),

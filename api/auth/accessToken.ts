@@ -10,7 +10,7 @@ import { AppError } from '../../domain/errors';
 import type { TokenSource } from '../../domain/central/client';
 import { loadSessionCached, type StoredSession } from './sessionStore';
 import { refreshShared } from './session';
-import type { SessionContext } from './types';
+import { DEV_BYPASS_SESSION_ID, type SessionContext } from './types';
 
 const signInAgain = () =>
   new AppError(401, 'unauthorized', 'Sesiunea de autentificare a expirat. Autentificați-vă din nou.', {
@@ -29,7 +29,7 @@ export function callerTokenSource(auth: SessionContext): TokenSource {
   return async (rejected?: string) => {
     if (auth.error) throw signInAgain();
     // The development bypass has no identity provider behind it: its empty token is what it has.
-    if (auth.sessionId === 'dev-bypass') return auth.accessToken;
+    if (auth.sessionId === DEV_BYPASS_SESSION_ID) return auth.accessToken;
     const row = await loadSessionCached(auth.sessionId);
     if (!row) throw new AppError(401, 'unauthorized', 'Autentificare necesară.');
     let data = row.data;

@@ -8,7 +8,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { config } from '../../domain/config';
 import { childLogger } from '../../domain/log';
 import { devBypassEnabled, evaluateFlags } from '../../domain/auth/flags';
-import type { SessionContext } from './types';
+import { DEV_BYPASS_SESSION_ID, type SessionContext } from './types';
 import {
   SESSION_TOUCH_INTERVAL_MS,
   loadSessionCached,
@@ -84,7 +84,7 @@ export function devStubContext(): SessionContext {
   const email = 'dev@birou.ro';
   const flags = evaluateFlags({ email, groups: ['admin'], emailVerified: true }, config.flags);
   return {
-    sessionId: 'dev-bypass',
+    sessionId: DEV_BYPASS_SESSION_ID,
     user: { id: 'dev-bypass', email, name: 'Utilizator de dezvoltare', company: 'B' },
     accessToken: '',
     enrichmentScope: 'full',

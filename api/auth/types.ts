@@ -3,6 +3,12 @@ export type Company = 'B' | 'U' | 'S' | 'G';
 import type { EnrichmentScope } from '../../domain/auth/viewer';
 export type { EnrichmentScope };
 
+/**
+ * The session id of the development bypass's stub user (spec 5.1): no session row, no cookie, so
+ * nothing to sign out of (the next request is the stub user again).
+ */
+export const DEV_BYPASS_SESSION_ID = 'dev-bypass';
+
 export interface SessionUser {
   id: string;
   email: string;

@@ -104,6 +104,13 @@ export const heavyWork = {
       global: 'Se construiesc deja prea multe exporturi locale. Încercați din nou peste un minut.',
     },
   }),
+  /** Selection exports (spec 4.1): one ogr2ogr of up to 5,000 features each. */
+  selectionExport: new WorkSlots({
+    global: () => config.limits.selectionExport.global,
+    perUser: () => config.limits.selectionExport.perUser,
+    retryAfterSeconds: 5,
+    messages: { user: ownMessage('un export al selecției'), global: busyMessage('exporturi') },
+  }),
   portal: new WorkSlots({
     global: () => config.limits.portal.global,
     perUser: () => config.limits.portal.perUser,

@@ -19,6 +19,7 @@ import type { Request } from 'express';
 import { config } from '../../domain/config';
 import { AppError, errors } from '../../domain/errors';
 import { makeTempDir } from '../../domain/storage/tempDirs';
+import { countOf } from '../../domain/text/plural';
 
 export interface UploadedFile {
   field: string;
@@ -140,7 +141,7 @@ async function receive(req: Request, opts: Required<Pick<UploadOptions, 'maxByte
     bb.on('field', (name, value) => {
       fields[name] = value;
     });
-    bb.on('filesLimit', () => fail(errors.badRequest(`Cel mult ${opts.maxFiles} fișier(e) pe cerere.`)));
+    bb.on('filesLimit', () => fail(errors.badRequest(`Cel mult ${countOf(opts.maxFiles, 'fișier', 'fișiere')} pe cerere.`)));
     bb.on('error', (err: Error) => fail(errors.badRequest('Corpul multipart nu este valid.', [{ field: '(body)', problem: err.message }])));
     bb.on('close', () => {
       Promise.all(writes).then(() => {

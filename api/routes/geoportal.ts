@@ -10,6 +10,8 @@ import { pipeline } from 'node:stream/promises';
 import type { Router } from 'express';
 import { z } from 'zod';
 import { defineRoute } from '../http/route';
+import { clientGone } from '../http/download';
+import { heavyWork, holdSlot } from '../http/rateLimit';
 import { viewerOf } from '../../domain/auth/viewer';
 import { searchGeoportal, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from '../../domain/geoportal/search';
 import { getFeature, DEFAULT_FEATURE_LAYER } from '../../domain/geoportal/feature';
@@ -150,10 +152,15 @@ export function registerGeoportalRoutes(router: Router): void {
         contentType: 'application/octet-stream',
         schema: z.string().openapi({ format: 'binary' }),
       },
-      failures: { 404: 'None of the features exists or has geometry' },
+      failures: {
+        404: 'None of the features exists or has geometry',
+        429: 'The caller already has an export converting, or the server converts its maximum (rate_limited, Retry-After)',
+      },
     },
-    async ({ body, auth, res }) => {
-      const file = await exportFeatures(body.format, body.featureIds, viewerOf(auth));
+    async ({ body, auth, req, res }) => {
+      // ogr2ogr is killed when the client leaves; the slot goes back with the answer.
+      await holdSlot(heavyWork.selectionExport, req, res);
+      const file = await exportFeatures(body.format, body.featureIds, viewerOf(auth), clientGone(res));
       try {
         const { size } = await fs.promises.stat(file.path);
         res.status(200).set({

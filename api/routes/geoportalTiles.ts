@@ -50,7 +50,7 @@ const StatusBody = z.object({
   tiles: z.object({
     mode: z.enum(['postgis', 'proxy']),
     serverUrl: z.string().nullable(),
-    webhookUrl: z.string(),
+    webhookUrl: z.string().nullable(),
     cache: z.object({ entries: z.number(), bytes: z.number(), hits: z.number(), misses: z.number() }),
     versions: z.record(z.string(), z.number()),
   }),
@@ -151,11 +151,11 @@ export function registerGeoportalTileRoutes(router: Router): void {
     {
       method: 'get',
       path: '/api/geoportal/tiles/status',
-      summary: 'Tile infrastructure monitor: archive age and size, builds, rebuild job progress, tile cache',
+      summary: 'Tile infrastructure monitor: archive age and size, builds, rebuild job progress, tile cache (addresses and error output for administrators only)',
       tags: ['geoportal'],
       auth: 'session',
       response: { description: 'Status', schema: StatusBody },
     },
-    () => tileInfraStatus(),
+    ({ auth }) => tileInfraStatus({ technical: auth!.isAdmin }),
   );
 }

@@ -29,7 +29,7 @@ import {
   updateRule,
 } from '../../domain/scheduling/syncRules';
 import { addCity, isPaused, lastReport, listQueue, prepareCityTrigger, removeCity, resetAll, resetErrors, setPaused, STEP_STATES, WEEKEND_STEPS } from '../../domain/scheduling/weekend';
-import { weekendWindow, windowProblems } from '../../domain/scheduling/windows';
+import { sessionWeekendWindow, windowProblems } from '../../domain/scheduling/windows';
 import { getTemporalClient } from '../../temporal/client';
 import { queryRunning, signalJob } from '../../temporal/jobs';
 import { WEEKEND_SYNC_JOB, WEEKEND_SYNC_WORKFLOW_ID } from '../../temporal/common/singletons';
@@ -181,7 +181,7 @@ async function weekendAnswer(now = Date.now()) {
   const prisma = prismaDb();
   const [queue, paused, report, session] = await Promise.all([listQueue(prisma), isPaused(prisma), lastReport(prisma), sessionState()]);
   const forced = session?.forced ?? false;
-  const w = weekendWindow(now, forced);
+  const w = sessionWeekendWindow(now, forced);
   const syncStatus = paused ? 'paused' : (session?.syncStatus ?? 'idle');
   return {
     queue: queue.map(({ position: _p, ...q }) => q),

@@ -4,9 +4,10 @@
  *   POST   /api/manictime {mode, resolutions?, expectFingerprint?} → {mode, applied, conflicts, plan}
  *   GET    /api/tags ?q=&company=                 → {items:[tag]}
  *   POST   /api/tags {project, phase?, activity?, company?} → 201 {tag}
+ *   PUT    /api/tags/:id {name?, company?}        → {tag} (rename or company; a project or phase with what is under it)
  *   DELETE /api/tags/:id                          → {deleted: n} (a project or phase with what is under it)
- * Writing the tag file (push, both, a conflict resolved for the app) and deleting tags are for
- * administrators (issue 25); reading, pulling and adding tags are open to every user.
+ * Writing the tag file (push, both, a conflict resolved for the app), changing and deleting tags
+ * are for administrators (issue 25); reading, pulling and adding tags are open to every user.
  * The tag file is config.office.tagFilePath (TAG_FILE_PATH).
  */
 import type { Router } from 'express';
@@ -16,7 +17,7 @@ import { requireAdmin } from '../auth/guards';
 import { config } from '../../domain/config';
 import { getPrisma } from '../../domain/db/prisma';
 import { COMPANIES } from '../../domain/office/vault';
-import { addTag, applyTagSync, deleteTag, listTags, tagSyncPlan } from '../../domain/tags/service';
+import { addTag, applyTagSync, deleteTag, listTags, tagSyncPlan, updateTag } from '../../domain/tags/service';
 
 const Changes = z.object({
   added: z.array(z.string()),
@@ -32,7 +33,12 @@ const Plan = z.object({
   inSync: z.boolean(),
 });
 const PlanAnswer = z.object({
-  file: z.object({ path: z.string(), exists: z.boolean(), lines: z.number(), encoding: z.string() }),
+  file: z.object({
+    path: z.string().nullable().openapi({ description: 'Where the tag file lives on the server; administrators only (null for others)' }),
+    exists: z.boolean(),
+    lines: z.number(),
+    encoding: z.string(),
+  }),
   lastSyncAt: z.string().nullable(),
   fingerprint: z.string(),
   plan: Plan,
@@ -71,6 +77,13 @@ const AddBody = z.object({
   activity: level.nullable().optional(),
   company: z.enum(COMPANIES).nullable().optional(),
 });
+const ChangeBody = z
+  .object({
+    name: level.min(1, 'Numele nu poate fi gol.').optional().openapi({ description: 'The tag’s own level: project text (with its code), phase or activity' }),
+    company: z.enum(COMPANIES).nullable().optional().openapi({ description: 'For the tag and every tag under it; null: the company its project code implies' }),
+  })
+  .refine((b) => b.name !== undefined || b.company !== undefined, { message: 'Indicați numele nou sau firma.', path: ['name'] });
+const TagId = z.object({ id: z.uuid('Identificatorul nu este valid.') });
 
 export function registerTagRoutes(router: Router): void {
   defineRoute(
@@ -84,7 +97,11 @@ export function registerTagRoutes(router: Router): void {
       response: { description: 'Sync plan', schema: PlanAnswer },
       failures: { 422: 'The tag file is not UTF-8 text' },
     },
-    () => tagSyncPlan(getPrisma(), config.office.tagFilePath),
+    async ({ auth }) => {
+      const answer = await tagSyncPlan(getPrisma(), config.office.tagFilePath);
+      // A server path means nothing to a user and tells an outsider where the office's files are.
+      return auth?.isAdmin ? answer : { ...answer, file: { ...answer.file, path: null } };
+    },
   );
 
   defineRoute(
@@ -144,12 +161,28 @@ export function registerTagRoutes(router: Router): void {
   defineRoute(
     router,
     {
+      method: 'put',
+      path: '/api/tags/:id',
+      summary: 'Rename a tag or change its company (a project or phase with the tags under it); administrators only',
+      tags: ['tags'],
+      auth: 'admin',
+      params: TagId,
+      body: ChangeBody,
+      response: { description: 'The tag after the change', schema: z.object({ tag: TagOut }) },
+      failures: { 404: 'Unknown tag', 409: 'tag_exists: another tag has that name' },
+    },
+    async ({ params, body }) => ({ tag: await updateTag(getPrisma(), params.id, body) }),
+  );
+
+  defineRoute(
+    router,
+    {
       method: 'delete',
       path: '/api/tags/:id',
       summary: 'Delete a tag (a project or phase with the tags under it); administrators only',
       tags: ['tags'],
       auth: 'admin',
-      params: z.object({ id: z.uuid('Identificatorul nu este valid.') }),
+      params: TagId,
       response: { description: 'How many tags were deleted', schema: z.object({ deleted: z.number() }) },
       failures: { 404: 'Unknown tag' },
     },

@@ -81,6 +81,13 @@ function caller(auth: SessionContext | undefined): VaultCaller {
 }
 
 export function registerVaultRoutes(router: Router): void {
+  // A password, the list of what the vault holds and its access log must stay in no cache
+  // (browser, proxy or CDN): every answer of the vault, its errors and its writes included.
+  router.use('/api/vault', (_req, res, next) => {
+    res.set('Cache-Control', 'no-store');
+    next();
+  });
+
   defineRoute(
     router,
     {
@@ -96,13 +103,10 @@ export function registerVaultRoutes(router: Router): void {
       },
       failures: { 403: 'No company on the account', 404: 'Unknown entry' },
     },
-    async ({ query, auth, req, res }) => {
-      // A password (and the list of what the vault holds) must stay in no cache: browser, proxy or CDN.
-      res.set('Cache-Control', 'no-store');
-      return query.id
+    async ({ query, auth, req }) =>
+      query.id
         ? { entry: await heavyWork.vault.run(callerKey(req), () => revealVaultEntry(getPrisma(), caller(auth), query.id!)) }
-        : { items: await listVault(getPrisma(), caller(auth), query.q) };
-    },
+        : { items: await listVault(getPrisma(), caller(auth), query.q) },
   );
 
   defineRoute(

@@ -13,6 +13,7 @@ import { contentDisposition } from '../storage/contentDisposition';
 import { s3 } from '../storage/s3';
 import type { CartItem, CfportalClient } from './client';
 import { CF_VALIDITY_MS, batchExtracts, failBatch, setBatchStep, setExtract, stepNo } from './extracts';
+import type { ReadyExtract } from './rules';
 
 export interface PipelineDeps {
   prisma: PrismaClient;
@@ -303,12 +304,7 @@ export async function storeDocument(
   return { userId: e.userId, nrCadastral: e.nrCadastral, uatName: e.uatName, bytes: pdf.length };
 }
 
-export interface StoredExtract {
-  extractId: string;
-  userId: string | null;
-  nrCadastral: string;
-  uatName: string | null;
-}
+export type StoredExtract = ReadyExtract;
 
 /** Steps 7 to 9: documents matched to parcels, each downloaded and stored (its record completed). */
 export async function fetchDocuments(deps: PipelineDeps, orderId: string, portalOrderId: string, issuedAtMs: number): Promise<StoredExtract[]> {

@@ -14,6 +14,7 @@ import type { PrismaClient } from '../db/prisma';
 import { errors } from '../errors';
 import { CfportalClient, type CfCredentials } from './client';
 import { IN_FLIGHT_STATUSES } from './extracts';
+import { countOf } from '../text/plural';
 
 /** Where the account in use is read from. */
 export interface CfAccountSource {
@@ -101,7 +102,7 @@ async function switchAccount(prisma: PrismaClient, src: CfAccountSource, next: C
       if (running.length) {
         throw errors.conflict(
           'jobs_running',
-          `Contul portalului de extrase nu poate fi schimbat cât timp ${running.length === 1 ? 'o comandă este' : `${running.length} comenzi sunt`} în lucru. Așteptați finalizarea lor.`,
+          `Contul portalului de extrase nu poate fi schimbat cât timp ${running.length === 1 ? 'o comandă este' : `${countOf(running.length, 'comandă', 'comenzi')} sunt`} în lucru. Așteptați finalizarea lor.`,
           { runningJobs: running.map((r) => r.orderId) },
         );
       }

@@ -3,9 +3,8 @@
  * hand. The connection settings go to ogr2ogr through libpq's environment variables, not argv
  * (`ps` shows argv to every user of the machine).
  */
-import { spawn } from 'node:child_process';
-import os from 'node:os';
 import { config } from '../config';
+import { runTool, type ToolRun } from '../childProcess';
 
 /** libpq settings of the configured store. */
 export function pgConnectionEnv(url: string = config.db.url): Record<string, string> {
@@ -72,44 +71,30 @@ export const SIDE_CONVERSION_NICE = 19;
 /** Default ceiling of one ogr2ogr run; a 200,000-parcel UAT takes well under a minute. */
 export const OGR_TIMEOUT_MS = 15 * 60_000;
 
-/** Runs `ogr2ogr args...`; resolves with stderr (warnings), rejects with GdalError. */
-export function ogr2ogr(args: string[], opts: RunOptions = {}): Promise<string> {
-  return new Promise((resolve, reject) => {
-    if (opts.signal?.aborted) return reject(new GdalError('ogr2ogr not started: the export was cancelled', '', null));
-    const pgOptions = [process.env.PGOPTIONS, opts.pgOptions].filter((o) => o && o.trim() !== '').join(' ');
-    const child = spawn(config.tiles.ogr2ogr, args, {
+/**
+ * Runs `ogr2ogr args...` through the one child-process runner (memory-limited, its process group
+ * killed at the deadline or when `signal` aborts); resolves with stderr (warnings), rejects with
+ * GdalError.
+ */
+export async function ogr2ogr(args: string[], opts: RunOptions = {}): Promise<string> {
+  if (opts.signal?.aborted) throw new GdalError('ogr2ogr not started: the export was cancelled', '', null);
+  const pgOptions = [process.env.PGOPTIONS, opts.pgOptions].filter((o) => o && o.trim() !== '').join(' ');
+  let run: ToolRun;
+  try {
+    run = await runTool(config.tiles.ogr2ogr, args, {
+      timeoutMs: opts.timeoutMs ?? OGR_TIMEOUT_MS,
+      memoryKind: 'data',
       env: { ...process.env, ...pgConnectionEnv(opts.dbUrl), ...(pgOptions ? { PGOPTIONS: pgOptions } : {}) },
-      stdio: ['ignore', 'ignore', 'pipe'],
+      nice: opts.nice,
+      signal: opts.signal,
+      onSpawn: opts.onSpawn,
     });
-    if (child.pid && opts.nice) {
-      try {
-        os.setPriority(child.pid, opts.nice);
-      } catch {
-        // The process may already have ended, or the platform refuses: a priority is only a hint.
-      }
-    }
-    if (child.pid) opts.onSpawn?.(child.pid);
-    let stderr = '';
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => {
-      // Keep the tail only: a warning per feature must not grow without bound.
-      stderr = (stderr + chunk).slice(-16_000);
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? OGR_TIMEOUT_MS);
-    const cancel = () => child.kill('SIGKILL');
-    opts.signal?.addEventListener('abort', cancel, { once: true });
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      opts.signal?.removeEventListener('abort', cancel);
-      reject(new GdalError(`ogr2ogr could not start: ${err.message}`, stderr, null));
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      opts.signal?.removeEventListener('abort', cancel);
-      if (code === 0) resolve(stderr.trim());
-      else reject(new GdalError(`ogr2ogr failed (${signal ?? `exit ${code}`}): ${lastLine(stderr)}`, stderr.trim(), code));
-    });
-  });
+  } catch (err) {
+    throw new GdalError(`ogr2ogr could not start: ${(err as Error).message}`, '', null);
+  }
+  if (run.code === 0) return run.stderr.trim();
+  const how = run.timedOut ? 'timed out' : run.aborted ? 'cancelled' : `exit ${run.code}`;
+  throw new GdalError(`ogr2ogr failed (${how}): ${lastLine(run.stderr)}`, run.stderr.trim(), run.code);
 }
 
 function lastLine(text: string): string {

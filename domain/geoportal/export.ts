@@ -5,14 +5,13 @@
  *   - DXF: Stereo 70 with source AND target SRS given explicitly (spec 4.1: CAD users' drawings
  *     are in EPSG:3844, and DXF has no place to say so, so nothing may be guessed);
  *   - GPKG: Stereo 70 with a spatial index.
- * The caller streams the file and then calls `cleanup()`.
+ * The caller streams the file and then calls `cleanup()`. ogr2ogr runs through the one
+ * child-process runner: memory-limited, and killed when the caller's `signal` aborts.
  */
-import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { config } from '../config';
 import { errors, AppError } from '../errors';
+import { GdalError, ogr2ogr, pgDatasource } from '../exports/gdal';
 import { childLogger } from '../log';
 import { getPool, type Db } from '../db/pool';
 import { EPSG_3844 } from '../geo/epsg3844';
@@ -21,7 +20,6 @@ import { slug } from './text';
 import { makeTempDir } from '../storage/tempDirs';
 import type { Viewer } from './types';
 
-const run = promisify(execFile);
 const log = childLogger('geoportal-export');
 
 /** CONTRACT.md section 5: at most 5,000 features a request. */
@@ -79,19 +77,6 @@ export function exportFileName(rows: Pick<Picked, 'siruta' | 'layer_id' | 'uat_n
   return `${word}_${where}_${rows.length}.${ext}`;
 }
 
-/** libpq settings from the configured URL, handed to ogr2ogr by environment (not argv: ps shows argv). */
-function pgEnv(): NodeJS.ProcessEnv {
-  const u = new URL(config.db.url);
-  return {
-    ...process.env,
-    PGHOST: decodeURIComponent(u.hostname),
-    PGPORT: u.port || '5432',
-    PGUSER: decodeURIComponent(u.username),
-    PGPASSWORD: decodeURIComponent(u.password),
-    PGDATABASE: decodeURIComponent(u.pathname.replace(/^\//, '')),
-  };
-}
-
 function selectSql(ids: string[], format: ExportFormat, viewer: Viewer): string {
   // The ids come from the store (uuid column read back), not from the request, and are checked
   // against the uuid shape once more: nothing the caller typed reaches this SQL text.
@@ -123,10 +108,10 @@ function selectSql(ids: string[], format: ExportFormat, viewer: Viewer): string 
   return `SELECT ${columns.join(', ')} ${from} ORDER BY f.siruta, f.cadastral_ref`;
 }
 
-function ogrArgs(format: ExportFormat, out: string, sqlFile: string, layerName: string, database: string, polygonal: boolean): string[] {
+function ogrArgs(format: ExportFormat, out: string, sqlFile: string, layerName: string, polygonal: boolean): string[] {
   // A declared MultiPolygon layer is what GIS users expect of parcels; mixed input stays generic.
   const nlt = polygonal ? 'MULTIPOLYGON' : 'PROMOTE_TO_MULTI';
-  const common = ['-f', FORMATS[format].driver, out, `PG:dbname='${database.replace(/'/g, "\\'")}'`, '-sql', `@${sqlFile}`];
+  const common = ['-f', FORMATS[format].driver, out, pgDatasource(), '-sql', `@${sqlFile}`];
   switch (format) {
     case 'geojson':
       return [...common, '-s_srs', EPSG_3844, '-t_srs', 'EPSG:4326', '-nln', layerName, '-lco', 'RFC7946=YES', '-lco', 'COORDINATE_PRECISION=7'];
@@ -141,6 +126,7 @@ export async function exportFeatures(
   format: ExportFormat,
   featureIds: string[],
   viewer: Viewer,
+  signal?: AbortSignal,
   db: Db = getPool(),
 ): Promise<ExportFile> {
   const wanted = [...new Set(featureIds.map((id) => id.toLowerCase()))];
@@ -162,13 +148,12 @@ export async function exportFeatures(
     await fs.writeFile(sqlFile, selectSql(rows.map((r) => r.id), format, viewer));
     const out = path.join(dir, fileName);
     const layerName = fileName.replace(/_\d+\.\w+$/, '');
-    const env = pgEnv();
-    await run('ogr2ogr', ogrArgs(format, out, sqlFile, layerName, env.PGDATABASE ?? '', rows.every((r) => r.polygonal)), { env, timeout: OGR_TIMEOUT_MS });
+    await ogr2ogr(ogrArgs(format, out, sqlFile, layerName, rows.every((r) => r.polygonal)), { timeoutMs: OGR_TIMEOUT_MS, signal });
     return { path: out, fileName, contentType, count: rows.length, missing: wanted.length - rows.length, cleanup };
   } catch (err) {
     await cleanup();
-    if (err instanceof AppError) throw err;
-    const stderr = (err as { stderr?: string }).stderr?.trim();
+    if (err instanceof AppError || signal?.aborted) throw err;
+    const stderr = err instanceof GdalError ? err.stderr : undefined;
     log.error({ format, count: rows.length, stderr }, 'ogr2ogr export failed');
     throw errors.internal(`Conversia ${format.toUpperCase()} cu ogr2ogr a eșuat.`);
   }

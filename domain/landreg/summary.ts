@@ -28,6 +28,22 @@ export async function syncStatus(db: Db, siruta?: number): Promise<{ items: Arra
   };
 }
 
+/**
+ * What the last finished sync of each layer of a UAT changed (issue 30: a finished sync says what
+ * it changed, by layer): the latest `done` run per layer with its added, removed and changed
+ * counts, parcels first.
+ */
+export async function lastFinishedRuns(db: Db, siruta: number): Promise<GisSyncRun[]> {
+  const r = await db.query(
+    `SELECT * FROM (
+       SELECT DISTINCT ON (layer_id) * FROM gis_sync_runs WHERE siruta = $1 AND status = 'done' ORDER BY layer_id, finished_at DESC NULLS LAST
+     ) last
+     ORDER BY layer_id <> 'TERENURI_ACTIVE', layer_id <> 'CLADIRI_ACTIVE', layer_id`,
+    [siruta],
+  );
+  return r.rows.map(toSyncRun);
+}
+
 /** `GET /stats`: counts of UATs, parcels, buildings and the store's size. */
 export async function storeStats(db: Db): Promise<{ uats: number; uatsWithFeatures: number; parcels: number; buildings: number; features: number; enrichedParcels: number; storeSizeBytes: number; lastSyncAt: string | null }> {
   const r = await db.query(

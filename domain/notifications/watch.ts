@@ -13,6 +13,7 @@ import type { PrismaClient } from '../db/prisma';
 import { PERSONAL_ENRICHMENT_KEYS, type Viewer } from '../auth/viewer';
 import { errors } from '../errors';
 import { notify } from './notify';
+import { countOf } from '../text/plural';
 
 /** Only parcels are followed (spec 2.1: TERENURI_ACTIVE is the parcel layer). */
 export const WATCHED_LAYER = 'TERENURI_ACTIVE';
@@ -70,7 +71,7 @@ export async function addWatch(prisma: PrismaClient, db: Db, userId: string, wha
     );
     const feature = f.rows[0];
     if (!feature) throw errors.notFound('Parcela nu există în baza de date locală.');
-    if (feature.layer_id !== WATCHED_LAYER) throw errors.badRequest('Se pot urmări doar parcele (stratul TERENURI_ACTIVE).', [{ field: 'featureId', problem: 'not a parcel' }]);
+    if (feature.layer_id !== WATCHED_LAYER) throw errors.badRequest('Se pot urmări doar parcele, nu clădiri sau limite.', [{ field: 'featureId', problem: 'not a parcel' }]);
     const existing = await prisma.watchlistItem.findFirst({ where: { userId, kind: 'parcel', featureId: what.featureId } });
     if (existing) return { item: toItem(existing), created: false };
     const label = `Parcela ${feature.cadastral_ref ?? `#${feature.object_id}`}${feature.uat ? ` (${feature.uat})` : ''}`;
@@ -198,7 +199,7 @@ export async function notifyFeatureChanges(db: Db, scope: { siruta: number } | {
       const res = await notify(db, {
         userId: w.user_id,
         type: 'watch-change',
-        title: `${parcels === 1 ? 'O parcelă urmărită s-a modificat' : `${parcels} parcele urmărite s-au modificat`} în ${uat}`,
+        title: `${parcels === 1 ? 'O parcelă urmărită s-a modificat' : `${countOf(parcels, 'parcelă urmărită', 'parcele urmărite')} s-au modificat`} în ${uat}`,
         body: `Câmpuri modificate: ${fieldNames(list).join(', ')}.`,
         link: `/geoportal?siruta=${siruta}`,
         idempotencyKey: `watch-change:${w.user_id}:uat:${siruta}:${batch}`,

@@ -189,3 +189,18 @@ export function nextOpenAt(windows: readonly TimeWindow[], ms: number): number |
 export function weekendWindow(ms: number, forced = false): WindowState {
   return windowState(forced ? FORCED_WEEKEND_WINDOWS : WEEKEND_WINDOWS, ms);
 }
+
+/**
+ * The weekend window as a session lives it, and as the queue page shows it: a forced session
+ * uses the forced window (22:00–05:00) only while one is open, the night it was forced in (the
+ * `weekendSync` workflow drops `forced` once its window has closed), so the next start is always
+ * the ordinary 23:00 one, in Romanian wall-clock time whatever the clock change (issue 30: after a
+ * forced start the page showed the next window at 22:00).
+ */
+export function sessionWeekendWindow(ms: number, forced: boolean): WindowState {
+  const forcedNow = forced ? weekendWindow(ms, true) : null;
+  if (forcedNow?.open && forcedNow.current) {
+    return { open: true, current: forcedNow.current, nextStart: weekendWindow(forcedNow.current.end, false).nextStart };
+  }
+  return weekendWindow(ms, false);
+}

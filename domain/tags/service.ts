@@ -203,17 +203,66 @@ export async function addTag(
   return row;
 }
 
+/** The tags a project or phase tag stands for: itself and every tag under it. */
+function subtreeOf(tag: { id: string; category: string; project: string; phase: string | null }) {
+  return tag.category === 'project' ? { project: tag.project } : tag.category === 'phase' ? { project: tag.project, phase: tag.phase } : { id: tag.id };
+}
+
+export interface TagChange {
+  /** The tag's own level: the project text (with its code), the phase or the activity. */
+  name?: string;
+  /** The company of the tag and of every tag under it; null: the one its code implies. */
+  company?: string | null;
+}
+
+/**
+ * Renames a tag's own level and/or sets its company, for the tag and every tag under it (a
+ * project's phases and activities follow their project). The paths change with the name, so the
+ * next sync plan shows them as the app's changes (a rename that keeps the project code is a change
+ * of the same tag, any other a removal plus an addition: docs/office.md "Identity"). A name
+ * another tag already has is 409 `tag_exists`, as for a new tag.
+ */
+export async function updateTag(prisma: PrismaClient, id: string, change: TagChange): Promise<TagOut> {
+  if (change.name !== undefined && !validLevel(change.name)) {
+    throw errors.badRequest('Un nivel de etichetă nu poate fi gol și nu poate conține virgule.', [{ field: 'name', problem: 'gol sau conține „,”' }]);
+  }
+  return prisma.$transaction(async (tx) => {
+    const tag = await tx.tag.findUnique({ where: { id } });
+    if (!tag) throw errors.notFound('Eticheta nu există.');
+    const rows = await tx.tag.findMany({ where: subtreeOf(tag) });
+    const name = change.name?.trim();
+    const renamed = (r: (typeof rows)[number]) =>
+      name === undefined
+        ? tagFromLevels(r.project, r.phase, r.activity)
+        : tag.category === 'project'
+          ? tagFromLevels(name, r.phase, r.activity)
+          : tag.category === 'phase'
+            ? tagFromLevels(r.project, name, r.activity)
+            : tagFromLevels(r.project, r.phase, name);
+    const next = rows.map((r) => ({ row: r, to: renamed(r) }));
+    if (name !== undefined) {
+      const moving = new Set(rows.map((r) => r.id));
+      const others = (await tx.tag.findMany({ select: { id: true, path: true } })).filter((o) => !moving.has(o.id));
+      const taken = new Map(others.map((o) => [tagKey(tagFromLevels(...levelsOf(o.path))), o.path]));
+      const clash = next.map(({ to }) => taken.get(tagKey(to))).find((p) => p !== undefined);
+      if (clash) throw errors.conflict('tag_exists', `Eticheta există deja: „${clash}”.`);
+    }
+    // Within the subtree every path changes alike, so no row takes another's old path.
+    for (const { row, to } of next) {
+      // A company the old code implied follows the new code; one set by hand stays.
+      const implied = tagFromLevels(row.project, row.phase, row.activity).company;
+      const company = change.company !== undefined ? (change.company ?? to.company) : row.company === implied ? to.company : row.company;
+      await tx.tag.update({ where: { id: row.id }, data: tagRow(to, company) });
+    }
+    const { createdAt: _c, updatedAt: _u, ...out } = (await tx.tag.findUnique({ where: { id } }))!;
+    return out;
+  });
+}
+
 /** Deletes a tag and, for a project or phase, the tags under it. */
 export async function deleteTag(prisma: PrismaClient, id: string): Promise<{ deleted: number }> {
   const tag = await prisma.tag.findUnique({ where: { id } });
   if (!tag) throw errors.notFound('Eticheta nu există.');
-  const { count } = await prisma.tag.deleteMany({
-    where:
-      tag.category === 'project'
-        ? { project: tag.project }
-        : tag.category === 'phase'
-          ? { project: tag.project, phase: tag.phase }
-          : { id },
-  });
+  const { count } = await prisma.tag.deleteMany({ where: subtreeOf(tag) });
   return { deleted: count };
 }

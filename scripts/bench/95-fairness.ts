@@ -76,6 +76,12 @@ async function timed(url: string, headers: Record<string, string>): Promise<numb
   return ms;
 }
 
+/**
+ * One round of ana's every this long at most: a person's pace, and under her own per-user limit
+ * (RATE_LIMIT_PER_MINUTE, 600 API requests a minute; two of each round's three are API calls).
+ */
+const ROUND_MS = 250;
+
 /** ana: tile, search, version, again, until `stop` resolves and she has MIN_SAMPLES of each. */
 async function colleague(stop: Promise<unknown>): Promise<Record<Kind, number[]>> {
   let stopped = false;
@@ -83,10 +89,13 @@ async function colleague(stop: Promise<unknown>): Promise<Record<Kind, number[]>
   const out: Record<Kind, number[]> = { tile: [], search: [], version: [] };
   const headers = { cookie: ana.cookie, 'accept-encoding': 'gzip' };
   while (!stopped || out.tile.length < MIN_SAMPLES) {
+    const round = performance.now();
     const t = tiles[nextTile++ % tiles.length];
     out.tile.push(await timed(`${base}/tiles/${TILE_SOURCE}/${TILE_ZOOM}/${t.x}/${t.y}`, headers));
     out.search.push(await timed(`${base}/api/geoportal/search?q=${searches[out.search.length % searches.length]}`, headers));
     out.version.push(await timed(`${base}/api/version`, headers));
+    const rest = ROUND_MS - (performance.now() - round);
+    if (rest > 0) await new Promise((r) => setTimeout(r, rest));
   }
   return out;
 }

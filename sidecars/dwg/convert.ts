@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { config } from '../../domain/config';
+import { HEAVY_CHILD_NICE, lowerPriority } from '../../domain/childProcess';
 import type { ChildResult } from './child';
 
 const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url));
@@ -59,6 +60,7 @@ export function convertDwgFile(input: string, output: string, opts: ConversionOp
     const child = spawn('prlimit', [`--data=${data}`, '--', process.execPath, ...CHILD_FLAGS, CHILD, input, output], {
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
+    lowerPriority(child.pid, HEAVY_CHILD_NICE);
     opts.onSpawn?.(child);
     let result: ChildResult | undefined;
     let timedOut = false;

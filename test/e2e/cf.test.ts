@@ -36,7 +36,7 @@ describe('CF extract order, end to end', () => {
     );
     const cad = freshCadastral(1);
     const path = `/parcel-sync?tab=epay&cad=${cad}&siruta=${uat.siruta}`;
-    const { context, page, errors } = await openSignedIn(browser, path, { email: 'dan@birou.ro', password: 'parola-dan' }, BROWSER);
+    const { context, page, errors, consoleErrors } = await openSignedIn(browser, path, { email: 'dan@birou.ro', password: 'parola-dan' }, BROWSER);
     if (!page.url().includes('tab=epay')) await page.goto(`${E2E_BASE_URL}${path}`);
 
     await page.getByTestId('epay').waitFor({ state: 'visible', timeout: 20_000 });
@@ -64,7 +64,21 @@ describe('CF extract order, end to end', () => {
     await notice.getByText('Există deja un extras valabil').waitFor({ timeout: 20_000 });
     await expect(notice.getByRole('link').first().getAttribute('href')).resolves.toBe(href);
     await page.screenshot({ path: 'test-results/e2e-cf-epay.png', fullPage: true });
+
+    // The inbox tells Dan once that the order's extract is ready, with a link back to it.
+    // (The notice follows the stored PDF by a moment: the page is read again until it is there.)
+    const ready = page.getByTestId('notification').filter({ hasText: `Extras CF gata: ${cad}` });
+    for (let i = 0; i < 20; i++) {
+      await page.goto(`${E2E_BASE_URL}/notificari`);
+      if ((await ready.count()) > 0) break;
+      await page.waitForTimeout(1000);
+    }
+    await expect(ready.count()).resolves.toBe(1);
+    await expect(ready.getByRole('link').first().getAttribute('href')).resolves.toBe(`/parcel-sync?tab=epay&cad=${cad}`);
     expect(errors).toEqual([]);
+    // The one console line is the browser's own note of the repeat order's 409 catalog_hit (the
+    // contract's answer, which the tab turns into the notice above).
+    expect(consoleErrors).toEqual([expect.stringMatching(/status of 409 \(Conflict\) \(.*\/api\/cfportal\/order\)$/)]);
     await context.close();
   }, 180_000);
 

@@ -46,7 +46,7 @@ describe('notifications in the browser', () => {
   });
 
   test('bell, inbox, preferences, follow button and change timeline', async () => {
-    const { context, page, errors: pageErrors } = await openSignedIn(browser, '/notificari/preferinte', USER, { viewport: { width: 1366, height: 860 } });
+    const { context, page, errors: pageErrors, consoleErrors } = await openSignedIn(browser, '/notificari/preferinte', USER, { viewport: { width: 1366, height: 860 } });
     expect(new URL(page.url()).pathname).toBe('/notificari/preferinte');
     // The sign-in filed Ana in the users directory, with her IdP subject as id.
     // (Other suites file test users under the same address with `test-` ids: the IdP's is `usr-<localpart>`.)
@@ -111,6 +111,7 @@ describe('notifications in the browser', () => {
     await expect(page.getByTestId('notification-count').textContent()).resolves.toBe('1');
     await page.screenshot({ path: path.join(SCREENSHOTS, 'notifications-panel.png') });
     expect(pageErrors).toEqual([]);
+    expect(consoleErrors).toEqual([]);
     await context.close();
   }, 180_000);
 });

@@ -46,6 +46,8 @@ describe('weekend sync page in the browser', () => {
     const state = page.getByTestId('weekend-state');
     await state.waitFor();
     await expect(state.innerText()).resolves.toMatch(/Fereastra de weekend este (deschisă|închisă)\./);
+    // The next window shown is an ordinary one, Romanian time: 23:00 (never the forced 22:00).
+    await expect(state.innerText()).resolves.toMatch(/Următoarea fereastră începe (vineri|sâmbătă|duminică), \d{1,2} \S+ \d{4} la 23:00\./);
 
     // Pause first: from here on nothing of the queue runs, whatever the day and hour.
     await page.getByRole('button', { name: 'Pauză', exact: true }).click();

@@ -30,6 +30,8 @@ const { configurePdfUploads } = await import('../../api/routes/pdfTools');
 const { config, aiSettingsFrom } = await import('../../domain/config');
 const { startAiSimulator } = await import('../../simulators/ai/server');
 const { makePdfCorpus } = await import('../helpers/pdfFixtures');
+const { ogr2ogr, pgDatasource } = await import('../../domain/exports/gdal');
+const { HEAVY_CHILD_NICE } = await import('../../domain/childProcess');
 type WorkSlots = import('../../domain/concurrency').WorkSlots;
 
 const run = promisify(execFile);
@@ -332,3 +334,48 @@ test('a client that leaves mid-compression leaves no Ghostscript or qpdf behind 
   for (let i = 0; i < 50 && (await fs.readdir(uploads)).length; i++) await new Promise((r) => setTimeout(r, 100));
   expect(await fs.readdir(uploads)).toEqual([]);
 }, 90_000);
+
+test('a selection export past the per-user cap is a 429 with Retry-After; a colleague is still served', async () => {
+  const base = await freshApp();
+  const exportAs = (cookie: string) =>
+    fetch(`${base}/api/geoportal/export`, {
+      method: 'POST',
+      headers: { cookie, origin: new URL(base).origin, 'content-type': 'application/json' },
+      // An id the store does not hold: past the caps the route answers 404, so no ogr2ogr runs.
+      body: JSON.stringify({ format: 'gpkg', featureIds: ['00000000-0000-4000-8000-000000000000'] }),
+    });
+  const held = await Promise.all(Array.from({ length: config.limits.selectionExport.perUser }, () => heavyWork.selectionExport.acquire(`u:${dan.data.user.id}`)));
+  try {
+    await expectRefused(await exportAs(dan.cookie), /Aveți deja un export al selecției/);
+    expect((await exportAs(ana.cookie)).status).toBe(404);
+  } finally {
+    for (const release of held) release();
+  }
+  expect((await exportAs(dan.cookie)).status).toBe(404);
+  expect(heavyWork.selectionExport.active).toBe(0);
+});
+
+test('an ogr2ogr whose caller aborts is gone within 5 s, and it ran under a data limit at a lower CPU priority', async () => {
+  const out = path.join(work, 'abandoned.gpkg');
+  const controller = new AbortController();
+  let pid = 0;
+  // A statement that runs for a minute: ogr2ogr sits waiting on the store when its caller leaves.
+  const conversion = ogr2ogr(['-f', 'GPKG', out, pgDatasource(), '-sql', 'SELECT pg_sleep(60) AS waited'], {
+    signal: controller.signal,
+    onSpawn: (p) => (pid = p),
+  });
+  await until(() => pid !== 0, 'ogr2ogr started');
+  const limits = await fs.readFile(`/proc/${pid}/limits`, 'utf8');
+  const data = limits.split('\n').find((l) => l.startsWith('Max data size'))!;
+  expect(data.split(/\s{2,}/)[1]).toBe(String(config.limits.childMemoryMb * 1024 * 1024));
+  // /proc/<pid>/stat: the 19th field is the niceness (the command, field 2, holds no spaces here).
+  const stat = (await fs.readFile(`/proc/${pid}/stat`, 'utf8')).split(' ');
+  expect(Number(stat[18])).toBe(HEAVY_CHILD_NICE);
+  const left = Date.now();
+  controller.abort();
+  await expect(conversion).rejects.toThrow(/ogr2ogr failed \(cancelled\)/);
+  while (Date.now() - left < 5_000 && (await fs.stat(`/proc/${pid}`).then(() => true, () => false))) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  expect(await fs.stat(`/proc/${pid}`).then(() => 'still running', () => 'gone')).toBe('gone');
+}, 30_000);

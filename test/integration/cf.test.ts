@@ -113,10 +113,14 @@ describe('a batch of five parcels', () => {
     }
   });
 
-  test('the orderer gets one cf-extract-ready notification per extract', async () => {
-    const r = await rig.db.query(`SELECT type, link FROM notifications WHERE user_id = $1 AND type = 'cf-extract-ready'`, [who.dan.data.user.id]);
-    const links = r.rows.map((x) => x.link);
-    for (const p of ordered) expect(links).toContain(`/parcel-sync?tab=epay&cad=${p.nrCadastral}`);
+  test('the orderer gets one cf-extract-ready notification for the batch, naming its five parcels', async () => {
+    const r = await rig.db.query<{ title: string; body: string; link: string }>(
+      `SELECT title, body, link FROM notifications WHERE user_id = $1 AND type = 'cf-extract-ready' AND idempotency_key LIKE $2`,
+      [who.dan.data.user.id, `cf-extract-ready:${orderId}:%`],
+    );
+    expect(r.rows).toHaveLength(1);
+    expect(r.rows[0]).toMatchObject({ title: '5 extrase CF gata', link: '/parcel-sync?tab=epay' });
+    for (const p of ordered) expect(r.rows[0].body).toContain(p.nrCadastral);
   });
 
   test('cf-status answers from the extract: completed, its expiry and download URL', async () => {

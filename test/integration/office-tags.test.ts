@@ -225,3 +225,46 @@ test('a user who is not an administrator may pull and add, but not write the fil
   // The administrator deletes what Dan could not.
   expect((await call('DELETE', `/api/tags/${tag.id}`)).status).toBe(200);
 });
+
+test('an administrator renames a tag and changes its company: what is under it follows, the next plan shows it; others get 403', async () => {
+  const project = await addTag('S-0300 Teren Zagon');
+  const phase = await addTag('S-0300 Teren Zagon', 'Ridicare');
+  await addTag('S-0300 Teren Zagon', 'Ridicare', 'Teren');
+  await addTag('S-0301 Vecin');
+
+  // The project renamed (code kept): its phase and activity move with it.
+  const renamed = await call('PUT', `/api/tags/${project.id}`, { name: 'S-0300 Teren Zagon Nord' });
+  expect(renamed.status).toBe(200);
+  expect(renamed.body.tag).toEqual(expect.objectContaining({ id: project.id, path: 'S-0300 Teren Zagon Nord', projectCode: 'S-0300', company: 'S' }));
+  const paths = await appPaths();
+  expect(paths).toEqual(expect.arrayContaining(['S-0300 Teren Zagon Nord', 'S-0300 Teren Zagon Nord, Ridicare', 'S-0300 Teren Zagon Nord, Ridicare, Teren']));
+  expect(paths.filter((p) => p.startsWith('S-0300 Teren Zagon,'))).toEqual([]);
+
+  // A phase renamed; the project moved to another company with everything under it.
+  expect((await call('PUT', `/api/tags/${phase.id}`, { name: 'Ridicare topografică' })).body.tag.path).toBe('S-0300 Teren Zagon Nord, Ridicare topografică');
+  expect((await call('PUT', `/api/tags/${project.id}`, { company: 'B' })).status).toBe(200);
+  const items = (await call('GET', '/api/tags?company=B')).body.items as Array<{ path: string }>;
+  expect(items.map((t) => t.path).filter((p) => p.startsWith('S-0300')).sort()).toEqual([
+    'S-0300 Teren Zagon Nord',
+    'S-0300 Teren Zagon Nord, Ridicare topografică',
+    'S-0300 Teren Zagon Nord, Ridicare topografică, Teren',
+  ]);
+  // Back to the company its code implies.
+  expect((await call('PUT', `/api/tags/${project.id}`, { company: null })).body.tag.company).toBe('S');
+
+  // The app's changes are what the next sync would write.
+  const plan = (await call('GET', '/api/manictime')).body.plan;
+  expect([...plan.db.added, ...plan.db.changed.map((c: { to: string }) => c.to)]).toEqual(expect.arrayContaining(['S-0300 Teren Zagon Nord, Ridicare topografică, Teren']));
+
+  // Another tag's name is refused; so is an empty or a comma name, and an unknown tag.
+  const clash = await call('PUT', `/api/tags/${project.id}`, { name: 'S-0301 Alt nume' });
+  expect(clash.status).toBe(409);
+  expect(clash.body.error).toBe('tag_exists');
+  expect((await call('PUT', `/api/tags/${project.id}`, { name: 'A, B' })).status).toBe(400);
+  expect((await call('PUT', `/api/tags/${project.id}`, {})).status).toBe(400);
+  expect((await call('PUT', '/api/tags/00000000-0000-4000-8000-000000000000', { name: 'X' })).status).toBe(404);
+
+  const dan = (await app.session({ email: 'dan@birou.ro', company: 'U' })).cookie;
+  expect((await app.call('PUT', `/api/tags/${project.id}`, { auth: dan, body: { name: 'S-0300 Altceva' } })).status).toBe(403);
+  expect(await appPaths()).toContain('S-0300 Teren Zagon Nord');
+});

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import pg from 'pg';
+import { randomUUID } from 'node:crypto';
 import { startOfficeApp, type OfficeApp } from '../helpers/officeApp';
 
 let app: OfficeApp;
@@ -62,6 +63,24 @@ test('an entry round-trips: listed without password, read with it, nothing in cl
   expect(put.status).toBe(200);
   expect(put.body.entry.username).toBe('birou.urb');
   expect((await app.call('GET', `/api/vault?id=${id}`, { auth: dan })).body.entry.password).toBe('alta-parola');
+  // Every vault answer stays out of caches: writes, the access log and errors too.
+  const missing = await app.call('PUT', `/api/vault?id=${randomUUID()}`, { auth: dan, body: { notes: 'x' } });
+  expect(missing.status).toBe(404);
+  const log = await app.call('GET', `/api/vault/access-log?id=${id}`, { auth: dan });
+  for (const r of [put, missing, log]) expect(r.headers.get('cache-control')).toBe('no-store');
+
+  // Every field of an entry can be edited: name, notes, URL, password, and cleared again.
+  const edited = await app.call('PUT', `/api/vault?id=${id}`, {
+    auth: dan,
+    body: { name: 'Cont urbanism (nou)', notes: 'Cont comun, schimbat lunar', url: 'https://urbanism.example.ro/nou', password: 'a-treia' },
+  });
+  expect(edited.status).toBe(200);
+  expect(edited.body.entry).toEqual(
+    expect.objectContaining({ name: 'Cont urbanism (nou)', notes: 'Cont comun, schimbat lunar', url: 'https://urbanism.example.ro/nou', username: 'birou.urb', hasPassword: true }),
+  );
+  expect((await app.call('GET', `/api/vault?id=${id}`, { auth: dan })).body.entry.password).toBe('a-treia');
+  const cleared = await app.call('PUT', `/api/vault?id=${id}`, { auth: dan, body: { url: '', notes: null } });
+  expect(cleared.body.entry).toEqual(expect.objectContaining({ url: '', notes: null, hasPassword: true }));
 });
 
 test('a ciphertext copied onto another record does not decrypt, and the error reveals nothing', async () => {

@@ -9,6 +9,7 @@ import { VectorTile } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
 import { FetchSource, PMTiles, TileType } from 'pmtiles';
 import { config } from '../../domain/config';
+import { E2E_BASE_URL } from '../helpers/e2e';
 import { closePool, getPool } from '../../domain/db/pool';
 import { ensureBuckets } from '../../domain/storage/s3';
 import { TILE_SOURCES } from '../../domain/tiles/sources';
@@ -300,6 +301,24 @@ describe('setup and optimize routes (spec 4.1)', () => {
     clearTileCache();
     const { z, x, y } = planted.tile;
     expect((await get(`/tiles/gis_terenuri_status/${z}/${x}/${y}`, user)).status).toBe(200);
+  });
+});
+
+describe('tile infrastructure status (issue 30)', () => {
+  test('internal addresses and the builder\'s error output reach administrators only', async () => {
+    const asUser = await (await get('/api/geoportal/tiles/status', user)).json();
+    expect(asUser.tiles).toMatchObject({ serverUrl: null, webhookUrl: null });
+    for (const b of asUser.builds) expect(b.error === null || b.error === 'Construirea nu a reușit; administratorii au detaliile.').toBe(true);
+    const asAdmin = await (await get('/api/geoportal/tiles/status', admin)).json();
+    expect(asAdmin.tiles.webhookUrl).toBe(config.tiles.rebuildWebhookUrl);
+    // The monitor page (served by the stack's web process): the mode in plain Romanian, no
+    // webhook, no PostGIS function name.
+    const monitor = async (cookie: string) => (await fetch(`${E2E_BASE_URL}/infrastructura-harti`, { headers: { cookie } })).text();
+    const page = await monitor(user);
+    expect(page).toContain('generate din baza de date');
+    expect(page).not.toContain('ST_AsMVT');
+    expect(page).not.toContain('rebuild-webhook');
+    expect(await monitor(admin)).toContain(config.tiles.rebuildWebhookUrl);
   });
 });
 

@@ -3,6 +3,7 @@ import { describe, expect, test } from '@jest/globals';
 import { CF_VALIDITY_MS, extractView } from '../../domain/cfportal/extracts';
 import { accountKey } from '../../domain/cfportal/session';
 import { extractFileName } from '../../domain/cfportal/pipeline';
+import { batchReadyNotices } from '../../domain/cfportal/rules';
 import { uiState } from '../../domain/geoportal/cfStatus';
 import { rgiFileName, rgiOrgUnitId } from '../../domain/landreg/rgi';
 
@@ -59,5 +60,30 @@ describe('CF numbers are personal data', () => {
     expect(extractView(row, { hidePersonal: true, now: NOW })).toMatchObject({ cfNumber: null, state: 'valid', downloadUrl: `/api/cfportal/download?id=${row.id}` });
     expect(extractView(row, { hidePersonal: false, now: NOW }).cfNumber).toBe('123456');
     expect(extractView({ ...row, s3Key: null }, { hidePersonal: false, now: NOW }).downloadUrl).toBeNull();
+  });
+});
+
+describe('ready notices of a finished batch (issue 30: one per batch, not one per extract)', () => {
+  const e = (extractId: string, userId: string | null, nrCadastral: string, uatName: string | null = 'Florești') => ({ extractId, userId, nrCadastral, uatName });
+
+  test('three extracts of one orderer make one notice naming the three parcels', () => {
+    const n = batchReadyNotices('01ORDER', [e('x1', 'dan', '1001'), e('x2', 'dan', '1002', null), e('x3', 'dan', '1003')]);
+    expect(n).toHaveLength(1);
+    expect(n[0]).toMatchObject({ userId: 'dan', type: 'cf-extract-ready', title: '3 extrase CF gata', link: '/parcel-sync?tab=epay', idempotencyKey: 'cf-extract-ready:01ORDER:dan' });
+    expect(n[0].body).toBe('Extrasele de carte funciară pentru parcelele 1001 (Florești), 1002, 1003 (Florești) sunt disponibile 30 de zile.');
+  });
+
+  test('one extract links to its parcel; extracts without an orderer notify nobody', () => {
+    const n = batchReadyNotices('01ORDER', [e('x1', 'ana', '77/1'), e('x2', null, '78')]);
+    expect(n).toEqual([
+      {
+        userId: 'ana',
+        type: 'cf-extract-ready',
+        title: 'Extras CF gata: 77/1',
+        body: 'Extrasul de carte funciară pentru parcela 77/1 (Florești) este disponibil 30 de zile.',
+        link: '/parcel-sync?tab=epay&cad=77%2F1',
+        idempotencyKey: 'cf-extract-ready:01ORDER:ana',
+      },
+    ]);
   });
 });

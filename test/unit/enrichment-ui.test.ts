@@ -24,6 +24,18 @@ describe('charts', () => {
     expect(html).toContain('(25%)');
   });
 
+  it('long labels and long values are drawn whole, inside the chart (issue 30: labels were cut)', () => {
+    const owner = 'COMUNA COMANDĂU (DOMENIUL PUBLIC)';
+    const value = '1.234,5 ha · 12.345 parcele';
+    const html = renderToStaticMarkup(createElement(BarChart, { title: 'Proprietari', data: [{ label: owner, value: 10, display: value }, { label: 'A', value: 5 }] }));
+    expect(html).toContain(`>${owner}</text>`);
+    expect(html).not.toContain('…');
+    // The widest bar's value ends inside the viewBox: label column + bar + the value's own room.
+    const width = Number(/viewBox="0 0 (\d+(?:\.\d+)?) /.exec(html)![1]);
+    const valueX = Number(new RegExp(`x="(\\d+(?:\\.\\d+)?)" y="[^"]+" class="chart__value">${value.replace(/[.]/g, '\\.')}`).exec(html)![1]);
+    expect(valueX + value.length * 6.6).toBeLessThanOrEqual(width);
+  });
+
   it('empty data says so instead of drawing nothing', () => {
     expect(renderToStaticMarkup(createElement(DonutChart, { title: 'x', data: [] }))).toContain('Nu există date.');
   });
@@ -45,6 +57,19 @@ describe('enrichment fields', () => {
     expect(html).toContain('Proprietari actuali');
     expect(html).toContain('Niţă Mioara (1/2)');
     expect(html).toContain('Folosințe');
+  });
+
+  it('land-use codes come with their names (issue 30: a legend)', () => {
+    const html = renderToStaticMarkup(
+      createElement(EnrichmentFields, {
+        enrichment: { ...e, CATEGORIE: 'CC:300; HB:20', FOLOSINTE: [{ categorie: 'CC', suprafata: 300, intravilan: 'DA' }, { categorie: 'HB', suprafata: 20, intravilan: 'NU' }] },
+        restricted: false,
+        redacted: false,
+      }),
+    );
+    expect(html).toContain('data-testid="land-use-legend"');
+    expect(html).toContain('<dt>CC</dt><dd>curți și construcții</dd>');
+    expect(html).toContain('<dt>HB</dt><dd>ape stătătoare (lacuri, bălți)</dd>');
   });
 
   it('the basic scope shows personal fields as hidden', () => {

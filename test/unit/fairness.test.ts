@@ -7,7 +7,7 @@ import { describe, expect, test } from '@jest/globals';
 import { AppError } from '../../domain/errors';
 import { WorkSlots } from '../../domain/concurrency';
 import { RateLimiter } from '../../domain/landreg/rateLimiter';
-import { MAX_JSON_DEPTH, MAX_JSON_NODES, nulPaths } from '../../api/http/route';
+import { MAX_JSON_DEPTH, MAX_JSON_NODES, checkJsonShape, nulPaths } from '../../api/http/route';
 import { timeoutForInput } from '../../domain/childProcess';
 
 const slots = (global: number, perUser: number, queue?: { max: number; waitMs: number }) =>
@@ -161,6 +161,21 @@ describe('JSON walk caps', () => {
   test(`more than ${MAX_JSON_NODES} values are a 400`, () => {
     expect(thrown(() => nulPaths(new Array(MAX_JSON_NODES).fill(0)))).toMatchObject({ status: 400 });
     expect(nulPaths(new Array(MAX_JSON_NODES - 1).fill(0))).toEqual([]);
+  });
+
+  test('the raw body is refused before parsing: too deep, even when it is not JSON at all, or too many values', () => {
+    const raw = (text: string) => Buffer.from(text);
+    const deep = `{"v":${'['.repeat(6_000_000)}${']'.repeat(6_000_000)}}`;
+    expect(thrown(() => checkJsonShape(raw(deep)))).toMatchObject({ status: 400, code: 'bad_request', message: expect.stringContaining('imbricat prea adânc') });
+    // Garbage after the 65th bracket: the depth is what answers, so JSON.parse never ran.
+    expect(thrown(() => checkJsonShape(raw(`${'['.repeat(MAX_JSON_DEPTH + 1)}not json`)))).toMatchObject({ status: 400 });
+    expect(() => checkJsonShape(raw(`${'['.repeat(MAX_JSON_DEPTH)}${']'.repeat(MAX_JSON_DEPTH)}`))).not.toThrow();
+    // Brackets, commas and escaped quotes inside strings are text, not structure.
+    expect(() => checkJsonShape(raw(JSON.stringify({ s: `${'['.repeat(500)}"${','.repeat(MAX_JSON_NODES)}` })))).not.toThrow();
+    expect(thrown(() => checkJsonShape(raw(JSON.stringify(new Array(MAX_JSON_NODES + 1).fill(0)))))).toMatchObject({
+      status: 400,
+      message: expect.stringContaining('prea multe valori'),
+    });
   });
 
   test('NUL characters are still found, with their paths', () => {

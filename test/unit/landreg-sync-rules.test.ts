@@ -1,6 +1,6 @@
 /** Pure rules of the parcel sync: diffing, full-sync decisions, paging, progress retention. */
 import { describe, expect, test } from '@jest/globals';
-import { canSkipIdDiff, changedSinceBound, changesByLayer, describeSyncChanges, diffIds, fullSyncReason, pageChunks, pageOf } from '../../domain/landreg/sync/rules';
+import { canSkipIdDiff, changedSinceBound, changesByLayer, describeSyncChanges, diffIds, fullSyncReason, layerName, pageChunks, pageOf } from '../../domain/landreg/sync/rules';
 import { BACKGROUND_PROGRESS_RETENTION_MS, NORMAL_PROGRESS_RETENTION_MS, percentOf, progressStillKept } from '../../domain/landreg/jobs';
 import { looksLikeMaintenance } from '../../domain/landreg/errors';
 import { resolveCredentials } from '../../domain/landreg/client';
@@ -84,8 +84,16 @@ describe('what a finished sync says it changed', () => {
         { layerId: 'CLADIRI_ACTIVE', added: 0, removed: 0, changed: 0 },
       ]),
     ).toBe('parcele: 3 adăugate, 1 eliminată, 4 modificate; clădiri: nicio schimbare');
-    expect(describeSyncChanges([{ layerId: 'LIMITE_UAT', added: 1, removed: 0, changed: 1 }])).toBe('stratul LIMITE_UAT: 1 adăugată, 1 modificată');
+    expect(describeSyncChanges([{ layerId: 'LIMITE_UAT', added: 1, removed: 0, changed: 1 }])).toBe('limite UAT: 1 adăugată, 1 modificată');
+    expect(describeSyncChanges([{ layerId: 'ALT_STRAT', added: 1, removed: 0, changed: 0 }])).toBe('stratul ALT_STRAT: 1 adăugată');
     expect(describeSyncChanges([])).toBe('nicio schimbare');
+  });
+
+  test('the progress names the layers in words, not by the portal\'s ids (issue 30)', () => {
+    expect(layerName('TERENURI_ACTIVE')).toBe('parcelele');
+    expect(layerName('CLADIRI_ACTIVE')).toBe('clădirile');
+    expect(layerName('LIMITE_INTRAV_DYNAMIC')).toBe('limitele de intravilan');
+    expect(layerName('LIMITE_UAT')).toBe('limita UAT');
   });
 
   test('many runs summed per layer, in the order the layers come', () => {

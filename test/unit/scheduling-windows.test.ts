@@ -7,6 +7,7 @@ import { describe, expect, test } from '@jest/globals';
 import {
   AUTO_REFRESH_WINDOWS,
   occurrences,
+  sessionWeekendWindow,
   weekendWindow,
   windowProblems,
   windowState,
@@ -37,6 +38,23 @@ describe('weekend window (Fri, Sat, Sun 23:00–04:00; forced 22:00–05:00)', (
   ];
   test.each(table)('$what', ({ at, forced, open, ends, next }) => {
     const s = weekendWindow(Z(at), forced ?? false);
+    expect(s.open).toBe(open);
+    if (ends) expect(new Date(s.current!.end).toISOString()).toBe(new Date(Z(ends)).toISOString());
+    expect(new Date(s.nextStart!).toISOString()).toBe(new Date(Z(next)).toISOString());
+  });
+
+  // What a session (and the queue page) sees: a forced session uses 22:00–05:00 only the night
+  // it is in; the next window shown is the ordinary 23:00 one, never the forced 22:00 (issue 30).
+  test.each([
+    { what: 'Wednesday noon, forced run going on', at: '2026-11-25T10:00:00Z', forced: true, open: false, next: '2026-11-27T21:00:00Z' },
+    { what: 'Wednesday noon, no session', at: '2026-11-25T10:00:00Z', forced: false, open: false, next: '2026-11-27T21:00:00Z' },
+    { what: 'Friday 22:30 EET, forced: open, next Saturday 23:00', at: '2026-03-27T20:30:00Z', forced: true, open: true, ends: '2026-03-28T03:00:00Z', next: '2026-03-28T21:00:00Z' },
+    { what: 'Friday 22:30 EET, not forced: closed', at: '2026-03-27T20:30:00Z', forced: false, open: false, next: '2026-03-27T21:00:00Z' },
+    { what: 'Sunday 04:30 EEST after the spring change, forced: next Sunday 23:00 EEST', at: '2026-03-29T01:30:00Z', forced: true, open: true, ends: '2026-03-29T02:00:00Z', next: '2026-03-29T20:00:00Z' },
+    { what: 'Sunday 04:30 EET after the autumn change, forced: next Sunday 23:00 EET', at: '2026-10-25T02:30:00Z', forced: true, open: true, ends: '2026-10-25T03:00:00Z', next: '2026-10-25T21:00:00Z' },
+    { what: 'Thursday 22:30 EEST, forced: no weekday night, next Friday 23:00', at: '2026-06-18T19:30:00Z', forced: true, open: false, next: '2026-06-19T20:00:00Z' },
+  ])('a session: $what', ({ at, forced, open, ends, next }) => {
+    const s = sessionWeekendWindow(Z(at), forced);
     expect(s.open).toBe(open);
     if (ends) expect(new Date(s.current!.end).toISOString()).toBe(new Date(Z(ends)).toISOString());
     expect(new Date(s.nextStart!).toISOString()).toBe(new Date(Z(next)).toISOString());

@@ -20,7 +20,7 @@ import stylesUrl from './styles/app.css?url';
 import { navItemsFor } from './navigation';
 import { companyLabel } from './lib/companies';
 import { ErrorPanel } from './components/ErrorPanel';
-import { requireSession } from './lib/auth.server';
+import { maySignOut, requireSession } from './lib/auth.server';
 import { unreadCountFor } from './lib/notifications.server';
 import { NotificationBell } from './components/notifications/NotificationBell';
 import type { Company } from '../../api/auth/types';
@@ -45,6 +45,8 @@ export interface ShellUser {
   email: string;
   company: Company | null;
   isAdmin: boolean;
+  /** False for the development bypass's stub user, who has no session to end. */
+  canSignOut: boolean;
 }
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -54,6 +56,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     email: auth.user.email,
     company: auth.user.company,
     isAdmin: auth.isAdmin,
+    canSignOut: maySignOut(auth),
   };
   // The bell starts from the real count; the browser then polls it.
   const unread = await unreadCountFor(auth.user.id).catch(() => 0);
@@ -113,11 +116,13 @@ function TopBar({ user, unread }: { user?: ShellUser; unread: number }) {
               </span>
             </span>
             {/* A plain form: /auth/logout is an Express route, the browser must really post. */}
-            <form method="post" action="/auth/logout" className="account__logout">
-              <button type="submit" className="btn btn--ghost" data-testid="logout">
-                Deconectare
-              </button>
-            </form>
+            {user.canSignOut ? (
+              <form method="post" action="/auth/logout" className="account__logout">
+                <button type="submit" className="btn btn--ghost" data-testid="logout">
+                  Deconectare
+                </button>
+              </form>
+            ) : null}
           </div>
         ) : null}
       </div>

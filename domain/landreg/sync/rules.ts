@@ -75,7 +75,25 @@ export function pageChunks(pages: number, perChunk: number): Array<{ fromPage: n
 }
 
 /** The layers' names as a user reads them (the portal's layer ids are not words). */
-const LAYER_WORDS: Record<string, string> = { TERENURI_ACTIVE: 'parcele', CLADIRI_ACTIVE: 'clădiri' };
+const LAYER_WORDS: Record<string, string> = {
+  TERENURI_ACTIVE: 'parcele',
+  CLADIRI_ACTIVE: 'clădiri',
+  LIMITE_INTRAV_DYNAMIC: 'limite de intravilan',
+  LIMITE_UAT: 'limite UAT',
+};
+
+/** The same with the article, as a sentence of the progress uses them. */
+const LAYER_NAMES: Record<string, string> = {
+  TERENURI_ACTIVE: 'parcelele',
+  CLADIRI_ACTIVE: 'clădirile',
+  LIMITE_INTRAV_DYNAMIC: 'limitele de intravilan',
+  LIMITE_UAT: 'limita UAT',
+};
+
+/** "Se sincronizează parcelele…" rather than the portal's id `TERENURI_ACTIVE` (issue 30). */
+export function layerName(layerId: string): string {
+  return LAYER_NAMES[layerId] ?? `stratul ${layerId}`;
+}
 
 /** Counts of what a sync changed in one layer (a GisSyncRun has them all). */
 export interface LayerChangeCounts {

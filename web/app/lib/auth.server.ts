@@ -7,10 +7,19 @@
 import { redirectDocument } from '@remix-run/node';
 import type { AppLoadContext } from '@remix-run/node';
 import type { SessionContext } from '../context';
+import { DEV_BYPASS_SESSION_ID } from '../../../api/auth/types';
 
 export function signInUrl(request: Request): string {
   const url = new URL(request.url);
   return `/auth/login?callbackUrl=${encodeURIComponent(url.pathname + url.search)}`;
+}
+
+/**
+ * Whether "Deconectare" means anything to this user: the development bypass's stub user has no
+ * session to end (signing out would show the same user again), so the top bar offers no button.
+ */
+export function maySignOut(auth: Pick<SessionContext, 'sessionId'>): boolean {
+  return auth.sessionId !== DEV_BYPASS_SESSION_ID;
 }
 
 export function requireSession(request: Request, context: AppLoadContext): SessionContext {

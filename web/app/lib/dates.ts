@@ -44,6 +44,15 @@ export function formatWhen(when: When, style: DateStyle = 'dateTime'): string {
   return Number.isNaN(d.getTime()) ? '—' : formatters[style].format(d);
 }
 
+/**
+ * A calendar day (`2026-03-10`, or a timestamp) as `10.03.2026`. A bare date is read at noon UTC,
+ * the same day on Romanian time whatever the zone of the server or the browser.
+ */
+export function formatDay(day: string | null | undefined): string {
+  if (!day) return '—';
+  return formatWhen(/^\d{4}-\d{2}-\d{2}$/.test(day) ? `${day}T12:00:00Z` : day, 'date');
+}
+
 /** Today's calendar date in Romania as YYYY-MM-DD (the date inputs' format). */
 export function todayInRomania(now: Date = new Date()): string {
   return new Intl.DateTimeFormat('en-CA', { timeZone: APP_TIME_ZONE }).format(now);

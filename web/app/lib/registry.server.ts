@@ -5,7 +5,7 @@
 import type { SessionContext } from '../../../api/auth/types';
 import { getPrisma } from '../../../domain/db/prisma';
 import { AppError } from '../../../domain/errors';
-import { registryViewer } from '../../../domain/registry/access';
+import { readableCompanies, registryViewer } from '../../../domain/registry/access';
 import { entryHistory, getEntry, listEntries, type EntryPage, type HistoryItem, type RegistryEntry } from '../../../domain/registry/entries';
 import { COMPANIES, DIRECTIONS, type Direction, type RegistryCompany } from '../../../domain/registry/numbers';
 
@@ -17,7 +17,14 @@ export interface RegistryPageData {
   selected: RegistryEntry | null;
   history: HistoryItem[];
   error: string | null;
-  viewer: { company: string | null; isAdmin: boolean; restricted: boolean; writable: string[] };
+  viewer: {
+    company: string | null;
+    isAdmin: boolean;
+    restricted: boolean;
+    /** The companies whose registry the user reads: the company filter offers these only. */
+    readable: string[];
+    writable: string[];
+  };
 }
 
 export async function registryPageData(auth: SessionContext, url: URL): Promise<RegistryPageData> {
@@ -52,6 +59,7 @@ export async function registryPageData(auth: SessionContext, url: URL): Promise<
       company: viewer.company,
       isAdmin: viewer.isAdmin,
       restricted: viewer.restricted,
+      readable: readableCompanies(viewer),
       writable: viewer.isAdmin ? [...COMPANIES] : viewer.company ? [viewer.company] : [],
     },
   };

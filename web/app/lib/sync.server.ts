@@ -4,7 +4,8 @@
  * from the domain services the landreg routes use (api/routes/landreg*.ts).
  */
 import { getPool } from '../../../domain/db/pool';
-import { dbSummary, layersSummary, storeStats } from '../../../domain/landreg/summary';
+import { dbSummary, lastFinishedRuns, layersSummary, storeStats } from '../../../domain/landreg/summary';
+import { describeSyncChanges } from '../../../domain/landreg/sync/rules';
 import { sessionState, type SessionState } from '../../../api/landreg/sessionState';
 
 /** The same shape as `GET /api/landreg/session`, so the client keeps polling into it. */
@@ -26,4 +27,26 @@ export async function storeSummaryView(): Promise<StoreSummaryView> {
 export async function syncTabData(): Promise<{ session: PortalSessionView; store: StoreSummaryView }> {
   const [session, store] = await Promise.all([portalSessionView(), storeSummaryView()]);
   return { session, store };
+}
+
+/** One layer's last finished sync, as the UAT dashboard shows it. */
+export interface LayerSyncChanges {
+  layerId: string;
+  finishedAt: string | null;
+  added: number;
+  removed: number;
+  changed: number;
+  /** "parcele: 3 adăugate, 2 eliminate, 4 modificate" (domain/landreg/sync/rules.ts). */
+  summary: string;
+}
+
+export async function lastSyncChanges(siruta: number): Promise<LayerSyncChanges[]> {
+  return (await lastFinishedRuns(getPool(), siruta)).map((r) => ({
+    layerId: r.layerId,
+    finishedAt: r.finishedAt,
+    added: r.added,
+    removed: r.removed,
+    changed: r.changed,
+    summary: describeSyncChanges([r]),
+  }));
 }

@@ -1,5 +1,6 @@
 /** Romanian formatting of the tile monitor's figures (shared by the page and its tests). */
 import { formatWhen } from './dates';
+import { countOf } from './words';
 
 const bytesFormat = new Intl.NumberFormat('ro-RO', { maximumFractionDigits: 1 });
 
@@ -14,7 +15,7 @@ export function formatBytes(n: number | null | undefined): string {
 /** "acum 3 minute", "acum 2 ore", "acum 5 zile". */
 export function formatAge(seconds: number | null | undefined): string {
   if (seconds === null || seconds === undefined) return '—';
-  const unit = (n: number, one: string, many: string) => `acum ${n} ${n === 1 ? one : n < 20 ? many : `de ${many}`}`;
+  const unit = (n: number, one: string, many: string) => `acum ${countOf(n, one, many)}`;
   if (seconds < 60) return 'acum câteva secunde';
   if (seconds < 3600) return unit(Math.floor(seconds / 60), 'minut', 'minute');
   if (seconds < 86400) return unit(Math.floor(seconds / 3600), 'oră', 'ore');

@@ -19,7 +19,7 @@ const REFRESH_WHILE_RUNNING_MS = 2000;
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { isAdmin } = requireSession(request, context);
   try {
-    return { status: await tileInfraStatus(), error: null as string | null, isAdmin };
+    return { status: await tileInfraStatus({ technical: isAdmin }), error: null as string | null, isAdmin };
   } catch (err) {
     return { status: null, error: err instanceof AppError ? err.message : 'Starea infrastructurii de hărți nu a putut fi citită.', isAdmin };
   }
@@ -173,11 +173,20 @@ export default function TileInfrastructure() {
             )}
           </Card>
 
-          <Card title="Server de tile-uri">
+          <Card title="Server de tile-uri" testId="tile-server">
             <dl className="facts">
               <div>
                 <dt>Mod</dt>
-                <dd>{status.tiles.mode === 'proxy' ? `proxy către ${status.tiles.serverUrl}` : 'PostGIS (ST_AsMVT)'}</dd>
+                <dd>
+                  {/* How tiles are made is an administrator's detail; others read what it means. */}
+                  {status.tiles.mode === 'proxy'
+                    ? isAdmin
+                      ? `server dedicat (${status.tiles.serverUrl})`
+                      : 'server dedicat de hărți'
+                    : isAdmin
+                      ? 'generate din baza de date (PostGIS ST_AsMVT)'
+                      : 'generate din baza de date'}
+                </dd>
               </div>
               <div>
                 <dt>Cache în memorie</dt>
@@ -185,12 +194,14 @@ export default function TileInfrastructure() {
                   {status.tiles.cache.entries} tile-uri · {formatBytes(status.tiles.cache.bytes)} · {status.tiles.cache.hits} reutilizări
                 </dd>
               </div>
-              <div>
-                <dt>Webhook reconstruire</dt>
-                <dd>
-                  <code>{status.tiles.webhookUrl}</code>
-                </dd>
-              </div>
+              {status.tiles.webhookUrl ? (
+                <div>
+                  <dt>Webhook reconstruire</dt>
+                  <dd>
+                    <code>{status.tiles.webhookUrl}</code>
+                  </dd>
+                </div>
+              ) : null}
             </dl>
           </Card>
         </div>

@@ -7,6 +7,7 @@ import { requireSession } from '../lib/auth.server';
 import { inboxFor } from '../lib/notifications.server';
 import { markRead, TYPE_NAMES, type InboxItem } from '../lib/notifications';
 import { announceUnread } from '../components/notifications/NotificationBell';
+import { countOf } from '../lib/words';
 import { formatWhen } from '../lib/dates';
 
 export const meta: MetaFunction = () => [{ title: 'Notificări · Geoportal cadastral' }];
@@ -44,7 +45,7 @@ export default function NotificationsPage() {
         <div>
           <h1>Notificări</h1>
           <p className="notif__meta" data-testid="unread-summary">
-            {unread === 0 ? 'Nicio notificare necitită.' : unread === 1 ? 'O notificare necitită.' : `${unread} notificări necitite.`}
+            {unread === 0 ? 'Nicio notificare necitită.' : unread === 1 ? 'O notificare necitită.' : `${countOf(unread, 'notificare necitită', 'notificări necitite')}.`}
           </p>
         </div>
         <div className="prefs__actions">

@@ -108,7 +108,7 @@ export default function ParcelSync() {
   const head = HEAD[d.tab];
   return (
     <ParcelSyncLayout active={d.tab} siruta={uat?.siruta ?? null} title={head.title} sub={head.sub}>
-      {d.tab === 'sync' && d.sync && <SyncTab session={d.sync.session} store={d.sync.store} useCentralApi={d.useCentralApi} initialUat={d.uat} onUat={setUat} />}
+      {d.tab === 'sync' && d.sync && <SyncTab session={d.sync.session} store={d.sync.store} useCentralApi={d.useCentralApi} isAdmin={d.isAdmin} initialUat={d.uat} onUat={setUat} />}
 
       {d.tab === 'epay' && <EpayTab initialUat={d.uat} initialCad={d.cad} isAdmin={d.isAdmin} central={d.useCentralApi} userId={d.userId} />}
 

@@ -2,6 +2,8 @@
  * /parcel-sync/dashboard?siruta=: the UAT dashboard (spec 4.4 uat-dashboard) with SVG charts:
  * land use by category, intravilan/extravilan split, top owners, buildings with and without
  * legal documents. Same domain function and viewer rules as GET /api/landreg/uat-dashboard.
+ * Also what the last sync of each layer changed (added, removed, changed) and the button that
+ * follows the UAT (the watchlist API).
  */
 import { useState } from 'react';
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
@@ -18,6 +20,10 @@ import { UatPicker, UatSummary } from '../components/sync/UatPicker';
 import type { UatChoice } from '../components/sync/uatSearch';
 import { Card } from '../components/Card';
 import { formatWhen } from '../lib/dates';
+import { lastSyncChanges, type LayerSyncChanges } from '../lib/sync.server';
+import { FollowUatButton } from '../components/notifications/FollowUatButton';
+import { LandUseLegend } from '../components/enrichment/LandUseLegend';
+import { countOf } from '../lib/words';
 
 export const meta: MetaFunction = () => [{ title: 'Tablou UAT · Sincronizare parcele' }];
 export const links: LinksFunction = () => [
@@ -31,14 +37,15 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const uat = await uatOption(siruta).catch(() => null);
   let dashboard: UatDashboard | null = null;
   let error: string | null = null;
+  let changes: LayerSyncChanges[] = [];
   if (siruta) {
     try {
-      dashboard = await uatDashboard(enrichmentDeps().db, siruta, viewerOf(auth));
+      [dashboard, changes] = await Promise.all([uatDashboard(enrichmentDeps().db, siruta, viewerOf(auth)), lastSyncChanges(siruta)]);
     } catch (err) {
       error = failureMessage(err);
     }
   }
-  return { siruta, uat, dashboard, error, basicPanel: auth.basicPanel };
+  return { siruta, uat, dashboard, changes, error, basicPanel: auth.basicPanel };
 }
 
 /** The building colours of the map legend (lib/geoportal/style.ts COLORS). */
@@ -47,7 +54,7 @@ const BUILDING_COLORS = { legal: '#2563eb', illegal: '#dc2626', unknown: '#6b728
 const INTRAVILAN_LABEL: Record<string, string> = { DA: 'Intravilan', NU: 'Extravilan', MIXT: 'Mixt', NECUNOSCUT: 'Necunoscut' };
 
 export default function Dashboard() {
-  const { siruta, uat: loadedUat, dashboard: d, error, basicPanel } = useLoaderData<typeof loader>();
+  const { siruta, uat: loadedUat, dashboard: d, changes, error, basicPanel } = useLoaderData<typeof loader>();
   const nav = useNavigation();
   const navigate = useNavigate();
   const busy = nav.state === 'loading' && nav.location?.pathname === '/parcel-sync/dashboard';
@@ -77,6 +84,7 @@ export default function Dashboard() {
           <UatPicker value={uat} onPick={pick} />
         </div>
         {uat && <UatSummary uat={uat} />}
+        {loadedUat && <FollowUatButton siruta={loadedUat.siruta} name={loadedUat.name} />}
       </Card>
       {busy && <p className="loading" role="status">Se calculează statisticile…</p>}
       {error && (
@@ -104,6 +112,34 @@ export default function Dashboard() {
               <span className="stat__label">construcții</span>
             </div>
           </div>
+          <Card title="Ultima sincronizare" testId="dashboard-sync-changes">
+            {changes.length === 0 ? (
+              <p className="muted">UAT-ul nu are încă o sincronizare încheiată.</p>
+            ) : (
+              <table className="table">
+                <thead>
+                  <tr>
+                    <th>Încheiată</th>
+                    <th className="num">Adăugate</th>
+                    <th className="num">Eliminate</th>
+                    <th className="num">Modificate</th>
+                    <th>Ce s-a schimbat</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {changes.map((c) => (
+                    <tr key={c.layerId}>
+                      <td>{formatWhen(c.finishedAt, 'dateTime')}</td>
+                      <td className="num">{formatInt(c.added)}</td>
+                      <td className="num">{formatInt(c.removed)}</td>
+                      <td className="num">{formatInt(c.changed)}</td>
+                      <td>{c.summary}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+          </Card>
           <div className="grid grid--2">
             <Card title="Intravilan / extravilan">
               <DonutChart
@@ -125,7 +161,8 @@ export default function Dashboard() {
             </Card>
           </div>
           <Card title="Folosința terenului">
-            <BarChart title="Suprafață pe categorii de folosință" data={d.landUse.map((u) => ({ label: u.categorie, value: u.area, display: `${formatArea(u.area)} · ${formatInt(u.parcels)} parcele` }))} />
+            <BarChart title="Suprafață pe categorii de folosință" data={d.landUse.map((u) => ({ label: u.categorie, value: u.area, display: `${formatArea(u.area)} · ${countOf(u.parcels, 'parcelă', 'parcele')}` }))} />
+            <LandUseLegend codes={d.landUse.map((u) => u.categorie)} />
           </Card>
           <Card title="Proprietari principali">
             {d.topOwners === null ? (

@@ -14,8 +14,11 @@ import { requireSession } from '../lib/auth.server';
 import { registryPageData, type HistoryItem, type RegistryEntry } from '../lib/registry.server';
 import { STATUS_CLASS, STATUS_LABEL } from '../../../domain/registry/statusNames';
 import { Card } from '../components/Card';
+import type { Company } from '../../../api/auth/types';
 import { formatWhen, todayInRomania } from '../lib/dates';
 import { countOf } from '../lib/words';
+import { describeChange, FIELD_LABEL, formatFileSize } from '../lib/registryWords';
+import { companyLabel } from '../lib/companies';
 
 export const meta: MetaFunction = () => [{ title: 'Registratură' }];
 export const links: LinksFunction = () => [
@@ -40,11 +43,6 @@ const ACTION_LABEL: Record<string, string> = {
   'attachment-migrate': 'Atașament mutat în stocare',
   'status-change': 'Stare la autoritate',
 };
-const FIELD_LABEL: Record<string, string> = {
-  number: 'număr', company: 'companie', direction: 'direcție', date: 'data', subject: 'subiect', sender: 'expeditor',
-  recipient: 'destinatar', documentType: 'tip document', notes: 'observații', deadline: 'termen', assignee: 'responsabil',
-  tracking: 'urmărire', 'tracking.status': 'stare', attachments: 'atașamente',
-};
 
 async function errorText(res: Response): Promise<string> {
   try {
@@ -58,7 +56,6 @@ async function errorText(res: Response): Promise<string> {
 
 const fmtDate = (s: string | null) => (s ? formatWhen(`${s.slice(0, 10)}T12:00:00Z`, 'date') : '—');
 const fmtTime = (s: string | null) => formatWhen(s, 'dateTimeSeconds');
-const fmtSize = (n: number) => (n < 1024 ? `${n} o` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
 
 /** Days from today (Bucharest) to the deadline. */
 function daysLeft(deadline: string): number {
@@ -70,7 +67,7 @@ function DeadlineBadge({ deadline }: { deadline: string | null }) {
   if (!deadline) return null;
   const d = daysLeft(deadline);
   const cls = d < 0 ? 'badge--red' : d <= 3 ? 'badge--amber' : 'badge--blue';
-  const text = d < 0 ? `depășit cu ${-d} ${-d === 1 ? 'zi' : 'zile'}` : d === 0 ? 'azi' : `în ${d} ${d === 1 ? 'zi' : 'zile'}`;
+  const text = d < 0 ? `depășit cu ${countOf(-d, 'zi', 'zile')}` : d === 0 ? 'azi' : `în ${countOf(d, 'zi', 'zile')}`;
   return <span className={`badge ${cls}`} title={`Termen: ${fmtDate(deadline)}`}>Termen {text}</span>;
 }
 
@@ -158,7 +155,7 @@ function EntryForm({ entry, writable, restricted, onSaved }: { entry: RegistryEn
         <label className="field">
           <span className="field__label">Companie</span>
           <select value={f.company} onChange={set('company')} required>
-            {writable.map((c) => <option key={c} value={c}>{c}</option>)}
+            {writable.map((c) => <option key={c} value={c}>{companyLabel(c as Company)}</option>)}
           </select>
         </label>
         <label className="field">
@@ -270,7 +267,7 @@ function Attachments({ entry, canWrite, onChange }: { entry: RegistryEntry; canW
   }
 
   return (
-    <Card title="Atașamente">
+    <Card title="Atașamente" testId="registry-attachments">
       {entry.attachments.length === 0 ? (
         <p className="reg-empty">Niciun atașament.</p>
       ) : (
@@ -278,7 +275,7 @@ function Attachments({ entry, canWrite, onChange }: { entry: RegistryEntry; canW
           {entry.attachments.map((a) => (
             <li key={a.id}>
               <a href={`/api/registratura/entries/${entry.id}/attachments/${a.id}`} download>{a.name}</a>
-              <span className="reg-muted">{fmtSize(a.size)}</span>
+              <span className="reg-muted">{formatFileSize(a.size)}</span>
               {canWrite && <button type="button" className="btn btn--link" onClick={() => void remove(a.id, a.name)}>Șterge</button>}
             </li>
           ))}
@@ -344,14 +341,9 @@ function TrackingBlock({ entry, onChange }: { entry: RegistryEntry; onChange: ()
 /** CONTRACT.md 3 colour classes. */
 const classOf = (status: string): string => (STATUS_CLASS as Record<string, string>)[status] ?? 'gray';
 
-function describeChange(c: { field: string; before: unknown; after: unknown }): string {
-  const v = (x: unknown) => (x === null || x === undefined ? '—' : typeof x === 'object' ? Object.values(x as object).filter((y) => y != null).join(', ') : String(x));
-  return `${FIELD_LABEL[c.field] ?? c.field}: ${v(c.before)} → ${v(c.after)}`;
-}
-
 function HistoryBlock({ items }: { items: HistoryItem[] }) {
   return (
-    <Card title="Istoricul modificărilor">
+    <Card title="Istoricul modificărilor" testId="registry-history">
       {items.length === 0 ? (
         <p className="reg-empty">Fără istoric.</p>
       ) : (
@@ -399,7 +391,7 @@ export default function RegistryPage() {
   }
 
   return (
-    <main className="page registry">
+    <div className="registry">
       <header className="page-head">
         <p className="page-head__eyebrow">Registratură</p>
         <h1 className="page-head__title">Registrul de intrări și ieșiri</h1>
@@ -412,13 +404,16 @@ export default function RegistryPage() {
             <span className="field__label">Caută</span>
             <input name="q" defaultValue={d.filters.q} placeholder="subiect, expeditor, număr…" />
           </label>
-          <label className="field">
-            <span className="field__label">Companie</span>
-            <select name="company" defaultValue={d.filters.company}>
-              <option value="">toate</option>
-              {['B', 'U', 'S', 'G'].map((c) => <option key={c} value={c}>{c}</option>)}
-            </select>
-          </label>
+          {/* Only the registries the user reads (docs/registry.md "Access"): one of them needs no filter. */}
+          {d.viewer.readable.length > 1 && (
+            <label className="field">
+              <span className="field__label">Companie</span>
+              <select name="company" defaultValue={d.filters.company} data-testid="registry-company-filter">
+                <option value="">toate</option>
+                {d.viewer.readable.map((c) => <option key={c} value={c}>{companyLabel(c as Company)}</option>)}
+              </select>
+            </label>
+          )}
           <label className="field">
             <span className="field__label">An</span>
             <input name="year" inputMode="numeric" pattern="\d{4}" defaultValue={d.filters.year} placeholder="2026" size={6} />
@@ -481,7 +476,7 @@ export default function RegistryPage() {
           <Card>
             <header className="reg-detail__head">
               <div>
-                <p className="reg-muted">{DIRECTION_LABEL[selected.direction]} · {fmtDate(selected.date)} · compania {selected.company}</p>
+                <p className="reg-muted">{DIRECTION_LABEL[selected.direction]} · {fmtDate(selected.date)} · compania {companyLabel(selected.company as Company)}</p>
                 <p className="reg-big-number" data-testid="registry-number">{selected.number}</p>
               </div>
               <div className="reg-detail__badges">
@@ -506,6 +501,6 @@ export default function RegistryPage() {
           <HistoryBlock items={d.history as HistoryItem[]} />
         </div>
       )}
-    </main>
+    </div>
   );
 }

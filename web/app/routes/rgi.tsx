@@ -1,10 +1,12 @@
 /**
  * /rgi: documents issued by the land-registry portal's registry of applications (spec 4.4). Pick a
- * county (the portal's 42 workspaces, domain/landreg/counties.ts) and a year: the applications, one application's details and
- * issued documents, and the download (actor context and confirm view happen server-side). A
+ * county (the portal's 42 workspaces, domain/landreg/counties.ts) and a year: the applications
+ * (newest first, each column sortable, dates and the portal's capitals in ordinary writing), one
+ * application's details and issued documents beside the list (below it on a narrow screen,
+ * scrolled into view), and the download (actor context and confirm view happen server-side). A
  * document not ready yet shows a soft notice for 5 seconds instead of a failure.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { useLoaderData } from '@remix-run/react';
 import cfCss from '../styles/cf.css?url';
@@ -12,6 +14,8 @@ import parcelSyncCss from '../styles/parcel-sync.css?url';
 import { requireSession } from '../lib/auth.server';
 import { Card } from '../components/Card';
 import { COUNTIES } from '../../../domain/landreg/counties';
+import { formatDay } from '../lib/dates';
+import { countOf, nameCase, sentenceCase } from '../lib/words';
 
 export const meta: MetaFunction = () => [{ title: 'Documente RGI · Geoportal cadastral' }];
 export const links: LinksFunction = () => [
@@ -37,6 +41,32 @@ interface Application {
   cadastralNumber: string;
   applicant: string | null;
 }
+type SortKey = 'applicationNo' | 'registrationDate' | 'applicationType' | 'status' | 'uatName' | 'cadastralNumber';
+interface Sort {
+  key: SortKey;
+  desc: boolean;
+}
+
+const COLUMNS: Array<{ key: SortKey; label: string }> = [
+  { key: 'applicationNo', label: 'Nr. cerere' },
+  { key: 'registrationDate', label: 'Data' },
+  { key: 'applicationType', label: 'Tip' },
+  { key: 'status', label: 'Stare' },
+  { key: 'uatName', label: 'UAT' },
+  { key: 'cadastralNumber', label: 'Nr. cadastral' },
+];
+
+const collator = new Intl.Collator('ro', { numeric: true, sensitivity: 'base' });
+
+/** The list in the chosen order; equal keys keep the newest first. */
+function sortApplications(items: Application[], sort: Sort): Application[] {
+  const byDate = (a: Application, b: Application) => b.registrationDate.localeCompare(a.registrationDate);
+  return [...items].sort((a, b) => {
+    const c = sort.key === 'registrationDate' ? -byDate(a, b) : collator.compare(String(a[sort.key]), String(b[sort.key]));
+    return (sort.desc ? -c : c) || byDate(a, b);
+  });
+}
+
 interface Doc {
   documentPk: number;
   documentTypeId: number;
@@ -66,6 +96,15 @@ export default function RgiPage() {
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
+  // Newest first, as a registry is read.
+  const [sort, setSort] = useState<Sort>({ key: 'registrationDate', desc: true });
+  const rows = useMemo(() => (apps ? sortApplications(apps.items, sort) : []), [apps, sort]);
+  const detailsRef = useRef<HTMLDivElement>(null);
+
+  // An application opened from far down the list: its details come into view.
+  useEffect(() => {
+    if (selected) detailsRef.current?.scrollIntoView({ block: 'nearest' });
+  }, [selected]);
 
   useEffect(() => {
     if (!notice) return;
@@ -157,78 +196,92 @@ export default function RgiPage() {
         ) : null}
       </Card>
 
-      {apps ? (
-        <Card title={<>{apps.total} cereri în {year} (unitatea {apps.orgUnitId})</>}>
-          {apps.items.length === 0 ? <p className="prose prose--muted">Nicio cerere în acest an.</p> : null}
-          <div className="table-wrap">
-            <table className="table" data-testid="rgi-applications">
-              <thead>
-                <tr>
-                  <th>Nr. cerere</th>
-                  <th>Data</th>
-                  <th>Tip</th>
-                  <th>Stare</th>
-                  <th>UAT</th>
-                  <th>Nr. cadastral</th>
-                  <th>Solicitant</th>
-                </tr>
-              </thead>
-              <tbody>
-                {apps.items.map((a) => (
-                  <tr key={a.applicationId} className={selected?.applicationId === a.applicationId ? 'is-selected' : undefined}>
-                    <td>
-                      <button type="button" className="link" onClick={() => void open(a)}>
-                        {a.applicationNo}
-                      </button>
-                    </td>
-                    <td>{a.registrationDate}</td>
-                    <td>{a.applicationType}</td>
-                    <td>{a.status}</td>
-                    <td>{a.uatName}</td>
-                    <td>{a.cadastralNumber}</td>
-                    <td>{a.applicant ?? '—'}</td>
+      <div className={selected ? 'rgi-layout rgi-layout--open' : 'rgi-layout'}>
+        {apps ? (
+          <Card title={<>{countOf(apps.total, 'cerere', 'cereri')} în {year}</>}>
+            {apps.items.length === 0 ? <p className="prose prose--muted">Nicio cerere în acest an.</p> : null}
+            <div className="table-wrap">
+              <table className="table" data-testid="rgi-applications">
+                <thead>
+                  <tr>
+                    {COLUMNS.map((c) => (
+                      <th key={c.key} aria-sort={sort.key === c.key ? (sort.desc ? 'descending' : 'ascending') : 'none'}>
+                        <button
+                          type="button"
+                          className="rgi-sort"
+                          onClick={() => setSort((s) => ({ key: c.key, desc: s.key === c.key ? !s.desc : c.key === 'registrationDate' }))}
+                          data-testid={`rgi-sort-${c.key}`}
+                        >
+                          {c.label}
+                          <span aria-hidden="true">{sort.key === c.key ? (sort.desc ? ' ▼' : ' ▲') : ''}</span>
+                        </button>
+                      </th>
+                    ))}
+                    <th>Solicitant</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        </Card>
-      ) : null}
+                </thead>
+                <tbody>
+                  {rows.map((a) => (
+                    <tr key={a.applicationId} className={selected?.applicationId === a.applicationId ? 'is-selected' : undefined}>
+                      <td>
+                        <button type="button" className="link" onClick={() => void open(a)}>
+                          {a.applicationNo}
+                        </button>
+                      </td>
+                      <td>{formatDay(a.registrationDate)}</td>
+                      <td>{a.applicationType}</td>
+                      <td>{sentenceCase(a.status)}</td>
+                      <td>{nameCase(a.uatName)}</td>
+                      <td>{a.cadastralNumber}</td>
+                      <td>{a.applicant ? nameCase(a.applicant) : '—'}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </Card>
+        ) : null}
 
-      {selected ? (
-        <Card title={<>Cererea {selected.applicationNo}</>} testId="rgi-details">
-          <p className="prose">
-            {selected.applicationType} · {selected.uatName} · nr. cadastral {selected.cadastralNumber} · {selected.status}
-          </p>
-          <ul className="prose prose--muted">
-            {selected.history.map((h, i) => (
-              <li key={i}>
-                {h.date}: {h.status}
-              </li>
-            ))}
-          </ul>
-          <h3>Documente emise</h3>
-          {docs && docs.items.length === 0 ? <p className="prose prose--muted">Niciun document emis.</p> : null}
-          {docs && !docs.downloadable && docs.items.length > 0 ? (
-            <p className="prose prose--muted" data-testid="rgi-no-download">
-              Documentele emise poartă numele solicitantului; contul dumneavoastră nu are acces la date personale, deci nu le poate descărca.
-            </p>
-          ) : null}
-          <ul className="cf-epay__parcels">
-            {(docs?.items ?? []).map((doc) => (
-              <li key={doc.documentPk}>
-                {doc.documentType}{' '}
-                <span className={`cf-state ${doc.available ? 'cf-state--valid' : 'cf-state--processing'}`}>{doc.available ? 'disponibil' : 'în pregătire'}</span>{' '}
-                {docs?.downloadable ? (
-                  <button type="button" className="btn" onClick={() => void download(doc)}>
-                    Descarcă
-                  </button>
-                ) : null}
-              </li>
-            ))}
-          </ul>
-        </Card>
-      ) : null}
+        {selected ? (
+          <div className="rgi-layout__details" ref={detailsRef}>
+            <Card title={<>Cererea {selected.applicationNo}</>} testId="rgi-details">
+              <p className="prose">
+                {selected.applicationType} · {nameCase(selected.uatName)} · nr. cadastral {selected.cadastralNumber} · {sentenceCase(selected.status)}
+              </p>
+              <ul className="prose prose--muted">
+                {selected.history.map((h, i) => (
+                  <li key={i}>
+                    {formatDay(h.date)}: {sentenceCase(h.status)}
+                  </li>
+                ))}
+              </ul>
+              <h3>Documente emise</h3>
+              {docs && docs.items.length === 0 ? <p className="prose prose--muted">Niciun document emis.</p> : null}
+              {docs && !docs.downloadable && docs.items.length > 0 ? (
+                <p className="prose prose--muted" data-testid="rgi-no-download">
+                  Documentele emise poartă numele solicitantului; contul dumneavoastră nu are acces la date personale, deci nu le poate descărca.
+                </p>
+              ) : null}
+              <ul className="cf-epay__parcels">
+                {(docs?.items ?? []).map((doc) => (
+                  <li key={doc.documentPk}>
+                    {doc.documentType}{' '}
+                    <span className={`cf-state ${doc.available ? 'cf-state--valid' : 'cf-state--processing'}`}>{doc.available ? 'disponibil' : 'în pregătire'}</span>{' '}
+                    {docs?.downloadable ? (
+                      <button type="button" className="btn" onClick={() => void download(doc)}>
+                        Descarcă
+                      </button>
+                    ) : null}
+                  </li>
+                ))}
+              </ul>
+              <button type="button" className="btn btn--secondary" onClick={() => setSelected(null)}>
+                Închide
+              </button>
+            </Card>
+          </div>
+        ) : null}
+      </div>
     </div>
   );
 }

@@ -20,7 +20,7 @@ export const links: LinksFunction = () => [{ rel: 'stylesheet', href: officeCss 
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
-  return { ...(await officePage(auth)), isAdmin: auth.isAdmin };
+  return { ...(await officePage(auth)), isAdmin: auth.isAdmin, company: auth.user.company };
 }
 
 const TABS = OFFICE_TABS.map((t) => ({ id: t.key, label: t.label }));
@@ -71,7 +71,7 @@ export default function Utilitare() {
       {tab === 'seif' && (
         <>
           {errorOf(d.vault.error, d.accessLog.error) && <p className="office-error" role="alert">{errorOf(d.vault.error, d.accessLog.error)}</p>}
-          <Vault entries={d.vault.data ?? []} accessLog={d.accessLog.data ?? []} onChanged={refresh} />
+          <Vault entries={d.vault.data ?? []} accessLog={d.accessLog.data ?? []} callerCompany={d.company} onChanged={refresh} />
         </>
       )}
       {tab === 'agenda' && (

@@ -12,6 +12,7 @@ import { UatPicker } from '../sync/UatPicker';
 import type { UatChoice } from '../sync/uatSearch';
 import { Card } from '../Card';
 import { formatWhen } from '../../lib/dates';
+import { countOf } from '../../lib/words';
 
 interface Extract {
   id: string;
@@ -239,7 +240,7 @@ export function EpayTab({
       body: JSON.stringify({ parcels: numbers.map((n) => ({ nrCadastral: n, siruta: uat!.siruta, workspacePk: uat!.workspacePk ?? undefined })), force }),
     });
     if (r.ok) {
-      setNotice({ kind: 'ok', text: `Comanda a fost pusă în coadă: ${r.body.extracts.length} ${r.body.extracts.length === 1 ? 'extras' : 'extrase'}.` });
+      setNotice({ kind: 'ok', text: `Comanda a fost pusă în coadă: ${countOf(r.body.extracts.length, 'extras', 'extrase')}.` });
     } else if (r.status === 409 && r.body.error === 'catalog_hit' && r.body.hits) {
       setNotice({
         kind: 'ok',
@@ -342,7 +343,7 @@ export function EpayTab({
             <input type="checkbox" checked={force} onChange={(e) => setForce(e.target.checked)} /> Comandă din nou chiar dacă există un extras valabil
           </label>
           <button type="button" className="btn btn--primary" disabled={busy || !uat || numbers.length === 0} onClick={() => void order()} data-testid="cf-order">
-            {busy ? 'Se trimite…' : `Comandă ${numbers.length || ''} ${numbers.length === 1 ? 'extras' : 'extrase'} (${numbers.length} ${numbers.length === 1 ? 'credit' : 'credite'})`}
+            {busy ? 'Se trimite…' : numbers.length === 0 ? 'Comandă extrase' : `Comandă ${countOf(numbers.length, 'extras', 'extrase')} (${countOf(numbers.length, 'credit', 'credite')})`}
           </button>
         </div>
         {notice ? (
@@ -471,7 +472,7 @@ export function EpayTab({
               Înapoi
             </button>
             <span>
-              Pagina {Math.floor(offset / PAGE) + 1} din {pages} ({total} extrase)
+              Pagina {Math.floor(offset / PAGE) + 1} din {pages} ({countOf(total, 'extras', 'extrase')})
             </span>
             <button type="button" className="btn" disabled={offset + PAGE >= total} onClick={() => setOffset(offset + PAGE)}>
               Înainte

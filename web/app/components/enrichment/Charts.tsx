@@ -13,28 +13,37 @@ export interface Datum {
 
 export const PALETTE = ['#0f766e', '#2563eb', '#b45309', '#7c3aed', '#15803d', '#c2410c', '#0891b2', '#be185d', '#4d7c0f', '#6b7685'];
 
+/** Longest label drawn whole; a longer one ends in "…" (its full text stays in the tooltip). */
+const MAX_LABEL_CHARS = 48;
+/** Widths of one character of the label (12 px) and value (11 px) fonts, generous for capitals. */
+const LABEL_CHAR_W = 7.4;
+const VALUE_CHAR_W = 6.6;
+
 export function BarChart({ data, title, unit }: { data: Datum[]; title: string; unit?: string }) {
   if (data.length === 0) return <p className="chart-empty">Nu există date.</p>;
   const max = Math.max(...data.map((d) => d.value), 1);
   const row = 26;
-  const labelW = 170;
+  const labelOf = (d: Datum) => (d.label.length > MAX_LABEL_CHARS ? `${d.label.slice(0, MAX_LABEL_CHARS - 1)}…` : d.label);
+  const valueOf = (d: Datum) => `${d.display ?? d.value}${unit ? ` ${unit}` : ''}`;
+  // Room for the longest label and the longest value, so neither is cut at the chart's edge.
+  const labelW = Math.ceil(Math.max(...data.map((d) => labelOf(d).length)) * LABEL_CHAR_W) + 12;
+  const valueW = Math.ceil(Math.max(...data.map((d) => valueOf(d).length)) * VALUE_CHAR_W) + 12;
   const barW = 320;
   const height = data.length * row + 4;
   return (
-    <svg className="chart" role="img" aria-label={title} viewBox={`0 0 ${labelW + barW + 110} ${height}`} width="100%">
+    <svg className="chart" role="img" aria-label={title} viewBox={`0 0 ${labelW + barW + valueW} ${height}`} width="100%">
       {data.map((d, i) => {
         const w = Math.max(1, (d.value / max) * barW);
         const y = i * row + 2;
         return (
           <g key={d.label} transform={`translate(0 ${y})`}>
-            <title>{`${d.label}: ${d.display ?? d.value}${unit ? ` ${unit}` : ''}`}</title>
+            <title>{`${d.label}: ${valueOf(d)}`}</title>
             <text x={labelW - 8} y={row / 2 + 4} textAnchor="end" className="chart__label">
-              {d.label.length > 24 ? `${d.label.slice(0, 23)}…` : d.label}
+              {labelOf(d)}
             </text>
             <rect x={labelW} y={4} width={w} height={row - 8} rx={3} fill={d.color ?? PALETTE[i % PALETTE.length]} />
             <text x={labelW + w + 6} y={row / 2 + 4} className="chart__value">
-              {d.display ?? d.value}
-              {unit ? ` ${unit}` : ''}
+              {valueOf(d)}
             </text>
           </g>
         );

@@ -5,6 +5,8 @@
  */
 import { formatArea } from './format';
 import { formatWhen } from '../../lib/dates';
+import { landUseName } from '../../lib/landUse';
+import { LandUseLegend } from './LandUseLegend';
 
 const LABELS: Array<[string, string]> = [
   ['NR_CAD', 'Număr cadastral'],
@@ -96,7 +98,9 @@ export function EnrichmentFields({ enrichment, restricted, redacted }: { enrichm
           <tbody>
             {uses.map((u, i) => (
               <tr key={`${u.categorie}-${i}`}>
-                <td>{u.categorie}</td>
+                <td>
+                  <abbr title={landUseName(u.categorie) ?? undefined}>{u.categorie}</abbr>
+                </td>
                 <td>{formatArea(u.suprafata)}</td>
                 <td>{u.intravilan ?? '—'}</td>
               </tr>
@@ -104,6 +108,7 @@ export function EnrichmentFields({ enrichment, restricted, redacted }: { enrichm
           </tbody>
         </table>
       )}
+      <LandUseLegend codes={uses.length > 0 ? uses.map((u) => u.categorie) : (enrichment.CATEGORIE as string | null)} />
     </>
   );
 }

@@ -1,6 +1,7 @@
 /** The bell of the top bar: unread count from the page's loader, then polled (spec 6: read by polling). */
 import { useEffect, useState } from 'react';
 import { loadInbox } from '../../lib/notifications';
+import { countOf } from '../../lib/words';
 
 /** Same cadence as the session poll of spec 8. */
 const POLL_MS = 30_000;
@@ -23,7 +24,7 @@ export function NotificationBell({ initialUnread }: { initialUnread: number }) {
       window.removeEventListener('notifications:unread', onChange);
     };
   }, []);
-  const label = unread === 0 ? 'Notificări: nimic necitit' : `Notificări: ${unread} necitite`;
+  const label = unread === 0 ? 'Notificări: nimic necitit' : `Notificări: ${countOf(unread, 'notificare necitită', 'notificări necitite')}`;
   return (
     <a className="bell" href="/notificari" aria-label={label} title={label} data-testid="notification-bell">
       <svg viewBox="0 0 24 24" aria-hidden="true" className="bell__icon">

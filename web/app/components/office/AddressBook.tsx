@@ -6,7 +6,8 @@ import { filterByText, OutcomeLine, SearchableList, type Outcome } from './share
 import { Card } from '../Card';
 
 const TYPE_LABEL: Record<string, string> = { person: 'Persoană', company: 'Firmă', institution: 'Instituție', supplier: 'Furnizor', authority: 'Autoritate' };
-const EMPTY = { id: '', name: '', type: 'person', organization: '', role: '', email: '', phone: '', address: '', notes: '' };
+const EMPTY = { id: '', name: '', type: 'person', company: '', organization: '', role: '', email: '', phone: '', address: '', notes: '' };
+const COMPANIES = ['B', 'U', 'S', 'G'] as const;
 
 export function AddressBook({ contacts, onChanged }: { contacts: ContactOut[]; onChanged: () => void }) {
   const [q, setQ] = useState('');
@@ -27,11 +28,13 @@ export function AddressBook({ contacts, onChanged }: { contacts: ContactOut[]; o
       setMessage({ ok: false, text: (err as Error).message });
     }
   };
-  const edit = (c: ContactOut) =>
+  const edit = (c: ContactOut) => {
+    setMessage(null);
     setForm({
       id: c.id,
       name: c.name,
       type: c.type,
+      company: c.company ?? '',
       organization: c.organization ?? '',
       role: c.role ?? '',
       email: c.email ?? '',
@@ -39,6 +42,7 @@ export function AddressBook({ contacts, onChanged }: { contacts: ContactOut[]; o
       address: c.address ?? '',
       notes: c.notes ?? '',
     });
+  };
   const remove = async (c: ContactOut) => {
     if (!window.confirm(`Ștergeți contactul „${c.name}”?`)) return;
     try {
@@ -64,11 +68,12 @@ export function AddressBook({ contacts, onChanged }: { contacts: ContactOut[]; o
           empty="Agenda este goală."
           noMatch="Niciun contact nu se potrivește căutării."
         >
-          <table className="office-table">
+          <table className="office-table" data-testid="contacts-table">
             <thead>
               <tr>
                 <th>Nume</th>
                 <th>Tip</th>
+                <th>Firmă</th>
                 <th>Organizație</th>
                 <th>E-mail</th>
                 <th>Telefon</th>
@@ -80,6 +85,7 @@ export function AddressBook({ contacts, onChanged }: { contacts: ContactOut[]; o
                 <tr key={c.id}>
                   <td>{c.name}</td>
                   <td>{TYPE_LABEL[c.type] ?? c.type}</td>
+                  <td>{c.company ?? ''}</td>
                   <td>{c.organization}</td>
                   <td>{c.email && <a href={`mailto:${c.email}`}>{c.email}</a>}</td>
                   <td>{c.phone}</td>
@@ -93,7 +99,7 @@ export function AddressBook({ contacts, onChanged }: { contacts: ContactOut[]; o
           </table>
         </SearchableList>
       </Card>
-      <Card title={form.id ? 'Editează contactul' : 'Contact nou'}>
+      <Card title={form.id ? 'Editează contactul' : 'Contact nou'} testId="contact-form">
         <form
           className="office-form office-form--stack"
           onSubmit={(e) => {
@@ -105,6 +111,14 @@ export function AddressBook({ contacts, onChanged }: { contacts: ContactOut[]; o
           <select aria-label="Tip" value={form.type} onChange={(e) => setForm({ ...form, type: e.target.value })}>
             {Object.entries(TYPE_LABEL).map(([v, l]) => (
               <option key={v} value={v}>{l}</option>
+            ))}
+          </select>
+          <select aria-label="Firmă" value={form.company} onChange={(e) => setForm({ ...form, company: e.target.value })}>
+            <option value="">Toate firmele (agendă comună)</option>
+            {COMPANIES.map((c) => (
+              <option key={c} value={c}>
+                Firma {c}
+              </option>
             ))}
           </select>
           {field('organization', 'Organizație')}

@@ -1,6 +1,7 @@
 /**
- * Tag manager: the app's tag tree (projects, phases, activities), the sync plan with the tag file
- * shown before anything is applied, and a choice per conflict.
+ * Tag manager: the app's tag tree (projects, phases, activities), renaming a tag or moving a
+ * project to another company, the sync plan with the tag file shown before anything is applied,
+ * and a choice per conflict.
  */
 import { useMemo, useState } from 'react';
 import type { PlanAnswer, TagOut } from '../../../../domain/tags/service';
@@ -8,6 +9,14 @@ import { officeApi } from '../../lib/officeApi';
 import { OutcomeLine, type Outcome } from './shared';
 import { Card } from '../Card';
 import { formatWhen } from '../../lib/dates';
+
+const COMPANY_CHOICES = ['B', 'U', 'S', 'G'] as const;
+const LEVEL_LABEL: Record<string, string> = { project: 'Proiect', phase: 'Fază', activity: 'Activitate' };
+
+/** The level a tag names itself: the project text, the phase or the activity. */
+function ownLevel(t: TagOut): string {
+  return (t.category === 'activity' ? t.activity : t.category === 'phase' ? t.phase : t.project) ?? t.project;
+}
 
 type Tree = Array<{ project: string; tag?: TagOut; phases: Array<{ phase: string; tag?: TagOut; activities: TagOut[] }> }>;
 
@@ -69,6 +78,7 @@ export function TagManager({
   const [choices, setChoices] = useState<Record<string, 'file' | 'db'>>({});
   const [message, setMessage] = useState<Outcome>(null);
   const [busy, setBusy] = useState(false);
+  const [editing, setEditing] = useState<{ tag: TagOut; name: string; company: string } | null>(null);
 
   const run = async (fn: () => Promise<string>) => {
     setBusy(true);
@@ -96,6 +106,23 @@ export function TagManager({
       return `Au fost șterse ${r.deleted} etichete.`;
     });
   };
+  const edit = (t: TagOut) => setEditing({ tag: t, name: ownLevel(t), company: t.company ?? '' });
+  const saveEdit = () => {
+    if (!editing) return;
+    const { tag, name, company } = editing;
+    const change: { name?: string; company?: string | null } = {};
+    if (name.trim() !== ownLevel(tag)) change.name = name;
+    if (tag.category === 'project' && company !== (tag.company ?? '')) change.company = company || null;
+    if (Object.keys(change).length === 0) {
+      setEditing(null);
+      return;
+    }
+    void run(async () => {
+      await officeApi('PUT', `/api/tags/${tag.id}`, change);
+      setEditing(null);
+      return tag.category === 'activity' ? 'Eticheta a fost modificată.' : 'Eticheta și cele de sub ea au fost modificate.';
+    });
+  };
   const apply = (mode: 'pull' | 'push' | 'both') =>
     run(async () => {
       const r = await officeApi('POST', '/api/manictime', { mode, resolutions: choices, expectFingerprint: plan?.fingerprint });
@@ -119,6 +146,38 @@ export function TagManager({
           <input aria-label="Activitate" placeholder="Activitate (opțional)" value={form.activity} onChange={(e) => setForm({ ...form, activity: e.target.value })} disabled={!form.phase} />
           <button className="btn btn--primary" disabled={busy}>Adaugă</button>
         </form>
+        {editing && (
+          <form
+            className="office-form office-edit"
+            data-testid="tag-edit"
+            onSubmit={(e) => {
+              e.preventDefault();
+              saveEdit();
+            }}
+          >
+            <strong>Modifică „{editing.tag.path}”</strong>
+            <input
+              aria-label={LEVEL_LABEL[editing.tag.category] ?? 'Nume'}
+              value={editing.name}
+              onChange={(e) => setEditing({ ...editing, name: e.target.value })}
+              required
+            />
+            {editing.tag.category === 'project' && (
+              <select aria-label="Firmă" value={editing.company} onChange={(e) => setEditing({ ...editing, company: e.target.value })}>
+                <option value="">după codul proiectului</option>
+                {COMPANY_CHOICES.map((c) => (
+                  <option key={c} value={c}>
+                    {c}
+                  </option>
+                ))}
+              </select>
+            )}
+            <button className="btn btn--primary" disabled={busy}>Salvează</button>
+            <button type="button" className="btn btn--ghost" onClick={() => setEditing(null)}>
+              Renunță
+            </button>
+          </form>
+        )}
         {tree.length === 0 ? (
           <p className="office-muted">Nu există etichete. Adăugați un proiect sau aduceți etichetele din fișier.</p>
         ) : (
@@ -126,28 +185,44 @@ export function TagManager({
             {tree.map((p) => (
               <li key={p.project}>
                 <span className="office-tree__project">{p.project}</span>
+                {p.tag?.company && <span className="office-muted"> · firma {p.tag.company}</span>}
                 {isAdmin && p.tag && (
-                  <button className="btn btn--link" onClick={() => remove(p.tag!)} aria-label={`Șterge ${p.project}`}>
-                    șterge
-                  </button>
+                  <>
+                    <button className="btn btn--link" onClick={() => edit(p.tag!)} aria-label={`Modifică ${p.project}`}>
+                      modifică
+                    </button>
+                    <button className="btn btn--link" onClick={() => remove(p.tag!)} aria-label={`Șterge ${p.project}`}>
+                      șterge
+                    </button>
+                  </>
                 )}
                 <ul>
                   {p.phases.map((ph) => (
                     <li key={ph.phase}>
                       {ph.phase}
                       {isAdmin && ph.tag && (
-                        <button className="btn btn--link" onClick={() => remove(ph.tag!)}>
-                          șterge
-                        </button>
+                        <>
+                          <button className="btn btn--link" onClick={() => edit(ph.tag!)} aria-label={`Modifică ${ph.tag!.path}`}>
+                            modifică
+                          </button>
+                          <button className="btn btn--link" onClick={() => remove(ph.tag!)}>
+                            șterge
+                          </button>
+                        </>
                       )}
                       <ul>
                         {ph.activities.map((a) => (
                           <li key={a.id}>
                             {a.activity}
                             {isAdmin && (
-                              <button className="btn btn--link" onClick={() => remove(a)}>
-                                șterge
-                              </button>
+                              <>
+                                <button className="btn btn--link" onClick={() => edit(a)} aria-label={`Modifică ${a.path}`}>
+                                  modifică
+                                </button>
+                                <button className="btn btn--link" onClick={() => remove(a)}>
+                                  șterge
+                                </button>
+                              </>
                             )}
                           </li>
                         ))}
@@ -167,7 +242,7 @@ export function TagManager({
         ) : (
           <>
             <p className="office-muted">
-              Fișier: <code>{plan.file.path}</code> {plan.file.exists ? `(${plan.file.lines} etichete)` : '(nu există încă)'} · ultima
+              {plan.file.path ? <>Fișier: <code>{plan.file.path}</code></> : 'Fișierul de etichete al biroului'} {plan.file.exists ? `(${plan.file.lines} etichete)` : '(nu există încă)'} · ultima
               sincronizare: {plan.lastSyncAt ? formatWhen(plan.lastSyncAt, 'dateTimeSeconds') : 'niciodată'}
             </p>
             {plan.plan.inSync ? (
@@ -203,8 +278,8 @@ export function TagManager({
             </div>
             {!isAdmin && (
               <p className="office-muted" data-testid="tags-admin-only">
-                Fișierul de etichete este comun întregului birou: doar administratorii îl pot rescrie sau pot șterge etichete. Puteți aduce
-                modificările din fișier și adăuga etichete noi.
+                Fișierul de etichete este comun întregului birou: doar administratorii îl pot rescrie și pot modifica sau șterge etichete.
+                Puteți aduce modificările din fișier și adăuga etichete noi.
               </p>
             )}
           </>

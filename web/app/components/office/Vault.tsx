@@ -1,4 +1,8 @@
-/** Vault: list and search (no passwords), reveal and copy one password (logged), add, the access log. */
+/**
+ * Vault: list and search (no passwords), reveal and copy one password (logged), add and edit an
+ * entry (name, user, web address, password, notes; the company for the group company G), the
+ * access log. A password is sent only when typed: an edit that leaves it blank keeps it.
+ */
 import { useState } from 'react';
 import type { VaultAccessOut, VaultEntryOut } from '../../../../domain/office/vault';
 import { officeApi } from '../../lib/officeApi';
@@ -6,12 +10,38 @@ import { filterByText, OutcomeLine, SearchableList, type Outcome } from './share
 import { Card } from '../Card';
 import { formatWhen } from '../../lib/dates';
 
-export function Vault({ entries, accessLog, onChanged }: { entries: VaultEntryOut[]; accessLog: VaultAccessOut[]; onChanged: () => void }) {
+const COMPANIES = ['B', 'U', 'S', 'G'] as const;
+const EMPTY = { id: '', name: '', username: '', url: '', password: '', clearPassword: false, notes: '', company: '' };
+type Form = typeof EMPTY;
+
+/** The API's rule for `url` (api/routes/officeVault.ts): http(s) only, or nothing. */
+function isWebAddress(v: string): boolean {
+  if (v === '') return true;
+  try {
+    return ['http:', 'https:'].includes(new URL(v).protocol);
+  } catch {
+    return false;
+  }
+}
+
+export function Vault({
+  entries,
+  accessLog,
+  callerCompany,
+  onChanged,
+}: {
+  entries: VaultEntryOut[];
+  accessLog: VaultAccessOut[];
+  /** The group company G keeps entries for every company; the others only for their own. */
+  callerCompany: string | null;
+  onChanged: () => void;
+}) {
   const [q, setQ] = useState('');
   const [shown, setShown] = useState<Record<string, string>>({});
-  const [form, setForm] = useState({ name: '', username: '', url: '', password: '' });
+  const [form, setForm] = useState<Form>(EMPTY);
   const [message, setMessage] = useState<Outcome>(null);
   const visible = filterByText(entries, q, (e) => [e.name, e.username, e.url, e.notes]);
+  const editingEntry = form.id ? entries.find((e) => e.id === form.id) : undefined;
 
   const fail = (err: unknown) => setMessage({ ok: false, text: (err as Error).message });
   const reveal = async (id: string) => {
@@ -33,25 +63,44 @@ export function Vault({ entries, accessLog, onChanged }: { entries: VaultEntryOu
       fail(err);
     }
   };
-  const add = async () => {
+  const save = async () => {
+    const url = form.url.trim();
+    if (!isWebAddress(url)) {
+      setMessage({ ok: false, text: 'Adresa trebuie să fie un URL http:// sau https://.' });
+      return;
+    }
+    const body: Record<string, unknown> = { name: form.name, username: form.username || null, url: url || null, notes: form.notes || null };
+    if (form.password) body.password = form.password;
+    else if (form.id && form.clearPassword) body.password = null;
+    else if (!form.id) body.password = null;
+    if (callerCompany === 'G' && form.company) body.company = form.company;
     try {
-      await officeApi('POST', '/api/vault', { name: form.name, username: form.username || null, url: form.url || null, password: form.password || null });
-      setForm({ name: '', username: '', url: '', password: '' });
-      setMessage({ ok: true, text: 'Intrarea a fost salvată.' });
+      if (form.id) await officeApi('PUT', `/api/vault?id=${form.id}`, body);
+      else await officeApi('POST', '/api/vault', body);
+      // A changed password must not stay on screen as the old one.
+      if (form.id) setShown(({ [form.id]: _old, ...rest }) => rest);
+      setMessage({ ok: true, text: form.id ? 'Intrarea a fost modificată.' : 'Intrarea a fost salvată.' });
+      setForm(EMPTY);
       onChanged();
     } catch (err) {
       fail(err);
     }
+  };
+  const edit = (e: VaultEntryOut) => {
+    setMessage(null);
+    setForm({ id: e.id, name: e.name, username: e.username ?? '', url: e.url ?? '', password: '', clearPassword: false, notes: e.notes ?? '', company: e.company ?? '' });
   };
   const remove = async (e: VaultEntryOut) => {
     if (!window.confirm(`Ștergeți intrarea „${e.name}”?`)) return;
     try {
       await officeApi('DELETE', `/api/vault?id=${e.id}`);
+      if (form.id === e.id) setForm(EMPTY);
       onChanged();
     } catch (err) {
       fail(err);
     }
   };
+  const set = (patch: Partial<Form>) => setForm({ ...form, ...patch });
 
   return (
     <div className="office-grid">
@@ -65,7 +114,7 @@ export function Vault({ entries, accessLog, onChanged }: { entries: VaultEntryOu
           empty="Seiful este gol."
           noMatch="Nicio intrare nu se potrivește căutării."
         >
-          <table className="office-table">
+          <table className="office-table" data-testid="vault-table">
             <thead>
               <tr>
                 <th>Nume</th>
@@ -79,7 +128,10 @@ export function Vault({ entries, accessLog, onChanged }: { entries: VaultEntryOu
             <tbody>
               {visible.map((e) => (
                 <tr key={e.id}>
-                  <td>{e.name}</td>
+                  <td>
+                    {e.name}
+                    {e.notes && <div className="office-muted">{e.notes}</div>}
+                  </td>
                   <td>{e.username}</td>
                   <td>{e.url && (/^https?:\/\//i.test(e.url) ? <a href={e.url} target="_blank" rel="noreferrer noopener">{e.url}</a> : e.url)}</td>
                   <td>{e.company}</td>
@@ -96,6 +148,7 @@ export function Vault({ entries, accessLog, onChanged }: { entries: VaultEntryOu
                     )}
                   </td>
                   <td>
+                    <button className="btn btn--link" onClick={() => edit(e)}>Modifică</button>
                     <button className="btn btn--link" onClick={() => void remove(e)}>Șterge</button>
                   </td>
                 </tr>
@@ -103,20 +156,55 @@ export function Vault({ entries, accessLog, onChanged }: { entries: VaultEntryOu
             </tbody>
           </table>
         </SearchableList>
+        <OutcomeLine outcome={message} />
+      </Card>
+      <Card title={form.id ? `Modifică intrarea „${editingEntry?.name ?? form.name}”` : 'Intrare nouă'} testId="vault-form">
         <form
-          className="office-form"
+          className="office-form office-form--stack"
           onSubmit={(ev) => {
             ev.preventDefault();
-            void add();
+            void save();
           }}
         >
-          <input aria-label="Nume" placeholder="Nume" value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} required />
-          <input aria-label="Utilizator" placeholder="Utilizator" value={form.username} onChange={(e) => setForm({ ...form, username: e.target.value })} />
-          <input aria-label="Adresă" placeholder="https://…" value={form.url} onChange={(e) => setForm({ ...form, url: e.target.value })} />
-          <input aria-label="Parolă" placeholder="Parolă" type="password" autoComplete="new-password" value={form.password} onChange={(e) => setForm({ ...form, password: e.target.value })} />
-          <button className="btn btn--primary">Adaugă</button>
+          <input aria-label="Nume" placeholder="Nume" value={form.name} onChange={(e) => set({ name: e.target.value })} required />
+          <input aria-label="Utilizator" placeholder="Utilizator" value={form.username} onChange={(e) => set({ username: e.target.value })} />
+          <input aria-label="Adresă" placeholder="https://…" value={form.url} onChange={(e) => set({ url: e.target.value })} />
+          <input
+            aria-label="Parolă"
+            placeholder={form.id ? 'Parolă nouă (gol: rămâne cea de acum)' : 'Parolă'}
+            type="password"
+            autoComplete="new-password"
+            value={form.password}
+            onChange={(e) => set({ password: e.target.value, clearPassword: false })}
+          />
+          {form.id && editingEntry?.hasPassword && (
+            <label className="office-field">
+              <span>
+                <input type="checkbox" checked={form.clearPassword} disabled={form.password !== ''} onChange={(e) => set({ clearPassword: e.target.checked })} /> Șterge
+                parola
+              </span>
+            </label>
+          )}
+          <textarea aria-label="Note" placeholder="Note" value={form.notes} onChange={(e) => set({ notes: e.target.value })} />
+          {callerCompany === 'G' && (
+            <select aria-label="Firmă" value={form.company} onChange={(e) => set({ company: e.target.value })}>
+              {!form.id && <option value="">firma dumneavoastră (G)</option>}
+              {COMPANIES.map((c) => (
+                <option key={c} value={c}>
+                  Firma {c}
+                </option>
+              ))}
+            </select>
+          )}
+          <div className="office-actions">
+            <button className="btn btn--primary">{form.id ? 'Salvează' : 'Adaugă'}</button>
+            {form.id && (
+              <button type="button" className="btn btn--ghost" onClick={() => setForm(EMPTY)}>
+                Renunță
+              </button>
+            )}
+          </div>
         </form>
-        <OutcomeLine outcome={message} />
       </Card>
       <Card title="Jurnal de acces">
         {accessLog.length === 0 ? (

@@ -2,7 +2,8 @@
  * The "Sincronizare" tab of /parcel-sync (issue 5 item 7): the shared portal connection (spec
  * 3.1: state polled every 30 s, connect/disconnect, maintenance banner, auto-reconnect once the
  * portal recovers), the shared UAT picker (./UatPicker), sync actions (base, magic, county) with
- * live progress bars fed by `GET /api/landreg/progress`, and the store summary. The first render uses the loader's data;
+ * live progress bars fed by `GET /api/landreg/progress`, the no-geometry scan of a UAT (spec 4.4,
+ * one bounded request), and the store summary. The first render uses the loader's data;
  * every action goes through the API, and an error shows the Romanian `message` of its body.
  */
 import type { JobProgress } from '../../../../domain/landreg/jobs';
@@ -13,6 +14,7 @@ import type { UatChoice } from './uatSearch';
 import { UatPicker, UatSummary } from './UatPicker';
 import { Card } from '../Card';
 import { formatWhen } from '../../lib/dates';
+import { countOf } from '../../lib/words';
 
 const SESSION_POLL_MS = 30_000;
 const PROGRESS_POLL_MS = 1000;
@@ -28,15 +30,17 @@ function fmtBytes(b: number): string {
 class ApiError extends Error {}
 
 /** JSON of an API call; a failure throws the Romanian `message` of the error body. */
-async function api<T>(method: 'GET' | 'POST', url: string, body?: unknown): Promise<T> {
+async function api<T>(method: 'GET' | 'POST', url: string, body?: unknown, signal?: AbortSignal): Promise<T> {
   let res: Response;
   try {
     res = await fetch(url, {
       method,
       headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
+      signal,
     });
   } catch {
+    if (signal?.aborted) throw new ApiError('Scanarea a fost oprită.');
     throw new ApiError('Serverul nu răspunde. Verificați conexiunea și încercați din nou.');
   }
   const text = await res.text();
@@ -55,7 +59,12 @@ async function api<T>(method: 'GET' | 'POST', url: string, body?: unknown): Prom
 
 // ---- portal connection -----------------------------------------------------------------------
 
-function ConnectionCard({ session, onChange }: { session: PortalSessionView; onChange: (s: PortalSessionView) => void }) {
+/**
+ * The shared portal account's card. Disconnecting it stops the portal for the whole office, so
+ * only administrators get the button (the route refuses anyone else, issue 25); a user who may
+ * not use it does not see it (issue 30).
+ */
+export function ConnectionCard({ session, isAdmin, onChange }: { session: PortalSessionView; isAdmin: boolean; onChange: (s: PortalSessionView) => void }) {
   const [busy, setBusy] = useState<'connect' | 'disconnect' | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [autoReconnect, setAutoReconnect] = useState(true);
@@ -132,12 +141,13 @@ function ConnectionCard({ session, onChange }: { session: PortalSessionView; onC
           <dt>Ultima verificare</dt>
           <dd>
             {fmtDate(session.lastHealthCheckAt)}
-            {session.consecutiveFailures > 0 && <span className="badge badge--online">{session.consecutiveFailures} eșecuri la rând</span>}
+            {session.consecutiveFailures > 0 && <span className="badge badge--online">{countOf(session.consecutiveFailures, 'eșec', 'eșecuri')} la rând</span>}
           </dd>
         </div>
       </dl>
       <div className="sync-conn__actions">
         {session.connected ? (
+          isAdmin && (
           <button
             type="button"
             className="btn btn--danger"
@@ -148,6 +158,7 @@ function ConnectionCard({ session, onChange }: { session: PortalSessionView; onC
           >
             {busy === 'disconnect' ? 'Se deconectează…' : 'Deconectare'}
           </button>
+          )
         ) : (
           <button type="button" className="btn btn--primary" disabled={busy !== null || session.portalMaintenance} onClick={() => void act('connect')} data-testid="sync-connect">
             {busy === 'connect' ? 'Se conectează…' : 'Conectare la portal'}
@@ -290,9 +301,9 @@ function SyncActions(props: { connected: boolean; useCentralApi: boolean; initia
             className="btn btn--secondary"
             disabled={disabled}
             data-testid="sync-magic"
-            onClick={() => uat && void start('magic', '/api/landreg/sync-background', { siruta: uat.siruta, mode: 'magic' }, `Sincronizare magică · ${uat.name}`)}
+            onClick={() => uat && void start('magic', '/api/landreg/sync-background', { siruta: uat.siruta, mode: 'magic' }, `Sincronizare completă · ${uat.name}`)}
           >
-            {starting === 'magic' ? 'Se pornește…' : 'Sincronizare magică (cu îmbogățire)'}
+            {starting === 'magic' ? 'Se pornește…' : 'Sincronizare completă (cu date din cartea funciară)'}
           </button>
           <button
             type="button"
@@ -305,7 +316,7 @@ function SyncActions(props: { connected: boolean; useCentralApi: boolean; initia
           </button>
         </div>
         <p className="muted sync-help">
-          De bază: parcele și clădiri, doar diferențele față de baza locală. Magică: în plus proprietari, adrese și suprafețe din cartea funciară. Județ: toate
+          De bază: parcele și clădiri, doar diferențele față de baza locală. Completă: în plus proprietari, adrese și suprafețe din cartea funciară. Județ: toate
           UAT-urile județului, câte două odată; primiți o notificare la final.
         </p>
         {useCentralApi && <p className="notice notice--warn">Contul dumneavoastră folosește API-ul central: sincronizarea locală nu este disponibilă.</p>}
@@ -317,6 +328,8 @@ function SyncActions(props: { connected: boolean; useCentralApi: boolean; initia
         )}
       </Card>
 
+      <NoGeomScanCard uat={uat} disabled={!connected || useCentralApi} />
+
       {jobs.length > 0 && (
         <Card title="Lucrări de sincronizare" ariaLive="polite">
           <ul className="sync-jobs">
@@ -327,6 +340,124 @@ function SyncActions(props: { connected: boolean; useCentralApi: boolean; initia
         </Card>
       )}
     </>
+  );
+}
+
+// ---- no-geometry scan ------------------------------------------------------------------------
+
+/** `POST /api/landreg/no-geom-scan`'s answer (spec 4.4). */
+interface NoGeomScanAnswer {
+  siruta: number;
+  totalImmovables: number;
+  withGeometry: number;
+  withoutGeometry: number;
+  remoteCladiriCount: number;
+  matchedByRef: number;
+  matchedById: number;
+  scannedAt: string;
+}
+
+/** The route's own limit (domain/enrichment/noGeometry.ts NO_GEOM_SCAN_TIMEOUT_MS). */
+const SCAN_LIMIT_S = 120;
+
+/**
+ * The no-geometry scan of one UAT (spec 4.4 no-geom-scan): the portal's immovable list against
+ * its parcel layer, page by page, answered in one request bounded by the route's 120 s. While it
+ * runs the card shows the time spent against that limit; "Oprește" drops the request, and the
+ * route stops its portal calls when its caller leaves.
+ */
+function NoGeomScanCard({ uat, disabled }: { uat: UatChoice | null; disabled: boolean }) {
+  const [running, setRunning] = useState<{ siruta: number; startedAt: number; stop: AbortController } | null>(null);
+  const [elapsed, setElapsed] = useState(0);
+  const [result, setResult] = useState<{ name: string; scan: NoGeomScanAnswer } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (!running) return;
+    const t = setInterval(() => setElapsed(Math.floor((Date.now() - running.startedAt) / 1000)), 1000);
+    return () => clearInterval(t);
+  }, [running]);
+  useEffect(() => () => running?.stop.abort(), [running]);
+
+  const scan = async () => {
+    if (!uat) return;
+    const stop = new AbortController();
+    setRunning({ siruta: uat.siruta, startedAt: Date.now(), stop });
+    setElapsed(0);
+    setError(null);
+    setResult(null);
+    try {
+      setResult({ name: uat.name, scan: await api<NoGeomScanAnswer>('POST', '/api/landreg/no-geom-scan', { siruta: uat.siruta }, stop.signal) });
+    } catch (err) {
+      setError(stop.signal.aborted ? 'Scanarea a fost oprită.' : (err as Error).message);
+    } finally {
+      setRunning(null);
+    }
+  };
+
+  const percent = Math.min(99, Math.round((elapsed / SCAN_LIMIT_S) * 100));
+  return (
+    <Card title="Imobile fără geometrie" testId="nogeom-scan">
+      <p className="muted sync-help">
+        Compară lista imobilelor UAT-ului din portal cu stratul de parcele: câte imobile nu au desen. Durează cel mult 2 minute; nu modifică baza locală (importul
+        lor este pasul N al regulilor de sincronizare).
+      </p>
+      <div className="sync-actions">
+        <button type="button" className="btn btn--secondary" disabled={disabled || !uat || running !== null} onClick={() => void scan()} data-testid="nogeom-scan-start">
+          {running ? 'Se scanează…' : uat ? `Scanează ${uat.name}` : 'Scanează imobilele fără geometrie'}
+        </button>
+        {running && (
+          <button type="button" className="btn btn--ghost" onClick={() => running.stop.abort()}>
+            Oprește
+          </button>
+        )}
+      </div>
+      {running && (
+        <div className="sync-job sync-job--running" data-testid="nogeom-scan-progress">
+          <div className="sync-bar" role="progressbar" aria-valuemin={0} aria-valuemax={SCAN_LIMIT_S} aria-valuenow={elapsed} aria-label="Scanarea imobilelor fără geometrie">
+            <div className="sync-bar__fill" style={{ width: `${Math.max(percent, 2)}%` }} />
+          </div>
+          <p className="sync-job__msg">
+            Se citesc paginile portalului… {elapsed} s din cel mult {SCAN_LIMIT_S} s.
+          </p>
+        </div>
+      )}
+      {error && (
+        <p className="notice notice--fail" role="alert">
+          {error}
+        </p>
+      )}
+      {result && (
+        <dl className="sync-facts" data-testid="nogeom-scan-result">
+          <div>
+            <dt>Imobile în portal ({result.name})</dt>
+            <dd>{fmtInt(result.scan.totalImmovables)}</dd>
+          </div>
+          <div>
+            <dt>Parcele cu geometrie</dt>
+            <dd>{fmtInt(result.scan.withGeometry)}</dd>
+          </div>
+          <div>
+            <dt>Imobile fără geometrie</dt>
+            <dd>{fmtInt(result.scan.withoutGeometry)}</dd>
+          </div>
+          <div>
+            <dt>Potrivite după ID / după nr. cadastral</dt>
+            <dd>
+              {fmtInt(result.scan.matchedById)} / {fmtInt(result.scan.matchedByRef)}
+            </dd>
+          </div>
+          <div>
+            <dt>Clădiri în portal</dt>
+            <dd>{fmtInt(result.scan.remoteCladiriCount)}</dd>
+          </div>
+          <div>
+            <dt>Scanat la</dt>
+            <dd>{fmtDate(result.scan.scannedAt)}</dd>
+          </div>
+        </dl>
+      )}
+    </Card>
   );
 }
 
@@ -451,6 +582,8 @@ export function SyncTab(props: {
   session: PortalSessionView;
   store: StoreSummaryView;
   useCentralApi: boolean;
+  /** Administrators may disconnect the shared portal account. */
+  isAdmin: boolean;
   /** Preselected UAT (`/parcel-sync?siruta=`), e.g. coming from another tab. */
   initialUat?: UatChoice | null;
   /** The picked UAT, so the page's tabs can carry it along. */
@@ -469,7 +602,7 @@ export function SyncTab(props: {
   const onUat = useCallback((u: UatChoice | null) => onUatProp.current?.(u), []);
   return (
     <div className="sync-tab">
-      <ConnectionCard session={session} onChange={onSession} />
+      <ConnectionCard session={session} isAdmin={props.isAdmin} onChange={onSession} />
       <SyncActions
         connected={session.connected && !session.portalMaintenance}
         useCentralApi={props.useCentralApi}

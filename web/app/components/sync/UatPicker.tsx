@@ -7,8 +7,8 @@
  */
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { UAT_DEBOUNCE_MS, searchUats, type UatChoice } from './uatSearch';
+import { countOf } from '../../lib/words';
 
-const nf = new Intl.NumberFormat('ro-RO');
 
 // One catalogue request per page, whichever picker asks first.
 let catalogue: Promise<UatChoice[]> | null = null;
@@ -168,7 +168,7 @@ export function UatPicker({ value, onPick, name, label = 'UAT', className }: Uat
                 <span className="uat-picker__meta">
                   {u.county ? `jud. ${u.county} · ` : ''}SIRUTA {u.siruta}
                 </span>
-                <span className={`uat-picker__count${u.featureCount ? '' : ' is-empty'}`}>{u.featureCount ? `${nf.format(u.featureCount)} obiecte` : 'nesincronizat'}</span>
+                <span className={`uat-picker__count${u.featureCount ? '' : ' is-empty'}`}>{u.featureCount ? countOf(u.featureCount, 'obiect', 'obiecte') : 'nesincronizat'}</span>
               </li>
             ))
           )}
@@ -187,10 +187,10 @@ export function UatSummary({ uat }: { uat: UatChoice }) {
       {uat.county ? `, județul ${uat.county}` : ''} · SIRUTA {uat.siruta} ·{' '}
       {uat.parcels !== undefined
         ? uat.parcels > 0
-          ? `${nf.format(uat.parcels)} parcele în baza locală`
+          ? `${countOf(uat.parcels, 'parcelă', 'parcele')} în baza locală`
           : 'nicio parcelă în baza locală'
         : uat.featureCount
-          ? `${nf.format(uat.featureCount)} obiecte în baza locală`
+          ? `${countOf(uat.featureCount, 'obiect', 'obiecte')} în baza locală`
           : 'încă nesincronizat'}
     </p>
   );
