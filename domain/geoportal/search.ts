@@ -71,7 +71,8 @@ async function searchUats(db: Db, q: string, limit: number): Promise<SearchResul
 type FeatureRow = BboxRow & {
   id: string;
   siruta: number;
-  object_id: number;
+  /** bigint: pg answers it as a string. */
+  object_id: string;
   cadastral_ref: string | null;
   uat_name: string | null;
   county: string | null;
@@ -97,7 +98,7 @@ async function searchParcels(db: Db, q: string, limit: number, siruta: number | 
     uatName: row.uat_name,
     county: row.county,
     featureId: row.id,
-    objectId: row.object_id,
+    objectId: Number(row.object_id),
     ...(row.cadastral_ref !== null ? { cadastralRef: row.cadastral_ref } : {}),
     ...(bboxOf(row) ? { bbox: bboxOf(row) } : {}),
   }));
@@ -127,7 +128,7 @@ async function searchOwners(db: Db, q: string, limit: number, siruta: number | u
       uatName: row.uat_name,
       county: row.county,
       featureId: row.id,
-      objectId: row.object_id,
+      objectId: Number(row.object_id),
       ownerName,
       ...(row.cadastral_ref !== null ? { cadastralRef: row.cadastral_ref } : {}),
       ...(bboxOf(row) ? { bbox: bboxOf(row) } : {}),

@@ -198,7 +198,8 @@ describe('geoportal search', () => {
     await getPool().query(
       `INSERT INTO gis_features (layer_id, siruta, object_id, cadastral_ref, area_value, geom)
        VALUES ('TERENURI_ACTIVE', $1, 1, 'fl1', 100, ST_GeomFromText($2, 3844))`,
-      [withParcels, `POLYGON((${cx} ${cy - 900},${cx + 10} ${cy - 900},${cx + 10} ${cy - 890},${cx} ${cy - 890},${cx} ${cy - 900}))`],
+      // West of A, outside every planted boundary (the boundary check of A must not see it).
+      [withParcels, `POLYGON((${cx - 3000} ${cy},${cx - 2990} ${cy},${cx - 2990} ${cy + 10},${cx - 3000} ${cy + 10},${cx - 3000} ${cy}))`],
     );
     const hit = async (q: string) => (await get(`/api/geoportal/search?q=${encodeURIComponent(q)}`, dan)).body.results.find((x: any) => x.kind === 'uat');
     const a = await hit('Fără Limită Probă');

@@ -32,13 +32,12 @@ export function UatCard({
 }) {
   const syncUrl = `/parcel-sync?${new URLSearchParams({ siruta: String(state.siruta) })}`;
   return (
-    <aside className="gp-panel gp-uat" data-testid="uat-card" aria-label={`UAT ${state.name}`}>
+    <aside className="gp-panel" data-testid="uat-card" aria-label={`UAT ${state.name}`}>
       <header className="gp-panel__head">
         <div>
-          <p className="gp-panel__eyebrow">UAT</p>
+          <p className="gp-panel__eyebrow">UAT{state.county ? ` · județul ${state.county}` : ''}</p>
           <h2 className="gp-panel__title" data-testid="uat-card-title">
             {state.name}
-            {state.county ? <span className="gp-muted"> · jud. {state.county}</span> : null}
           </h2>
         </div>
         <button type="button" className="gp-panel__close" aria-label="Închide" onClick={onClose}>
