@@ -243,7 +243,7 @@ describe('geoportal map, end to end', () => {
 
     expect(pageErrors).toEqual([]);
     await context.close();
-  });
+  }, 180_000);
 
   test('a link opens the same view and basemap, and Back walks the views', async () => {
     const context = await browser.newContext({ locale: 'ro-RO', viewport: { width: 1200, height: 800 } });
@@ -285,7 +285,7 @@ describe('geoportal map, end to end', () => {
     expect(back.lon).toBeCloseTo(23.55, 5);
     expect(pageErrors).toEqual([]);
     await context.close();
-  });
+  }, 120_000);
 
   test('issue 30: owner search narrowed to a UAT, the panel buttons in view, a building, one label, a UAT without boundary, an unsynced UAT followed', async () => {
     const { context, page, errors, consoleErrors } = await openSignedIn(browser, '/geoportal', USER, { viewport: { width: 1440, height: 900 } });
@@ -331,6 +331,8 @@ describe('geoportal map, end to end', () => {
     await page.getByTestId('feature-panel-title').filter({ hasText: `${fx.enriched.cadastralRef}-C1` }).waitFor({ timeout: 15_000 });
     await expect(page.getByTestId('feature-panel-kind').textContent()).resolves.toBe('Clădire');
     await expect(page.getByTestId('building-facts').textContent()).resolves.toContain(`Nr. cadastral ${fx.enriched.cadastralRef}`);
+    // Drawn blue (its parcel's BUILD_LEGAL = 1): the panel says the same.
+    await expect(page.getByTestId('building-facts').textContent()).resolves.toContain('Construcție cu acteDa');
 
     // A parcel across a zoom-16 tile edge: two pieces in the tiles, one label on the map.
     await page.evaluate(([lon, lat]) => (window as any).geoportalMap.jumpTo({ center: [lon, lat], zoom: 16.5 }), extras.longCentre);

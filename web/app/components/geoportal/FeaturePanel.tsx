@@ -18,7 +18,11 @@ import {
 import { AREA_LABELS } from '../../lib/areas';
 import { formatWhen } from '../../lib/dates';
 
-export type PanelState = { loading: true } | { error: string; signInAgain?: boolean } | { feature: PanelFeature };
+/**
+ * `buildLegal`: a building's legal state as the map draws it (the tile's build_legal, read from
+ * its parcel's enrichment), so the panel never contradicts the building's colour.
+ */
+export type PanelState = { loading: true } | { error: string; signInAgain?: boolean } | { feature: PanelFeature; buildLegal?: number | null };
 
 const FIELDS: [string, string][] = [
   ['NR_CF', 'Nr. carte funciară'],
@@ -179,7 +183,7 @@ export function FeaturePanel({
       ) : null}
       {'feature' in state ? (
         building ? (
-          <BuildingBody feature={state.feature} />
+          <BuildingBody feature={state.feature} mapLegal={state.buildLegal ?? null} />
         ) : (
           <PanelBody feature={state.feature} central={central} basicScope={basicScope} onFeature={onFeature} />
         )
@@ -223,9 +227,10 @@ function CentralEnrich({ feature, onFeature }: { feature: Extract<PanelFeature, 
 }
 
 /** A building's own facts (its layer's attributes), not its parcel's. */
-function BuildingBody({ feature }: { feature: PanelFeature }) {
+function BuildingBody({ feature, mapLegal }: { feature: PanelFeature; mapLegal: number | null }) {
   const a = ('attributes' in feature ? feature.attributes : null) ?? {};
-  const legal = a.IS_LEGAL;
+  // The building layer's own flag when it has one, else what the map's colour says.
+  const legal = a.IS_LEGAL ?? mapLegal;
   const parcelRef = feature.cadastralRef?.replace(/-C\d+$/, '') ?? null;
   return (
     <dl className="gp-facts" data-testid="building-facts">

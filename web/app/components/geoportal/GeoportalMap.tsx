@@ -114,7 +114,7 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
    * building's key names its layer) or, on the central path, by (siruta, cadastral number).
    */
   const openFeature = useCallback(
-    (key: FeatureLookup, opts: { fit?: boolean } = {}) => {
+    (key: FeatureLookup, opts: { fit?: boolean; buildLegal?: number | null } = {}) => {
       setPanel({ loading: true });
       setUatCard(null);
       // A central uuid is not the uuid of our tiles: central features highlight by their key; a
@@ -123,7 +123,7 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
       highlight('id' in key ? (central ? {} : { id: key.id }) : building || !('objectId' in key) ? {} : { key: keyString(key) });
       loadFeature(key, central).then(
         (r) => {
-          setPanel({ feature: r.feature });
+          setPanel({ feature: r.feature, buildLegal: opts.buildLegal });
           // Opened from a link: bring the parcel into view.
           const bounds = opts.fit && 'geometry' in r.feature ? geometryBounds(r.feature.geometry?.coordinates) : null;
           if (bounds) mapRef.current?.fitBounds(bounds, { padding: 80, maxZoom: 18, duration: 0 });
@@ -292,8 +292,10 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
         const buildingPick = onBuilding ? pickOf(onBuilding) : null;
         if (buildingPick) {
           const ref = buildingPick.detail?.ref || undefined;
-          if (buildingPick.detail && !central) openFeature({ id: buildingPick.detail.id });
-          else openFeature({ ...buildingPick.key, cadastralRef: ref, layerId: BUILDING_LAYER });
+          const legal = onBuilding?.properties?.build_legal;
+          const opts = { buildLegal: legal === 0 || legal === 1 ? legal : null };
+          if (buildingPick.detail && !central) openFeature({ id: buildingPick.detail.id }, opts);
+          else openFeature({ ...buildingPick.key, cadastralRef: ref, layerId: BUILDING_LAYER }, opts);
           return;
         }
         if (!hit) return closePanel(); // spec 4.1: a click on empty map closes the panel
@@ -325,6 +327,7 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
       // zoom-16 tiles, refreshed when tiles arrive or the view settles.
       const parcels = parcelSourceRef.current;
       let labelTimer = 0;
+      let labelSignature = '';
       const refreshParcelLabels = () => {
         if (labelTimer) return;
         labelTimer = window.setTimeout(() => {
@@ -340,7 +343,12 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
                   const ref = f.properties?.cadastral_ref;
                   return key && typeof ref === 'string' && ref ? [{ key: keyString(key), ref, geometry: f.geometry as ParcelPiece['geometry'] }] : [];
                 });
-          target.setData(parcelLabelPoints(pieces));
+          const points = parcelLabelPoints(pieces);
+          // Same labels at the same places (a pan within loaded tiles): no new data, no repaint.
+          const signature = points.features.map((f) => `${f.properties.key}@${f.geometry.coordinates.join(',')}`).join(';');
+          if (signature === labelSignature) return;
+          labelSignature = signature;
+          target.setData(points);
         }, 120);
       };
       m.on('sourcedata', (e) => {
