@@ -8,6 +8,7 @@
  * whole catalogue, so it runs on a database of its own.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { tsToMs } from '@temporalio/common/lib/time';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type pg from 'pg';
 import { migrate } from '../../domain/db/migrate';
@@ -54,7 +55,7 @@ async function workUnder(workflowId: string, runId?: string): Promise<Array<{ id
     const children: Array<Promise<void>> = [];
     for (const e of history.events ?? []) {
       const identity = e.workflowTaskCompletedEventAttributes?.identity ?? e.activityTaskStartedEventAttributes?.identity;
-      if (identity) seen.push({ identity, at: Number(e.eventTime?.seconds ?? 0) * 1000 + Math.floor((e.eventTime?.nanos ?? 0) / 1e6) });
+      if (identity) seen.push({ identity, at: tsToMs(e.eventTime) });
       const child = e.childWorkflowExecutionStartedEventAttributes?.workflowExecution;
       if (child?.workflowId) children.push(walk(child.workflowId, child.runId ?? undefined));
     }
