@@ -133,7 +133,8 @@ async function main(): Promise<void> {
     if (refresh.result.added + refresh.result.removed + refresh.result.changed !== 0) throw new Error(`the refresh found changes: ${refresh.result.summary}`);
     const n = refresh.result.uats.length;
     const portal = await simJson<{ counts: Record<string, number> }>('GET', '/__sim/requests');
-    const calls = Object.entries(portal.counts).filter(([k]) => k.startsWith('query:')).reduce((s, [, v]) => s + v, 0);
+    // Per-UAT keys only (`query:<kind>:<layer>:<siruta>`): the simulator also keeps per-layer totals.
+    const calls = Object.entries(portal.counts).filter(([k]) => /^query:[^:]+:[^:]+:\d+$/.test(k)).reduce((s, [, v]) => s + v, 0);
     jsonLine(BENCH, 'UATs', n, 'UATs');
     jsonLine(BENCH, 'zero-change refresh', refresh.ms / 1000, 's');
     jsonLine(BENCH, 'zero-change refresh per UAT', refresh.ms / 1000 / n, 's');
