@@ -34,6 +34,8 @@ export const landregActivities = proxyActivities<LandregPortalActivities>({
 export const storeActivities = proxyActivities<LandregStoreActivities>({
   taskQueue: TaskQueue.store,
   startToCloseTimeout: '5 minutes',
+  // They heartbeat while alive too: one on a killed worker is retried elsewhere after 20 s.
+  heartbeatTimeout: '20 seconds',
   retry: RETRY.store,
 });
 

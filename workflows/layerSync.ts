@@ -59,7 +59,8 @@ export async function layerSync(args: LayerSyncArgs): Promise<LayerSyncResult> {
       await store.applySyncRemovals({ runId, siruta, layerId });
     }
 
-    if (plan.mode === 'delta') {
+    // A plan from before `probe` existed (a history replayed after the upgrade) had its probe.
+    if (plan.mode === 'delta' && plan.probe !== false) {
       progress.phase = 'probe';
       progress.message = 'Se verifică documentațiile parcelelor îmbogățite cel mai demult.';
       await landreg.probeEnrichedParcels({ runId, siruta, layerId });
