@@ -18,11 +18,13 @@ const SOURCE_NAMES: Record<HistoryItem['source'], string> = { sync: 'sincronizar
 export type FollowTarget = { featureId: string } | { siruta: number };
 
 /**
- * "Urmărește": follows or stops following through the one watchlist API (`/api/watchlist`);
- * the same button for a parcel in the panel and for a UAT on the map.
+ * Whether `target` is followed, and the toggle, through the one watchlist API (`/api/watchlist`):
+ * the state comes from `GET /api/watchlist`, so every page's button says whether it is followed.
  */
-export function FollowButton({ target, label }: { target: FollowTarget; label: { on: string; off: string } }) {
+export function useFollow(target: FollowTarget) {
+  // undefined: not known yet; null: not followed; a string: the watchlist item's id.
   const [watchId, setWatchId] = useState<string | null | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const featureId = 'featureId' in target ? target.featureId : null;
   const siruta = 'siruta' in target ? target.siruta : null;
@@ -43,6 +45,7 @@ export function FollowButton({ target, label }: { target: FollowTarget; label: {
   }, [featureId, siruta]);
 
   const toggle = async () => {
+    setBusy(true);
     setError(null);
     try {
       if (watchId) {
@@ -53,8 +56,17 @@ export function FollowButton({ target, label }: { target: FollowTarget; label: {
       }
     } catch (err) {
       setError((err as Error).message);
+    } finally {
+      setBusy(false);
     }
   };
+
+  return { watchId, busy, error, toggle, featureId };
+}
+
+/** "Urmărește" on the map: the same button for a parcel in the panel and for a UAT's card. */
+export function FollowButton({ target, label }: { target: FollowTarget; label: { on: string; off: string } }) {
+  const { watchId, busy, error, toggle, featureId } = useFollow(target);
 
   return (
     <>
@@ -62,7 +74,7 @@ export function FollowButton({ target, label }: { target: FollowTarget; label: {
         type="button"
         className={watchId ? 'gp-btn gp-btn--on' : 'gp-btn'}
         aria-pressed={!!watchId}
-        disabled={watchId === undefined}
+        disabled={watchId === undefined || busy}
         onClick={() => void toggle()}
         data-testid={featureId ? 'follow-button' : 'follow-uat-button'}
       >
