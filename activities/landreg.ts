@@ -78,7 +78,11 @@ export function createLandregPortalActivities(deps: LandregActivityDeps) {
   };
 }
 
-/** Sync bookkeeping in the store: no portal client here, so nothing on the store queue can call it. */
+/**
+ * Sync bookkeeping in the store: no portal client here, so nothing on the store queue can call it.
+ * Each heartbeats while it runs (keepAlive), so a worker killed in the middle of one costs its
+ * job the workflow's short heartbeat timeout, not the 5-minute start-to-close timeout.
+ */
 export function createLandregStoreActivities({ db }: { db: Db }) {
   return {
     /**
@@ -86,33 +90,33 @@ export function createLandregStoreActivities({ db }: { db: Db }) {
      * downloads are spread (config.landreg: workflows cannot read configuration).
      */
     async openLayerSyncRun(a: { siruta: number; layerId: string; trigger: SyncTrigger; workflowId: string }): Promise<{ runId: string; pagesPerActivity: number; parallelDownloads: number }> {
-      const runId = await openSyncRun(db, a);
+      const runId = await keepAlive(() => openSyncRun(db, a));
       return { runId, pagesPerActivity: config.landreg.syncPagesPerActivity, parallelDownloads: config.landreg.syncParallelDownloads };
     },
 
     async applySyncRemovals(a: { runId: string; siruta: number; layerId: string }): Promise<number> {
-      return applyRemovals(db, a);
+      return keepAlive(() => applyRemovals(db, a));
     },
 
     /** Closes the run (domain: watermark and tile versions of a done run). */
     async closeLayerSync(a: { runId: string; siruta: number; layerId: string; status: 'done' | 'failed'; error?: string }): Promise<GisSyncRun> {
-      return closeSyncRun(db, a);
+      return keepAlive(() => closeSyncRun(db, a));
     },
 
     async listJobUats(sel: JobUatSelection): Promise<JobUat[]> {
-      return jobUats(db, sel);
+      return keepAlive(() => jobUats(db, sel));
     },
 
     async listCountyNames(): Promise<string[]> {
-      return storeCounties(db);
+      return keepAlive(() => storeCounties(db));
     },
 
     async uatEnrichmentShare(siruta: number): Promise<number> {
-      return enrichmentShare(db, siruta);
+      return keepAlive(() => enrichmentShare(db, siruta));
     },
 
     async notifyUser(n: { userId: string; type: 'county-sync-done'; title: string; body: string; link?: string }): Promise<void> {
-      await notifyUser(db, n);
+      await keepAlive(() => notifyUser(db, n));
     },
   };
 }

@@ -217,6 +217,13 @@ export const config = {
 
   /** Temporal workers (workers/main.ts). */
   workers: {
+    /**
+     * Worker processes the local stack starts (scripts/stack.ts), each polling every task queue:
+     * Temporal hands each task to whichever poller asks first, so they share the work.
+     */
+    processes: Math.max(1, int('WORKERS', 1)),
+    /** This process's name in its Temporal worker identity `<name>@<host>:<pid>` (the stack names them workers-1…N). */
+    name: str('WORKER_NAME', 'workers'),
     /** Comma-separated task queues this process serves; empty = every queue with registered work. */
     queues: list('WORKER_QUEUES', ''),
     /**

@@ -6,6 +6,7 @@
  *   --infra-only          start infrastructure and simulators, not the workers and the app
  *   --fresh               delete the profile's data first (the test runner's clean slate)
  *   --no-seed             do not seed the demo data (the dev profile seeds it by default)
+ * `WORKERS=N` starts N worker processes (default 1) polling the same task queues.
  */
 import fs from 'node:fs';
 import path from 'node:path';

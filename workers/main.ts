@@ -12,7 +12,7 @@ import { closeTemporalClient, getTemporalClient } from '../temporal/client';
 import { isTaskQueueName, type TaskQueueName } from '../temporal/common/queues';
 import { ensureSchedules } from '../temporal/schedules';
 import { installMailDispatcher } from '../temporal/mail';
-import { createQueueWorkers } from './start';
+import { createQueueWorkers, workerIdentity } from './start';
 import { ensureExportLifecycle } from '../domain/storage/s3';
 import { sweepStaleTempDirs } from '../domain/storage/tempDirs';
 import { seedWeekendQueue } from '../domain/scheduling/weekend';
@@ -95,7 +95,7 @@ async function main(): Promise<void> {
         for (const w of workers.values()) if (w.getState() === 'RUNNING') w.shutdown();
       }),
     );
-    log.info({ queues: [...workers.keys()], address: config.temporal.address, ms: Date.now() - started }, 'workers running');
+    log.info({ queues: [...workers.keys()], identity: workerIdentity(), address: config.temporal.address, ms: Date.now() - started }, 'workers running');
     await Promise.all(runs);
     log.info('workers stopped');
   } finally {

@@ -2,7 +2,9 @@
  * Builds the Workers of the registry on one NativeConnection. Shared by workers/main.ts and the
  * integration tests, so tests run exactly the wiring production runs (on their own task queue).
  */
+import os from 'node:os';
 import { bundleWorkflowCode, Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { config } from '../domain/config';
 import { childLogger } from '../domain/log';
 import type { TaskQueueName } from '../temporal/common/queues';
 import { hasRegisteredWork, workerRegistry, type QueueWorkerEntry, type WorkerDeps } from './registry';
@@ -37,6 +39,15 @@ export function workflowBundleFor(workflowsPath: string): Promise<WorkflowBundle
   return b;
 }
 
+/**
+ * `<name>@<host>:<pid>`: Temporal records it on every workflow task and activity it runs (the
+ * history's `identity`), so an operator sees which process of which host did what, and the stack
+ * knows its own processes among a queue's pollers (scripts/stack/services.ts).
+ */
+export function workerIdentity(): string {
+  return `${config.workers.name}@${os.hostname()}:${process.pid}`;
+}
+
 export interface CreateWorkersOptions {
   connection: NativeConnection;
   namespace: string;
@@ -58,6 +69,7 @@ export async function createQueueWorkers(opts: CreateWorkersOptions): Promise<Ma
       connection: opts.connection,
       namespace: opts.namespace,
       taskQueue: queue,
+      identity: workerIdentity(),
       ...(entry.workflowsPath ? { workflowBundle: await workflowBundleFor(entry.workflowsPath) } : {}),
       ...(entry.activities ? { activities: entry.activities(opts.deps) } : {}),
       shutdownGraceTime: '10 seconds',

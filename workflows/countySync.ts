@@ -26,6 +26,8 @@ import type { SyncMode, UatSyncResult } from './uatSync';
 const store = proxyActivities<LandregStoreActivities>({
   taskQueue: TaskQueue.store,
   startToCloseTimeout: '5 minutes',
+  // They heartbeat while alive too: one on a killed worker is retried elsewhere after 20 s.
+  heartbeatTimeout: '20 seconds',
   retry: RETRY.store,
 });
 

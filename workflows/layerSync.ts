@@ -28,6 +28,8 @@ const landreg = proxyActivities<LandregPortalActivities>({
 const store = proxyActivities<LandregStoreActivities>({
   taskQueue: TaskQueue.store,
   startToCloseTimeout: '5 minutes',
+  // They heartbeat while alive too: one on a killed worker is retried elsewhere after 20 s.
+  heartbeatTimeout: '20 seconds',
   retry: RETRY.store,
 });
 
@@ -81,7 +83,8 @@ export async function layerSync(args: LayerSyncArgs): Promise<LayerSyncResult> {
       await store.applySyncRemovals({ runId, siruta, layerId });
     }
 
-    if (plan.mode === 'delta') {
+    // A plan from before `probe` existed (a history replayed after the upgrade) had its probe.
+    if (plan.mode === 'delta' && plan.probe !== false) {
       progress.phase = 'probe';
       progress.message = 'Se verifică documentațiile parcelelor îmbogățite cel mai demult.';
       await landreg.probeEnrichedParcels({ runId, siruta, layerId });

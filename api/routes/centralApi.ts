@@ -17,7 +17,8 @@ import { LayerId, Siruta } from '../http/schemas';
 import { callerTokenSource } from '../auth/accessToken';
 import type { SessionContext } from '../auth/types';
 import { centralJson, centralStream, type CentralRequest } from '../../domain/central/client';
-import { CENTRAL_SEARCH_LIMIT, findParcel } from '../../domain/central/find';
+import { CENTRAL_SEARCH_LIMIT, findParcel, type CentralSearchAnswer } from '../../domain/central/find';
+import { nameCentralHits } from '../../domain/central/search';
 import { redactEnrichment, viewerOf } from '../../domain/geoportal/redact';
 import { errors } from '../../domain/errors';
 import { childLogger } from '../../domain/log';
@@ -92,24 +93,35 @@ export function registerCentralApiRoutes(router: Router): void {
     {
       method: 'get',
       path: '/api/gis/search',
-      summary: 'Central search by cadastral reference (default and maximum 50 features)',
+      summary: 'Central search by cadastral reference (default and maximum 50 features), each hit with its UAT name from the local catalogue',
       tags: GIS,
       auth: 'session',
       query: z.object({
         q: z.string().trim().min(1, 'Textul de căutare lipsește.').max(200),
         limit: z.coerce.number().int().min(1).max(CENTRAL_SEARCH_LIMIT).default(CENTRAL_SEARCH_LIMIT),
+        siruta: Siruta.optional().openapi({ description: 'Keep only this UAT’s hits (of the page the central API answered: it has no siruta filter)' }),
       }),
       response: {
-        description: 'Features, each with id, layerId, siruta, cadastral_ref',
+        description: 'Features, each with id, layerId, siruta, cadastral_ref and the UAT name and county of the local catalogue',
         schema: z.object({
-          features: z.array(z.object({ id: z.string(), layerId: z.string(), siruta: z.number().int(), cadastral_ref: z.string() })),
+          features: z.array(
+            z.object({
+              id: z.string(),
+              layerId: z.string(),
+              siruta: z.number().int(),
+              cadastral_ref: z.string(),
+              uatName: z.string().nullable(),
+              county: z.string().nullable(),
+            }),
+          ),
           total: z.number().int().optional(),
           limit: z.number().int().optional(),
         }),
       },
       failures: UPSTREAM_FAILURES,
     },
-    (ctx) => call(auth(ctx), { path: '/search', query: { q: ctx.query.q, limit: ctx.query.limit } }),
+    async (ctx) =>
+      nameCentralHits(await call<CentralSearchAnswer>(auth(ctx), { path: '/search', query: { q: ctx.query.q, limit: ctx.query.limit } }), { siruta: ctx.query.siruta }),
   );
 
   // Before /parcela/:id, which would take `find` for an id.

@@ -25,6 +25,7 @@ const Bbox = z.tuple([z.number(), z.number(), z.number(), z.number()]).openapi({
 const SearchQuery = z.object({
   q: z.string().trim().min(1, 'Textul de căutare lipsește.').max(200),
   limit: z.coerce.number().int().min(1).max(SEARCH_LIMIT_MAX).default(SEARCH_LIMIT_DEFAULT),
+  siruta: Siruta.optional().openapi({ description: 'Only parcels and owners of this UAT (no UAT hits then)' }),
 });
 const SearchBody = z.object({
   results: z.array(
@@ -35,9 +36,12 @@ const SearchBody = z.object({
       uatName: z.string().nullable(),
       county: z.string().nullable(),
       featureId: z.string().uuid().optional(),
+      objectId: z.number().int().optional().openapi({ description: 'Parcel and owner hits: the OBJECTID, with siruta the parcel key of the tiles' }),
       cadastralRef: z.string().optional(),
       ownerName: z.string().optional(),
       bbox: Bbox.optional(),
+      bboxOf: z.enum(['uat', 'parcels', 'county']).optional().openapi({ description: 'UAT hits: the boundary, else the extent of its parcels, else of its county' }),
+      synced: z.boolean().optional().openapi({ description: 'UAT hits: whether the store holds any parcel of the UAT' }),
     }),
   ),
 });
@@ -116,7 +120,7 @@ export function registerGeoportalRoutes(router: Router): void {
       query: SearchQuery,
       response: { description: 'UATs, then parcels, then owners; case- and diacritic-insensitive', schema: SearchBody },
     },
-    ({ query, auth }) => searchGeoportal(query.q, query.limit, viewerOf(auth)),
+    ({ query, auth }) => searchGeoportal(query.q, query.limit, viewerOf(auth), { siruta: query.siruta }),
   );
 
   defineRoute(
@@ -187,7 +191,16 @@ export function registerGeoportalRoutes(router: Router): void {
       tags,
       auth: 'session',
       query: SirutaQuery,
-      response: { description: '{siruta, bbox}', schema: z.object({ siruta: z.number().int(), bbox: Bbox }) },
+      response: {
+        description: '{siruta, bbox} and the UAT name, county and whether the store holds any of its parcels',
+        schema: z.object({
+          siruta: z.number().int(),
+          bbox: Bbox,
+          name: z.string().optional(),
+          county: z.string().nullable().optional(),
+          synced: z.boolean().optional().openapi({ description: 'false: no parcel of the UAT in the store (never synced)' }),
+        }),
+      },
       failures: { 404: 'Unknown UAT or no geometry yet' },
     },
     ({ query }) => uatBounds(query.siruta),

@@ -4,6 +4,7 @@
  * when the store's copy is stale. Pure rules here; the adapter that reads the last successful
  * sync runs is `freshnessInputs` in ./store.
  */
+import { layerWord } from '../landreg/sync/rules';
 
 /** Spec 8: a layer synced less than 168 h ago is exported as it is (the default window). */
 export const EXPORT_FRESHNESS_HOURS = 168;
@@ -81,7 +82,7 @@ export function planExportSync(input: ExportSyncPlanInput): FreshnessDecision[] 
 
 /** Romanian one-liner for the pipeline report and the progress message. */
 export function describeDecision(d: FreshnessDecision): string {
-  const what = d.kind === 'layer' ? `Stratul ${d.layerId}` : 'Importul imobilelor fără geometrie';
+  const what = d.kind === 'layer' ? `Stratul „${layerWord(d.layerId ?? '')}”` : 'Importul imobilelor fără geometrie';
   switch (d.reason) {
     case 'never':
       return `${what}: nesincronizat până acum, se sincronizează.`;

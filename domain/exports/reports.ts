@@ -81,8 +81,8 @@ export function exportReportHtml(r: ExportReport): string {
     ['Câmp', 'Valoare'],
     [
       ['UAT', escapeHtml(where)],
-      ['Mod', escapeHtml(r.mode === 'magic' ? 'magic (toate înregistrările, îmbogățite)' : r.mode === 'base' ? 'de bază (doar cu geometrie)' : r.mode)],
-      ['Înregistrări fără geometrie', r.includeNoGeometry ? 'incluse (HAS_GEOMETRY = 0)' : 'excluse'],
+      ['Mod', escapeHtml(r.mode === 'magic' ? 'complet (toate înregistrările, îmbogățite)' : r.mode === 'base' ? 'de bază (doar cu geometrie)' : r.mode)],
+      ['Înregistrări fără geometrie', r.includeNoGeometry ? 'incluse (fără geometrie pe hartă)' : 'excluse'],
       ['Date personale', r.personalDataHidden ? 'ascunse (drept de acces restrâns)' : 'incluse'],
       ['Sistem de coordonate', 'EPSG:3844 (Stereo 70)'],
       ['Generat la', escapeHtml(r.generatedAt)],

@@ -2,7 +2,8 @@
  * GET /api/geoportal/search (spec 4.1, CONTRACT.md section 4): UATs by name, parcels by cadastral
  * reference, owners by name, each with its UAT's name and county joined and a WGS84 bbox to fly
  * to. Matching is case- and diacritic-insensitive through the store's f_norm (both ş/ș and ţ/ț
- * spellings), served by the trigram indexes of migration 001.
+ * spellings), served by the trigram indexes of migration 001. An optional `siruta` narrows parcels
+ * and owners to one UAT (a common surname fills any page from the largest UATs otherwise).
  */
 import { getPool, type Db } from '../db/pool';
 import { escapeLike, matchingOwner } from './text';
@@ -28,15 +29,33 @@ const bboxOf = (r: BboxRow): Bbox | undefined =>
 const bboxColumns = (expr: string) =>
   `ST_XMin(${expr}) AS min_lon, ST_YMin(${expr}) AS min_lat, ST_XMax(${expr}) AS max_lon, ST_YMax(${expr}) AS max_lat`;
 
+/**
+ * Where a UAT hit flies to: its boundary; a UAT whose boundary the catalogue has not given yet
+ * falls back to the extent of its parcels (as uat-bounds does), then to its county's extent, so a
+ * hit always moves the map somewhere meaningful (`bboxOf` says which).
+ */
 async function searchUats(db: Db, q: string, limit: number): Promise<SearchResult[]> {
-  const r = await db.query<BboxRow & { siruta: number; name: string; county: string | null }>(
-    `SELECT u.siruta, u.name, u.county, ${bboxColumns('b.box')}
-       FROM gis_uats u
-       LEFT JOIN LATERAL (SELECT box2d(ST_Transform(ST_Envelope(u.geom), 4326)) AS box) b ON u.geom IS NOT NULL
-      WHERE f_norm(u.name) LIKE '%' || f_norm($1) || '%'
-      ORDER BY f_norm(u.name) = f_norm($1) DESC, f_norm(u.name) LIKE f_norm($1) || '%' DESC, length(u.name), u.name
-      LIMIT $2`,
-    [escapeLike(q), limit],
+  const r = await db.query<BboxRow & { siruta: number; name: string; county: string | null; bbox_of: 'uat' | 'parcels' | 'county' | null; synced: boolean }>(
+    `WITH hits AS (
+       SELECT u.siruta, u.name, u.county, u.geom
+         FROM gis_uats u
+        WHERE f_norm(u.name) LIKE '%' || f_norm($1) || '%'
+        ORDER BY f_norm(u.name) = f_norm($1) DESC, f_norm(u.name) LIKE f_norm($1) || '%' DESC, length(u.name), u.name
+        LIMIT $2)
+     SELECT h.siruta, h.name, h.county, ${bboxColumns('b.box')},
+            CASE WHEN h.geom IS NOT NULL THEN 'uat' WHEN p.box IS NOT NULL THEN 'parcels' WHEN c.box IS NOT NULL THEN 'county' END AS bbox_of,
+            EXISTS (SELECT 1 FROM gis_features f WHERE f.siruta = h.siruta AND f.layer_id = $3) AS synced
+       FROM hits h
+       LEFT JOIN LATERAL (
+         SELECT box2d(ST_Transform(ST_SetSRID(ST_Extent(f.geom)::geometry, 3844), 4326)) AS box
+           FROM gis_features f WHERE h.geom IS NULL AND f.siruta = h.siruta AND f.geom IS NOT NULL) p ON true
+       LEFT JOIN LATERAL (
+         SELECT box2d(ST_Transform(ST_SetSRID(ST_Extent(o.geom)::geometry, 3844), 4326)) AS box
+           FROM gis_uats o WHERE h.geom IS NULL AND p.box IS NULL AND o.county = h.county AND o.geom IS NOT NULL) c ON true
+       LEFT JOIN LATERAL (
+         SELECT COALESCE(box2d(ST_Transform(ST_Envelope(h.geom), 4326)), p.box, c.box) AS box) b ON true
+      ORDER BY f_norm(h.name) = f_norm($1) DESC, f_norm(h.name) LIKE f_norm($1) || '%' DESC, length(h.name), h.name`,
+    [escapeLike(q), limit, PARCEL_LAYER],
   );
   return r.rows.map((row) => ({
     kind: 'uat' as const,
@@ -44,30 +63,33 @@ async function searchUats(db: Db, q: string, limit: number): Promise<SearchResul
     siruta: row.siruta,
     uatName: row.name,
     county: row.county,
-    ...(bboxOf(row) ? { bbox: bboxOf(row) } : {}),
+    synced: row.synced,
+    ...(bboxOf(row) && row.bbox_of ? { bbox: bboxOf(row), bboxOf: row.bbox_of } : {}),
   }));
 }
 
 type FeatureRow = BboxRow & {
   id: string;
   siruta: number;
+  /** bigint: pg answers it as a string. */
+  object_id: string;
   cadastral_ref: string | null;
   uat_name: string | null;
   county: string | null;
 };
 
-async function searchParcels(db: Db, q: string, limit: number): Promise<SearchResult[]> {
+async function searchParcels(db: Db, q: string, limit: number, siruta: number | undefined): Promise<SearchResult[]> {
   // Cadastral references are numbers (sometimes with a suffix): an exact match first, then
   // references that start with the query.
   const r = await db.query<FeatureRow>(
-    `SELECT f.id, f.siruta, f.cadastral_ref, u.name AS uat_name, u.county,
+    `SELECT f.id, f.siruta, f.object_id, f.cadastral_ref, u.name AS uat_name, u.county,
             ${bboxColumns('box2d(ST_Transform(f.geom, 4326))')}
        FROM gis_features f
        LEFT JOIN gis_uats u ON u.siruta = f.siruta
-      WHERE f.layer_id = $3 AND f.cadastral_ref LIKE $1 || '%'
+      WHERE f.layer_id = $3 AND f.cadastral_ref LIKE $1 || '%' AND ($5::int IS NULL OR f.siruta = $5)
       ORDER BY f.cadastral_ref = $4 DESC, length(f.cadastral_ref), f.cadastral_ref, u.name
       LIMIT $2`,
-    [escapeLike(q), limit, PARCEL_LAYER, q],
+    [escapeLike(q), limit, PARCEL_LAYER, q, siruta ?? null],
   );
   return r.rows.map((row) => ({
     kind: 'parcel' as const,
@@ -76,23 +98,25 @@ async function searchParcels(db: Db, q: string, limit: number): Promise<SearchRe
     uatName: row.uat_name,
     county: row.county,
     featureId: row.id,
+    objectId: Number(row.object_id),
     ...(row.cadastral_ref !== null ? { cadastralRef: row.cadastral_ref } : {}),
     ...(bboxOf(row) ? { bbox: bboxOf(row) } : {}),
   }));
 }
 
-async function searchOwners(db: Db, q: string, limit: number): Promise<SearchResult[]> {
+async function searchOwners(db: Db, q: string, limit: number, siruta: number | undefined): Promise<SearchResult[]> {
   const r = await db.query<FeatureRow & { owners: string | null; former: string | null }>(
-    `SELECT f.id, f.siruta, f.cadastral_ref, u.name AS uat_name, u.county,
+    `SELECT f.id, f.siruta, f.object_id, f.cadastral_ref, u.name AS uat_name, u.county,
             f.enrichment->>'PROPRIETARI' AS owners, f.enrichment->>'PROPRIETARI_VECHI' AS former,
             ${bboxColumns('box2d(ST_Transform(f.geom, 4326))')}
        FROM gis_features f
        LEFT JOIN gis_uats u ON u.siruta = f.siruta
       WHERE f.enrichment IS NOT NULL AND f.layer_id = $3
         AND f_owner_text(f.enrichment) LIKE '%' || f_norm($1) || '%'
+        AND ($4::int IS NULL OR f.siruta = $4)
       ORDER BY u.name, f.cadastral_ref
       LIMIT $2`,
-    [escapeLike(q), limit, PARCEL_LAYER],
+    [escapeLike(q), limit, PARCEL_LAYER, siruta ?? null],
   );
   return r.rows.map((row) => {
     const current = matchingOwner(row.owners, q);
@@ -104,6 +128,7 @@ async function searchOwners(db: Db, q: string, limit: number): Promise<SearchRes
       uatName: row.uat_name,
       county: row.county,
       featureId: row.id,
+      objectId: Number(row.object_id),
       ownerName,
       ...(row.cadastral_ref !== null ? { cadastralRef: row.cadastral_ref } : {}),
       ...(bboxOf(row) ? { bbox: bboxOf(row) } : {}),
@@ -119,20 +144,26 @@ export function ownerSearchAllowed(viewer: Viewer): boolean {
   return viewer.personalData;
 }
 
-/** Results in a stable order: UATs, then parcels, then owners, at most `limit` in all. */
+/**
+ * Results in a stable order: UATs, then parcels, then owners, at most `limit` in all. With
+ * `siruta`, parcels and owners come from that UAT only and no UAT is listed (the user already
+ * picked one).
+ */
 export async function searchGeoportal(
   q: string,
   limit: number,
   viewer: Viewer,
+  opts: { siruta?: number } = {},
   db: Db = getPool(),
 ): Promise<{ results: SearchResult[] }> {
   const text = q.trim();
   const looksCadastral = /\d/.test(text);
+  const { siruta } = opts;
   const [uats, parcels, owners] = await Promise.all([
-    searchUats(db, text, limit),
-    looksCadastral ? searchParcels(db, text, limit) : Promise.resolve([]),
+    siruta === undefined ? searchUats(db, text, limit) : Promise.resolve([]),
+    looksCadastral ? searchParcels(db, text, limit, siruta) : Promise.resolve([]),
     !looksCadastral && text.length >= OWNER_QUERY_MIN_LENGTH && ownerSearchAllowed(viewer)
-      ? searchOwners(db, text, limit)
+      ? searchOwners(db, text, limit, siruta)
       : Promise.resolve([]),
   ]);
   return { results: [...uats, ...parcels, ...owners].slice(0, limit) };

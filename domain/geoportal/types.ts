@@ -14,9 +14,15 @@ export interface SearchResult {
   uatName: string | null;
   county: string | null;
   featureId?: string;
+  /** Parcel and owner hits: with siruta, the key the tiles carry (docs/geoportal.md "Parcel identity"). */
+  objectId?: number;
   cadastralRef?: string;
   ownerName?: string;
   bbox?: Bbox;
+  /** UAT hits: what `bbox` is the box of (the boundary, else its parcels, else its county). */
+  bboxOf?: 'uat' | 'parcels' | 'county';
+  /** UAT hits: whether the store holds any parcel of the UAT (false: never synced). */
+  synced?: boolean;
 }
 
 export interface GeoJsonGeometry {

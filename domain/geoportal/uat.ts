@@ -13,26 +13,32 @@ const PARCEL_LAYER = 'TERENURI_ACTIVE';
 
 /**
  * The UAT's boundary box; a UAT whose boundary was not synced yet falls back to the extent of its
- * features, so the map can still fly there.
+ * features, so the map can still fly there. With it, the UAT's name and county and whether the
+ * store holds any of its parcels (`synced`: the map tells the user to sync an empty UAT).
  */
-export async function uatBounds(siruta: number, db: Db = getPool()): Promise<{ siruta: number; bbox: Bbox }> {
-  const r = await db.query<{ known: boolean; x1: number | null; y1: number | null; x2: number | null; y2: number | null }>(
+export async function uatBounds(
+  siruta: number,
+  db: Db = getPool(),
+): Promise<{ siruta: number; bbox: Bbox; name: string; county: string | null; synced: boolean }> {
+  const r = await db.query<{ name: string | null; county: string | null; synced: boolean; x1: number | null; y1: number | null; x2: number | null; y2: number | null }>(
     `WITH box AS (
        SELECT COALESCE(
          (SELECT box2d(ST_Transform(u.geom, 4326)) FROM gis_uats u WHERE u.siruta = $1 AND u.geom IS NOT NULL),
          (SELECT box2d(ST_Transform(ST_SetSRID(ST_Extent(f.geom)::geometry, 3844), 4326))
             FROM gis_features f WHERE f.siruta = $1 AND f.geom IS NOT NULL)) AS b)
-     SELECT EXISTS (SELECT 1 FROM gis_uats WHERE siruta = $1) AS known,
+     SELECT (SELECT name FROM gis_uats WHERE siruta = $1) AS name,
+            (SELECT county FROM gis_uats WHERE siruta = $1) AS county,
+            EXISTS (SELECT 1 FROM gis_features WHERE siruta = $1 AND layer_id = $2) AS synced,
             ST_XMin(b) AS x1, ST_YMin(b) AS y1, ST_XMax(b) AS x2, ST_YMax(b) AS y2 FROM box`,
-    [siruta],
+    [siruta, PARCEL_LAYER],
   );
   const row = r.rows[0];
-  if (!row || row.x1 === null || row.y1 === null || row.x2 === null || row.y2 === null) {
+  if (!row || row.name === null || row.x1 === null || row.y1 === null || row.x2 === null || row.y2 === null) {
     throw errors.notFound(
-      row?.known ? `UAT-ul ${siruta} nu are încă limită sau parcele cu geometrie.` : `UAT-ul cu codul SIRUTA ${siruta} nu există.`,
+      row?.name != null ? `UAT-ul ${siruta} nu are încă limită sau parcele cu geometrie.` : `UAT-ul cu codul SIRUTA ${siruta} nu există.`,
     );
   }
-  return { siruta, bbox: [row.x1, row.y1, row.x2, row.y2] };
+  return { siruta, bbox: [row.x1, row.y1, row.x2, row.y2], name: row.name, county: row.county, synced: row.synced };
 }
 
 type ItemRow = { id: string; siruta: number; uat_name: string | null; cadastral_ref: string | null };

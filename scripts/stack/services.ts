@@ -5,6 +5,7 @@
  * (e.g. TEMPORAL_ADDRESS, S3_ENDPOINT) are not started.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -243,17 +244,29 @@ export function services(): Service[] {
   ].filter((s) => s.name !== 'landreg' || fs.existsSync(path.join(projectRoot, 'simulators/landreg/main.ts')));
 }
 
-/** Processes of our own code, started once the infrastructure is up and migrated. */
-export function appServices(): Service[] {
-  return [
-    {
-      name: 'workers',
+/**
+ * The stack's worker processes: `WORKERS` (default 1) of them, each polling every task queue, so
+ * Temporal spreads the tasks over them. One is named `workers`; several `workers-1`…`workers-N`
+ * (their log prefix, `SERVICE_NAME` and Temporal worker identity), each restarted on its own.
+ */
+export function workerServices(count = config.workers.processes): Service[] {
+  return Array.from({ length: count }, (_, i) => {
+    const name = count === 1 ? 'workers' : `workers-${i + 1}`;
+    return {
+      name,
       embedded: true,
       restartOnExit: true,
       readyTimeoutMs: 120_000,
-      ready: workersPolling,
-      start: () => startProcess('workers', tsx, [path.join(projectRoot, 'workers/main.ts')], { env: childEnv('workers') }),
-    },
+      ready: () => workersPolling(name),
+      start: () => startProcess(name, tsx, [path.join(projectRoot, 'workers/main.ts')], { env: { ...childEnv(name), WORKER_NAME: name } }),
+    };
+  });
+}
+
+/** Processes of our own code, started once the infrastructure is up and migrated. */
+export function appServices(): Service[] {
+  return [
+    ...workerServices(),
     {
       name: 'app',
       embedded: true,
@@ -265,8 +278,13 @@ export function appServices(): Service[] {
   ];
 }
 
-/** Workers are ready when Temporal sees a poller on the `store` task queue. */
-export async function workersPolling(): Promise<boolean> {
+/**
+ * Whether Temporal sees a poller on the `store` task queue; with `name`, one of the worker process
+ * of that name on this host (identity `<name>@<host>:<pid>`, workers/start.ts) that is alive: the
+ * queue keeps listing a killed process's pollers for minutes, so a restarted worker is ready only
+ * once its own pid polls.
+ */
+export async function workersPolling(name?: string): Promise<boolean> {
   const { Connection } = await import('@temporalio/client');
   const conn = await Connection.connect({ address: config.temporal.address, connectTimeout: 1000 });
   try {
@@ -275,8 +293,22 @@ export async function workersPolling(): Promise<boolean> {
       taskQueue: { name: 'store' },
       taskQueueType: 1,
     });
-    return (res.pollers?.length ?? 0) > 0;
+    const pollers = res.pollers ?? [];
+    if (name === undefined) return pollers.length > 0;
+    const mine = `${name}@${os.hostname()}:`;
+    return pollers.some((p) => p.identity?.startsWith(mine) && pidAlive(Number(p.identity.slice(mine.length))));
   } finally {
     await conn.close();
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: alive but another user's (not ours, yet alive all the same).
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

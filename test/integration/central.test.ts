@@ -126,15 +126,43 @@ describe('common rules of the proxy routes', () => {
     expect(JSON.stringify(body)).not.toMatch(/eyJ[A-Za-z0-9_-]{10,}\./);
   });
 
-  it('searches with the caller’s own access token: at most 50 features, each with id, layerId, siruta, cadastral_ref', async () => {
+  it('searches with the caller’s own access token: at most 50 features, each with id, layerId, siruta, cadastral_ref and its UAT', async () => {
     await clearCounts(centralUrl);
     const { status, body } = await getJson(await as('ioana'), '/api/gis/search?q=1000');
     expect(status).toBe(200);
     expect(body.features).toHaveLength(50);
-    for (const f of body.features) expect(Object.keys(f).sort()).toEqual(['cadastral_ref', 'id', 'layerId', 'siruta']);
+    for (const f of body.features) expect(Object.keys(f).sort()).toEqual(['cadastral_ref', 'county', 'id', 'layerId', 'siruta', 'uatName']);
     expect(body.total).toBeGreaterThan(50);
     expect((await counts(centralUrl))['caller:usr-ioana']).toBe(1);
     expect((await getJson(await as('ioana'), '/api/gis/search?q=1000&limit=51')).status).toBe(400);
+  });
+
+  // Issue 30: four "Nr. cadastral 103462" rows without their UAT; the first opened a parcel elsewhere.
+  it('names each hit’s UAT from the local catalogue and keeps one UAT’s hits when asked', async () => {
+    const { getPool } = await import('../../domain/db/pool');
+    const all = (await getJson(await as('mihai'), '/api/gis/search?q=1000')).body.features as Array<{ siruta: number; uatName: string | null; county: string | null }>;
+    const sirutas = [...new Set(all.map((f) => f.siruta))];
+    expect(sirutas.length).toBeGreaterThan(1);
+    // The catalogue of this store may lack these UATs: plant the two first as a catalogue refresh would.
+    const planted = await getPool().query<{ siruta: number }>(
+      `INSERT INTO gis_uats (siruta, name, county) VALUES ($1, 'Însurăței Probă Centrală', 'Brăila'), ($2, 'Comandău Probă Centrală', 'Covasna')
+       ON CONFLICT (siruta) DO NOTHING RETURNING siruta`,
+      [sirutas[0], sirutas[1]],
+    );
+    try {
+      const named = (await getJson(await as('mihai'), '/api/gis/search?q=1000')).body.features as typeof all;
+      const names = await getPool().query<{ siruta: number; name: string; county: string | null }>(`SELECT siruta, name, county FROM gis_uats WHERE siruta = ANY($1::int[])`, [sirutas]);
+      const byS = new Map(names.rows.map((r) => [r.siruta, r]));
+      for (const f of named) expect([f.siruta, f.uatName, f.county]).toEqual([f.siruta, byS.get(f.siruta)?.name ?? null, byS.get(f.siruta)?.county ?? null]);
+      expect(named.filter((f) => f.siruta === sirutas[0]).every((f) => f.uatName)).toBe(true);
+
+      const one = await getJson(await as('mihai'), `/api/gis/search?q=1000&siruta=${sirutas[1]}`);
+      expect(one.status).toBe(200);
+      expect(one.body.features.length).toBe(all.filter((f) => f.siruta === sirutas[1]).length);
+      expect(one.body.features.every((f: { siruta: number }) => f.siruta === sirutas[1])).toBe(true);
+    } finally {
+      if (planted.rows.length) await getPool().query(`DELETE FROM gis_uats WHERE siruta = ANY($1::int[])`, [planted.rows.map((r) => r.siruta)]);
+    }
   });
 
   it('forwards the upstream status, error code and body', async () => {

@@ -125,6 +125,99 @@ describe('geoportal search', () => {
     expect(empty.status).toBe(400);
     expect(empty.body.details[0].field).toBe('q');
   });
+
+  // Issue 30: "Mocanu" filled its page from the largest UATs; the one in Comandău was unreachable.
+  it('narrows parcels and owners to one UAT when asked, and then lists no UAT', async () => {
+    const planted = await getPool().query<{ id: string }>(
+      `INSERT INTO gis_features (layer_id, siruta, object_id, cadastral_ref, area_value, geom, enrichment, enriched_at)
+       VALUES ('TERENURI_ACTIVE', $1, 9001, $2, 100, ST_GeomFromText($3, 3844), $4, now()) RETURNING id`,
+      [
+        fx.uatB.siruta,
+        `${String(SIRUTA_BASE).slice(-3)}7002`,
+        `POLYGON((${fx.xy[0] + 2100} ${fx.xy[1]},${fx.xy[0] + 2110} ${fx.xy[1]},${fx.xy[0] + 2110} ${fx.xy[1] + 10},${fx.xy[0] + 2100} ${fx.xy[1] + 10},${fx.xy[0] + 2100} ${fx.xy[1]}))`,
+        JSON.stringify({ PROPRIETARI: 'ŞTEFĂNESCU ION (1/1)' }),
+      ],
+    );
+    const inB = planted.rows[0].id;
+    const everywhere = await get('/api/geoportal/search?q=stefanescu', dan);
+    const owners = (r: { body: any }) => r.body.results.filter((x: any) => x.kind === 'owner').map((x: any) => x.featureId).sort();
+    expect(owners(everywhere)).toEqual(expect.arrayContaining([fx.enriched.id, inB]));
+
+    const onlyA = await get(`/api/geoportal/search?q=stefanescu&siruta=${fx.uatA.siruta}`, dan);
+    expect(onlyA.status).toBe(200);
+    expect(owners(onlyA)).toEqual([fx.enriched.id]);
+    expect(onlyA.body.results.find((x: any) => x.kind === 'owner')).toMatchObject({ siruta: fx.uatA.siruta, objectId: fx.enriched.objectId });
+    expect(owners(await get(`/api/geoportal/search?q=stefanescu&siruta=${fx.uatB.siruta}`, dan))).toEqual([inB]);
+
+    // The number both UATs use: only the asked UAT's parcel, and no UAT hit.
+    const refB = await get(`/api/geoportal/search?q=${fx.shared.refInBoth}&siruta=${fx.uatB.siruta}`, dan);
+    expect(refB.body.results.map((x: any) => [x.kind, x.featureId])).toEqual([['parcel', fx.shared.idB]]);
+    const uatNamed = await get(`/api/geoportal/search?q=proba&siruta=${fx.uatA.siruta}`, dan);
+    expect(uatNamed.body.results.filter((x: any) => x.kind === 'uat')).toEqual([]);
+    // Still the viewer rule: a restricted user narrowed to the UAT gets no owners either.
+    expect(owners(await get(`/api/geoportal/search?q=stefanescu&siruta=${fx.uatA.siruta}`, ioana))).toEqual([]);
+    const bad = await get('/api/geoportal/search?q=stefanescu&siruta=abc', dan);
+    expect(bad.status).toBe(400);
+    expect(bad.body.details[0].field).toBe('siruta');
+    await getPool().query(`DELETE FROM gis_features WHERE id = $1`, [inB]);
+  });
+
+  it('puts a UAT named like the query above the owner hits that carry its name, even when they fill the page', async () => {
+    const siruta = SIRUTA_BASE + 3;
+    const [cx, cy] = fx.xy;
+    await getPool().query(
+      `INSERT INTO gis_uats (siruta, name, county, geom) VALUES ($1, 'Comandău Probă', 'Covasna', ST_Multi(ST_GeomFromText($2, 3844)))`,
+      [siruta, `POLYGON((${cx - 5000} ${cy - 5000},${cx - 4000} ${cy - 5000},${cx - 4000} ${cy - 4000},${cx - 5000} ${cy - 4000},${cx - 5000} ${cy - 5000}))`],
+    );
+    await getPool().query(
+      `INSERT INTO gis_features (layer_id, siruta, object_id, cadastral_ref, area_value, geom, enrichment, enriched_at)
+       SELECT 'TERENURI_ACTIVE', $1, 100 + g, 'cp' || g, 100,
+              ST_GeomFromText(format('POLYGON((%s %s,%s %s,%s %s,%s %s,%s %s))', $2::float8 + g * 20, $3::float8, $2::float8 + g * 20 + 10, $3::float8,
+                $2::float8 + g * 20 + 10, $3::float8 + 10, $2::float8 + g * 20, $3::float8 + 10, $2::float8 + g * 20, $3::float8), 3844),
+              '{"PROPRIETARI": "COMUNA COMANDĂU PROBĂ (DOMENIUL PUBLIC) (1/1)"}'::jsonb, now()
+         FROM generate_series(1, 30) g`,
+      [siruta, cx - 4900, cy - 4900],
+    );
+    for (const q of ['Comandău Probă', 'comandau proba']) {
+      const { body } = await get(`/api/geoportal/search?q=${encodeURIComponent(q)}&limit=12`, dan);
+      expect(body.results).toHaveLength(12);
+      expect(body.results[0]).toMatchObject({ kind: 'uat', siruta, uatName: 'Comandău Probă', synced: true, bboxOf: 'uat' });
+      expect(body.results.slice(1).every((x: any) => x.kind === 'owner')).toBe(true);
+    }
+  });
+
+  // "Sfântu Gheorghe (Tulcea)" had no bbox: picking it did nothing.
+  it('gives a UAT without a boundary the box of its parcels, else of its county, and says whether it was synced', async () => {
+    const withParcels = SIRUTA_BASE + 4;
+    const empty = SIRUTA_BASE + 5;
+    await getPool().query(`INSERT INTO gis_uats (siruta, name, county) VALUES ($1, 'Fără Limită Probă', 'Cluj'), ($2, 'Nesincronizat Probă', 'Cluj')`, [
+      withParcels,
+      empty,
+    ]);
+    const [cx, cy] = fx.xy;
+    await getPool().query(
+      `INSERT INTO gis_features (layer_id, siruta, object_id, cadastral_ref, area_value, geom)
+       VALUES ('TERENURI_ACTIVE', $1, 1, 'fl1', 100, ST_GeomFromText($2, 3844))`,
+      // West of A, outside every planted boundary (the boundary check of A must not see it).
+      [withParcels, `POLYGON((${cx - 3000} ${cy},${cx - 2990} ${cy},${cx - 2990} ${cy + 10},${cx - 3000} ${cy + 10},${cx - 3000} ${cy}))`],
+    );
+    const hit = async (q: string) => (await get(`/api/geoportal/search?q=${encodeURIComponent(q)}`, dan)).body.results.find((x: any) => x.kind === 'uat');
+    const a = await hit('Fără Limită Probă');
+    expect(a).toMatchObject({ siruta: withParcels, synced: true, bboxOf: 'parcels' });
+    expect(a.bbox[2] - a.bbox[0]).toBeLessThan(0.001);
+    expect((a.bbox[0] + a.bbox[2]) / 2).toBeCloseTo(23.62, 1);
+
+    const b = await hit('Nesincronizat Probă');
+    expect(b).toMatchObject({ siruta: empty, synced: false, bboxOf: 'county' });
+    // The county's box holds the planted Cluj UATs (and whatever other Cluj UATs the store has).
+    expect(b.bbox[0]).toBeLessThanOrEqual(23.62);
+    expect(b.bbox[2]).toBeGreaterThanOrEqual(23.62);
+
+    const bounds = await get(`/api/geoportal/uat-bounds?siruta=${withParcels}`, dan);
+    expect(bounds.body).toMatchObject({ siruta: withParcels, name: 'Fără Limită Probă', county: 'Cluj', synced: true });
+    expect((await get(`/api/geoportal/uat-bounds?siruta=${empty}`, dan)).status).toBe(404);
+    expect((await get(`/api/geoportal/uat-bounds?siruta=${fx.uatA.siruta}`, dan)).body).toMatchObject({ name: 'Ştefăneşti Probă', synced: true });
+  });
 });
 
 describe('geoportal feature', () => {

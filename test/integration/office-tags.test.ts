@@ -44,6 +44,12 @@ test('first sync with both: each side gets what only the other had; the old file
 
   const plan = await call('GET', '/api/manictime');
   expect(plan.status).toBe(200);
+  expect(plan.body.file.path).toBe(FILE);
+  // Where the file lives on the server is for administrators: a colleague reads the plan only.
+  const colleague = (await app.session({ email: 'dan@birou.ro', company: 'B' })).cookie;
+  const seen = await app.call('GET', '/api/manictime', { auth: colleague });
+  expect(seen.status).toBe(200);
+  expect(seen.body.file).toEqual(expect.objectContaining({ path: null, exists: true }));
   expect(plan.body.plan.firstSync).toBe(true);
   expect(plan.body.plan.file.added).toEqual(['B-0123 Casa Popescu', 'B-0123 Casa Popescu, DTAC', 'B-0123 Casa Popescu, DTAC, Releveu']);
   expect(plan.body.plan.db.added.sort()).toEqual(['U-0007 PUZ Sânpetru', 'U-0007 PUZ Sânpetru, Avizare']);

@@ -4,6 +4,7 @@
  * portal traffic against /__sim/requests.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import type { WorkflowHandle } from '@temporalio/client';
 import { jobWorkflowId } from '../../temporal/ids';
 import { TaskQueue } from '../../temporal/common/queues';
 import type { layerSync } from '../../workflows/layerSync';
@@ -13,12 +14,21 @@ const LAYER = 'TERENURI_ACTIVE';
 let rig: SyncRig;
 let siruta: number;
 
-function sync(opts: { forceFullSync?: boolean; layerId?: string } = {}) {
-  return rig.env.client.workflow.execute<typeof layerSync>('layerSync', {
+let lastSync: WorkflowHandle<typeof layerSync> | undefined;
+
+async function sync(opts: { forceFullSync?: boolean; layerId?: string } = {}) {
+  lastSync = await rig.env.client.workflow.start<typeof layerSync>('layerSync', {
     taskQueue: TaskQueue.store,
     workflowId: jobWorkflowId('layer-sync', `${siruta}-test`),
     args: [{ siruta, layerId: opts.layerId ?? LAYER, forceFullSync: opts.forceFullSync, trigger: 'manual' }],
   });
+  return lastSync.result();
+}
+
+/** The activities the last sync's workflow scheduled, in order. */
+async function activitiesOfLastSync(): Promise<string[]> {
+  const events = (await lastSync!.fetchHistory()).events ?? [];
+  return events.flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType?.name ?? ''] : []));
 }
 
 async function expectStoreEqualsTruth(layerId = LAYER) {
@@ -77,6 +87,8 @@ describe('layer sync', () => {
     expect(counts[`query:features:${LAYER}:${siruta}`]).toBeUndefined();
     expect(counts[`query:count:${LAYER}:${siruta}`]).toBe(1);
     await expectStoreEqualsTruth();
+    // No enriched parcel: no probe activity either (it would only take a slot of the landreg queue's rate).
+    expect(await activitiesOfLastSync()).toEqual(['openLayerSyncRun', 'planLayerSync', 'closeLayerSync']);
   });
 
   test('an unchanged enriched UAT reads the documentation probe as attributes, with no feature download', async () => {
@@ -96,6 +108,7 @@ describe('layer sync', () => {
     expect(counts[`query:attributes:${LAYER}:${siruta}`]).toBe(1);
     expect(counts[`query:features:${LAYER}:${siruta}`]).toBeUndefined();
     expect(counts[`query:features:${LAYER}`]).toBeUndefined();
+    expect(await activitiesOfLastSync()).toEqual(['openLayerSyncRun', 'planLayerSync', 'probeEnrichedParcels', 'closeLayerSync']);
   });
 
   test('a delta sync adds, removes and marks for re-enrichment exactly what changed', async () => {

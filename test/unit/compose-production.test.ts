@@ -7,6 +7,7 @@ import { expect, it } from '@jest/globals';
 import fs from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../../domain/config';
+import { JOB_KIND, SIRUTA } from '../../temporal/common/searchAttributes';
 
 const text = fs.readFileSync(path.join(projectRoot, 'docker-compose.yml'), 'utf8');
 
@@ -52,4 +53,27 @@ it('only the app is published; the Temporal UI is read-only on loopback, MailDev
   expect(ui.join('\n')).toMatch(/ports: \["127\.0\.0\.1:/);
   for (const name of ['maildev', 'oidc']) expect([name, all.get(name)!.some((l) => /^profiles:\s*\[staging\]/.test(l))]).toEqual([name, true]);
   expect(all.get('app')!.find((l) => l.startsWith('ports:'))).toBe('ports: ["3000:3000"]');
+});
+
+it('Temporal runs on PostgreSQL: the server image, its schema, namespace and search attributes set up by one-shot admin tools', () => {
+  const all = services();
+  const block = (name: string) => all.get(name)!.join('\n');
+  expect(text).not.toMatch(/temporalio\/auto-setup/);
+  expect(block('temporal')).toMatch(/image: temporalio\/server:\d/);
+  expect(block('temporal')).toMatch(/DB: postgres12/);
+  expect(block('temporal')).toMatch(/POSTGRES_SEEDS: postgres\b/);
+  // The server starts only on a schema brought up to its version, for both databases.
+  expect(block('temporal')).toMatch(/temporal-schema: \{ condition: service_completed_successfully \}/);
+  const schema = block('temporal-schema');
+  expect(schema).toMatch(/image: temporalio\/admin-tools:/);
+  expect(schema).toMatch(/for pair in temporal:temporal temporal_visibility:visibility; do/);
+  for (const step of ['create', 'setup-schema -v 0.0', 'update-schema -d $$schema/$$dir/versioned']) expect(schema).toContain(`$$tool ${step}`);
+  expect(schema).toMatch(/temporal-sql-tool --plugin postgres12/);
+  // The search attributes every job sets (temporal/common/searchAttributes.ts), as the dev server gets them from the stack.
+  const namespace = block('temporal-namespace');
+  expect(namespace).toMatch(/namespace create -n default/);
+  expect(namespace).toContain(`for attr in ${JOB_KIND.name}:Keyword ${SIRUTA.name}:Int; do`);
+  // The app and the workers (the x-app anchor) wait for them.
+  const anchor = text.slice(text.indexOf('x-app: &app'), text.indexOf('\nservices:'));
+  expect(anchor).toMatch(/temporal-namespace: \{ condition: service_completed_successfully \}/);
 });

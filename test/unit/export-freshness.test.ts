@@ -78,7 +78,7 @@ describe('export freshness (spec 8)', () => {
 
   test('the decision is described in Romanian with the age and the window', () => {
     const text = describeDecision(decideLayerSync({ layerId: 'CLADIRI_ACTIVE', category: 'cladiri', lastSuccessAt: hoursAgo(5) }, now));
-    expect(text).toBe('Stratul CLADIRI_ACTIVE: sincronizat acum 5 h (sub 168 h), sincronizarea este omisă.');
+    expect(text).toBe('Stratul „clădiri”: sincronizat acum 5 h (sub 168 h), sincronizarea este omisă.');
     expect(describeDecision(decideNoGeometryImport(null, now))).toContain('fără geometrie');
   });
 });

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { featureFilter } from '@maplibre/maplibre-gl-style-spec';
-import { HIGHLIGHT_LAYERS, LAYER, LIVE_PARCELS_MINZOOM_WITH_OVERVIEW, SELECTION_LAYERS, buildStyle, keyFilter } from '../../web/app/lib/geoportal/style';
+import { COLORS, HIGHLIGHT_LAYERS, LABEL_MINZOOM, LAYER, LIVE_PARCELS_MINZOOM_WITH_OVERVIEW, PARCEL_LABEL_SOURCE, SELECTION_LAYERS, buildStyle, keyFilter } from '../../web/app/lib/geoportal/style';
 
 const catalog = [
   { name: 'gis_terenuri_status', layer: 'gis_terenuri_status', minzoom: 10, maxzoom: 22 },
@@ -52,5 +52,27 @@ describe('map style: overview and live parcels', () => {
     expect(f(at, feature(undefined, { siruta: 54975, object_id: 12 }))).toBe(true); // overview
     expect(f(at, feature(13, { siruta: 54975 }))).toBe(false);
     expect(f(at, feature(12, { siruta: 54976 }))).toBe(false); // same object_id, another UAT
+  });
+
+  // Issue 30: at z12 an entirely enriched UAT was drawn amber ("fără date îmbogățite"): the
+  // overview archive carries no enrichment state, so its parcels must not wear that colour.
+  it('draws the overview parcels in a neutral colour, never the "not enriched" amber', () => {
+    const s = style(true);
+    const overviewParcels = s.layers.filter((l) => 'source' in l && l.source === 'overview' && l.id.includes('parc')) as Array<{ id: string; paint?: Record<string, unknown> }>;
+    const colours = overviewParcels.flatMap((l) => [l.paint?.['fill-color'], l.paint?.['line-color']]).filter((c) => typeof c === 'string');
+    expect(colours.length).toBeGreaterThanOrEqual(2);
+    expect(colours).not.toContain(COLORS.parcelPlain);
+    expect(colours).not.toContain(COLORS.parcelEnriched);
+  });
+
+  // Issue 30: a parcel crossing a tile edge was labelled once per tile piece.
+  it('reads cadastral numbers from the one-point-per-parcel source, not from the tiled polygons', () => {
+    for (const withOverview of [true, false]) {
+      const s = style(withOverview);
+      expect(layer(s, LAYER.parcelLabels)).toMatchObject({ source: PARCEL_LABEL_SOURCE, minzoom: LABEL_MINZOOM });
+      expect(s.sources[PARCEL_LABEL_SOURCE]).toMatchObject({ type: 'geojson' });
+      const symbolsOnTiles = s.layers.filter((l) => l.type === 'symbol' && 'source' in l && l.source === 'gis_terenuri_status');
+      expect(symbolsOnTiles).toEqual([]);
+    }
   });
 });

@@ -16,6 +16,7 @@ import {
 } from './rules';
 import {
   hasCompletedSync,
+  hasProbeCandidates,
   lastUpdatedWatermark,
   localCount,
   localObjectIds,
@@ -49,6 +50,12 @@ export interface LayerSyncPlan {
   pages: number;
   /** True when the id list was compared (false: the quick count comparison sufficed). */
   idDiff: boolean;
+  /**
+   * Delta of the parcels layer holding enriched parcels: the documentation probe has something to
+   * ask. False spares the workflow a probe activity that would make no portal call, yet take a
+   * slot of the landreg queue's activity rate (half a zero-change UAT's activities).
+   */
+  probe: boolean;
 }
 
 export async function planLayerSync(client: LandregClient, db: Db, input: LayerSyncInput): Promise<LayerSyncPlan> {
@@ -63,7 +70,7 @@ export async function planLayerSync(client: LandregClient, db: Db, input: LayerS
     const ids = remoteIds ?? (await fetchObjectIds(client, layerId, where));
     const { removed } = diffIds(ids, await localObjectIds(db, siruta, layerId));
     const pages = await stagePlan(db, runId, { mode: 'full', remoteCount, localCountBefore: localBefore, fetch: ids, remove: removed });
-    return { runId, mode: 'full', fullReason: reason, remoteCount, localCountBefore: localBefore, toFetch: ids.length, toRemove: removed.length, pages, idDiff: true };
+    return { runId, mode: 'full', fullReason: reason, remoteCount, localCountBefore: localBefore, toFetch: ids.length, toRemove: removed.length, pages, idDiff: true, probe: false };
   };
 
   const early = fullSyncReason({ firstSync: firstSync || localBefore === 0, forceFullSync: !!input.forceFullSync, localCount: localBefore });
@@ -94,7 +101,8 @@ export async function planLayerSync(client: LandregClient, db: Db, input: LayerS
   const removedSet = new Set(removed);
   const fetch = [...added, ...changedExisting.filter((id) => !removedSet.has(id))];
   const pages = await stagePlan(db, runId, { mode: 'delta', remoteCount, localCountBefore: localBefore, fetch, remove: removed });
-  return { runId, mode: 'delta', fullReason: null, remoteCount, localCountBefore: localBefore, toFetch: fetch.length, toRemove: removed.length, pages, idDiff };
+  const probe = layerId === PARCELS_LAYER && (await hasProbeCandidates(db, siruta, layerId));
+  return { runId, mode: 'delta', fullReason: null, remoteCount, localCountBefore: localBefore, toFetch: fetch.length, toRemove: removed.length, pages, idDiff, probe };
 }
 
 /**

@@ -82,6 +82,11 @@ const LAYER_WORDS: Record<string, string> = {
   LIMITE_UAT: 'limite UAT',
 };
 
+/** "parcele", "clădiri"…: a layer's name as a user reads it, the portal's id only for a layer not listed. */
+export function layerWord(layerId: string): string {
+  return LAYER_WORDS[layerId] ?? layerId;
+}
+
 /** The same with the article, as a sentence of the progress uses them. */
 const LAYER_NAMES: Record<string, string> = {
   TERENURI_ACTIVE: 'parcelele',

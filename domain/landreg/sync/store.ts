@@ -539,6 +539,15 @@ export async function oldestEnriched(db: Db, siruta: number, layerId: string, li
   return r.rows.map((x) => ({ objectId: Number(x.object_id), validFrom: x.valid_from }));
 }
 
+/** Whether the layer holds a parcel the documentation probe would ask about (oldestEnriched finds one). */
+export async function hasProbeCandidates(db: Db, siruta: number, layerId: string): Promise<boolean> {
+  const r = await db.query<{ any: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM gis_features WHERE ${LAYER_ROWS} AND enriched_at IS NOT NULL AND NOT reenrich_marked) AS any`,
+    [layerId, siruta],
+  );
+  return r.rows[0].any;
+}
+
 /** Marks the given stored features for re-enrichment; returns how many were newly marked. */
 export async function markForReenrichment(db: Db, a: { runId: string; siruta: number; layerId: string; objectIds: readonly number[] }): Promise<number> {
   if (a.objectIds.length === 0) return 0;

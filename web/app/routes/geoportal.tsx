@@ -3,6 +3,8 @@ import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run
 import { useLoaderData } from '@remix-run/react';
 import maplibreCss from 'maplibre-gl/dist/maplibre-gl.css?url';
 import geoportalCss from '../styles/geoportal.css?url';
+// The UAT filter is the parcel-sync pages' UAT picker, styled there.
+import parcelSyncCss from '../styles/parcel-sync.css?url';
 import { requireSession } from '../lib/auth.server';
 import { GeoportalMap } from '../components/geoportal/GeoportalMap';
 
@@ -11,6 +13,7 @@ export const meta: MetaFunction = () => [{ title: 'Geoportal · Geoportal cadast
 // Bundled by Vite from node_modules: no CDN, works offline.
 export const links: LinksFunction = () => [
   { rel: 'stylesheet', href: maplibreCss },
+  { rel: 'stylesheet', href: parcelSyncCss },
   { rel: 'stylesheet', href: geoportalCss },
 ];
 

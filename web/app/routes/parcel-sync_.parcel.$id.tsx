@@ -11,6 +11,7 @@ import { requireSession } from '../lib/auth.server';
 import { enrichOne, enrichmentDeps, failureMessage, findParcel, goneCentralApiMessage, viewEnrichment, viewerOf } from '../lib/enrichment.server';
 import { EnrichmentFields } from '../components/enrichment/EnrichmentFields';
 import { formatArea } from '../components/enrichment/format';
+import { AREA_LABELS } from '../lib/areas';
 import { ParcelSyncLayout } from '../components/sync/ParcelSyncLayout';
 import { Card } from '../components/Card';
 import { formatWhen } from '../lib/dates';
@@ -73,7 +74,7 @@ export default function ParcelView() {
         </>
       }
       title={`Parcela ${d.parcel.cadastralRef ?? `#${d.parcel.objectId}`}`}
-      sub={`${formatArea(d.parcel.areaValue)} · ${d.parcel.noGeometry ? 'fără geometrie în stratul de parcele' : 'cu geometrie'} · ${
+      sub={`${AREA_LABELS.layer}: ${formatArea(d.parcel.areaValue)} · ${d.parcel.noGeometry ? 'fără geometrie în stratul de parcele' : 'cu geometrie'} · ${
         d.parcel.enrichedAt ? `îmbogățită la ${formatWhen(d.parcel.enrichedAt, 'date')}` : 'neîmbogățită'
       }`}
     >

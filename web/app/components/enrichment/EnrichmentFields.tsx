@@ -4,6 +4,7 @@
  * as a dash, and a key nulled by the `basic` scope says so.
  */
 import { formatArea } from './format';
+import { AREA_LABELS } from '../../lib/areas';
 import { formatWhen } from '../../lib/dates';
 import { landUseName } from '../../lib/landUse';
 import { LandUseLegend } from './LandUseLegend';
@@ -19,9 +20,9 @@ const LABELS: Array<[string, string]> = [
   ['IMMOVABLE_ID', 'ID imobil'],
   ['WORKSPACE_ID', 'ID județ (portal)'],
   ['TIP_IMOBIL', 'Tip imobil'],
-  ['SUPRAFATA', 'Suprafață din cartea funciară'],
-  ['SUPRAFATA_MASURATA', 'Suprafață măsurată'],
-  ['SUPRAFATA_ACTE', 'Suprafață din acte'],
+  ['SUPRAFATA', AREA_LABELS.landBook],
+  ['SUPRAFATA_MASURATA', AREA_LABELS.measured],
+  ['SUPRAFATA_ACTE', AREA_LABELS.deeds],
   ['INTRAVILAN', 'Intravilan'],
   ['CATEGORIE', 'Categorii de folosință'],
   ['ADRESA', 'Adresă'],
@@ -65,7 +66,7 @@ export function EnrichmentFields({ enrichment, restricted, redacted }: { enrichm
             <dd>{show('NR_CAD', enrichment?.NR_CAD)}</dd>
           </div>
           <div>
-            <dt>Suprafață din cartea funciară</dt>
+            <dt>{AREA_LABELS.landBook}</dt>
             <dd>{show('SUPRAFATA', enrichment?.SUPRAFATA)}</dd>
           </div>
         </dl>

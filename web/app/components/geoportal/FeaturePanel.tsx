@@ -4,8 +4,9 @@
  * /api/cf; a `catalog_hit` is shown as the valid extract it is (spec 3.2).
  */
 import { useEffect, useState } from 'react';
-import { WatchPanel } from '../notifications/WatchPanel';
+import { ChangeTimeline, FollowButton } from '../notifications/WatchPanel';
 import {
+  BUILDING_LAYER,
   enrichCentral,
   loadCentralCfStatus,
   loadCfStatus,
@@ -14,17 +15,23 @@ import {
   type CfStatus,
   type PanelFeature,
 } from '../../lib/geoportal/api';
+import { AREA_LABELS } from '../../lib/areas';
 import { formatWhen } from '../../lib/dates';
 
-export type PanelState = { loading: true } | { error: string; signInAgain?: boolean } | { feature: PanelFeature };
+/**
+ * `buildLegal`: a building's legal state as the map draws it (the tile's build_legal, read from
+ * its parcel's enrichment), so the panel never contradicts the building's colour.
+ */
+export type PanelState = { loading: true } | { error: string; signInAgain?: boolean } | { feature: PanelFeature; buildLegal?: number | null };
 
 const FIELDS: [string, string][] = [
   ['NR_CF', 'Nr. carte funciară'],
   ['NR_CF_VECHI', 'Nr. CF vechi'],
   ['NR_TOPO', 'Nr. topografic'],
   ['TIP_IMOBIL', 'Tip imobil'],
-  ['SUPRAFATA_MASURATA', 'Suprafață măsurată (m²)'],
-  ['SUPRAFATA_ACTE', 'Suprafață din acte (m²)'],
+  ['SUPRAFATA', AREA_LABELS.landBook],
+  ['SUPRAFATA_MASURATA', AREA_LABELS.measured],
+  ['SUPRAFATA_ACTE', AREA_LABELS.deeds],
   ['INTRAVILAN', 'Intravilan'],
   ['CATEGORIE', 'Categorie de folosință'],
   ['ADRESA', 'Adresă'],
@@ -37,8 +44,11 @@ const FIELDS: [string, string][] = [
 
 const area = (v: number | null) => (v === null ? '—' : `${v.toLocaleString('ro-RO', { maximumFractionDigits: 2 })} m²`);
 
+const AREA_KEYS = new Set(['SUPRAFATA', 'SUPRAFATA_MASURATA', 'SUPRAFATA_ACTE']);
+
 function show(key: string, v: unknown): string {
   if (v === null || v === undefined || v === '') return '—';
+  if (AREA_KEYS.has(key) && typeof v === 'number') return area(v);
   if (key === 'HAS_BUILDING' || key === 'BUILD_LEGAL') return v === 1 || v === '1' || v === true ? 'Da' : 'Nu';
   if (Array.isArray(v)) return v.map((x) => (typeof x === 'object' ? JSON.stringify(x) : String(x))).join('; ');
   return String(v);
@@ -124,6 +134,8 @@ function CfStatusLine({ nrCad, siruta, central }: { nrCad: string; siruta: numbe
   );
 }
 
+const isBuilding = (f: PanelFeature) => 'layerId' in f && f.layerId === BUILDING_LAYER;
+
 export function FeaturePanel({
   state,
   onClose,
@@ -140,11 +152,14 @@ export function FeaturePanel({
   /** A newer version of the shown feature (after the central enrichment). */
   onFeature?: (f: PanelFeature) => void;
 }) {
+  const building = 'feature' in state && isBuilding(state.feature);
   return (
-    <aside className="gp-panel" data-testid="feature-panel" aria-label="Informații parcelă">
+    <aside className="gp-panel" data-testid="feature-panel" aria-label={building ? 'Informații clădire' : 'Informații parcelă'}>
       <header className="gp-panel__head">
         <div>
-          <p className="gp-panel__eyebrow">Parcelă</p>
+          <p className="gp-panel__eyebrow" data-testid="feature-panel-kind">
+            {building ? 'Clădire' : 'Parcelă'}
+          </p>
           <h2 className="gp-panel__title" data-testid="feature-panel-title">
             {'feature' in state ? `Nr. cadastral ${state.feature.cadastralRef ?? '—'}` : 'loading' in state ? 'Se încarcă…' : 'Eroare'}
           </h2>
@@ -166,7 +181,13 @@ export function FeaturePanel({
           ) : null}
         </p>
       ) : null}
-      {'feature' in state ? <PanelBody feature={state.feature} central={central} basicScope={basicScope} onFeature={onFeature} /> : null}
+      {'feature' in state ? (
+        building ? (
+          <BuildingBody feature={state.feature} mapLegal={state.buildLegal ?? null} />
+        ) : (
+          <PanelBody feature={state.feature} central={central} basicScope={basicScope} onFeature={onFeature} />
+        )
+      ) : null}
     </aside>
   );
 }
@@ -205,6 +226,46 @@ function CentralEnrich({ feature, onFeature }: { feature: Extract<PanelFeature, 
   );
 }
 
+/** A building's own facts (its layer's attributes), not its parcel's. */
+function BuildingBody({ feature, mapLegal }: { feature: PanelFeature; mapLegal: number | null }) {
+  const a = ('attributes' in feature ? feature.attributes : null) ?? {};
+  // The building layer's own flag when it has one, else what the map's colour says.
+  const legal = a.IS_LEGAL ?? mapLegal;
+  const parcelRef = feature.cadastralRef?.replace(/-C\d+$/, '') ?? null;
+  return (
+    <dl className="gp-facts" data-testid="building-facts">
+      {'uatName' in feature ? (
+        <div>
+          <dt>UAT</dt>
+          <dd>
+            {feature.uatName ?? '—'} <span className="gp-muted">({feature.siruta})</span>
+          </dd>
+        </div>
+      ) : null}
+      <div>
+        <dt>Suprafață construită (stratul cadastral)</dt>
+        <dd>{area(feature.areaValue)}</dd>
+      </div>
+      {'attributes' in feature ? (
+        <>
+          <div>
+            <dt>Nr. construcție</dt>
+            <dd>{show('BUILDING_NO', a.BUILDING_NO)}</dd>
+          </div>
+          <div>
+            <dt>Construcție cu acte</dt>
+            <dd>{legal === 1 || legal === '1' ? 'Da' : legal === 0 || legal === '0' ? 'Nu' : 'necunoscut'}</dd>
+          </div>
+          <div>
+            <dt>Parcela</dt>
+            <dd>{parcelRef && parcelRef !== feature.cadastralRef ? `Nr. cadastral ${parcelRef}` : '—'}</dd>
+          </div>
+        </>
+      ) : null}
+    </dl>
+  );
+}
+
 function PanelBody({
   feature,
   central,
@@ -221,7 +282,7 @@ function PanelBody({
       <>
         <dl className="gp-facts">
           <div>
-            <dt>Suprafață din stratul cadastral</dt>
+            <dt>{AREA_LABELS.layer}</dt>
             <dd>{area(feature.areaValue)}</dd>
           </div>
         </dl>
@@ -234,6 +295,13 @@ function PanelBody({
   const e = feature.enrichment ?? {};
   return (
     <>
+      {/* The actions first: at 1440×900 they stay in view whatever the facts' length. */}
+      {feature.cadastralRef || !central ? (
+        <div className="gp-panel__actions" data-testid="panel-actions">
+          {feature.cadastralRef ? <CfStatusLine nrCad={feature.cadastralRef} siruta={feature.siruta} central={central} /> : null}
+          {central ? null : <FollowButton target={{ featureId: feature.id }} label={{ on: 'Nu mai urmări parcela', off: 'Urmărește parcela' }} />}
+        </div>
+      ) : null}
       <dl className="gp-facts">
         <div>
           <dt>UAT</dt>
@@ -242,9 +310,8 @@ function PanelBody({
           </dd>
         </div>
         <div>
-          {/* The layer's AREA_VALUE; the land book's own figure (enrichment SUPRAFATA) is labelled apart. */}
-          <dt>Suprafață din stratul cadastral</dt>
-          <dd>{area(feature.areaValue)}</dd>
+          <dt>{AREA_LABELS.layer}</dt>
+          <dd data-testid="area-layer">{area(feature.areaValue)}</dd>
         </div>
         {feature.enrichment ? (
           FIELDS.filter(([k]) => k in e).map(([k, label]) => (
@@ -266,8 +333,7 @@ function PanelBody({
         </p>
       ) : null}
       {central ? <CentralEnrich feature={feature} onFeature={onFeature} /> : null}
-      {feature.cadastralRef ? <CfStatusLine nrCad={feature.cadastralRef} siruta={feature.siruta} central={central} /> : null}
-      {central ? null : <WatchPanel featureId={feature.id} />}
+      {central ? null : <ChangeTimeline featureId={feature.id} />}
     </>
   );
 }

@@ -5,10 +5,13 @@
  */
 import { enableBoxSelect } from '../../lib/geoportal/boxSelect';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { GeoJSONSource, Map as MlMap, MapMouseEvent, MapGeoJSONFeature } from 'maplibre-gl';
+import type { GeoJSONSource, Map as MlMap, MapMouseEvent, MapGeoJSONFeature, VectorTileSource } from 'maplibre-gl';
 import { SearchBox } from './SearchBox';
 import { FeaturePanel, type PanelState } from './FeaturePanel';
-import { BASEMAPS, COLORS, HIGHLIGHT_LAYERS, LAYER, SELECTION_LAYERS, UAT_LABEL_MINZOOM, UAT_LABEL_SOURCE, buildStyle, highlightFilter, keyFilter, type BasemapId, type OverviewInfo } from '../../lib/geoportal/style';
+import { BASEMAPS, COLORS, HIGHLIGHT_LAYERS, LABEL_MINZOOM, LAYER, LIVE_PARCELS_MINZOOM_WITH_OVERVIEW, PARCEL_LABEL_SOURCE, SELECTION_LAYERS, UAT_LABEL_MINZOOM, UAT_LABEL_SOURCE, buildStyle, highlightFilter, keyFilter, type BasemapId, type OverviewInfo } from '../../lib/geoportal/style';
+import { parcelLabelPoints, type ParcelPiece } from '../../lib/geoportal/parcelLabels';
+import { UatCard, type UatCardState } from './UatCard';
+import type { UatChoice } from '../sync/uatSearch';
 import { detailOf, featureKey, keyString, resolveParcels, type FeatureKey, type ResolvedParcel } from '../../lib/geoportal/featureKeys';
 import { labelPointsGeoJson, loadUatLabelPoints } from '../../lib/geoportal/uatLabels';
 import { localGlyphs } from '../../lib/geoportal/glyphs';
@@ -16,7 +19,7 @@ import { formatViewHash, parseViewHash, type MapView } from '../../lib/geoportal
 import { useLocation, useNavigate } from '@remix-run/react';
 // MapLibre's tile worker, bundled by Vite as its own self-contained chunk (no CDN).
 import maplibreWorkerUrl from 'maplibre-gl/dist/maplibre-gl-worker.mjs?worker&url';
-import { BUSY_MESSAGE, downloadExport, loadCatalog, loadFeature, scopeProblem, type FeatureLookup, type SearchResult } from '../../lib/geoportal/api';
+import { BUILDING_LAYER, BUSY_MESSAGE, downloadExport, loadCatalog, loadFeature, loadUatBounds, scopeProblem, type Bbox, type FeatureLookup, type SearchResult } from '../../lib/geoportal/api';
 
 /** Parcel key "<siruta>:<object id>" (lib/geoportal/featureKeys) → uuid (for the export) and cadastral ref. */
 type Selected = Map<string, ResolvedParcel>;
@@ -26,6 +29,8 @@ type Pick = { key: FeatureKey; detail: ResolvedParcel | null };
 type ParcelSource = { name: string; layer: string };
 
 const ZOOM_IN = 'Apropiați harta pentru a selecta parcele.';
+/** Tiles refused under load (429) or failed (5xx): said until the user retries, not a hole in the map. */
+const TILES_FAILED = 'O parte din hartă nu s-a încărcat din cauza unei erori a serverului.';
 
 const ROMANIA: [number, number, number, number] = [20.2, 43.6, 29.8, 48.3];
 /** Romania with a margin: what the UAT label points are read for. */
@@ -84,6 +89,10 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
   const [selected, setSelected] = useState<Selected>(new Map());
   const [toast, setToast] = useState<string | null>(null);
   const [exporting, setExporting] = useState(false);
+  const [tileTrouble, setTileTrouble] = useState<string | null>(null);
+  const [hasOverview, setHasOverview] = useState(false);
+  const [uatFilter, setUatFilter] = useState<UatChoice | null>(null);
+  const [uatCard, setUatCard] = useState<UatCardState | null>(null);
   // Handlers registered once on the map read the latest state through these refs.
   const selectingRef = useRef(selecting);
   selectingRef.current = selecting;
@@ -100,29 +109,31 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
     for (const l of HIGHLIGHT_LAYERS) if (map?.getLayer(l)) map.setFilter(l, highlightFilter(h));
   }, []);
 
-  /** By uuid (search results, zoom 16+) or by parcel key (a click at any zoom, the overview). */
+  /**
+   * By uuid (search results, zoom 16+), by tile key (a click at any zoom, the overview; a
+   * building's key names its layer) or, on the central path, by (siruta, cadastral number).
+   */
   const openFeature = useCallback(
-    (key: FeatureLookup, opts: { fit?: boolean } = {}) => {
+    (key: FeatureLookup, opts: { fit?: boolean; buildLegal?: number | null } = {}) => {
       setPanel({ loading: true });
-      // A central uuid is not the uuid of our tiles: central features highlight by their key.
-      highlight('id' in key ? (central ? {} : { id: key.id }) : { key: keyString(key) });
+      setUatCard(null);
+      // A central uuid is not the uuid of our tiles: central features highlight by their key; a
+      // building's key is not a parcel's.
+      const building = !('id' in key) && key.layerId === BUILDING_LAYER;
+      highlight('id' in key ? (central ? {} : { id: key.id }) : building || !('objectId' in key) ? {} : { key: keyString(key) });
       loadFeature(key, central).then(
         (r) => {
-          setPanel({ feature: r.feature });
+          setPanel({ feature: r.feature, buildLegal: opts.buildLegal });
           // Opened from a link: bring the parcel into view.
           const bounds = opts.fit && 'geometry' in r.feature ? geometryBounds(r.feature.geometry?.coordinates) : null;
           if (bounds) mapRef.current?.fitBounds(bounds, { padding: 80, maxZoom: 18, duration: 0 });
           // Known by uuid only until now: the key also highlights it below zoom 16.
           const f = r.feature;
-          if ('id' in key && 'objectId' in f) {
-            highlight({ ...(central ? {} : { id: key.id }), key: keyString({ siruta: f.siruta, objectId: f.objectId }) });
+          if (!('objectId' in key) && 'objectId' in f && f.layerId !== BUILDING_LAYER) {
+            highlight({ ...('id' in key && !central ? { id: key.id } : {}), key: keyString({ siruta: f.siruta, objectId: f.objectId }) });
             // A central search hit has no bbox: the detail's geometry says where to fly.
-            const ring = central ? (f.geometry as { coordinates?: number[][][] } | null)?.coordinates?.[0] : undefined;
-            if (ring?.length) {
-              const xs = ring.map((p) => p[0]);
-              const ys = ring.map((p) => p[1]);
-              mapRef.current?.fitBounds([[Math.min(...xs), Math.min(...ys)], [Math.max(...xs), Math.max(...ys)]], { padding: 80, maxZoom: 18, duration: 1200 });
-            }
+            const box = central ? geometryBounds(f.geometry?.coordinates) : null;
+            if (box) mapRef.current?.fitBounds(box, { padding: 80, maxZoom: 18, duration: 1200 });
           }
         },
         (err: Error) => setPanel({ error: err.message, signInAgain: scopeProblem(err) }),
@@ -234,6 +245,7 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
         overview = null;
       }
       if (disposed || !container.current) return;
+      setHasOverview(overview !== null);
       // The view the URL names when the page opens (a shared link).
       const initialView = parseViewHash(openingHashRef.current || window.location.hash);
       if (initialView) {
@@ -275,6 +287,17 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
           else if (hit) say(ZOOM_IN);
           return;
         }
+        // A building is drawn over its parcel: a click on it opens the building, not the parcel.
+        const onBuilding = m.getLayer(LAYER.buildingsFill) ? m.queryRenderedFeatures(e.point, { layers: [LAYER.buildingsFill] })[0] : undefined;
+        const buildingPick = onBuilding ? pickOf(onBuilding) : null;
+        if (buildingPick) {
+          const ref = buildingPick.detail?.ref || undefined;
+          const legal = onBuilding?.properties?.build_legal;
+          const opts = { buildLegal: legal === 0 || legal === 1 ? legal : null };
+          if (buildingPick.detail && !central) openFeature({ id: buildingPick.detail.id }, opts);
+          else openFeature({ ...buildingPick.key, cadastralRef: ref, layerId: BUILDING_LAYER }, opts);
+          return;
+        }
         if (!hit) return closePanel(); // spec 4.1: a click on empty map closes the panel
         // The uuid from zoom 16, else the key the tiles carry at every zoom (siruta, object id).
         if (pick?.detail) openFeature(central ? { ...pick.key, cadastralRef: pick.detail.ref || undefined } : { id: pick.detail.id });
@@ -291,7 +314,7 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
       });
       m.on('contextmenu', () => setSelecting(false));
       m.on('mousemove', (e) => {
-        const over = m.queryRenderedFeatures(e.point, { layers: clickable() }).length > 0;
+        const over = m.queryRenderedFeatures(e.point, { layers: [...clickable(), LAYER.buildingsFill].filter((l) => m.getLayer(l)) }).length > 0;
         m.getCanvas().style.cursor = over ? 'pointer' : '';
       });
       // For people and tests alike: how many parcels are on screen once the map settles.
@@ -300,6 +323,38 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
         container.current?.setAttribute('data-rendered-parcels', String(n));
         container.current?.setAttribute('data-zoom', m.getZoom().toFixed(2));
       });
+      // One cadastral-number label per parcel (lib/geoportal/parcelLabels), from the loaded
+      // zoom-16 tiles, refreshed when tiles arrive or the view settles.
+      const parcels = parcelSourceRef.current;
+      let labelTimer = 0;
+      let labelSignature = '';
+      const refreshParcelLabels = () => {
+        if (labelTimer) return;
+        labelTimer = window.setTimeout(() => {
+          labelTimer = 0;
+          if (disposed || !parcels) return;
+          const target = m.getSource(PARCEL_LABEL_SOURCE) as GeoJSONSource | undefined;
+          if (!target) return;
+          const pieces: ParcelPiece[] =
+            m.getZoom() < LABEL_MINZOOM
+              ? []
+              : m.querySourceFeatures(parcels.name, { sourceLayer: parcels.layer }).flatMap((f) => {
+                  const key = featureKey(f);
+                  const ref = f.properties?.cadastral_ref;
+                  return key && typeof ref === 'string' && ref ? [{ key: keyString(key), ref, geometry: f.geometry as ParcelPiece['geometry'] }] : [];
+                });
+          const points = parcelLabelPoints(pieces);
+          // Same labels at the same places (a pan within loaded tiles): no new data, no repaint.
+          const signature = points.features.map((f) => `${f.properties.key}@${f.geometry.coordinates.join(',')}`).join(';');
+          if (signature === labelSignature) return;
+          labelSignature = signature;
+          target.setData(points);
+        }, 120);
+      };
+      m.on('sourcedata', (e) => {
+        if (parcels && e.sourceId === parcels.name && e.isSourceLoaded) refreshParcelLabels();
+      });
+      m.on('moveend', refreshParcelLabels);
       // One name per UAT (lib/geoportal/uatLabels): read once, when names are about to show.
       let labels: 'none' | 'loading' | 'done' = 'none';
       const loadLabels = () => {
@@ -328,11 +383,11 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
         // Tiles of an online basemap fail without internet: not worth a message each time.
         const src = (e as { sourceId?: string }).sourceId;
         if (src === 'osm' || src === 'ortho') return;
-        console.warn('map error', e.error?.message);
-        // Our tiles refused or failed: say so instead of leaving holes in the map.
+        // Our tiles refused or failed: say so, with a retry, instead of leaving holes in the map.
         const status = (e.error as { status?: number } | undefined)?.status ?? 0;
-        if (status === 429) say(BUSY_MESSAGE);
-        else if (status >= 500) say('Unele tile-uri ale hărții nu s-au încărcat; mutați harta pentru a reîncerca.');
+        if (status === 429) setTileTrouble(`O parte din hartă nu s-a încărcat. ${BUSY_MESSAGE}`);
+        else if (status >= 500) setTileTrouble(TILES_FAILED);
+        else console.warn('map error', e.error?.message);
       });
     })().catch((err: Error) => !disposed && setLoadError(err.message || 'Harta nu a putut fi încărcată.'));
     return () => {
@@ -366,16 +421,20 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
     const params = new URLSearchParams(window.location.search);
     const id = params.get('feature');
     if (id && /^[0-9a-f-]{36}$/i.test(id)) openFeature({ id }, { fit: true });
-    // A followed UAT's link (`?siruta=`): the map shows that UAT.
+    // A followed UAT's link (`?siruta=`): the map shows that UAT, with its card.
     const siruta = Number(params.get('siruta'));
     if (!id && Number.isInteger(siruta) && siruta > 0) {
-      fetch(`/api/geoportal/uat-bounds?siruta=${siruta}`)
-        .then((r) => (r.ok ? (r.json() as Promise<{ bbox: [number, number, number, number] }>) : null))
-        .then((b) => {
-          if (b) mapRef.current?.fitBounds([[b.bbox[0], b.bbox[1]], [b.bbox[2], b.bbox[3]]], { padding: 40, duration: 0 });
-        }, () => undefined);
+      loadUatBounds(siruta).then(
+        (b) => {
+          if (b) {
+            mapRef.current?.fitBounds([[b.bbox[0], b.bbox[1]], [b.bbox[2], b.bbox[3]]], { padding: 40, duration: 0 });
+            setUatCard({ siruta, name: b.name ?? `UAT ${siruta}`, county: b.county ?? null, synced: b.synced, bboxOf: 'uat' });
+          } else setUatCard({ siruta, name: `UAT ${siruta}`, county: null, synced: false, bboxOf: 'none' });
+        },
+        (err: Error) => say(err.message),
+      );
     }
-  }, [ready, openFeature]);
+  }, [ready, openFeature, say]);
 
   // Selection drawn on the map.
   useEffect(() => {
@@ -411,20 +470,71 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
     if (hash !== window.location.hash) navigateRef.current({ pathname, search, hash }, { preventScrollReset: true });
   }
 
-  const flyTo = (r: SearchResult) => {
-    const map = mapRef.current;
-    if (map && r.bbox) {
-      map.fitBounds(
-        [
-          [r.bbox[0], r.bbox[1]],
-          [r.bbox[2], r.bbox[3]],
-        ],
-        { padding: 80, maxZoom: r.kind === 'uat' ? 14 : 18, duration: 1200 },
+  const fitBox = (bbox: Bbox, maxZoom: number) =>
+    mapRef.current?.fitBounds(
+      [
+        [bbox[0], bbox[1]],
+        [bbox[2], bbox[3]],
+      ],
+      { padding: 80, maxZoom, duration: 1200 },
+    );
+
+  /**
+   * Shows a UAT: flies to its box (the boundary, else its parcels; a hit may bring it, else it is
+   * asked) and opens its card (follow, narrow the search, the hint to sync an empty UAT).
+   */
+  const showUat = useCallback(
+    (u: { siruta: number; name: string; county: string | null; bbox?: Bbox; bboxOf?: UatCardState['bboxOf']; synced?: boolean }) => {
+      setPanel(null);
+      highlight({});
+      setUatCard({ siruta: u.siruta, name: u.name, county: u.county, synced: u.synced, bboxOf: u.bboxOf });
+      if (u.bbox && u.bboxOf !== 'county') {
+        fitBox(u.bbox, 14);
+        return;
+      }
+      // No boundary known with the hit (or only its county's): ask the store for the UAT's own box.
+      loadUatBounds(u.siruta).then(
+        (b) => {
+          if (b) {
+            fitBox(b.bbox, 14);
+            setUatCard((c) => (c?.siruta === u.siruta ? { ...c, synced: b.synced, bboxOf: 'uat' } : c));
+          } else if (u.bbox) {
+            fitBox(u.bbox, 10);
+          } else {
+            setUatCard((c) => (c?.siruta === u.siruta ? { ...c, bboxOf: 'none' } : c));
+          }
+        },
+        (err: Error) => say(err.message),
       );
-    } else if (!r.bbox && !(central && r.featureId)) {
-      say('Rezultatul nu are geometrie pe hartă.');
+    },
+    [highlight, say],
+  );
+
+  const flyTo = (r: SearchResult) => {
+    if (r.kind === 'uat') return showUat({ siruta: r.siruta, name: r.uatName ?? r.label, county: r.county, bbox: r.bbox, bboxOf: r.bboxOf, synced: r.synced });
+    if (r.bbox) fitBox(r.bbox, 18);
+    else if (!central) {
+      // A parcel without geometry (imported from the land book only): its UAT is where it is.
+      say('Parcela nu are geometrie pe hartă; harta arată UAT-ul ei.');
+      loadUatBounds(r.siruta).then((b) => b && fitBox(b.bbox, 14), () => undefined);
     }
-    if (r.featureId) openFeature({ id: r.featureId });
+    if (!r.featureId) return;
+    // On the central path an owner hit is a parcel of the local store: the central API knows it
+    // by (siruta, cadastral number), not by our uuid.
+    if (central && r.kind === 'owner') {
+      if (r.cadastralRef) openFeature({ siruta: r.siruta, cadastralRef: r.cadastralRef });
+    } else openFeature({ id: r.featureId });
+  };
+
+  /** Tiles failed under load: ask our vector sources again (the hash and the view stay). */
+  const retryTiles = () => {
+    const map = mapRef.current;
+    setTileTrouble(null);
+    if (!map) return;
+    for (const [id, src] of Object.entries(map.getStyle().sources)) {
+      if (src.type !== 'vector' || !('tiles' in src) || !src.tiles) continue;
+      (map.getSource(id) as VectorTileSource | undefined)?.setTiles(src.tiles);
+    }
   };
 
   const runExport = async (format: 'geojson' | 'dxf' | 'gpkg') => {
@@ -444,7 +554,7 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
       <div ref={container} className="geoportal__map" data-testid="geoportal-map" data-ready={ready ? '1' : '0'} />
 
       <div className="gp-toolbar">
-        <SearchBox onPick={flyTo} central={central} />
+        <SearchBox onPick={flyTo} central={central} uat={uatFilter} onUat={setUatFilter} />
       </div>
 
       <div className="gp-tools">
@@ -475,7 +585,17 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
         <FeaturePanel state={panel} onClose={closePanel} central={central} basicScope={basicScope} onFeature={(feature) => setPanel({ feature })} />
       ) : null}
 
-      {panel ? null : <Legend />}
+      {uatCard && !panel ? (
+        <UatCard
+          state={uatCard}
+          central={central}
+          filtered={uatFilter?.siruta === uatCard.siruta}
+          onFilter={() => setUatFilter({ siruta: uatCard.siruta, name: uatCard.name, county: uatCard.county })}
+          onClose={() => setUatCard(null)}
+        />
+      ) : null}
+
+      {panel || uatCard ? null : <Legend overview={hasOverview} />}
 
       {selected.size > 0 || selecting ? (
         <div className="gp-selection" data-testid="selection-bar">
@@ -510,14 +630,28 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
         </p>
       ) : null}
       {loadError ? <p className="gp-toast gp-toast--fail">{loadError}</p> : null}
+      {tileTrouble ? (
+        <div className="gp-alert" role="alert" data-testid="tiles-error">
+          <span>{tileTrouble}</span>
+          <button type="button" className="gp-btn gp-btn--small" data-testid="tiles-retry" onClick={retryTiles}>
+            Reîncearcă
+          </button>
+        </div>
+      ) : null}
     </div>
   );
 }
 
-function Legend() {
+/**
+ * With the overview archive, parcels below zoom 14 come from it and carry no enrichment state:
+ * they are grey, and the legend says from which zoom the state shows.
+ */
+function Legend({ overview }: { overview: boolean }) {
+  const from = overview ? ` (de la zoom ${LIVE_PARCELS_MINZOOM_WITH_OVERVIEW})` : '';
   const items: [string, string, 'fill' | 'line' | 'double'][] = [
-    [COLORS.parcelPlain, 'Parcelă fără date îmbogățite', 'fill'],
-    [COLORS.parcelEnriched, 'Parcelă cu date îmbogățite', 'fill'],
+    ...(overview ? [[COLORS.parcelOverview, `Parcelă, stare necunoscută sub zoom ${LIVE_PARCELS_MINZOOM_WITH_OVERVIEW}`, 'fill'] as [string, string, 'fill']] : []),
+    [COLORS.parcelPlain, `Parcelă fără date îmbogățite${from}`, 'fill'],
+    [COLORS.parcelEnriched, `Parcelă cu date îmbogățite${from}`, 'fill'],
     [COLORS.buildingLegal, 'Clădire cu acte', 'fill'],
     [COLORS.buildingIllegal, 'Clădire fără acte', 'fill'],
     [COLORS.buildingUnknown, 'Clădire, situație necunoscută', 'fill'],

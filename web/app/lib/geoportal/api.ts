@@ -39,6 +39,9 @@ export const scopeProblem = (err: unknown) =>
 /** What the map and the search say when the service refuses for load (429) instead of showing holes. */
 export const BUSY_MESSAGE = 'Prea multe cereri în acest moment; reîncercați în câteva secunde.';
 
+export const BUILDING_LAYER = 'CLADIRI_ACTIVE';
+const PARCEL_LAYER = 'TERENURI_ACTIVE';
+
 async function failure(res: Response): Promise<ApiError> {
   const body = (await res.json().catch(() => null)) as ({ message?: string; error?: string } & Record<string, unknown>) | null;
   // No session any more, or its token refresh failed: sign in again and come back here.
@@ -68,7 +71,7 @@ function fromCentral(f: CentralFeature): PanelFeature {
   if (f.restricted) return { cadastralRef: f.cadastralRef ?? null, areaValue: f.areaValue ?? null, restricted: true };
   return {
     id: f.id ?? '',
-    layerId: f.layerId ?? 'TERENURI_ACTIVE',
+    layerId: f.layerId ?? PARCEL_LAYER,
     siruta: f.siruta ?? 0,
     uatName: f.uatName ?? null,
     objectId: f.objectId ?? 0,
@@ -76,7 +79,7 @@ function fromCentral(f: CentralFeature): PanelFeature {
     areaValue: f.areaValue ?? null,
     isActive: f.isActive ?? true,
     geometrySource: null,
-    attributes: null,
+    attributes: f.attributes ?? null,
     enrichment: f.enrichment ?? null,
     enrichedAt: f.enrichedAt ?? null,
     geometry: f.geometry ?? null,
@@ -88,44 +91,90 @@ interface CentralHit {
   layerId: string;
   siruta: number;
   cadastral_ref: string;
+  uatName: string | null;
+  county: string | null;
+}
+
+/** "Nr. cadastral 103462 · Însurăței": the same number in four UATs must read as four places. */
+const parcelLabel = (ref: string, uatName: string | null, siruta: number) => `Nr. cadastral ${ref} · ${uatName ?? `UAT ${siruta}`}`;
+
+/**
+ * Search, optionally narrowed to one UAT (`siruta`). On the central path parcels come from the
+ * central search (by cadastral number, each hit named with its UAT); UATs, which the central API
+ * does not search, and owners, which it cannot search at all, come from the local store, whose
+ * answer already follows the viewer rule (owner hits only for a caller allowed to see owners).
+ */
+export async function searchPlaces(
+  q: string,
+  signal?: AbortSignal,
+  central = false,
+  siruta?: number,
+): Promise<{ results: SearchResult[] }> {
+  const params = new URLSearchParams({ q, limit: '12', ...(siruta ? { siruta: String(siruta) } : {}) });
+  const local = getJson<{ results: SearchResult[] }>(`/api/geoportal/search?${params}`, signal);
+  if (!central) return local;
+  const [mine, hits] = await Promise.all([local, getJson<{ features: CentralHit[] }>(`/api/gis/search?${params}`, signal)]);
+  const parcels: SearchResult[] = hits.features
+    .filter((h) => h.layerId === 'TERENURI_ACTIVE')
+    .map((h) => ({
+      kind: 'parcel',
+      label: parcelLabel(h.cadastral_ref, h.uatName, h.siruta),
+      siruta: h.siruta,
+      uatName: h.uatName,
+      county: h.county,
+      featureId: h.id,
+      cadastralRef: h.cadastral_ref,
+    }));
+  return { results: [...mine.results.filter((x) => x.kind === 'uat'), ...parcels, ...mine.results.filter((x) => x.kind === 'owner')] };
 }
 
 /**
- * Search. On the central path parcels come from the central search (by cadastral number); UATs,
- * which the central API does not search, still come from the local catalogue.
+ * What identifies a feature for the panel: a uuid, the tile key (with its cadastral number when
+ * known), or on the central path a (siruta, cadastral number) pair, e.g. a local owner hit.
+ * `layerId` defaults to the parcels; a building is asked with CLADIRI_ACTIVE.
  */
-export async function searchPlaces(q: string, signal?: AbortSignal, central = false): Promise<{ results: SearchResult[] }> {
-  const local = getJson<{ results: SearchResult[] }>(`/api/geoportal/search?${new URLSearchParams({ q, limit: '12' })}`, signal);
-  if (!central) return local;
-  const [uats, hits] = await Promise.all([
-    local.then((r) => r.results.filter((x) => x.kind === 'uat')),
-    getJson<{ features: CentralHit[] }>(`/api/gis/search?${new URLSearchParams({ q, limit: '12' })}`, signal),
-  ]);
-  const parcels: SearchResult[] = hits.features
-    .filter((h) => h.layerId === 'TERENURI_ACTIVE')
-    .map((h) => ({ kind: 'parcel', label: `Nr. cadastral ${h.cadastral_ref}`, siruta: h.siruta, uatName: null, county: null, featureId: h.id, cadastralRef: h.cadastral_ref }));
-  return { results: [...uats, ...parcels] };
-}
-
-/** What identifies a parcel for the panel: a uuid, or the tile key (with its cadastral number when known). */
-export type FeatureLookup = { id: string } | { siruta: number; objectId: number; cadastralRef?: string };
+export type FeatureLookup =
+  | { id: string }
+  | { siruta: number; objectId: number; cadastralRef?: string; layerId?: string }
+  | { siruta: number; cadastralRef: string; layerId?: string };
 
 export async function loadFeature(key: FeatureLookup, central = false): Promise<{ feature: PanelFeature }> {
+  const layerId = 'id' in key ? PARCEL_LAYER : (key.layerId ?? PARCEL_LAYER);
   if (!central) {
+    if (!('id' in key) && !('objectId' in key)) throw new ApiError('Obiectul nu are identificator în baza locală.', 404, 'not_found');
     return getJson<{ feature: PanelFeature }>(
-      `/api/geoportal/feature?${new URLSearchParams('id' in key ? { id: key.id } : { siruta: String(key.siruta), objectId: String(key.objectId) })}`,
+      `/api/geoportal/feature?${new URLSearchParams('id' in key ? { id: key.id } : { siruta: String(key.siruta), objectId: String(key.objectId), layerId })}`,
     );
   }
   if ('id' in key) return { feature: fromCentral(await getJson<CentralFeature>(`/api/gis/parcela/${encodeURIComponent(key.id)}`)) };
   let cad = key.cadastralRef;
-  if (!cad) {
+  if (!cad && 'objectId' in key) {
     // Tiles below the detail zoom carry no cadastral number: the local store names it.
-    const local = await loadFeature({ siruta: key.siruta, objectId: key.objectId });
+    const local = await loadFeature({ siruta: key.siruta, objectId: key.objectId, layerId });
     cad = local.feature.cadastralRef ?? undefined;
-    if (!cad) throw new ApiError('Parcela nu are număr cadastral.', 404, 'not_found');
   }
-  const found = await getJson<CentralFeature>(`/api/gis/parcela/find?${new URLSearchParams({ siruta: String(key.siruta), cad, layerId: 'TERENURI_ACTIVE' })}`);
+  if (!cad) throw new ApiError('Obiectul nu are număr cadastral.', 404, 'not_found');
+  const found = await getJson<CentralFeature>(`/api/gis/parcela/find?${new URLSearchParams({ siruta: String(key.siruta), cad, layerId })}`);
   return { feature: fromCentral(found) };
+}
+
+/** What the map knows of a UAT it shows: its box, name and whether the store holds its parcels. */
+export interface UatBounds {
+  siruta: number;
+  bbox: Bbox;
+  name?: string;
+  county?: string | null;
+  synced?: boolean;
+}
+
+/** The UAT's box (its boundary, else its parcels); null when the store has neither. */
+export async function loadUatBounds(siruta: number): Promise<UatBounds | null> {
+  try {
+    return await getJson<UatBounds>(`/api/geoportal/uat-bounds?${new URLSearchParams({ siruta: String(siruta) })}`);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return null;
+    throw err;
+  }
 }
 
 /** The central enrichment round trip (cached 30 days upstream). */

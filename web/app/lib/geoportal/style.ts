@@ -8,11 +8,13 @@
  *   - intravilan: a double line (line-gap-width draws two parallel lines) from zoom 13, no fill;
  *   - UAT names: one label per UAT from a GeoJSON point source the page fills (./uatLabels), not
  *     from the tiled polygons, whose per-tile pieces would each get a label;
- *   - cadastral_ref labels from zoom 16, from the parcel tiles themselves (they carry cadastral_ref
- *     from that zoom on; below it only what is drawn: status flags, siruta, the feature id);
+ *   - cadastral_ref labels from zoom 16: one point per parcel in a GeoJSON source the page fills
+ *     from the loaded zoom-16 parcel tiles (./parcelLabels), so a parcel cut by a tile edge is
+ *     labelled once;
  *   - selection and highlight by parcel key "<siruta>:<feature id>" (./featureKeys), which the
  *     tiles carry at every zoom;
- *   - the PMTiles overview below the zoom where live parcels start.
+ *   - the PMTiles overview below the zoom where live parcels start, in a neutral grey: the
+ *     archive carries no enrichment state, so it must not use the "not enriched" amber.
  */
 import type { ExpressionSpecification, LayerSpecification, SourceSpecification, StyleSpecification, FilterSpecification } from 'maplibre-gl';
 import { GLYPHS_URL, LABEL_FONT } from './glyphs';
@@ -34,6 +36,7 @@ export const COLORS = {
   uat: '#4b5563',
   parcelPlain: '#d97706', // amber: not enriched
   parcelEnriched: '#16a34a', // green: enriched
+  parcelOverview: '#64748b', // grey: the overview's mesh, whose enrichment state is not known
   buildingIllegal: '#dc2626',
   buildingLegal: '#2563eb',
   buildingUnknown: '#6b7280',
@@ -62,6 +65,8 @@ export const BASEMAPS: { id: BasemapId; label: string; online: boolean }[] = [
 
 /** GeoJSON source of the UAT label points (filled by the page, see ./uatLabels). */
 export const UAT_LABEL_SOURCE = 'uat-etichete';
+/** GeoJSON source of one cadastral-number point per parcel (filled by the page, see ./parcelLabels). */
+export const PARCEL_LABEL_SOURCE = 'parcele-etichete';
 /** UAT names show from this zoom up to UAT_LABEL_MAXZOOM. */
 export const UAT_LABEL_MINZOOM = 9;
 export const UAT_LABEL_MAXZOOM = 15;
@@ -71,6 +76,7 @@ export const LAYER = {
   uatNames: 'uat-nume',
   parcelsFill: 'parcele-fill',
   parcelsLine: 'parcele-contur',
+  parcelLabels: 'numere-cadastrale',
   overviewParcelsFill: 'overview-parcele-fill',
   buildingsFill: 'cladiri-fill',
   selectionFill: 'selectie-fill',
@@ -158,6 +164,7 @@ export function buildStyle(opts: {
   };
   for (const s of catalog) styleSources[s.name] = vectorSource(origin, s);
   styleSources[UAT_LABEL_SOURCE] = { type: 'geojson', data: { type: 'FeatureCollection', features: [] } };
+  styleSources[PARCEL_LABEL_SOURCE] = { type: 'geojson', data: { type: 'FeatureCollection', features: [] } };
   if (overview) styleSources.overview = { type: 'vector', url: `pmtiles://${overview.url}` };
 
   const layers: LayerSpecification[] = [
@@ -182,7 +189,7 @@ export function buildStyle(opts: {
           source: 'overview',
           'source-layer': l.id,
           maxzoom: liveMin,
-          paint: { 'fill-color': COLORS.parcelPlain, 'fill-opacity': 0.06 },
+          paint: { 'fill-color': COLORS.parcelOverview, 'fill-opacity': 0.06 },
         });
         layers.push({
           id: `overview-${l.id}`,
@@ -190,7 +197,7 @@ export function buildStyle(opts: {
           source: 'overview',
           'source-layer': l.id,
           maxzoom: liveMin,
-          paint: { 'line-color': COLORS.parcelPlain, 'line-width': 0.5, 'line-opacity': 0.7 },
+          paint: { 'line-color': COLORS.parcelOverview, 'line-width': 0.5, 'line-opacity': 0.7 },
         });
       } else if (!sources.has('gis_uats_z0')) {
         layers.push({
@@ -301,19 +308,17 @@ export function buildStyle(opts: {
     layers.push(
       ...marks(terenuri.name, terenuri.layer, { fill: LAYER.selectionFill, line: LAYER.selectionLine, highlight: LAYER.highlight }, { minzoom: liveMin }),
       {
-        // Zoom-16 tiles, over-zoomed above: a parcel cut by a tile edge has a piece, and a label
-        // candidate, on each side; symbol collision keeps one where they would overlap.
-        id: 'numere-cadastrale',
+        // One point per parcel (./parcelLabels), not the tiled polygons: each tile's piece of a
+        // parcel would get its own label.
+        id: LAYER.parcelLabels,
         type: 'symbol',
-        source: terenuri.name,
-        'source-layer': terenuri.layer,
+        source: PARCEL_LABEL_SOURCE,
         minzoom: LABEL_MINZOOM,
         layout: {
-          'text-field': ['coalesce', ['get', 'cadastral_ref'], ''],
+          'text-field': ['get', 'cadastral_ref'],
           'text-font': LABEL_FONT,
           'text-size': ['interpolate', ['linear'], ['zoom'], 16, 11, 19, 14],
           'text-max-width': 8,
-          'symbol-placement': 'point',
         },
         paint: { 'text-color': '#1f2937', 'text-halo-color': '#ffffff', 'text-halo-width': 1.5 },
       },

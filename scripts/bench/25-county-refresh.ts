@@ -1,0 +1,156 @@
+/**
+ * The fixed cost per UAT (issue 32 item 3; `npm run bench -- county`): a county's UATs synced
+ * through the real `countySync` workflow on the bench stack's workers, with the land-registry
+ * simulator at `national` scale (about 400 parcels a UAT; switched for this bench and put back
+ * after), then refreshed with nothing changed. Prints the refresh's seconds and seconds per UAT,
+ * the portal calls per UAT, and where a UAT's time goes, read from the Temporal histories of the
+ * refresh (every child workflow and activity, summed over the county and divided by its UATs):
+ * the wait of each activity in its task queue (for `landreg`, the queue's activity rate), its
+ * run, and the child workflows' start and completion round trips. BENCH_COUNTY (default Cluj)
+ * names the county.
+ */
+import type { WorkflowHandle } from '@temporalio/client';
+import { optionalTsToMs } from '@temporalio/common/lib/time';
+import { performance } from 'node:perf_hooks';
+import { config } from '../../domain/config';
+import { closePool, getPool } from '../../domain/db/pool';
+import { LandregClient } from '../../domain/landreg/client';
+import { refreshUatCatalogue } from '../../domain/landreg/catalogue';
+import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
+import { jobWorkflowId } from '../../temporal/ids';
+import { TaskQueue } from '../../temporal/common/queues';
+import type { countySync } from '../../workflows/countySync';
+import { jsonLine, note as say } from './_shared';
+
+const BENCH = 'county-refresh';
+const COUNTY = process.env.BENCH_COUNTY ?? 'Cluj';
+const sim = config.landreg.baseUrl;
+const note = (m: string) => say(BENCH, m);
+
+async function simJson<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${sim}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return (await res.json()) as T;
+}
+
+const ms = (t: Parameters<typeof optionalTsToMs>[0]) => optionalTsToMs(t) ?? NaN;
+
+/** Seconds summed over the whole refresh, by component. */
+class Breakdown {
+  readonly total = new Map<string, number>();
+  add(what: string, millis: number): void {
+    if (Number.isFinite(millis)) this.total.set(what, (this.total.get(what) ?? 0) + millis / 1000);
+  }
+}
+
+/** Walks a workflow and its children: activity queue waits and runs, child start and completion latencies. */
+async function walk(handle: WorkflowHandle, b: Breakdown, kind = 'countySync'): Promise<void> {
+  const client = await getTemporalClient();
+  const events = (await handle.fetchHistory()).events ?? [];
+  const scheduled = new Map<string, { type: string; at: number }>();
+  const started = new Map<string, number>();
+  const childInitiated = new Map<string, number>();
+  const children: Array<Promise<void>> = [];
+  let workflowTaskMs = 0;
+  const first = ms(events[0]?.eventTime);
+  const last = ms(events[events.length - 1]?.eventTime);
+  let lastScheduledWt = NaN;
+  for (const e of events) {
+    const at = ms(e.eventTime);
+    const id = String(e.eventId);
+    if (e.workflowTaskScheduledEventAttributes) lastScheduledWt = at;
+    if (e.workflowTaskCompletedEventAttributes) workflowTaskMs += at - lastScheduledWt;
+    if (e.activityTaskScheduledEventAttributes) scheduled.set(id, { type: e.activityTaskScheduledEventAttributes.activityType?.name ?? '?', at });
+    if (e.activityTaskStartedEventAttributes) {
+      const s = scheduled.get(String(e.activityTaskStartedEventAttributes.scheduledEventId));
+      if (s) b.add(`${s.type}: wait in queue`, at - s.at);
+      started.set(String(e.activityTaskStartedEventAttributes.scheduledEventId), at);
+    }
+    if (e.activityTaskCompletedEventAttributes) {
+      const sid = String(e.activityTaskCompletedEventAttributes.scheduledEventId);
+      const s = scheduled.get(sid);
+      if (s) b.add(`${s.type}: run`, at - (started.get(sid) ?? at));
+    }
+    if (e.startChildWorkflowExecutionInitiatedEventAttributes) childInitiated.set(id, at);
+    const child = e.childWorkflowExecutionStartedEventAttributes;
+    if (child?.workflowExecution?.workflowId) {
+      const type = child.workflowType?.name ?? '?';
+      b.add(`${type}: child start`, at - (childInitiated.get(String(child.initiatedEventId)) ?? at));
+      children.push(walk(client.workflow.getHandle(child.workflowExecution.workflowId, child.workflowExecution.runId ?? undefined), b, type));
+    }
+  }
+  // Workflow tasks (scheduled → completed) of this workflow: Temporal round trips and our code.
+  b.add(`${kind}: workflow tasks`, workflowTaskMs);
+  if (kind === 'layerSync') b.add('layerSync: whole', last - first);
+  await Promise.all(children);
+}
+
+async function runCounty(tag: string): Promise<{ ms: number; result: Awaited<ReturnType<typeof countySync>>; handle: WorkflowHandle }> {
+  const client = await getTemporalClient();
+  const t0 = performance.now();
+  const handle = await client.workflow.start<typeof countySync>('countySync', {
+    taskQueue: TaskQueue.store,
+    workflowId: jobWorkflowId('sync-county', `${COUNTY.toLowerCase()}-${tag}`),
+    args: [{ county: COUNTY, trigger: 'county', requestTileRebuild: false }],
+  });
+  const result = await handle.result();
+  return { ms: performance.now() - t0, result, handle };
+}
+
+async function main(): Promise<void> {
+  const db = getPool();
+  const info = await simJson<{ scale: string; seed: number }>('GET', '/__sim/info');
+  if (info.scale !== 'national') {
+    note(`simulator at ${info.scale} scale: switching to national for this bench`);
+    await simJson('POST', '/__sim/reset', { scale: 'national', seed: info.seed });
+  }
+  try {
+    if ((await db.query(`SELECT 1 FROM gis_uats WHERE f_norm(county) = f_norm($1) LIMIT 1`, [COUNTY])).rowCount === 0) {
+      note('filling the UAT catalogue');
+      await refreshUatCatalogue(new LandregClient({ db }), db);
+    }
+    const uats = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM gis_uats WHERE f_norm(county) = f_norm($1)`, [COUNTY])).rows[0].n;
+    const synced = (
+      await db.query<{ n: number }>(
+        `SELECT count(DISTINCT r.siruta)::int AS n FROM gis_sync_runs r JOIN gis_uats u USING (siruta)
+          WHERE f_norm(u.county) = f_norm($1) AND r.status = 'done' AND r.layer_id = 'TERENURI_ACTIVE'`,
+        [COUNTY],
+      )
+    ).rows[0].n;
+    if (synced < uats) {
+      note(`first load of ${COUNTY} (${uats} UATs)`);
+      const first = await runCounty('first');
+      jsonLine(BENCH, 'first load', first.ms / 1000, 's');
+      jsonLine(BENCH, 'first load features', first.result.added, 'features');
+    }
+
+    await simJson('DELETE', '/__sim/requests');
+    note(`zero-change refresh of ${COUNTY}`);
+    const refresh = await runCounty('refresh');
+    if (refresh.result.added + refresh.result.removed + refresh.result.changed !== 0) throw new Error(`the refresh found changes: ${refresh.result.summary}`);
+    const n = refresh.result.uats.length;
+    const portal = await simJson<{ counts: Record<string, number> }>('GET', '/__sim/requests');
+    // Per-UAT keys only (`query:<kind>:<layer>:<siruta>`): the simulator also keeps per-layer totals.
+    const calls = Object.entries(portal.counts).filter(([k]) => /^query:[^:]+:[^:]+:\d+$/.test(k)).reduce((s, [, v]) => s + v, 0);
+    jsonLine(BENCH, 'UATs', n, 'UATs');
+    jsonLine(BENCH, 'zero-change refresh', refresh.ms / 1000, 's');
+    jsonLine(BENCH, 'zero-change refresh per UAT', refresh.ms / 1000 / n, 's');
+    jsonLine(BENCH, 'portal queries per UAT', calls / n, 'requests');
+
+    const b = new Breakdown();
+    await walk(refresh.handle, b);
+    for (const [what, s] of [...b.total.entries()].sort((x, y) => y[1] - x[1])) jsonLine(BENCH, `per UAT: ${what}`, s / n, 's');
+  } finally {
+    if (info.scale !== 'national') await simJson('POST', '/__sim/reset', { scale: info.scale, seed: info.seed });
+    await closeTemporalClient();
+    await closePool();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
