@@ -7,6 +7,7 @@
  * every action goes through the API, and an error shows the Romanian `message` of its body.
  */
 import type { JobProgress } from '../../../../domain/landreg/jobs';
+import type { NoGeomScan } from '../../../../domain/enrichment/noGeometry';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useRevalidator } from '@remix-run/react';
 import type { PortalSessionView, StoreSummaryView } from '../../lib/sync.server';
@@ -345,17 +346,8 @@ function SyncActions(props: { connected: boolean; useCentralApi: boolean; initia
 
 // ---- no-geometry scan ------------------------------------------------------------------------
 
-/** `POST /api/landreg/no-geom-scan`'s answer (spec 4.4). */
-interface NoGeomScanAnswer {
-  siruta: number;
-  totalImmovables: number;
-  withGeometry: number;
-  withoutGeometry: number;
-  remoteCladiriCount: number;
-  matchedByRef: number;
-  matchedById: number;
-  scannedAt: string;
-}
+/** `POST /api/landreg/no-geom-scan`'s answer (spec 4.4): the scan without the portal's workspace key. */
+type NoGeomScanAnswer = Omit<NoGeomScan, 'workspacePk'>;
 
 /** The route's own limit (domain/enrichment/noGeometry.ts NO_GEOM_SCAN_TIMEOUT_MS). */
 const SCAN_LIMIT_S = 120;
