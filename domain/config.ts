@@ -490,7 +490,11 @@ export const config = {
     versionTtlMs: int('TILE_VERSION_TTL_MS', 1000),
     /** Connections of the tile pool (db/pool.ts getTilePool), beside the shared pool's. */
     dbPoolMax: int('TILE_DB_POOL_MAX', 8),
-    /** Outbound rebuild webhook (spec 3.6); default: the builder this stack ships. */
+    /**
+     * Outbound rebuild webhook of an outside tile server (spec 3.6). Unset, the syncs start the
+     * builder this stack ships as a child workflow (embeddedBuilder) and nothing calls a webhook;
+     * the default names our own route, which stays for outside callers.
+     */
     get rebuildWebhookUrl(): string {
       return str('TILE_REBUILD_WEBHOOK_URL', `http://127.0.0.1:${appPort}/tiles/rebuild-webhook`);
     },
