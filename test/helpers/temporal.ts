@@ -59,11 +59,25 @@ export function temporalTestServerPath(): string {
  */
 export async function timeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   quietRuntime();
-  const env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: temporalTestServerPath() } },
-  });
+  const env = await startTimeSkippingServer();
   await addJobSearchAttributes(env.connection.operatorService, env.namespace ?? 'default');
   return env;
+}
+
+/**
+ * The SDK gives the Java server 5 s to listen, a fixed wait; on two loaded cores its JVM start
+ * sometimes takes longer (CI: "did not start within 5s"), so a slow start is tried again.
+ */
+async function startTimeSkippingServer(attempts = 3): Promise<TestWorkflowEnvironment> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await TestWorkflowEnvironment.createTimeSkipping({
+        server: { executable: { type: 'existing-path', path: temporalTestServerPath() } },
+      });
+    } catch (err) {
+      if (attempt >= attempts || !/did not start within/.test(String((err as Error).message))) throw err;
+    }
+  }
 }
 
 async function addJobSearchAttributes(operator: Connection['operatorService'], namespace: string): Promise<void> {
