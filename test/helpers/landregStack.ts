@@ -27,6 +27,18 @@ export interface SyncRig {
   simJson<T = any>(method: string, path: string, body?: unknown): Promise<T>;
 }
 
+/** JSON calls to a land-registry simulator's routes and `/__sim` controls. */
+export function simulatorJson(baseUrl: string): SyncRig['simJson'] {
+  return async <T = any>(method: string, path: string, body?: unknown): Promise<T> => {
+    const res = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return (await res.json()) as T;
+  };
+}
+
 /** `dbUrl`: a database of the test's own (default: the stack's), for jobs that read the whole catalogue. */
 export async function startSyncRig(
   opts: { sessionTtlSeconds?: number; dbUrl?: string; env?: TestWorkflowEnvironment; queues?: TaskQueueName[] } = {},
@@ -42,14 +54,7 @@ export async function startSyncRig(
     queues: opts.queues ?? [TaskQueue.store, TaskQueue.landreg],
   });
   const runs = [...workers.values()].map((w) => w.run());
-  const simJson = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${sim.url}${path}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return res.json();
-  };
+  const simJson = simulatorJson(sim.url);
   return {
     sim,
     env,

@@ -24,7 +24,7 @@ import { jobWorkflowId } from '../../temporal/ids';
 import { TaskQueue } from '../../temporal/common/queues';
 import { startLandregSimulator, type LandregSimulator } from '../../simulators/landreg/server';
 import type { layerSync } from '../../workflows/layerSync';
-import { forgetUat, storedLayer, truthLayer, type SyncRig } from '../helpers/landregStack';
+import { forgetUat, simulatorJson, storedLayer, truthLayer, type SyncRig } from '../helpers/landregStack';
 import { startWorkerChild, type WorkerChild } from '../helpers/syncWorkerChild';
 import { localEnv, runSuffix } from '../helpers/temporal';
 import { until } from '../helpers/wait';
@@ -47,14 +47,7 @@ let worker: WorkerChild | undefined;
 /** The subset of SyncRig the landregStack helpers use. */
 let rig: Pick<SyncRig, 'simJson'>;
 
-async function simJson<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${sim.url}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return (await res.json()) as T;
-}
+const simJson = <T = any>(method: string, path: string, body?: unknown): Promise<T> => simulatorJson(sim.url)<T>(method, path, body);
 
 function startSync(siruta: number, tag: string) {
   return env.client.workflow.start<typeof layerSync>('layerSync', {

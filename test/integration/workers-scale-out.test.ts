@@ -17,7 +17,7 @@ import { TaskQueue } from '../../temporal/common/queues';
 import { ALL_COUNTIES_JOB_ID } from '../../temporal/common/singletons';
 import { startLandregSimulator, type LandregSimulator } from '../../simulators/landreg/server';
 import type { allCountiesSync } from '../../workflows/countySync';
-import { storedLayer, truthLayer, type SyncRig } from '../helpers/landregStack';
+import { simulatorJson, storedLayer, truthLayer, type SyncRig } from '../helpers/landregStack';
 import { scratchDatabase } from '../helpers/scratchDb';
 import { startWorkerChild, type WorkerChild } from '../helpers/syncWorkerChild';
 import { localEnv } from '../helpers/temporal';
@@ -38,14 +38,7 @@ let rig: Pick<SyncRig, 'simJson'>;
 const workers: WorkerChild[] = [];
 const uats: Array<{ siruta: number; name: string; county: string }> = [];
 
-async function simJson<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${sim.url}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return (await res.json()) as T;
-}
+const simJson = <T = any>(method: string, path: string, body?: unknown): Promise<T> => simulatorJson(sim.url)<T>(method, path, body);
 
 /** Who ran each workflow task and activity recorded under the job (child workflows included), and when. */
 async function workUnder(workflowId: string, runId?: string): Promise<Array<{ identity: string; at: number }>> {
