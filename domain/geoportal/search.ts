@@ -29,13 +29,33 @@ const bboxOf = (r: BboxRow): Bbox | undefined =>
 const bboxColumns = (expr: string) =>
   `ST_XMin(${expr}) AS min_lon, ST_YMin(${expr}) AS min_lat, ST_XMax(${expr}) AS max_lon, ST_YMax(${expr}) AS max_lat`;
 
+/** A boundary-less UAT's parcel extent, kept a while: it reads every parcel of the UAT (~1 s for 200,000). */
+const PARCEL_BOX_TTL_MS = 5 * 60_000;
+const parcelBoxes = new Map<number, { box: Bbox; until: number }>();
+
+async function parcelsBox(db: Db, siruta: number): Promise<Bbox | undefined> {
+  const kept = parcelBoxes.get(siruta);
+  if (kept && kept.until > Date.now()) return kept.box;
+  const r = await db.query<BboxRow>(
+    `SELECT ${bboxColumns('b.box')}
+       FROM (SELECT box2d(ST_Transform(ST_SetSRID(ST_Extent(f.geom)::geometry, 3844), 4326)) AS box
+               FROM gis_features f WHERE f.siruta = $1 AND f.geom IS NOT NULL) b`,
+    [siruta],
+  );
+  const box = r.rows[0] ? bboxOf(r.rows[0]) : undefined;
+  // Only a found extent is kept: a UAT synced a moment later must not wait for the TTL.
+  if (box) parcelBoxes.set(siruta, { box, until: Date.now() + PARCEL_BOX_TTL_MS });
+  return box;
+}
+
 /**
  * Where a UAT hit flies to: its boundary; a UAT whose boundary the catalogue has not given yet
- * falls back to the extent of its parcels (as uat-bounds does), then to its county's extent, so a
- * hit always moves the map somewhere meaningful (`bboxOf` says which).
+ * falls back to the extent of its parcels (as uat-bounds does, kept for PARCEL_BOX_TTL_MS since
+ * search runs as the user types), then to its county's extent, so a hit always moves the map
+ * somewhere meaningful (`bboxOf` says which).
  */
 async function searchUats(db: Db, q: string, limit: number): Promise<SearchResult[]> {
-  const r = await db.query<BboxRow & { siruta: number; name: string; county: string | null; bbox_of: 'uat' | 'parcels' | 'county' | null; synced: boolean }>(
+  const r = await db.query<BboxRow & { siruta: number; name: string; county: string | null; has_boundary: boolean; county_box: boolean; synced: boolean }>(
     `WITH hits AS (
        SELECT u.siruta, u.name, u.county, u.geom
          FROM gis_uats u
@@ -43,29 +63,33 @@ async function searchUats(db: Db, q: string, limit: number): Promise<SearchResul
         ORDER BY f_norm(u.name) = f_norm($1) DESC, f_norm(u.name) LIKE f_norm($1) || '%' DESC, length(u.name), u.name
         LIMIT $2)
      SELECT h.siruta, h.name, h.county, ${bboxColumns('b.box')},
-            CASE WHEN h.geom IS NOT NULL THEN 'uat' WHEN p.box IS NOT NULL THEN 'parcels' WHEN c.box IS NOT NULL THEN 'county' END AS bbox_of,
+            h.geom IS NOT NULL AS has_boundary, c.box IS NOT NULL AS county_box,
             EXISTS (SELECT 1 FROM gis_features f WHERE f.siruta = h.siruta AND f.layer_id = $3) AS synced
        FROM hits h
        LEFT JOIN LATERAL (
-         SELECT box2d(ST_Transform(ST_SetSRID(ST_Extent(f.geom)::geometry, 3844), 4326)) AS box
-           FROM gis_features f WHERE h.geom IS NULL AND f.siruta = h.siruta AND f.geom IS NOT NULL) p ON true
-       LEFT JOIN LATERAL (
          SELECT box2d(ST_Transform(ST_SetSRID(ST_Extent(o.geom)::geometry, 3844), 4326)) AS box
-           FROM gis_uats o WHERE h.geom IS NULL AND p.box IS NULL AND o.county = h.county AND o.geom IS NOT NULL) c ON true
+           FROM gis_uats o WHERE h.geom IS NULL AND o.county = h.county AND o.geom IS NOT NULL) c ON true
        LEFT JOIN LATERAL (
-         SELECT COALESCE(box2d(ST_Transform(ST_Envelope(h.geom), 4326)), p.box, c.box) AS box) b ON true
+         SELECT COALESCE(box2d(ST_Transform(ST_Envelope(h.geom), 4326)), c.box) AS box) b ON true
       ORDER BY f_norm(h.name) = f_norm($1) DESC, f_norm(h.name) LIKE f_norm($1) || '%' DESC, length(h.name), h.name`,
     [escapeLike(q), limit, PARCEL_LAYER],
   );
-  return r.rows.map((row) => ({
-    kind: 'uat' as const,
-    label: row.county ? `${row.name} (${row.county})` : row.name,
-    siruta: row.siruta,
-    uatName: row.name,
-    county: row.county,
-    synced: row.synced,
-    ...(bboxOf(row) && row.bbox_of ? { bbox: bboxOf(row), bboxOf: row.bbox_of } : {}),
-  }));
+  return Promise.all(
+    r.rows.map(async (row) => {
+      const parcels = !row.has_boundary ? await parcelsBox(db, row.siruta) : undefined;
+      const bbox = parcels ?? bboxOf(row);
+      const from = row.has_boundary ? 'uat' : parcels ? 'parcels' : row.county_box ? 'county' : null;
+      return {
+        kind: 'uat' as const,
+        label: row.county ? `${row.name} (${row.county})` : row.name,
+        siruta: row.siruta,
+        uatName: row.name,
+        county: row.county,
+        synced: row.synced,
+        ...(bbox && from ? { bbox, bboxOf: from } : {}),
+      };
+    }),
+  );
 }
 
 type FeatureRow = BboxRow & {
