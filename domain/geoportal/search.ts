@@ -7,6 +7,7 @@
  */
 import { getPool, type Db } from '../db/pool';
 import { escapeLike, matchingOwner } from './text';
+import { parcelsExtent } from './uat';
 import type { Bbox, SearchResult, Viewer } from './types';
 
 /** CONTRACT.md section 4: default 20, maximum 50. */
@@ -29,20 +30,14 @@ const bboxOf = (r: BboxRow): Bbox | undefined =>
 const bboxColumns = (expr: string) =>
   `ST_XMin(${expr}) AS min_lon, ST_YMin(${expr}) AS min_lat, ST_XMax(${expr}) AS max_lon, ST_YMax(${expr}) AS max_lat`;
 
-/** A boundary-less UAT's parcel extent, kept a while: it reads every parcel of the UAT (~1 s for 200,000). */
+/** A boundary-less UAT's parcel extent (uat.ts parcelsExtent), kept a while: search runs as the user types. */
 const PARCEL_BOX_TTL_MS = 5 * 60_000;
 const parcelBoxes = new Map<number, { box: Bbox; until: number }>();
 
 async function parcelsBox(db: Db, siruta: number): Promise<Bbox | undefined> {
   const kept = parcelBoxes.get(siruta);
   if (kept && kept.until > Date.now()) return kept.box;
-  const r = await db.query<BboxRow>(
-    `SELECT ${bboxColumns('b.box')}
-       FROM (SELECT box2d(ST_Transform(ST_SetSRID(ST_Extent(f.geom)::geometry, 3844), 4326)) AS box
-               FROM gis_features f WHERE f.siruta = $1 AND f.geom IS NOT NULL) b`,
-    [siruta],
-  );
-  const box = r.rows[0] ? bboxOf(r.rows[0]) : undefined;
+  const box = await parcelsExtent(db, siruta);
   // Only a found extent is kept: a UAT synced a moment later must not wait for the TTL.
   if (box) parcelBoxes.set(siruta, { box, until: Date.now() + PARCEL_BOX_TTL_MS });
   return box;
