@@ -26,10 +26,11 @@ import fs from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { config } from '../../domain/config';
-import { closePool, getPool } from '../../domain/db/pool';
+import { getPool } from '../../domain/db/pool';
 import { LandregClient } from '../../domain/landreg/client';
 import { refreshUatCatalogue } from '../../domain/landreg/catalogue';
-import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
+import { getTemporalClient } from '../../temporal/client';
+import { runBench } from './_shared';
 import { jobWorkflowId } from '../../temporal/ids';
 import { TaskQueue } from '../../temporal/common/queues';
 import { BENCH_SIRUTA } from '../../simulators/landreg/store';
@@ -333,11 +334,4 @@ async function main(): Promise<void> {
   emit('total_seconds', (performance.now() - started) / 1000, 's');
 }
 
-main()
-  .catch((err) => {
-    console.error(err instanceof Error ? err.stack : err);
-    process.exitCode = 1;
-  })
-  .finally(async () => {
-    await Promise.allSettled([closeTemporalClient(), closePool()]);
-  });
+runBench(main);

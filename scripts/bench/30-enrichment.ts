@@ -19,18 +19,18 @@
  */
 import { WorkflowFailedError } from '@temporalio/client';
 import { config } from '../../domain/config';
-import { closePool, getPool } from '../../domain/db/pool';
+import { getPool } from '../../domain/db/pool';
 import { getLandregClient } from '../../domain/landreg/client';
 import { enrichmentPortal } from '../../domain/enrichment/portal';
 import { nameTokens, parseOwners } from '../../domain/enrichment/rules';
 import { searchOwnersLocal } from '../../domain/enrichment/store';
-import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
+import { getTemporalClient } from '../../temporal/client';
 import { jobWorkflowId } from '../../temporal/ids';
 import { TaskQueue } from '../../temporal/common/queues';
 import { jobSearchAttributes } from '../../temporal/common/searchAttributes';
 import { createTestSessionRecord } from '../../test/helpers/session';
 import type { EnrichProgress } from '../../workflows/enrichParcels';
-import { BENCH_SIRUTA, ensureBenchUatSynced, jsonLine, note, percentiles } from './_shared';
+import { BENCH_SIRUTA, ensureBenchUatSynced, jsonLine, note, percentiles, runBench } from './_shared';
 
 const BENCH = 'enrichment';
 const emit = (metric: string, value: number | string | boolean, unit: string) => jsonLine(BENCH, metric, value, unit);
@@ -211,11 +211,4 @@ async function main(): Promise<void> {
   await benchOwnerSearch();
 }
 
-main()
-  .catch((err) => {
-    process.stderr.write(`${(err as Error).stack ?? err}\n`);
-    process.exitCode = 1;
-  })
-  .finally(async () => {
-    await Promise.allSettled([closeTemporalClient(), closePool()]);
-  });
+runBench(main);

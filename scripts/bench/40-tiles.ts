@@ -33,18 +33,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { config } from '../../domain/config';
-import { closePool, getPool } from '../../domain/db/pool';
+import { getPool } from '../../domain/db/pool';
 import { ogr2ogr, pgDatasource } from '../../domain/exports/gdal';
 import { parseOwners } from '../../domain/enrichment/rules';
 import { EPSG_3844 } from '../../domain/geo/epsg3844';
 import { statementFor } from '../../domain/tiles/mvt';
 import { tileSource } from '../../domain/tiles/sources';
 import { bumpTileVersion } from '../../domain/tiles/versions';
-import { closeTemporalClient } from '../../temporal/client';
 import { createTestSessionRecord } from '../../test/helpers/session';
 import { createPool } from '../../domain/db/pool';
 import { MARTIN_VERSION, martinBinary, startMartin } from './_martin';
-import { BENCH_SIRUTA, ensureBenchUatSynced, jsonLine, note, percentiles, waitForIdleTileArchive } from './_shared';
+import { BENCH_SIRUTA, ensureBenchUatSynced, jsonLine, note, percentiles, waitForIdleTileArchive, runBench } from './_shared';
 
 const say = (msg: string) => note('tiles', msg);
 const ZOOMS = [12, 13, 14, 15, 16];
@@ -510,12 +509,4 @@ async function main(): Promise<void> {
   }
 }
 
-main()
-  .catch((err) => {
-    process.stderr.write(`${(err as Error).stack ?? err}\n`);
-    process.exitCode = 1;
-  })
-  .finally(async () => {
-    httpAgent.destroy();
-    await Promise.allSettled([closeTemporalClient(), closePool()]);
-  });
+runBench(main, () => httpAgent.destroy());

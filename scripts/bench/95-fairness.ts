@@ -23,12 +23,11 @@ import http from 'node:http';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { config, projectRoot } from '../../domain/config';
-import { closePool, getPool } from '../../domain/db/pool';
-import { closeTemporalClient } from '../../temporal/client';
+import { getPool } from '../../domain/db/pool';
 import { createTestSessionRecord, type TestSession } from '../../test/helpers/session';
 import { makePdfCorpus } from '../../test/helpers/pdfFixtures';
 import { writeDwgFixtures } from '../../test/helpers/dwgFixtures';
-import { BENCH_SIRUTA, ensureBenchUatSynced, jsonLine, note, percentiles, waitForIdleTileArchive } from './_shared';
+import { BENCH_SIRUTA, ensureBenchUatSynced, jsonLine, note, percentiles, waitForIdleTileArchive, runBench } from './_shared';
 
 const BENCH = 'fairness';
 const say = (m: string) => note(BENCH, m);
@@ -266,11 +265,4 @@ async function main(): Promise<void> {
   }
 }
 
-main()
-  .catch((err) => {
-    process.stderr.write(`${(err as Error).stack ?? err}\n`);
-    process.exitCode = 1;
-  })
-  .finally(async () => {
-    await Promise.allSettled([closeTemporalClient(), closePool()]);
-  });
+runBench(main);

@@ -9,12 +9,12 @@
  *                                         synced through the real uatSync workflow when missing
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { getPool } from '../../domain/db/pool';
+import { closePool, getPool } from '../../domain/db/pool';
 import { getLandregClient } from '../../domain/landreg/client';
 import { patchUatCatalogue } from '../../domain/landreg/catalogue';
 import { DEFAULT_SYNC_LAYERS } from '../../domain/landreg/jobs';
 import { BENCH_SIRUTA } from '../../simulators/landreg/store';
-import { getTemporalClient } from '../../temporal/client';
+import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
 import { jobWorkflowId, singletonWorkflowId } from '../../temporal/ids';
 import { TaskQueue } from '../../temporal/common/queues';
 import { jobSearchAttributes } from '../../temporal/common/searchAttributes';
@@ -135,4 +135,21 @@ export async function waitForIdleTileArchive(log: (msg: string) => void, maxMs =
     if (Date.now() > deadline) throw new Error('an overview archive build is still running');
     await new Promise((r) => setTimeout(r, 2000));
   }
+}
+
+/**
+ * Runs a bench file's `main`: a failure goes to stderr with its stack and sets exit code 1; the
+ * Temporal client and the pool are closed either way (after `cleanup`, e.g. an HTTP agent), so
+ * the process ends on its own.
+ */
+export function runBench(main: () => Promise<void>, cleanup?: () => void): void {
+  main()
+    .catch((err) => {
+      process.stderr.write(`${(err as Error).stack ?? err}\n`);
+      process.exitCode = 1;
+    })
+    .finally(async () => {
+      cleanup?.();
+      await Promise.allSettled([closeTemporalClient(), closePool()]);
+    });
 }
