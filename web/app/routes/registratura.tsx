@@ -5,7 +5,7 @@
  * edit form, attachments (upload with progress, download), the status tracking block with its
  * history and colour badges, and the entry's change history.
  */
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { Form, Link, useLoaderData, useRevalidator, useSearchParams } from '@remix-run/react';
 import parcelSyncCss from '../styles/parcel-sync.css?url';
@@ -114,7 +114,6 @@ function EntryForm({ entry, writable, restricted, onSaved }: { entry: RegistryEn
   const [f, setF] = useState<FormState>(() => formFrom(entry, writable[0] ?? ''));
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  useEffect(() => setF(formFrom(entry, writable[0] ?? '')), [entry, writable]);
   const set = (k: keyof FormState) => (ev: { target: { value: string } }) => setF((s) => ({ ...s, [k]: ev.target.value }));
   const opt = (v: string) => (v.trim() === '' ? null : v.trim());
 
@@ -371,6 +370,8 @@ export default function RegistryPage() {
   const pages = Math.max(1, Math.ceil(d.page.total / d.page.pageSize));
 
   const open = (id: string | null) => {
+    // Navigating reloads the page data; without a change it would only race the user's typing.
+    if ((params.get('id') ?? null) === id) return;
     const next = new URLSearchParams(params);
     if (id) next.set('id', id);
     else next.delete('id');
@@ -485,7 +486,9 @@ export default function RegistryPage() {
               </div>
             </header>
             {canWrite ? (
-              <EntryForm entry={selected} writable={d.viewer.writable} restricted={d.viewer.restricted} onSaved={() => revalidator.revalidate()} />
+              // A new version of the entry (saved here or elsewhere) starts a fresh form; a reload
+              // of the page data alone never wipes what the user is typing.
+              <EntryForm key={`${selected.id}@${selected.updatedAt}`} entry={selected} writable={d.viewer.writable} restricted={d.viewer.restricted} onSaved={() => revalidator.revalidate()} />
             ) : (
               <dl className="reg-dl">
                 <dt>Subiect</dt><dd>{selected.subject}</dd>
