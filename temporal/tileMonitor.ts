@@ -22,6 +22,9 @@ export interface TileInfraStatus {
     mode: 'postgis' | 'proxy';
     /** Administrators only (null for others), like the webhook's URL. */
     serverUrl: string | null;
+    /** Who builds the overview archive: this stack's workflow, or an outside tile server. */
+    builder: 'ours' | 'webhook';
+    /** The outside builder's webhook (administrators only); null when the builder is ours. */
     webhookUrl: string | null;
     cache: { entries: number; bytes: number; hits: number; misses: number };
     versions: Record<string, number>;
@@ -57,7 +60,9 @@ export async function tileInfraStatus({ technical }: { technical: boolean }): Pr
     tiles: {
       mode: config.tiles.serverUrl ? 'proxy' : 'postgis',
       serverUrl: technical ? config.tiles.serverUrl || null : null,
-      webhookUrl: technical ? config.tiles.rebuildWebhookUrl : null,
+      builder: config.tiles.embeddedBuilder ? 'ours' : 'webhook',
+      // Our own builder is a child workflow: the webhook route it no longer calls is not news.
+      webhookUrl: technical && !config.tiles.embeddedBuilder ? config.tiles.rebuildWebhookUrl : null,
       cache: tileCacheStats(),
       versions: Object.fromEntries([...versions].map(([k, v]) => [k, v.version])),
     },

@@ -50,6 +50,7 @@ const StatusBody = z.object({
   tiles: z.object({
     mode: z.enum(['postgis', 'proxy']),
     serverUrl: z.string().nullable(),
+    builder: z.enum(['ours', 'webhook']),
     webhookUrl: z.string().nullable(),
     cache: z.object({ entries: z.number(), bytes: z.number(), hits: z.number(), misses: z.number() }),
     versions: z.record(z.string(), z.number()),

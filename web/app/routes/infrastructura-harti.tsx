@@ -194,6 +194,10 @@ export default function TileInfrastructure() {
                   {status.tiles.cache.entries} tile-uri · {formatBytes(status.tiles.cache.bytes)} · {status.tiles.cache.hits} reutilizări
                 </dd>
               </div>
+              <div>
+                <dt>Arhiva de ansamblu</dt>
+                <dd>{status.tiles.builder === 'ours' ? 'construită de acest serviciu' : 'construită de un server extern de hărți'}</dd>
+              </div>
               {status.tiles.webhookUrl ? (
                 <div>
                   <dt>Webhook reconstruire</dt>
