@@ -53,6 +53,28 @@ function narrowFeature(a: SessionContext, feature: unknown): unknown {
   return { ...f, enrichment: redactEnrichment((f.enrichment as Record<string, unknown> | null) ?? null, viewerOf(a)) };
 }
 
+/**
+ * A parcel POST forwarded to the central API under the same path (`/api/gis<path>`); `narrow`
+ * applies the viewer rule to what comes back.
+ */
+function forwardParcelPost(
+  router: Router,
+  path: string,
+  summary: string,
+  body: z.ZodType<Record<string, unknown>>,
+  description: string,
+  narrow: (a: SessionContext, out: Record<string, unknown>) => unknown = (_a, out) => out,
+): void {
+  defineRoute(
+    router,
+    { method: 'post', path: `/api/gis${path}`, summary, tags: GIS, auth: 'session', body, response: { description, schema: Upstream }, failures: UPSTREAM_FAILURES },
+    async (ctx) => {
+      const a = auth(ctx);
+      return narrow(a, await call(a, { method: 'POST', path, body: ctx.body }));
+    },
+  );
+}
+
 export function registerCentralApiRoutes(router: Router): void {
   defineRoute(
     router,
@@ -167,75 +189,15 @@ export function registerCentralApiRoutes(router: Router): void {
     },
   );
 
-  defineRoute(
-    router,
-    {
-      method: 'post',
-      path: '/api/gis/parcel/tech',
-      summary: 'Refresh a parcel’s technical data from the land registry through the central API',
-      tags: GIS,
-      auth: 'session',
-      body: ParcelRef,
-      response: { description: 'Technical data', schema: Upstream },
-      failures: UPSTREAM_FAILURES,
-    },
-    (ctx) => call(auth(ctx), { method: 'POST', path: '/parcel/tech', body: ctx.body }),
+  forwardParcelPost(router, '/parcel/tech', 'Refresh a parcel’s technical data from the land registry through the central API', ParcelRef, 'Technical data');
+  forwardParcelPost(router, '/parcel/enrich', 'Central enrichment round trip (cached 30 days upstream; force=true refreshes)', ParcelRef, '{feature, cached}', (a, out) =>
+    'feature' in out ? { ...out, feature: narrowFeature(a, out.feature) } : out,
   );
-
-  defineRoute(
-    router,
-    {
-      method: 'post',
-      path: '/api/gis/parcel/enrich',
-      summary: 'Central enrichment round trip (cached 30 days upstream; force=true refreshes)',
-      tags: GIS,
-      auth: 'session',
-      body: ParcelRef,
-      response: { description: '{feature, cached}', schema: Upstream },
-      failures: UPSTREAM_FAILURES,
-    },
-    async (ctx) => {
-      const a = auth(ctx);
-      const out = await call(a, { method: 'POST', path: '/parcel/enrich', body: ctx.body });
-      return 'feature' in out ? { ...out, feature: narrowFeature(a, out.feature) } : out;
-    },
-  );
-
-  defineRoute(
-    router,
-    {
-      method: 'post',
-      path: '/api/gis/parcel/units-fetch',
-      summary: 'Units of a condominium building (siruta + the building’s cadastral reference)',
-      tags: GIS,
-      auth: 'session',
-      body: ParcelRef.omit({ force: true }),
-      response: { description: '{units}', schema: Upstream },
-      failures: UPSTREAM_FAILURES,
-    },
-    (ctx) => call(auth(ctx), { method: 'POST', path: '/parcel/units-fetch', body: ctx.body }),
-  );
-
-  defineRoute(
-    router,
-    {
-      method: 'post',
-      path: '/api/gis/building/condo-owners',
-      summary: 'Units of a condominium with owners, CF number and area (redacted upstream for scope basic)',
-      tags: GIS,
-      auth: 'session',
-      body: ParcelRef.omit({ force: true }),
-      response: { description: '{units}', schema: Upstream },
-      failures: UPSTREAM_FAILURES,
-    },
-    async (ctx) => {
-      const a = auth(ctx);
-      const out = await call(a, { method: 'POST', path: '/building/condo-owners', body: ctx.body });
-      if (a.basicPanel && Array.isArray(out.units)) {
-        return { ...out, units: (out.units as Array<Record<string, unknown>>).map((u) => ({ ...u, owners: null, nrCF: null })) };
-      }
-      return out;
-    },
+  forwardParcelPost(router, '/parcel/units-fetch', 'Units of a condominium building (siruta + the building’s cadastral reference)', ParcelRef.omit({ force: true }), '{units}');
+  forwardParcelPost(router, '/building/condo-owners', 'Units of a condominium with owners, CF number and area (redacted upstream for scope basic)', ParcelRef.omit({ force: true }), '{units}', (a, out) =>
+    a.basicPanel && Array.isArray(out.units)
+      ? { ...out, units: (out.units as Array<Record<string, unknown>>).map((u) => ({ ...u, owners: null, nrCF: null })) }
+      : out,
   );
 
   // ---- CF extracts on the central path ---------------------------------------------------------

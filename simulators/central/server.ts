@@ -6,12 +6,10 @@
  * `POST /__sim/reject-tokens {count, sub?}` (the next `count` calls, of the subject `sub` when
  * given, answer 401 `invalid_token`, as after an upstream revocation) and `GET /__sim/truth`.
  */
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { listenSimulator, simulatorApp } from '../shared/app';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { simSettings } from '../shared/settings';
-import { keepAlive } from '../shared/keepAlive';
 import { fromStereo70 } from '../shared/stereo70';
 import { SimControl } from '../shared/control';
 import { Prng, hashSeed } from '../shared/prng';
@@ -103,11 +101,7 @@ export function createCentralApp(opts: CentralSimOptions = {}) {
   let rejectTokens: { count: number; sub: string | null } = { count: 0, sub: null };
 
   const control = new SimControl('API-ul central');
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.use(control.faultMiddleware());
-  app.use(control.routeCounter());
+  const app = simulatorApp(control);
   app.use(
     '/__sim',
     control.router({
@@ -443,19 +437,6 @@ export function createCentralApp(opts: CentralSimOptions = {}) {
 
 export async function startCentralSimulator(opts: CentralSimOptions = {}): Promise<CentralSimulator> {
   const { app, control } = createCentralApp(opts);
-  const host = opts.host ?? '127.0.0.1';
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = keepAlive(app.listen(opts.port ?? simSettings.central.port, host, () => resolve(s)));
-    s.once('error', reject);
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://${host}:${port}`,
-    control,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections?.();
-        server.close((err) => (err ? reject(err) : resolve()));
-      }),
-  };
+  const listening = await listenSimulator(app, opts.port ?? simSettings.central.port, opts.host);
+  return { ...listening, control };
 }

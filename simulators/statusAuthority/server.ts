@@ -11,9 +11,8 @@
  * Unknown numbers of the shape `<digits>/<year>` or `<letters>-<digits>` get a generated
  * submission (seeded), so any request number a test invents exists, in state `inregistrat`.
  */
-import express, { type Response } from 'express';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenSimulator, simulatorApp } from '../shared/app';
+import type { Response } from 'express';
 import { z } from 'zod';
 import { simSettings } from '../shared/settings';
 import { SimControl } from '../shared/control';
@@ -101,11 +100,7 @@ export function createStatusAuthorityApp(opts: StatusAuthoritySimOptions = {}) {
     return s;
   };
 
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.use(control.faultMiddleware());
-  app.use(control.routeCounter());
+  const app = simulatorApp(control);
 
   app.use(
     '/__sim',
@@ -183,18 +178,6 @@ ${rows}
 
 export async function startStatusAuthoritySimulator(opts: StatusAuthoritySimOptions = {}): Promise<StatusAuthoritySimulator> {
   const { app } = createStatusAuthorityApp(opts);
-  const host = opts.host ?? '127.0.0.1';
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(opts.port ?? simSettings.statusAuthority.port, host, () => resolve(s));
-    s.once('error', reject);
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://${host}:${port}`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections?.();
-        server.close((err) => (err ? reject(err) : resolve()));
-      }),
-  };
+  const listening = await listenSimulator(app, opts.port ?? simSettings.statusAuthority.port, opts.host);
+  return listening;
 }

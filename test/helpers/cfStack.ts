@@ -26,10 +26,19 @@ import { createTestSessionRecord, type TestSession } from './session';
 import { startWorkerChild, type WorkerChild } from './syncWorkerChild';
 import { localEnv, runSuffix, namespaceOf } from './temporal';
 
-export { until } from './wait';
+import { until } from './wait';
+
+export { until };
 
 const run = promisify(execFile);
 export const CF_QUEUES: TaskQueueName[] = [TaskQueue.store, TaskQueue.cfOrders, TaskQueue.notifications];
+
+export interface ApiAnswer {
+  status: number;
+  headers: Headers;
+  raw: Buffer;
+  body: any;
+}
 
 export interface CfRig {
   sim: CfportalSimulator;
@@ -41,6 +50,14 @@ export interface CfRig {
   /** This run's account slot: the connected account of its API and workers, the configured one being `credentials`. */
   accounts: CfAccountSource;
   simJson<T = any>(method: string, p: string, body?: unknown): Promise<T>;
+  /** A call to the app as a user: status, headers, raw bytes and the JSON body when there is one. */
+  api(method: string, p: string, as: TestSession, body?: unknown): Promise<ApiAnswer>;
+  /** The portal's own truth (credits, orders, cart) of the configured account or another. */
+  truth(account?: string): Promise<any>;
+  /** How many requests of each kind the portal received (`submit`, `submit:<account>`, …). */
+  requestCounts(): Promise<Record<string, number>>;
+  /** The batch's extracts once each is at its last step (stored, notified) or failed. */
+  batchDone(orderId: string, as: TestSession, timeoutMs?: number): Promise<any[]>;
   /** Starts (or restarts) the workers: in-process by default, as a killable child with `child`. */
   startWorkers(child?: boolean): Promise<WorkerChild | null>;
   stop(): Promise<void>;
@@ -61,7 +78,41 @@ export async function startCfRig(opts: { sim?: CfportalSimOptions; pollIntervalM
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   let inProcess: { workers: Map<TaskQueueName, Worker>; runs: Promise<void>[] } | null = null;
   let child: WorkerChild | null = null;
+  const simJson: CfRig['simJson'] = async (method, p, body) => {
+    const res = await fetch(`${sim.url}${p}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return res.json();
+  };
+  const api: CfRig['api'] = async (method, p, as, body) => {
+    const headers: Record<string, string> = { cookie: as.cookie };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(`${base}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const type = res.headers.get('content-type') ?? '';
+    const raw = Buffer.from(await res.arrayBuffer());
+    return { status: res.status, headers: res.headers, raw, body: type.includes('json') && raw.length ? JSON.parse(raw.toString('utf8')) : null };
+  };
   return {
+    api,
+    truth(account) {
+      return simJson('GET', `/__sim/truth${account ? `?account=${encodeURIComponent(account)}` : ''}`);
+    },
+    async requestCounts() {
+      return (await simJson('GET', '/__sim/requests')).counts;
+    },
+    async batchDone(orderId, as, timeoutMs = 120_000) {
+      return until(
+        `batch ${orderId} finished`,
+        async () => {
+          const items = (await api('GET', `/api/cfportal/orders?orderId=${orderId}`, as)).body.items as any[];
+          return items.length > 0 && items.every((e) => (e.status === 'completed' && e.currentStep === 'done') || e.status === 'failed') ? items : null;
+        },
+        timeoutMs,
+        200,
+      );
+    },
     sim,
     env,
     db,
@@ -69,14 +120,7 @@ export async function startCfRig(opts: { sim?: CfportalSimOptions; pollIntervalM
     base,
     credentials,
     accounts,
-    async simJson(method, p, body) {
-      const res = await fetch(`${sim.url}${p}`, {
-        method,
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return res.json();
-    },
+    simJson,
     async startWorkers(asChild = false) {
       if (asChild) {
         child = await startWorkerChild({

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { config } from '../../domain/config';
 import { getPool } from '../../domain/db/pool';
-import { evaluateFlags } from '../../domain/auth/flags';
+import { evaluateFlags, type SessionFlags } from '../../domain/auth/flags';
 import { createSession, deleteSession, newSessionToken, sessionIdFor, type StoredSession } from '../../api/auth/sessionStore';
 import { SESSION_COOKIE } from '../../api/auth/cookies';
 import { recordSignIn } from '../../domain/notifications/users';
@@ -25,6 +25,8 @@ export interface TestSessionOptions {
   groups?: string[];
   /** The `enrichment_scope` claim; null = no claim. Default full. */
   enrichmentScope?: EnrichmentScope | null;
+  /** Flags set outright, over those the configured lists give the email (e.g. the central API path). */
+  flags?: Partial<SessionFlags>;
   db?: pg.Pool;
 }
 
@@ -53,7 +55,7 @@ export async function createTestSessionRecord(opts: TestSessionOptions): Promise
     groups,
     enrichmentScope: opts.enrichmentScope === undefined ? 'full' : opts.enrichmentScope,
     emailVerified: true,
-    flags: evaluateFlags({ email, groups, emailVerified: true }, config.flags),
+    flags: { ...evaluateFlags({ email, groups, emailVerified: true }, config.flags), ...opts.flags },
     // No refresh token and a refresh moment a day away: the middleware never calls the IdP.
     tokens: { accessToken: 'test-access-token', accessTokenExpiresAt: Date.now() + DAY_MS, refreshAt: Date.now() + DAY_MS },
   };

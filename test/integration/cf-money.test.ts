@@ -19,14 +19,7 @@ const uats = someUats(4, 10);
 /** A second account of the portal, with its own cart and credits. */
 let other: { username: string; password: string };
 
-async function call(method: string, p: string, opts: { body?: unknown; as?: TestSession } = {}) {
-  const headers: Record<string, string> = { cookie: (opts.as ?? who.dan).cookie };
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${rig.base}${p}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
-  const type = res.headers.get('content-type') ?? '';
-  const raw = Buffer.from(await res.arrayBuffer());
-  return { status: res.status, body: type.includes('json') && raw.length ? JSON.parse(raw.toString('utf8')) : null };
-}
+const call = (method: string, p: string, opts: { body?: unknown; as?: TestSession } = {}) => rig.api(method, p, opts.as ?? who.dan, opts.body);
 
 const parcel = (i: number) => {
   const u = uats[i % uats.length];
@@ -36,19 +29,9 @@ const parcel = (i: number) => {
 async function batch(orderId: string): Promise<any[]> {
   return (await call('GET', `/api/cfportal/orders?orderId=${orderId}`, { as: who.ana })).body.items;
 }
-async function batchDone(orderId: string): Promise<any[]> {
-  return until(
-    `batch ${orderId} finished`,
-    async () => {
-      const items = await batch(orderId);
-      return items.length > 0 && items.every((e) => (e.status === 'completed' && e.currentStep === 'done') || e.status === 'failed') ? items : null;
-    },
-    120_000,
-    200,
-  );
-}
-const truth = (account?: string) => rig.simJson('GET', `/__sim/truth${account ? `?account=${encodeURIComponent(account)}` : ''}`);
-const submits = async () => (await rig.simJson('GET', '/__sim/requests')).counts as Record<string, number>;
+const batchDone = (orderId: string) => rig.batchDone(orderId, who.ana);
+const truth = (account?: string) => rig.truth(account);
+const submits = () => rig.requestCounts();
 
 beforeAll(async () => {
   // Short waits: a sent submit unlisted for 2 s is handed to an admin (production: 10 minutes).

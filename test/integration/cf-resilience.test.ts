@@ -36,16 +36,12 @@ afterAll(async () => {
 test('worker SIGKILLed between submit and download: the batch completes with exactly one submit', async () => {
   const uats = someUats(3, 10);
   const parcels = uats.map((u, i) => ({ nrCadastral: freshCadastral(i), siruta: u.siruta, workspacePk: u.workspacePk }));
-  const res = await fetch(`${rig.base}/api/cfportal/order`, {
-    method: 'POST',
-    headers: { cookie: dan.cookie, 'content-type': 'application/json' },
-    body: JSON.stringify({ parcels }),
-  });
+  const res = await rig.api('POST', '/api/cfportal/order', dan, { parcels });
   expect(res.status).toBe(202);
-  const { orderId } = (await res.json()) as { orderId: string };
+  const { orderId } = res.body as { orderId: string };
 
   // The portal has the order (the submit happened), no document is stored yet: kill.
-  await until('the portal to hold the submitted order', async () => (await rig.simJson('GET', '/__sim/truth')).orders.length === 1, 120_000, 50);
+  await until('the portal to hold the submitted order', async () => (await rig.truth()).orders.length === 1, 120_000, 50);
   const stored = await rig.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM cf_extracts WHERE order_id = $1 AND s3_key IS NOT NULL`, [orderId]);
   expect(stored.rows[0].n).toBe(0);
   expect(await worker!.kill('SIGKILL')).toBe('SIGKILL');
@@ -65,11 +61,11 @@ test('worker SIGKILLed between submit and download: the batch completes with exa
   );
   expect(rows.map((r) => r.status)).toEqual(['completed', 'completed', 'completed']);
   expect(rows.every((r) => r.s3_key !== null)).toBe(true);
-  const truth = await rig.simJson('GET', '/__sim/truth');
+  const truth = await rig.truth();
   expect(truth.orders).toHaveLength(1);
   expect(new Set(rows.map((r) => r.portal_order_id))).toEqual(new Set([truth.orders[0].id]));
   expect(truth.credits).toBe(47);
-  expect((await rig.simJson('GET', '/__sim/requests')).counts.submit).toBe(1);
+  expect((await rig.requestCounts()).submit).toBe(1);
   // One notification for the batch, even if the notify step ran again after the restart.
   const n = await rig.db.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM notifications WHERE user_id = $1 AND type = 'cf-extract-ready' AND idempotency_key LIKE $2`,

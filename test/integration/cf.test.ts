@@ -8,21 +8,14 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { cfApi } from '../../api/cfportal/context';
 import { closePool } from '../../domain/db/pool';
 import { closeTemporalClient } from '../../temporal/client';
-import { freshCadastral, pdfText, sessions, someUats, startCfRig, until, type CfRig } from '../helpers/cfStack';
+import { freshCadastral, pdfText, sessions, someUats, startCfRig, type CfRig } from '../helpers/cfStack';
 import type { TestSession } from '../helpers/session';
 
 let rig: CfRig;
 let who: Awaited<ReturnType<typeof sessions>>;
 const uats = someUats(6);
 
-async function call(method: string, p: string, opts: { body?: unknown; as?: TestSession } = {}) {
-  const headers: Record<string, string> = { cookie: (opts.as ?? who.dan).cookie };
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${rig.base}${p}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
-  const type = res.headers.get('content-type') ?? '';
-  const raw = Buffer.from(await res.arrayBuffer());
-  return { status: res.status, headers: res.headers, raw, body: type.includes('json') && raw.length ? JSON.parse(raw.toString('utf8')) : null };
-}
+const call = (method: string, p: string, opts: { body?: unknown; as?: TestSession } = {}) => rig.api(method, p, opts.as ?? who.dan, opts.body);
 
 function parcels(n: number, offset = 0) {
   return Array.from({ length: n }, (_, i) => {
@@ -31,25 +24,9 @@ function parcels(n: number, offset = 0) {
   });
 }
 
-async function batchDone(orderId: string, as: TestSession = who.dan): Promise<any[]> {
-  return until(
-    `batch ${orderId} finished`,
-    async () => {
-      const r = await call('GET', `/api/cfportal/orders?orderId=${orderId}`, { as });
-      const items = r.body.items as any[];
-      // The batch is over once every extract is at its last step (stored, notified) or failed.
-      return items.length > 0 && items.every((e) => (e.status === 'completed' && e.currentStep === 'done') || e.status === 'failed') ? items : null;
-    },
-    90_000,
-  );
-}
-
-async function truth(): Promise<{ credits: number; orders: Array<{ id: string; items: any[] }>; cart: any[] }> {
-  return rig.simJson('GET', '/__sim/truth');
-}
-async function submits(): Promise<number> {
-  return (await rig.simJson('GET', '/__sim/requests')).counts.submit ?? 0;
-}
+const batchDone = (orderId: string, as: TestSession = who.dan) => rig.batchDone(orderId, as, 90_000);
+const truth = (): Promise<{ credits: number; orders: Array<{ id: string; items: any[] }>; cart: any[] }> => rig.truth();
+const submits = async () => (await rig.requestCounts()).submit ?? 0;
 
 beforeAll(async () => {
   rig = await startCfRig();

@@ -13,8 +13,6 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../api/app';
-import { createSession, newSessionToken, sessionIdFor } from '../../api/auth/sessionStore';
-import { SESSION_COOKIE } from '../../api/auth/cookies';
 import { config } from '../../domain/config';
 import { migrate } from '../../domain/db/migrate';
 import { closePool, getPool } from '../../domain/db/pool';
@@ -27,6 +25,7 @@ import { ensureSchedules, schedules } from '../../temporal/schedules';
 import type { syncRuleScheduler } from '../../workflows/scheduling';
 import { aimApiAtRig, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
 import { scratchDatabase } from '../helpers/scratchDb';
+import { createTestSessionRecord, type TestSession } from '../helpers/session';
 
 const COVASNA = 145;
 const scratch = scratchDatabase('geoportal_scheduling_test');
@@ -37,22 +36,12 @@ let base: string;
 let uats: Array<{ siruta: number; name: string; parcels: number }>;
 const cookies: Record<'legacy' | 'central', string> = { legacy: '', central: '' };
 
+const sessions: TestSession[] = [];
+/** A session on the legacy or the central API path, whatever the configured lists say of the email. */
 async function signIn(email: string, useCentralApi: boolean, isAdmin = false): Promise<string> {
-  const token = newSessionToken();
-  const far = Date.now() + 3_600_000;
-  await createSession(
-    sessionIdFor(token),
-    {
-      v: 1,
-      user: { id: `${email}-${rig.suffix}`, email, name: email, company: 'B' },
-      groups: isAdmin ? ['admin'] : [],
-      enrichmentScope: 'full',
-      flags: { useCentralApi, basicPanel: false, isAdmin },
-      tokens: { accessToken: 'test', accessTokenExpiresAt: far, refreshAt: far },
-    },
-    getPool(),
-  );
-  return `${SESSION_COOKIE}=${token}`;
+  const session = await createTestSessionRecord({ email, db: getPool(), groups: isAdmin ? ['admin'] : [], flags: { useCentralApi, basicPanel: false, isAdmin } });
+  sessions.push(session);
+  return session.cookie;
 }
 
 async function api(method: string, path: string, opts: { body?: unknown; who?: 'legacy' | 'central' } = {}) {
@@ -82,7 +71,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await new Promise((r) => server?.close(r));
-  await getPool().query(`DELETE FROM app_sessions WHERE user_id LIKE $1`, [`%-${rig.suffix}`]);
+  await Promise.all(sessions.map((s) => s.end()));
   await rig?.stop();
   await closeTemporalClient();
   await closePool();

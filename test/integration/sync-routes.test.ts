@@ -8,11 +8,10 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../api/app';
-import { createSession, newSessionToken, sessionIdFor } from '../../api/auth/sessionStore';
-import { SESSION_COOKIE } from '../../api/auth/cookies';
 import { closePool } from '../../domain/db/pool';
 import { closeTemporalClient } from '../../temporal/client';
 import { aimApiAtRig, forgetUat, pickUat, startSyncRig, storedLayer, truthLayer, type SyncRig } from '../helpers/landregStack';
+import { createTestSessionRecord, type TestSession } from '../helpers/session';
 
 let rig: SyncRig;
 let server: http.Server;
@@ -20,22 +19,12 @@ let base: string;
 let siruta: number;
 const cookies: Record<'legacy' | 'central' | 'admin' | 'colleague', string> = { legacy: '', central: '', admin: '', colleague: '' };
 
+const sessions: TestSession[] = [];
+/** A session on the legacy or the central API path, whatever the configured lists say of the email. */
 async function signIn(email: string, useCentralApi: boolean, isAdmin = false): Promise<string> {
-  const token = newSessionToken();
-  const far = Date.now() + 3_600_000;
-  await createSession(
-    sessionIdFor(token),
-    {
-      v: 1,
-      user: { id: `${email}-${rig.suffix}`, email, name: email, company: 'B' },
-      groups: [],
-      enrichmentScope: 'full',
-      flags: { useCentralApi, basicPanel: false, isAdmin },
-      tokens: { accessToken: 'test', accessTokenExpiresAt: far, refreshAt: far },
-    },
-    rig.db,
-  );
-  return `${SESSION_COOKIE}=${token}`;
+  const session = await createTestSessionRecord({ email, db: rig.db, flags: { useCentralApi, basicPanel: false, isAdmin } });
+  sessions.push(session);
+  return session.cookie;
 }
 
 async function api(method: string, path: string, opts: { body?: unknown; who?: 'legacy' | 'central' | 'admin' | 'colleague'; bearer?: string } = {}) {
@@ -75,7 +64,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await new Promise((r) => server?.close(r));
-  await rig?.db.query(`DELETE FROM app_sessions WHERE user_id LIKE $1`, [`%-${rig.suffix}`]);
+  await Promise.all(sessions.map((s) => s.end()));
   await rig?.stop();
   await closeTemporalClient();
   await closePool();
