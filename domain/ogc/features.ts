@@ -133,6 +133,33 @@ async function cancellable<R extends pg.QueryResultRow>(db: Db, text: string, va
   }
 }
 
+/**
+ * The statement of one page: up to `limit` + 1 rows from the lower bound on (the extra one says
+ * whether a next page exists), their Feature texts joined, and the first and last keys.
+ * Exported for the bench, which times it inside PostgreSQL (scripts/bench/95-ogc.ts).
+ */
+export function pageStatement(q: ItemsQuery, lower: { key: Key; inclusive: boolean } | null, upper: Key | null): { text: string; values: unknown[] } {
+  const p = new Params();
+  const where = whereSql(q, p);
+  if (lower) where.push(keyBound(lower.inclusive ? '>=' : '>', lower.key, q, p));
+  if (upper) where.push(keyBound('<', upper, q, p));
+  const limit = p.add(q.limit);
+  return {
+    text: `SELECT count(*)::int AS fetched,
+          coalesce(string_agg(feature, ',') FILTER (WHERE rn <= ${limit}), '') AS features,
+          (array_agg(key) FILTER (WHERE rn = 1))[1] AS first_key,
+          (array_agg(key ORDER BY rn DESC) FILTER (WHERE rn <= ${limit}))[1] AS last_key
+     FROM (SELECT f.siruta || '_' || f.object_id AS key,
+                  row_number() OVER (ORDER BY f.siruta, f.object_id) AS rn,
+                  ${featureSql(q)} AS feature
+             FROM gis_features f
+            WHERE ${where.join(' AND ')}
+            ORDER BY f.siruta, f.object_id
+            LIMIT ${limit}::int + 1) page`,
+    values: p.values,
+  };
+}
+
 export async function queryItems(q: ItemsQuery, opts: { db?: Db; signal?: AbortSignal } = {}): Promise<ItemsPage> {
   const db = opts.db ?? getPool();
   let lower: { key: Key; inclusive: boolean } | null = null;
@@ -158,27 +185,8 @@ export async function queryItems(q: ItemsQuery, opts: { db?: Db; signal?: AbortS
     if (start) lower = { key: parseKey(start.key)!, inclusive: true };
   }
 
-  const p = new Params();
-  const where = whereSql(q, p);
-  if (lower) where.push(keyBound(lower.inclusive ? '>=' : '>', lower.key, q, p));
-  if (upper) where.push(keyBound('<', upper, q, p));
-  const limit = p.add(q.limit);
-  const rows = await cancellable<{ fetched: number; features: string; first_key: string | null; last_key: string | null }>(
-    db,
-    `SELECT count(*)::int AS fetched,
-            coalesce(string_agg(feature, ',') FILTER (WHERE rn <= ${limit}), '') AS features,
-            (array_agg(key) FILTER (WHERE rn = 1))[1] AS first_key,
-            (array_agg(key ORDER BY rn DESC) FILTER (WHERE rn <= ${limit}))[1] AS last_key
-       FROM (SELECT f.siruta || '_' || f.object_id AS key,
-                    row_number() OVER (ORDER BY f.siruta, f.object_id) AS rn,
-                    ${featureSql(q)} AS feature
-               FROM gis_features f
-              WHERE ${where.join(' AND ')}
-              ORDER BY f.siruta, f.object_id
-              LIMIT ${limit}::int + 1) page`,
-    p.values,
-    opts.signal,
-  );
+  const st = pageStatement(q, lower, upper);
+  const rows = await cancellable<{ fetched: number; features: string; first_key: string | null; last_key: string | null }>(db, st.text, st.values, opts.signal);
   const r = rows[0];
   const returned = Math.min(r.fetched, q.limit);
   return {
