@@ -469,6 +469,16 @@ describe('items', () => {
     expect(back.reverse()).toEqual(forward);
     expect(forward.flat().length).toBe(await storeCount(SIRUTA));
   }, 120_000);
+
+  it("a cursor of another UAT puts this UAT's features all after it or all before it", async () => {
+    const page = (cursor?: string) =>
+      ogc(`/ogc/collections/parcels/items?siruta=${SIRUTA}&limit=30${cursor ? `&cursor=${cursor}` : ''}`, { token: danToken });
+    const first = (await page()).body.features.map((f: Json) => f.id);
+    expect(first).toHaveLength(30);
+    expect((await page(`a${SIRUTA - 1}_999999`)).body.features.map((f: Json) => f.id)).toEqual(first);
+    expect((await page(`a${SIRUTA + 1}_-5`)).body.features).toEqual([]);
+    expect((await page(`b${SIRUTA - 1}_999999`)).body.features).toEqual([]);
+  });
 });
 
 describe('the viewer rule', () => {
