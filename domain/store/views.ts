@@ -11,9 +11,15 @@
  */
 import { createHash } from 'node:crypto';
 import { withTransaction, type Db } from '../db/pool';
-import { MINZOOM_FUNCTION, MINZOOM_INDEX_ZOOMS, minzoomFunctionSql } from '../tiles/density';
+import { GRID_COLUMN, MINZOOM_FUNCTION, MINZOOM_INDEX_ZOOMS, gridGeomSql, minzoomFunctionSql } from '../tiles/density';
 
 export const TILE_SCHEMA = 'tiles';
+/**
+ * Twins of the feature and status views with one more column, `geom_grid` (gis_features'
+ * GRID_COLUMN, the feature's tile geometry at GRID_ZOOM, domain/tiles/density.ts), read by the
+ * tiles of that zoom. Kept apart because the views of spec 4.1 expose exactly the slim columns.
+ */
+export const TILE_GRID_SCHEMA = 'tiles_grid';
 
 /** The slim column list of spec 4.1 "optimize-tiles"; every feature view exposes exactly these. */
 export const SLIM_FEATURE_COLUMNS = ['id', 'layer_id', 'siruta', 'object_id', 'cadastral_ref', 'area_value', 'is_active', 'geom'] as const;
@@ -41,12 +47,15 @@ function uatViewSql(view: string, column: string): string {
   WHERE u.${column} IS NOT NULL`;
 }
 
-const slim = (a: string) =>
-  `${a}.id, ${a}.layer_id, ${a}.siruta, ${a}.object_id, ${a}.cadastral_ref, ${a}.area_value, ${a}.is_active, ${a}.geom_3857 AS geom`;
+/** `schema`: TILE_SCHEMA, or TILE_GRID_SCHEMA for the twin that adds geom_grid. */
+const slim = (a: string, schema: string) =>
+  `${a}.id, ${a}.layer_id, ${a}.siruta, ${a}.object_id, ${a}.cadastral_ref, ${a}.area_value, ${a}.is_active, ${a}.geom_3857 AS geom${
+    schema === TILE_GRID_SCHEMA ? `, ${a}.${GRID_COLUMN} AS geom_grid` : ''
+  }`;
 
-function featureViewSql(view: string, where: string): string {
-  return `CREATE VIEW ${TILE_SCHEMA}.${view} AS
-  SELECT ${slim('f')}
+function featureViewSql(schema: string, view: string, where: string): string {
+  return `CREATE VIEW ${schema}.${view} AS
+  SELECT ${slim('f', schema)}
   FROM public.gis_features f
   WHERE f.geom_3857 IS NOT NULL${where ? ` AND ${where}` : ''}`;
 }
@@ -61,8 +70,8 @@ const flag = (expr: string) =>
 const hasEnrichment = (a: string) =>
   `CASE WHEN ${a}.enrichment IS NOT NULL AND ${a}.enrichment <> '{}'::jsonb THEN 1 ELSE 0 END`;
 
-const terenuriStatusSql = `CREATE VIEW ${TILE_SCHEMA}.gis_terenuri_status AS
-  SELECT ${slim('f')},
+const terenuriStatusSql = (schema: string) => `CREATE VIEW ${schema}.gis_terenuri_status AS
+  SELECT ${slim('f', schema)},
     ${hasEnrichment('f')} AS has_enrichment,
     ${flag("f.enrichment->>'HAS_BUILDING'")} AS has_building,
     ${flag("f.enrichment->>'BUILD_LEGAL'")} AS build_legal
@@ -71,8 +80,8 @@ const terenuriStatusSql = `CREATE VIEW ${TILE_SCHEMA}.gis_terenuri_status AS
 
 // A building's parent parcel: by cadastral number first (building refs read '<parcel>-C<n>'),
 // else the parcel under the building's interior point. Each is a single-row subquery.
-const cladiriStatusSql = `CREATE VIEW ${TILE_SCHEMA}.gis_cladiri_status AS
-  SELECT ${slim('c')},
+const cladiriStatusSql = (schema: string) => `CREATE VIEW ${schema}.gis_cladiri_status AS
+  SELECT ${slim('c', schema)},
     ${hasEnrichment('c')} AS has_enrichment,
     1 AS has_building,
     COALESCE(
@@ -136,27 +145,56 @@ ${MINZOOM_INDEX_ZOOMS.map(
   WHERE geom_3857 IS NOT NULL AND ${MINZOOM_FUNCTION}(geom_3857, object_id) <= ${z}`,
 ).join(';\n')}`;
 
+/**
+ * gis_features.GRID_COLUMN kept in step with geom by a trigger (after gis_features_geom_3857,
+ * which fills geom_3857: BEFORE triggers fire in name order), and filled for every feature when
+ * this SQL changes (its checksum), as the minzoom indexes are rebuilt with their rule.
+ */
+const TILE_GRID_FUNCTION = 'public.f_gis_features_tile_grid';
+const TILE_GRID_TRIGGER = 'gis_features_tile_grid';
+const tileGridSql = `CREATE OR REPLACE FUNCTION ${TILE_GRID_FUNCTION}() RETURNS trigger
+  LANGUAGE plpgsql AS $fn$
+BEGIN
+  NEW.${GRID_COLUMN} := ${gridGeomSql('NEW.geom_3857')};
+  RETURN NEW;
+END $fn$;
+DROP TRIGGER IF EXISTS ${TILE_GRID_TRIGGER} ON public.gis_features;
+CREATE TRIGGER ${TILE_GRID_TRIGGER} BEFORE INSERT OR UPDATE OF geom ON public.gis_features
+  FOR EACH ROW EXECUTE FUNCTION ${TILE_GRID_FUNCTION}();
+UPDATE public.gis_features SET ${GRID_COLUMN} = ${gridGeomSql('geom_3857')} WHERE geom_3857 IS NOT NULL`;
+
 // ------------------------------------------------------------------------------------------------
 // Derived objects and their checksums
 // ------------------------------------------------------------------------------------------------
 
-type Derived = { name: string; group: 'uat-trigger' | 'tile-minzoom' | 'uat-views' | 'feature-views' | 'status-views'; sql: string };
+type Derived = {
+  name: string;
+  group: 'uat-trigger' | 'tile-minzoom' | 'tile-grid' | 'uat-views' | 'feature-views' | 'status-views' | 'grid-views';
+  sql: string;
+};
 
-const view = (group: Derived['group'], name: string, sql: string): Derived => ({ name: `${TILE_SCHEMA}.${name}`, group, sql });
+const view = (group: Derived['group'], name: string, sql: string, schema = TILE_SCHEMA): Derived => ({ name: `${schema}.${name}`, group, sql });
+
+/** The feature views (schema TILE_SCHEMA, or their twins in TILE_GRID_SCHEMA). */
+const featureViews = (schema: string): Array<[string, string]> => [
+  ['gis_features', featureViewSql(schema, 'gis_features', '')],
+  ['gis_terenuri', featureViewSql(schema, 'gis_terenuri', "f.layer_id = 'TERENURI_ACTIVE'")],
+  ['gis_cladiri', featureViewSql(schema, 'gis_cladiri', "f.layer_id = 'CLADIRI_ACTIVE'")],
+  ['gis_administrativ', featureViewSql(schema, 'gis_administrativ', byCategory('administrativ'))],
+  ['gis_documentatii', featureViewSql(schema, 'gis_documentatii', byCategory('documentatii'))],
+  ['gis_terenuri_status', terenuriStatusSql(schema)],
+  ['gis_cladiri_status', cladiriStatusSql(schema)],
+];
 
 /** In dependency order: the trigger before the views, plain feature views before status views. */
 export const DERIVED_OBJECTS: readonly Derived[] = [
   { name: 'public.f_gis_uats_derive_geom', group: 'uat-trigger', sql: `${uatTriggerFunctionSql};\n${uatTriggerSql}` },
   { name: MINZOOM_FUNCTION, group: 'tile-minzoom', sql: tileMinzoomSql },
+  { name: TILE_GRID_FUNCTION, group: 'tile-grid', sql: tileGridSql },
   ...UAT_ZOOM_LEVELS.map((z) => view('uat-views', z.view, uatViewSql(z.view, z.column))),
   view('uat-views', 'gis_uats_z12', uatViewSql('gis_uats_z12', 'geom_3857')),
-  view('feature-views', 'gis_features', featureViewSql('gis_features', '')),
-  view('feature-views', 'gis_terenuri', featureViewSql('gis_terenuri', "f.layer_id = 'TERENURI_ACTIVE'")),
-  view('feature-views', 'gis_cladiri', featureViewSql('gis_cladiri', "f.layer_id = 'CLADIRI_ACTIVE'")),
-  view('feature-views', 'gis_administrativ', featureViewSql('gis_administrativ', byCategory('administrativ'))),
-  view('feature-views', 'gis_documentatii', featureViewSql('gis_documentatii', byCategory('documentatii'))),
-  view('status-views', 'gis_terenuri_status', terenuriStatusSql),
-  view('status-views', 'gis_cladiri_status', cladiriStatusSql),
+  ...featureViews(TILE_SCHEMA).map(([name, sql]) => view(name.endsWith('_status') ? 'status-views' : 'feature-views', name, sql)),
+  ...featureViews(TILE_GRID_SCHEMA).map(([name, sql]) => view('grid-views', name, sql, TILE_GRID_SCHEMA)),
 ];
 
 const checksum = (sql: string) => `derived:${createHash('sha256').update(sql).digest('hex').slice(0, 16)}`;
@@ -173,14 +211,15 @@ async function currentComment(db: Db, obj: Derived): Promise<string | null> {
     );
     return r.rowCount ? r.rows[0].c ?? '' : null;
   }
+  const trigger = obj.group === 'uat-trigger' ? 'gis_uats_derive_geom' : obj.group === 'tile-grid' ? TILE_GRID_TRIGGER : null;
   const r =
-    obj.group === 'uat-trigger'
+    trigger !== null
       ? await db.query<{ c: string | null }>(
           `SELECT obj_description(p.oid, 'pg_proc') AS c FROM pg_proc p
             JOIN pg_namespace n ON n.oid = p.pronamespace
            WHERE n.nspname || '.' || p.proname = $1
-             AND EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgname = 'gis_uats_derive_geom' AND t.tgfoid = p.oid)`,
-          [obj.name],
+             AND EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgname = $2 AND t.tgfoid = p.oid)`,
+          [obj.name, trigger],
         )
       : await db.query<{ c: string | null }>(`SELECT obj_description(to_regclass($1), 'pg_class') AS c WHERE to_regclass($1) IS NOT NULL`, [
           obj.name,
@@ -190,7 +229,7 @@ async function currentComment(db: Db, obj: Derived): Promise<string | null> {
 
 async function apply(db: Db, obj: Derived): Promise<void> {
   const sum = checksum(obj.sql);
-  if (obj.group === 'uat-trigger') {
+  if (obj.group === 'uat-trigger' || obj.group === 'tile-grid') {
     await db.query(obj.sql);
     await db.query(`COMMENT ON FUNCTION ${obj.name}() IS '${sum}'`);
     return;
@@ -215,6 +254,7 @@ async function applyGroups(db: Db, groups: Derived['group'][], force: boolean): 
   return withTransaction(async (tx) => {
     await lockDdl(tx);
     await tx.query(`CREATE SCHEMA IF NOT EXISTS ${TILE_SCHEMA}`);
+    await tx.query(`CREATE SCHEMA IF NOT EXISTS ${TILE_GRID_SCHEMA}`);
     const done: string[] = [];
     for (const obj of DERIVED_OBJECTS) {
       if (!groups.includes(obj.group)) continue;
@@ -230,7 +270,7 @@ async function applyGroups(db: Db, groups: Derived['group'][], force: boolean): 
 
 /** Applies every derived object whose SQL changed or that is missing; returns what it (re)created. */
 export async function ensureDerivedObjects(db: Db): Promise<string[]> {
-  return applyGroups(db, ['uat-trigger', 'tile-minzoom', 'uat-views', 'feature-views', 'status-views'], false);
+  return applyGroups(db, ['uat-trigger', 'tile-minzoom', 'tile-grid', 'uat-views', 'feature-views', 'status-views', 'grid-views'], false);
 }
 
 export type ViewState = { name: string; exists: boolean; current: boolean };

@@ -18,6 +18,8 @@ export const DETAIL_MINZOOM = 16;
 export const TILE_PIXELS = 512;
 /** Width of the EPSG:3857 world in metres (the z0 tile). */
 export const WORLD_3857_M = 40075016.68557849;
+/** MVT extent of generalised (below DETAIL_MINZOOM) feature tiles (domain/tiles/mvt.ts). */
+export const LOW_ZOOM_EXTENT = 1024;
 /**
  * Zooms whose kept features have an index of their own (gis_features_tile_z<z>). From z14 most
  * parcels are kept (the threshold falls to 4 px², then 1 px²): the GiST index on geom_3857 itself
@@ -87,4 +89,23 @@ BEGIN
   RETURN ${DETAIL_MINZOOM};
 END
 $fn$`;
+}
+
+/**
+ * The zoom whose tile geometry the store keeps ready (issue 31). z14 is where the map's live
+ * parcel tiles start and nearly every parcel is kept (4 px²), so its tiles are the fullest: the
+ * per-feature ST_Simplify and ST_AsMVTGeom (GEOS validation) were half of a dense tile's time.
+ * Each feature's column GRID_COLUMN holds exactly what ST_AsMVTGeom gives it at this zoom, in
+ * world tile units: the whole world as one tile LOW_ZOOM_EXTENT · 2^GRID_ZOOM units wide, not
+ * clipped. In tile (x, y) a feature lying inside the tile's buffer is that geometry shifted by
+ * (x, y) · LOW_ZOOM_EXTENT, the same integers as ST_AsMVTGeom over that tile gives; a feature
+ * crossing the buffer's edge is still clipped per tile (mvt.ts).
+ */
+export const GRID_ZOOM = 14;
+export const GRID_COLUMN = `geom_z${GRID_ZOOM}`;
+
+/** SQL: the GRID_ZOOM tile geometry of a 3857 geometry, in world tile units (see GRID_ZOOM). */
+export function gridGeomSql(geom: string): string {
+  const half = WORLD_3857_M / 2;
+  return `ST_AsMVTGeom(ST_Simplify(${geom}, ${pixelSize3857(GRID_ZOOM)}, true), ST_MakeEnvelope(${-half}, ${-half}, ${half}, ${half}, 3857)::box2d, ${LOW_ZOOM_EXTENT * 2 ** GRID_ZOOM}, 0, false)`;
 }

@@ -30,15 +30,13 @@ import { config } from '../config';
 import { errors } from '../errors';
 import { getPool, getTilePool, type Db } from '../db/pool';
 import { ByteLru } from './lru';
-import { DETAIL_MINZOOM, MINZOOM_FUNCTION, MINZOOM_INDEX_ZOOMS, keptSql, pixelSql, sampleSql } from './density';
+import { DETAIL_MINZOOM, GRID_ZOOM, LOW_ZOOM_EXTENT, MINZOOM_FUNCTION, MINZOOM_INDEX_ZOOMS, keptSql, pixelSql, sampleSql } from './density';
 import { fieldsAtZoom, tileSource, type TileSourceRecord } from './sources';
 import { tileVersion } from './versions';
 
 /** MVT extent and buffer in tile units (the defaults of Martin and ST_AsMVT), for exact tiles. */
 export const MVT_EXTENT = 4096;
 export const MVT_BUFFER = 64;
-/** Extent of generalised (below DETAIL_MINZOOM) feature tiles; the buffer keeps the same share. */
-export const LOW_ZOOM_EXTENT = 1024;
 /** Most features a generalised tile holds, whatever the data (the safety cap above). */
 export const LOW_ZOOM_MAX_FEATURES = 16384;
 /** Highest zoom a tile may be asked for; deeper than this no map library asks. */
@@ -86,12 +84,23 @@ function tileSql(source: TileSourceRecord, z: number): string {
   // the same rule evaluated per row. u and the pixel side are those of the rule, for the cap's
   // order: a line counts as a polygon one pixel wide, a point above everything.
   const kept = (MINZOOM_INDEX_ZOOMS as readonly number[]).includes(z) ? `${MINZOOM_FUNCTION}(t.geom, t.object_id) <= ${z}` : keptSql(z, 't.geom', 't.object_id');
+  // At GRID_ZOOM the store holds each feature's tile geometry ready (density.ts GRID_ZOOM): a
+  // feature inside the buffer, one unit in from its edge so that ST_AsMVTGeom would clip nothing,
+  // is that geometry shifted to the tile; one crossing the edge is clipped as at other zooms.
+  const grid = z === GRID_ZOOM && source.gridRelation !== undefined;
+  const clipped = `ST_AsMVTGeom(ST_Simplify(k.geom, b.px, true), b.env, ${extent}, ${buffer}, true)`;
+  const geom = grid
+    ? `CASE WHEN k.geom_grid @ b.inner THEN ST_Translate(k.geom_grid, -$2::float8 * ${extent}, -$3::float8 * ${extent}) ELSE ${clipped} END`
+    : clipped;
+  const inner = `ST_MakeEnvelope($2::float8 * ${extent} - ${buffer - 1}, $3::float8 * ${extent} - ${buffer - 1},
+                          ($2::float8 + 1) * ${extent} + ${buffer - 1}, ($3::float8 + 1) * ${extent} + ${buffer - 1}, 3857) AS inner`;
   return `WITH b AS (
     SELECT ${ENVELOPES},
-           ${pixelSql('$1')} AS px
+           ${pixelSql('$1')} AS px${grid ? `,
+           ${inner}` : ''}
   ), c AS (
-    SELECT t.geom, ${list}${fid}, ${sampleSql('t.object_id')} AS u
-    FROM ${source.relation} t, b
+    SELECT t.geom, ${grid ? 't.geom_grid, ' : ''}${list}${fid}, ${sampleSql('t.object_id')} AS u
+    FROM ${grid ? source.gridRelation : source.relation} t, b
     WHERE t.geom && b.wide AND ${kept}
   ), k AS (
     SELECT c.*
@@ -101,7 +110,7 @@ function tileSql(source: TileSourceRecord, z: number): string {
                                        ELSE ST_Area(c.geom) / c.u END DESC
     LIMIT ${LOW_ZOOM_MAX_FEATURES}
   ), q AS (
-    SELECT ST_AsMVTGeom(ST_Simplify(k.geom, b.px, true), b.env, ${extent}, ${buffer}, true) AS geom, ${names}${source.featureId ? `, k.${FEATURE_ID_COLUMN}` : ''}
+    SELECT ${geom} AS geom, ${names}${source.featureId ? `, k.${FEATURE_ID_COLUMN}` : ''}
     FROM k, b
   )
   SELECT ST_AsMVT(q.*, $4::text, ${extent}, 'geom'${fidArg}) AS mvt FROM q WHERE q.geom IS NOT NULL`;

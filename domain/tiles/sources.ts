@@ -16,7 +16,7 @@
  * identifies its feature without the 36-character uuid that made up ~40% of a low-zoom tile
  * (docs/tiles.md "Performance").
  */
-import { TILE_SCHEMA, UAT_ZOOM_LEVELS } from '../store/views';
+import { TILE_GRID_SCHEMA, TILE_SCHEMA, UAT_ZOOM_LEVELS } from '../store/views';
 import { DETAIL_MINZOOM } from './density';
 
 export type FieldType = 'String' | 'Number' | 'Boolean';
@@ -47,6 +47,11 @@ export interface TileSourceRecord {
   name: string;
   /** Schema-qualified view it reads (geom in EPSG:3857, docs/store.md). */
   relation: string;
+  /**
+   * The same view with `geom_grid`, each feature's tile geometry at GRID_ZOOM kept by the store
+   * (density.ts), which the GRID_ZOOM tiles read instead (feature and status sources).
+   */
+  gridRelation?: string;
   /**
    * `uat`: the view holds geometry simplified for its zoom band, rendered as it is. `feature`,
    * `status`: generalised below DETAIL_MINZOOM (mvt.ts); `status` views add the status flags.
@@ -127,6 +132,7 @@ const uat = (view: string, minzoom: number, maxzoom: number, description: string
 const feature = (name: string, kind: 'feature' | 'status', description: string, staleAfter: StaleAfter): TileSourceRecord => ({
   name,
   relation: `${TILE_SCHEMA}.${name}`,
+  gridRelation: `${TILE_GRID_SCHEMA}.${name}`,
   kind,
   minzoom: 10,
   maxzoom: 22,

@@ -64,6 +64,11 @@ const SEARCH_SAMPLES = 40;
 const EXPORT_PARCELS = 5000;
 const EXPORT_RUNS = 3;
 const GOAL_UNCACHED_Z16_P95_MS = 50;
+/** Issue 31: every low zoom the map asks live (z12–z14, parcels and buildings) uncached under this. */
+const GOAL_UNCACHED_LOW_ZOOM_P95_MS = 100;
+const LOW_ZOOMS = [12, 13, 14];
+/** Buildings: z14, where the map starts drawing them (the fullest of their low zooms), and z16. */
+const BUILDING_ZOOMS = [14, 16];
 const GOAL_CACHED_P95_MS = 5;
 
 let cookie = '';
@@ -214,17 +219,30 @@ async function benchTiles(): Promise<void> {
   let worstCachedP95 = 0;
   let worstCachedHttpP95 = 0;
   let z16UncachedP95 = NaN;
+  let worstLowZoomUncachedP95 = 0;
   for (const z of ZOOMS) {
     const r = await benchZoom(PARCEL_SOURCE, 'parcels', z);
     worstCachedP95 = Math.max(worstCachedP95, r.cachedP95);
     worstCachedHttpP95 = Math.max(worstCachedHttpP95, r.cachedHttpP95);
     if (z === 16) z16UncachedP95 = r.uncachedP95;
+    if (LOW_ZOOMS.includes(z)) worstLowZoomUncachedP95 = Math.max(worstLowZoomUncachedP95, r.uncachedP95);
   }
-  const b = await benchZoom(BUILDING_SOURCE, 'buildings', 16);
+  let buildingsZ16UncachedP95 = NaN;
+  for (const z of BUILDING_ZOOMS) {
+    const b = await benchZoom(BUILDING_SOURCE, 'buildings', z);
+    worstCachedP95 = Math.max(worstCachedP95, b.cachedP95);
+    worstCachedHttpP95 = Math.max(worstCachedHttpP95, b.cachedHttpP95);
+    if (z === 16) buildingsZ16UncachedP95 = b.uncachedP95;
+    if (LOW_ZOOMS.includes(z)) worstLowZoomUncachedP95 = Math.max(worstLowZoomUncachedP95, b.uncachedP95);
+  }
+  jsonLine(
+    'tiles',
+    'goal_uncached_z12_z14_p95_under_100ms',
+    worstLowZoomUncachedP95 < GOAL_UNCACHED_LOW_ZOOM_P95_MS,
+    `met? (worst uncached p95 ${Math.round(worstLowZoomUncachedP95 * 10) / 10} ms, parcels z12–z14, buildings z14)`,
+  );
   jsonLine('tiles', 'goal_uncached_z16_p95_under_50ms', z16UncachedP95 < GOAL_UNCACHED_Z16_P95_MS, `met? (parcels z16 p95 ${Math.round(z16UncachedP95 * 10) / 10} ms)`);
-  jsonLine('tiles', 'goal_buildings_uncached_z16_p95_under_50ms', b.uncachedP95 < GOAL_UNCACHED_Z16_P95_MS, `met? (buildings z16 p95 ${Math.round(b.uncachedP95 * 10) / 10} ms)`);
-  worstCachedP95 = Math.max(worstCachedP95, b.cachedP95);
-  worstCachedHttpP95 = Math.max(worstCachedHttpP95, b.cachedHttpP95);
+  jsonLine('tiles', 'goal_buildings_uncached_z16_p95_under_50ms', buildingsZ16UncachedP95 < GOAL_UNCACHED_Z16_P95_MS, `met? (buildings z16 p95 ${Math.round(buildingsZ16UncachedP95 * 10) / 10} ms)`);
   // The goal is the server's: a cached tile through a lean keep-alive client (node:http, gunzip
   // in one call, as a browser's network stack decodes). fetch's own overhead (WHATWG-stream
   // gunzip over several event-loop turns) is printed beside it, not hidden.

@@ -6,19 +6,24 @@
  * density rule); a tile holds at most LOW_ZOOM_MAX_FEATURES features; z16 is exact. Below z16 features carry no cadastral_ref: they are told apart by their MVT feature id
  * (object_id).
  */
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { VectorTile, type VectorTileFeature } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
 import { closePool, getPool } from '../../domain/db/pool';
 import { wgs84ToStereo70 } from '../../domain/geo/epsg3844';
-import { keepAreaPx2, pixelSize3857 } from '../../domain/tiles/density';
-import { LOW_ZOOM_MAX_FEATURES, renderTile } from '../../domain/tiles/mvt';
+import { GRID_ZOOM, keepAreaPx2, pixelSize3857 } from '../../domain/tiles/density';
+import { getTile, LOW_ZOOM_MAX_FEATURES, renderTile } from '../../domain/tiles/mvt';
+import { tilesChanged } from '../../domain/tiles/versions';
 import { removeTileTestData, tileCentre, tileOf } from '../helpers/tilesFixtures';
 
 const SIRUTA = 997003;
 /** The density test's own UAT code and place (Timișoara, far from every other test's data). */
 const DENSE_SIRUTA = 997004;
 const DENSE_CENTRE: [number, number] = [21.2087, 45.7489];
+/** The z14 test's own UAT code and place (Oradea). */
+const GRID_SIRUTA = 997005;
+const GRID_PLACE: [number, number] = [21.9189, 47.0722];
 /** A z16 tile in Cluj-Napoca; every planted feature lies well inside it. */
 const Z16 = tileOf(23.6, 46.77, 16);
 const [cx, cy] = wgs84ToStereo70(tileCentre(16, Z16.x, Z16.y));
@@ -55,6 +60,7 @@ async function features(source: string, z: number): Promise<Map<string, VectorTi
 const vertices = (f: VectorTileFeature | undefined) => (f ? f.loadGeometry().reduce((n, ring) => n + ring.length, 0) : 0);
 
 beforeAll(async () => {
+  await removeTileTestData(getPool(), GRID_SIRUTA);
   await removeTileTestData(getPool(), DENSE_SIRUTA);
   await removeTileTestData(getPool(), SIRUTA);
   let objectId = 1;
@@ -68,6 +74,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await removeTileTestData(getPool(), GRID_SIRUTA);
   await removeTileTestData(getPool(), DENSE_SIRUTA);
   await removeTileTestData(getPool(), SIRUTA);
   await closePool();
@@ -233,5 +240,107 @@ describe('the density rule below z16', () => {
     const lines = all.filter((f) => Number(f.id) >= LINES_FROM).length;
     expect(lines).toBeGreaterThan(LINES - 2000);
     expect(lines).toBeLessThan(LINES);
+  });
+});
+
+describe('z14 tiles read the tile geometry the store keeps ready', () => {
+  /** A z14 tile of Oradea (~1.7 km wide) and its eastern neighbour. */
+  const T = tileOf(GRID_PLACE[0], GRID_PLACE[1], GRID_ZOOM);
+  const E = { x: T.x + 1, y: T.y };
+  const EAST_EDGE = ((T.x + 1) / 2 ** GRID_ZOOM) * 360 - 180;
+  const [tx, ty] = wgs84ToStereo70(tileCentre(GRID_ZOOM, T.x, T.y));
+  const [ex, ey] = wgs84ToStereo70([EAST_EDGE, tileCentre(GRID_ZOOM, T.x, T.y)[1]]);
+  /** object_id → what it is; 1–3 parcels, 4 a building. */
+  const REFS = ['inside', 'round', 'edge', 'building'];
+  const STATUS = { inside: { has_enrichment: 1, has_building: 1, build_legal: 0 }, round: { has_enrichment: 0 }, edge: { has_enrichment: 1, has_building: 0, build_legal: 1 } };
+
+  beforeAll(async () => {
+    const rows: Array<[number, string, string, string, object | null]> = [
+      [1, 'TERENURI_ACTIVE', square(tx - 200, ty - 100, 30), 'x', { HAS_BUILDING: 1, BUILD_LEGAL: 0 }],
+      [2, 'TERENURI_ACTIVE', `POINT(${tx + 150} ${ty + 150})`, 'buffer', null], // 257 vertices, simplified at z14
+      [3, 'TERENURI_ACTIVE', square(ex - 20, ey - 20, 40), 'x', { HAS_BUILDING: 0, BUILD_LEGAL: 1 }], // across the tile edge
+      [4, 'CLADIRI_ACTIVE', square(tx - 195, ty - 95, 12), 'x', null], // on parcel 1
+    ];
+    for (const [objectId, layer, wkt, kind, enrichment] of rows) {
+      await getPool().query(
+        `INSERT INTO gis_features (layer_id, siruta, object_id, cadastral_ref, geom, enrichment)
+         VALUES ($1, $2, $3, $4, CASE WHEN $6 = 'buffer' THEN ST_Buffer(ST_GeomFromText($5, 3844), 60, 64) ELSE ST_GeomFromText($5, 3844) END, $7)`,
+        [layer, GRID_SIRUTA, objectId, objectId === 4 ? 'p1-C1' : `p${objectId}`, wkt, kind, enrichment && JSON.stringify(enrichment)],
+      );
+    }
+  });
+
+  /** The planted features of a decoded z14 tile, by what they are. */
+  function planted(body: Buffer, source: string): Map<string, VectorTileFeature> {
+    const layer = new VectorTile(new PbfReader(body)).layers[source];
+    const out = new Map<string, VectorTileFeature>();
+    for (let i = 0; i < (layer?.length ?? 0); i++) {
+      const f = layer.feature(i);
+      if (f.properties.siruta === GRID_SIRUTA) out.set(REFS[Number(f.id) - 1], f);
+    }
+    return out;
+  }
+
+  /**
+   * What ST_AsMVTGeom makes of each planted feature in tile (x, y) at z14 after the pixel
+   * simplification, the rendering of every other low zoom: the reference, computed without the
+   * stored column.
+   */
+  async function reference(x: number, y: number): Promise<Map<string, number[][][]>> {
+    const r = await getPool().query<{ object_id: string; g: string | null }>(
+      `SELECT object_id, ST_AsGeoJSON(ST_AsMVTGeom(ST_Simplify(geom_3857, $4::float8, true), ST_TileEnvelope($2, $3, $5), 1024, 16, true)) AS g
+         FROM gis_features WHERE siruta = $1`,
+      [GRID_SIRUTA, GRID_ZOOM, x, pixelSize3857(GRID_ZOOM), y],
+    );
+    const out = new Map<string, number[][][]>();
+    for (const row of r.rows) {
+      if (!row.g) continue;
+      const g = JSON.parse(row.g) as { type: string; coordinates: number[][][] | number[][][][] };
+      out.set(REFS[Number(row.object_id) - 1], g.type === 'MultiPolygon' ? (g.coordinates as number[][][][]).flat() : (g.coordinates as number[][][]));
+    }
+    return out;
+  }
+
+  const rings = (f: VectorTileFeature | undefined) => f?.loadGeometry().map((ring) => ring.map((p) => [p.x, p.y]));
+
+  test('every planted feature has the geometry ST_AsMVTGeom gives it in that tile, and its attributes', async () => {
+    for (const t of [T, E]) {
+      const ref = await reference(t.x, t.y);
+      const parcels = planted(await renderTile({ source: 'gis_terenuri_status', z: GRID_ZOOM, ...t }), 'gis_terenuri_status');
+      const expected = t === T ? ['edge', 'inside', 'round'] : ['edge'];
+      expect([...parcels.keys()].sort()).toEqual(expected);
+      for (const name of expected) {
+        expect({ name, rings: rings(parcels.get(name)) }).toEqual({ name, rings: ref.get(name) });
+        const { siruta: _siruta, ...flags } = parcels.get(name)!.properties;
+        expect({ name, flags }).toEqual({ name, flags: STATUS[name as keyof typeof STATUS] });
+      }
+      if (t === T) expect(vertices(parcels.get('round'))).toBeLessThan(60); // of 257: simplified to a pixel
+      // A plain feature view and the buildings' status view read the same column.
+      const plain = planted(await renderTile({ source: 'gis_features', z: GRID_ZOOM, ...t }), 'gis_features');
+      for (const name of [...expected, ...(t === T ? ['building'] : [])]) expect({ name, rings: rings(plain.get(name)) }).toEqual({ name, rings: ref.get(name) });
+    }
+    const buildings = planted(await renderTile({ source: 'gis_cladiri_status', z: GRID_ZOOM, ...T }), 'gis_cladiri_status');
+    expect(rings(buildings.get('building'))).toEqual((await reference(T.x, T.y)).get('building'));
+    expect(buildings.get('building')!.properties).toEqual({ siruta: GRID_SIRUTA, has_enrichment: 0, has_building: 1, build_legal: 0 });
+  });
+
+  test('after a sync moves a parcel and an enrichment fills another, the z14 tile shows both', async () => {
+    const addr = { source: 'gis_terenuri_status', z: GRID_ZOOM, ...T };
+    const before = await getTile(addr);
+    const old = (await reference(T.x, T.y)).get('inside');
+    await getPool().query(`UPDATE gis_features SET geom = ST_Translate(geom, 300, 0) WHERE siruta = $1 AND object_id = 1`, [GRID_SIRUTA]);
+    await tilesChanged(getPool(), { kind: 'layer', layerId: 'TERENURI_ACTIVE' });
+    const moved = await getTile(addr);
+    expect(moved.etag).not.toBe(before.etag);
+    expect(moved.cached).toBe(false);
+    const now = await reference(T.x, T.y);
+    expect(now.get('inside')).not.toEqual(old);
+    expect(rings(planted(gunzipSync(moved.gzipped), 'gis_terenuri_status').get('inside'))).toEqual(now.get('inside'));
+
+    await getPool().query(`UPDATE gis_features SET enrichment = '{"HAS_BUILDING": 0}' WHERE siruta = $1 AND object_id = 2`, [GRID_SIRUTA]);
+    await tilesChanged(getPool(), { kind: 'enrichment' });
+    const enriched = await getTile(addr);
+    expect(enriched.etag).not.toBe(moved.etag);
+    expect(planted(gunzipSync(enriched.gzipped), 'gis_terenuri_status').get('round')!.properties).toEqual({ siruta: GRID_SIRUTA, has_enrichment: 1, has_building: 0 });
   });
 });

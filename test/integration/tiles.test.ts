@@ -17,7 +17,8 @@ import { buildOverviewArchive } from '../../domain/tiles/archive';
 import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
 import { OVERVIEW_BUILD_WORKFLOW_ID } from '../../temporal/common/singletons';
 import type { OverviewArchiveBuildResult } from '../../workflows/overviewArchiveBuild';
-import { clearTileCache, LOW_ZOOM_EXTENT } from '../../domain/tiles/mvt';
+import { LOW_ZOOM_EXTENT } from '../../domain/tiles/density';
+import { clearTileCache } from '../../domain/tiles/mvt';
 import { bumpTileVersion } from '../../domain/tiles/versions';
 import {
   plantTileTestData,
