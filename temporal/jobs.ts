@@ -8,6 +8,7 @@
 import { failureMessage } from './common/failures';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { getPool } from '../domain/db/pool';
+import { config } from '../domain/config';
 import { leaseToken, untilSettled } from '../domain/db/lease';
 import { errors } from '../domain/errors';
 import { ownerOrAdmin, type Reader } from '../domain/auth/ownership';
@@ -51,7 +52,9 @@ export async function listRunningJobs(kinds: readonly string[], filter: { siruta
  */
 export async function runningPortalJobs(): Promise<RunningJob[]> {
   const listed = await listRunningJobs(PORTAL_JOB_KINDS);
-  const recent = await getPool().query<{ job_id: string }>(`SELECT job_id FROM job_slots WHERE job_id <> '' AND started_at > now() - interval '1 minute'`);
+  const recent = await getPool().query<{ job_id: string }>(`SELECT job_id FROM job_slots WHERE namespace = $1 AND job_id <> '' AND started_at > now() - interval '1 minute'`,
+    [config.temporal.namespace],
+  );
   for (const r of recent.rows) {
     const kind = parseWorkflowId(r.job_id)?.kind;
     if (kind && PORTAL_JOB_KINDS.includes(kind) && !listed.some((j) => j.jobId === r.job_id) && (await isRunning(r.job_id))) listed.push({ jobId: r.job_id, kind });
@@ -145,11 +148,11 @@ export async function startExclusive(lock: { resource: string; id: string }, lau
   const holder = leaseToken();
   return untilSettled(async () => {
     const claimed = await db.query<{ job_id: string; pending: boolean }>(
-      `INSERT INTO job_slots (kind, scope, job_id, claim, claim_until) VALUES ($1, $2, '', $3, now() + make_interval(secs => $4))
-       ON CONFLICT (kind, scope) DO UPDATE SET claim = EXCLUDED.claim, claim_until = EXCLUDED.claim_until
+      `INSERT INTO job_slots (namespace, kind, scope, job_id, claim, claim_until) VALUES ($6, $1, $2, '', $3, now() + make_interval(secs => $4))
+       ON CONFLICT (namespace, kind, scope) DO UPDATE SET claim = EXCLUDED.claim, claim_until = EXCLUDED.claim_until
         WHERE job_slots.claim IS NULL OR job_slots.claim_until < now()
        RETURNING job_id, started_at > now() - make_interval(secs => $5) AS pending`,
-      [lock.resource, lock.id, holder, SLOT_CLAIM_SECONDS, CHILD_START_GRACE_SECONDS],
+      [lock.resource, lock.id, holder, SLOT_CLAIM_SECONDS, CHILD_START_GRACE_SECONDS, config.temporal.namespace],
     );
     if (!claimed.rows[0]) return undefined;
     let jobId: string | undefined;
@@ -164,8 +167,8 @@ export async function startExclusive(lock: { resource: string; id: string }, lau
       await db.query(
         `UPDATE job_slots SET job_id = COALESCE($4, job_id), started_at = CASE WHEN $4::text IS NULL THEN started_at ELSE now() END,
                 claim = NULL, claim_until = NULL
-          WHERE kind = $1 AND scope = $2 AND claim = $3`,
-        [lock.resource, lock.id, holder, jobId ?? null],
+          WHERE namespace = $5 AND kind = $1 AND scope = $2 AND claim = $3`,
+        [lock.resource, lock.id, holder, jobId ?? null, config.temporal.namespace],
       );
     }
   });
@@ -248,7 +251,12 @@ export async function claimChildJobLock(kind: JobKind, input: unknown, jobId: st
 export async function releaseChildJobLock(kind: JobKind, input: unknown, jobId: string): Promise<void> {
   const lock = lockOf(kind, input);
   if (!lock) return;
-  await getPool().query(`UPDATE job_slots SET job_id = '' WHERE kind = $1 AND scope = $2 AND job_id = $3`, [lock.resource, lock.id, jobId]);
+  await getPool().query(`UPDATE job_slots SET job_id = '' WHERE namespace = $4 AND kind = $1 AND scope = $2 AND job_id = $3`, [
+    lock.resource,
+    lock.id,
+    jobId,
+    config.temporal.namespace,
+  ]);
 }
 
 class HeldBy extends Error {
