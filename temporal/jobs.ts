@@ -1,8 +1,8 @@
 /**
  * The one module that starts and observes jobs (every area's routes, Remix loaders and monitors
- * use it): the job table's `start` (temporal/common/jobTable.ts), job ids (temporal/ids.ts), "one at a
- * time" per resource (startExclusive), search attributes, the 409s, and a job's progress through the one typed `progress` query of
- * temporal/common/progress.ts (its result or failure within the retention of spec 3.3 once closed,
+ * use it): the job table's `start` (temporal/common/jobTable.ts), job ids (temporal/ids.ts), "one
+ * at a time" per resource (startExclusive), search attributes, the 409s, and a job's progress
+ * through the one typed `progress` query of temporal/common/progress.ts (its result or failure within the retention of spec 3.3 once closed,
  * the innermost failure message from temporal/common/failures.ts; 404 after that).
  */
 import { failureMessage } from './common/failures';
@@ -52,7 +52,8 @@ export async function listRunningJobs(kinds: readonly string[], filter: { siruta
  */
 export async function runningPortalJobs(): Promise<RunningJob[]> {
   const listed = await listRunningJobs(PORTAL_JOB_KINDS);
-  const recent = await getPool().query<{ job_id: string }>(`SELECT job_id FROM job_slots WHERE namespace = $1 AND job_id <> '' AND started_at > now() - interval '1 minute'`,
+  const recent = await getPool().query<{ job_id: string }>(
+    `SELECT job_id FROM job_slots WHERE namespace = $1 AND job_id <> '' AND started_at > now() - interval '1 minute'`,
     [config.temporal.namespace],
   );
   for (const r of recent.rows) {
@@ -64,8 +65,7 @@ export async function runningPortalJobs(): Promise<RunningJob[]> {
 
 type WorkflowName = keyof typeof workflows;
 
-// A record naming no workflow of workflows/index.ts fails here, at the type of its input.
-/** What a job of `kind` takes: its workflow's first argument. */
+/** What a job of `kind` takes: its workflow's first argument (a record naming no workflow of workflows/index.ts fails to compile here). */
 export type JobInput<K extends JobKind> = Parameters<(typeof workflows)[(typeof JOBS)[K]['workflow']]>[0];
 
 export interface StartOptions {
@@ -143,7 +143,7 @@ async function runningHolders(lock: { resource: string; id: string }): Promise<R
  * claimed waits for the claim to go and then sees the job it started. `conflict` builds the 409
  * for a running holder.
  */
-export async function startExclusive(lock: { resource: string; id: string }, launch: () => Promise<string>, conflict: (jobId: string) => Error): Promise<string> {
+async function startExclusive(lock: { resource: string; id: string }, launch: () => Promise<string>, conflict: (jobId: string) => Error): Promise<string> {
   const db = getPool();
   const holder = leaseToken();
   return untilSettled(async () => {

@@ -54,15 +54,6 @@ export const JOBS = {
 
 export type JobKind = keyof typeof JOBS;
 
-export function isJobKind(kind: string): kind is JobKind {
-  return Object.hasOwn(JOBS, kind);
-}
-
-/** `<resource>:<id>`, the key "one at a time" is about (job_slots row, logs, docs). */
-export function lockKey(lock: { resource: string; id: string }): string {
-  return `${lock.resource}:${lock.id}`;
-}
-
 /** The resource a start of `kind` with `input` holds, or null when the kind takes no lock. */
 export function lockOf(kind: JobKind, input: unknown): { resource: string; id: string } | null {
   const spec: JobSpec = JOBS[kind];
