@@ -1,6 +1,6 @@
 /**
  * Activities of the scheduling workflows (docs/scheduling.md), on the store queue: each one call
- * into domain/scheduling, plus the one job starter (temporal/jobs.ts `startJob`, which keeps two
+ * into domain/scheduling, plus the one job starter (temporal/jobs.ts `start`, which keeps two
  * syncs of one UAT from running at once). The starter is passed in by workers/registry.ts:
  * activities never import the client side of temporal/, whose job table names the workflows that
  * import these activities' types.
@@ -26,10 +26,13 @@ import {
   type WeekendStep,
 } from '../domain/scheduling/weekend';
 
-/** What the activities need of temporal/jobs.ts (its `listRunningJobs` and `startJob`). */
+/** What the activities need of temporal/jobs.ts (its `listRunningJobs` and the job table's `start`). */
 export interface SchedulingJobs {
   listRunningJobs(kinds: readonly string[]): Promise<readonly unknown[]>;
-  startJob(o: { kind: 'sync'; scope: number; siruta: number; workflowType: 'uatSync'; args: unknown[] }): Promise<{ jobId: string }>;
+  start(
+    kind: 'sync',
+    input: { siruta: number; layers: string[]; mode: 'base' | 'magic'; importNoGeometry: boolean; trigger: 'schedule' },
+  ): Promise<{ jobId: string }>;
 }
 
 export function createSchedulingActivities({ db, jobs }: { db: Db; jobs: SchedulingJobs }) {
@@ -44,20 +47,12 @@ export function createSchedulingActivities({ db, jobs }: { db: Db; jobs: Schedul
     /** Starts one UAT's scheduled sync; `already_running` when a sync of that UAT runs. */
     async startRuleSync(input: { siruta: number; steps: StepCode[]; ruleId: string; now: number }): Promise<{ jobId: string | null; status: 'started' | 'already_running' }> {
       try {
-        const { jobId } = await jobs.startJob({
-          kind: 'sync',
-          scope: input.siruta,
+        const { jobId } = await jobs.start('sync', {
           siruta: input.siruta,
-          workflowType: 'uatSync',
-          args: [
-            {
-              siruta: input.siruta,
-              layers: layersOf(input.steps),
-              mode: input.steps.includes('E') ? 'magic' : 'base',
-              importNoGeometry: input.steps.includes('N'),
-              trigger: 'schedule',
-            },
-          ],
+          layers: layersOf(input.steps),
+          mode: input.steps.includes('E') ? 'magic' : 'base',
+          importNoGeometry: input.steps.includes('N'),
+          trigger: 'schedule',
         });
         await markRuleRun(prisma, input.ruleId, new Date(input.now));
         return { jobId, status: 'started' };

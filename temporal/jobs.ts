@@ -1,13 +1,14 @@
 /**
  * The one module that starts and observes jobs (every area's routes, Remix loaders and monitors
- * use it): job ids (temporal/ids.ts), exclusivity under the advisory lock (startExclusive), search
- * attributes, the 409s, and a job's progress through the one typed `progress` query of
- * temporal/common/progress.ts (its result or failure within the retention of spec 3.3 once closed,
+ * use it): the job table's `start` (temporal/common/jobTable.ts), job ids (temporal/ids.ts), "one
+ * at a time" per resource (startExclusive), search attributes, the 409s, and a job's progress
+ * through the one typed `progress` query of temporal/common/progress.ts (its result or failure within the retention of spec 3.3 once closed,
  * the innermost failure message from temporal/common/failures.ts; 404 after that).
  */
 import { failureMessage } from './common/failures';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { getPool } from '../domain/db/pool';
+import { config } from '../domain/config';
 import { leaseToken, untilSettled } from '../domain/db/lease';
 import { errors } from '../domain/errors';
 import { ownerOrAdmin, type Reader } from '../domain/auth/ownership';
@@ -18,6 +19,7 @@ import { jobSearchAttributes } from './common/searchAttributes';
 import type * as workflows from '../workflows';
 import type { ProgressState } from './common/progress';
 import { TaskQueue, type TaskQueueName } from './common/queues';
+import { JOBS, kindsLocking, lockOf, scopeOf, sirutaOfJob, type JobKind, type JobSpec } from './common/jobTable';
 
 export interface RunningJob {
   jobId: string;
@@ -50,33 +52,34 @@ export async function listRunningJobs(kinds: readonly string[], filter: { siruta
  */
 export async function runningPortalJobs(): Promise<RunningJob[]> {
   const listed = await listRunningJobs(PORTAL_JOB_KINDS);
-  const recent = await getPool().query<{ kind: string; job_id: string }>(
-    `SELECT kind, job_id FROM job_slots WHERE kind = ANY($1::text[]) AND started_at > now() - interval '1 minute'`,
-    [[...PORTAL_JOB_KINDS]],
+  const recent = await getPool().query<{ job_id: string }>(
+    `SELECT job_id FROM job_slots WHERE namespace = $1 AND job_id <> '' AND started_at > now() - interval '1 minute'`,
+    [config.temporal.namespace],
   );
   for (const r of recent.rows) {
-    if (!listed.some((j) => j.jobId === r.job_id) && (await isRunning(r.job_id))) listed.push({ jobId: r.job_id, kind: r.kind });
+    const kind = parseWorkflowId(r.job_id)?.kind;
+    if (kind && PORTAL_JOB_KINDS.includes(kind) && !listed.some((j) => j.jobId === r.job_id) && (await isRunning(r.job_id))) listed.push({ jobId: r.job_id, kind });
   }
   return listed;
 }
 
 type WorkflowName = keyof typeof workflows;
 
-export interface StartJobOptions {
-  kind: string;
-  scope: string | number;
-  workflowType: WorkflowName;
-  args: unknown[];
-  siruta?: number;
-  /** Singleton jobs use `<kind>:<scope>` (temporal/ids.ts). */
-  singleton?: boolean;
+/** What a job of `kind` takes: its workflow's first argument (a record naming no workflow of workflows/index.ts fails to compile here). */
+export type JobInput<K extends JobKind> = Parameters<(typeof workflows)[(typeof JOBS)[K]['workflow']]>[0];
+
+export interface StartOptions {
   /**
-   * A rule that may refuse the start (throws its 409), checked under the slot's claim with the
+   * A rule that may refuse the start (throws its 409), checked under the lock's claim with the
    * running-job check, so no second request slips between the rule and the start.
    */
   precondition?: () => Promise<void>;
   /** The requesting user (LaunchOptions.startedBy); none for a schedule's or a cron's job. */
   startedBy?: string;
+  /** The 409 for a running holder of the lock; default `already_running`. */
+  conflict?: (jobId: string) => Error;
+  /** The job id, when the input must name it (an export's download URL); default a fresh one. */
+  jobId?: string;
 }
 
 export interface LaunchOptions {
@@ -93,10 +96,10 @@ export interface LaunchOptions {
 }
 
 /**
- * Starts one workflow as a job: its id, its queue and its search attributes. Every workflow start
- * of the API goes through here (startJob, startExclusive's launches, the tile archive jobs).
- * Temporal's WorkflowExecutionAlreadyStartedError passes through: a singleton's caller decides
- * whether that is a 409 or fine.
+ * Starts one workflow as a job: its id, its queue and its search attributes. `start` launches
+ * through here, and so do the jobs outside the table (the tile archive jobs, mail delivery, the
+ * UAT catalogue). Temporal's WorkflowExecutionAlreadyStartedError passes through: a singleton's
+ * caller decides whether that is a 409 or fine.
  */
 export async function launchJob(o: LaunchOptions, client?: Client): Promise<WorkflowHandle> {
   client ??= await getTemporalClient();
@@ -113,40 +116,50 @@ export function progressUrl(jobId: string): string {
   return `/api/landreg/progress?jobId=${encodeURIComponent(jobId)}`;
 }
 
-/** How long one check-and-start may hold a job slot's claim (a describe, a listing, a start). */
+/** How long one check-and-start may hold a lock's claim (a describe, a listing, a start). */
 const SLOT_CLAIM_SECONDS = 30;
 
 /**
- * "Is one running? If not, start it" for one (kind, scope), safe against concurrent requests in
- * any number of API processes: holding a claim on the slot's row (table job_slots), the job id
- * last started for the scope is asked about by id — strongly consistent, unlike the
- * search-attribute listing, which lags a freshly started workflow — and the listing then catches
- * jobs started elsewhere (schedules, children of county jobs). The claim is one conditional
- * upsert, not a lock, so no transaction stays open over the Temporal calls (issue 13); a request
- * that finds the slot claimed waits for the claim to go and then sees the job it started.
- * `conflict` builds the 409 for a running job.
+ * A parent workflow records its child's id (claimChildJobLock) a moment before the child
+ * exists; within this window an id Temporal does not know yet still holds the lock.
  */
-export async function startExclusive(
-  slot: { kind: string; scope: string; running: { siruta?: number; idPrefix?: string } },
-  launch: () => Promise<string>,
-  conflict: (jobId: string) => Error,
-): Promise<string> {
+const CHILD_START_GRACE_SECONDS = 60;
+
+/** Running jobs of any kind holding `lock` (Temporal's listing: the kinds that lock its resource, by id prefix). */
+async function runningHolders(lock: { resource: string; id: string }): Promise<RunningJob[]> {
+  const out: RunningJob[] = [];
+  for (const kind of kindsLocking(lock.resource)) out.push(...(await listRunningJobs([kind], { idPrefix: `${kind}:${lock.id}:` })));
+  return out;
+}
+
+/**
+ * "Does a job hold this resource? If not, start one" (`uat:<siruta>`, `county:<name>`…), safe
+ * against concurrent requests in any number of API processes and against parent workflows
+ * starting children: holding a claim on the resource's row (table job_slots, kind = resource,
+ * scope = id), the job id last started on it is asked about by id — strongly consistent, unlike
+ * the search-attribute listing, which lags a freshly started workflow — and the listing then
+ * catches jobs started elsewhere (schedules). The claim is one conditional upsert, not a lock, so
+ * no transaction stays open over the Temporal calls (issue 13); a request that finds the row
+ * claimed waits for the claim to go and then sees the job it started. `conflict` builds the 409
+ * for a running holder.
+ */
+async function startExclusive(lock: { resource: string; id: string }, launch: () => Promise<string>, conflict: (jobId: string) => Error): Promise<string> {
   const db = getPool();
   const holder = leaseToken();
   return untilSettled(async () => {
-    const claimed = await db.query<{ job_id: string }>(
-      `INSERT INTO job_slots (kind, scope, job_id, claim, claim_until) VALUES ($1, $2, '', $3, now() + make_interval(secs => $4))
-       ON CONFLICT (kind, scope) DO UPDATE SET claim = EXCLUDED.claim, claim_until = EXCLUDED.claim_until
+    const claimed = await db.query<{ job_id: string; pending: boolean }>(
+      `INSERT INTO job_slots (namespace, kind, scope, job_id, claim, claim_until) VALUES ($6, $1, $2, '', $3, now() + make_interval(secs => $4))
+       ON CONFLICT (namespace, kind, scope) DO UPDATE SET claim = EXCLUDED.claim, claim_until = EXCLUDED.claim_until
         WHERE job_slots.claim IS NULL OR job_slots.claim_until < now()
-       RETURNING job_id`,
-      [slot.kind, slot.scope, holder, SLOT_CLAIM_SECONDS],
+       RETURNING job_id, started_at > now() - make_interval(secs => $5) AS pending`,
+      [lock.resource, lock.id, holder, SLOT_CLAIM_SECONDS, CHILD_START_GRACE_SECONDS, config.temporal.namespace],
     );
     if (!claimed.rows[0]) return undefined;
     let jobId: string | undefined;
     try {
-      const last = claimed.rows[0].job_id;
-      if (last && (await isRunning(last))) throw conflict(last);
-      const running = await listRunningJobs([slot.kind], slot.running);
+      const last = claimed.rows[0];
+      if (last.job_id && (await runningOrStarting(last.job_id, last.pending))) throw conflict(last.job_id);
+      const running = await runningHolders(lock);
       if (running.length) throw conflict(running[0].jobId);
       jobId = await launch();
       return jobId;
@@ -154,44 +167,102 @@ export async function startExclusive(
       await db.query(
         `UPDATE job_slots SET job_id = COALESCE($4, job_id), started_at = CASE WHEN $4::text IS NULL THEN started_at ELSE now() END,
                 claim = NULL, claim_until = NULL
-          WHERE kind = $1 AND scope = $2 AND claim = $3`,
-        [slot.kind, slot.scope, holder, jobId ?? null],
+          WHERE namespace = $5 AND kind = $1 AND scope = $2 AND claim = $3`,
+        [lock.resource, lock.id, holder, jobId ?? null, config.temporal.namespace],
       );
     }
   });
 }
 
+/** Running, or just recorded by a parent workflow whose child Temporal does not show yet. */
+async function runningOrStarting(jobId: string, recentlyRecorded: boolean): Promise<boolean> {
+  const status = await executionStatus(jobId);
+  return status === 'RUNNING' || (status === null && recentlyRecorded);
+}
+
 /**
- * Starts a job; 409 `already_running` (with the running job's id) when the same kind for the same
- * UAT, or the same singleton, already runs.
+ * Starts a job of the table (temporal/common/jobTable.ts): its workflow, queue, id, search
+ * attributes, and "one at a time" on the resource its input locks. 409 `already_running` (with
+ * the running job's id) when a job of any kind holds that resource, or the singleton runs. Used
+ * by the routes and the schedules' activities; parent workflows go through
+ * workflows/childJobs.ts `executeChildJob`, which claims the same lock.
  */
-export async function startJob(o: StartJobOptions): Promise<{ jobId: string; handle: WorkflowHandle }> {
+export async function start<K extends JobKind>(kind: K, input: JobInput<K>, o: StartOptions = {}): Promise<{ jobId: string; handle: WorkflowHandle }> {
   const client = await getTemporalClient();
-  const scope = String(o.scope);
-  const start = async (jobId: string) => {
+  const spec: JobSpec = JOBS[kind];
+  const scope = scopeOf(kind, input);
+  const conflict = o.conflict ?? alreadyRunning;
+  const launch = async (jobId: string) => {
     await o.precondition?.();
     try {
-      return await launchJob({ workflowType: o.workflowType, jobId, kind: o.kind, siruta: o.siruta, args: o.args, startedBy: o.startedBy });
+      return await launchJob({
+        workflowType: spec.workflow as WorkflowName,
+        jobId,
+        kind,
+        siruta: sirutaOfJob(kind, input),
+        args: input === undefined ? [] : [input],
+        taskQueue: spec.queue,
+        startedBy: o.startedBy,
+      });
     } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError) throw alreadyRunning(jobId);
+      if (err instanceof WorkflowExecutionAlreadyStartedError) throw conflict(jobId);
       throw err;
     }
   };
-  // A singleton's fixed id is its own lock: Temporal refuses a second start of a running id.
-  if (o.singleton) {
-    const jobId = singletonWorkflowId(o.kind, scope);
-    return { jobId, handle: await start(jobId) };
+  const lock = lockOf(kind, input);
+  if (spec.singleton || !lock) {
+    const jobId = o.jobId ?? (spec.singleton ? singletonWorkflowId(kind, scope) : jobWorkflowId(kind, scope));
+    return { jobId, handle: await launch(jobId) };
   }
   const jobId = await startExclusive(
-    { kind: o.kind, scope: o.siruta !== undefined ? String(o.siruta) : scope, running: o.siruta !== undefined ? { siruta: o.siruta } : { idPrefix: `${o.kind}:${scope}:` } },
+    lock,
     async () => {
-      const id = jobWorkflowId(o.kind, scope);
-      await start(id);
+      const id = o.jobId ?? jobWorkflowId(kind, scope);
+      await launch(id);
       return id;
     },
-    alreadyRunning,
+    conflict,
   );
   return { jobId, handle: client.workflow.getHandle(jobId) };
+}
+
+/**
+ * A parent workflow's half of `start` (the activity behind workflows/childJobs.ts): claims the
+ * resource `kind`'s input locks for the child id the parent is about to start, or names the
+ * job that holds it. Nothing is launched here; the parent starts its child next.
+ */
+export async function claimChildJobLock(kind: JobKind, input: unknown, jobId: string): Promise<{ heldBy: string | null }> {
+  const lock = lockOf(kind, input);
+  if (!lock) return { heldBy: null };
+  try {
+    await startExclusive(lock, async () => jobId, (running) => new HeldBy(running));
+    return { heldBy: null };
+  } catch (err) {
+    if (err instanceof HeldBy) return { heldBy: err.jobId };
+    throw err;
+  }
+}
+
+/**
+ * The parent's other half: its child ended (or never started), so the resource is free again
+ * without asking Temporal about the child — a worker whose client is not the parent's server (a
+ * time-skipping test) would never find it and hold the lock for the grace period.
+ */
+export async function releaseChildJobLock(kind: JobKind, input: unknown, jobId: string): Promise<void> {
+  const lock = lockOf(kind, input);
+  if (!lock) return;
+  await getPool().query(`UPDATE job_slots SET job_id = '' WHERE namespace = $4 AND kind = $1 AND scope = $2 AND job_id = $3`, [
+    lock.resource,
+    lock.id,
+    jobId,
+    config.temporal.namespace,
+  ]);
+}
+
+class HeldBy extends Error {
+  constructor(readonly jobId: string) {
+    super(`held by ${jobId}`);
+  }
 }
 
 /**
@@ -226,16 +297,19 @@ export function alreadyRunning(jobId: string) {
 
 /** Whether a workflow with this exact id is running now. */
 export async function isRunning(workflowId: string): Promise<boolean> {
+  return (await executionStatus(workflowId)) === 'RUNNING';
+}
+
+/** The status of the latest execution with this id, or null when Temporal knows none. */
+async function executionStatus(workflowId: string): Promise<string | null> {
   const client = await getTemporalClient();
   try {
-    const d = await client.workflow.getHandle(workflowId).describe();
-    return d.status.name === 'RUNNING';
+    return (await client.workflow.getHandle(workflowId).describe()).status.name;
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return false;
+    if (err instanceof WorkflowNotFoundError) return null;
     throw err;
   }
 }
-
 
 /**
  * A query needs a worker of the workflow's queue; with none polling (a crashed or stopped worker)

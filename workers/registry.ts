@@ -15,11 +15,12 @@ import { createRegistryActivities } from '../activities/registry';
 import { createCfportalActivities } from '../activities/cfportal';
 import type { CfAccountSource } from '../domain/cfportal/session';
 import { createSchedulingActivities } from '../activities/scheduling';
+import { createJobActivities } from '../activities/jobs';
 import { config, projectRoot } from '../domain/config';
 import type pg from 'pg';
 import type { SmtpTarget } from '../domain/mail/transport';
 import { TaskQueue, type TaskQueueName } from '../temporal/common/queues';
-import { listRunningJobs, startJob } from '../temporal/jobs';
+import { claimChildJobLock, listRunningJobs, releaseChildJobLock, start } from '../temporal/jobs';
 
 /** What activity factories may depend on; main.ts builds it once per process. */
 export interface WorkerDeps {
@@ -79,7 +80,9 @@ export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
       // Registry status checks (docs/registry.md): a page fetch and a short transaction each.
       ...createRegistryActivities(deps),
       // Sync rules and the weekend queue (docs/scheduling.md).
-      ...createSchedulingActivities({ ...deps, jobs: { listRunningJobs, startJob } }),
+      ...createSchedulingActivities({ ...deps, jobs: { listRunningJobs, start } }),
+      // Parent workflows' claim of a child job's lock (workflows/childJobs.ts).
+      ...createJobActivities({ locks: { claimChildJobLock, releaseChildJobLock } }),
     }),
     options: { maxConcurrentActivityTaskExecutions: 8 },
   },

@@ -5,22 +5,21 @@
  * holds features, one by one, magic where enrichment is above 30%) and `autoRefresh` (the nightly
  * weekday run, staggered inside 01:00–05:00, least recently synced UATs first).
  */
-import { executeChild, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { JobUat } from '../domain/landreg/jobs';
 import { AUTO_REFRESH_MIN_GAP_MS, delayBeforeStart, refreshModeFor, staggerPlan } from '../domain/scheduling/autoRefresh';
 import { AUTO_REFRESH_WINDOWS, windowState } from '../domain/scheduling/windows';
 import { DEFAULT_STEPS, layersOf } from '../domain/scheduling/rules';
 import type { SyncTrigger } from '../domain/landreg/sync/store';
 import { changesByLayer, describeSyncChanges, type LayerChangeCounts } from '../domain/landreg/sync/rules';
-import { jobSearchAttributes } from '../temporal/common/searchAttributes';
 import type { LandregStoreActivities } from '../activities/landreg';
 import { failureMessage } from '../temporal/common/failures';
 import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
-import { childJobId } from './childJobId';
+import { executeChildJob } from './childJobs';
 import { startTileArchiveRebuild } from './tileArchiveRebuild';
-import type { SyncMode, UatSyncResult } from './uatSync';
+import type { SyncMode, uatSync } from './uatSync';
 
 /** The jobs' UAT lists and notifications, on the store queue. */
 const store = proxyActivities<LandregStoreActivities>({
@@ -41,7 +40,9 @@ const COUNTY_PARALLEL_UATS = 2;
 interface UatOutcome {
   siruta: number;
   name: string;
-  status: 'done' | 'failed';
+  /** `skipped`: another job (a user's sync of the UAT) held it; `runningJobId` names that job. */
+  status: 'done' | 'failed' | 'skipped';
+  runningJobId?: string;
   added: number;
   removed: number;
   changed: number;
@@ -53,6 +54,7 @@ interface ManyUatsResult {
   uats: UatOutcome[];
   done: number;
   failed: number;
+  skipped: number;
   added: number;
   removed: number;
   changed: number;
@@ -64,11 +66,10 @@ interface ManyUatsResult {
 
 async function syncOne(uat: JobUat, trigger: SyncTrigger, mode: SyncMode): Promise<UatOutcome> {
   try {
-    const r: UatSyncResult = await executeChild('uatSync', {
-      workflowId: childJobId('sync', uat.siruta),
-      args: [{ siruta: uat.siruta, layers: JOB_LAYERS, mode, trigger, requestTileRebuild: false }],
-      typedSearchAttributes: jobSearchAttributes('sync', uat.siruta),
-    });
+    // The UAT's lock (job table): a sync of it already running is not doubled, only reported.
+    const child = await executeChildJob<typeof uatSync>('sync', { siruta: uat.siruta, layers: JOB_LAYERS, mode, trigger, requestTileRebuild: false });
+    if (child.heldBy !== null) return { siruta: uat.siruta, name: uat.name, status: 'skipped', runningJobId: child.heldBy, added: 0, removed: 0, changed: 0, layers: [] };
+    const r = child.result;
     return { siruta: uat.siruta, name: uat.name, status: 'done', added: r.added, removed: r.removed, changed: r.changed, layers: r.layers };
   } catch (err) {
     // One UAT failing does not stop the county: it is reported and the next one goes on.
@@ -105,6 +106,7 @@ async function summarize(outcomes: UatOutcome[], requestTileRebuild: boolean): P
     uats: outcomes,
     done: outcomes.filter((o) => o.status === 'done').length,
     failed: outcomes.filter((o) => o.status === 'failed').length,
+    skipped: outcomes.filter((o) => o.status === 'skipped').length,
     added,
     removed: outcomes.reduce((s, o) => s + o.removed, 0),
     changed: outcomes.reduce((s, o) => s + o.changed, 0),
@@ -112,6 +114,12 @@ async function summarize(outcomes: UatOutcome[], requestTileRebuild: boolean): P
     summary: describeSyncChanges(layers),
     tileRebuildRequested,
   };
+}
+
+/** "4 UAT-uri sincronizate, 0 cu erori", and the UATs left to the job that was already syncing them. */
+function tally(r: ManyUatsResult): string {
+  const skipped = r.skipped ? `, ${r.skipped} lăsate sincronizării care rula deja` : '';
+  return `${r.done} UAT-uri sincronizate, ${r.failed} cu erori${skipped}`;
 }
 
 export interface CountySyncArgs {
@@ -135,13 +143,13 @@ export async function countySync(args: CountySyncArgs): Promise<ManyUatsResult &
       userId: args.userId,
       type: 'county-sync-done',
       title: `Sincronizarea județului ${county} s-a încheiat`,
-      body: `${result.done} UAT-uri sincronizate, ${result.failed} cu erori. ${result.summary}.`,
+      body: `${tally(result)}. ${result.summary}.`,
       link: '/parcel-sync',
     });
   }
   progress.status = 'done';
   progress.phase = 'done';
-  progress.message = `Județul ${county}: ${result.done} UAT-uri sincronizate, ${result.failed} cu erori. ${result.summary}.`;
+  progress.message = `Județul ${county}: ${tally(result)}. ${result.summary}.`;
   return { county, ...result };
 }
 
@@ -159,11 +167,14 @@ export async function allCountiesSync(args: AllCountiesSyncArgs = {}): Promise<{
   let added = 0;
   for (const county of counties) {
     progress.message = `Județul ${county} (${progress.current + 1}/${progress.total})…`;
-    const r = await executeChild('countySync', {
-      workflowId: childJobId('sync-county', county),
-      args: [{ county, trigger: 'all_counties', requestTileRebuild: false }],
-      typedSearchAttributes: jobSearchAttributes('sync-county'),
-    });
+    const child = await executeChildJob<typeof countySync>('sync-county', { county, trigger: 'all_counties', requestTileRebuild: false });
+    // A county a user's county job holds is theirs to finish (its UATs are not synced twice).
+    if (child.heldBy !== null) {
+      out.push({ county, done: 0, failed: 0, added: 0 });
+      progress.current++;
+      continue;
+    }
+    const r = child.result;
     out.push({ county, done: r.done, failed: r.failed, added: r.added });
     added += r.added;
     progress.current++;

@@ -40,7 +40,8 @@ import { WEEKEND_SYNC_WORKFLOW_ID } from '../temporal/common/singletons';
 import { failureMessage } from '../temporal/common/failures';
 import { childJobId } from './childJobId';
 import { startTileArchiveRebuild } from './tileArchiveRebuild';
-import type { UatSyncResult } from './uatSync';
+import type { uatSync } from './uatSync';
+import { executeChildJob } from './childJobs';
 import { RETRY } from '../temporal/common/retryPolicies';
 
 const act = proxyActivities<SchedulingActivities>({
@@ -147,12 +148,10 @@ async function runStep(next: NextStep, trigger: 'weekend'): Promise<{ added: num
   const layers: Partial<Record<WeekendStep, string>> = { sync_terenuri: layersOf(['T'])[0], sync_cladiri: layersOf(['C'])[0] };
   const layer = layers[next.step];
   if (layer) {
-    const r: UatSyncResult = await executeChild('uatSync', {
-      workflowId: childJobId('sync', next.siruta),
-      args: [{ siruta: next.siruta, layers: [layer], mode: 'base', trigger, requestTileRebuild: false }],
-      typedSearchAttributes: jobSearchAttributes('sync', next.siruta),
-    });
-    return { added: r.added };
+    const child = await executeChildJob<typeof uatSync>('sync', { siruta: next.siruta, layers: [layer], mode: 'base', trigger, requestTileRebuild: false });
+    // The UAT's lock (job table): the step fails like any other and is retried on a later night.
+    if (child.heldBy !== null) throw ApplicationFailure.nonRetryable(`o altă sincronizare a UAT-ului rulează (${child.heldBy})`, 'UatLockedError');
+    return { added: child.result.added };
   }
   if (next.step === 'import_nogeom') {
     await executeChild('importNoGeometry', {

@@ -15,7 +15,7 @@ import { z } from 'zod';
 import type { SessionContext } from '../auth/types';
 import { legacyWriteGate } from '../http/gates';
 import { defineRoute, reply } from '../http/route';
-import { launchJob, mayReadJob, progressUrl, startExclusive } from '../../temporal/jobs';
+import { mayReadJob, progressUrl, start, type JobInput } from '../../temporal/jobs';
 import { ownerOrAdmin } from '../../domain/auth/ownership';
 import { getPool } from '../../domain/db/pool';
 import { errors } from '../../domain/errors';
@@ -29,7 +29,6 @@ import { callerKey, heavyWork } from '../http/rateLimit';
 import { viewerOf as viewerRule } from '../../domain/auth/viewer';
 import { getTemporalClient } from '../../temporal/client';
 import { jobWorkflowId, parseWorkflowId } from '../../temporal/ids';
-import type { ExportBundleInput, ExportLayerGpkgInput } from '../../workflows/exportBundle';
 
 const log = childLogger('exports');
 
@@ -69,29 +68,20 @@ async function requireUat(siruta: number): Promise<void> {
 }
 
 /**
- * Starts an export job on the sync workflows' task queue (its builds go to the exports queue);
- * 409 `already_running` when an export of the same kind for the same UAT runs.
+ * Starts an export job of the job table (its workflow on the store queue, its builds on the
+ * exports queue); 409 `already_running` when an export of the same kind for the same UAT runs.
+ * The id is drawn first: the input carries the download URL made from it.
  */
-async function startExport(
-  kind: (typeof EXPORT_KINDS)[keyof typeof EXPORT_KINDS],
-  siruta: number,
-  startedBy: string,
-  start: (jobId: string, downloadUrl: string) => { workflowType: 'exportBundle' | 'exportLayerGpkg'; args: [ExportBundleInput] | [ExportLayerGpkgInput] },
-) {
+async function startExport<K extends (typeof EXPORT_KINDS)[keyof typeof EXPORT_KINDS]>(kind: K, siruta: number, startedBy: string, input: (downloadUrl: string) => JobInput<K>) {
   const conflict = (jobId: string) =>
     errors.conflict('already_running', 'Un export de același tip pentru acest UAT rulează deja.', {
       jobId,
       progressUrl: progressUrl(jobId),
       downloadUrl: exportDownloadUrl(jobId),
     });
-  const jobId = await startExclusive({ kind, scope: String(siruta), running: { siruta } }, async () => {
-    const id = jobWorkflowId(kind, String(siruta));
-    const { workflowType, args } = start(id, exportDownloadUrl(id));
-    await launchJob({ workflowType, jobId: id, kind, siruta, args, startedBy });
-    return id;
-  }, conflict);
-  const downloadUrl = exportDownloadUrl(jobId);
-  return reply(202, { jobId, progressUrl: progressUrl(jobId), downloadUrl });
+  const fresh = jobWorkflowId(kind, String(siruta));
+  const { jobId } = await start(kind, input(exportDownloadUrl(fresh)), { jobId: fresh, startedBy, conflict });
+  return reply(202, { jobId, progressUrl: progressUrl(jobId), downloadUrl: exportDownloadUrl(jobId) });
 }
 
 export function registerExportRoutes(router: Router): void {
@@ -111,10 +101,7 @@ export function registerExportRoutes(router: Router): void {
     async ({ body, auth }) => {
       await requireUat(body.siruta);
       const v = viewerOf(auth);
-      return startExport(EXPORT_KINDS.bundle, body.siruta, v.userId, (_jobId, downloadUrl) => ({
-        workflowType: 'exportBundle',
-        args: [{ siruta: body.siruta, mode: body.mode, includeNoGeometry: body.includeNoGeometry, downloadUrl, ...v }],
-      }));
+      return startExport(EXPORT_KINDS.bundle, body.siruta, v.userId, (downloadUrl) => ({ siruta: body.siruta, mode: body.mode, includeNoGeometry: body.includeNoGeometry, downloadUrl, ...v }));
     },
   );
 
@@ -137,10 +124,7 @@ export function registerExportRoutes(router: Router): void {
         throw errors.notFound(`Stratul ${body.layerId} nu există în catalog.`);
       }
       const v = viewerOf(auth);
-      return startExport(EXPORT_KINDS.layer, body.siruta, v.userId, (_jobId, downloadUrl) => ({
-        workflowType: 'exportLayerGpkg',
-        args: [{ siruta: body.siruta, layerId: body.layerId, downloadUrl, ...v }],
-      }));
+      return startExport(EXPORT_KINDS.layer, body.siruta, v.userId, (downloadUrl) => ({ siruta: body.siruta, layerId: body.layerId, downloadUrl, ...v }));
     },
   );
 

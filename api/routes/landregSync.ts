@@ -17,7 +17,7 @@ import { legacyWriteGate } from '../http/gates';
 import { withinDeadline } from '../http/deadline';
 import { defineRoute, reply } from '../http/route';
 import { landregApi } from '../landreg/context';
-import { isRunning, jobProgress, progressUrl, startJob } from '../../temporal/jobs';
+import { isRunning, jobProgress, progressUrl, start } from '../../temporal/jobs';
 import type { UatSyncResult } from '../../workflows/uatSync';
 
 const TAGS = ['landreg'];
@@ -71,14 +71,11 @@ export function registerLandregSyncRoutes(router: Router): void {
     },
     async ({ body, auth }) => {
       const layers = [...new Set(body.layers ?? [body.layer!])];
-      const { handle } = await startJob({
-        startedBy: auth!.user.id,
-        kind: 'sync',
-        scope: body.siruta,
-        siruta: body.siruta,
-        workflowType: 'uatSync',
-        args: [{ siruta: body.siruta, layers, mode: 'base', forceFullSync: body.forceFullSync, trigger: 'manual' }],
-      });
+      const { handle } = await start(
+        'sync',
+        { siruta: body.siruta, layers, mode: 'base', forceFullSync: body.forceFullSync, trigger: 'manual' },
+        { startedBy: auth!.user.id },
+      );
       try {
         const result = (await handle.result()) as UatSyncResult;
         return { runs: result.runs.map(({ pages: _p, ...run }) => run) };
@@ -107,14 +104,11 @@ export function registerLandregSyncRoutes(router: Router): void {
       failures: { ...GATED, 409: 'O sincronizare în fundal a acestui UAT rulează deja (already_running, jobId)' },
     },
     async ({ body, auth }) => {
-      const { jobId } = await startJob({
-        startedBy: auth!.user.id,
-        kind: 'sync-background',
-        scope: body.siruta,
-        siruta: body.siruta,
-        workflowType: 'uatSync',
-        args: [{ siruta: body.siruta, layers: body.layers ?? [...DEFAULT_SYNC_LAYERS], mode: body.mode, forceFullSync: body.forceFullSync, trigger: 'manual' }],
-      });
+      const { jobId } = await start(
+        'sync-background',
+        { siruta: body.siruta, layers: body.layers ?? [...DEFAULT_SYNC_LAYERS], mode: body.mode, forceFullSync: body.forceFullSync, trigger: 'manual' },
+        { startedBy: auth!.user.id },
+      );
       return accepted(jobId);
     },
   );
@@ -135,12 +129,8 @@ export function registerLandregSyncRoutes(router: Router): void {
     async ({ body, auth }) => {
       const county = await findCounty(landregApi.db(), body.county);
       if (!county) throw errors.notFound(`Județul „${body.county}” nu există în baza locală.`);
-      const { jobId } = await startJob({
+      const { jobId } = await start('sync-county', { county: county.county, userId: auth?.user.id, trigger: 'county' }, {
         startedBy: auth!.user.id,
-        kind: 'sync-county',
-        scope: county.workspacePk ?? county.county,
-        workflowType: 'countySync',
-        args: [{ county: county.county, userId: auth?.user.id, trigger: 'county' }],
         precondition: async () => {
           if (await isRunning(ALL_COUNTIES_JOB_ID)) {
             throw errors.conflict('all_counties_running', 'Rulează sincronizarea tuturor județelor; sincronizarea pe județ este blocată până la final.', {
@@ -166,14 +156,7 @@ export function registerLandregSyncRoutes(router: Router): void {
       failures: { ...GATED, 409: 'Rulează deja (already_running, jobId)' },
     },
     async ({ auth }) => {
-      const { jobId } = await startJob({
-        startedBy: auth!.user.id,
-        kind: ALL_COUNTIES_JOB.kind,
-        scope: ALL_COUNTIES_JOB.scope,
-        singleton: true,
-        workflowType: 'allCountiesSync',
-        args: [{ userId: auth?.user.id }],
-      });
+      const { jobId } = await start(ALL_COUNTIES_JOB.kind, { userId: auth?.user.id }, { startedBy: auth!.user.id });
       return accepted(jobId);
     },
   );
@@ -191,7 +174,7 @@ export function registerLandregSyncRoutes(router: Router): void {
       failures: { ...GATED, 409: 'Rulează deja (already_running, jobId)' },
     },
     async ({ auth }) => {
-      const { jobId } = await startJob({ startedBy: auth!.user.id, kind: 'refresh-all', scope: 'global', workflowType: 'refreshAll', args: [{}] });
+      const { jobId } = await start('refresh-all', {}, { startedBy: auth!.user.id });
       return accepted(jobId);
     },
   );
@@ -209,7 +192,7 @@ export function registerLandregSyncRoutes(router: Router): void {
       failures: { ...GATED, 409: 'Rulează deja (already_running, jobId)' },
     },
     async () => {
-      const { jobId } = await startJob({ kind: 'auto-refresh', scope: 'global', workflowType: 'autoRefresh', args: [{}] });
+      const { jobId } = await start('auto-refresh', {});
       return accepted(jobId);
     },
   );

@@ -16,7 +16,7 @@ import { z } from 'zod';
 import type { SessionContext } from '../auth/types';
 import { defineRoute, reply } from '../http/route';
 import { withUpload } from '../http/upload';
-import { progressUrl, startJob } from '../../temporal/jobs';
+import { progressUrl, start } from '../../temporal/jobs';
 import { config } from '../../domain/config';
 import { getPool } from '../../domain/db/pool';
 import { getPrisma } from '../../domain/db/prisma';
@@ -299,7 +299,7 @@ export function registerRegistryRoutes(router: Router): void {
       failures: { 409: 'already_running' },
     },
     async () => {
-      const { jobId } = await startJob({ kind: 'registry-status-check', scope: 'manual', workflowType: 'registryStatusCheck', args: [], singleton: true });
+      const { jobId } = await start('registry-status-check', undefined);
       return reply(202, { jobId, progressUrl: progressUrl(jobId) });
     },
   );

@@ -1,0 +1,79 @@
+/**
+ * The job table (issue 28): one record per job kind, read by the one starter of the client side
+ * (temporal/jobs.ts `start`) and by the one child starter of workflows (workflows/childJobs.ts
+ * `executeChildJob`). Adding a kind is adding a record here. Pure, so workflows import it.
+ *
+ * "One at a time" locks a resource, not a kind: `lock(input)` names it (`uat:<siruta>` for every
+ * sync of that UAT whatever its kind, `county:<name>`), and a start finds a running job of any
+ * kind holding the same resource. The job id's scope is the lock's id, so Temporal is asked
+ * about a resource by id prefix (`<kind>:<id>:`) over the kinds that lock it.
+ */
+import { TaskQueue, type TaskQueueName } from './queues';
+
+export interface JobLock {
+  /** What is locked: `uat`, `county`, `export-bundle`… Kinds naming the same resource exclude each other. */
+  resource: string;
+  /** Which one (a SIRUTA code, a county); the job id's scope. */
+  id(input: never): string;
+}
+
+export interface JobSpec<W extends string = string> {
+  /** The workflow type (workflows/index.ts; temporal/jobs.ts checks the name against it). */
+  workflow: W;
+  queue: TaskQueueName;
+  /** The job id's scope `<kind>:<scope>:<ulid>` when no lock names it (a lock's id is the scope). */
+  scope?: string;
+  /** The resource one at a time is about; none: starts never conflict (or the kind is a singleton). */
+  lock?: JobLock;
+  /** A singleton's fixed id `<kind>:<scope>` is its own lock: Temporal refuses a second start. */
+  singleton?: true;
+  /** The Siruta search attribute (the UAT the job is about). */
+  siruta?(input: never): number;
+}
+
+const uat = (i: { siruta: number }) => String(i.siruta);
+const sirutaOf = (i: { siruta: number }) => i.siruta;
+/** A county is locked by its catalogue name, the same whether a user or the all-counties job starts it. */
+const county = (i: { county: string }) => i.county.replace(/:/g, '-');
+
+/** Every sync of one UAT, whatever its kind, holds `uat:<siruta>`. */
+const UAT_SYNC = { resource: 'uat', id: uat } as const;
+
+export const JOBS = {
+  sync: { workflow: 'uatSync', queue: TaskQueue.store, lock: UAT_SYNC, siruta: sirutaOf },
+  'sync-background': { workflow: 'uatSync', queue: TaskQueue.store, lock: UAT_SYNC, siruta: sirutaOf },
+  'sync-county': { workflow: 'countySync', queue: TaskQueue.store, lock: { resource: 'county', id: county } },
+  'sync-all-counties': { workflow: 'allCountiesSync', queue: TaskQueue.store, scope: 'ro', singleton: true },
+  'refresh-all': { workflow: 'refreshAll', queue: TaskQueue.store, lock: { resource: 'refresh-all', id: () => 'global' } },
+  'auto-refresh': { workflow: 'autoRefresh', queue: TaskQueue.store, lock: { resource: 'auto-refresh', id: () => 'global' } },
+  // An export of one kind per UAT at a time (its own resource: an export reads the store, it syncs nothing the UAT lock guards).
+  'export-bundle': { workflow: 'exportBundle', queue: TaskQueue.store, lock: { resource: 'export-bundle', id: uat }, siruta: sirutaOf },
+  'export-layer-gpkg': { workflow: 'exportLayerGpkg', queue: TaskQueue.store, lock: { resource: 'export-layer-gpkg', id: uat }, siruta: sirutaOf },
+  'registry-status-check': { workflow: 'registryStatusCheck', queue: TaskQueue.store, scope: 'manual', singleton: true },
+} as const satisfies Record<string, JobSpec>;
+
+export type JobKind = keyof typeof JOBS;
+
+/** The resource a start of `kind` with `input` holds, or null when the kind takes no lock. */
+export function lockOf(kind: JobKind, input: unknown): { resource: string; id: string } | null {
+  const spec: JobSpec = JOBS[kind];
+  return spec.lock ? { resource: spec.lock.resource, id: spec.lock.id(input as never) } : null;
+}
+
+/** The kinds that hold `resource`: a running job of any of them holds the lock. */
+export function kindsLocking(resource: string): JobKind[] {
+  return (Object.keys(JOBS) as JobKind[]).filter((k) => (JOBS[k] as JobSpec).lock?.resource === resource);
+}
+
+/** The id scope of a start: the lock's id, else the record's fixed scope. */
+export function scopeOf(kind: JobKind, input: unknown): string {
+  const spec: JobSpec = JOBS[kind];
+  const scope = spec.lock ? spec.lock.id(input as never) : spec.scope;
+  if (scope === undefined) throw new Error(`Job kind "${kind}" has neither a lock nor a scope`);
+  return scope;
+}
+
+export function sirutaOfJob(kind: JobKind, input: unknown): number | undefined {
+  const spec: JobSpec = JOBS[kind];
+  return spec.siruta?.(input as never);
+}
