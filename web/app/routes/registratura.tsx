@@ -264,7 +264,7 @@ function Attachments({ entry, canWrite, onChange }: { entry: RegistryEntry; canW
         <ul className="reg-attachments">
           {entry.attachments.map((a) => (
             <li key={a.id}>
-              <a href={`/api/registratura/entries/${entry.id}/attachments/${a.id}`} download>{a.name}</a>
+              <a href={apiUrl('/api/registratura/entries/{id}/attachments/{attachmentId}', { id: entry.id, attachmentId: a.id })} download>{a.name}</a>
               <span className="reg-muted">{formatFileSize(a.size)}</span>
               {canWrite && <button type="button" className="btn btn--link" onClick={() => void remove(a.id, a.name)}>Șterge</button>}
             </li>

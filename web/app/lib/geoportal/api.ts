@@ -1,6 +1,6 @@
 /** The geoportal's calls, through the pages' one API client (../api.ts). */
 import type { Bbox, FeatureView, RestrictedFeatureView, SearchResult } from '../../../../domain/geoportal/types';
-import { ApiError, api, apiFetch } from '../api';
+import { ApiError, api, apiFetch, apiUrl } from '../api';
 
 /** The map keeps its state in the URL: an expired session signs in again and comes back (spec 5.4). */
 const MAP = { signInOn401: true } as const;
@@ -167,7 +167,7 @@ export async function loadCentralCfStatus(nrCad: string, siruta: number): Promis
   ]);
   if (mine.items.some((o) => o.siruta === siruta && o.cadastralRef === nrCad)) return { exists: true, state: 'processing', status: 'processing' };
   const hit = items.find((i) => i.siruta === siruta && i.cadastralRef === nrCad);
-  return hit ? { exists: true, state: 'valid', expiresAt: hit.expiresAt, downloadUrl: `/api/cf/${encodeURIComponent(hit.orderId)}/pdf` } : { exists: false };
+  return hit ? { exists: true, state: 'valid', expiresAt: hit.expiresAt, downloadUrl: apiUrl('/api/cf/{id}/pdf', { id: hit.orderId }) } : { exists: false };
 }
 
 /**
@@ -187,7 +187,7 @@ export async function orderCentralCf(nrCad: string, siruta: number): Promise<CfS
         state: 'valid',
         status: 'catalog_hit',
         expiresAt: e?.expiresAt ?? undefined,
-        downloadUrl: e ? `/api/cf/${encodeURIComponent(e.id)}/pdf` : undefined,
+        downloadUrl: e ? apiUrl('/api/cf/{id}/pdf', { id: e.id }) : undefined,
       };
     }
     throw err;
