@@ -45,6 +45,22 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { paths: [LIBREDWG, ...CLIENT_PACKAGES], patterns: [{ regex: '^\\.\\./', message: 'temporal/common/ imports nothing of the project outside itself: workflows and clients both load it.' }] }],
     },
   },
+  // Pages change data one way (docs/architecture.md "Web → API"): every browser call to the API
+  // or the tile server goes through web/app/lib/api.ts, whose paths are checked against the
+  // OpenAPI document and whose one error mapping gives the Romanian message.
+  {
+    files: ['web/app/**/*.ts', 'web/app/**/*.tsx'],
+    ignores: ['web/app/lib/api.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.name='fetch'], CallExpression[callee.property.name='fetch'][callee.object.name=/^(window|globalThis|self)$/]",
+          message: 'Call the API through web/app/lib/api.ts (api.get/post/…, apiFetch, vectorTile), not a bare fetch.',
+        },
+      ],
+    },
+  },
   // Simulators stand for outside systems (docs/simulators.md): they answer from their own data
   // with their own code, so a product rule can disagree with them and a test can see it.
   {

@@ -10,4 +10,4 @@ export { authRouter, registerAuthApiRoutes } from './routes';
 export { requireBearer, bearerToken } from './bearer';
 export { requireAdmin, ADMIN_ONLY_MESSAGE } from './guards';
 export { SESSION_COOKIE } from './cookies';
-export type { SessionContext, SessionUser, Company, EnrichmentScope } from './types';
+export type { SessionContext, SessionUser, Company, EnrichmentScope } from '../../domain/auth/sessionContext';

@@ -11,7 +11,7 @@ import { config } from '../../domain/config';
 import { evaluateFlags } from '../../domain/auth/flags';
 import { findLiveToken, tokenHash, type TokenIdentity } from '../../domain/auth/personalTokens';
 import { bearerToken } from './bearer';
-import type { SessionContext } from './types';
+import type { SessionContext } from '../../domain/auth/sessionContext';
 import type { StoredSession } from './sessionStore';
 
 export const personalTokenAuth: RequestHandler = (req, _res, next) => {

@@ -16,7 +16,7 @@ import { recordSignIn } from '../../domain/notifications/users';
 import { refreshTokenIdentities } from '../../domain/auth/personalTokens';
 import { tokenIdentityOf } from './personalToken';
 import { defineRoute } from '../http/route';
-import type { EnrichmentScope } from './types';
+import type { EnrichmentScope } from '../../domain/auth/sessionContext';
 import {
   createSession,
   deleteSession,

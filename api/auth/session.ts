@@ -8,7 +8,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { config } from '../../domain/config';
 import { childLogger } from '../../domain/log';
 import { devBypassEnabled, evaluateFlags } from '../../domain/auth/flags';
-import { DEV_BYPASS_SESSION_ID, type SessionContext } from './types';
+import { DEV_BYPASS_SESSION_ID, type SessionContext } from '../../domain/auth/sessionContext';
 import {
   SESSION_TOUCH_INTERVAL_MS,
   loadSessionCached,

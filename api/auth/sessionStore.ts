@@ -15,7 +15,7 @@ import type pg from 'pg';
 import { config } from '../../domain/config';
 import { getPool } from '../../domain/db/pool';
 import { leaseToken, untilSettled } from '../../domain/db/lease';
-import type { Company, EnrichmentScope, SessionUser } from './types';
+import type { Company, EnrichmentScope, SessionUser } from '../../domain/auth/sessionContext';
 import type { SessionFlags } from '../../domain/auth/flags';
 import { SESSION_IDLE_TIMEOUT_SECONDS } from '../../domain/auth/sessionCleanup';
 import { digestWith, sealWith, unsealWith } from './sealed';

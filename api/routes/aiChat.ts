@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { clientGone } from '../http/download';
 import { defineRoute } from '../http/route';
 import { heavyWork, holdSlot } from '../http/rateLimit';
-import type { SessionContext } from '../auth/types';
+import type { SessionContext } from '../../domain/auth/sessionContext';
 import { config, type AiSettings } from '../../domain/config';
 import { getPrisma } from '../../domain/db/prisma';
 import { viewerOf } from '../../domain/auth/viewer';

@@ -15,7 +15,7 @@ import { contentDisposition } from '../http/contentDisposition';
 import { defineRoute, type HandlerContext } from '../http/route';
 import { LayerId, Siruta } from '../http/schemas';
 import { callerTokenSource } from '../auth/accessToken';
-import type { SessionContext } from '../auth/types';
+import type { SessionContext } from '../../domain/auth/sessionContext';
 import { centralJson, centralStream, type CentralRequest } from '../../domain/central/client';
 import { CENTRAL_SEARCH_LIMIT, findParcel, type CentralSearchAnswer } from '../../domain/central/find';
 import { nameCentralHits } from '../../domain/central/search';

@@ -12,7 +12,7 @@ import type { Router } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { z } from 'zod';
-import type { SessionContext } from '../auth/types';
+import type { SessionContext } from '../../domain/auth/sessionContext';
 import { legacyWriteGate } from '../http/gates';
 import { defineRoute, reply } from '../http/route';
 import { mayReadJob, progressUrl, start, type JobInput } from '../../temporal/jobs';

@@ -10,7 +10,7 @@ import { countyDataMissing } from '../../domain/landreg/catalogue';
 import { PortalMaintenanceError } from '../../domain/landreg/errors';
 import { readPortalSession, recordPortalHealth } from '../../domain/landreg/sessionStore';
 import { config } from '../../domain/config';
-import type { SessionContext } from '../auth/types';
+import type { SessionContext } from '../../domain/auth/sessionContext';
 import { requireAdmin } from '../auth/guards';
 import { childLogger } from '../../domain/log';
 import { singletonWorkflowId } from '../../temporal/ids';

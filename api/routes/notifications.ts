@@ -15,7 +15,7 @@ import { NOTIFICATION_TYPES } from '../../domain/notifications/notify';
 import { getPreferences, inbox, markRead, PREFERENCE_KEY, PREFERENCE_KEYS, setPreferences } from '../../domain/notifications/inbox';
 import { runDailyDigest, sendAdminTestDigests, sendTestDigest } from '../../domain/notifications/digest';
 import { addWatch, featureHistory, listWatches, removeWatch } from '../../domain/notifications/watch';
-import type { SessionContext } from '../auth/types';
+import type { SessionContext } from '../../domain/auth/sessionContext';
 
 const Notification = z.object({
   id: z.string().uuid(),

@@ -14,7 +14,7 @@
 import type { Response, Router } from 'express';
 import { once } from 'node:events';
 import { z } from 'zod';
-import type { SessionContext } from '../auth/types';
+import type { SessionContext } from '../../domain/auth/sessionContext';
 import { defineRoute, reply } from '../http/route';
 import { clientGone } from '../http/download';
 import { childLogger } from '../../domain/log';

@@ -11,7 +11,7 @@
  */
 import type { Router } from 'express';
 import { z } from 'zod';
-import type { SessionContext } from '../auth/types';
+import type { SessionContext } from '../../domain/auth/sessionContext';
 import { defineRoute, reply } from '../http/route';
 import { callerKey, heavyWork } from '../http/rateLimit';
 import { getPrisma } from '../../domain/db/prisma';

@@ -16,7 +16,7 @@ import { evaluateFlags, type SessionFlags } from '../../domain/auth/flags';
 import { createSession, deleteSession, newSessionToken, sessionIdFor, type StoredSession } from '../../api/auth/sessionStore';
 import { SESSION_COOKIE } from '../../api/auth/cookies';
 import { recordSignIn } from '../../domain/notifications/users';
-import type { Company, EnrichmentScope } from '../../api/auth/types';
+import type { Company, EnrichmentScope } from '../../domain/auth/sessionContext';
 
 export interface TestSessionOptions {
   email: string;

@@ -6,7 +6,8 @@ import { describe, expect, it } from '@jest/globals';
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { FeaturePanel } from '../../web/app/components/geoportal/FeaturePanel';
-import { ApiError, scopeProblem } from '../../web/app/lib/geoportal/api';
+import { scopeProblem } from '../../web/app/lib/geoportal/api';
+import { ApiError } from '../../web/app/lib/api';
 
 const feature = {
   id: '0b7c3c1e-4e7a-5a55-8f55-2f0d3b1a9c10',

@@ -7,7 +7,8 @@
 import { describe, expect, test } from '@jest/globals';
 import { AUTO_REFRESH_MIN_GAP_MS, delayBeforeStart, refreshModeFor, staggerPlan } from '../../domain/scheduling/autoRefresh';
 import { AUTO_REFRESH_WINDOWS, windowState } from '../../domain/scheduling/windows';
-import { formatWindow, formatWindows, windowFromForm, windowToForm, writeErrorText, CENTRAL_API_NOTICE } from '../../web/app/components/sync/syncRules';
+import { formatWindow, formatWindows, windowFromForm, windowToForm, failureText, CENTRAL_API_NOTICE } from '../../web/app/components/sync/syncRules';
+import { errorFrom } from '../../web/app/lib/api';
 
 const MIN = 60_000;
 const H = 60 * MIN;
@@ -97,9 +98,9 @@ describe('the sync-rules page window notation', () => {
   });
 
   test('a 410 reads as the central-API notice; a 400 lists the fields', () => {
-    expect(writeErrorText(410, { message: 'x' })).toBe(CENTRAL_API_NOTICE);
-    expect(writeErrorText(400, { message: 'Cererea nu este validă.', details: [{ field: 'priority', problem: 'Prioritatea este între 1 (cea mai mare) și 10.' }] })).toBe(
-      'Cererea nu este validă. priority: Prioritatea este între 1 (cea mai mare) și 10.'
+    expect(failureText(errorFrom(410, { message: 'x' }))).toBe(CENTRAL_API_NOTICE);
+    expect(failureText(errorFrom(400, { message: 'Cererea nu este validă.', details: [{ field: 'priority', problem: 'Prioritatea este între 1 (cea mai mare) și 10.' }] }))).toBe(
+      'Cererea nu este validă. (priority: Prioritatea este între 1 (cea mai mare) și 10.)'
     );
   });
 });

@@ -3,7 +3,7 @@
  * the auth middleware attached to the request. Undefined only when no session exists, which the
  * page guard normally prevents.
  */
-import type { SessionContext } from '../../api/auth/types';
+import type { SessionContext } from '../../domain/auth/sessionContext';
 
 export type { SessionContext };
 

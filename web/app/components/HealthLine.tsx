@@ -7,6 +7,7 @@ import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { HEALTH_CHECKS, HEALTH_REFRESH_MS, isHealthReport, type HealthProbe, type HealthReport } from '../lib/health';
 import { Card } from './Card';
 import { formatWhen } from '../lib/dates';
+import { ApiError, api } from '../lib/api';
 
 type FetchState = { kind: 'idle' } | { kind: 'checking' } | { kind: 'failed'; reason: string };
 
@@ -15,17 +16,6 @@ const REQUEST_TIMEOUT_MS = 10_000;
 function formatTime(iso: string): string {
   const t = formatWhen(iso, 'time');
   return t === '—' ? '' : t;
-}
-
-async function failureReason(res: Response): Promise<string> {
-  if (res.status === 401) return 'sesiunea a expirat; reîncărcați pagina pentru a vă autentifica din nou';
-  try {
-    const body = (await res.json()) as { message?: unknown };
-    if (typeof body.message === 'string') return body.message;
-  } catch {
-    // not JSON: fall through to the status line
-  }
-  return `serverul a răspuns cu HTTP ${res.status}`;
 }
 
 export function HealthLine({ initial }: { initial: HealthReport | null }) {
@@ -40,17 +30,7 @@ export function HealthLine({ initial }: { initial: HealthReport | null }) {
     const timer = setTimeout(() => ctrl.abort(), REQUEST_TIMEOUT_MS);
     setState({ kind: 'checking' });
     try {
-      const res = await fetch('/api/health', {
-        headers: { accept: 'application/json' },
-        credentials: 'same-origin',
-        cache: 'no-store',
-        signal: ctrl.signal,
-      });
-      if (!res.ok) {
-        setState({ kind: 'failed', reason: await failureReason(res) });
-        return;
-      }
-      const body: unknown = await res.json();
+      const body = await api.get<unknown>('/api/health', { cache: 'no-store', signal: ctrl.signal });
       if (!isHealthReport(body)) {
         setState({ kind: 'failed', reason: 'răspuns neașteptat de la server' });
         return;
@@ -59,10 +39,14 @@ export function HealthLine({ initial }: { initial: HealthReport | null }) {
       setState({ kind: 'idle' });
     } catch (err) {
       const aborted = err instanceof DOMException && err.name === 'AbortError';
-      setState({
-        kind: 'failed',
-        reason: aborted ? 'serverul nu a răspuns în 10 secunde' : 'serverul nu poate fi contactat',
-      });
+      const reason = aborted
+        ? 'serverul nu a răspuns în 10 secunde'
+        : err instanceof ApiError && err.status === 401
+          ? 'sesiunea a expirat; reîncărcați pagina pentru a vă autentifica din nou'
+          : err instanceof ApiError && err.status > 0
+            ? err.message
+            : 'serverul nu poate fi contactat';
+      setState({ kind: 'failed', reason });
     } finally {
       clearTimeout(timer);
       inFlight.current = null;

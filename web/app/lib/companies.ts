@@ -1,5 +1,5 @@
 /** Display names of the companies of CONTRACT.md section 2 (letters B, U, S, G; codes of section 3). */
-import type { Company } from '../../../api/auth/types';
+import type { Company } from '../../../domain/auth/sessionContext';
 
 const COMPANY_CODES: Record<Company, string> = { B: 'BTG', U: 'URB', S: 'STD', G: 'GRP' };
 

@@ -2,7 +2,7 @@
  * What the parcel-sync pages need on the server: the same domain services and viewer rules as the
  * enrichment routes (api/routes/landregEnrichment.ts), on the process's pool and portal client.
  */
-import type { SessionContext } from '../../../api/auth/types';
+import type { SessionContext } from '../../../domain/auth/sessionContext';
 import { getPool } from '../../../domain/db/pool';
 import { AppError, errors } from '../../../domain/errors';
 import { enrichmentPortal } from '../../../domain/enrichment/portal';

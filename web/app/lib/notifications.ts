@@ -1,30 +1,18 @@
-/** Browser-side calls of the notification and watchlist routes (CONTRACT.md section 4 shapes). */
+/** The notification and watchlist calls (CONTRACT.md section 4 shapes), through the pages' one API client. */
+import { api } from './api';
 import type { InboxItem, Preferences } from '../../../domain/notifications/inbox';
 import type { HistoryItem, WatchItem } from '../../../domain/notifications/watch';
 
 export type { HistoryItem, InboxItem, Preferences, WatchItem };
 
-async function call<T>(method: string, url: string, body?: unknown): Promise<T> {
-  const res = await fetch(url, {
-    method,
-    headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!res.ok) {
-    const err = (await res.json().catch(() => null)) as { message?: string } | null;
-    throw new Error(err?.message ?? `Cererea a eșuat (${res.status}).`);
-  }
-  return res.status === 204 ? (undefined as T) : ((await res.json()) as T);
-}
-
-export const loadInbox = (limit = 50) => call<{ items: InboxItem[]; unreadCount: number }>('GET', `/api/notifications/app?limit=${limit}`);
-export const markRead = (what: { ids: string[] } | { all: true }) => call<{ updated: number; unreadCount: number }>('PATCH', '/api/notifications/app', what);
-export const savePreferences = (p: Partial<Preferences>) => call<Preferences>('PUT', '/api/notifications/preferences', p);
-export const sendTestDigest = () => call<{ to: string }>('POST', '/api/notifications/digest?test=true');
-export const loadWatchlist = () => call<{ items: WatchItem[] }>('GET', '/api/watchlist');
-export const follow = (what: { featureId: string } | { siruta: number }) => call<{ item: WatchItem }>('POST', '/api/watchlist', what);
-export const unfollow = (id: string) => call<void>('DELETE', `/api/watchlist/${id}`);
-export const loadHistory = (featureId: string) => call<{ items: HistoryItem[] }>('GET', `/api/geoportal/feature-history?id=${encodeURIComponent(featureId)}`);
+export const loadInbox = (limit = 50) => api.get<{ items: InboxItem[]; unreadCount: number }>('/api/notifications/app', { query: { limit } });
+export const markRead = (what: { ids: string[] } | { all: true }) => api.patch<{ updated: number; unreadCount: number }>('/api/notifications/app', { body: what });
+export const savePreferences = (p: Partial<Preferences>) => api.put<Preferences>('/api/notifications/preferences', { body: p });
+export const sendTestDigest = () => api.post<{ to: string }>('/api/notifications/digest', { query: { test: true } });
+export const loadWatchlist = () => api.get<{ items: WatchItem[] }>('/api/watchlist');
+export const follow = (what: { featureId: string } | { siruta: number }) => api.post<{ item: WatchItem }>('/api/watchlist', { body: what });
+export const unfollow = (id: string) => api.delete('/api/watchlist/{id}', { params: { id } });
+export const loadHistory = (featureId: string) => api.get<{ items: HistoryItem[] }>('/api/geoportal/feature-history', { query: { id: featureId } });
 
 /** Romanian names of the history fields (domain/notifications/watch.ts FIELD_LABEL). */
 export const FIELD_NAMES: Record<string, string> = {

@@ -2,7 +2,7 @@
  * What the registry page needs on the server: the same domain services and viewer rules as the
  * registry API (api/routes/registratura.ts), on the process's Prisma client.
  */
-import type { SessionContext } from '../../../api/auth/types';
+import type { SessionContext } from '../../../domain/auth/sessionContext';
 import { getPrisma } from '../../../domain/db/prisma';
 import { AppError } from '../../../domain/errors';
 import { readableCompanies, registryViewer } from '../../../domain/registry/access';

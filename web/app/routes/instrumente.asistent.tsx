@@ -13,6 +13,7 @@ import assistantCss from '../styles/assistant.css?url';
 import { requireSession } from '../lib/auth.server';
 import { assistantPage } from '../lib/assistant.server';
 import { ToolsLayout } from '../components/tools/ToolsLayout';
+import { apiFetch } from '../lib/api';
 
 export const meta: MetaFunction = () => [{ title: 'Asistent AI · Geoportal cadastral' }];
 export const links: LinksFunction = () => [
@@ -116,16 +117,8 @@ export default function Asistent() {
     const ac = new AbortController();
     abortRef.current = ac;
     try {
-      const res = await fetch('/api/ai-chat/stream', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ message, history, ...(projectId ? { projectId } : {}) }),
-        signal: ac.signal,
-      });
-      if (!res.ok || !res.body) {
-        const body = await res.json().catch(() => null);
-        throw new Error(body?.message ?? `Cererea a eșuat (${res.status}).`);
-      }
+      const res = await apiFetch('post', '/api/ai-chat/stream', { body: { message, history, ...(projectId ? { projectId } : {}) }, signal: ac.signal });
+      if (!res.body) throw new Error('Asistentul nu a putut răspunde.');
       await readEvents(res.body, (event, data) => {
         if (event === 'start') update({ provider: data.provider });
         else if (event === 'delta') update({}, data.text);

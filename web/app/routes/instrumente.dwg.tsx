@@ -15,6 +15,7 @@ import { formatBytes } from '../lib/tilesFormat';
 import { dwgConverterHealth } from '../../../domain/dwg/converter';
 import { dwgRelease, parseEntityTypes } from '../../../domain/dwg/names';
 import { Card } from '../components/Card';
+import { ApiError, apiFetch } from '../lib/api';
 
 export const meta: MetaFunction = () => [{ title: 'DWG → DXF · Instrumente · Geoportal cadastral' }];
 export const links: LinksFunction = () => [
@@ -98,12 +99,7 @@ export default function DwgToDxf() {
     try {
       const form = new FormData();
       form.append('file', file, file.name);
-      const res = await fetch('/api/dwg/convert', { method: 'POST', body: form });
-      if (!res.ok) {
-        const body = (await res.json().catch(() => ({}))) as { message?: string; hint?: string };
-        setFailure({ message: body.message ?? `Conversia a eșuat (cod ${res.status}).`, hint: body.hint });
-        return;
-      }
+      const res = await apiFetch('post', '/api/dwg/convert', { form });
       const blob = await res.blob();
       setResult({
         url: URL.createObjectURL(blob),
@@ -114,8 +110,9 @@ export default function DwgToDxf() {
         version: res.headers.get('x-dwg-version') ?? '',
         warnings: Number(res.headers.get('x-dwg-warnings') ?? 0),
       });
-    } catch {
-      setFailure({ message: 'Nu s-a putut trimite fișierul. Verificați conexiunea și încercați din nou.' });
+    } catch (err) {
+      if (err instanceof ApiError && err.status > 0) setFailure({ message: err.message, hint: err.body?.hint as string | undefined });
+      else setFailure({ message: 'Nu s-a putut trimite fișierul. Verificați conexiunea și încercați din nou.' });
     } finally {
       setBusy(false);
     }

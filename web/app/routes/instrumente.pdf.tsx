@@ -13,6 +13,7 @@ import { FileDrop } from '../components/tools/FileDrop';
 import { requireSession } from '../lib/auth.server';
 import { ToolsLayout } from '../components/tools/ToolsLayout';
 import { Card } from '../components/Card';
+import { ApiError, apiFetch } from '../lib/api';
 
 export const meta: MetaFunction = () => [{ title: 'PDF · Instrumente · Geoportal cadastral' }];
 export const links: LinksFunction = () => [
@@ -60,15 +61,6 @@ function formatBytes(n: number): string {
   return `${(n / (1024 * 1024)).toLocaleString('ro-RO', { maximumFractionDigits: 2 })} MB`;
 }
 
-async function errorText(res: Response): Promise<string> {
-  try {
-    const body = (await res.json()) as { message?: string; hint?: string };
-    return [body.message ?? `Eroare ${res.status}`, body.hint].filter(Boolean).join(' ');
-  } catch {
-    return `Eroare ${res.status}`;
-  }
-}
-
 /** The attachment name of an answer (RFC 6266 `filename*` first). */
 function attachmentName(res: Response, fallback: string): string {
   const cd = res.headers.get('content-disposition') ?? '';
@@ -99,20 +91,23 @@ function usePdfCall() {
     setDownload(null);
   };
   /** Answers the response headers on success, null on failure (the error is then shown). */
-  async function send(url: string, fields: Record<string, string>, file: File, fallbackName: string): Promise<Headers | null> {
+  async function send(path: '/api/compress-pdf' | '/api/pdf/unlock', fields: Record<string, string>, file: File, fallbackName: string): Promise<Headers | null> {
     setBusy(true);
     reset();
     try {
       const form = new FormData();
       for (const [k, v] of Object.entries(fields)) form.append(k, v);
       form.append('file', file, file.name);
-      const res = await fetch(url, { method: 'POST', body: form });
-      if (!res.ok) throw new Error(await errorText(res));
+      const res = await apiFetch('post', path, { form });
       const blob = await res.blob();
       setDownload({ href: URL.createObjectURL(blob), name: attachmentName(res, fallbackName) });
       return res.headers;
     } catch (err) {
-      setError((err as Error).message === 'Failed to fetch' ? 'Conexiunea cu serverul s-a întrerupt.' : (err as Error).message);
+      // Status 0: the request never reached the server; a TypeError: the answer broke off mid-download.
+      if ((err instanceof ApiError && err.status === 0) || err instanceof TypeError) setError('Conexiunea cu serverul s-a întrerupt.');
+      // The PDF service's hint (e.g. what to do with a damaged file) belongs with its message.
+      else if (err instanceof ApiError) setError([err.message, err.body?.hint].filter(Boolean).join(' '));
+      else setError((err as Error).message);
       return null;
     } finally {
       setBusy(false);

@@ -12,7 +12,7 @@ import toolsCss from '../styles/tools.css?url';
 import { requireSession } from '../lib/auth.server';
 import { ToolsLayout } from '../components/tools/ToolsLayout';
 import { Card } from '../components/Card';
-import { officeApi } from '../lib/officeApi';
+import { api } from '../lib/api';
 import { qgisAccessPage } from '../lib/tokens.server';
 import type { TokenSummary } from '../../../domain/auth/personalTokens';
 import { formatWhen } from '../lib/dates';
@@ -41,7 +41,7 @@ export default function QgisAccess() {
   const create = async (e: FormEvent) => {
     e.preventDefault();
     try {
-      const t = await officeApi<TokenSummary & { token: string }>('POST', '/api/tokens', { name, expiresInDays: Number(days) });
+      const t = await api.post<TokenSummary & { token: string }>('/api/tokens', { body: { name, expiresInDays: Number(days) } });
       setCreated(t);
       setName('');
       setMessage(null);
@@ -53,7 +53,7 @@ export default function QgisAccess() {
   const revoke = async (t: TokenSummary) => {
     if (!window.confirm(`Revocați tokenul „${t.name}”? Programele care îl folosesc nu se vor mai putea conecta.`)) return;
     try {
-      await officeApi('DELETE', `/api/tokens/${t.id}`);
+      await api.delete('/api/tokens/{id}', { params: { id: t.id } });
       if (created?.id === t.id) setCreated(null);
       setMessage({ ok: true, text: `Tokenul „${t.name}” a fost revocat.` });
       revalidator.revalidate();

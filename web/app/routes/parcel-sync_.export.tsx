@@ -15,6 +15,7 @@ import { ParcelSyncLayout } from '../components/sync/ParcelSyncLayout';
 import { UatPicker, UatSummary } from '../components/sync/UatPicker';
 import type { UatChoice } from '../components/sync/uatSearch';
 import { Card } from '../components/Card';
+import { api, apiFetch } from '../lib/api';
 
 export const meta: MetaFunction = () => [{ title: 'Export UAT · Sincronizare parcele' }];
 export const links: LinksFunction = () => [
@@ -59,15 +60,6 @@ const PHASES: Array<[string, string]> = [
 
 const POLL_MS = 1000;
 
-async function errorText(res: Response): Promise<string> {
-  try {
-    const body = (await res.json()) as { message?: string };
-    return body.message ?? `Eroare ${res.status}`;
-  } catch {
-    return `Eroare ${res.status}`;
-  }
-}
-
 export default function ExportPage() {
   const d = useLoaderData<typeof loader>();
   const [uat, setUat] = useState<UatChoice | null>(d.uat);
@@ -91,9 +83,7 @@ export default function ExportPage() {
     let stopped = false;
     const poll = async () => {
       try {
-        const res = await fetch(job.progressUrl, { headers: { accept: 'application/json' } });
-        if (!res.ok) throw new Error(await errorText(res));
-        const p = (await res.json()) as Progress;
+        const p = await api.get<Progress>('/api/landreg/progress', { query: { jobId: job.jobId } });
         if (stopped) return;
         setProgress(p);
         setSeen((s) => (s.includes(p.phase) ? s : [...s, p.phase]));
@@ -115,16 +105,11 @@ export default function ExportPage() {
     setProgress(null);
     setSeen([]);
     setLocalLink(null);
-    const res = await fetch('/api/landreg/export-bundle', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ siruta, mode, ...(mode === 'magic' ? { includeNoGeometry } : {}) }),
-    });
-    if (res.status !== 202) {
-      setError(await errorText(res));
-      return;
+    try {
+      setJob(await api.post<Job>('/api/landreg/export-bundle', { body: { siruta, mode, ...(mode === 'magic' ? { includeNoGeometry } : {}) } }));
+    } catch (err) {
+      setError((err as Error).message);
     }
-    setJob((await res.json()) as Job);
   }
 
   async function localExport() {
@@ -132,12 +117,7 @@ export default function ExportPage() {
     setBusy(true);
     setLocalLink(null);
     try {
-      const res = await fetch('/api/landreg/export-local', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ siruta, mode, ...(mode === 'magic' ? { includeNoGeometry } : {}) }),
-      });
-      if (!res.ok) throw new Error(await errorText(res));
+      const res = await apiFetch('post', '/api/landreg/export-local', { body: { siruta, mode, ...(mode === 'magic' ? { includeNoGeometry } : {}) } });
       const name = decodeURIComponent(/filename\*=UTF-8''([^;]+)/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'export.zip');
       const href = URL.createObjectURL(await res.blob());
       setLocalLink({ href, name });

@@ -27,9 +27,9 @@ import {
   formatWhen,
   formatWindows,
   ruleTarget,
+  failureText,
   windowFromForm,
   windowToForm,
-  writeErrorText,
   type Frequency,
   type RuleWindow,
   type ScheduledUat,
@@ -37,6 +37,7 @@ import {
   type SyncRuleView,
 } from '../components/sync/syncRules';
 import { Card } from '../components/Card';
+import { api } from '../lib/api';
 
 export const meta: MetaFunction = () => [{ title: 'Reguli de sincronizare · Sincronizare parcele' }];
 export const links: LinksFunction = () => [{ rel: 'stylesheet', href: parcelSyncCss }];
@@ -57,26 +58,6 @@ interface SchedulerAnswer {
 
 /** Rows of the scheduler view shown (the API orders them by start time). */
 const UPCOMING_ROWS = 25;
-
-async function call<T>(method: string, url: string, body?: unknown): Promise<T> {
-  let res: Response;
-  try {
-    res = await fetch(url, {
-      method,
-      headers: {
-        accept: 'application/json',
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch {
-    throw new Error('Serverul nu răspunde. Verificați conexiunea și încercați din nou.');
-  }
-  if (res.status === 204) return null as T;
-  const parsed = (await res.json().catch(() => null)) as (T & { message?: string; details?: [] }) | null;
-  if (!res.ok || !parsed) throw new Error(writeErrorText(res.status, parsed));
-  return parsed;
-}
 
 interface FormWindow {
   days: number[];
@@ -160,17 +141,17 @@ export default function SyncRulesPage() {
 
   const load = useCallback(async () => {
     try {
-      const [r, s] = await Promise.all([call<RulesAnswer>('GET', '/api/landreg/sync-rules'), call<SchedulerAnswer>('GET', '/api/landreg/sync-rules/scheduler')]);
+      const [r, s] = await Promise.all([api.get<RulesAnswer>('/api/landreg/sync-rules'), api.get<SchedulerAnswer>('/api/landreg/sync-rules/scheduler')]);
       setRules(r.items);
       setScheduler(s);
       setDefaultFrequency(s.defaultFrequency);
     } catch (err) {
-      setError((err as Error).message);
+      setError(failureText(err));
     }
   }, []);
   useEffect(() => {
     void load();
-    void call<{ counties: string[] }>('GET', '/api/landreg/counties')
+    void api.get<{ counties: string[] }>('/api/landreg/counties')
       .then((c) => setCounties(c.counties))
       .catch(() => setCounties([]));
     const t = setInterval(() => void load(), 60_000);
@@ -191,7 +172,7 @@ export default function SyncRulesPage() {
       await load();
       setDone(message);
     } catch (err) {
-      setError((err as Error).message);
+      setError(failureText(err));
     } finally {
       setBusy(false);
     }
@@ -201,9 +182,9 @@ export default function SyncRulesPage() {
     write(async () => {
       const windows: RuleWindow[] = [];
       for (const [i, w] of form.windows.entries()) {
-        const api = windowFromForm(w.days, w.start, w.end);
-        if (!api) throw new Error(`Fereastra ${i + 1}: alegeți cel puțin o zi și orele în forma HH:MM.`);
-        windows.push(api);
+        const ruleWindow = windowFromForm(w.days, w.start, w.end);
+        if (!ruleWindow) throw new Error(`Fereastra ${i + 1}: alegeți cel puțin o zi și orele în forma HH:MM.`);
+        windows.push(ruleWindow);
       }
       const common = {
         frequency: form.frequency,
@@ -213,19 +194,18 @@ export default function SyncRulesPage() {
         enabled: form.enabled,
       };
       if (form.id) {
-        await call('PATCH', `/api/landreg/sync-rules/${form.id}`, common);
+        await api.patch('/api/landreg/sync-rules/{id}', { params: { id: form.id }, body: common });
         setForm(EMPTY_FORM);
         return 'Regula a fost modificată.';
       }
       if (form.scope === 'bulk') {
         if (!form.county) throw new Error('Alegeți județul.');
-        const r = await call<{
+        const r = await api.post<{
           county: string;
           created: unknown[];
           skipped: number[];
-        }>('POST', '/api/landreg/sync-rules/bulk', {
-          county: form.county,
-          ...common,
+        }>('/api/landreg/sync-rules/bulk', {
+          body: { county: form.county, ...common },
         });
         setForm(EMPTY_FORM);
         return `Județul ${r.county}: ${r.created.length} reguli de UAT create${r.skipped.length ? `, ${r.skipped.length} UAT-uri aveau deja o regulă` : ''}.`;
@@ -233,7 +213,7 @@ export default function SyncRulesPage() {
       if (form.scope === 'uat' && !form.uat) throw new Error('Alegeți UAT-ul.');
       if (form.scope === 'county' && !form.county) throw new Error('Alegeți județul.');
       const target = form.scope === 'uat' ? { scope: 'uat', siruta: form.uat!.siruta } : { scope: 'county', county: form.county };
-      await call('POST', '/api/landreg/sync-rules', { ...target, ...common });
+      await api.post('/api/landreg/sync-rules', { body: { ...target, ...common } });
       setForm(EMPTY_FORM);
       return 'Regula a fost creată.';
     });
@@ -241,7 +221,7 @@ export default function SyncRulesPage() {
   const remove = (r: SyncRuleView) => {
     if (typeof window !== 'undefined' && !window.confirm(`Ștergeți regula pentru ${ruleTarget(r, names.get(r.siruta ?? 0))}?`)) return;
     void write(async () => {
-      await call('DELETE', `/api/landreg/sync-rules/${r.id}`);
+      await api.delete('/api/landreg/sync-rules/{id}', { params: { id: r.id } });
       if (form.id === r.id) setForm(EMPTY_FORM);
       return 'Regula a fost ștearsă.';
     });
@@ -249,9 +229,7 @@ export default function SyncRulesPage() {
 
   const saveDefault = () =>
     write(async () => {
-      await call('PATCH', '/api/landreg/sync-rules/scheduler', {
-        defaultFrequency,
-      });
+      await api.patch('/api/landreg/sync-rules/scheduler', { body: { defaultFrequency } });
       return `Frecvența implicită este acum: ${FREQUENCY_LABEL[defaultFrequency]}.`;
     });
 

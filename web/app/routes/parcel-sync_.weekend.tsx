@@ -15,6 +15,7 @@ import { Card } from '../components/Card';
 import { formatWhen } from '../lib/dates';
 import { UatPicker } from '../components/sync/UatPicker';
 import type { UatChoice } from '../components/sync/uatSearch';
+import { api } from '../lib/api';
 
 export const meta: MetaFunction = () => [{ title: 'Sincronizare de weekend · Sincronizare parcele' }];
 export const links: LinksFunction = () => [{ rel: 'stylesheet', href: parcelSyncCss }];
@@ -52,12 +53,6 @@ const STATUS_LABEL: Record<WeekendView['syncStatus'], string> = {
 
 const when = (iso: string) => formatWhen(iso, 'dateTimeFull');
 
-async function readAnswer(res: Response): Promise<WeekendView> {
-  const body = (await res.json().catch(() => null)) as (WeekendView & { message?: string }) | null;
-  if (!res.ok || !body) throw new Error(body?.message ?? `Eroare ${res.status}`);
-  return body;
-}
-
 export default function WeekendSync() {
   const { isAdmin } = useLoaderData<typeof loader>();
   const [view, setView] = useState<WeekendView | null>(null);
@@ -71,7 +66,7 @@ export default function WeekendSync() {
 
   const load = useCallback(async () => {
     try {
-      setView(await readAnswer(await fetch('/api/landreg/weekend-sync', { headers: { accept: 'application/json' } })));
+      setView(await api.get<WeekendView>('/api/landreg/weekend-sync'));
       setError(null);
     } catch (err) {
       setError((err as Error).message);
@@ -86,12 +81,7 @@ export default function WeekendSync() {
   const act = async (action: 'add' | 'remove' | 'trigger' | 'pause' | 'resume', siruta?: number) => {
     setBusy(true);
     try {
-      const res = await fetch('/api/landreg/weekend-sync', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify(siruta === undefined ? { action } : { action, siruta }),
-      });
-      setView(await readAnswer(res));
+      setView(await api.post<WeekendView>('/api/landreg/weekend-sync', { body: siruta === undefined ? { action } : { action, siruta } }));
       setError(null);
       if (action === 'add') {
         setNewCity(null);

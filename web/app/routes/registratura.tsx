@@ -14,11 +14,12 @@ import { requireSession } from '../lib/auth.server';
 import { registryPageData, type HistoryItem, type RegistryEntry } from '../lib/registry.server';
 import { STATUS_CLASS, STATUS_LABEL } from '../../../domain/registry/statusNames';
 import { Card } from '../components/Card';
-import type { Company } from '../../../api/auth/types';
+import type { Company } from '../../../domain/auth/sessionContext';
 import { formatWhen, todayInRomania } from '../lib/dates';
 import { countOf } from '../lib/words';
 import { describeChange, FIELD_LABEL, formatFileSize } from '../lib/registryWords';
 import { companyLabel } from '../lib/companies';
+import { api, apiUrl, uploadError } from '../lib/api';
 
 export const meta: MetaFunction = () => [{ title: 'Registratură' }];
 export const links: LinksFunction = () => [
@@ -43,16 +44,6 @@ const ACTION_LABEL: Record<string, string> = {
   'attachment-migrate': 'Atașament mutat în stocare',
   'status-change': 'Stare la autoritate',
 };
-
-async function errorText(res: Response): Promise<string> {
-  try {
-    const body = (await res.json()) as { message?: string; details?: Array<{ field: string; problem: string }> };
-    const details = body.details?.map((d) => `${FIELD_LABEL[d.field] ?? d.field}: ${d.problem}`).join('; ');
-    return `${body.message ?? `Eroare ${res.status}`}${details ? ` (${details})` : ''}`;
-  } catch {
-    return `Eroare ${res.status}`;
-  }
-}
 
 const fmtDate = (s: string | null) => (s ? formatWhen(`${s.slice(0, 10)}T12:00:00Z`, 'date') : '—');
 const fmtTime = (s: string | null) => formatWhen(s, 'dateTimeSeconds');
@@ -136,15 +127,16 @@ function EntryForm({ entry, writable, restricted, onSaved }: { entry: RegistryEn
         ? { authority: f.trackAuthority, requestNumber: f.trackRequest, ...(restricted ? {} : { petitionerName: opt(f.trackPetitioner) }) }
         : null,
     };
-    const res = await fetch(entry ? `/api/registratura/entries/${entry.id}` : '/api/registratura/entries', {
-      method: entry ? 'PUT' : 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    setBusy(false);
-    if (!res.ok) return setError(await errorText(res));
-    const saved = (await res.json()) as RegistryEntry;
-    onSaved(saved.id);
+    try {
+      const saved = entry
+        ? await api.put<RegistryEntry>('/api/registratura/entries/{id}', { params: { id: entry.id }, body, fieldLabels: FIELD_LABEL })
+        : await api.post<RegistryEntry>('/api/registratura/entries', { body, fieldLabels: FIELD_LABEL });
+      onSaved(saved.id);
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
   }
 
   const renumberWarning = entry && (f.company !== entry.company || f.direction !== entry.direction || (f.date && f.date.slice(0, 4) !== String(entry.year)));
@@ -240,16 +232,12 @@ function Attachments({ entry, canWrite, onChange }: { entry: RegistryEntry; canW
     form.append('file', file, file.name);
     // XMLHttpRequest: fetch cannot report upload progress.
     const xhr = new XMLHttpRequest();
-    xhr.open('POST', `/api/registratura/entries/${entry.id}/attachments`);
+    xhr.open('POST', apiUrl('/api/registratura/entries/{id}/attachments', { id: entry.id }));
     xhr.upload.onprogress = (e) => e.lengthComputable && setPercent(Math.round((e.loaded / e.total) * 100));
     xhr.onload = () => {
       setPercent(null);
       if (xhr.status >= 200 && xhr.status < 300) return onChange();
-      try {
-        setError((JSON.parse(xhr.responseText) as { message?: string }).message ?? `Eroare ${xhr.status}`);
-      } catch {
-        setError(`Eroare ${xhr.status}`);
-      }
+      setError(uploadError(xhr).message);
     };
     xhr.onerror = () => {
       setPercent(null);
@@ -260,9 +248,12 @@ function Attachments({ entry, canWrite, onChange }: { entry: RegistryEntry; canW
 
   async function remove(id: string, name: string) {
     if (!window.confirm(`Ștergeți atașamentul „${name}”?`)) return;
-    const res = await fetch(`/api/registratura/entries/${entry.id}/attachments/${id}`, { method: 'DELETE' });
-    if (!res.ok) return setError(await errorText(res));
-    onChange();
+    try {
+      await api.delete('/api/registratura/entries/{id}/attachments/{attachmentId}', { params: { id: entry.id, attachmentId: id } });
+      onChange();
+    } catch (err) {
+      setError((err as Error).message);
+    }
   }
 
   return (
@@ -273,7 +264,7 @@ function Attachments({ entry, canWrite, onChange }: { entry: RegistryEntry; canW
         <ul className="reg-attachments">
           {entry.attachments.map((a) => (
             <li key={a.id}>
-              <a href={`/api/registratura/entries/${entry.id}/attachments/${a.id}`} download>{a.name}</a>
+              <a href={apiUrl('/api/registratura/entries/{id}/attachments/{attachmentId}', { id: entry.id, attachmentId: a.id })} download>{a.name}</a>
               <span className="reg-muted">{formatFileSize(a.size)}</span>
               {canWrite && <button type="button" className="btn btn--link" onClick={() => void remove(a.id, a.name)}>Șterge</button>}
             </li>
@@ -300,10 +291,14 @@ function TrackingBlock({ entry, onChange }: { entry: RegistryEntry; onChange: ()
   async function checkNow() {
     setBusy(true);
     setMessage(null);
-    const res = await fetch('/api/registratura/status-check/single', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: entry.id }) });
-    setBusy(false);
-    if (!res.ok) return setMessage(await errorText(res));
-    const r = (await res.json()) as { outcome: string; error?: string };
+    let r: { outcome: string; error?: string };
+    try {
+      r = await api.post<{ outcome: string; error?: string }>('/api/registratura/status-check/single', { body: { id: entry.id } });
+    } catch (err) {
+      return setMessage((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
     setMessage(
       r.outcome === 'changed' ? 'Starea s-a schimbat.' : r.outcome === 'unchanged' ? 'Nicio schimbare.' : r.outcome === 'baseline' ? 'Starea a fost citită prima dată.' : `Autoritatea nu a răspuns corect: ${r.error ?? ''}`,
     );
@@ -386,9 +381,12 @@ export default function RegistryPage() {
   async function remove(e: RegistryEntry) {
     if (!window.confirm(`Ștergeți înregistrarea ${e.number}? Doar ultimul număr al anului se poate șterge.`)) return;
     setError(null);
-    const res = await fetch(`/api/registratura/entries/${e.id}`, { method: 'DELETE' });
-    if (!res.ok) return setError(await errorText(res));
-    open(null);
+    try {
+      await api.delete('/api/registratura/entries/{id}', { params: { id: e.id } });
+      open(null);
+    } catch (err) {
+      setError((err as Error).message);
+    }
   }
 
   return (

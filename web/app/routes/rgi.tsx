@@ -16,6 +16,7 @@ import { Card } from '../components/Card';
 import { COUNTIES } from '../../../domain/landreg/counties';
 import { formatDay } from '../lib/dates';
 import { countOf, nameCase, sentenceCase } from '../lib/words';
+import { ApiError, api, apiFetch } from '../lib/api';
 
 export const meta: MetaFunction = () => [{ title: 'Documente RGI · Geoportal cadastral' }];
 export const links: LinksFunction = () => [
@@ -75,17 +76,6 @@ interface Doc {
   available: boolean;
 }
 
-async function getJson<T>(url: string, body?: unknown): Promise<T> {
-  const res = await fetch(url, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await res.json().catch(() => ({}))) as T & { message?: string };
-  if (!res.ok) throw new Error(json.message ?? `Cererea a eșuat (${res.status}).`);
-  return json;
-}
-
 export default function RgiPage() {
   const d = useLoaderData<typeof loader>();
   const [workspaceId, setWorkspaceId] = useState<number | null>(null);
@@ -119,7 +109,7 @@ export default function RgiPage() {
     setSelected(null);
     setDocs(null);
     try {
-      setApps(await getJson('/api/landreg/rgi/applications', { workspaceId, year, size: 100 }));
+      setApps(await api.post<{ total: number; orgUnitId: number; items: Application[] }>('/api/landreg/rgi/applications', { body: { workspaceId, year, size: 100 } }));
     } catch (err) {
       setError((err as Error).message);
     } finally {
@@ -131,8 +121,8 @@ export default function RgiPage() {
     setError(null);
     try {
       const [details, issued] = await Promise.all([
-        getJson<Application & { history: Array<{ date: string; status: string }> }>(`/api/landreg/rgi/details?applicationId=${a.applicationId}`),
-        getJson<{ downloadable: boolean; items: Doc[] }>(`/api/landreg/rgi/issued-docs?applicationId=${a.applicationId}&workspaceId=${workspaceId}`),
+        api.get<Application & { history: Array<{ date: string; status: string }> }>('/api/landreg/rgi/details', { query: { applicationId: a.applicationId } }),
+        api.get<{ downloadable: boolean; items: Doc[] }>('/api/landreg/rgi/issued-docs', { query: { applicationId: a.applicationId, workspaceId: workspaceId ?? undefined } }),
       ]);
       setSelected(details);
       setDocs(issued);
@@ -143,11 +133,20 @@ export default function RgiPage() {
 
   async function download(doc: Doc) {
     if (!selected || !workspaceId) return;
-    const url = `/api/landreg/rgi/download-doc?${new URLSearchParams({ wid: String(workspaceId), aid: String(selected.applicationId), did: String(doc.documentPk), documentTypeId: String(doc.documentTypeId) })}`;
-    const res = await fetch(url);
+    const blocked = () => setNotice(`„${doc.documentType}” nu este încă disponibil la portal. Încercați din nou mai târziu.`);
+    let res: Response;
+    try {
+      res = await apiFetch('get', '/api/landreg/rgi/download-doc', {
+        query: { wid: workspaceId, aid: selected.applicationId, did: doc.documentPk, documentTypeId: doc.documentTypeId },
+      });
+    } catch (err) {
+      if (err instanceof ApiError && err.body?.blocked) blocked();
+      else setError((err as Error).message);
+      return;
+    }
     if ((res.headers.get('content-type') ?? '').includes('json')) {
       const body = (await res.json()) as { blocked?: boolean; message?: string };
-      if (body.blocked) setNotice(`„${doc.documentType}” nu este încă disponibil la portal. Încercați din nou mai târziu.`);
+      if (body.blocked) blocked();
       else setError(body.message ?? 'Descărcarea a eșuat.');
       return;
     }

@@ -13,6 +13,7 @@ import type { UatChoice } from '../sync/uatSearch';
 import { Card } from '../Card';
 import { formatWhen } from '../../lib/dates';
 import { countOf } from '../../lib/words';
+import { ApiError, api, apiUrl } from '../../lib/api';
 
 interface Extract {
   id: string;
@@ -82,14 +83,7 @@ const CENTRAL_STATUS: Record<CentralOrder['status'], string> = {
 };
 
 const date = (iso: string | null) => formatWhen(iso, 'date');
-const centralPdf = (id: string) => `/api/cf/${encodeURIComponent(id)}/pdf`;
-
-type Answer<T> = { ok: boolean; status: number; body: T & { message?: string; error?: string } };
-async function api<T>(url: string, init?: RequestInit): Promise<Answer<T>> {
-  const res = await fetch(url, { headers: { accept: 'application/json', ...(init?.body ? { 'content-type': 'application/json' } : {}) }, ...init });
-  const body = (await res.json().catch(() => ({}))) as T & { message?: string; error?: string };
-  return { ok: res.ok, status: res.status, body };
-}
+const centralPdf = (id: string) => apiUrl('/api/cf/{id}/pdf', { id });
 
 export function ExtractState({ e }: { e: Extract | null }) {
   if (!e) return <span className="cf-state cf-state--none">fără extras · comanda costă 1 credit</span>;
@@ -128,12 +122,12 @@ function ParcelLine({ s }: { s: ParcelState | undefined }) {
 /** A parcel's state on the central path: the shared catalogue of valid extracts, then the caller's own orders in progress. */
 async function centralState(nr: string, siruta: number): Promise<ParcelState> {
   const [catalog, mine] = await Promise.all([
-    api<{ items: Array<{ orderId: string; siruta: number; cadastralRef: string; expiresAt: string }> }>('/api/cf/catalog'),
-    api<{ items: CentralOrder[] }>('/api/cf/orders?status=processing&limit=100'),
+    api.get<{ items: Array<{ orderId: string; siruta: number; cadastralRef: string; expiresAt: string }> }>('/api/cf/catalog'),
+    // The caller's own orders only sharpen the answer: without them the catalogue still tells.
+    api.get<{ items: CentralOrder[] }>('/api/cf/orders', { query: { status: 'processing', limit: 100 } }).catch(() => null),
   ]);
-  if (!catalog.ok) throw new Error(catalog.body.message ?? `Catalogul extraselor nu poate fi citit (${catalog.status}).`);
-  if (mine.ok && mine.body.items.some((o) => o.siruta === siruta && o.cadastralRef === nr)) return { kind: 'central', state: 'processing', expiresAt: null, pdf: null };
-  const hit = catalog.body.items.find((i) => i.siruta === siruta && i.cadastralRef === nr);
+  if (mine?.items.some((o) => o.siruta === siruta && o.cadastralRef === nr)) return { kind: 'central', state: 'processing', expiresAt: null, pdf: null };
+  const hit = catalog.items.find((i) => i.siruta === siruta && i.cadastralRef === nr);
   return hit ? { kind: 'central', state: 'valid', expiresAt: hit.expiresAt, pdf: centralPdf(hit.orderId) } : { kind: 'none' };
 }
 
@@ -176,9 +170,8 @@ export function EpayTab({
       numbers.map(async (nr): Promise<[string, ParcelState | { error: string }]> => {
         try {
           if (central) return [nr, await centralState(nr, siruta)];
-          const r = await api<{ extract: Extract | null }>(`/api/cfportal/parcel?${new URLSearchParams({ nrCad: nr, siruta: String(siruta) })}`);
-          if (!r.ok) return [nr, { error: r.body.message ?? `Starea nu poate fi citită (${r.status}).` }];
-          return [nr, r.body.extract ? { kind: 'extract', e: r.body.extract } : { kind: 'none' }];
+          const r = await api.get<{ extract: Extract | null }>('/api/cfportal/parcel', { query: { nrCad: nr, siruta } });
+          return [nr, r.extract ? { kind: 'extract', e: r.extract } : { kind: 'none' }];
         } catch (err) {
           return [nr, { error: (err as Error).message }];
         }
@@ -189,19 +182,23 @@ export function EpayTab({
 
   const refreshList = useCallback(async () => {
     if (central) {
-      const o = await api<{ items: CentralOrder[]; total: number }>(`/api/cf/orders?limit=${PAGE}&offset=${offset}`);
-      if (!o.ok) return setListError(o.body.message ?? 'Lista comenzilor nu poate fi citită.');
-      setCentralItems(o.body.items);
-      setTotal(o.body.total);
-      return setListError(null);
+      try {
+        const o = await api.get<{ items: CentralOrder[]; total: number }>('/api/cf/orders', { query: { limit: PAGE, offset } });
+        setCentralItems(o.items);
+        setTotal(o.total);
+        return setListError(null);
+      } catch (err) {
+        return setListError((err as Error).message);
+      }
     }
-    const q = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
-    if (isAdmin && who) q.set('userId', who);
-    const [c, o] = await Promise.all([api<Credits>('/api/cfportal/credits'), api<{ items: Extract[]; total: number }>(`/api/cfportal/orders?${q}`)]);
-    setCredits(c.ok ? c.body : { error: c.body.message ?? 'Creditele nu pot fi citite.' });
-    if (!o.ok) return setListError(o.body.message ?? 'Lista comenzilor nu poate fi citită.');
-    setItems(o.body.items);
-    setTotal(o.body.total);
+    const [c, o] = await Promise.allSettled([
+      api.get<Credits>('/api/cfportal/credits'),
+      api.get<{ items: Extract[]; total: number }>('/api/cfportal/orders', { query: { limit: PAGE, offset, userId: isAdmin && who ? who : undefined } }),
+    ]);
+    setCredits(c.status === 'fulfilled' ? c.value : { error: (c.reason as Error).message });
+    if (o.status === 'rejected') return setListError((o.reason as Error).message);
+    setItems(o.value.items);
+    setTotal(o.value.total);
     setListError(null);
   }, [central, offset, isAdmin, who]);
 
@@ -217,7 +214,8 @@ export function EpayTab({
   }, [refreshParcels]);
   useEffect(() => {
     if (!isAdmin || central) return;
-    void api<{ items: typeof orderers }>('/api/cfportal/orderers').then((r) => r.ok && setOrderers(r.body.items));
+    // Without the list the filter is simply not offered.
+    api.get<{ items: typeof orderers }>('/api/cfportal/orderers').then((r) => setOrderers(r.items), () => undefined);
   }, [isAdmin, central]);
 
   const processing =
@@ -231,27 +229,26 @@ export function EpayTab({
   }, [processing, refresh]);
 
   async function orderLocal() {
-    const r = await api<{
-      extracts: Extract[];
-      hits?: Array<{ nrCadastral: string; expiresAt: string; downloadUrl: string }>;
-      inProgress?: Array<{ nrCadastral: string }>;
-    }>('/api/cfportal/order', {
-      method: 'POST',
-      body: JSON.stringify({ parcels: numbers.map((n) => ({ nrCadastral: n, siruta: uat!.siruta, workspacePk: uat!.workspacePk ?? undefined })), force }),
-    });
-    if (r.ok) {
-      setNotice({ kind: 'ok', text: `Comanda a fost pusă în coadă: ${countOf(r.body.extracts.length, 'extras', 'extrase')}.` });
-    } else if (r.status === 409 && r.body.error === 'catalog_hit' && r.body.hits) {
-      setNotice({
-        kind: 'ok',
-        text: 'Există deja un extras valabil. Descărcați-l sau bifați „Comandă din nou” pentru un extras nou (1 credit):',
-        links: r.body.hits.map((h) => ({ label: `${h.nrCadastral} (valabil până la ${date(h.expiresAt)})`, href: h.downloadUrl })),
+    try {
+      const r = await api.post<{ extracts: Extract[] }>('/api/cfportal/order', {
+        body: { parcels: numbers.map((n) => ({ nrCadastral: n, siruta: uat!.siruta, workspacePk: uat!.workspacePk ?? undefined })), force },
       });
-    } else if (r.status === 409 && r.body.error === 'order_in_progress') {
-      const list = (r.body.inProgress ?? []).map((p) => p.nrCadastral).join(', ');
-      setNotice({ kind: 'fail', text: `Extrasul este deja comandat și în lucru${list ? ` (${list})` : ''}; nu se comandă a doua oară.` });
-    } else {
-      setNotice({ kind: 'fail', text: r.body.message ?? `Comanda a eșuat (${r.status}).` });
+      setNotice({ kind: 'ok', text: `Comanda a fost pusă în coadă: ${countOf(r.extracts.length, 'extras', 'extrase')}.` });
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      const hits = err.body?.hits as Array<{ nrCadastral: string; expiresAt: string; downloadUrl: string }> | undefined;
+      if (err.status === 409 && err.code === 'catalog_hit' && hits) {
+        setNotice({
+          kind: 'ok',
+          text: 'Există deja un extras valabil. Descărcați-l sau bifați „Comandă din nou” pentru un extras nou (1 credit):',
+          links: hits.map((h) => ({ label: `${h.nrCadastral} (valabil până la ${date(h.expiresAt)})`, href: h.downloadUrl })),
+        });
+      } else if (err.status === 409 && err.code === 'order_in_progress') {
+        const list = ((err.body?.inProgress as Array<{ nrCadastral: string }> | undefined) ?? []).map((p) => p.nrCadastral).join(', ');
+        setNotice({ kind: 'fail', text: `Extrasul este deja comandat și în lucru${list ? ` (${list})` : ''}; nu se comandă a doua oară.` });
+      } else {
+        setNotice({ kind: 'fail', text: err.message });
+      }
     }
   }
 
@@ -261,15 +258,17 @@ export function EpayTab({
     const links: Array<{ label: string; href: string }> = [];
     const problems: string[] = [];
     for (const nr of numbers) {
-      const r = await api<{ id: string; extract?: CentralOrder; orderId?: string }>('/api/cf/order', {
-        method: 'POST',
-        body: JSON.stringify({ siruta: uat!.siruta, cadastralRef: nr, force }),
-      });
-      if (r.ok) placed.push(nr);
-      else if (r.status === 409 && r.body.error === 'catalog_hit' && r.body.extract) {
-        links.push({ label: `${nr} (valabil până la ${date(r.body.extract.expiresAt)})`, href: centralPdf(r.body.extract.id) });
-      } else if (r.status === 409 && r.body.error === 'order_in_progress') problems.push(`${nr}: deja comandat și în lucru`);
-      else problems.push(`${nr}: ${r.body.message ?? `eroare ${r.status}`}`);
+      try {
+        await api.post('/api/cf/order', { body: { siruta: uat!.siruta, cadastralRef: nr, force } });
+        placed.push(nr);
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        const extract = err.body?.extract as CentralOrder | undefined;
+        if (err.status === 409 && err.code === 'catalog_hit' && extract) {
+          links.push({ label: `${nr} (valabil până la ${date(extract.expiresAt)})`, href: centralPdf(extract.id) });
+        } else if (err.status === 409 && err.code === 'order_in_progress') problems.push(`${nr}: deja comandat și în lucru`);
+        else problems.push(`${nr}: ${err.message}`);
+      }
     }
     const parts = [placed.length ? `Comandat prin API-ul central: ${placed.join(', ')}.` : '', problems.join('; ')].filter(Boolean);
     if (links.length) parts.push('Există deja un extras valabil (bifați „Comandă din nou” pentru unul nou):');
@@ -288,9 +287,13 @@ export function EpayTab({
     await refresh();
   }
 
-  async function cancel(url: string, body: unknown) {
-    const r = await api<unknown>(url, { method: 'PATCH', body: JSON.stringify(body) });
-    setNotice(r.ok ? { kind: 'ok', text: 'Comanda a fost anulată; creditul nu se mai consumă.' } : { kind: 'fail', text: r.body.message ?? `Anularea a eșuat (${r.status}).` });
+  async function cancel(path: '/api/cfportal/extracts/{id}' | '/api/cf/{id}', id: string) {
+    try {
+      await api.patch(path, { params: { id }, body: { status: 'cancelled' } });
+      setNotice({ kind: 'ok', text: 'Comanda a fost anulată; creditul nu se mai consumă.' });
+    } catch (err) {
+      setNotice({ kind: 'fail', text: (err as Error).message });
+    }
     await refresh();
   }
 
@@ -417,7 +420,7 @@ export function EpayTab({
                   <td>
                     {e.downloadUrl ? <a href={e.downloadUrl}>Descarcă PDF</a> : null}
                     {e.status === 'pending' && (e.userId === userId || isAdmin) ? (
-                      <button type="button" className="btn" data-testid="cf-cancel" onClick={() => void cancel(`/api/cfportal/extracts/${e.id}`, { status: 'cancelled' })}>
+                      <button type="button" className="btn" data-testid="cf-cancel" onClick={() => void cancel('/api/cfportal/extracts/{id}', e.id)}>
                         Anulează
                       </button>
                     ) : null}
@@ -456,7 +459,7 @@ export function EpayTab({
                   <td>
                     {o.status === 'completed' ? <a href={centralPdf(o.id)}>Descarcă PDF</a> : null}
                     {o.status === 'processing' ? (
-                      <button type="button" className="btn" data-testid="cf-cancel" onClick={() => void cancel(`/api/cf/${encodeURIComponent(o.id)}`, { status: 'cancelled' })}>
+                      <button type="button" className="btn" data-testid="cf-cancel" onClick={() => void cancel('/api/cf/{id}', o.id)}>
                         Anulează
                       </button>
                     ) : null}

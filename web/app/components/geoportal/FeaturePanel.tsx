@@ -11,10 +11,10 @@ import {
   loadCentralCfStatus,
   loadCfStatus,
   orderCentralCf,
-  signInAgainUrl,
   type CfStatus,
   type PanelFeature,
 } from '../../lib/geoportal/api';
+import { signInAgainUrl } from '../../lib/api';
 import { AREA_LABELS } from '../../lib/areas';
 import { formatWhen } from '../../lib/dates';
 

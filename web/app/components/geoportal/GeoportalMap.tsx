@@ -19,7 +19,8 @@ import { formatViewHash, parseViewHash, type MapView } from '../../lib/geoportal
 import { useLocation, useNavigate } from '@remix-run/react';
 // MapLibre's tile worker, bundled by Vite as its own self-contained chunk (no CDN).
 import maplibreWorkerUrl from 'maplibre-gl/dist/maplibre-gl-worker.mjs?worker&url';
-import { BUILDING_LAYER, BUSY_MESSAGE, downloadExport, loadCatalog, loadFeature, loadUatBounds, scopeProblem, type Bbox, type FeatureLookup, type SearchResult } from '../../lib/geoportal/api';
+import { BUILDING_LAYER, downloadExport, loadCatalog, loadFeature, loadUatBounds, scopeProblem, type Bbox, type FeatureLookup, type SearchResult } from '../../lib/geoportal/api';
+import { BUSY_MESSAGE } from '../../lib/api';
 
 /** Parcel key "<siruta>:<object id>" (lib/geoportal/featureKeys) → uuid (for the export) and cadastral ref. */
 type Selected = Map<string, ResolvedParcel>;
@@ -154,7 +155,6 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
       const source = parcelSourceRef.current;
       if (picks.length === 0 || !source) return new Map();
       const r = await resolveParcels(
-        window.location.origin,
         source,
         picks.map((p) => p.key),
         bounds,
@@ -360,7 +360,7 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
       const loadLabels = () => {
         if (labels !== 'none' || m.getZoom() < UAT_LABEL_MINZOOM - 1) return;
         labels = 'loading';
-        loadUatLabelPoints(origin, catalog.sources, ROMANIA_LABELS).then(
+        loadUatLabelPoints(catalog.sources, ROMANIA_LABELS).then(
           (points) => {
             labels = 'done';
             if (!disposed) (m.getSource(UAT_LABEL_SOURCE) as GeoJSONSource | undefined)?.setData(labelPointsGeoJson(points));

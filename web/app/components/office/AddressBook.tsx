@@ -1,7 +1,7 @@
 /** Address book: list, search, add and edit contacts (the same data the external tools read). */
 import { useState } from 'react';
 import type { ContactOut } from '../../../../domain/office/addressBook';
-import { officeApi } from '../../lib/officeApi';
+import { api } from '../../lib/api';
 import { filterByText, OutcomeLine, SearchableList, type Outcome } from './shared';
 import { Card } from '../Card';
 
@@ -19,8 +19,8 @@ export function AddressBook({ contacts, onChanged }: { contacts: ContactOut[]; o
     const { id, ...fields } = form;
     const body = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v === '' && k !== 'name' ? null : v]));
     try {
-      if (id) await officeApi('PUT', `/api/contacts/${id}`, body);
-      else await officeApi('POST', '/api/contacts', body);
+      if (id) await api.put('/api/contacts/{id}', { params: { id }, body });
+      else await api.post('/api/contacts', { body });
       setForm(EMPTY);
       setMessage({ ok: true, text: id ? 'Contactul a fost actualizat.' : 'Contactul a fost adăugat.' });
       onChanged();
@@ -46,7 +46,7 @@ export function AddressBook({ contacts, onChanged }: { contacts: ContactOut[]; o
   const remove = async (c: ContactOut) => {
     if (!window.confirm(`Ștergeți contactul „${c.name}”?`)) return;
     try {
-      await officeApi('DELETE', `/api/contacts/${c.id}`);
+      await api.delete('/api/contacts/{id}', { params: { id: c.id } });
       onChanged();
     } catch (err) {
       setMessage({ ok: false, text: (err as Error).message });

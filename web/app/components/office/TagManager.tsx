@@ -5,7 +5,7 @@
  */
 import { useMemo, useState } from 'react';
 import type { PlanAnswer, TagOut } from '../../../../domain/tags/service';
-import { officeApi } from '../../lib/officeApi';
+import { api } from '../../lib/api';
 import { OutcomeLine, type Outcome } from './shared';
 import { Card } from '../Card';
 import { formatWhen } from '../../lib/dates';
@@ -95,14 +95,14 @@ export function TagManager({
 
   const add = () =>
     run(async () => {
-      await officeApi('POST', '/api/tags', { project: form.project, phase: form.phase || null, activity: form.activity || null });
+      await api.post('/api/tags', { body: { project: form.project, phase: form.phase || null, activity: form.activity || null } });
       setForm({ project: form.project, phase: '', activity: '' });
       return 'Eticheta a fost adăugată.';
     });
   const remove = (t: TagOut) => {
     if (!window.confirm(`Ștergeți eticheta „${t.path}”${t.category !== 'activity' ? ' și tot ce este sub ea' : ''}?`)) return;
     void run(async () => {
-      const r = await officeApi<{ deleted: number }>('DELETE', `/api/tags/${t.id}`);
+      const r = await api.delete<{ deleted: number }>('/api/tags/{id}', { params: { id: t.id } });
       return `Au fost șterse ${r.deleted} etichete.`;
     });
   };
@@ -118,14 +118,14 @@ export function TagManager({
       return;
     }
     void run(async () => {
-      await officeApi('PUT', `/api/tags/${tag.id}`, change);
+      await api.put('/api/tags/{id}', { params: { id: tag.id }, body: change });
       setEditing(null);
       return tag.category === 'activity' ? 'Eticheta a fost modificată.' : 'Eticheta și cele de sub ea au fost modificate.';
     });
   };
   const apply = (mode: 'pull' | 'push' | 'both') =>
     run(async () => {
-      const r = await officeApi('POST', '/api/manictime', { mode, resolutions: choices, expectFingerprint: plan?.fingerprint });
+      const r = await api.post<any>('/api/manictime', { body: { mode, resolutions: choices, expectFingerprint: plan?.fingerprint } });
       setChoices({});
       const left = r.conflicts.length ? ` ${r.conflicts.length} conflicte rămân nerezolvate.` : '';
       return `Sincronizare aplicată: în aplicație +${r.applied.db.added} −${r.applied.db.removed} ~${r.applied.db.changed}; fișier ${r.applied.file.written ? 'rescris (copie de siguranță făcută)' : 'neschimbat'}.${left}`;

@@ -5,7 +5,7 @@
  */
 import { useState } from 'react';
 import type { VaultAccessOut, VaultEntryOut } from '../../../../domain/office/vault';
-import { officeApi } from '../../lib/officeApi';
+import { api } from '../../lib/api';
 import { filterByText, OutcomeLine, SearchableList, type Outcome } from './shared';
 import { Card } from '../Card';
 import { formatWhen } from '../../lib/dates';
@@ -46,7 +46,7 @@ export function Vault({
   const fail = (err: unknown) => setMessage({ ok: false, text: (err as Error).message });
   const reveal = async (id: string) => {
     try {
-      const r = await officeApi<{ entry: { password: string | null } }>('GET', `/api/vault?id=${id}`);
+      const r = await api.get<{ entry: { password: string | null } }>('/api/vault', { query: { id } });
       setShown({ ...shown, [id]: r.entry.password ?? '' });
       onChanged(); // the access log gained a line
     } catch (err) {
@@ -55,7 +55,7 @@ export function Vault({
   };
   const copy = async (id: string) => {
     try {
-      const password = shown[id] ?? (await officeApi<{ entry: { password: string | null } }>('GET', `/api/vault?id=${id}`)).entry.password ?? '';
+      const password = shown[id] ?? (await api.get<{ entry: { password: string | null } }>('/api/vault', { query: { id } })).entry.password ?? '';
       await navigator.clipboard.writeText(password);
       setMessage({ ok: true, text: 'Parola a fost copiată.' });
       onChanged();
@@ -75,8 +75,8 @@ export function Vault({
     else if (!form.id) body.password = null;
     if (callerCompany === 'G' && form.company) body.company = form.company;
     try {
-      if (form.id) await officeApi('PUT', `/api/vault?id=${form.id}`, body);
-      else await officeApi('POST', '/api/vault', body);
+      if (form.id) await api.put('/api/vault', { query: { id: form.id }, body });
+      else await api.post('/api/vault', { body });
       // A changed password must not stay on screen as the old one.
       if (form.id) setShown(({ [form.id]: _old, ...rest }) => rest);
       setMessage({ ok: true, text: form.id ? 'Intrarea a fost modificată.' : 'Intrarea a fost salvată.' });
@@ -93,7 +93,7 @@ export function Vault({
   const remove = async (e: VaultEntryOut) => {
     if (!window.confirm(`Ștergeți intrarea „${e.name}”?`)) return;
     try {
-      await officeApi('DELETE', `/api/vault?id=${e.id}`);
+      await api.delete('/api/vault', { query: { id: e.id } });
       if (form.id === e.id) setForm(EMPTY);
       onChanged();
     } catch (err) {

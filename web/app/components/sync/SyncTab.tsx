@@ -16,6 +16,7 @@ import { UatPicker, UatSummary } from './UatPicker';
 import { Card } from '../Card';
 import { formatWhen } from '../../lib/dates';
 import { countOf } from '../../lib/words';
+import { api } from '../../lib/api';
 
 const SESSION_POLL_MS = 30_000;
 const PROGRESS_POLL_MS = 1000;
@@ -26,36 +27,6 @@ const fmtDate = (iso: string | null | undefined) => formatWhen(iso, 'dateTime');
 function fmtBytes(b: number): string {
   if (b >= 1024 ** 3) return `${(b / 1024 ** 3).toLocaleString('ro-RO', { maximumFractionDigits: 1 })} GB`;
   return `${(b / 1024 ** 2).toLocaleString('ro-RO', { maximumFractionDigits: 0 })} MB`;
-}
-
-class ApiError extends Error {}
-
-/** JSON of an API call; a failure throws the Romanian `message` of the error body. */
-async function api<T>(method: 'GET' | 'POST', url: string, body?: unknown, signal?: AbortSignal): Promise<T> {
-  let res: Response;
-  try {
-    res = await fetch(url, {
-      method,
-      headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal,
-    });
-  } catch {
-    if (signal?.aborted) throw new ApiError('Scanarea a fost oprită.');
-    throw new ApiError('Serverul nu răspunde. Verificați conexiunea și încercați din nou.');
-  }
-  const text = await res.text();
-  let json: unknown = null;
-  try {
-    json = text ? JSON.parse(text) : null;
-  } catch {
-    // not JSON: handled below
-  }
-  if (!res.ok) {
-    const msg = (json as { message?: string } | null)?.message;
-    throw new ApiError(msg ?? `Eroare ${res.status}.`);
-  }
-  return json as T;
 }
 
 // ---- portal connection -----------------------------------------------------------------------
@@ -78,7 +49,7 @@ export function ConnectionCard({ session, isAdmin, onChange }: { session: Portal
       setError(null);
       setNotice(null);
       try {
-        const s = await api<PortalSessionView>('POST', '/api/landreg/session', { action });
+        const s = await api.post<PortalSessionView>('/api/landreg/session', { body: { action } });
         onChange(s);
         if (auto) setNotice('Portalul și-a revenit din mentenanță: conexiunea a fost refăcută automat.');
       } catch (err) {
@@ -93,7 +64,7 @@ export function ConnectionCard({ session, isAdmin, onChange }: { session: Portal
   // Spec 3.1: poll the session every 30 s.
   useEffect(() => {
     const t = setInterval(() => {
-      api<PortalSessionView>('GET', '/api/landreg/session').then(onChange, () => undefined);
+      api.get<PortalSessionView>('/api/landreg/session').then(onChange, () => undefined);
     }, SESSION_POLL_MS);
     return () => clearInterval(t);
   }, [onChange]);
@@ -253,7 +224,7 @@ function SyncActions(props: { connected: boolean; useCentralApi: boolean; initia
     (job: Job) => {
       const poll = async () => {
         try {
-          const p = await api<Progress>('GET', job.progressUrl);
+          const p = await api.get<Progress>('/api/landreg/progress', { query: { jobId: job.jobId } });
           update(job.jobId, { progress: p });
           if (p.status === 'running') timers.current.set(job.jobId, setTimeout(poll, PROGRESS_POLL_MS));
           else onJobDone();
@@ -266,11 +237,11 @@ function SyncActions(props: { connected: boolean; useCentralApi: boolean; initia
     [onJobDone],
   );
 
-  async function start(key: string, url: string, body: unknown, title: string) {
+  async function start(key: string, path: '/api/landreg/sync-background' | '/api/landreg/sync-county', body: unknown, title: string) {
     setStarting(key);
     setError(null);
     try {
-      const r = await api<{ jobId: string; progressUrl: string }>('POST', url, body);
+      const r = await api.post<{ jobId: string; progressUrl: string }>(path, { body });
       const job: Job = { ...r, title, progress: null, error: null };
       setJobs((js) => [job, ...js.filter((j) => j.jobId !== r.jobId)].slice(0, 8));
       follow(job);
@@ -379,7 +350,7 @@ function NoGeomScanCard({ uat, disabled }: { uat: UatChoice | null; disabled: bo
     setError(null);
     setResult(null);
     try {
-      setResult({ name: uat.name, scan: await api<NoGeomScanAnswer>('POST', '/api/landreg/no-geom-scan', { siruta: uat.siruta }, stop.signal) });
+      setResult({ name: uat.name, scan: await api.post<NoGeomScanAnswer>('/api/landreg/no-geom-scan', { body: { siruta: uat.siruta }, signal: stop.signal }) });
     } catch (err) {
       setError(stop.signal.aborted ? 'Scanarea a fost oprită.' : (err as Error).message);
     } finally {

@@ -8,21 +8,14 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { UAT_DEBOUNCE_MS, searchUats, type UatChoice } from './uatSearch';
 import { countOf } from '../../lib/words';
+import { api } from '../../lib/api';
 
 
 // One catalogue request per page, whichever picker asks first.
 let catalogue: Promise<UatChoice[]> | null = null;
 
 async function loadCatalogue(): Promise<UatChoice[]> {
-  let res: Response;
-  try {
-    res = await fetch('/api/landreg/uats?features=true', { headers: { accept: 'application/json' } });
-  } catch {
-    throw new Error('Serverul nu răspunde. Verificați conexiunea și încercați din nou.');
-  }
-  const body = (await res.json().catch(() => null)) as { items?: UatChoice[]; message?: string } | null;
-  if (!res.ok || !body?.items) throw new Error(body?.message ?? `Lista UAT-urilor nu a putut fi încărcată (eroare ${res.status}).`);
-  return body.items;
+  return (await api.get<{ items: UatChoice[] }>('/api/landreg/uats', { query: { features: true } })).items;
 }
 
 function catalogueOnce(): Promise<UatChoice[]> {

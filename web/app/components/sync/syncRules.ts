@@ -10,6 +10,7 @@ import type { Frequency, StepCode } from '../../../../domain/scheduling/rules';
 import type { DueUat, SyncRule } from '../../../../domain/scheduling/syncRules';
 import type { TimeWindow } from '../../../../domain/scheduling/windows';
 import { formatWhen as formatDate } from '../../lib/dates';
+import { ApiError } from '../../lib/api';
 
 // The API's shapes, as the domain defines them (type-only: nothing of the server is bundled).
 export type { Frequency, StepCode };
@@ -130,21 +131,11 @@ export function ruleTarget(r: Pick<SyncRuleView, 'scope' | 'siruta' | 'county'>,
 }
 
 /**
- * The message a failed write shows. 410 is the central-API gate (spec 5.9): said plainly, with
- * what still works; otherwise the API's own Romanian message and the fields it names.
+ * The message a failed call shows. 410 is the central-API gate (spec 5.9): said plainly, with
+ * what still works; otherwise the API client's message (the API's own Romanian message and the
+ * fields it names).
  */
-export function writeErrorText(
-  status: number,
-  body: {
-    message?: string;
-    details?: Array<{ field?: string; problem?: string; message?: string }>;
-  } | null
-): string {
-  if (status === 410) return CENTRAL_API_NOTICE;
-  const base = body?.message ?? `Eroare ${status}`;
-  const details = (body?.details ?? []).map((d) => [d.field, d.problem ?? d.message].filter(Boolean).join(': ')).filter(Boolean);
-  return details.length ? `${base} ${details.join('; ')}` : base;
-}
+export const failureText = (err: unknown): string => (err instanceof ApiError && err.status === 410 ? CENTRAL_API_NOTICE : (err as Error).message);
 
 export const CENTRAL_API_NOTICE =
   'Contul dumneavoastră folosește API-ul central: regulile de sincronizare pot fi consultate, dar nu pot fi create, modificate sau șterse de aici (răspuns 410).';

@@ -1,5 +1,9 @@
-/** Browser-side calls of the geoportal routes; failures carry the Romanian `message` of the error body. */
+/** The geoportal's calls, through the pages' one API client (../api.ts). */
 import type { Bbox, FeatureView, RestrictedFeatureView, SearchResult } from '../../../../domain/geoportal/types';
+import { ApiError, api, apiFetch, apiUrl } from '../api';
+
+/** The map keeps its state in the URL: an expired session signs in again and comes back (spec 5.4). */
+const MAP = { signInOn401: true } as const;
 
 // The routes' answer shapes are the domain's (one definition, CONTRACT.md section 4).
 export type { Bbox, SearchResult };
@@ -15,52 +19,12 @@ export interface CfStatus {
   downloadUrl?: string;
 }
 
-export class ApiError extends Error {
-  constructor(
-    message: string,
-    readonly status = 0,
-    readonly code?: string,
-    readonly body?: Record<string, unknown>,
-  ) {
-    super(message);
-  }
-}
-
-/** The sign-in that returns to this very page (spec 5.4), as the server's page guard builds it. */
-export function signInAgainUrl(): string {
-  if (typeof window === 'undefined') return '/auth/login';
-  return `/auth/login?callbackUrl=${encodeURIComponent(window.location.pathname + window.location.search)}`;
-}
-
 /** A 403 that a new sign-in may cure (new claims): the find rule's code and the upstream's. */
 export const scopeProblem = (err: unknown) =>
   err instanceof ApiError && err.status === 403 && (err.code === 'scope_insufficient' || err.code === 'insufficient_scope');
 
-/** What the map and the search say when the service refuses for load (429) instead of showing holes. */
-export const BUSY_MESSAGE = 'Prea multe cereri în acest moment; reîncercați în câteva secunde.';
-
 export const BUILDING_LAYER = 'CLADIRI_ACTIVE';
 const PARCEL_LAYER = 'TERENURI_ACTIVE';
-
-async function failure(res: Response): Promise<ApiError> {
-  const body = (await res.json().catch(() => null)) as ({ message?: string; error?: string } & Record<string, unknown>) | null;
-  // No session any more, or its token refresh failed: sign in again and come back here.
-  if (res.status === 401 && typeof window !== 'undefined') window.location.assign(signInAgainUrl());
-  if (res.status === 429) return new ApiError(BUSY_MESSAGE, 429, 'rate_limited', body ?? undefined);
-  return new ApiError(body?.message ?? `Cererea a eșuat (${res.status}).`, res.status, body?.error, body ?? undefined);
-}
-
-async function getJson<T>(url: string, signal?: AbortSignal): Promise<T> {
-  const res = await fetch(url, { headers: { accept: 'application/json' }, signal });
-  if (!res.ok) throw await failure(res);
-  return (await res.json()) as T;
-}
-
-async function sendJson<T>(method: 'POST' | 'PATCH', url: string, body: unknown): Promise<T> {
-  const res = await fetch(url, { method, headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) });
-  if (!res.ok) throw await failure(res);
-  return (await res.json()) as T;
-}
 
 // ---- the central API path (spec 1.4, 4.2): pilot users read through /api/gis/* and /api/cf/* ----
 
@@ -111,9 +75,9 @@ export async function searchPlaces(
   siruta?: number,
 ): Promise<{ results: SearchResult[] }> {
   const params = new URLSearchParams({ q, limit: '12', ...(siruta ? { siruta: String(siruta) } : {}) });
-  const local = getJson<{ results: SearchResult[] }>(`/api/geoportal/search?${params}`, signal);
+  const local = api.get<{ results: SearchResult[] }>('/api/geoportal/search', { ...MAP, query: params, signal });
   if (!central) return local;
-  const [mine, hits] = await Promise.all([local, getJson<{ features: CentralHit[] }>(`/api/gis/search?${params}`, signal)]);
+  const [mine, hits] = await Promise.all([local, api.get<{ features: CentralHit[] }>('/api/gis/search', { ...MAP, query: params, signal })]);
   const parcels: SearchResult[] = hits.features
     .filter((h) => h.layerId === 'TERENURI_ACTIVE')
     .map((h) => ({
@@ -142,11 +106,12 @@ export async function loadFeature(key: FeatureLookup, central = false): Promise<
   const layerId = 'id' in key ? PARCEL_LAYER : (key.layerId ?? PARCEL_LAYER);
   if (!central) {
     if (!('id' in key) && !('objectId' in key)) throw new ApiError('Obiectul nu are identificator în baza locală.', 404, 'not_found');
-    return getJson<{ feature: PanelFeature }>(
-      `/api/geoportal/feature?${new URLSearchParams('id' in key ? { id: key.id } : { siruta: String(key.siruta), objectId: String(key.objectId), layerId })}`,
-    );
+    return api.get<{ feature: PanelFeature }>('/api/geoportal/feature', {
+      ...MAP,
+      query: 'id' in key ? { id: key.id } : { siruta: key.siruta, objectId: key.objectId, layerId },
+    });
   }
-  if ('id' in key) return { feature: fromCentral(await getJson<CentralFeature>(`/api/gis/parcela/${encodeURIComponent(key.id)}`)) };
+  if ('id' in key) return { feature: fromCentral(await api.get<CentralFeature>('/api/gis/parcela/{id}', { ...MAP, params: { id: key.id } })) };
   let cad = key.cadastralRef;
   if (!cad && 'objectId' in key) {
     // Tiles below the detail zoom carry no cadastral number: the local store names it.
@@ -154,7 +119,7 @@ export async function loadFeature(key: FeatureLookup, central = false): Promise<
     cad = local.feature.cadastralRef ?? undefined;
   }
   if (!cad) throw new ApiError('Obiectul nu are număr cadastral.', 404, 'not_found');
-  const found = await getJson<CentralFeature>(`/api/gis/parcela/find?${new URLSearchParams({ siruta: String(key.siruta), cad, layerId })}`);
+  const found = await api.get<CentralFeature>('/api/gis/parcela/find', { ...MAP, query: { siruta: key.siruta, cad, layerId } });
   return { feature: fromCentral(found) };
 }
 
@@ -170,7 +135,7 @@ export interface UatBounds {
 /** The UAT's box (its boundary, else its parcels); null when the store has neither. */
 export async function loadUatBounds(siruta: number): Promise<UatBounds | null> {
   try {
-    return await getJson<UatBounds>(`/api/geoportal/uat-bounds?${new URLSearchParams({ siruta: String(siruta) })}`);
+    return await api.get<UatBounds>('/api/geoportal/uat-bounds', { ...MAP, query: { siruta } });
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) return null;
     throw err;
@@ -179,7 +144,7 @@ export async function loadUatBounds(siruta: number): Promise<UatBounds | null> {
 
 /** The central enrichment round trip (cached 30 days upstream). */
 export async function enrichCentral(siruta: number, cadastralRef: string, force = false): Promise<{ feature: PanelFeature; cached: boolean }> {
-  const r = await sendJson<{ feature: CentralFeature; cached: boolean }>('POST', '/api/gis/parcel/enrich', { siruta, cadastralRef, force });
+  const r = await api.post<{ feature: CentralFeature; cached: boolean }>('/api/gis/parcel/enrich', { ...MAP, body: { siruta, cadastralRef, force } });
   return { feature: fromCentral(r.feature), cached: r.cached };
 }
 
@@ -197,12 +162,12 @@ export interface CentralExtract {
  */
 export async function loadCentralCfStatus(nrCad: string, siruta: number): Promise<CfStatus> {
   const [{ items }, mine] = await Promise.all([
-    getJson<{ items: Array<{ orderId: string; siruta: number; cadastralRef: string; expiresAt: string }> }>('/api/cf/catalog'),
-    getJson<{ items: Array<CentralExtract & { siruta: number; cadastralRef: string }> }>('/api/cf/orders?status=processing&limit=100'),
+    api.get<{ items: Array<{ orderId: string; siruta: number; cadastralRef: string; expiresAt: string }> }>('/api/cf/catalog', MAP),
+    api.get<{ items: Array<CentralExtract & { siruta: number; cadastralRef: string }> }>('/api/cf/orders', { ...MAP, query: { status: 'processing', limit: 100 } }),
   ]);
   if (mine.items.some((o) => o.siruta === siruta && o.cadastralRef === nrCad)) return { exists: true, state: 'processing', status: 'processing' };
   const hit = items.find((i) => i.siruta === siruta && i.cadastralRef === nrCad);
-  return hit ? { exists: true, state: 'valid', expiresAt: hit.expiresAt, downloadUrl: `/api/cf/${encodeURIComponent(hit.orderId)}/pdf` } : { exists: false };
+  return hit ? { exists: true, state: 'valid', expiresAt: hit.expiresAt, downloadUrl: apiUrl('/api/cf/{id}/pdf', { id: hit.orderId }) } : { exists: false };
 }
 
 /**
@@ -211,7 +176,7 @@ export async function loadCentralCfStatus(nrCad: string, siruta: number): Promis
  */
 export async function orderCentralCf(nrCad: string, siruta: number): Promise<CfStatus> {
   try {
-    const o = await sendJson<CentralExtract>('POST', '/api/cf/order', { siruta, cadastralRef: nrCad });
+    const o = await api.post<CentralExtract>('/api/cf/order', { ...MAP, body: { siruta, cadastralRef: nrCad } });
     return { exists: true, state: 'processing', status: o.status };
   } catch (err) {
     if (err instanceof ApiError && err.status === 409 && err.code === 'order_in_progress') return { exists: true, state: 'processing', status: 'order_in_progress' };
@@ -222,7 +187,7 @@ export async function orderCentralCf(nrCad: string, siruta: number): Promise<CfS
         state: 'valid',
         status: 'catalog_hit',
         expiresAt: e?.expiresAt ?? undefined,
-        downloadUrl: e ? `/api/cf/${encodeURIComponent(e.id)}/pdf` : undefined,
+        downloadUrl: e ? apiUrl('/api/cf/{id}/pdf', { id: e.id }) : undefined,
       };
     }
     throw err;
@@ -230,19 +195,14 @@ export async function orderCentralCf(nrCad: string, siruta: number): Promise<CfS
 }
 
 export const loadCfStatus = (nrCad: string, siruta: number) =>
-  getJson<CfStatus>(`/api/geoportal/cf-status?${new URLSearchParams({ nrCad, siruta: String(siruta) })}`);
+  api.get<CfStatus>('/api/geoportal/cf-status', { ...MAP, query: { nrCad, siruta } });
 
 export const loadCatalog = () =>
-  getJson<{ sources: { name: string; minzoom: number; maxzoom: number; layer: string }[]; overview?: { url: string } }>('/tiles/catalog');
+  api.get<{ sources: { name: string; minzoom: number; maxzoom: number; layer: string }[]; overview?: { url: string } }>('/tiles/catalog', MAP);
 
 /** Posts the export and hands the file to the browser as a download; answers the file name. */
 export async function downloadExport(format: 'geojson' | 'dxf' | 'gpkg', featureIds: string[]): Promise<string> {
-  const res = await fetch('/api/geoportal/export', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ format, featureIds }),
-  });
-  if (!res.ok) throw await failure(res);
+  const res = await apiFetch('post', '/api/geoportal/export', { ...MAP, body: { format, featureIds } });
   const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? `export.${format}`;
   const url = URL.createObjectURL(await res.blob());
   const a = document.createElement('a');

@@ -14,6 +14,7 @@ import { VectorTile } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
 import type { MapGeoJSONFeature } from 'maplibre-gl';
 import { lat2y, lon2x } from './tileMath';
+import { ApiError, vectorTile } from '../api';
 
 /** Zoom from which parcel tiles carry every attribute, the uuid included. */
 export const DETAIL_ZOOM = 16;
@@ -61,7 +62,6 @@ export interface ResolveResult {
  * north], WGS84; every wanted parcel must touch it, e.g. the box drawn or the point clicked).
  */
 export async function resolveParcels(
-  origin: string,
   source: { name: string; layer: string },
   keys: FeatureKey[],
   bounds: [number, number, number, number],
@@ -80,13 +80,11 @@ export async function resolveParcels(
   const worker = async () => {
     while (next < tiles.length && found.size < wanted.size) {
       const [x, y] = tiles[next++];
-      const res = await fetch(`${origin}/tiles/${source.name}/${z}/${x}/${y}`);
-      if (res.status !== 200) {
-        await res.body?.cancel();
-        if (res.status === 204) continue;
-        throw new Error(`Tile-ul ${z}/${x}/${y} nu a putut fi citit (${res.status}).`);
-      }
-      const layer = new VectorTile(new PbfReader(new Uint8Array(await res.arrayBuffer()))).layers[source.layer];
+      const bytes = await vectorTile(source.name, z, x, y).catch((err: unknown) => {
+        throw new Error(`Tile-ul ${z}/${x}/${y} nu a putut fi citit (${err instanceof ApiError ? err.status : 0}).`);
+      });
+      if (!bytes) continue;
+      const layer = new VectorTile(new PbfReader(bytes)).layers[source.layer];
       for (let i = 0; i < (layer?.length ?? 0); i++) {
         const f = layer.feature(i);
         const key = featureKey({ id: f.id, properties: f.properties });

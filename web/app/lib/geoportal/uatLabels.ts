@@ -12,6 +12,7 @@ import { VectorTile } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
 import type { CatalogSource } from './style';
 import { lat2y, lon2x } from './tileMath';
+import { vectorTile } from '../api';
 
 type Ring = [number, number][];
 type Polygon = Ring[];
@@ -84,7 +85,7 @@ export function interiorPoint(p: Polygon): [number, number] | null {
 }
 
 /** Label points for every UAT inside `bounds` (west, south, east, north). */
-export async function loadUatLabelPoints(origin: string, catalog: CatalogSource[], bounds: [number, number, number, number]): Promise<UatLabelPoint[]> {
+export async function loadUatLabelPoints(catalog: CatalogSource[], bounds: [number, number, number, number]): Promise<UatLabelPoint[]> {
   const byName = new Map(catalog.map((s) => [s.name, s]));
   const pickedSource = LABEL_SOURCES.map(([name, z]) => [byName.get(name), z] as const).find(([s]) => s);
   if (!pickedSource) return [];
@@ -98,10 +99,9 @@ export async function loadUatLabelPoints(origin: string, catalog: CatalogSource[
   const best = new Map<number, { name: string; area: number; uatArea: number; polygon: Polygon }>();
   await Promise.all(
     tiles.map(async ([x, y]) => {
-      const res = await fetch(`${origin}/tiles/${source.name}/${z}/${x}/${y}`);
-      if (!res.ok || res.status === 204) return;
-      const buf = new Uint8Array(await res.arrayBuffer());
-      if (buf.length === 0) return;
+      // A tile that fails only leaves its labels out.
+      const buf = await vectorTile(source.name, z, x, y).catch(() => null);
+      if (!buf) return;
       const layer = new VectorTile(new PbfReader(buf)).layers[source.layer];
       if (!layer) return;
       for (let i = 0; i < layer.length; i++) {
