@@ -277,7 +277,8 @@ describe('geoportal map, end to end', () => {
     // Back: the basemap returns, then the first view.
     await page.goBack();
     await page.waitForFunction(() => window.location.hash === '#14/46.7/23.6&basemap=osm');
-    await expect(page.getByTestId('basemap-select').inputValue()).resolves.toBe('osm');
+    // The page follows the address after the hash has changed: wait for the select to show it.
+    await page.waitForFunction(() => document.querySelector<HTMLSelectElement>('[data-testid="basemap-select"]')?.value === 'osm');
     await page.goBack();
     await page.waitForFunction(() => Math.abs((window as any).geoportalMap.getZoom() - 16.2) < 1e-6);
     const back = await view();
