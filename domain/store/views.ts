@@ -161,7 +161,12 @@ END $fn$;
 DROP TRIGGER IF EXISTS ${TILE_GRID_TRIGGER} ON public.gis_features;
 CREATE TRIGGER ${TILE_GRID_TRIGGER} BEFORE INSERT OR UPDATE OF geom ON public.gis_features
   FOR EACH ROW EXECUTE FUNCTION ${TILE_GRID_FUNCTION}();
-UPDATE public.gis_features SET ${GRID_COLUMN} = ${gridGeomSql('geom_3857')} WHERE geom_3857 IS NOT NULL`;
+-- A derived column is not a sync: the fill keeps each feature's updated_at (the sync stamp the OGC
+-- datetime filter and the export staleness read). Inside this object's transaction, so the touch
+-- trigger is never left off.
+ALTER TABLE public.gis_features DISABLE TRIGGER gis_features_touch;
+UPDATE public.gis_features SET ${GRID_COLUMN} = ${gridGeomSql('geom_3857')} WHERE geom_3857 IS NOT NULL;
+ALTER TABLE public.gis_features ENABLE TRIGGER gis_features_touch`;
 
 // ------------------------------------------------------------------------------------------------
 // Derived objects and their checksums

@@ -361,4 +361,22 @@ describe('tile views', () => {
     // Recreated objects carry the same checksums, so the runner still has nothing to do.
     expect(await migrate(scratchUrl)).toEqual({ applied: [], derived: [] });
   });
+
+  it('filling the z14 tile geometry anew (a changed rule) keeps every feature\'s sync stamp, and later writes still touch it', async () => {
+    const stamps = () => pool.query(`SELECT id, updated_at, geom_z14 IS NOT NULL AS filled FROM gis_features WHERE geom_3857 IS NOT NULL ORDER BY id`);
+    await pool.query(`UPDATE gis_features SET geom_z14 = NULL WHERE siruta = 900001`);
+    const before = (await stamps()).rows;
+    expect(before.length).toBeGreaterThan(2);
+    // Without its checksum the rule is applied again by the next start, filling every feature.
+    await pool.query(`COMMENT ON FUNCTION public.f_gis_features_tile_grid() IS NULL`);
+    expect(await migrate(scratchUrl)).toEqual({ applied: [], derived: ['public.f_gis_features_tile_grid'] });
+    const after = (await stamps()).rows;
+    expect(after.map((r) => ({ id: r.id, updated_at: r.updated_at }))).toEqual(before.map((r) => ({ id: r.id, updated_at: r.updated_at })));
+    expect(after.every((r) => r.filled)).toBe(true);
+
+    const one = after[0];
+    await pool.query(`UPDATE gis_features SET cadastral_ref = 'atins' WHERE id = $1`, [one.id]);
+    const touched = await pool.query(`SELECT updated_at FROM gis_features WHERE id = $1`, [one.id]);
+    expect(touched.rows[0].updated_at.getTime()).toBeGreaterThan(one.updated_at.getTime());
+  });
 });
