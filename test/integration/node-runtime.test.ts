@@ -20,7 +20,13 @@ const NATIVE = new Set(['postgres', 'temporal', 'minio']);
 const readProc = (pid: number, file: string) => fs.readFileSync(`/proc/${pid}/${file}`, 'utf8');
 const cmdline = (pid: number) => readProc(pid, 'cmdline').split('\0').filter(Boolean).join(' ');
 const parentOf = (pid: number) => Number(readProc(pid, 'stat').slice(readProc(pid, 'stat').lastIndexOf(')') + 2).split(' ')[1]);
-const isNode = (pid: number) => /^node/.test(path.basename(fs.readlinkSync(`/proc/${pid}/exe`)));
+const isNode = (pid: number) => {
+  try {
+    return /^node/.test(path.basename(fs.readlinkSync(`/proc/${pid}/exe`)));
+  } catch {
+    return false; // exited since the listing
+  }
+};
 const versionOf = (pid: number) => execFileSync(`/proc/${pid}/exe`, ['--version'], { encoding: 'utf8' }).trim();
 
 function allPids(): number[] {
@@ -84,7 +90,7 @@ describe(`every process runs on Node.js ${expectedMajor} (.node-version ${NODE_V
     expect(nodeMajor(process.version)).toBe(expectedMajor);
   });
 
-  test('every node process of the stack: launcher, web, workers, simulators, MailDev, sidecar', () => {
+  test('every node process of the stack: launcher, web, workers, simulators, MailDev, sidecar', async () => {
     const nodeServices = [...services(), ...appServices()].filter((s) => s.embedded && !NATIVE.has(s.name));
     const listeners = new Map<string, number | undefined>();
     for (const s of nodeServices) if (s.url) listeners.set(s.name, listenerOf(portOf(s.url)));
@@ -93,15 +99,22 @@ describe(`every process runs on Node.js ${expectedMajor} (.node-version ${NODE_V
 
     const launcher = launcherAbove(listeners.get('app')!);
     expect(launcher).toBeDefined();
-    const tree = descendantsOf(launcher!).filter(isNode);
-    const commands = tree.map(cmdline);
+    // The suite runs in parallel with stack-worker-restart.test.ts, which kills the workers on
+    // purpose; the launcher brings them back within seconds, so wait for them rather than
+    // reading the tree in the gap.
+    const hasWorkers = (pids: number[]) => pids.some((pid) => isNode(pid) && cmdline(pid).includes('workers/main.ts'));
+    let tree = descendantsOf(launcher!).filter(isNode);
+    for (const deadline = Date.now() + 90_000; !hasWorkers(tree) && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 500));
+      tree = descendantsOf(launcher!).filter(isNode);
+    }
     // Not vacuous: the tree holds the launcher, the workers and every listener found above.
-    expect(commands.some((c) => c.includes('workers/main.ts'))).toBe(true);
+    expect(hasWorkers(tree)).toBe(true);
     expect([...listeners.values()].filter((pid) => !tree.includes(pid!))).toEqual([]);
 
     const elsewhere = tree.map((pid) => `${versionOf(pid)} ${cmdline(pid)}`).filter((v) => nodeMajor(v) !== expectedMajor);
     expect(elsewhere).toEqual([]);
-  });
+  }, 120_000);
 
   test('the Docker image and package.json engines name the same major', () => {
     const dockerfile = fs.readFileSync(path.join(projectRoot, 'Dockerfile'), 'utf8');
