@@ -61,6 +61,20 @@ export default tseslint.config(
       ],
     },
   },
+  // One front door per area (docs/architecture.md "Web → API"): loaders and actions call the
+  // domain services the Express handlers call; nothing of the HTTP layer under api/.
+  {
+    files: ['web/app/**/*.ts', 'web/app/**/*.tsx'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [LIBREDWG],
+          patterns: [{ regex: '^(\\.\\./){2,}api(/|$)', message: 'Web code calls the domain service the route calls (domain/…), never a module under api/.' }],
+        },
+      ],
+    },
+  },
   // Simulators stand for outside systems (docs/simulators.md): they answer from their own data
   // with their own code, so a product rule can disagree with them and a test can see it.
   {

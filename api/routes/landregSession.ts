@@ -17,7 +17,7 @@ import { singletonWorkflowId } from '../../temporal/ids';
 import { defineRoute } from '../http/route';
 import { landregApi } from '../landreg/context';
 import { launchJob, runningPortalJobs } from '../../temporal/jobs';
-import { SessionState, sessionState } from '../landreg/sessionState';
+import { SessionState, sessionState as readSessionState } from '../../domain/landreg/sessionState';
 
 const log = childLogger('landreg-session');
 const TAGS = ['landreg'];
@@ -48,6 +48,9 @@ async function assertMayReplace(auth: SessionContext | undefined, creds: z.infer
   const account = current.username ?? config.landreg.username;
   if (creds.username !== account) requireAdmin(auth, 'Doar administratorii pot schimba contul comun al portalului de cadastru.');
 }
+
+/** The session as this router's store and Temporal see it. */
+const sessionState = () => readSessionState({ db: landregApi.db(), runningPortalJobs });
 
 /** Connect (spec 3.1): 503 portal_maintenance while the portal is in maintenance. */
 async function connect(auth: SessionContext | undefined, creds: z.infer<typeof Credentials>): Promise<SessionState> {

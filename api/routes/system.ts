@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { defineRoute } from '../http/route';
 import { openApiDocument } from '../http/openapi';
 import { config } from '../../domain/config';
-import { infrastructureHealth } from '../system/health';
+import { infrastructureHealth } from '../../domain/health';
+import { checkTemporal } from '../../temporal/client';
 import { TAGS_MODULE_VERSION } from '../../domain/tags/service';
 import { VAULT_MODULE_VERSION } from '../../domain/office/vault';
 import { createRequire } from 'node:module';
@@ -75,6 +76,6 @@ export function registerSystemRoutes(router: Router): void {
       auth: 'session',
       response: { description: 'One probe per dependency', schema: HealthBody },
     },
-    () => infrastructureHealth(),
+    () => infrastructureHealth(checkTemporal),
   );
 }

@@ -6,11 +6,12 @@
 import { getPool } from '../../../domain/db/pool';
 import { dbSummary, lastFinishedRuns, layersSummary, storeStats } from '../../../domain/landreg/summary';
 import { describeSyncChanges } from '../../../domain/landreg/sync/rules';
-import { sessionState, type SessionState } from '../../../api/landreg/sessionState';
+import { sessionState, type SessionState } from '../../../domain/landreg/sessionState';
+import { runningPortalJobs } from '../../../temporal/jobs';
 
 /** The same shape as `GET /api/landreg/session`, so the client keeps polling into it. */
 export type PortalSessionView = SessionState;
-export const portalSessionView = sessionState;
+export const portalSessionView = () => sessionState({ db: getPool(), runningPortalJobs });
 
 export interface StoreSummaryView {
   stats: Awaited<ReturnType<typeof storeStats>>;

@@ -1,11 +1,12 @@
 /**
  * The shared portal session as clients see it (`GET /api/landreg/session`, CONTRACT.md section 4):
- * one definition for the route and for the pages that render it server-side.
+ * one definition for the route and for the pages that render it server-side. What it reads is
+ * passed in: the store, and the running portal jobs (temporal/jobs.ts `runningPortalJobs`, a
+ * client-side call this layer does not import).
  */
 import { z } from 'zod';
-import { readPortalSession } from '../../domain/landreg/sessionStore';
-import { landregApi } from './context';
-import { runningPortalJobs } from '../../temporal/jobs';
+import type { Db } from '../db/pool';
+import { readPortalSession } from './sessionStore';
 
 export const SessionState = z.object({
   connected: z.boolean(),
@@ -19,8 +20,14 @@ export const SessionState = z.object({
 });
 export type SessionState = z.infer<typeof SessionState>;
 
-export async function sessionState(): Promise<SessionState> {
-  const [s, jobs] = await Promise.all([readPortalSession(landregApi.db()), runningPortalJobs().catch(() => [])]);
+export interface SessionStateSources {
+  db: Db;
+  runningPortalJobs: () => Promise<readonly unknown[]>;
+}
+
+export async function sessionState({ db, runningPortalJobs }: SessionStateSources): Promise<SessionState> {
+  // The session shows even while Temporal is unreachable: then no job is known to run.
+  const [s, jobs] = await Promise.all([readPortalSession(db), runningPortalJobs().catch(() => [])]);
   return {
     connected: s.cookie !== null,
     ...(s.cookie && s.username ? { username: s.username } : {}),
