@@ -143,59 +143,30 @@ export function registerLandregSyncRoutes(router: Router): void {
     },
   );
 
-  defineRoute(
-    router,
-    {
-      method: 'post',
-      path: '/api/landreg/sync-all-counties',
-      summary: 'Sincronizarea tuturor județelor, unul după altul (o singură lucrare)',
-      tags: TAGS,
-      auth: 'session',
-      gate: legacyWriteGate,
-      response: { status: 202, description: 'Lucrare acceptată', schema: Accepted },
-      failures: { ...GATED, 409: 'Rulează deja (already_running, jobId)' },
-    },
-    async ({ auth }) => {
-      const { jobId } = await start(ALL_COUNTIES_JOB.kind, { userId: auth?.user.id }, { startedBy: auth!.user.id });
-      return accepted(jobId);
-    },
+  /** The whole-store jobs: a route that only starts one (202 with its progress URL). */
+  const startRoute = (path: string, summary: string, auth: 'session' | 'cron', begin: (userId: string | undefined) => ReturnType<typeof start>) =>
+    defineRoute(
+      router,
+      {
+        method: 'post',
+        path,
+        summary,
+        tags: TAGS,
+        auth,
+        gate: legacyWriteGate,
+        response: { status: 202, description: 'Lucrare acceptată', schema: Accepted },
+        failures: { ...GATED, 409: 'Rulează deja (already_running, jobId)' },
+      },
+      async ({ auth }) => accepted((await begin(auth?.user.id)).jobId),
+    );
+  const by = (userId: string | undefined) => (userId ? { startedBy: userId } : {});
+  startRoute('/api/landreg/sync-all-counties', 'Sincronizarea tuturor județelor, unul după altul (o singură lucrare)', 'session', (userId) =>
+    start(ALL_COUNTIES_JOB.kind, { userId }, by(userId)),
   );
-
-  defineRoute(
-    router,
-    {
-      method: 'post',
-      path: '/api/landreg/refresh-all',
-      summary: 'Reîmprospătează pe rând toate UAT-urile din baza locală (magic peste 30% îmbogățire)',
-      tags: TAGS,
-      auth: 'session',
-      gate: legacyWriteGate,
-      response: { status: 202, description: 'Lucrare acceptată', schema: Accepted },
-      failures: { ...GATED, 409: 'Rulează deja (already_running, jobId)' },
-    },
-    async ({ auth }) => {
-      const { jobId } = await start('refresh-all', {}, { startedBy: auth!.user.id });
-      return accepted(jobId);
-    },
+  startRoute('/api/landreg/refresh-all', 'Reîmprospătează pe rând toate UAT-urile din baza locală (magic peste 30% îmbogățire)', 'session', (userId) =>
+    start('refresh-all', {}, by(userId)),
   );
-
-  defineRoute(
-    router,
-    {
-      method: 'post',
-      path: '/api/landreg/auto-refresh',
-      summary: 'Intrare cron: reîmprospătarea automată (token CRON_SECRET)',
-      tags: TAGS,
-      auth: 'cron',
-      gate: legacyWriteGate,
-      response: { status: 202, description: 'Lucrare acceptată', schema: Accepted },
-      failures: { ...GATED, 409: 'Rulează deja (already_running, jobId)' },
-    },
-    async () => {
-      const { jobId } = await start('auto-refresh', {});
-      return accepted(jobId);
-    },
-  );
+  startRoute('/api/landreg/auto-refresh', 'Intrare cron: reîmprospătarea automată (token CRON_SECRET)', 'cron', () => start('auto-refresh', {}));
 
   defineRoute(
     router,
@@ -242,23 +213,14 @@ export function registerLandregSyncRoutes(router: Router): void {
     async ({ query }) => syncStatus(landregApi.db(), query.siruta),
   );
 
-  defineRoute(
-    router,
-    { method: 'get', path: '/api/landreg/stats', summary: 'Numărul de UAT-uri, parcele, clădiri și mărimea bazei', tags: TAGS, auth: 'session', response: { description: 'Statistici' } },
-    async () => storeStats(landregApi.db()),
-  );
-
-  defineRoute(
-    router,
-    { method: 'get', path: '/api/landreg/db-summary', summary: 'Rezumat pe UAT și strat, inclusiv imobilele fără geometrie', tags: TAGS, auth: 'session', response: { description: 'Rezumat' } },
-    async () => dbSummary(landregApi.db()),
-  );
-
-  defineRoute(
-    router,
-    { method: 'get', path: '/api/landreg/layers/summary', summary: 'Numărul de obiecte pe strat', tags: TAGS, auth: 'session', response: { description: 'Straturi' } },
-    async () => layersSummary(landregApi.db()),
-  );
+  // Store summaries: one read each, no input.
+  for (const [path, summary, description, read] of [
+    ['/api/landreg/stats', 'Numărul de UAT-uri, parcele, clădiri și mărimea bazei', 'Statistici', storeStats],
+    ['/api/landreg/db-summary', 'Rezumat pe UAT și strat, inclusiv imobilele fără geometrie', 'Rezumat', dbSummary],
+    ['/api/landreg/layers/summary', 'Numărul de obiecte pe strat', 'Straturi', layersSummary],
+  ] as const) {
+    defineRoute(router, { method: 'get', path, summary, tags: TAGS, auth: 'session', response: { description } }, async () => read(landregApi.db()));
+  }
 
   defineRoute(
     router,

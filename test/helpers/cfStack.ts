@@ -6,7 +6,6 @@
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -27,6 +26,7 @@ import { startWorkerChild, type WorkerChild } from './syncWorkerChild';
 import { localEnv, runSuffix, namespaceOf } from './temporal';
 
 import { until } from './wait';
+import { listenApp } from './appServer';
 
 export { until };
 
@@ -73,9 +73,7 @@ export async function startCfRig(opts: { sim?: CfportalSimOptions; pollIntervalM
   const db = createPool(config.db.url, 8);
   const accounts: CfAccountSource = { slot: `test-${suffix}`, configured: credentials };
   configureCfApi({ db, baseUrl: sim.url, accounts, pollIntervalMs: opts.pollIntervalMs ?? 300, listingWaitMs: opts.listingWaitMs });
-  const server = createApp().listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { server, base } = await listenApp(createApp());
   let inProcess: { workers: Map<TaskQueueName, Worker>; runs: Promise<void>[] } | null = null;
   let child: WorkerChild | null = null;
   const simJson: CfRig['simJson'] = async (method, p, body) => {

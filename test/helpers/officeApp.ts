@@ -5,10 +5,9 @@
  * rows. Import it before anything that opens the shared pool: it points DATABASE_URL at the
  * scratch database (config.db.url reads the environment on each use).
  */
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { scratchDatabase } from './scratchDb';
 import { createTestSessionRecord, type TestSession, type TestSessionOptions } from './session';
+import { listenApp } from './appServer';
 
 export interface OfficeApp {
   base: string;
@@ -29,9 +28,7 @@ export async function startOfficeApp(prefix: string): Promise<OfficeApp> {
   const { createApp } = await import('../../api/app');
   const { closePool } = await import('../../domain/db/pool');
   const { disconnectPrisma } = await import('../../domain/db/prisma');
-  const server: Server = createApp().listen(0);
-  await new Promise((r) => server.once('listening', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { server, base } = await listenApp(createApp());
   const sessions: TestSession[] = [];
   return {
     base,

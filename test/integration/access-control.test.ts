@@ -10,11 +10,11 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createApp } from '../../api/app';
 import { config } from '../../domain/config';
 import { closePool, getPool } from '../../domain/db/pool';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
+import { createApp } from '../../api/app';
+import { listenApp } from '../helpers/appServer';
 
 let server: http.Server;
 let base: string;
@@ -22,9 +22,7 @@ let dan: TestSession;
 let ana: TestSession;
 
 beforeAll(async () => {
-  server = createApp().listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ server, base } = await listenApp(createApp()));
   dan = await createTestSessionRecord({ email: 'dan@birou.ro', company: 'U' });
   ana = await createTestSessionRecord({ email: 'ana@birou.ro', company: 'B', groups: ['admin'] });
 });

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Router } from 'express';
 import { z } from 'zod';
+import { listenApp } from '../helpers/appServer';
 
 process.env.RATE_LIMIT_PER_MINUTE = '40';
 
@@ -21,9 +22,7 @@ let base: string;
 let dan: Awaited<ReturnType<typeof createTestSessionRecord>>;
 
 beforeAll(async () => {
-  server = createApp().listen(0);
-  await new Promise((r) => server.once('listening', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ server, base } = await listenApp(createApp()));
   dan = await createTestSessionRecord({ email: 'dan@birou.ro', company: 'U' });
 });
 

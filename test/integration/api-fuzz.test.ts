@@ -32,8 +32,8 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import { listenApp } from '../helpers/appServer';
 
 process.env.RATE_LIMIT_PER_MINUTE = '1000000';
 
@@ -80,9 +80,7 @@ let reportDir: string;
 
 beforeAll(async () => {
   session = await createTestSessionRecord({ email: 'dan@birou.ro', company: 'U' });
-  server = createApp().listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ server, base } = await listenApp(createApp()));
   reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'api-fuzz-'));
 });
 

@@ -10,9 +10,9 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import fs from 'node:fs/promises';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { listenApp } from '../helpers/appServer';
 
 const root = await fs.mkdtemp(path.join(os.tmpdir(), 'export-local-limits-'));
 const buildRoot = path.join(root, 'builds');
@@ -51,9 +51,7 @@ const users: Array<Awaited<ReturnType<typeof createTestSessionRecord>>> = [];
 beforeAll(async () => {
   await seedExportUat(getPool(), { siruta: SIRUTA, name: 'Valea Lungă', county: 'Ilfov', parcels: 300, noGeometry: 5 });
   for (const email of ['dan@birou.ro', 'ioana@birou.ro', 'mihai@birou.ro']) users.push(await createTestSessionRecord({ email, company: 'B' }));
-  server = createApp().listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ server, base } = await listenApp(createApp()));
 }, 60_000);
 
 afterAll(async () => {

@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -22,6 +21,7 @@ import { seedExportUat, clearExportUat, recordSyncRuns, type SeedCounts } from '
 import { aimApiAtRig, forgetUat, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
 import { namespaceOf } from '../helpers/temporal';
+import { listenApp } from '../helpers/appServer';
 
 const run = promisify(execFile);
 const SIRUTA = 990811;
@@ -137,9 +137,7 @@ beforeAll(async () => {
   // Every parcel enriched, so the magic bundle's enrichment step has nothing to ask the portal.
   seeded = await seedExportUat(rig.db, { siruta: SIRUTA, name: UAT_NAME, county: 'Brăila', parcels: 300, noGeometry: 25, unenrichedEvery: 0, syncedHoursAgo: 2 });
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'exports-test-'));
-  server = createApp().listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ server, base } = await listenApp(createApp()));
   dan = await createTestSessionRecord({ email: 'dan@birou.ro', company: 'U', db: rig.db });
   mihai = await createTestSessionRecord({ email: 'mihai@birou.ro', company: 'G', db: rig.db });
   elena = await createTestSessionRecord({ email: 'elena@birou.ro', company: 'B', enrichmentScope: 'basic', db: rig.db });

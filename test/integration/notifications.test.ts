@@ -6,7 +6,6 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
@@ -30,6 +29,7 @@ import { forgetUat, pickUat, startSyncRig, type SyncRig } from '../helpers/landr
 import { TestMailDev, type ReceivedMail } from '../helpers/maildev';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
 import { namespaceOf } from '../helpers/temporal';
+import { listenApp } from '../helpers/appServer';
 
 let rig: SyncRig;
 let mail: TestMailDev;
@@ -104,9 +104,7 @@ beforeAll(async () => {
   notifRun = notifWorker.run();
   // Deliveries started by notify() in this process run in this file's namespace, on its workers.
   installMailDispatcher();
-  server = createApp().listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ server, base } = await listenApp(createApp()));
   dan = await createTestSessionRecord({ email: danEmail, name: 'Dan Ștefănescu', company: 'U', db: rig.db });
   mihai = await createTestSessionRecord({ email: mihaiEmail, name: 'Mihai Țurcanu', company: 'G', db: rig.db });
   elena = await createTestSessionRecord({ email: 'elena@birou.ro', company: 'B', db: rig.db });

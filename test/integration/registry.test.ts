@@ -7,7 +7,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
@@ -24,6 +23,7 @@ import { createQueueWorkers } from '../../workers/start';
 import { startStatusAuthoritySimulator, type StatusAuthoritySimulator } from '../../simulators/statusAuthority/server';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
 import { localEnv, namespaceOf } from '../helpers/temporal';
+import { listenApp } from '../helpers/appServer';
 
 let server: http.Server;
 let base: string;
@@ -80,9 +80,7 @@ beforeAll(async () => {
   });
   runs = [...workers.values()].map((w) => w.run());
   configureRegistryApi({ statusAuthorityUrl: () => sim.url });
-  server = createApp().listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ server, base } = await listenApp(createApp()));
   ana = await createTestSessionRecord({ email: 'ana@birou.ro', name: 'Ana Admin', company: 'B', groups: ['admin'] });
   dan = await createTestSessionRecord({ email: 'dan@birou.ro', name: 'Dan', company: 'U' });
   mihai = await createTestSessionRecord({ email: 'mihai@birou.ro', name: 'Mihai', company: 'G' });

@@ -6,9 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type pg from 'pg';
-import { createApp } from '../../api/app';
 import { configureLandregApi } from '../../api/landreg/context';
 import { config } from '../../domain/config';
 import { closePool, createPool } from '../../domain/db/pool';
@@ -18,6 +16,8 @@ import { Nomenclature } from '../../simulators/landreg/nomenclature';
 import { COUNTIES } from '../../domain/landreg/counties';
 import { pdfText } from '../helpers/cfStack';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
+import { createApp } from '../../api/app';
+import { listenApp } from '../helpers/appServer';
 
 let sim: LandregSimulator;
 let db: pg.Pool;
@@ -53,9 +53,7 @@ beforeAll(async () => {
   sim = await startLandregSimulator({ port: 0, seed: 42, scale: 'demo' });
   db = createPool(config.db.url, 4);
   configureLandregApi({ client: () => new LandregClient({ db, baseUrl: sim.url }), db: () => db });
-  server = createApp().listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ server, base } = await listenApp(createApp()));
   dan = await createTestSessionRecord({ email: 'dan@birou.ro', company: 'U', db });
   elena = await createTestSessionRecord({ email: 'elena@birou.ro', company: 'B', db });
   ioana = await createTestSessionRecord({ email: 'ioana@birou.ro', company: 'S', enrichmentScope: 'basic', db });

@@ -11,8 +11,6 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createApp } from '../../api/app';
 import { config } from '../../domain/config';
 import { migrate } from '../../domain/db/migrate';
 import { closePool, getPool } from '../../domain/db/pool';
@@ -26,6 +24,8 @@ import type { syncRuleScheduler } from '../../workflows/scheduling';
 import { aimApiAtRig, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
 import { scratchDatabase } from '../helpers/scratchDb';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
+import { createApp } from '../../api/app';
+import { listenApp } from '../helpers/appServer';
 
 const COVASNA = 145;
 const scratch = scratchDatabase('geoportal_scheduling_test');
@@ -60,9 +60,7 @@ beforeAll(async () => {
   // Three small Covasna UATs make the county; Brăila's smallest is governed by the default only.
   uats = await Promise.all([0, 1, 2].map((rank) => pickUat(rig, COVASNA, rank)));
   for (const u of uats) await rig.db.query(`INSERT INTO gis_uats (siruta, name, county, workspace_pk) VALUES ($1, $2, 'Covasna', $3)`, [u.siruta, u.name, COVASNA]);
-  server = createApp().listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ server, base } = await listenApp(createApp()));
   // Sessions live in the stack's database (the session store's pool), not the scratch one.
   // Rules and the weekend queue are the office's settings: an administrator changes them (issue 25).
   cookies.legacy = await signIn('ana@birou.ro', false, true);

@@ -3,8 +3,8 @@
  * the tiles (401), while /api/auth/session still tells the UI why; and the lists that grant rights
  * (ADMIN_EMAILS, pilots) trust an e-mail only when the identity provider verified it.
  */
-import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import { listenApp } from '../helpers/appServer';
 
 const { createApp } = await import('../../api/app');
 const { createTestSessionRecord } = await import('../helpers/session');
@@ -17,9 +17,7 @@ let broken: Awaited<ReturnType<typeof createTestSessionRecord>>;
 let healthy: Awaited<ReturnType<typeof createTestSessionRecord>>;
 
 beforeAll(async () => {
-  server = createApp().listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ server, base } = await listenApp(createApp()));
   healthy = await createTestSessionRecord({ email: 'dan@birou.ro', company: 'U' });
   broken = await createTestSessionRecord({ email: 'mihai@birou.ro', company: 'G' });
   // What session.ts stores when the identity provider refused the refresh token.

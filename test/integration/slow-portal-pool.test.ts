@@ -6,14 +6,14 @@
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createApp } from '../../api/app';
 import { configureLandregApi } from '../../api/landreg/context';
 import { config } from '../../domain/config';
 import { closePool, createPool } from '../../domain/db/pool';
 import { LandregClient } from '../../domain/landreg/client';
 import { startLandregSimulator, type LandregSimulator } from '../../simulators/landreg/server';
 import { createTestSessionRecord } from '../helpers/session';
+import { createApp } from '../../api/app';
+import { listenApp } from '../helpers/appServer';
 
 const SIGN_INS = 4;
 // Smaller than the sign-ins in flight: had each held a connection while the portal answered
@@ -28,9 +28,7 @@ beforeAll(async () => {
   sim = await startLandregSimulator({ port: 0, seed: 42, scale: 'demo' });
   configureLandregApi({ client: () => new LandregClient({ db: pool, baseUrl: sim.url }), db: () => pool });
   user = await createTestSessionRecord({ email: 'dan@birou.ro', company: 'U' });
-  server = createApp().listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ server, base } = await listenApp(createApp()));
 });
 
 afterAll(async () => {

@@ -8,8 +8,6 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createApp } from '../../api/app';
 import { createSession, newSessionToken, sessionIdFor } from '../../api/auth/sessionStore';
 import { SESSION_COOKIE } from '../../api/auth/cookies';
 import { migrate } from '../../domain/db/migrate';
@@ -21,6 +19,8 @@ import { TaskQueue } from '../../temporal/common/queues';
 import type { countySync } from '../../workflows/countySync';
 import { aimApiAtRig, forgetUat, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
 import { scratchDatabase } from '../helpers/scratchDb';
+import { createApp } from '../../api/app';
+import { listenApp } from '../helpers/appServer';
 
 const COVASNA = 145;
 const scratch = scratchDatabase('geoportal_sync_locks_test');
@@ -90,9 +90,7 @@ beforeAll(async () => {
     tokens: { accessToken: 'test', accessTokenExpiresAt: far, refreshAt: far },
   });
   cookie = `${SESSION_COOKIE}=${token}`;
-  server = createApp().listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ server, base } = await listenApp(createApp()));
   expect((await api('POST', '/api/landreg/login', {})).status).toBe(200);
 }, 120_000);
 

@@ -9,10 +9,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type pg from 'pg';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { createApp } from '../../api/app';
 import { createSession, newSessionToken, sessionIdFor } from '../../api/auth/sessionStore';
 import { SESSION_COOKIE } from '../../api/auth/cookies';
 import { configureLandregApi } from '../../api/landreg/context';
@@ -28,6 +26,8 @@ import { forgetUat, simulatorJson, storedLayer, truthLayer, type SyncRig } from 
 import { startWorkerChild, type WorkerChild } from '../helpers/syncWorkerChild';
 import { localEnv, runSuffix } from '../helpers/temporal';
 import { until } from '../helpers/wait';
+import { createApp } from '../../api/app';
+import { listenApp } from '../helpers/appServer';
 
 const LAYER = 'TERENURI_ACTIVE';
 // Demo-scale UATs no other test file syncs: Brăila and Sfântu Gheorghe (2400 parcels, 3 pages),
@@ -172,9 +172,7 @@ describe('sync routes', () => {
       client: () => new LandregClient({ db, baseUrl: sim.url }),
       db: () => db,
     });
-    server = createApp().listen(0, '127.0.0.1');
-    await new Promise((r) => server.once('listening', r));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    ({ server, base } = await listenApp(createApp()));
     const token = newSessionToken();
     const far = Date.now() + 3_600_000;
     await createSession(

@@ -6,12 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createApp } from '../../api/app';
 import { closePool } from '../../domain/db/pool';
 import { closeTemporalClient } from '../../temporal/client';
 import { aimApiAtRig, forgetUat, pickUat, startSyncRig, storedLayer, truthLayer, type SyncRig } from '../helpers/landregStack';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
+import { listenApp } from '../helpers/appServer';
 
 let rig: SyncRig;
 let server: http.Server;
@@ -53,9 +53,7 @@ beforeAll(async () => {
   // Ilfov (workspace 234), the second-smallest UAT: this file's own data.
   siruta = (await pickUat(rig, 234, 1)).siruta;
   await forgetUat(rig.db, siruta);
-  server = createApp().listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ server, base } = await listenApp(createApp()));
   cookies.legacy = await signIn('dan@birou.ro', false);
   cookies.central = await signIn('mihai@birou.ro', true);
   cookies.admin = await signIn('ana@birou.ro', false, true);

@@ -417,14 +417,10 @@ export function EpayTab({
                     <ExtractState e={e} />
                   </td>
                   <td>{formatWhen(e.createdAt, 'dateTimeSeconds')}</td>
-                  <td>
-                    {e.downloadUrl ? <a href={e.downloadUrl}>Descarcă PDF</a> : null}
-                    {e.status === 'pending' && (e.userId === userId || isAdmin) ? (
-                      <button type="button" className="btn" data-testid="cf-cancel" onClick={() => void cancel('/api/cfportal/extracts/{id}', e.id)}>
-                        Anulează
-                      </button>
-                    ) : null}
-                  </td>
+                  <OrderActions
+                    pdf={e.downloadUrl}
+                    onCancel={e.status === 'pending' && (e.userId === userId || isAdmin) ? () => void cancel('/api/cfportal/extracts/{id}', e.id) : null}
+                  />
                 </tr>
               ))}
             </tbody>
@@ -456,14 +452,7 @@ export function EpayTab({
                   </td>
                   <td>{date(o.expiresAt)}</td>
                   <td>{formatWhen(o.createdAt, 'dateTimeSeconds')}</td>
-                  <td>
-                    {o.status === 'completed' ? <a href={centralPdf(o.id)}>Descarcă PDF</a> : null}
-                    {o.status === 'processing' ? (
-                      <button type="button" className="btn" data-testid="cf-cancel" onClick={() => void cancel('/api/cf/{id}', o.id)}>
-                        Anulează
-                      </button>
-                    ) : null}
-                  </td>
+                  <OrderActions pdf={o.status === 'completed' ? centralPdf(o.id) : null} onCancel={o.status === 'processing' ? () => void cancel('/api/cf/{id}', o.id) : null} />
                 </tr>
               ))}
             </tbody>
@@ -484,5 +473,19 @@ export function EpayTab({
         ) : null}
       </Card>
     </div>
+  );
+}
+
+/** An order's last cell: its PDF once ready, and cancelling while the order can still be stopped. */
+function OrderActions({ pdf, onCancel }: { pdf: string | null; onCancel: (() => void) | null }) {
+  return (
+    <td>
+      {pdf ? <a href={pdf}>Descarcă PDF</a> : null}
+      {onCancel ? (
+        <button type="button" className="btn" data-testid="cf-cancel" onClick={onCancel}>
+          Anulează
+        </button>
+      ) : null}
+    </td>
   );
 }

@@ -16,6 +16,7 @@ import {
 } from '../../lib/geoportal/api';
 import { signInAgainUrl } from '../../lib/api';
 import { AREA_LABELS } from '../../lib/areas';
+import { Fact } from '../Fact';
 import { formatWhen } from '../../lib/dates';
 
 /**
@@ -235,31 +236,16 @@ function BuildingBody({ feature, mapLegal }: { feature: PanelFeature; mapLegal: 
   return (
     <dl className="gp-facts" data-testid="building-facts">
       {'uatName' in feature ? (
-        <div>
-          <dt>UAT</dt>
-          <dd>
-            {feature.uatName ?? '—'} <span className="gp-muted">({feature.siruta})</span>
-          </dd>
-        </div>
+        <Fact label="UAT">
+          {feature.uatName ?? '—'} <span className="gp-muted">({feature.siruta})</span>
+        </Fact>
       ) : null}
-      <div>
-        <dt>Suprafață construită (stratul cadastral)</dt>
-        <dd>{area(feature.areaValue)}</dd>
-      </div>
+      <Fact label="Suprafață construită (stratul cadastral)">{area(feature.areaValue)}</Fact>
       {'attributes' in feature ? (
         <>
-          <div>
-            <dt>Nr. construcție</dt>
-            <dd>{show('BUILDING_NO', a.BUILDING_NO)}</dd>
-          </div>
-          <div>
-            <dt>Construcție cu acte</dt>
-            <dd>{legal === 1 || legal === '1' ? 'Da' : legal === 0 || legal === '0' ? 'Nu' : 'necunoscut'}</dd>
-          </div>
-          <div>
-            <dt>Parcela</dt>
-            <dd>{parcelRef && parcelRef !== feature.cadastralRef ? `Nr. cadastral ${parcelRef}` : '—'}</dd>
-          </div>
+          <Fact label="Nr. construcție">{show('BUILDING_NO', a.BUILDING_NO)}</Fact>
+          <Fact label="Construcție cu acte">{legal === 1 || legal === '1' ? 'Da' : legal === 0 || legal === '0' ? 'Nu' : 'necunoscut'}</Fact>
+          <Fact label="Parcela">{parcelRef && parcelRef !== feature.cadastralRef ? `Nr. cadastral ${parcelRef}` : '—'}</Fact>
         </>
       ) : null}
     </dl>
@@ -281,10 +267,7 @@ function PanelBody({
     return (
       <>
         <dl className="gp-facts">
-          <div>
-            <dt>{AREA_LABELS.layer}</dt>
-            <dd>{area(feature.areaValue)}</dd>
-          </div>
+          <Fact label={AREA_LABELS.layer}>{area(feature.areaValue)}</Fact>
         </dl>
         <p className="gp-panel__notice" data-testid="restricted-notice">
           Contul dumneavoastră are acces restrâns: sunt afișate doar numărul cadastral și suprafața.
@@ -303,22 +286,13 @@ function PanelBody({
         </div>
       ) : null}
       <dl className="gp-facts">
-        <div>
-          <dt>UAT</dt>
-          <dd>
-            {feature.uatName ?? '—'} <span className="gp-muted">({feature.siruta})</span>
-          </dd>
-        </div>
-        <div>
-          <dt>{AREA_LABELS.layer}</dt>
-          <dd data-testid="area-layer">{area(feature.areaValue)}</dd>
-        </div>
+        <Fact label="UAT">
+          {feature.uatName ?? '—'} <span className="gp-muted">({feature.siruta})</span>
+        </Fact>
+        <Fact label={AREA_LABELS.layer} testId="area-layer">{area(feature.areaValue)}</Fact>
         {feature.enrichment ? (
           FIELDS.filter(([k]) => k in e).map(([k, label]) => (
-            <div key={k}>
-              <dt>{label}</dt>
-              <dd>{show(k, e[k])}</dd>
-            </div>
+            <Fact key={k} label={label}>{show(k, e[k])}</Fact>
           ))
         ) : null}
       </dl>

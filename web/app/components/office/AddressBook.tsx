@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import type { ContactOut } from '../../../../domain/office/addressBook';
 import { api } from '../../lib/api';
-import { filterByText, OutcomeLine, SearchableList, type Outcome } from './shared';
+import { OutcomeLine, SearchableTable, RowActions, StackForm, useSearch, type Outcome } from './shared';
 import { Card } from '../Card';
 
 const TYPE_LABEL: Record<string, string> = { person: 'Persoană', company: 'Firmă', institution: 'Instituție', supplier: 'Furnizor', authority: 'Autoritate' };
@@ -10,10 +10,9 @@ const EMPTY = { id: '', name: '', type: 'person', company: '', organization: '',
 const COMPANIES = ['B', 'U', 'S', 'G'] as const;
 
 export function AddressBook({ contacts, onChanged }: { contacts: ContactOut[]; onChanged: () => void }) {
-  const [q, setQ] = useState('');
   const [form, setForm] = useState(EMPTY);
   const [message, setMessage] = useState<Outcome>(null);
-  const visible = filterByText(contacts, q, (c) => [c.name, c.organization, c.email, c.phone, c.role]);
+  const search = useSearch(contacts, (c) => [c.name, c.organization, c.email, c.phone, c.role]);
 
   const save = async () => {
     const { id, ...fields } = form;
@@ -59,54 +58,27 @@ export function AddressBook({ contacts, onChanged }: { contacts: ContactOut[]; o
   return (
     <div className="office-grid">
       <Card title={`Agendă (${contacts.length})`}>
-        <SearchableList
-          total={contacts.length}
-          shown={visible.length}
-          q={q}
-          onQ={setQ}
-          placeholder="Caută după nume, organizație, e-mail, telefon…"
-          empty="Agenda este goală."
-          noMatch="Niciun contact nu se potrivește căutării."
+        <SearchableTable
+          search={search}
+          texts={['Caută după nume, organizație, e-mail, telefon…', 'Agenda este goală.', 'Niciun contact nu se potrivește căutării.']}
+          testId="contacts-table"
+          headers={['Nume', 'Tip', 'Firmă', 'Organizație', 'E-mail', 'Telefon', '']}
         >
-          <table className="office-table" data-testid="contacts-table">
-            <thead>
-              <tr>
-                <th>Nume</th>
-                <th>Tip</th>
-                <th>Firmă</th>
-                <th>Organizație</th>
-                <th>E-mail</th>
-                <th>Telefon</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {visible.map((c) => (
-                <tr key={c.id}>
-                  <td>{c.name}</td>
-                  <td>{TYPE_LABEL[c.type] ?? c.type}</td>
-                  <td>{c.company ?? ''}</td>
-                  <td>{c.organization}</td>
-                  <td>{c.email && <a href={`mailto:${c.email}`}>{c.email}</a>}</td>
-                  <td>{c.phone}</td>
-                  <td>
-                    <button className="btn btn--link" onClick={() => edit(c)}>Editează</button>
-                    <button className="btn btn--link" onClick={() => void remove(c)}>Șterge</button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </SearchableList>
+          {search.visible.map((c) => (
+            <tr key={c.id}>
+              <td>{c.name}</td>
+              <td>{TYPE_LABEL[c.type] ?? c.type}</td>
+              <td>{c.company ?? ''}</td>
+              <td>{c.organization}</td>
+              <td>{c.email && <a href={`mailto:${c.email}`}>{c.email}</a>}</td>
+              <td>{c.phone}</td>
+              <RowActions editLabel="Editează" onEdit={() => edit(c)} onRemove={() => void remove(c)} />
+            </tr>
+          ))}
+        </SearchableTable>
       </Card>
       <Card title={form.id ? 'Editează contactul' : 'Contact nou'} testId="contact-form">
-        <form
-          className="office-form office-form--stack"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void save();
-          }}
-        >
+        <StackForm onSave={save}>
           {field('name', 'Nume')}
           <select aria-label="Tip" value={form.type} onChange={(e) => setForm({ ...form, type: e.target.value })}>
             {Object.entries(TYPE_LABEL).map(([v, l]) => (
@@ -133,7 +105,7 @@ export function AddressBook({ contacts, onChanged }: { contacts: ContactOut[]; o
               <button type="button" className="btn btn--ghost" onClick={() => setForm(EMPTY)}>Renunță</button>
             )}
           </div>
-        </form>
+        </StackForm>
         <OutcomeLine outcome={message} />
       </Card>
     </div>

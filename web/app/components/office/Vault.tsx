@@ -6,7 +6,7 @@
 import { useState } from 'react';
 import type { VaultAccessOut, VaultEntryOut } from '../../../../domain/office/vault';
 import { api } from '../../lib/api';
-import { filterByText, OutcomeLine, SearchableList, type Outcome } from './shared';
+import { OutcomeLine, SearchableTable, RowActions, StackForm, useSearch, type Outcome } from './shared';
 import { Card } from '../Card';
 import { formatWhen } from '../../lib/dates';
 
@@ -36,11 +36,10 @@ export function Vault({
   callerCompany: string | null;
   onChanged: () => void;
 }) {
-  const [q, setQ] = useState('');
   const [shown, setShown] = useState<Record<string, string>>({});
   const [form, setForm] = useState<Form>(EMPTY);
   const [message, setMessage] = useState<Outcome>(null);
-  const visible = filterByText(entries, q, (e) => [e.name, e.username, e.url, e.notes]);
+  const search = useSearch(entries, (e) => [e.name, e.username, e.url, e.notes]);
   const editingEntry = form.id ? entries.find((e) => e.id === form.id) : undefined;
 
   const fail = (err: unknown) => setMessage({ ok: false, text: (err as Error).message });
@@ -105,67 +104,41 @@ export function Vault({
   return (
     <div className="office-grid">
       <Card title={`Seif de parole (${entries.length})`}>
-        <SearchableList
-          total={entries.length}
-          shown={visible.length}
-          q={q}
-          onQ={setQ}
-          placeholder="Caută după nume, utilizator, adresă…"
-          empty="Seiful este gol."
-          noMatch="Nicio intrare nu se potrivește căutării."
+        <SearchableTable
+          search={search}
+          texts={['Caută după nume, utilizator, adresă…', 'Seiful este gol.', 'Nicio intrare nu se potrivește căutării.']}
+          testId="vault-table"
+          headers={['Nume', 'Utilizator', 'Adresă', 'Firmă', 'Parolă', '']}
         >
-          <table className="office-table" data-testid="vault-table">
-            <thead>
-              <tr>
-                <th>Nume</th>
-                <th>Utilizator</th>
-                <th>Adresă</th>
-                <th>Firmă</th>
-                <th>Parolă</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {visible.map((e) => (
-                <tr key={e.id}>
-                  <td>
-                    {e.name}
-                    {e.notes && <div className="office-muted">{e.notes}</div>}
-                  </td>
-                  <td>{e.username}</td>
-                  <td>{e.url && (/^https?:\/\//i.test(e.url) ? <a href={e.url} target="_blank" rel="noreferrer noopener">{e.url}</a> : e.url)}</td>
-                  <td>{e.company}</td>
-                  <td>
-                    {!e.hasPassword ? (
-                      <span className="office-muted">—</span>
-                    ) : shown[e.id] !== undefined ? (
-                      <code>{shown[e.id]}</code>
-                    ) : (
-                      <button className="btn btn--link" onClick={() => void reveal(e.id)}>Arată</button>
-                    )}
-                    {e.hasPassword && (
-                      <button className="btn btn--link" onClick={() => void copy(e.id)}>Copiază</button>
-                    )}
-                  </td>
-                  <td>
-                    <button className="btn btn--link" onClick={() => edit(e)}>Modifică</button>
-                    <button className="btn btn--link" onClick={() => void remove(e)}>Șterge</button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </SearchableList>
+          {search.visible.map((e) => (
+            <tr key={e.id}>
+              <td>
+                {e.name}
+                {e.notes && <div className="office-muted">{e.notes}</div>}
+              </td>
+              <td>{e.username}</td>
+              <td>{e.url && (/^https?:\/\//i.test(e.url) ? <a href={e.url} target="_blank" rel="noreferrer noopener">{e.url}</a> : e.url)}</td>
+              <td>{e.company}</td>
+              <td>
+                {!e.hasPassword ? (
+                  <span className="office-muted">—</span>
+                ) : shown[e.id] !== undefined ? (
+                  <code>{shown[e.id]}</code>
+                ) : (
+                  <button className="btn btn--link" onClick={() => void reveal(e.id)}>Arată</button>
+                )}
+                {e.hasPassword && (
+                  <button className="btn btn--link" onClick={() => void copy(e.id)}>Copiază</button>
+                )}
+              </td>
+              <RowActions editLabel="Modifică" onEdit={() => edit(e)} onRemove={() => void remove(e)} />
+            </tr>
+          ))}
+        </SearchableTable>
         <OutcomeLine outcome={message} />
       </Card>
       <Card title={form.id ? `Modifică intrarea „${editingEntry?.name ?? form.name}”` : 'Intrare nouă'} testId="vault-form">
-        <form
-          className="office-form office-form--stack"
-          onSubmit={(ev) => {
-            ev.preventDefault();
-            void save();
-          }}
-        >
+        <StackForm onSave={save}>
           <input aria-label="Nume" placeholder="Nume" value={form.name} onChange={(e) => set({ name: e.target.value })} required />
           <input aria-label="Utilizator" placeholder="Utilizator" value={form.username} onChange={(e) => set({ username: e.target.value })} />
           <input aria-label="Adresă" placeholder="https://…" value={form.url} onChange={(e) => set({ url: e.target.value })} />
@@ -204,7 +177,7 @@ export function Vault({
               </button>
             )}
           </div>
-        </form>
+        </StackForm>
       </Card>
       <Card title="Jurnal de acces">
         {accessLog.length === 0 ? (

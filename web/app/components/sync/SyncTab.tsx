@@ -16,6 +16,7 @@ import { UatPicker, UatSummary } from './UatPicker';
 import { Card } from '../Card';
 import { formatWhen } from '../../lib/dates';
 import { countOf } from '../../lib/words';
+import { Fact } from '../Fact';
 import { api } from '../../lib/api';
 
 const SESSION_POLL_MS = 30_000;
@@ -97,25 +98,13 @@ export function ConnectionCard({ session, isAdmin, onChange }: { session: Portal
         </p>
       )}
       <dl className="sync-facts">
-        <div>
-          <dt>Utilizator portal</dt>
-          <dd>{session.connected ? (session.username ?? '—') : '—'}</dd>
-        </div>
-        <div>
-          <dt>Conectat din</dt>
-          <dd>{session.connected ? fmtDate(session.connectedAt) : '—'}</dd>
-        </div>
-        <div>
-          <dt>Lucrări active</dt>
-          <dd>{fmtInt(session.runningJobs)}</dd>
-        </div>
-        <div>
-          <dt>Ultima verificare</dt>
-          <dd>
-            {fmtDate(session.lastHealthCheckAt)}
-            {session.consecutiveFailures > 0 && <span className="badge badge--online">{countOf(session.consecutiveFailures, 'eșec', 'eșecuri')} la rând</span>}
-          </dd>
-        </div>
+        <Fact label="Utilizator portal">{session.connected ? (session.username ?? '—') : '—'}</Fact>
+        <Fact label="Conectat din">{session.connected ? fmtDate(session.connectedAt) : '—'}</Fact>
+        <Fact label="Lucrări active">{fmtInt(session.runningJobs)}</Fact>
+        <Fact label="Ultima verificare">
+          {fmtDate(session.lastHealthCheckAt)}
+          {session.consecutiveFailures > 0 && <span className="badge badge--online">{countOf(session.consecutiveFailures, 'eșec', 'eșecuri')} la rând</span>}
+        </Fact>
       </dl>
       <div className="sync-conn__actions">
         {session.connected ? (
@@ -392,32 +381,14 @@ function NoGeomScanCard({ uat, disabled }: { uat: UatChoice | null; disabled: bo
       )}
       {result && (
         <dl className="sync-facts" data-testid="nogeom-scan-result">
-          <div>
-            <dt>Imobile în portal ({result.name})</dt>
-            <dd>{fmtInt(result.scan.totalImmovables)}</dd>
-          </div>
-          <div>
-            <dt>Parcele cu geometrie</dt>
-            <dd>{fmtInt(result.scan.withGeometry)}</dd>
-          </div>
-          <div>
-            <dt>Imobile fără geometrie</dt>
-            <dd>{fmtInt(result.scan.withoutGeometry)}</dd>
-          </div>
-          <div>
-            <dt>Potrivite după ID / după nr. cadastral</dt>
-            <dd>
-              {fmtInt(result.scan.matchedById)} / {fmtInt(result.scan.matchedByRef)}
-            </dd>
-          </div>
-          <div>
-            <dt>Clădiri în portal</dt>
-            <dd>{fmtInt(result.scan.remoteCladiriCount)}</dd>
-          </div>
-          <div>
-            <dt>Scanat la</dt>
-            <dd>{fmtDate(result.scan.scannedAt)}</dd>
-          </div>
+          <Fact label={`Imobile în portal (${result.name})`}>{fmtInt(result.scan.totalImmovables)}</Fact>
+          <Fact label="Parcele cu geometrie">{fmtInt(result.scan.withGeometry)}</Fact>
+          <Fact label="Imobile fără geometrie">{fmtInt(result.scan.withoutGeometry)}</Fact>
+          <Fact label="Potrivite după ID / după nr. cadastral">
+            {fmtInt(result.scan.matchedById)} / {fmtInt(result.scan.matchedByRef)}
+          </Fact>
+          <Fact label="Clădiri în portal">{fmtInt(result.scan.remoteCladiriCount)}</Fact>
+          <Fact label="Scanat la">{fmtDate(result.scan.scannedAt)}</Fact>
         </dl>
       )}
     </Card>
