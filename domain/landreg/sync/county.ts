@@ -13,6 +13,7 @@ import { countByUat, timestampLiteral } from '../portal';
 import { changedSinceBound } from './rules';
 import { PARCELS_LAYER } from './engine';
 import type { SyncTrigger } from './store';
+import { notifyFeatureChanges } from '../../notifications/watch';
 
 export interface CountyRefreshInput {
   /** The county job's workflow id: the runs it records name it, and a retry records none twice. */
@@ -87,6 +88,8 @@ export async function refreshUnchangedUats(client: LandregClient, db: Db, a: Cou
         WHERE NOT EXISTS (SELECT 1 FROM gis_sync_runs r WHERE r.workflow_id = $2 AND r.siruta = u.siruta AND r.layer_id = u.layer_id)`,
       [a.trigger, a.workflowId, rows.map((r) => r.siruta), rows.map((r) => r.layerId), rows.map((r) => r.n)],
     );
+    // As a done run's close does (store.ts closeSyncRun): history rows an earlier failed run left unnotified.
+    for (const s of candidates) await notifyFeatureChanges(db, { siruta: s });
   }
   return { unchanged: candidates };
 }
