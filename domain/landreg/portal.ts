@@ -88,9 +88,11 @@ export async function countByUat(c: LandregClient, layerId: string, where: strin
     },
   });
   const out = new Map<number, number>();
+  // Some ArcGIS servers change the case of field names in statistics answers.
+  const field = (a: EsriAttributes | undefined, name: string) => Object.entries(a ?? {}).find(([k]) => k.toUpperCase() === name)?.[1];
   for (const f of ensureArray<EsriFeature>(r.features, `${layerId} statistics`)) {
-    const siruta = Number(f.attributes?.ADMIN_UNIT_ID);
-    const n = f.attributes?.N;
+    const siruta = Number(field(f.attributes, 'ADMIN_UNIT_ID'));
+    const n = field(f.attributes, 'N');
     if (!Number.isInteger(siruta) || typeof n !== 'number') throw new PortalMalformedError(`${layerId} statistics: ADMIN_UNIT_ID and N expected`);
     out.set(siruta, n);
   }
