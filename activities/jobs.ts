@@ -8,6 +8,7 @@ import type { JobKind } from '../temporal/common/jobTable';
 export interface ChildJobLocks {
   claimChildJobLock(kind: JobKind, input: unknown, jobId: string): Promise<{ heldBy: string | null }>;
   releaseChildJobLock(kind: JobKind, input: unknown, jobId: string): Promise<void>;
+  heldChildJobLocks(kind: JobKind, inputs: readonly unknown[]): Promise<Array<string | null>>;
 }
 
 export function createJobActivities({ locks }: { locks: ChildJobLocks }) {
@@ -15,6 +16,10 @@ export function createJobActivities({ locks }: { locks: ChildJobLocks }) {
     /** Claims the resource a child job's input locks for `jobId`, or names the job holding it. */
     async claimChildJobLock(i: { kind: JobKind; input: unknown; jobId: string }): Promise<{ heldBy: string | null }> {
       return locks.claimChildJobLock(i.kind, i.input, i.jobId);
+    },
+    /** The job holding each input's resource (or null), for many at once; nothing is claimed. */
+    async heldChildJobLocks(i: { kind: JobKind; inputs: unknown[] }): Promise<Array<string | null>> {
+      return locks.heldChildJobLocks(i.kind, i.inputs);
     },
     /** Frees it once the child ended (only while it still names `jobId`). */
     async releaseChildJobLock(i: { kind: JobKind; input: unknown; jobId: string }): Promise<void> {

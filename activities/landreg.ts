@@ -12,6 +12,7 @@ import type { Db } from '../domain/db/pool';
 import { LandregClient } from '../domain/landreg/client';
 import { recordPortalHealth } from '../domain/landreg/sessionStore';
 import { refreshUatCatalogue, type CatalogueRefreshResult } from '../domain/landreg/catalogue';
+import { refreshUnchangedUats, type CountyRefreshInput } from '../domain/landreg/sync/county';
 import { downloadPages, planLayerSync, probeEnrichedParcels, type LayerSyncInput, type LayerSyncPlan } from '../domain/landreg/sync/engine';
 import { applyRemovals, closeSyncRun, openSyncRun, type GisSyncRun, type SyncTrigger } from '../domain/landreg/sync/store';
 import { enrichmentShare, jobUats, notifyUser, storeCounties, type JobUat, type JobUatSelection } from '../domain/landreg/jobs';
@@ -29,6 +30,14 @@ export function createLandregPortalActivities(deps: LandregActivityDeps) {
   return {
     async planLayerSync(input: LayerSyncInput): Promise<LayerSyncPlan> {
       return keepAlive(() => withTemporalFailures(() => planLayerSync(client, db, input)));
+    },
+
+    /**
+     * A county refresh's UATs the portal shows unchanged, found with a few queries for the whole
+     * county and their runs recorded (domain/landreg/sync/county.ts); the rest need their own sync.
+     */
+    async refreshUnchangedUats(input: CountyRefreshInput): Promise<{ unchanged: number[] }> {
+      return keepAlive(() => withTemporalFailures(() => refreshUnchangedUats(client, db, input)));
     },
 
     /**

@@ -259,6 +259,31 @@ export async function releaseChildJobLock(kind: JobKind, input: unknown, jobId: 
   ]);
 }
 
+/**
+ * For a parent that acts on many resources without starting a child job on each (the county
+ * refresh records its unchanged UATs at once): the job holding each input's resource, or null.
+ * The same two checks as the claim — the job last recorded on the resource asked about by id,
+ * and the running jobs of the kinds that lock it — in one statement and one listing for all.
+ */
+export async function heldChildJobLocks(kind: JobKind, inputs: readonly unknown[]): Promise<Array<string | null>> {
+  const locks = inputs.map((i) => lockOf(kind, i));
+  const resource = locks.find((l) => l !== null)?.resource;
+  if (!resource) return inputs.map(() => null);
+  const held = new Map<string, string>();
+  const recorded = await getPool().query<{ scope: string; job_id: string; pending: boolean }>(
+    `SELECT scope, job_id, started_at > now() - make_interval(secs => $4) AS pending FROM job_slots
+      WHERE namespace = $1 AND kind = $2 AND scope = ANY($3::text[]) AND job_id <> ''`,
+    [config.temporal.namespace, resource, locks.flatMap((l) => (l ? [l.id] : [])), CHILD_START_GRACE_SECONDS],
+  );
+  await Promise.all(recorded.rows.map(async (r) => (await runningOrStarting(r.job_id, r.pending)) && held.set(r.scope, r.job_id)));
+  const client = await getTemporalClient();
+  for await (const wf of client.workflow.list({ query: `ExecutionStatus = 'Running' AND JobKind IN (${kindsLocking(resource).map(quote).join(', ')})` })) {
+    const scope = parseWorkflowId(wf.workflowId)?.scope;
+    if (scope !== undefined && !held.has(scope)) held.set(scope, wf.workflowId);
+  }
+  return locks.map((l) => (l ? (held.get(l.id) ?? null) : null));
+}
+
 class HeldBy extends Error {
   constructor(readonly jobId: string) {
     super(`held by ${jobId}`);

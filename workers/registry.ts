@@ -20,7 +20,7 @@ import { config, projectRoot } from '../domain/config';
 import type pg from 'pg';
 import type { SmtpTarget } from '../domain/mail/transport';
 import { TaskQueue, type TaskQueueName } from '../temporal/common/queues';
-import { claimChildJobLock, listRunningJobs, releaseChildJobLock, start } from '../temporal/jobs';
+import { claimChildJobLock, heldChildJobLocks, listRunningJobs, releaseChildJobLock, start } from '../temporal/jobs';
 
 /** What activity factories may depend on; main.ts builds it once per process. */
 export interface WorkerDeps {
@@ -82,7 +82,7 @@ export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
       // Sync rules and the weekend queue (docs/scheduling.md).
       ...createSchedulingActivities({ ...deps, jobs: { listRunningJobs, start } }),
       // Parent workflows' claim of a child job's lock (workflows/childJobs.ts).
-      ...createJobActivities({ locks: { claimChildJobLock, releaseChildJobLock } }),
+      ...createJobActivities({ locks: { claimChildJobLock, releaseChildJobLock, heldChildJobLocks } }),
     }),
     options: { maxConcurrentActivityTaskExecutions: 8 },
   },

@@ -17,6 +17,15 @@ const jobs = proxyActivities<JobActivities>({ taskQueue: TaskQueue.store, startT
 
 export type ChildJobOutcome<W extends Workflow> = { heldBy: string } | { heldBy: null; jobId: string; result: WorkflowResultType<W> };
 
+/**
+ * The job holding each input's resource (null: free), for a parent that decides about many
+ * resources at once and starts a child job only on some (the county refresh). Nothing is claimed:
+ * a child it then starts still goes through `executeChildJob`.
+ */
+export async function heldChildJobs(kind: JobKind, inputs: unknown[]): Promise<Array<string | null>> {
+  return inputs.length === 0 ? [] : jobs.heldChildJobLocks({ kind, inputs });
+}
+
 /** Runs a child job of `kind` to its end, or answers `heldBy` (the running job's id) when its resource is locked. */
 export async function executeChildJob<W extends Workflow>(kind: JobKind, input: Parameters<W>[0]): Promise<ChildJobOutcome<W>> {
   const spec: JobSpec = JOBS[kind];

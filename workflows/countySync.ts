@@ -5,19 +5,19 @@
  * holds features, one by one, magic where enrichment is above 30%) and `autoRefresh` (the nightly
  * weekday run, staggered inside 01:00–05:00, least recently synced UATs first).
  */
-import { proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { isCancellation, patched, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { JobUat } from '../domain/landreg/jobs';
 import { AUTO_REFRESH_MIN_GAP_MS, delayBeforeStart, refreshModeFor, staggerPlan } from '../domain/scheduling/autoRefresh';
 import { AUTO_REFRESH_WINDOWS, windowState } from '../domain/scheduling/windows';
 import { DEFAULT_STEPS, layersOf } from '../domain/scheduling/rules';
 import type { SyncTrigger } from '../domain/landreg/sync/store';
 import { changesByLayer, describeSyncChanges, type LayerChangeCounts } from '../domain/landreg/sync/rules';
-import type { LandregStoreActivities } from '../activities/landreg';
+import type { LandregPortalActivities, LandregStoreActivities } from '../activities/landreg';
 import { failureMessage } from '../temporal/common/failures';
 import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
-import { executeChildJob } from './childJobs';
+import { executeChildJob, heldChildJobs } from './childJobs';
 import { startTileArchiveRebuild } from './tileArchiveRebuild';
 import type { SyncMode, uatSync } from './uatSync';
 
@@ -28,6 +28,14 @@ const store = proxyActivities<LandregStoreActivities>({
   // They heartbeat while alive too: one on a killed worker is retried elsewhere after 20 s.
   heartbeatTimeout: '20 seconds',
   retry: RETRY.store,
+});
+
+/** The county's plan asks the portal: on the rate-limited landreg queue. */
+const landreg = proxyActivities<LandregPortalActivities>({
+  taskQueue: TaskQueue.landreg,
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '20 seconds',
+  retry: RETRY.portal,
 });
 
 /** A county job syncs what a UAT sync covers by default: parcels and buildings (steps T, C). */
@@ -77,14 +85,19 @@ async function syncOne(uat: JobUat, trigger: SyncTrigger, mode: SyncMode): Promi
   }
 }
 
+/**
+ * Syncs `uats` a few at a time; `settled` are outcomes already known (the county refresh's
+ * unchanged UATs), counted in the progress and the result.
+ */
 async function syncMany(
   uats: JobUat[],
   progress: ProgressState,
-  opts: { trigger: SyncTrigger; parallel: number; modeFor?: (u: JobUat) => Promise<SyncMode>; requestTileRebuild: boolean },
+  opts: { trigger: SyncTrigger; parallel: number; modeFor?: (u: JobUat) => Promise<SyncMode>; requestTileRebuild: boolean; settled?: UatOutcome[] },
 ): Promise<ManyUatsResult> {
   const queue = [...uats];
-  const outcomes: UatOutcome[] = [];
-  progress.total = uats.length;
+  const outcomes: UatOutcome[] = [...(opts.settled ?? [])];
+  progress.total = uats.length + outcomes.length;
+  progress.current = outcomes.length;
   await Promise.all(
     Array.from({ length: Math.max(1, Math.min(opts.parallel, queue.length)) }, async () => {
       for (let u = queue.shift(); u; u = queue.shift()) {
@@ -128,6 +141,40 @@ export interface CountySyncArgs {
   userId?: string;
   trigger?: SyncTrigger;
   requestTileRebuild?: boolean;
+  /**
+   * True: every UAT through its own `uatSync`, the county's unchanged UATs too (the way before
+   * issue 32 item 3; the county-refresh bench's reference). Default: unchanged UATs found and
+   * recorded for the whole county at once, only the others synced one by one.
+   */
+  perUatPlan?: boolean;
+}
+
+/**
+ * The county's UATs the portal shows unchanged (all JOB_LAYERS), settled without a child
+ * workflow each: a UAT another job holds is left out (its child start reports it skipped).
+ */
+async function unchangedUats(uats: JobUat[], trigger: SyncTrigger): Promise<UatOutcome[]> {
+  const held = await heldChildJobs('sync', uats.map((u) => ({ siruta: u.siruta })));
+  const free = uats.filter((_, i) => held[i] === null);
+  if (free.length === 0) return [];
+  let unchanged: number[];
+  try {
+    ({ unchanged } = await landreg.refreshUnchangedUats({ workflowId: workflowInfo().workflowId, trigger, sirutas: free.map((u) => u.siruta), layers: JOB_LAYERS }));
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    // A portal that cannot answer for the county (no statistics, one UAT failing): each UAT on its own.
+    return [];
+  }
+  const byId = new Map(free.map((u) => [u.siruta, u]));
+  return unchanged.map((siruta) => ({
+    siruta,
+    name: byId.get(siruta)!.name,
+    status: 'done',
+    added: 0,
+    removed: 0,
+    changed: 0,
+    layers: JOB_LAYERS.map((layerId) => ({ layerId, added: 0, removed: 0, changed: 0 })),
+  }));
 }
 
 export async function countySync(args: CountySyncArgs): Promise<ManyUatsResult & { county: string }> {
@@ -137,7 +184,15 @@ export async function countySync(args: CountySyncArgs): Promise<ManyUatsResult &
   // The catalogue's spelling ("Covasna", "Argeș"), whatever case or diacritics the caller used.
   const county = uats[0]?.county ?? args.county;
   progress.message = `Județul ${county}…`;
-  const result = await syncMany(uats, progress, { trigger: args.trigger ?? 'county', parallel: COUNTY_PARALLEL_UATS, requestTileRebuild: args.requestTileRebuild !== false });
+  const trigger = args.trigger ?? 'county';
+  // Versioned: a county sync started before this change replays its per-UAT children.
+  const settled = !args.perUatPlan && patched('county-unchanged-uats') ? await unchangedUats(uats, trigger) : [];
+  const done = new Set(settled.map((o) => o.siruta));
+  const result = await syncMany(
+    uats.filter((u) => !done.has(u.siruta)),
+    progress,
+    { trigger, parallel: COUNTY_PARALLEL_UATS, requestTileRebuild: args.requestTileRebuild !== false, settled },
+  );
   if (args.userId) {
     await store.notifyUser({
       userId: args.userId,

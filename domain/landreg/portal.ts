@@ -74,6 +74,31 @@ export async function countFeatures(c: LandregClient, layerId: string, where: st
   return r.count;
 }
 
+/**
+ * Features matching `where` counted per UAT in one statistics query (`outStatistics` grouped by
+ * ADMIN_UNIT_ID, as ArcGIS servers answer): a UAT with none is absent from the map.
+ */
+export async function countByUat(c: LandregClient, layerId: string, where: string): Promise<Map<number, number>> {
+  const r = await c.json<{ features?: unknown }>('POST', queryPath(layerId), {
+    form: {
+      where,
+      outStatistics: JSON.stringify([{ statisticType: 'count', onStatisticField: 'OBJECTID', outStatisticFieldName: 'N' }]),
+      groupByFieldsForStatistics: 'ADMIN_UNIT_ID',
+      f: 'json',
+    },
+  });
+  const out = new Map<number, number>();
+  // Some ArcGIS servers change the case of field names in statistics answers.
+  const field = (a: EsriAttributes | undefined, name: string) => Object.entries(a ?? {}).find(([k]) => k.toUpperCase() === name)?.[1];
+  for (const f of ensureArray<EsriFeature>(r.features, `${layerId} statistics`)) {
+    const siruta = Number(field(f.attributes, 'ADMIN_UNIT_ID'));
+    const n = field(f.attributes, 'N');
+    if (!Number.isInteger(siruta) || typeof n !== 'number') throw new PortalMalformedError(`${layerId} statistics: ADMIN_UNIT_ID and N expected`);
+    out.set(siruta, n);
+  }
+  return out;
+}
+
 export async function fetchObjectIds(c: LandregClient, layerId: string, where: string): Promise<number[]> {
   const r = await c.json<{ objectIds?: unknown }>('POST', queryPath(layerId), { form: { where, returnIdsOnly: 'true', f: 'json' } });
   // ArcGIS answers `objectIds: null` when nothing matches.

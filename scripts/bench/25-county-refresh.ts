@@ -2,8 +2,10 @@
  * The fixed cost per UAT (issue 32 item 3; `npm run bench -- county`): a county's UATs synced
  * through the real `countySync` workflow on the bench stack's workers, with the land-registry
  * simulator at `national` scale (about 400 parcels a UAT; switched for this bench and put back
- * after), then refreshed with nothing changed. Prints the refresh's seconds and seconds per UAT,
- * the portal calls per UAT, and where a UAT's time goes, read from the Temporal histories of the
+ * after), then refreshed with nothing changed, alternately the way before (`perUatPlan`: a
+ * `uatSync` child per UAT) and with the county plan, BENCH_REPEATS rounds (default 1; medians
+ * printed). Prints each refresh's seconds and seconds per UAT, the portal calls per UAT (a
+ * feature download fails the bench), and where a UAT's time goes, read from the Temporal histories of the
  * refresh (every child workflow and activity, summed over the county and divided by its UATs):
  * the wait of each activity in its task queue (for `landreg`, the queue's activity rate), its
  * run, and the child workflows' start and completion round trips. BENCH_COUNTY (default Cluj)
@@ -24,6 +26,7 @@ import { jsonLine, note as say } from './_shared';
 
 const BENCH = 'county-refresh';
 const COUNTY = process.env.BENCH_COUNTY ?? 'Cluj';
+const REPEATS = Math.max(1, Number(process.env.BENCH_REPEATS ?? 1));
 const sim = config.landreg.baseUrl;
 const note = (m: string) => say(BENCH, m);
 
@@ -88,17 +91,28 @@ async function walk(handle: WorkflowHandle, b: Breakdown, kind = 'countySync'): 
   await Promise.all(children);
 }
 
-async function runCounty(tag: string): Promise<{ ms: number; result: Awaited<ReturnType<typeof countySync>>; handle: WorkflowHandle }> {
+async function runCounty(tag: string, perUatPlan = false): Promise<{ ms: number; result: Awaited<ReturnType<typeof countySync>>; handle: WorkflowHandle }> {
   const client = await getTemporalClient();
   const t0 = performance.now();
   const handle = await client.workflow.start<typeof countySync>('countySync', {
     taskQueue: TaskQueue.store,
     workflowId: jobWorkflowId('sync-county', `${COUNTY.toLowerCase()}-${tag}`),
-    args: [{ county: COUNTY, trigger: 'county', requestTileRebuild: false }],
+    args: [{ county: COUNTY, trigger: 'county', requestTileRebuild: false, perUatPlan }],
   });
   const result = await handle.result();
   return { ms: performance.now() - t0, result, handle };
 }
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/** The two ways of a zero-change refresh, measured alternately in the same run. */
+const PATHS = [
+  { label: 'per-UAT plan (before)', perUatPlan: true },
+  { label: 'county plan', perUatPlan: false },
+] as const;
 
 async function main(): Promise<void> {
   const db = getPool();
@@ -127,22 +141,32 @@ async function main(): Promise<void> {
       jsonLine(BENCH, 'first load features', first.result.added, 'features');
     }
 
-    await simJson('DELETE', '/__sim/requests');
-    note(`zero-change refresh of ${COUNTY}`);
-    const refresh = await runCounty('refresh');
-    if (refresh.result.added + refresh.result.removed + refresh.result.changed !== 0) throw new Error(`the refresh found changes: ${refresh.result.summary}`);
-    const n = refresh.result.uats.length;
-    const portal = await simJson<{ counts: Record<string, number> }>('GET', '/__sim/requests');
-    // Per-UAT keys only (`query:<kind>:<layer>:<siruta>`): the simulator also keeps per-layer totals.
-    const calls = Object.entries(portal.counts).filter(([k]) => /^query:[^:]+:[^:]+:\d+$/.test(k)).reduce((s, [, v]) => s + v, 0);
-    jsonLine(BENCH, 'UATs', n, 'UATs');
-    jsonLine(BENCH, 'zero-change refresh', refresh.ms / 1000, 's');
-    jsonLine(BENCH, 'zero-change refresh per UAT', refresh.ms / 1000 / n, 's');
-    jsonLine(BENCH, 'portal queries per UAT', calls / n, 'requests');
-
-    const b = new Breakdown();
-    await walk(refresh.handle, b);
-    for (const [what, s] of [...b.total.entries()].sort((x, y) => y[1] - x[1])) jsonLine(BENCH, `per UAT: ${what}`, s / n, 's');
+    const perUat: Record<string, number[]> = {};
+    for (let round = 0; round < REPEATS; round++) {
+      for (const path of PATHS) {
+        await simJson('DELETE', '/__sim/requests');
+        note(`zero-change refresh of ${COUNTY}, ${path.label}, round ${round + 1}/${REPEATS}`);
+        const refresh = await runCounty(`refresh-${path.perUatPlan ? 'per-uat' : 'county'}-${round}`, path.perUatPlan);
+        if (refresh.result.added + refresh.result.removed + refresh.result.changed !== 0) throw new Error(`the refresh found changes: ${refresh.result.summary}`);
+        const n = refresh.result.uats.length;
+        const portal = await simJson<{ counts: Record<string, number> }>('GET', '/__sim/requests');
+        // Every layer query once (the simulator counts a one-UAT query a second time under `:<siruta>`).
+        const calls = Object.entries(portal.counts).filter(([k]) => /^query:[^:]+:[^:]+$/.test(k)).reduce((sum, [, v]) => sum + v, 0);
+        const downloads = Object.entries(portal.counts).filter(([k]) => /^query:features:[^:]+$/.test(k)).reduce((sum, [, v]) => sum + v, 0);
+        if (downloads !== 0) throw new Error(`the zero-change refresh downloaded ${downloads} feature pages`);
+        jsonLine(BENCH, `${path.label}: UATs`, n, 'UATs');
+        jsonLine(BENCH, `${path.label}: zero-change refresh`, refresh.ms / 1000, 's');
+        jsonLine(BENCH, `${path.label}: zero-change refresh per UAT`, refresh.ms / 1000 / n, 's');
+        jsonLine(BENCH, `${path.label}: portal queries per UAT`, calls / n, 'requests');
+        (perUat[path.label] ??= []).push(refresh.ms / 1000 / n);
+        if (round === REPEATS - 1) {
+          const b = new Breakdown();
+          await walk(refresh.handle, b);
+          for (const [what, sec] of [...b.total.entries()].sort((x, y) => y[1] - x[1])) jsonLine(BENCH, `${path.label}: per UAT: ${what}`, sec / n, 's');
+        }
+      }
+    }
+    for (const path of PATHS) jsonLine(BENCH, `${path.label}: zero-change refresh per UAT, median of ${REPEATS}`, median(perUat[path.label]), 's');
   } finally {
     if (info.scale !== 'national') await simJson('POST', '/__sim/reset', { scale: info.scale, seed: info.seed });
     await closeTemporalClient();

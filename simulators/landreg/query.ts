@@ -1,6 +1,6 @@
 /**
  * ArcGIS-REST `query` over one layer: where / objectIds filtering, ids-only and count-only
- * answers, outFields, paging capped at 1000 features with exceededTransferLimit, ESRI JSON
+ * answers, `outStatistics` counts grouped by `groupByFieldsForStatistics`, outFields, paging capped at 1000 features with exceededTransferLimit, ESRI JSON
  * geometry in EPSG:3844 (or WGS84 when outSR=4326 is asked).
  */
 import { fromStereo70 } from '../shared/stereo70';
@@ -16,13 +16,68 @@ export const MAX_RECORD_COUNT = 1000;
  * How a query is counted in /__sim/requests (EXTERNAL-SERVICES.md): a feature query asked with
  * `returnGeometry=false` is an attribute read (`attributes`), not a feature download.
  */
-export type QueryKind = 'features' | 'attributes' | 'ids' | 'count';
+export type QueryKind = 'features' | 'attributes' | 'ids' | 'count' | 'statistics';
 
 export interface QueryOutcome {
   kind: QueryKind;
   /** Set when the query is restricted to exactly one UAT through ADMIN_UNIT_ID. */
   siruta: number | null;
+  /** The UATs the where clause pins through ADMIN_UNIT_ID (= or IN), null when it pins none. */
+  sirutas: number[] | null;
   body: unknown;
+}
+
+/** One `outStatistics` entry (ArcGIS REST): the simulator computes `count`, `min`, `max` and `sum`. */
+const STATISTIC_TYPES = ['count', 'min', 'max', 'sum'] as const;
+interface OutStatistic {
+  statisticType: (typeof STATISTIC_TYPES)[number];
+  onStatisticField: string;
+  outStatisticFieldName: string;
+}
+
+function parseOutStatistics(raw: string, fieldNames: Set<string>): OutStatistic[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new WhereError('outStatistics must be a JSON array');
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0) throw new WhereError('outStatistics must be a non-empty JSON array');
+  return parsed.map((s: Record<string, unknown>) => {
+    const type = String(s?.statisticType ?? '').toLowerCase();
+    const field = String(s?.onStatisticField ?? '').toUpperCase();
+    if (!(STATISTIC_TYPES as readonly string[]).includes(type)) throw new WhereError(`statisticType ${type} is not supported`);
+    if (!fieldNames.has(field)) throw new WhereError(`onStatisticField ${field} is not a field of the layer`);
+    return { statisticType: type as OutStatistic['statisticType'], onStatisticField: field, outStatisticFieldName: String(s.outStatisticFieldName || `${type}_${field}`) };
+  });
+}
+
+/** Statistics over the matches, one row per distinct value of the group-by fields (ArcGIS's answer shape). */
+function statistics(matches: readonly SimFeature[], stats: readonly OutStatistic[], groupBy: readonly string[]) {
+  const groups = new Map<string, { key: AttrValue[]; rows: SimFeature[] }>();
+  for (const f of matches) {
+    const key = groupBy.map((g) => f.attributes[g] ?? null);
+    const k = JSON.stringify(key);
+    const g = groups.get(k) ?? groups.set(k, { key, rows: [] }).get(k)!;
+    g.rows.push(f);
+  }
+  if (groupBy.length === 0 && groups.size === 0) groups.set('[]', { key: [], rows: [] });
+  return [...groups.values()].map(({ key, rows }) => {
+    const attributes: Record<string, AttrValue> = {};
+    groupBy.forEach((g, i) => (attributes[g] = key[i]));
+    for (const s of stats) {
+      const values = rows.map((r) => r.attributes[s.onStatisticField]).filter((v): v is number => typeof v === 'number');
+      attributes[s.outStatisticFieldName] =
+        s.statisticType === 'count'
+          ? rows.filter((r) => (r.attributes[s.onStatisticField] ?? null) !== null).length
+          : values.length === 0
+            ? null
+            : s.statisticType === 'sum'
+              ? values.reduce((a, b) => a + b, 0)
+              : values.reduce((a, b) => (s.statisticType === 'min' ? Math.min(a, b) : Math.max(a, b)));
+    }
+    return { attributes };
+  });
 }
 
 const truthy = (v: string | undefined) => v !== undefined && /^(true|1|yes)$/i.test(v);
@@ -67,16 +122,17 @@ export class QueryEngine {
     return list.filter((s) => this.store.hasData(s));
   }
 
-  private matches(layer: LayerDef, where: string | undefined, objectIdsParam: string | undefined): { matches: SimFeature[]; siruta: number | null } {
+  private matches(layer: LayerDef, where: string | undefined, objectIdsParam: string | undefined): { matches: SimFeature[]; siruta: number | null; sirutas: number[] | null } {
     const ast = parseWhere(where);
     const fieldNames = new Set(layer.fields.map((f) => f.name));
     const predicate = compileWhere(ast, fieldNames);
     const objectIds = parseIdList(objectIdsParam);
     const pinned = pinnedValues(ast, 'ADMIN_UNIT_ID');
-    const siruta = pinned && new Set(pinned).size === 1 ? pinned[0] : null;
+    const sirutas = pinned ? [...new Set(pinned)] : null;
+    const siruta = sirutas && sirutas.length === 1 ? sirutas[0] : null;
     const key = `${layer.id}\u0001${where ?? ''}\u0001${objectIdsParam ?? ''}`;
     const hit = this.cache.get(key);
-    if (hit && hit.version === this.store.version) return { matches: hit.matches, siruta };
+    if (hit && hit.version === this.store.version) return { matches: hit.matches, siruta, sirutas };
 
     // Asked by id, the features are found by binary search (a layer's features are sorted by
     // objectId), as an ArcGIS server answers an objectIds query from its id index: the answer
@@ -94,7 +150,7 @@ export class QueryEngine {
     }
     this.cache.set(key, { version: this.store.version, matches });
     if (this.cache.size > 16) this.cache.delete(this.cache.keys().next().value as string);
-    return { matches, siruta };
+    return { matches, siruta, sirutas };
   }
 
   /**
@@ -105,20 +161,34 @@ export class QueryEngine {
   run(layerId: string, q: Record<string, string | undefined>, opts: { duplicatePages?: boolean } = {}): QueryOutcome {
     const layer = layerDef(layerId);
     const withGeometry = q.returnGeometry === undefined || q.returnGeometry === '' || truthy(q.returnGeometry);
-    const kind: QueryKind = truthy(q.returnCountOnly) ? 'count' : truthy(q.returnIdsOnly) ? 'ids' : withGeometry ? 'features' : 'attributes';
-    if (!layer) return { kind, siruta: null, body: esriError('Invalid or missing input parameters.', [`Layer ${layerId} not found`]) };
-    let found: { matches: SimFeature[]; siruta: number | null };
+    const wantsStatistics = (q.outStatistics ?? '').trim() !== '';
+    const kind: QueryKind = wantsStatistics ? 'statistics' : truthy(q.returnCountOnly) ? 'count' : truthy(q.returnIdsOnly) ? 'ids' : withGeometry ? 'features' : 'attributes';
+    if (!layer) return { kind, siruta: null, sirutas: null, body: esriError('Invalid or missing input parameters.', [`Layer ${layerId} not found`]) };
+    let found: { matches: SimFeature[]; siruta: number | null; sirutas: number[] | null };
+    let stats: OutStatistic[] = [];
+    let groupBy: string[] = [];
     try {
+      const fieldNames = new Set(layer.fields.map((f) => f.name));
+      if (wantsStatistics) {
+        stats = parseOutStatistics(q.outStatistics!, fieldNames);
+        groupBy = (q.groupByFieldsForStatistics ?? '').split(',').map((g) => g.trim().toUpperCase()).filter(Boolean);
+        const unknown = groupBy.find((g) => !fieldNames.has(g));
+        if (unknown) throw new WhereError(`groupByFieldsForStatistics ${unknown} is not a field of the layer`);
+      }
       found = this.matches(layer, q.where, q.objectIds);
     } catch (err) {
       if (err instanceof WhereError) {
-        return { kind, siruta: null, body: esriError('Unable to complete operation.', [`'where' parameter is invalid: ${err.message}`]) };
+        return { kind, siruta: null, sirutas: null, body: esriError('Unable to complete operation.', [`'where' parameter is invalid: ${err.message}`]) };
       }
       throw err;
     }
-    const { matches, siruta } = found;
-    if (kind === 'count') return { kind, siruta, body: { count: matches.length } };
-    if (kind === 'ids') return { kind, siruta, body: { objectIdFieldName: 'OBJECTID', objectIds: matches.map((f) => f.objectId) } };
+    const { matches, siruta, sirutas } = found;
+    if (kind === 'statistics') {
+      const fields = [...groupBy.map((g) => layer.fields.find((f) => f.name === g)!), ...stats.map((s) => ({ name: s.outStatisticFieldName, type: 'esriFieldTypeDouble', alias: s.outStatisticFieldName }))];
+      return { kind, siruta, sirutas, body: { displayFieldName: '', fields, features: statistics(matches, stats, groupBy) } };
+    }
+    if (kind === 'count') return { kind, siruta, sirutas, body: { count: matches.length } };
+    if (kind === 'ids') return { kind, siruta, sirutas, body: { objectIdFieldName: 'OBJECTID', objectIds: matches.map((f) => f.objectId) } };
 
     const offset = Math.max(0, Number.parseInt(q.resultOffset ?? '0', 10) || 0);
     const requested = Number.parseInt(q.resultRecordCount ?? '', 10);
@@ -143,7 +213,7 @@ export class QueryEngine {
       }),
     };
     if (start + pageSize < matches.length) body.exceededTransferLimit = true;
-    return { kind, siruta, body };
+    return { kind, siruta, sirutas, body };
   }
 }
 

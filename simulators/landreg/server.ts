@@ -229,7 +229,8 @@ export function createLandregApp(opts: LandregSimOptions = {}) {
     const out = engine.run(layerId, params, { duplicatePages: control.faults.duplicatePages === true });
     control.hit(`query:${out.kind}:${layerId}`);
     if (out.siruta !== null) control.hit(`query:${out.kind}:${layerId}:${out.siruta}`);
-    const failing = out.siruta !== null && (control.faults.failSirutas ?? []).includes(out.siruta);
+    // A query over several UATs fails too when one of them is failing (a county's statistics).
+    const failing = (out.sirutas ?? []).some((s) => (control.faults.failSirutas ?? []).includes(s));
     const body = failing ? esriError('Unable to complete operation.', [`Simulated failure for ADMIN_UNIT_ID ${out.siruta}`]) : out.body;
     res.type(params.f === 'pjson' ? 'text/plain' : 'application/json').send(JSON.stringify(body));
   };

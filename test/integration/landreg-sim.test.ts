@@ -160,6 +160,24 @@ describe('layer query', () => {
     expect(after.count).toBeLessThan(all.count);
   });
 
+  test('outStatistics counts grouped by ADMIN_UNIT_ID give each UAT of a county its own count in one answer', async () => {
+    const { uats } = await control('GET', '/truth');
+    const covasna = uats.filter((u: any) => u.workspaceId === COVASNA).slice(0, 5);
+    const outStatistics = JSON.stringify([{ statisticType: 'count', onStatisticField: 'OBJECTID', outStatisticFieldName: 'N' }]);
+    await control('DELETE', '/requests');
+    const stats = await json(
+      query('TERENURI_ACTIVE', { where: `ADMIN_UNIT_ID IN (${covasna.map((u: any) => u.siruta).join(',')})`, outStatistics, groupByFieldsForStatistics: 'ADMIN_UNIT_ID' }),
+    );
+    const bySiruta = Object.fromEntries(stats.features.map((f: any) => [f.attributes.ADMIN_UNIT_ID, f.attributes.N]));
+    expect(bySiruta).toEqual(Object.fromEntries(covasna.map((u: any) => [u.siruta, u.counts.TERENURI_ACTIVE])));
+    // A statistics answer is neither a download nor a one-UAT query.
+    const { counts } = await control('GET', '/requests');
+    expect(Object.keys(counts).filter((k) => k.startsWith('query:'))).toEqual(['query:statistics:TERENURI_ACTIVE']);
+    expect(counts['query:statistics:TERENURI_ACTIVE']).toBe(1);
+    const bad = await json(query('TERENURI_ACTIVE', { where, outStatistics: '[{"statisticType":"median","onStatisticField":"OBJECTID"}]' }));
+    expect(bad.error.code).toBe(400);
+  });
+
   test('an unknown field answers an ESRI error body', async () => {
     const body = await json(query('TERENURI_ACTIVE', { where: 'NO_SUCH_FIELD = 1' }));
     expect(body.error.code).toBe(400);

@@ -113,4 +113,65 @@ describe('sync-county', () => {
       await rig.simJson('DELETE', '/__sim/faults');
     }
   }, 180_000);
+
+  it('a refresh finds the unchanged UATs for the whole county: no download and no child sync for them, while a UAT changed on the portal is synced to its truth', async () => {
+    const countyRuns = async (tag: string) => {
+      await rig.simJson('DELETE', '/__sim/requests');
+      const workflowId = jobWorkflowId('sync-county', `covasna-${tag}-${rig.suffix}`);
+      const result = await rig.env.client.workflow.execute<typeof countySync>('countySync', {
+        taskQueue: TaskQueue.store,
+        workflowId,
+        args: [{ county: 'Covasna', requestTileRebuild: false }],
+      });
+      const history = await rig.env.client.workflow.getHandle(workflowId).fetchHistory();
+      const children = (history.events ?? []).flatMap((e) => e.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.workflowId ?? []);
+      const { counts } = await rig.simJson<{ counts: Record<string, number> }>('GET', '/__sim/requests');
+      return { workflowId, result, children, counts };
+    };
+    // What the portal was asked about one UAT alone (a per-UAT count, id list or download).
+    const perUatQueries = (counts: Record<string, number>, siruta: number) => Object.keys(counts).filter((k) => k.endsWith(`:${siruta}`));
+    const downloads = (counts: Record<string, number>) => Object.entries(counts).filter(([k]) => /^query:features:[^:]+$/.test(k)).reduce((n, [, v]) => n + v, 0);
+
+    // Nothing changed since the first test: every UAT is settled by the county's own queries.
+    const quiet = await countyRuns('quiet');
+    expect(quiet.result).toMatchObject({ done: uats.length, failed: 0, skipped: 0, added: 0, removed: 0, changed: 0 });
+    expect(quiet.result.summary).toBe('parcele: nicio schimbare; clădiri: nicio schimbare');
+    expect(quiet.children).toEqual([]);
+    expect(downloads(quiet.counts)).toBe(0);
+    for (const u of uats) expect({ siruta: u.siruta, asked: perUatQueries(quiet.counts, u.siruta) }).toEqual({ siruta: u.siruta, asked: [] });
+    // The sync history still shows each UAT and layer refreshed, by the county job.
+    const quietRuns = await rig.db.query<{ siruta: number; layer_id: string; status: string; mode: string; trigger: string; added: number; removed: number; pages: number }>(
+      `SELECT siruta, layer_id, status, mode, trigger, added, removed, pages FROM gis_sync_runs WHERE workflow_id = $1 ORDER BY siruta, layer_id`,
+      [quiet.workflowId],
+    );
+    expect(quietRuns.rows).toEqual(
+      [...uats]
+        .sort((a, b) => a.siruta - b.siruta)
+        .flatMap((u) => [...LAYERS].sort().map((layer_id) => ({ siruta: u.siruta, layer_id, status: 'done', mode: 'delta', trigger: 'county', added: 0, removed: 0, pages: 0 }))),
+    );
+
+    // One UAT changes on the portal: it alone gets its sync, and the store follows the portal.
+    const changedUat = uats[2];
+    const mutated = await rig.simJson<{ added: number[]; removed: number[] }>('POST', '/__sim/mutate', { siruta: changedUat.siruta, layerId: 'TERENURI_ACTIVE', add: 3, remove: 2, change: 2 });
+    const busy = await countyRuns('one-changed');
+    expect(busy.result).toMatchObject({ done: uats.length, failed: 0, added: mutated.added.length, removed: mutated.removed.length });
+    expect(busy.result.uats.find((u) => u.siruta === changedUat.siruta)).toMatchObject({ status: 'done', added: 3, removed: 2 });
+    expect(busy.children).toEqual([expect.stringMatching(new RegExp(`^sync:${changedUat.siruta}:`))]);
+    expect(downloads(busy.counts)).toBeGreaterThan(0);
+    expect(busy.counts[`query:features:TERENURI_ACTIVE:${changedUat.siruta}`]).toBe(downloads(busy.counts));
+    for (const u of uats.filter((x) => x.siruta !== changedUat.siruta)) {
+      expect({ siruta: u.siruta, asked: perUatQueries(busy.counts, u.siruta) }).toEqual({ siruta: u.siruta, asked: [] });
+    }
+    for (const u of uats) {
+      for (const layer of LAYERS) {
+        expect({ siruta: u.siruta, layer, stored: await storedLayer(rig.db, u.siruta, layer) }).toEqual({ siruta: u.siruta, layer, stored: await truthLayer(rig, u.siruta, layer) });
+      }
+    }
+
+    // And the next refresh is a quiet one again.
+    const again = await countyRuns('again');
+    expect(again.result).toMatchObject({ done: uats.length, added: 0, removed: 0, changed: 0 });
+    expect(again.children).toEqual([]);
+    expect(downloads(again.counts)).toBe(0);
+  }, 180_000);
 });
