@@ -79,7 +79,9 @@ const terenuriStatusSql = (schema: string) => `CREATE VIEW ${schema}.gis_terenur
   WHERE f.geom_3857 IS NOT NULL AND f.layer_id = 'TERENURI_ACTIVE'`;
 
 // A building's parent parcel: by cadastral number first (building refs read '<parcel>-C<n>'),
-// else the parcel under the building's interior point. Each is a single-row subquery.
+// else the parcel under the building's interior point. Each is a single-row subquery. Both keys
+// are kept on the building row (BUILDING_PARENT_TRIGGER): computed per building at tile time,
+// the regexp and the GEOS interior point were over half of what these lookups cost a dense tile.
 const cladiriStatusSql = (schema: string) => `CREATE VIEW ${schema}.gis_cladiri_status AS
   SELECT ${slim('c', schema)},
     ${hasEnrichment('c')} AS has_enrichment,
@@ -88,7 +90,7 @@ const cladiriStatusSql = (schema: string) => `CREATE VIEW ${schema}.gis_cladiri_
       (SELECT ${flag("p.enrichment->>'BUILD_LEGAL'")}
          FROM public.gis_features p
         WHERE p.layer_id = 'TERENURI_ACTIVE' AND p.siruta = c.siruta
-          AND p.cadastral_ref = regexp_replace(c.cadastral_ref, '-C[0-9]+$', '')
+          AND p.cadastral_ref = c.${BUILDING_PARENT_REF}
           AND p.enrichment IS NOT NULL
         ORDER BY p.enriched_at DESC NULLS LAST
         LIMIT 1),
@@ -96,7 +98,7 @@ const cladiriStatusSql = (schema: string) => `CREATE VIEW ${schema}.gis_cladiri_
          FROM public.gis_features p
         WHERE p.layer_id = 'TERENURI_ACTIVE' AND p.siruta = c.siruta
           AND p.enrichment IS NOT NULL
-          AND c.geom IS NOT NULL AND ST_Intersects(p.geom, ST_PointOnSurface(c.geom))
+          AND c.${BUILDING_INTERIOR_POINT} IS NOT NULL AND ST_Intersects(p.geom, c.${BUILDING_INTERIOR_POINT})
         LIMIT 1)
     ) AS build_legal
   FROM public.gis_features c
@@ -168,13 +170,47 @@ ALTER TABLE public.gis_features DISABLE TRIGGER gis_features_touch;
 UPDATE public.gis_features SET ${GRID_COLUMN} = ${gridGeomSql('geom_3857')} WHERE geom_3857 IS NOT NULL;
 ALTER TABLE public.gis_features ENABLE TRIGGER gis_features_touch`;
 
+/**
+ * A building's keys to its parent parcel (migration 030), read by gis_cladiri_status: the parcel
+ * number its own names and a point inside it, exactly the expressions the view computed per row
+ * before. They depend on the building row alone, so a row trigger keeps them (the trigger names
+ * sort before gis_features_geom_3857; it reads only geom); filled for every building when this SQL
+ * changes, keeping updated_at as the grid fill does.
+ */
+const BUILDING_PARENT_FUNCTION = 'public.f_gis_features_building_parent';
+const BUILDING_PARENT_TRIGGER = 'gis_features_building_parent';
+const BUILDING_PARENT_REF = 'parent_ref';
+const BUILDING_INTERIOR_POINT = 'interior_point';
+const isBuilding = (a: string) => `${a}.layer_id = 'CLADIRI_ACTIVE'`;
+const parentRefSql = (a: string) => `regexp_replace(${a}.cadastral_ref, '-C[0-9]+$', '')`;
+const interiorPointSql = (a: string) => `ST_PointOnSurface(${a}.geom)`;
+const buildingParentSql = `CREATE OR REPLACE FUNCTION ${BUILDING_PARENT_FUNCTION}() RETURNS trigger
+  LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF ${isBuilding('NEW')} THEN
+    NEW.${BUILDING_PARENT_REF} := ${parentRefSql('NEW')};
+    NEW.${BUILDING_INTERIOR_POINT} := ${interiorPointSql('NEW')};
+  ELSE
+    NEW.${BUILDING_PARENT_REF} := NULL;
+    NEW.${BUILDING_INTERIOR_POINT} := NULL;
+  END IF;
+  RETURN NEW;
+END $fn$;
+DROP TRIGGER IF EXISTS ${BUILDING_PARENT_TRIGGER} ON public.gis_features;
+CREATE TRIGGER ${BUILDING_PARENT_TRIGGER} BEFORE INSERT OR UPDATE OF geom, cadastral_ref, layer_id ON public.gis_features
+  FOR EACH ROW EXECUTE FUNCTION ${BUILDING_PARENT_FUNCTION}();
+ALTER TABLE public.gis_features DISABLE TRIGGER gis_features_touch;
+UPDATE public.gis_features f SET ${BUILDING_PARENT_REF} = ${parentRefSql('f')}, ${BUILDING_INTERIOR_POINT} = ${interiorPointSql('f')}
+ WHERE ${isBuilding('f')};
+ALTER TABLE public.gis_features ENABLE TRIGGER gis_features_touch`;
+
 // ------------------------------------------------------------------------------------------------
 // Derived objects and their checksums
 // ------------------------------------------------------------------------------------------------
 
 type Derived = {
   name: string;
-  group: 'uat-trigger' | 'tile-minzoom' | 'tile-grid' | 'uat-views' | 'feature-views' | 'status-views' | 'grid-views';
+  group: 'uat-trigger' | 'tile-minzoom' | 'tile-grid' | 'building-parent' | 'uat-views' | 'feature-views' | 'status-views' | 'grid-views';
   sql: string;
 };
 
@@ -196,6 +232,7 @@ export const DERIVED_OBJECTS: readonly Derived[] = [
   { name: 'public.f_gis_uats_derive_geom', group: 'uat-trigger', sql: `${uatTriggerFunctionSql};\n${uatTriggerSql}` },
   { name: MINZOOM_FUNCTION, group: 'tile-minzoom', sql: tileMinzoomSql },
   { name: TILE_GRID_FUNCTION, group: 'tile-grid', sql: tileGridSql },
+  { name: BUILDING_PARENT_FUNCTION, group: 'building-parent', sql: buildingParentSql },
   ...UAT_ZOOM_LEVELS.map((z) => view('uat-views', z.view, uatViewSql(z.view, z.column))),
   view('uat-views', 'gis_uats_z12', uatViewSql('gis_uats_z12', 'geom_3857')),
   ...featureViews(TILE_SCHEMA).map(([name, sql]) => view(name.endsWith('_status') ? 'status-views' : 'feature-views', name, sql)),
@@ -216,7 +253,14 @@ async function currentComment(db: Db, obj: Derived): Promise<string | null> {
     );
     return r.rowCount ? r.rows[0].c ?? '' : null;
   }
-  const trigger = obj.group === 'uat-trigger' ? 'gis_uats_derive_geom' : obj.group === 'tile-grid' ? TILE_GRID_TRIGGER : null;
+  const trigger =
+    obj.group === 'uat-trigger'
+      ? 'gis_uats_derive_geom'
+      : obj.group === 'tile-grid'
+        ? TILE_GRID_TRIGGER
+        : obj.group === 'building-parent'
+          ? BUILDING_PARENT_TRIGGER
+          : null;
   const r =
     trigger !== null
       ? await db.query<{ c: string | null }>(
@@ -234,7 +278,7 @@ async function currentComment(db: Db, obj: Derived): Promise<string | null> {
 
 async function apply(db: Db, obj: Derived): Promise<void> {
   const sum = checksum(obj.sql);
-  if (obj.group === 'uat-trigger' || obj.group === 'tile-grid') {
+  if (obj.group === 'uat-trigger' || obj.group === 'tile-grid' || obj.group === 'building-parent') {
     await db.query(obj.sql);
     await db.query(`COMMENT ON FUNCTION ${obj.name}() IS '${sum}'`);
     return;
@@ -275,7 +319,7 @@ async function applyGroups(db: Db, groups: Derived['group'][], force: boolean): 
 
 /** Applies every derived object whose SQL changed or that is missing; returns what it (re)created. */
 export async function ensureDerivedObjects(db: Db): Promise<string[]> {
-  return applyGroups(db, ['uat-trigger', 'tile-minzoom', 'tile-grid', 'uat-views', 'feature-views', 'status-views', 'grid-views'], false);
+  return applyGroups(db, ['uat-trigger', 'tile-minzoom', 'tile-grid', 'building-parent', 'uat-views', 'feature-views', 'status-views', 'grid-views'], false);
 }
 
 export type ViewState = { name: string; exists: boolean; current: boolean };

@@ -379,4 +379,49 @@ describe('tile views', () => {
     const touched = await pool.query(`SELECT updated_at FROM gis_features WHERE id = $1`, [one.id]);
     expect(touched.rows[0].updated_at.getTime()).toBeGreaterThan(one.updated_at.getTime());
   });
+
+  it('a building keeps its parent parcel\'s keys through its own writes, and filling them anew keeps every sync stamp', async () => {
+    // An enriched parcel 4 km east of the fixture's (BUILD_LEGAL 0); the building starts 2 km east, on nothing.
+    const legal = async () =>
+      (await pool.query(`SELECT build_legal FROM tiles.gis_cladiri_status WHERE siruta = 900001 AND object_id = 20`)).rows[0].build_legal;
+    await pool.query(
+      `INSERT INTO gis_features (layer_id, siruta, object_id, cadastral_ref, geom, enrichment, enriched_at)
+       VALUES ('TERENURI_ACTIVE', 900001, 30, '88888', ST_Translate(ST_GeomFromText($1, 3844), 4000, 0), '{"BUILD_LEGAL": "0"}', now())`,
+      [parcelWkt],
+    );
+    await pool.query(
+      `INSERT INTO gis_features (layer_id, siruta, object_id, cadastral_ref, geom)
+       VALUES ('CLADIRI_ACTIVE', 900001, 20, '77777-C1', ST_Translate(ST_GeomFromText($1, 3844), 2000, 0))`,
+      [buildingWkt],
+    );
+    expect(await legal()).toBeNull();
+    await pool.query(`UPDATE gis_features SET cadastral_ref = '88888-C4' WHERE siruta = 900001 AND object_id = 20`);
+    expect(await legal()).toBe(0); // renumbered under the parcel
+    await pool.query(`UPDATE gis_features SET cadastral_ref = '77777-C1' WHERE siruta = 900001 AND object_id = 20`);
+    expect(await legal()).toBeNull();
+    await pool.query(`UPDATE gis_features SET geom = ST_Translate(ST_GeomFromText($1, 3844), 4000, 0) WHERE siruta = 900001 AND object_id = 20`, [
+      buildingWkt,
+    ]);
+    expect(await legal()).toBe(0); // moved onto the parcel
+
+    const keys = () =>
+      pool.query(
+        `SELECT id, updated_at, layer_id, parent_ref, ST_AsText(interior_point) AS point,
+                regexp_replace(cadastral_ref, '-C[0-9]+$', '') AS want_ref, ST_AsText(ST_PointOnSurface(geom)) AS want_point
+           FROM gis_features ORDER BY id`,
+      );
+    await pool.query(`ALTER TABLE gis_features DISABLE TRIGGER gis_features_touch`);
+    await pool.query(`UPDATE gis_features SET parent_ref = NULL, interior_point = NULL`);
+    await pool.query(`ALTER TABLE gis_features ENABLE TRIGGER gis_features_touch`);
+    const before = (await keys()).rows;
+    await pool.query(`COMMENT ON FUNCTION public.f_gis_features_building_parent() IS NULL`);
+    expect(await migrate(scratchUrl)).toEqual({ applied: [], derived: ['public.f_gis_features_building_parent'] });
+    const after = (await keys()).rows;
+    expect(after.map((r) => [r.id, r.updated_at])).toEqual(before.map((r) => [r.id, r.updated_at]));
+    const buildings = after.filter((r) => r.layer_id === 'CLADIRI_ACTIVE');
+    expect(buildings.length).toBeGreaterThan(3);
+    for (const b of buildings) expect({ ref: b.parent_ref, point: b.point }).toEqual({ ref: b.want_ref, point: b.want_point });
+    // Other layers hold none: only buildings look for a parent.
+    expect(after.filter((r) => r.layer_id !== 'CLADIRI_ACTIVE' && (r.parent_ref !== null || r.point !== null))).toEqual([]);
+  });
 });
