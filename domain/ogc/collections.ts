@@ -62,7 +62,8 @@ export interface OgcProperty {
   expr: string;
 }
 
-const COMMON: OgcProperty[] = [
+/** The properties of every feature, built at read time (the sync stamp changes at every write). */
+export const COMMON_PROPERTIES: OgcProperty[] = [
   { name: 'id', type: 'string', format: 'uuid', title: 'Identificator', expr: 'f.id' },
   { name: 'siruta', type: 'integer', title: 'Cod SIRUTA', expr: 'f.siruta' },
   { name: 'uat_name', type: 'string', title: 'UAT', expr: '(SELECT u.name FROM gis_uats u WHERE u.siruta = f.siruta)' },
@@ -78,27 +79,66 @@ const INTEGER_KEYS = new Set(['IMMOVABLE_ID', 'WORKSPACE_ID', 'NR_PROPRIETARI', 
 /**
  * One enrichment key as a property, its JSON value passed through as the enrichment writer typed
  * it (domain/enrichment/rules.ts `Enrichment`: numbers, 0/1 flags, text): no per-value parsing,
- * which cost more than the geometry on a 10,000-feature page. FOLOSINTE stays its array.
+ * which cost more than the geometry on a 10,000-feature page. FOLOSINTE stays its array. `row`
+ * names the gis_features row: `f` in a query, `NEW` in the trigger.
  */
-function enrichmentProperty(key: string): OgcProperty {
+function enrichmentProperty(key: string, row = 'f'): OgcProperty {
   const type: JsonType = NUMBER_KEYS.has(key) ? 'number' : INTEGER_KEYS.has(key) ? 'integer' : key === 'FOLOSINTE' ? 'array' : 'string';
-  return { name: key, type, title: key, expr: `f.enrichment->'${key}'` };
+  return { name: key, type, title: key, expr: `${row}.enrichment->'${key}'` };
 }
 
 /**
- * What a viewer's features carry. The basic panel shows a parcel's cadastral reference and area
- * only (spec 5.6), so it gets the common properties; a viewer without personal data gets the
+ * The viewer classes of the rule below: `common` (other layers, or the basic panel), `restricted`
+ * (the enrichment without the personal keys) and `full` (every key).
+ */
+export type PropertyClass = 'common' | 'restricted' | 'full';
+type EnrichedClass = Exclude<PropertyClass, 'common'>;
+
+/**
+ * Which class a viewer's features are: the basic panel shows a parcel's cadastral reference and
+ * area only (spec 5.6), so it gets the common properties; a viewer without personal data gets the
  * enrichment without the personal keys (they are absent, not null: the contract's "none of the
  * personal ones"); a full viewer gets every key.
  */
-export function propertiesFor(collection: OgcCollection, viewer: Viewer): OgcProperty[] {
-  if (!collection.enriched || viewer.basicPanel) return COMMON;
+export function propertyClass(collection: OgcCollection, viewer: Viewer): PropertyClass {
+  if (!collection.enriched || viewer.basicPanel) return 'common';
+  return viewer.personalData ? 'full' : 'restricted';
+}
+
+function enrichmentProperties(cls: EnrichedClass, row = 'f'): OgcProperty[] {
   const personal = new Set<string>(PERSONAL_ENRICHMENT_KEYS);
   // The enrichment's SIRUTA is the feature's own `siruta`; a second one would clash in any
   // case-insensitive format (GeoPackage, shapefile) as SIRUTA2.
-  const keys = ENRICHMENT_KEYS.filter((k) => k !== 'SIRUTA' && (viewer.personalData || !personal.has(k)));
-  return [...COMMON, ...keys.map(enrichmentProperty)];
+  return ENRICHMENT_KEYS.filter((k) => k !== 'SIRUTA' && (cls === 'full' || !personal.has(k))).map((k) => enrichmentProperty(k, row));
 }
+
+/** What a viewer's features carry (propertyClass), in the order of the feature schema. */
+export function propertiesFor(collection: OgcCollection, viewer: Viewer): OgcProperty[] {
+  const cls = propertyClass(collection, viewer);
+  return cls === 'common' ? COMMON_PROPERTIES : [...COMMON_PROPERTIES, ...enrichmentProperties(cls)];
+}
+
+/**
+ * Each feature keeps its enrichment properties ready as JSON text, one column per class, written
+ * at write time by the trigger of domain/store/views.ts (ogcPropertiesTriggerSql): a page then
+ * copies text instead of building 24 members per feature (three quarters of a page's statement).
+ * The text is the members of a JSON object without its braces, as json_build_object writes them.
+ */
+export const STORED_PROPERTIES_COLUMN: Record<EnrichedClass, string> = {
+  full: 'ogc_properties_full',
+  restricted: 'ogc_properties_restricted',
+};
+
+/** The members text of a class over `row`'s enrichment (NULL enrichment: every key null). */
+export function enrichmentMembersSql(cls: EnrichedClass, row: string): string {
+  const obj = `json_build_object(${enrichmentProperties(cls, row)
+    .map((p) => `'${p.name}', ${p.expr}`)
+    .join(', ')})::text`;
+  return `left(substr(${obj}, 2), -1)`;
+}
+
+/** The layers whose features carry enrichment properties (the only ones the trigger fills). */
+export const ENRICHED_LAYER_IDS = OGC_COLLECTIONS.filter((c) => c.enriched).map((c) => c.layerId);
 
 /** The properties `items` filters on besides bbox and datetime (the queryables). */
 export const QUERYABLES = ['siruta', 'cadastral_ref'] as const;

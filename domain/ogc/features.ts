@@ -1,6 +1,7 @@
 /**
  * The features of /ogc from the store (issue 29). PostgreSQL writes the GeoJSON: each feature is
- * one text built with ST_AsGeoJSON and json_build_object, a page is one string_agg of them, so
+ * one text of ST_AsGeoJSON, json_build_object of the common properties and the enrichment
+ * properties stored ready per viewer class (propertiesSql), a page is one string_agg of them, so
  * the web process copies a page through without parsing or building an object per feature (a
  * 10,000-feature page never holds the event loop for more than the copy).
  *
@@ -11,7 +12,7 @@ import type pg from 'pg';
 import { errors } from '../errors';
 import { getPool, type Db } from '../db/pool';
 import type { Viewer } from '../auth/viewer';
-import { propertiesFor, type OgcCollection } from './collections';
+import { COMMON_PROPERTIES, STORED_PROPERTIES_COLUMN, enrichmentMembersSql, propertyClass, type OgcCollection } from './collections';
 import { STEREO70, clipToStoreArea, type Cursor, type Envelope, type OgcCrs, type TimeRange } from './params';
 
 export interface ItemsQuery {
@@ -50,12 +51,26 @@ function geometrySql(crs: OgcCrs): string {
   return `COALESCE(ST_AsGeoJSON(${g}, 9, 0), 'null')`;
 }
 
+/**
+ * A feature's properties text: the common members built here, the enrichment members copied from
+ * the viewer class's stored column (domain/ogc/collections.ts STORED_PROPERTIES_COLUMN), the
+ * all-null text for a feature not enriched yet, or built from the enrichment for a row the trigger
+ * has not filled (none after the derived objects ran).
+ */
+function propertiesSql(q: Pick<ItemsQuery, 'collection' | 'viewer'>): string {
+  const common = `json_build_object(${COMMON_PROPERTIES.map((p) => `'${p.name}', ${p.expr}`).join(', ')})::text`;
+  const cls = propertyClass(q.collection, q.viewer);
+  if (cls === 'common') return common;
+  // Not enriched yet (the trigger leaves NULL): every key null, built once for the statement (an
+  // uncorrelated subquery); a row the trigger has not filled is built from its enrichment.
+  const allNull = `(SELECT ${enrichmentMembersSql(cls, 'n')} FROM (SELECT NULL::jsonb AS enrichment) n)`;
+  const stored = `COALESCE(f.${STORED_PROPERTIES_COLUMN[cls]}, CASE WHEN f.enrichment IS NULL THEN ${allNull} ELSE ${enrichmentMembersSql(cls, 'f')} END)`;
+  return `left(${common}, -1) || ', ' || ${stored} || '}'`;
+}
+
 function featureSql(q: Pick<ItemsQuery, 'collection' | 'viewer' | 'crs'>): string {
-  const props = propertiesFor(q.collection, q.viewer)
-    .map((p) => `'${p.name}', ${p.expr}`)
-    .join(', ');
   return `'{"type":"Feature","id":"' || f.id || '","geometry":' || ${geometrySql(q.crs)}
-    || ',"properties":' || json_build_object(${props})::text || '}'`;
+    || ',"properties":' || ${propertiesSql(q)} || '}'`;
 }
 
 class Params {

@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import { withTransaction, type Db } from '../db/pool';
 import { GRID_COLUMN, MINZOOM_FUNCTION, MINZOOM_INDEX_ZOOMS, gridGeomSql, minzoomFunctionSql } from '../tiles/density';
+import { ENRICHED_LAYER_IDS, STORED_PROPERTIES_COLUMN, enrichmentMembersSql } from '../ogc/collections';
 
 export const TILE_SCHEMA = 'tiles';
 /**
@@ -204,13 +205,46 @@ UPDATE public.gis_features f SET ${BUILDING_PARENT_REF} = ${parentRefSql('f')}, 
  WHERE ${isBuilding('f')};
 ALTER TABLE public.gis_features ENABLE TRIGGER gis_features_touch`;
 
+/**
+ * The OGC properties of each enriched feature (domain/ogc/collections.ts STORED_PROPERTIES_COLUMN),
+ * one text per viewer class, kept in step with the enrichment by a trigger and filled for every
+ * feature when this SQL changes (its checksum: a changed key list or viewer rule refills them).
+ * Only an enrichment write changes them, so the trigger fires on that column (and the layer) only.
+ */
+const OGC_PROPERTIES_FUNCTION = 'public.f_gis_features_ogc_properties';
+const OGC_PROPERTIES_TRIGGER = 'gis_features_ogc_properties';
+const enrichedLayers = ENRICHED_LAYER_IDS.map((l) => `'${l}'`).join(', ');
+const ogcPropertiesSql = `CREATE OR REPLACE FUNCTION ${OGC_PROPERTIES_FUNCTION}() RETURNS trigger
+  LANGUAGE plpgsql AS $fn$
+BEGIN
+  -- A feature not yet enriched keeps NULL: the sync's inserts pay nothing, and a page reads the
+  -- class's all-null text computed once per statement (domain/ogc/features.ts propertiesSql).
+  IF NEW.layer_id IN (${enrichedLayers}) AND NEW.enrichment IS NOT NULL THEN
+    NEW.${STORED_PROPERTIES_COLUMN.full} := ${enrichmentMembersSql('full', 'NEW')};
+    NEW.${STORED_PROPERTIES_COLUMN.restricted} := ${enrichmentMembersSql('restricted', 'NEW')};
+  ELSE
+    NEW.${STORED_PROPERTIES_COLUMN.full} := NULL;
+    NEW.${STORED_PROPERTIES_COLUMN.restricted} := NULL;
+  END IF;
+  RETURN NEW;
+END $fn$;
+DROP TRIGGER IF EXISTS ${OGC_PROPERTIES_TRIGGER} ON public.gis_features;
+CREATE TRIGGER ${OGC_PROPERTIES_TRIGGER} BEFORE INSERT OR UPDATE OF enrichment, layer_id ON public.gis_features
+  FOR EACH ROW EXECUTE FUNCTION ${OGC_PROPERTIES_FUNCTION}();
+-- Not a sync either (see tileGridSql): the fill keeps each feature's updated_at.
+ALTER TABLE public.gis_features DISABLE TRIGGER gis_features_touch;
+UPDATE public.gis_features f SET ${STORED_PROPERTIES_COLUMN.full} = ${enrichmentMembersSql('full', 'f')},
+       ${STORED_PROPERTIES_COLUMN.restricted} = ${enrichmentMembersSql('restricted', 'f')}
+ WHERE f.layer_id IN (${enrichedLayers}) AND f.enrichment IS NOT NULL;
+ALTER TABLE public.gis_features ENABLE TRIGGER gis_features_touch`;
+
 // ------------------------------------------------------------------------------------------------
 // Derived objects and their checksums
 // ------------------------------------------------------------------------------------------------
 
 type Derived = {
   name: string;
-  group: 'uat-trigger' | 'tile-minzoom' | 'tile-grid' | 'building-parent' | 'uat-views' | 'feature-views' | 'status-views' | 'grid-views';
+  group: 'uat-trigger' | 'tile-minzoom' | 'tile-grid' | 'building-parent' | 'ogc-properties' | 'uat-views' | 'feature-views' | 'status-views' | 'grid-views';
   sql: string;
 };
 
@@ -233,6 +267,7 @@ export const DERIVED_OBJECTS: readonly Derived[] = [
   { name: MINZOOM_FUNCTION, group: 'tile-minzoom', sql: tileMinzoomSql },
   { name: TILE_GRID_FUNCTION, group: 'tile-grid', sql: tileGridSql },
   { name: BUILDING_PARENT_FUNCTION, group: 'building-parent', sql: buildingParentSql },
+  { name: OGC_PROPERTIES_FUNCTION, group: 'ogc-properties', sql: ogcPropertiesSql },
   ...UAT_ZOOM_LEVELS.map((z) => view('uat-views', z.view, uatViewSql(z.view, z.column))),
   view('uat-views', 'gis_uats_z12', uatViewSql('gis_uats_z12', 'geom_3857')),
   ...featureViews(TILE_SCHEMA).map(([name, sql]) => view(name.endsWith('_status') ? 'status-views' : 'feature-views', name, sql)),
@@ -260,7 +295,9 @@ async function currentComment(db: Db, obj: Derived): Promise<string | null> {
         ? TILE_GRID_TRIGGER
         : obj.group === 'building-parent'
           ? BUILDING_PARENT_TRIGGER
-          : null;
+          : obj.group === 'ogc-properties'
+            ? OGC_PROPERTIES_TRIGGER
+            : null;
   const r =
     trigger !== null
       ? await db.query<{ c: string | null }>(
@@ -278,7 +315,7 @@ async function currentComment(db: Db, obj: Derived): Promise<string | null> {
 
 async function apply(db: Db, obj: Derived): Promise<void> {
   const sum = checksum(obj.sql);
-  if (obj.group === 'uat-trigger' || obj.group === 'tile-grid' || obj.group === 'building-parent') {
+  if (obj.group === 'uat-trigger' || obj.group === 'tile-grid' || obj.group === 'building-parent' || obj.group === 'ogc-properties') {
     await db.query(obj.sql);
     await db.query(`COMMENT ON FUNCTION ${obj.name}() IS '${sum}'`);
     return;
@@ -319,7 +356,7 @@ async function applyGroups(db: Db, groups: Derived['group'][], force: boolean): 
 
 /** Applies every derived object whose SQL changed or that is missing; returns what it (re)created. */
 export async function ensureDerivedObjects(db: Db): Promise<string[]> {
-  return applyGroups(db, ['uat-trigger', 'tile-minzoom', 'tile-grid', 'building-parent', 'uat-views', 'feature-views', 'status-views', 'grid-views'], false);
+  return applyGroups(db, ['uat-trigger', 'tile-minzoom', 'tile-grid', 'building-parent', 'ogc-properties', 'uat-views', 'feature-views', 'status-views', 'grid-views'], false);
 }
 
 export type ViewState = { name: string; exists: boolean; current: boolean };

@@ -424,4 +424,44 @@ describe('tile views', () => {
     // Other layers hold none: only buildings look for a parent.
     expect(after.filter((r) => r.layer_id !== 'CLADIRI_ACTIVE' && (r.parent_ref !== null || r.point !== null))).toEqual([]);
   });
+
+  it("filling the OGC properties anew (a changed rule) keeps every feature's sync stamp and writes what the trigger writes", async () => {
+    const cols = `ogc_properties_full AS full_text, ogc_properties_restricted AS restricted`;
+    await pool.query(
+      `INSERT INTO gis_features (layer_id, siruta, object_id, cadastral_ref, enrichment) VALUES
+        ('TERENURI_ACTIVE', 900001, 70, '50270', '{"NR_CAD": "50270", "PROPRIETARI": "Ștefan Popescu (1/1)", "CATEGORIE": "A:100", "SIRUTA": 900001}'),
+        ('TERENURI_ACTIVE', 900001, 71, '50271', NULL)`,
+    );
+    const byTrigger = (await pool.query(`SELECT id, updated_at, ${cols} FROM gis_features WHERE siruta = 900001 AND object_id IN (70, 71) ORDER BY object_id`)).rows;
+    // The members text of each class: the restricted one has no personal key; no enrichment is every key null.
+    expect(JSON.parse(`{${byTrigger[0].full_text}}`)).toMatchObject({ NR_CAD: '50270', PROPRIETARI: 'Ștefan Popescu (1/1)', CATEGORIE: 'A:100', NR_CF: null });
+    expect(JSON.parse(`{${byTrigger[0].restricted}}`)).toMatchObject({ NR_CAD: '50270', CATEGORIE: 'A:100' });
+    expect(byTrigger[0].restricted).not.toContain('"PROPRIETARI"');
+    expect(byTrigger[0].restricted).not.toContain('Popescu');
+    expect(byTrigger[0].full_text).not.toContain('"SIRUTA"');
+    // Not enriched yet: nothing stored, so the sync's inserts pay nothing (the page reads all-null keys).
+    expect([byTrigger[1].full_text, byTrigger[1].restricted]).toEqual([null, null]);
+    // Other layers carry none.
+    expect((await pool.query(`SELECT ${cols} FROM gis_features WHERE siruta = 900001 AND layer_id = 'CLADIRI_ACTIVE' LIMIT 1`)).rows[0]).toEqual({
+      full_text: null,
+      restricted: null,
+    });
+
+    const stamps = () => pool.query(`SELECT id, updated_at, ${cols} FROM gis_features WHERE siruta = 900001 ORDER BY id`);
+    const before = (await stamps()).rows;
+    await pool.query(`ALTER TABLE gis_features DISABLE TRIGGER gis_features_touch`);
+    await pool.query(`UPDATE gis_features SET ogc_properties_full = NULL, ogc_properties_restricted = NULL WHERE siruta = 900001`);
+    await pool.query(`ALTER TABLE gis_features ENABLE TRIGGER gis_features_touch`);
+    // Without its checksum the rule is applied again by the next start, filling every feature.
+    await pool.query(`COMMENT ON FUNCTION public.f_gis_features_ogc_properties() IS NULL`);
+    expect(await migrate(scratchUrl)).toEqual({ applied: [], derived: ['public.f_gis_features_ogc_properties'] });
+    expect((await stamps()).rows).toEqual(before);
+
+    // An enrichment write refreshes both texts.
+    await pool.query(`UPDATE gis_features SET enrichment = '{"PROPRIETARI": "Ioana Şerban (1/1)", "CATEGORIE": "V:100"}' WHERE id = $1`, [byTrigger[1].id]);
+    const written = (await pool.query(`SELECT ${cols} FROM gis_features WHERE id = $1`, [byTrigger[1].id])).rows[0];
+    expect(JSON.parse(`{${written.full_text}}`)).toMatchObject({ PROPRIETARI: 'Ioana Şerban (1/1)', CATEGORIE: 'V:100' });
+    expect(JSON.parse(`{${written.restricted}}`)).toMatchObject({ CATEGORIE: 'V:100' });
+    expect(written.restricted).not.toContain('Şerban');
+  });
 });
