@@ -391,6 +391,21 @@ export const config = {
   },
 
   /**
+   * Outside calls (domain/outside/call.ts): each service's call rate, shared by every process of
+   * the deployment through the store (0: no limit). The portal's is LANDREG_REQUESTS_PER_SECOND.
+   */
+  outside: {
+    requestsPerSecond: {
+      landreg: landregRequestsPerSecond,
+      cfportal: Math.max(0, int('CFPORTAL_REQUESTS_PER_SECOND', 20)),
+      central: Math.max(0, int('CENTRAL_API_REQUESTS_PER_SECOND', 200)),
+      pdfService: Math.max(0, int('PDF_SERVICE_REQUESTS_PER_SECOND', 10)),
+      statusAuthority: Math.max(0, int('STATUS_AUTHORITY_REQUESTS_PER_SECOND', 10)),
+      ai: Math.max(0, int('AI_REQUESTS_PER_SECOND', 20)),
+    },
+  },
+
+  /**
    * Caps on heavy work (domain/concurrency.ts WorkSlots, docs/operations.md "Fairness"): work in
    * flight for everyone together and for one user; past them 429 `rate_limited`. Per process.
    */

@@ -3,15 +3,15 @@
  * - under the portal's per-user and global caps (heavyWork.portal; 429 past them);
  * - with an overall deadline: each portal call has its own timeout and retries, so without it a
  *   request could wait for their sum. Past the deadline the caller gets 504 `upstream_timeout`;
- * - its portal calls counted as the caller's in the fair token bucket, and stopped (queued or in
+ * - its outside calls counted as the caller's in the fair rate limiter, and stopped (queued or in
  *   flight, no more retries) at the deadline or when the client leaves, through the signal of
- *   the portal-caller context (domain/landreg/rateLimiter.ts).
+ *   the outside-caller context (domain/outside/caller.ts) that every outside client reads.
  * The slot is given back when the work has stopped, not when the 504 is answered.
  */
 import type { Request, Response } from 'express';
 import { AppError } from '../../domain/errors';
 import { config } from '../../domain/config';
-import { withPortalCaller } from '../../domain/landreg/rateLimiter';
+import { withOutsideCaller } from '../../domain/outside/caller';
 import { clientGone } from './download';
 import { callerKey, heavyWork } from './rateLimit';
 
@@ -34,7 +34,7 @@ export async function withinDeadline<T>(
   // Nobody reads this answer; a non-5xx status keeps it out of the error log.
   const onGone = () => stop.abort(new AppError(499, 'client_closed_request', 'Cererea a fost întreruptă de client.'));
   gone.addEventListener('abort', onGone, { once: true });
-  const running = withPortalCaller({ key, signal: stop.signal }, work).finally(() => {
+  const running = withOutsideCaller({ key, signal: stop.signal }, work).finally(() => {
     clearTimeout(timer);
     gone.removeEventListener('abort', onGone);
     release();

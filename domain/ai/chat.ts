@@ -1,7 +1,8 @@
 /**
  * One chat turn (spec 4.7): the project context when a project is named, the default Romanian
- * system prompt, the active provider (or the demo answer), one retry where it is safe, and the
- * Romanian 502 when the provider fails. Answers whole (`chat`) or as text pieces
+ * system prompt, the active provider (or the demo answer), one retry where it is safe (through the
+ * outside-call base, domain/outside/call.ts, which also paces the providers for all processes), and
+ * the Romanian 502 when the provider fails. Answers whole (`chat`) or as text pieces
  * (`openChatStream`, for the server-sent-events route).
  */
 import type { AiProviderName, AiSettings } from '../config';
@@ -10,6 +11,7 @@ import type { Viewer } from '../auth/viewer';
 import type { RegistryViewer } from '../registry/access';
 import { errors } from '../errors';
 import { childLogger } from '../log';
+import { outsideCall, type OutsideCallOptions } from '../outside/call';
 import { projectContext } from './context';
 import { demoReply, systemPrompt, type ChatTurn, type ProjectContext } from './prompt';
 import { PROVIDER_LABELS, providerClient, providerStatus, UpstreamFailure, type ActiveProvider, type Conversation } from './providers';
@@ -62,23 +64,28 @@ function upstreamError(provider: AiProviderName, err: unknown) {
   );
 }
 
-const retryable = (err: unknown) => err instanceof UpstreamFailure && err.retryable;
+/** Asking again is safe: a chat completion changes nothing upstream. One more try, at once. */
+const policy = (signal: AbortSignal): OutsideCallOptions => ({
+  service: 'ai',
+  idempotent: true,
+  retry: { retries: 1, baseDelayMs: 0 },
+  transient: (err) => err instanceof UpstreamFailure && err.retryable,
+  signal,
+});
 
 export async function chat(prisma: PrismaClient, settings: AiSettings, input: ChatInput, caller: ChatCaller, signal: AbortSignal): Promise<ChatAnswer> {
   const p = await prepare(prisma, settings, input, caller);
   if (p.provider === 'demo') return { reply: demoReply(input.message, p.ctx), provider: 'demo' };
   const client = providerClient(settings, p.provider);
   const started = Date.now();
-  for (let attempt = 1; ; attempt++) {
-    try {
+  try {
+    return await outsideCall(policy(signal), async (attempt) => {
       const reply = await client.complete(p.conversation, signal);
       log.info({ provider: p.provider, ms: Date.now() - started, attempt, project: input.projectId ?? null }, 'AI chat answered');
       return { reply, provider: p.provider };
-    } catch (err) {
-      // Asking again is safe: a chat completion changes nothing upstream.
-      if (attempt === 1 && retryable(err) && !signal.aborted) continue;
-      throw upstreamError(p.provider, err);
-    }
+    });
+  } catch (err) {
+    throw upstreamError(p.provider, err);
   }
 }
 
@@ -111,9 +118,9 @@ export async function openChatStream(
   }
   const provider = p.provider;
   const client = providerClient(settings, provider);
-  for (let attempt = 1; ; attempt++) {
-    const gen = client.stream(p.conversation, signal);
-    try {
+  try {
+    return await outsideCall(policy(signal), async () => {
+      const gen = client.stream(p.conversation, signal);
       const first = await gen.next();
       if (first.done) return { provider, pieces: (async function* () {})() };
       const rest = (async function* () {
@@ -124,9 +131,8 @@ export async function openChatStream(
         }
       })();
       return { provider, pieces: prepend(first.value, rest) };
-    } catch (err) {
-      if (attempt === 1 && retryable(err) && !signal.aborted) continue;
-      throw upstreamError(provider, err);
-    }
+    });
+  } catch (err) {
+    throw upstreamError(provider, err);
   }
 }

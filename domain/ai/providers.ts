@@ -2,7 +2,7 @@
  * The three AI providers through their official clients (`openai`, `@anthropic-ai/sdk`,
  * `ollama`), each answering a conversation whole or as a stream of text pieces, plus which of
  * them is configured and active (docs/api.md "AI chat"). The clients' own retries are off: the
- * one retry policy of the chat lives in chat.ts. Keys stay in the client objects: no error, log
+ * chat's one retry is the outside-call base's (chat.ts, domain/outside/call.ts). Keys stay in the client objects: no error, log
  * line or answer built here carries one.
  */
 import Anthropic from '@anthropic-ai/sdk';

@@ -4,7 +4,9 @@
  * and is retried once with a fresh token after an upstream 401 (the token may have been revoked
  * or have expired on the way). Upstream failures keep their status, error code and body
  * (`CentralError` → the API's error mapper); anything else is a plain Error, which the mapper
- * turns into 500 `internal_error` with the first 200 characters as hint.
+ * turns into 500 `internal_error` with the first 200 characters as hint. Each exchange goes
+ * through the outside-call base (domain/outside/call.ts): the central API's shared rate limit and
+ * the caller's stop besides the 30 s; it is never retried there (the spec bounds a call by 30 s).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
@@ -12,6 +14,8 @@ import { Agent, request } from 'undici';
 import { config } from '../config';
 import { AppError } from '../errors';
 import { childLogger } from '../log';
+import { callerGone, outsideCall, outsideError, outsideMessage } from '../outside/call';
+import { callerSignals } from '../outside/caller';
 
 const log = childLogger('central');
 
@@ -30,8 +34,7 @@ export interface CentralRequest {
   token: TokenSource;
 }
 
-export const upstreamTimeout = () =>
-  new AppError(504, 'upstream_timeout', 'API-ul central nu a răspuns în 30 de secunde. Încercați din nou.');
+const upstreamTimeout = () => outsideError('central', 'timeout');
 
 /** An upstream answer of 4xx/5xx, forwarded as it came (status, error code, body). */
 export function centralError(status: number, body: unknown, text: string): AppError {
@@ -43,7 +46,8 @@ export function centralError(status: number, body: unknown, text: string): AppEr
       extra,
     });
   }
-  return new AppError(status, 'upstream_error', 'API-ul central a răspuns cu o eroare.', { hint: text.slice(0, 200) });
+  // The upstream's own status travels on (a 404 stays a 404), with the mapping's message.
+  return new AppError(status, 'upstream_error', outsideMessage('central', 'status'), { hint: text.slice(0, 200) });
 }
 
 /**
@@ -70,9 +74,14 @@ function url(req: CentralRequest): string {
 
 /**
  * One HTTP exchange within the 30 s; `stream` answers as soon as the headers arrive (the
- * body then flows without the deadline), otherwise the body is read inside it.
+ * body then flows without the deadline, until the caller leaves), otherwise the body is read
+ * inside it.
  */
-async function exchange(req: CentralRequest, token: string, stream: boolean): Promise<{ res: CentralResponse; text?: string }> {
+function exchange(req: CentralRequest, token: string, stream: boolean): Promise<{ res: CentralResponse; text?: string }> {
+  return outsideCall({ service: 'central', idempotent: (req.method ?? 'GET') === 'GET' }, () => exchangeOnce(req, token, stream));
+}
+
+async function exchangeOnce(req: CentralRequest, token: string, stream: boolean): Promise<{ res: CentralResponse; text?: string }> {
   const ctl = new AbortController();
   const timer = setTimeout(() => ctl.abort(), config.central.timeoutMs);
   try {
@@ -85,7 +94,7 @@ async function exchange(req: CentralRequest, token: string, stream: boolean): Pr
         ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}),
       },
       body: req.body !== undefined ? JSON.stringify(req.body) : undefined,
-      signal: ctl.signal,
+      signal: AbortSignal.any([ctl.signal, ...callerSignals()]),
     });
     const res: CentralResponse = {
       status: answer.statusCode,
@@ -96,6 +105,8 @@ async function exchange(req: CentralRequest, token: string, stream: boolean): Pr
     if (stream && res.ok) return { res };
     return { res, text: await answer.body.text() };
   } catch (err) {
+    const gone = callerGone();
+    if (gone) throw gone.reason;
     if (ctl.signal.aborted) {
       log.warn({ path: req.path, timeoutMs: config.central.timeoutMs }, 'central API call timed out');
       throw upstreamTimeout();

@@ -3,9 +3,12 @@
  * separate from the land-registry session: credentials from the connected account
  * (cfportal_sessions, POST /api/cfportal/session), else CFPORTAL_USERNAME/PASSWORD. The session
  * cookie is kept per process and account; a 401 (idle expiry) re-logs in transparently once.
+ * Every exchange goes through the outside-call base (domain/outside/call.ts): the portal's shared
+ * rate limit, the deadline and the caller's stop, retries of idempotent calls outside activities.
  */
 import { config } from '../config';
 import { PortalError, looksLikeMaintenance } from '../landreg/errors';
+import { callerGone, outsideCall, outsideLimiter, outsideMessage, outsideSignal, transportFailure } from '../outside/call';
 
 export interface CfCredentials {
   username: string;
@@ -26,7 +29,7 @@ export class CfPortalUnavailableError extends PortalError {
     super(
       maintenance ? 503 : 502,
       maintenance ? 'portal_maintenance' : 'upstream_error',
-      maintenance ? `${PORTAL} este în mentenanță. Încercați mai târziu.` : `${PORTAL} nu a răspuns corect.`,
+      outsideMessage('cfportal', maintenance ? 'maintenance' : 'unreachable'),
       true,
       what.slice(0, 200),
     );
@@ -65,8 +68,6 @@ export interface PortalDocument {
 }
 
 type Body = Record<string, unknown>;
-/** Tries of an idempotent call against a flaky portal before the activity's own retry takes over. */
-const SAFE_ATTEMPTS = 3;
 const cookies = new Map<string, string>();
 
 export class CfportalClient {
@@ -85,15 +86,17 @@ export class CfportalClient {
     const headers: Record<string, string> = { accept: 'application/json, application/pdf' };
     if (cookie) headers.cookie = cookie;
     if (body) headers['content-type'] = 'application/json';
+    await outsideLimiter('cfportal').take();
     try {
       return await fetch(`${this.baseUrl}/cf/api${path}`, {
         method,
         headers,
         body: body ? JSON.stringify(body) : undefined,
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: outsideSignal(this.timeoutMs),
         redirect: 'manual',
       });
     } catch (err) {
+      if (transportFailure(err) === 'aborted') throw callerGone()!.reason;
       throw new CfPortalUnavailableError(`${method} ${path}: ${(err as Error).message}`);
     }
   }
@@ -114,20 +117,22 @@ export class CfportalClient {
 
   /**
    * One call with the account's session. Reads, metadata saves and removals (idempotent) are
-   * tried up to three times on a 5xx or no answer; a POST (add to cart, submit) never is: its
-   * caller reconciles with the cart or the order list before doing it again.
+   * tried again on a 5xx or no answer when no Temporal activity retries them; a POST (add to
+   * cart, submit) never is: its caller reconciles with the cart or the order list before doing it
+   * again.
    */
-  private async call(method: string, path: string, body?: Body): Promise<Response> {
-    const attempts = method === 'POST' ? 1 : SAFE_ATTEMPTS;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.callOnce(method, path, body);
-      } catch (err) {
-        const transient = err instanceof CfPortalUnavailableError && err.code !== 'portal_maintenance';
-        if (!transient || attempt >= attempts) throw err;
-        await new Promise((r) => setTimeout(r, 200 * attempt));
-      }
-    }
+  private call(method: string, path: string, body?: Body): Promise<Response> {
+    return outsideCall(
+      {
+        service: 'cfportal',
+        idempotent: method !== 'POST',
+        retry: { retries: 2, baseDelayMs: 200 },
+        transient: (err) => err instanceof CfPortalUnavailableError && err.code !== 'portal_maintenance',
+        // Paced per exchange in `raw`: a call may sign in again first.
+        unpaced: true,
+      },
+      () => this.callOnce(method, path, body),
+    );
   }
 
   /** One exchange with the account's session, re-logging in once on 401. */

@@ -19,7 +19,8 @@ import {
   PortalTimeoutError,
   looksLikeMaintenance,
 } from './errors';
-import { RateLimiter, currentPortalCaller } from './rateLimiter';
+import { callerGone, outsideCall, outsideLimiter, outsideSignal, transportFailure } from '../outside/call';
+import type { RateLimiter } from '../outside/rateLimiter';
 import {
   claimRelogin,
   releaseRelogin,
@@ -48,13 +49,6 @@ export interface RawAnswer {
 }
 
 type Query = Record<string, string | number | boolean | undefined>;
-
-const limiters = new Map<number, RateLimiter>();
-function limiterFor(rps: number): RateLimiter {
-  let l = limiters.get(rps);
-  if (!l) limiters.set(rps, (l = new RateLimiter(rps, { perCaller: config.limits.portalQueuePerUser, total: config.limits.portalQueueTotal })));
-  return l;
-}
 
 /** `JSESSIONID=…` pairs of the Set-Cookie lines, as one Cookie header value. */
 export function cookieHeaderFrom(headers: Headers): string | null {
@@ -86,7 +80,7 @@ export class LandregClient {
     this.db = opts.db ?? getPool();
     this.baseUrl = (opts.baseUrl ?? config.landreg.baseUrl).replace(/\/+$/, '');
     this.timeoutMs = opts.timeoutMs ?? config.landreg.requestTimeoutMs;
-    this.limiter = limiterFor(opts.requestsPerSecond ?? config.landreg.requestsPerSecond);
+    this.limiter = outsideLimiter('landreg', opts.requestsPerSecond ?? config.landreg.requestsPerSecond, this.db);
   }
 
   private url(path: string, query?: Query): string {
@@ -95,13 +89,14 @@ export class LandregClient {
     return u.toString();
   }
 
-  /** One HTTP exchange: rate-limited, with a deadline; maintenance pages become typed errors. */
+  /**
+   * One HTTP exchange through the outside-call base: the portal's shared rate limit, a deadline,
+   * stopped when the request it serves ends (its deadline, its client leaving) or the activity is
+   * cancelled; maintenance pages become typed errors.
+   */
   async raw(method: 'GET' | 'POST', path: string, opts: { query?: Query; form?: Query; cookie?: string | null } = {}): Promise<RawAnswer> {
-    // The request this call serves (if any): its deadline or its client leaving stops the call too.
-    const caller = currentPortalCaller();
-    await this.limiter.take(caller);
-    const timeout = AbortSignal.timeout(this.timeoutMs);
-    const signal = caller?.signal ? AbortSignal.any([timeout, caller.signal]) : timeout;
+    await this.limiter.take();
+    const signal = outsideSignal(this.timeoutMs);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (opts.cookie) headers.cookie = opts.cookie;
     let body: string | undefined;
@@ -115,21 +110,30 @@ export class LandregClient {
     try {
       res = await fetch(this.url(path, opts.query), { method, headers, body, signal, redirect: 'manual' });
     } catch (err) {
-      const name = (err as Error).name;
-      if (name === 'TimeoutError' || name === 'AbortError') throw new PortalTimeoutError(`${method} ${path}`);
-      throw new PortalUnreachableError(`${method} ${path}: ${(err as Error).message}`);
+      throw this.failure(err, `${method} ${path}`);
     }
     let bytes: Buffer;
     try {
       bytes = Buffer.from(await res.arrayBuffer());
     } catch (err) {
-      const name = (err as Error).name;
-      if (name === 'TimeoutError' || name === 'AbortError') throw new PortalTimeoutError(`${method} ${path}`);
-      throw new PortalHttpError(res.status, `${method} ${path}: ${(err as Error).message}`);
+      const failure = this.failure(err, `${method} ${path}`);
+      throw failure instanceof PortalUnreachableError ? new PortalHttpError(res.status, `${method} ${path}: ${(err as Error).message}`) : failure;
     }
     const text = bytes.toString('utf8');
     if (looksLikeMaintenance(res.status, text)) throw new PortalMaintenanceError();
     return { status: res.status, text, bytes, headers: res.headers };
+  }
+
+  /** A thrown exchange as the portal's typed error; the caller's own stop is rethrown as it came. */
+  private failure(err: unknown, what: string): unknown {
+    switch (transportFailure(err)) {
+      case 'aborted':
+        return callerGone()!.reason;
+      case 'timeout':
+        return new PortalTimeoutError(what);
+      case 'unreachable':
+        return new PortalUnreachableError(`${what}: ${(err as Error).message}`);
+    }
   }
 
   /** Signs in with the given credentials; returns the session cookie. Does not store it. */
@@ -208,19 +212,19 @@ export class LandregClient {
    * call made itself means the portal refuses the account.
    */
   async call(method: 'GET' | 'POST', path: string, opts: { query?: Query; form?: Query } = {}): Promise<RawAnswer> {
-    if (method !== 'GET') return this.callOnce(method, path, opts);
     // GET is idempotent: a 5xx, a timeout or no answer is tried again with backoff before it
-    // becomes the caller's 502/504 (maintenance and refusals are not retried).
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.callOnce(method, path, opts);
-      } catch (err) {
-        const transient = err instanceof PortalTimeoutError || err instanceof PortalUnreachableError || (err instanceof PortalHttpError && err.upstreamStatus >= 500);
-        // Nobody waits for an answer past the request's deadline: no retry then.
-        if (!transient || attempt >= config.landreg.retryAttempts || currentPortalCaller()?.signal?.aborted) throw err;
-        await new Promise((r) => setTimeout(r, config.landreg.retryBaseDelayMs * 2 ** attempt));
-      }
-    }
+    // becomes the caller's 502/504 (maintenance and refusals are not); inside an activity
+    // Temporal's retry policy does that instead. Each exchange is paced in `raw`.
+    return outsideCall(
+      {
+        service: 'landreg',
+        idempotent: method === 'GET',
+        retry: { retries: config.landreg.retryAttempts, baseDelayMs: config.landreg.retryBaseDelayMs },
+        transient: (err) => err instanceof PortalTimeoutError || err instanceof PortalUnreachableError || (err instanceof PortalHttpError && err.upstreamStatus >= 500),
+        unpaced: true,
+      },
+      () => this.callOnce(method, path, opts),
+    );
   }
 
   private async callOnce(method: 'GET' | 'POST', path: string, opts: { query?: Query; form?: Query }): Promise<RawAnswer> {

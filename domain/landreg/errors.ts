@@ -1,9 +1,11 @@
 /**
  * Typed failures of the land-registry portal. They are AppErrors, so a route that lets one
  * escape answers with the contract body; `retryable` tells the Temporal activities whether a
- * retry can help (bad credentials and malformed answers cannot, maintenance and 5xx can).
+ * retry can help (bad credentials and malformed answers cannot, maintenance and 5xx can). Their
+ * messages are the outside-call base's (domain/outside/call.ts `outsideMessage`).
  */
 import { AppError } from '../errors';
+import { outsideMessage } from '../outside/call';
 
 export class PortalError extends AppError {
   readonly retryable: boolean;
@@ -17,7 +19,7 @@ export class PortalError extends AppError {
 /** The portal answers 503 with its maintenance page ("mentenanță"). */
 export class PortalMaintenanceError extends PortalError {
   constructor() {
-    super(503, 'portal_maintenance', 'Portalul de cadastru este în mentenanță. Încercați mai târziu.', true);
+    super(503, 'portal_maintenance', outsideMessage('landreg', 'maintenance'), true);
   }
 }
 
@@ -31,14 +33,14 @@ export class PortalCredentialsError extends PortalError {
 /** No answer within config.landreg.requestTimeoutMs. */
 export class PortalTimeoutError extends PortalError {
   constructor(what: string) {
-    super(504, 'upstream_timeout', 'Portalul de cadastru nu a răspuns la timp.', true, what);
+    super(504, 'upstream_timeout', outsideMessage('landreg', 'timeout'), true, what);
   }
 }
 
 /** The portal answered something the client cannot read (not JSON, wrong shape, ArcGIS error). */
 export class PortalMalformedError extends PortalError {
   constructor(what: string) {
-    super(502, 'upstream_error', 'Portalul de cadastru a trimis un răspuns neașteptat.', false, what.slice(0, 200));
+    super(502, 'upstream_error', outsideMessage('landreg', 'malformed'), false, what.slice(0, 200));
   }
 }
 
@@ -48,7 +50,7 @@ export class PortalMalformedError extends PortalError {
  */
 export class PortalUnreachableError extends PortalError {
   constructor(what: string) {
-    super(502, 'upstream_error', 'Portalul de cadastru nu poate fi contactat.', true, what.slice(0, 200));
+    super(502, 'upstream_error', outsideMessage('landreg', 'unreachable'), true, what.slice(0, 200));
   }
 }
 
@@ -56,7 +58,7 @@ export class PortalUnreachableError extends PortalError {
 export class PortalHttpError extends PortalError {
   readonly upstreamStatus: number;
   constructor(upstreamStatus: number, what: string) {
-    super(502, 'upstream_error', 'Portalul de cadastru a răspuns cu o eroare.', upstreamStatus >= 500 || upstreamStatus === 429, `${upstreamStatus} ${what}`.slice(0, 200));
+    super(502, 'upstream_error', outsideMessage('landreg', 'status'), upstreamStatus >= 500 || upstreamStatus === 429, `${upstreamStatus} ${what}`.slice(0, 200));
     this.upstreamStatus = upstreamStatus;
   }
 }

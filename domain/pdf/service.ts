@@ -6,8 +6,9 @@
  *
  * Both calls are pure transforms of the upload (no state on the service), so a 5xx, a timeout or
  * a dropped connection is tried again (PDF_SERVICE_RETRY_ATTEMPTS) before the caller gets a 502
- * or 503. The password goes only into the request body: it is never put in a URL, an error or a
- * log line.
+ * or 503, through the outside-call base (domain/outside/call.ts: the service's shared rate limit,
+ * the retry, the error bodies). The password goes only into the request body: it is never put in
+ * a URL, an error or a log line.
  */
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -18,6 +19,7 @@ import { pipeline } from 'node:stream/promises';
 import { config } from '../config';
 import { AppError, errors } from '../errors';
 import { childLogger } from '../log';
+import { callerGone, outsideCall, outsideError, outsideSignal } from '../outside/call';
 import { encryptedPdf, hasPdfHeader, notAPdf, unreadablePdf } from './compress';
 
 const log = childLogger('pdf-service');
@@ -33,16 +35,6 @@ export interface PdfServiceFile {
 export const wrongPassword = () =>
   new AppError(403, 'wrong_password', 'Parola introdusă nu este corectă: PDF-ul nu a putut fi deblocat.', {
     hint: 'Verificați parola (se ține cont de literele mari și mici) și încercați din nou.',
-  });
-
-const serviceUnavailable = () =>
-  new AppError(503, 'pdf_service_unavailable', 'Serviciul PDF din cloud nu este disponibil momentan.', {
-    hint: 'Încercați din nou peste câteva minute sau folosiți un nivel de comprimare local (balanced, high, extreme).',
-  });
-
-const serviceError = () =>
-  new AppError(502, 'pdf_service_error', 'Serviciul PDF din cloud a răspuns cu o eroare.', {
-    hint: 'Încercați din nou; dacă eroarea persistă, folosiți un nivel de comprimare local.',
   });
 
 /** The caller left: the same answer as an upload cut off (nobody reads it; it is not a 5xx). */
@@ -82,14 +74,15 @@ async function callOnce(op: PdfServiceOp, file: PdfServiceFile, fields: Record<s
   const url = new URL(`${config.pdfService.baseUrl}/${op}`);
   const client = url.protocol === 'https:' ? https : http;
 
-  if (signal?.aborted) throw clientLeft();
+  if (callerGone(signal)) throw clientLeft();
+  // The call's deadline, the caller leaving: whichever comes first ends the exchange.
+  const stop = outsideSignal(config.pdfService.timeoutMs, signal);
   return new Promise<Answer>((resolve, reject) => {
     let settled = false;
     const done = (err: Error | null, answer?: Answer) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
+      stop.removeEventListener('abort', onAbort);
       if (err) reject(err);
       else resolve(answer!);
     };
@@ -102,12 +95,11 @@ async function callOnce(op: PdfServiceOp, file: PdfServiceFile, fields: Record<s
         ...(config.pdfService.apiKey ? { authorization: `Bearer ${config.pdfService.apiKey}` } : {}),
       },
     });
-    const timer = setTimeout(() => req.destroy(new Transient(true, `no answer within ${config.pdfService.timeoutMs} ms`)), config.pdfService.timeoutMs);
-    const onAbort = () => req.destroy(clientLeft());
-    signal?.addEventListener('abort', onAbort, { once: true });
+    const onAbort = () => req.destroy(callerGone(signal) ? clientLeft() : new Transient(true, `no answer within ${config.pdfService.timeoutMs} ms`));
+    stop.addEventListener('abort', onAbort, { once: true });
 
     req.once('error', (err) => {
-      if (err instanceof Transient || signal?.aborted) return done(err);
+      if (err instanceof Transient || stop.aborted) return done(err);
       // Refused, reset, DNS: the service is not reachable right now.
       done(new Transient(true, err.message));
     });
@@ -116,7 +108,7 @@ async function callOnce(op: PdfServiceOp, file: PdfServiceFile, fields: Record<s
       if (status === 200) {
         pipeline(res, createWriteStream(outPath)).then(
           () => done(null, { status }),
-          (err: Error) => done(signal?.aborted ? clientLeft() : new Transient(false, `answer cut off: ${err.message}`)),
+          (err: Error) => done(callerGone(signal) ? clientLeft() : new Transient(false, `answer cut off: ${err.message}`)),
         );
         return;
       }
@@ -155,7 +147,7 @@ function failureOf(op: PdfServiceOp, a: Answer): Error {
   if (a.status >= 500) return new Transient(false, `the service answered ${a.status}`);
   // 401, 404, another 4xx: our request or our configuration is wrong, not the user's file.
   log.error({ op, status: a.status, errorCode: a.errorCode }, 'PDF service refused the request');
-  return serviceError();
+  return outsideError('pdfService', 'status');
 }
 
 /**
@@ -165,28 +157,31 @@ function failureOf(op: PdfServiceOp, a: Answer): Error {
  */
 export async function callPdfService(op: PdfServiceOp, file: PdfServiceFile, fields: Record<string, string>, outPath: string, signal?: AbortSignal): Promise<number> {
   const attempts = 1 + Math.max(0, config.pdfService.retryAttempts);
-  let last: Transient | null = null;
-  for (let i = 0; i < attempts; i++) {
-    if (i > 0) await new Promise((r) => setTimeout(r, config.pdfService.retryBaseDelayMs * 2 ** (i - 1)));
-    if (signal?.aborted) throw clientLeft();
-    try {
-      const answer = await callOnce(op, file, fields, outPath, signal);
-      if (answer.status === 200) {
-        if (!(await hasPdfHeader(outPath))) {
-          last = new Transient(false, 'the service answered something that is not a PDF');
-          continue;
+  try {
+    return await outsideCall(
+      {
+        service: 'pdfService',
+        idempotent: true,
+        retry: { retries: Math.max(0, config.pdfService.retryAttempts), baseDelayMs: config.pdfService.retryBaseDelayMs },
+        transient: (err) => err instanceof Transient,
+        signal,
+      },
+      async (attempt) => {
+        try {
+          const answer = await callOnce(op, file, fields, outPath, signal);
+          if (answer.status !== 200) throw failureOf(op, answer);
+          if (!(await hasPdfHeader(outPath))) throw new Transient(false, 'the service answered something that is not a PDF');
+          return (await fs.stat(outPath)).size;
+        } catch (err) {
+          // The reason only: never the fields (the password travels there).
+          if (err instanceof Transient) log.warn({ op, attempt, of: attempts, reason: err.message }, 'PDF service call failed');
+          throw err;
         }
-        return (await fs.stat(outPath)).size;
-      }
-      const failure = failureOf(op, answer);
-      if (!(failure instanceof Transient)) throw failure;
-      last = failure;
-    } catch (err) {
-      if (!(err instanceof Transient)) throw err;
-      last = err;
-    }
-    // The reason only: never the fields (the password travels there).
-    log.warn({ op, attempt: i + 1, of: attempts, reason: last.message }, 'PDF service call failed');
+      },
+    );
+  } catch (err) {
+    if (callerGone(signal)) throw clientLeft();
+    if (err instanceof Transient) throw outsideError('pdfService', err.unavailable ? 'unreachable' : 'status');
+    throw err;
   }
-  throw last?.unavailable ? serviceUnavailable() : serviceError();
 }

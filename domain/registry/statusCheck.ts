@@ -4,12 +4,15 @@
  *   fetch `<base>/cerere/<requestNumber>` → extract the status block (domain/registry/status.ts)
  *   → compare its hash with the stored `changeHash`.
  * A 5xx, a timeout, a network error or a page without a status block is recorded as `lastError`
- * and is never a change. The first successful read sets the baseline (no notification: nothing
+ * and is never a change. The page is read through the outside-call base (domain/outside/call.ts):
+ * the authority's shared rate limit, the deadline, one more try of the read from an API request
+ * (the scheduled check runs in an activity, which Temporal retries). The first successful read sets the baseline (no notification: nothing
  * changed yet); a later different hash is a change: the status, colour class and history are
  * updated and the caller sends ONE `status-change` notification (idempotency key = entry id +
  * new hash) through the notifications module.
  */
 import type { PrismaClient } from '../db/prisma';
+import { outsideCall, outsideSignal, transportFailure } from '../outside/call';
 import { Prisma } from '../db/prisma';
 import type { NotifyInput } from '../notifications/notify';
 import { addHistory, type Tracking } from './entries';
@@ -22,20 +25,42 @@ export interface StatusAuthorityTarget {
 
 export type PageRead = { ok: true; status: ExtractedStatus } | { ok: false; error: string };
 
+/** A read that failed; `transient` ones (no answer, a 5xx) may pass on another try. */
+class ReadFailure extends Error {
+  constructor(
+    message: string,
+    readonly transient: boolean,
+  ) {
+    super(message);
+  }
+}
+
 export async function readStatusPage(target: StatusAuthorityTarget, requestNumber: string): Promise<PageRead> {
   const url = `${target.baseUrl.replace(/\/+$/, '')}/cerere/${encodeURIComponent(requestNumber)}`;
-  let res: Response;
   try {
-    res = await fetch(url, { signal: AbortSignal.timeout(target.timeoutMs), headers: { accept: 'text/html' } });
+    const html = await outsideCall(
+      { service: 'statusAuthority', idempotent: true, retry: { retries: 1, baseDelayMs: 200 }, transient: (err) => err instanceof ReadFailure && err.transient },
+      async () => {
+        let res: Response;
+        try {
+          res = await fetch(url, { signal: outsideSignal(target.timeoutMs), headers: { accept: 'text/html' } });
+        } catch (err) {
+          const failure = transportFailure(err);
+          if (failure === 'aborted') throw err;
+          throw new ReadFailure(failure === 'timeout' ? `timeout după ${target.timeoutMs} ms` : `eroare de rețea: ${(err as Error).message}`, true);
+        }
+        const text = await res.text().catch(() => '');
+        if (!res.ok) throw new ReadFailure(`HTTP ${res.status}`, res.status >= 500);
+        return text;
+      },
+    );
+    const status = extractStatus(html);
+    if (!status) return { ok: false, error: 'pagina nu conține starea cererii (pagină de eroare)' };
+    return { ok: true, status };
   } catch (err) {
-    const e = err as Error;
-    return { ok: false, error: e.name === 'TimeoutError' ? `timeout după ${target.timeoutMs} ms` : `eroare de rețea: ${e.message}` };
+    if (err instanceof ReadFailure) return { ok: false, error: err.message };
+    throw err;
   }
-  const html = await res.text().catch(() => '');
-  if (!res.ok) return { ok: false, error: `HTTP ${res.status}` };
-  const status = extractStatus(html);
-  if (!status) return { ok: false, error: 'pagina nu conține starea cererii (pagină de eroare)' };
-  return { ok: true, status };
 }
 
 export type CheckOutcome = 'baseline' | 'unchanged' | 'changed' | 'error' | 'not-tracked';

@@ -70,6 +70,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export class SimControl {
   faults: Faults = { ...NO_FAULTS };
   private counts = new Map<string, number>();
+  /** Calls answered by a fault (maintenance, `errorRate`) instead of a route: they never reach `counts`. */
+  private faulted = 0;
   private callNo = 0;
   private errorDice = new Prng(hashSeed('faults'));
 
@@ -93,6 +95,7 @@ export class SimControl {
 
   clearCounts(): void {
     this.counts.clear();
+    this.faulted = 0;
   }
 
   clearFaults(): void {
@@ -108,6 +111,7 @@ export class SimControl {
       const f = this.faults;
       this.callNo++;
       if (f.maintenance) {
+        this.faulted++;
         res.status(503).type('html').send(maintenancePage(this.portalName));
         return;
       }
@@ -115,6 +119,7 @@ export class SimControl {
       if (f.slowEvery && this.callNo % f.slowEvery === 0) delay += f.slowMs ?? 2000;
       if (delay > 0) await sleep(delay);
       if (f.errorRate > 0 && this.errorDice.next() < f.errorRate) {
+        this.faulted++;
         if (this.opts.errorAnswer) return this.opts.errorAnswer(res, this.callNo);
         res.status(500).json({ status: 500, error: 'Internal Server Error', message: 'Eroare internă simulată' });
         return;
@@ -159,11 +164,11 @@ export class SimControl {
       res.json(this.faults);
     });
     r.get('/requests', (_req, res) => {
-      res.json({ counts: this.countsObject() });
+      res.json({ counts: this.countsObject(), faulted: this.faulted });
     });
     r.delete('/requests', (_req, res) => {
       this.clearCounts();
-      res.json({ counts: {} });
+      res.json({ counts: {}, faulted: 0 });
     });
     r.post('/reset', async (req, res, next) => {
       const parsed = resetBody.safeParse(req.body ?? {});
