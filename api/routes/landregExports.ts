@@ -84,18 +84,23 @@ async function startExport<K extends (typeof EXPORT_KINDS)[keyof typeof EXPORT_K
   return reply(202, { jobId, progressUrl: progressUrl(jobId), downloadUrl: exportDownloadUrl(jobId) });
 }
 
+/** What the two export starts share: a legacy write answered 202 with the job's URLs. */
+const exportStart = {
+  method: 'post' as const,
+  tags: ['landreg', 'exports'],
+  auth: 'session' as const,
+  gate: legacyWriteGate,
+  response: { status: 202, description: 'Job started; follow progressUrl, fetch downloadUrl when done', schema: JobAccepted },
+};
+
 export function registerExportRoutes(router: Router): void {
   defineRoute(
     router,
     {
-      method: 'post',
+      ...exportStart,
       path: '/api/landreg/export-bundle',
       summary: 'Export a UAT as a ZIP bundle: sync first where stale (spec 8), then build from the store (spec 4.4)',
-      tags: ['landreg', 'exports'],
-      auth: 'session',
-      gate: legacyWriteGate,
       body: BundleBody,
-      response: { status: 202, description: 'Job started; follow progressUrl, fetch downloadUrl when done', schema: JobAccepted },
       failures: { 404: 'Unknown UAT', 409: 'already_running: an export of this UAT runs', 410: 'gone_central_api' },
     },
     async ({ body, auth }) => {
@@ -108,14 +113,10 @@ export function registerExportRoutes(router: Router): void {
   defineRoute(
     router,
     {
-      method: 'post',
+      ...exportStart,
       path: '/api/landreg/export-layer-gpkg',
       summary: 'Export one layer of a UAT as GeoPackage: sync if stale (spec 8), then build from the store',
-      tags: ['landreg', 'exports'],
-      auth: 'session',
-      gate: legacyWriteGate,
       body: LayerBody,
-      response: { status: 202, description: 'Job started; follow progressUrl, fetch downloadUrl when done', schema: JobAccepted },
       failures: { 404: 'Unknown UAT or layer', 409: 'already_running', 410: 'gone_central_api' },
     },
     async ({ body, auth }) => {

@@ -255,64 +255,51 @@ export function registerOgcRoutes(router: Router): void {
     },
   );
 
-  defineRoute(
-    router,
-    {
-      ...common,
-      method: 'get',
-      path: '/ogc/collections/:collectionId/queryables',
-      summary: 'Properties the items can be filtered on (OGC API Features Part 3)',
-      params: CollectionParams,
-      response: { description: 'JSON Schema', schema: JsonSchema, contentType: SCHEMA_JSON },
-      failures: { 404: 'Unknown collection' },
-    },
-    ({ req, res, params, auth }) => {
-      const c = collectionOr404(params.collectionId);
-      const props = propertiesFor(c, viewerOf(auth));
-      sendCollectionSchema(req, res, c, 'queryables', {
-        properties: {
-          geometry: { format: 'geometry-any', title: 'Geometrie (filtru bbox)' },
-          ...Object.fromEntries(
-            QUERYABLES.map((name) => {
-              const p = props.find((x) => x.name === name)!;
-              return [name, propertySchema(p)];
-            }),
-          ),
-        },
-        additionalProperties: false,
-      });
-    },
-  );
+  /** A collection's two JSON Schema documents, both for the properties the caller receives. */
+  const schemaRoute = (doc: 'queryables' | 'schema', summary: string, body: (props: ReturnType<typeof propertiesFor>) => Record<string, unknown>) =>
+    defineRoute(
+      router,
+      {
+        ...common,
+        method: 'get',
+        path: `/ogc/collections/:collectionId/${doc}`,
+        summary,
+        params: CollectionParams,
+        response: { description: 'JSON Schema', schema: JsonSchema, contentType: SCHEMA_JSON },
+        failures: { 404: 'Unknown collection' },
+      },
+      ({ req, res, params, auth }) => {
+        const c = collectionOr404(params.collectionId);
+        sendCollectionSchema(req, res, c, doc, body(propertiesFor(c, viewerOf(auth))));
+      },
+    );
 
-  defineRoute(
-    router,
-    {
-      ...common,
-      method: 'get',
-      path: '/ogc/collections/:collectionId/schema',
-      summary: 'JSON Schema of the features the caller receives (rel describedby)',
-      params: CollectionParams,
-      response: { description: 'JSON Schema', schema: JsonSchema, contentType: SCHEMA_JSON },
-      failures: { 404: 'Unknown collection' },
+  schemaRoute('queryables', 'Properties the items can be filtered on (OGC API Features Part 3)', (props) => ({
+    properties: {
+      geometry: { format: 'geometry-any', title: 'Geometrie (filtru bbox)' },
+      ...Object.fromEntries(
+        QUERYABLES.map((name) => {
+          const p = props.find((x) => x.name === name)!;
+          return [name, propertySchema(p)];
+        }),
+      ),
     },
-    ({ req, res, params, auth }) => {
-      const c = collectionOr404(params.collectionId);
-      const props = propertiesFor(c, viewerOf(auth));
-      sendCollectionSchema(req, res, c, 'schema', {
-        properties: {
-          type: { type: 'string', enum: ['Feature'] },
-          id: { type: 'string', format: 'uuid' },
-          geometry: { format: 'geometry-any' },
-          properties: {
-            type: 'object',
-            // `id` is the Feature's own id member too: GDAL makes a field of it already, and would
-            // add the property as a second `id` column.
-            properties: Object.fromEntries(props.filter((p) => p.name !== 'id').map((p) => [p.name, propertySchema(p)])),
-          },
-        },
-      });
+    additionalProperties: false,
+  }));
+
+  schemaRoute('schema', 'JSON Schema of the features the caller receives (rel describedby)', (props) => ({
+    properties: {
+      type: { type: 'string', enum: ['Feature'] },
+      id: { type: 'string', format: 'uuid' },
+      geometry: { format: 'geometry-any' },
+      properties: {
+        type: 'object',
+        // `id` is the Feature's own id member too: GDAL makes a field of it already, and would
+        // add the property as a second `id` column.
+        properties: Object.fromEntries(props.filter((p) => p.name !== 'id').map((p) => [p.name, propertySchema(p)])),
+      },
     },
-  );
+  }));
 
   defineRoute(
     router,
