@@ -149,6 +149,15 @@ ${MINZOOM_INDEX_ZOOMS.map(
 ).join(';\n')}`;
 
 /**
+ * The fill of a trigger-kept column for the rows that exist: a derived column is not a sync, so it
+ * keeps each feature's updated_at (the sync stamp the OGC datetime filter and the export
+ * staleness read). It runs inside its object's transaction, so the touch trigger is never left off.
+ */
+const fillKeepingStamps = (update: string) => `ALTER TABLE public.gis_features DISABLE TRIGGER gis_features_touch;
+${update};
+ALTER TABLE public.gis_features ENABLE TRIGGER gis_features_touch`;
+
+/**
  * gis_features.GRID_COLUMN kept in step with geom by a trigger (after gis_features_geom_3857,
  * which fills geom_3857: BEFORE triggers fire in name order), and filled for every feature when
  * this SQL changes (its checksum), as the minzoom indexes are rebuilt with their rule.
@@ -164,12 +173,7 @@ END $fn$;
 DROP TRIGGER IF EXISTS ${TILE_GRID_TRIGGER} ON public.gis_features;
 CREATE TRIGGER ${TILE_GRID_TRIGGER} BEFORE INSERT OR UPDATE OF geom ON public.gis_features
   FOR EACH ROW EXECUTE FUNCTION ${TILE_GRID_FUNCTION}();
--- A derived column is not a sync: the fill keeps each feature's updated_at (the sync stamp the OGC
--- datetime filter and the export staleness read). Inside this object's transaction, so the touch
--- trigger is never left off.
-ALTER TABLE public.gis_features DISABLE TRIGGER gis_features_touch;
-UPDATE public.gis_features SET ${GRID_COLUMN} = ${gridGeomSql('geom_3857')} WHERE geom_3857 IS NOT NULL;
-ALTER TABLE public.gis_features ENABLE TRIGGER gis_features_touch`;
+${fillKeepingStamps(`UPDATE public.gis_features SET ${GRID_COLUMN} = ${gridGeomSql('geom_3857')} WHERE geom_3857 IS NOT NULL`)}`;
 
 /**
  * A building's keys to its parent parcel (migration 030), read by gis_cladiri_status: the parcel
@@ -200,10 +204,8 @@ END $fn$;
 DROP TRIGGER IF EXISTS ${BUILDING_PARENT_TRIGGER} ON public.gis_features;
 CREATE TRIGGER ${BUILDING_PARENT_TRIGGER} BEFORE INSERT OR UPDATE OF geom, cadastral_ref, layer_id ON public.gis_features
   FOR EACH ROW EXECUTE FUNCTION ${BUILDING_PARENT_FUNCTION}();
-ALTER TABLE public.gis_features DISABLE TRIGGER gis_features_touch;
-UPDATE public.gis_features f SET ${BUILDING_PARENT_REF} = ${parentRefSql('f')}, ${BUILDING_INTERIOR_POINT} = ${interiorPointSql('f')}
- WHERE ${isBuilding('f')};
-ALTER TABLE public.gis_features ENABLE TRIGGER gis_features_touch`;
+${fillKeepingStamps(`UPDATE public.gis_features f SET ${BUILDING_PARENT_REF} = ${parentRefSql('f')}, ${BUILDING_INTERIOR_POINT} = ${interiorPointSql('f')}
+ WHERE ${isBuilding('f')}`)}`;
 
 /**
  * The OGC properties of each enriched feature (domain/ogc/collections.ts STORED_PROPERTIES_COLUMN),
@@ -231,12 +233,9 @@ END $fn$;
 DROP TRIGGER IF EXISTS ${OGC_PROPERTIES_TRIGGER} ON public.gis_features;
 CREATE TRIGGER ${OGC_PROPERTIES_TRIGGER} BEFORE INSERT OR UPDATE OF enrichment, layer_id ON public.gis_features
   FOR EACH ROW EXECUTE FUNCTION ${OGC_PROPERTIES_FUNCTION}();
--- Not a sync either (see tileGridSql): the fill keeps each feature's updated_at.
-ALTER TABLE public.gis_features DISABLE TRIGGER gis_features_touch;
-UPDATE public.gis_features f SET ${STORED_PROPERTIES_COLUMN.full} = ${enrichmentMembersSql('full', 'f')},
+${fillKeepingStamps(`UPDATE public.gis_features f SET ${STORED_PROPERTIES_COLUMN.full} = ${enrichmentMembersSql('full', 'f')},
        ${STORED_PROPERTIES_COLUMN.restricted} = ${enrichmentMembersSql('restricted', 'f')}
- WHERE f.layer_id IN (${enrichedLayers}) AND f.enrichment IS NOT NULL;
-ALTER TABLE public.gis_features ENABLE TRIGGER gis_features_touch`;
+ WHERE f.layer_id IN (${enrichedLayers}) AND f.enrichment IS NOT NULL`)}`;
 
 // ------------------------------------------------------------------------------------------------
 // Derived objects and their checksums
@@ -246,6 +245,8 @@ type Derived = {
   name: string;
   group: 'uat-trigger' | 'tile-minzoom' | 'tile-grid' | 'building-parent' | 'ogc-properties' | 'uat-views' | 'feature-views' | 'status-views' | 'grid-views';
   sql: string;
+  /** A trigger function: current only while this trigger calls it. */
+  trigger?: string;
 };
 
 const view = (group: Derived['group'], name: string, sql: string, schema = TILE_SCHEMA): Derived => ({ name: `${schema}.${name}`, group, sql });
@@ -263,11 +264,11 @@ const featureViews = (schema: string): Array<[string, string]> => [
 
 /** In dependency order: the trigger before the views, plain feature views before status views. */
 export const DERIVED_OBJECTS: readonly Derived[] = [
-  { name: 'public.f_gis_uats_derive_geom', group: 'uat-trigger', sql: `${uatTriggerFunctionSql};\n${uatTriggerSql}` },
+  { name: 'public.f_gis_uats_derive_geom', group: 'uat-trigger', sql: `${uatTriggerFunctionSql};\n${uatTriggerSql}`, trigger: 'gis_uats_derive_geom' },
   { name: MINZOOM_FUNCTION, group: 'tile-minzoom', sql: tileMinzoomSql },
-  { name: TILE_GRID_FUNCTION, group: 'tile-grid', sql: tileGridSql },
-  { name: BUILDING_PARENT_FUNCTION, group: 'building-parent', sql: buildingParentSql },
-  { name: OGC_PROPERTIES_FUNCTION, group: 'ogc-properties', sql: ogcPropertiesSql },
+  { name: TILE_GRID_FUNCTION, group: 'tile-grid', sql: tileGridSql, trigger: TILE_GRID_TRIGGER },
+  { name: BUILDING_PARENT_FUNCTION, group: 'building-parent', sql: buildingParentSql, trigger: BUILDING_PARENT_TRIGGER },
+  { name: OGC_PROPERTIES_FUNCTION, group: 'ogc-properties', sql: ogcPropertiesSql, trigger: OGC_PROPERTIES_TRIGGER },
   ...UAT_ZOOM_LEVELS.map((z) => view('uat-views', z.view, uatViewSql(z.view, z.column))),
   view('uat-views', 'gis_uats_z12', uatViewSql('gis_uats_z12', 'geom_3857')),
   ...featureViews(TILE_SCHEMA).map(([name, sql]) => view(name.endsWith('_status') ? 'status-views' : 'feature-views', name, sql)),
@@ -288,34 +289,23 @@ async function currentComment(db: Db, obj: Derived): Promise<string | null> {
     );
     return r.rowCount ? r.rows[0].c ?? '' : null;
   }
-  const trigger =
-    obj.group === 'uat-trigger'
-      ? 'gis_uats_derive_geom'
-      : obj.group === 'tile-grid'
-        ? TILE_GRID_TRIGGER
-        : obj.group === 'building-parent'
-          ? BUILDING_PARENT_TRIGGER
-          : obj.group === 'ogc-properties'
-            ? OGC_PROPERTIES_TRIGGER
-            : null;
-  const r =
-    trigger !== null
-      ? await db.query<{ c: string | null }>(
-          `SELECT obj_description(p.oid, 'pg_proc') AS c FROM pg_proc p
-            JOIN pg_namespace n ON n.oid = p.pronamespace
-           WHERE n.nspname || '.' || p.proname = $1
-             AND EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgname = $2 AND t.tgfoid = p.oid)`,
-          [obj.name, trigger],
-        )
-      : await db.query<{ c: string | null }>(`SELECT obj_description(to_regclass($1), 'pg_class') AS c WHERE to_regclass($1) IS NOT NULL`, [
-          obj.name,
-        ]);
+  const r = obj.trigger
+    ? await db.query<{ c: string | null }>(
+        `SELECT obj_description(p.oid, 'pg_proc') AS c FROM pg_proc p
+          JOIN pg_namespace n ON n.oid = p.pronamespace
+         WHERE n.nspname || '.' || p.proname = $1
+           AND EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgname = $2 AND t.tgfoid = p.oid)`,
+        [obj.name, obj.trigger],
+      )
+    : await db.query<{ c: string | null }>(`SELECT obj_description(to_regclass($1), 'pg_class') AS c WHERE to_regclass($1) IS NOT NULL`, [
+        obj.name,
+      ]);
   return r.rowCount ? r.rows[0].c ?? '' : null;
 }
 
 async function apply(db: Db, obj: Derived): Promise<void> {
   const sum = checksum(obj.sql);
-  if (obj.group === 'uat-trigger' || obj.group === 'tile-grid' || obj.group === 'building-parent' || obj.group === 'ogc-properties') {
+  if (obj.trigger) {
     await db.query(obj.sql);
     await db.query(`COMMENT ON FUNCTION ${obj.name}() IS '${sum}'`);
     return;
