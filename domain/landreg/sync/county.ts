@@ -12,7 +12,7 @@ import type { LandregClient } from '../client';
 import { countByUat, timestampLiteral } from '../portal';
 import { changedSinceBound } from './rules';
 import { PARCELS_LAYER } from './engine';
-import type { SyncTrigger } from './store';
+import { WATERMARK_SQL, type SyncTrigger } from './store';
 import { notifyFeatureChanges } from '../../notifications/watch';
 
 export interface CountyRefreshInput {
@@ -38,7 +38,7 @@ async function storedState(db: Db, sirutas: readonly number[], layers: readonly 
   const r = await db.query<{ siruta: number; layer_id: string; n: number; wm: string | null; probe: boolean; completed: boolean }>(
     `WITH f AS (
        SELECT siruta, layer_id, count(*)::int AS n,
-              max((attributes->>'LAST_UPDATED_DTM')::bigint) FILTER (WHERE jsonb_typeof(attributes->'LAST_UPDATED_DTM') = 'number') AS wm,
+              ${WATERMARK_SQL} AS wm,
               bool_or(layer_id = $3 AND enriched_at IS NOT NULL AND NOT reenrich_marked) AS probe
          FROM gis_features
         WHERE siruta = ANY($1::int[]) AND layer_id = ANY($2::text[]) AND object_id >= 0

@@ -138,13 +138,12 @@ export async function storedAmong(db: Db, siruta: number, layerId: string, ids: 
   return new Set(r.rows.map((x) => Number(x.object_id)));
 }
 
+/** The aggregate of the newest remote LAST_UPDATED_DTM (epoch ms) over stored features; NULL when none carries one. */
+export const WATERMARK_SQL = `max((attributes->>'LAST_UPDATED_DTM')::bigint) FILTER (WHERE jsonb_typeof(attributes->'LAST_UPDATED_DTM') = 'number')`;
+
 /** Newest remote LAST_UPDATED_DTM (epoch ms) among the stored features; null when none carries one. */
 export async function lastUpdatedWatermark(db: Db, siruta: number, layerId: string): Promise<number | null> {
-  const r = await db.query<{ ms: string | null }>(
-    `SELECT max((attributes->>'LAST_UPDATED_DTM')::bigint)::text AS ms FROM gis_features
-      WHERE ${LAYER_ROWS} AND jsonb_typeof(attributes->'LAST_UPDATED_DTM') = 'number'`,
-    [layerId, siruta],
-  );
+  const r = await db.query<{ ms: string | null }>(`SELECT (${WATERMARK_SQL})::text AS ms FROM gis_features WHERE ${LAYER_ROWS}`, [layerId, siruta]);
   return r.rows[0]?.ms ? Number(r.rows[0].ms) : null;
 }
 
