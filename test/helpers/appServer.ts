@@ -12,3 +12,34 @@ export async function listenApp(app: Express): Promise<{ server: Server; base: s
   await new Promise((r) => server.once('listening', r));
   return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
+
+export interface JsonCall {
+  body?: unknown;
+  cookie?: string;
+  bearer?: string;
+  /** The page's Origin, as the UI's mutating calls carry it. */
+  origin?: string;
+}
+
+/**
+ * One call as the UI (a session cookie) or a token client makes it, the answer's body parsed
+ * (null when empty or not JSON): the one JSON client of the integration tests.
+ */
+export async function callJson(base: string, method: string, path: string, o: JsonCall = {}): Promise<{ status: number; headers: Headers; body: any }> {
+  const headers: Record<string, string> = {};
+  if (o.cookie) headers.cookie = o.cookie;
+  if (o.bearer) headers.authorization = `Bearer ${o.bearer}`;
+  if (o.origin) headers.origin = o.origin;
+  if (o.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${base}${path}`, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: parseOrNull(text) };
+}
+
+function parseOrNull(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : null;
+  } catch {
+    return null;
+  }
+}

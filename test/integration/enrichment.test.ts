@@ -38,6 +38,7 @@ import type { enrichParcels } from '../../workflows/enrichParcels';
 import type { importNoGeometry } from '../../workflows/importNoGeometry';
 import { loadUatFromSimulator, RawPortal } from '../helpers/enrichmentFixtures';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
+import { callJson } from '../helpers/appServer';
 import { localEnv, namespaceOf } from '../helpers/temporal';
 
 /** Chiscani (Brăila): 300 parcels, 178 buildings, a few dozen immovables without geometry. */
@@ -113,14 +114,8 @@ async function runEnrich(force = false) {
   });
 }
 
-async function api(path: string, cookie: string, init: { method?: string; body?: unknown } = {}) {
-  const res = await fetch(`${apiUrl}${path}`, {
-    method: init.method ?? (init.body ? 'POST' : 'GET'),
-    headers: { cookie, 'content-type': 'application/json' },
-    body: init.body ? JSON.stringify(init.body) : undefined,
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
+const api = (path: string, cookie: string, init: { method?: string; body?: unknown } = {}) =>
+  callJson(apiUrl, init.method ?? (init.body ? 'POST' : 'GET'), path, { cookie, body: init.body });
 
 beforeAll(async () => {
   await scratch.create();

@@ -21,7 +21,7 @@ import { seedExportUat, clearExportUat, recordSyncRuns, type SeedCounts } from '
 import { aimApiAtRig, forgetUat, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
 import { namespaceOf } from '../helpers/temporal';
-import { listenApp } from '../helpers/appServer';
+import { callJson, listenApp } from '../helpers/appServer';
 
 const run = promisify(execFile);
 const SIRUTA = 990811;
@@ -44,11 +44,8 @@ async function api(method: string, p: string, opts: { body?: unknown; who?: Test
   return fetch(`${base}${p}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
 }
 
-async function json(method: string, p: string, opts: { body?: unknown; who?: TestSession } = {}) {
-  const res = await api(method, p, opts);
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
+const json = (method: string, p: string, opts: { body?: unknown; who?: TestSession } = {}) =>
+  callJson(base, method, p, { body: opts.body, cookie: (opts.who ?? dan).cookie });
 
 async function waitDone(jobId: string, who: TestSession = dan, timeoutMs = 120_000): Promise<any> {
   const end = Date.now() + timeoutMs;

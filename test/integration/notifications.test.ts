@@ -29,7 +29,7 @@ import { forgetUat, pickUat, startSyncRig, type SyncRig } from '../helpers/landr
 import { TestMailDev, type ReceivedMail } from '../helpers/maildev';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
 import { namespaceOf } from '../helpers/temporal';
-import { listenApp } from '../helpers/appServer';
+import { callJson, listenApp } from '../helpers/appServer';
 
 let rig: SyncRig;
 let mail: TestMailDev;
@@ -50,15 +50,8 @@ const registryIds: string[] = [];
 const cfIds: string[] = [];
 let siruta: number;
 
-async function api(method: string, p: string, opts: { body?: unknown; who?: TestSession | null; bearer?: string } = {}) {
-  const headers: Record<string, string> = {};
-  if (opts.who !== null) headers.cookie = (opts.who ?? dan).cookie;
-  if (opts.bearer) headers.authorization = `Bearer ${opts.bearer}`;
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${base}${p}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
+const api = (method: string, p: string, opts: { body?: unknown; who?: TestSession | null; bearer?: string } = {}) =>
+  callJson(base, method, p, { body: opts.body, bearer: opts.bearer, cookie: opts.who === null ? undefined : (opts.who ?? dan).cookie });
 
 async function outboxRow(where: string, params: unknown[]) {
   const r = await rig.db.query(`SELECT id, status, attempts, last_error, recipients FROM mail_outbox WHERE ${where}`, params);

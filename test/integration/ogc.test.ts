@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { closePool, getPool } from '../../domain/db/pool';
 import { tokenHash } from '../../domain/auth/personalTokens';
 import { E2E_BASE_URL, E2E_ORIGIN } from '../helpers/e2e';
+import { callJson } from '../helpers/appServer';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
 import { clearExportUat, seedExportUat } from '../helpers/exportSeed';
 
@@ -39,23 +40,8 @@ let raduToken: string;
 
 type Json = any;
 
-async function api(who: TestSession, method: string, p: string, body?: unknown) {
-  const res = await fetch(`${base}${p}`, {
-    method,
-    // Mutating calls from the UI carry the page's Origin; the token routes are cookie routes.
-    headers: {
-      cookie: who.cookie,
-      origin: E2E_ORIGIN,
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  return {
-    status: res.status,
-    headers: res.headers,
-    body: (await res.json().catch(() => null)) as Json,
-  };
-}
+// Mutating calls from the UI carry the page's Origin; the token routes are cookie routes.
+const api = (who: TestSession, method: string, p: string, body?: unknown) => callJson(base, method, p, { body, cookie: who.cookie, origin: E2E_ORIGIN });
 
 async function ogc(p: string, auth: { token?: string; cookie?: string }) {
   const headers: Record<string, string> = {};

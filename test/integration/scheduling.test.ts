@@ -10,7 +10,6 @@
  *  - the schedules registered on the dev server with the right next action times.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import http from 'node:http';
 import { config } from '../../domain/config';
 import { migrate } from '../../domain/db/migrate';
 import { closePool, getPool } from '../../domain/db/pool';
@@ -21,36 +20,23 @@ import { jobWorkflowId } from '../../temporal/ids';
 import { TaskQueue } from '../../temporal/common/queues';
 import { ensureSchedules, schedules } from '../../temporal/schedules';
 import type { syncRuleScheduler } from '../../workflows/scheduling';
-import { aimApiAtRig, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
+import { aimApiAtRig, landregApp, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
 import { scratchDatabase } from '../helpers/scratchDb';
-import { createTestSessionRecord, type TestSession } from '../helpers/session';
 import { createApp } from '../../api/app';
-import { listenApp } from '../helpers/appServer';
+import { callJson } from '../helpers/appServer';
 
 const COVASNA = 145;
 const scratch = scratchDatabase('geoportal_scheduling_test');
 
 let rig: SyncRig;
-let server: http.Server;
 let base: string;
 let uats: Array<{ siruta: number; name: string; parcels: number }>;
 const cookies: Record<'legacy' | 'central', string> = { legacy: '', central: '' };
 
-const sessions: TestSession[] = [];
-/** A session on the legacy or the central API path, whatever the configured lists say of the email. */
-async function signIn(email: string, useCentralApi: boolean, isAdmin = false): Promise<string> {
-  const session = await createTestSessionRecord({ email, db: getPool(), groups: isAdmin ? ['admin'] : [], flags: { useCentralApi, basicPanel: false, isAdmin } });
-  sessions.push(session);
-  return session.cookie;
-}
+let people: Awaited<ReturnType<typeof landregApp>>;
 
-async function api(method: string, path: string, opts: { body?: unknown; who?: 'legacy' | 'central' } = {}) {
-  const headers: Record<string, string> = { cookie: cookies[opts.who ?? 'legacy'] };
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${base}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
+const api = (method: string, path: string, opts: { body?: unknown; who?: 'legacy' | 'central' } = {}) =>
+  callJson(base, method, path, { body: opts.body, cookie: cookies[opts.who ?? 'legacy'] });
 
 beforeAll(async () => {
   await scratch.create();
@@ -60,16 +46,16 @@ beforeAll(async () => {
   // Three small Covasna UATs make the county; Brăila's smallest is governed by the default only.
   uats = await Promise.all([0, 1, 2].map((rank) => pickUat(rig, COVASNA, rank)));
   for (const u of uats) await rig.db.query(`INSERT INTO gis_uats (siruta, name, county, workspace_pk) VALUES ($1, $2, 'Covasna', $3)`, [u.siruta, u.name, COVASNA]);
-  ({ server, base } = await listenApp(createApp()));
+  people = await landregApp(createApp(), getPool());
+  base = people.base;
   // Sessions live in the stack's database (the session store's pool), not the scratch one.
   // Rules and the weekend queue are the office's settings: an administrator changes them (issue 25).
-  cookies.legacy = await signIn('ana@birou.ro', false, true);
-  cookies.central = await signIn('mihai@birou.ro', true);
+  cookies.legacy = await people.signIn('ana@birou.ro', false, true);
+  cookies.central = await people.signIn('mihai@birou.ro', true);
 }, 120_000);
 
 afterAll(async () => {
-  await new Promise((r) => server?.close(r));
-  await Promise.all(sessions.map((s) => s.end()));
+  await people?.close();
   await rig?.stop();
   await closeTemporalClient();
   await closePool();

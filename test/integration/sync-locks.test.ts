@@ -20,7 +20,7 @@ import type { countySync } from '../../workflows/countySync';
 import { aimApiAtRig, forgetUat, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
 import { scratchDatabase } from '../helpers/scratchDb';
 import { createApp } from '../../api/app';
-import { listenApp } from '../helpers/appServer';
+import { callJson, listenApp } from '../helpers/appServer';
 
 const COVASNA = 145;
 const scratch = scratchDatabase('geoportal_sync_locks_test');
@@ -32,13 +32,7 @@ let cookie: string;
 /** Catalogue order (smallest SIRUTA first), the order a county job takes them in. */
 let uats: Array<{ siruta: number; name: string }>;
 
-async function api(method: string, path: string, body?: unknown) {
-  const headers: Record<string, string> = { cookie };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
+const api = (method: string, path: string, body?: unknown) => callJson(base, method, path, { body, cookie });
 
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   const end = Date.now() + timeoutMs;

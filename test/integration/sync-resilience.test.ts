@@ -27,7 +27,7 @@ import { startWorkerChild, type WorkerChild } from '../helpers/syncWorkerChild';
 import { localEnv, runSuffix } from '../helpers/temporal';
 import { until } from '../helpers/wait';
 import { createApp } from '../../api/app';
-import { listenApp } from '../helpers/appServer';
+import { callJson, listenApp } from '../helpers/appServer';
 
 const LAYER = 'TERENURI_ACTIVE';
 // Demo-scale UATs no other test file syncs: Brăila and Sfântu Gheorghe (2400 parcels, 3 pages),
@@ -157,15 +157,7 @@ describe('sync routes', () => {
   let cookie: string;
   const userId = () => `resilience-${suffix}`;
 
-  async function api(method: string, path: string, body?: unknown) {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { cookie, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null };
-  }
+  const api = (method: string, path: string, body?: unknown) => callJson(base, method, path, { body, cookie });
 
   beforeAll(async () => {
     configureLandregApi({

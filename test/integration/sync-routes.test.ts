@@ -5,37 +5,21 @@
  * the 409 rules and the 410 legacy write gate.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import http from 'node:http';
 import { createApp } from '../../api/app';
 import { closePool } from '../../domain/db/pool';
 import { closeTemporalClient } from '../../temporal/client';
-import { aimApiAtRig, forgetUat, pickUat, startSyncRig, storedLayer, truthLayer, type SyncRig } from '../helpers/landregStack';
-import { createTestSessionRecord, type TestSession } from '../helpers/session';
-import { listenApp } from '../helpers/appServer';
+import { aimApiAtRig, landregApp, forgetUat, pickUat, startSyncRig, storedLayer, truthLayer, type SyncRig } from '../helpers/landregStack';
+import { callJson } from '../helpers/appServer';
 
 let rig: SyncRig;
-let server: http.Server;
 let base: string;
 let siruta: number;
 const cookies: Record<'legacy' | 'central' | 'admin' | 'colleague', string> = { legacy: '', central: '', admin: '', colleague: '' };
 
-const sessions: TestSession[] = [];
-/** A session on the legacy or the central API path, whatever the configured lists say of the email. */
-async function signIn(email: string, useCentralApi: boolean, isAdmin = false): Promise<string> {
-  const session = await createTestSessionRecord({ email, db: rig.db, flags: { useCentralApi, basicPanel: false, isAdmin } });
-  sessions.push(session);
-  return session.cookie;
-}
+let people: Awaited<ReturnType<typeof landregApp>>;
 
-async function api(method: string, path: string, opts: { body?: unknown; who?: 'legacy' | 'central' | 'admin' | 'colleague'; bearer?: string } = {}) {
-  const headers: Record<string, string> = {};
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  if (opts.bearer) headers.authorization = `Bearer ${opts.bearer}`;
-  else headers.cookie = cookies[opts.who ?? 'legacy'];
-  const res = await fetch(`${base}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
+const api = (method: string, path: string, opts: { body?: unknown; who?: 'legacy' | 'central' | 'admin' | 'colleague'; bearer?: string } = {}) =>
+  callJson(base, method, path, { body: opts.body, ...(opts.bearer ? { bearer: opts.bearer } : { cookie: cookies[opts.who ?? 'legacy'] }) });
 
 async function waitForProgress(jobId: string, until: (p: any) => boolean, timeoutMs = 60_000): Promise<any> {
   const end = Date.now() + timeoutMs;
@@ -53,16 +37,16 @@ beforeAll(async () => {
   // Ilfov (workspace 234), the second-smallest UAT: this file's own data.
   siruta = (await pickUat(rig, 234, 1)).siruta;
   await forgetUat(rig.db, siruta);
-  ({ server, base } = await listenApp(createApp()));
-  cookies.legacy = await signIn('dan@birou.ro', false);
-  cookies.central = await signIn('mihai@birou.ro', true);
-  cookies.admin = await signIn('ana@birou.ro', false, true);
-  cookies.colleague = await signIn('elena@birou.ro', false);
+  people = await landregApp(createApp(), rig.db);
+  base = people.base;
+  cookies.legacy = await people.signIn('dan@birou.ro', false);
+  cookies.central = await people.signIn('mihai@birou.ro', true);
+  cookies.admin = await people.signIn('ana@birou.ro', false, true);
+  cookies.colleague = await people.signIn('elena@birou.ro', false);
 }, 120_000);
 
 afterAll(async () => {
-  await new Promise((r) => server?.close(r));
-  await Promise.all(sessions.map((s) => s.end()));
+  await people?.close();
   await rig?.stop();
   await closeTemporalClient();
   await closePool();
@@ -232,7 +216,7 @@ describe('sync jobs', () => {
       expect(running.body).toMatchObject({ jobId: r.body.jobId, kind: 'sync-background', status: 'running' });
       // A job's progress is its starter's and the administrators' (issue 25): to a colleague it does not exist.
       const colleague = await api('GET', r.body.progressUrl, { who: 'colleague' });
-      expect(colleague).toEqual({ status: 404, body: expect.objectContaining({ error: 'not_found' }) });
+      expect(colleague).toMatchObject({ status: 404, body: { error: 'not_found' } });
       expect(JSON.stringify(colleague.body)).not.toContain('running');
       expect((await api('GET', r.body.progressUrl, { who: 'admin' })).body).toMatchObject({ jobId: r.body.jobId, status: 'running' });
 
