@@ -1,6 +1,6 @@
 /** Pure rules of the parcel sync: diffing, full-sync decisions, paging, progress retention. */
 import { describe, expect, test } from '@jest/globals';
-import { canSkipIdDiff, changedSinceBound, changesByLayer, describeSyncChanges, diffIds, fullSyncReason, layerName, pageChunks, pageOf } from '../../domain/landreg/sync/rules';
+import { canSkipIdDiff, changedSinceBound, layerUnchanged, changesByLayer, describeSyncChanges, diffIds, fullSyncReason, layerName, pageChunks, pageOf } from '../../domain/landreg/sync/rules';
 import { BACKGROUND_PROGRESS_RETENTION_MS, NORMAL_PROGRESS_RETENTION_MS, percentOf, progressStillKept } from '../../domain/landreg/jobs';
 import { looksLikeMaintenance } from '../../domain/landreg/errors';
 import { resolveCredentials } from '../../domain/landreg/client';
@@ -27,6 +27,19 @@ describe('layer sync rules', () => {
     expect(canSkipIdDiff(103, 100, 3)).toBe(true);
     expect(canSkipIdDiff(101, 100, 3)).toBe(false);
     expect(canSkipIdDiff(99, 100, 0)).toBe(false);
+  });
+
+  test('a layer is unchanged only when its sync would plan nothing', () => {
+    const synced = { completed: true, localCount: 120, probe: false, remoteCount: 120, changedSinceWatermark: 0 };
+    expect(layerUnchanged(synced)).toBe(true);
+    // Never synced to the end, or nothing stored: the next sync is a first, full one.
+    expect(layerUnchanged({ ...synced, completed: false })).toBe(false);
+    expect(layerUnchanged({ ...synced, localCount: 0, remoteCount: 0 })).toBe(false);
+    // A parcel to probe for new documentation, an update since the watermark, a count that differs.
+    expect(layerUnchanged({ ...synced, probe: true })).toBe(false);
+    expect(layerUnchanged({ ...synced, changedSinceWatermark: 1 })).toBe(false);
+    expect(layerUnchanged({ ...synced, remoteCount: 121 })).toBe(false);
+    expect(layerUnchanged({ ...synced, remoteCount: 119 })).toBe(false);
   });
 
   test('the change query starts at the next whole second after the watermark', () => {

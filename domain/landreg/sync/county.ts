@@ -2,15 +2,13 @@
  * The zero-change part of a county refresh (issue 32 item 3, docs/sync.md "Jobs"): which of a
  * county's UATs the portal shows unchanged since their last sync, decided with a few queries for
  * the whole county instead of a plan per UAT and layer, and their sync runs recorded at once.
- * A UAT and layer is unchanged exactly when its own layer sync would plan nothing (engine.ts
- * `planLayerSync`: a delta of 0 pages and 0 removals, no probe): synced to the end before, the
- * portal's count equal to the stored count, and nothing on the portal updated after the newest
- * stored LAST_UPDATED_DTM. Every other UAT goes through its own `uatSync` as before.
+ * A UAT and layer is unchanged exactly when its own layer sync would plan nothing: the one rule
+ * is rules.ts `layerUnchanged`. Every other UAT goes through its own `uatSync` as before.
  */
 import type { Db } from '../../db/pool';
 import type { LandregClient } from '../client';
 import { countByUat, timestampLiteral } from '../portal';
-import { changedSinceBound } from './rules';
+import { changedSinceBound, layerUnchanged } from './rules';
 import { PARCELS_LAYER } from './engine';
 import { WATERMARK_SQL, type SyncTrigger } from './store';
 import { notifyFeatureChanges } from '../../notifications/watch';
@@ -60,23 +58,23 @@ async function storedState(db: Db, sirutas: readonly number[], layers: readonly 
 export async function refreshUnchangedUats(client: LandregClient, db: Db, a: CountyRefreshInput): Promise<{ unchanged: number[] }> {
   const stored = await storedState(db, a.sirutas, a.layers);
   const state = (siruta: number, layerId: string) => stored.get(`${siruta}/${layerId}`);
-  let candidates = a.sirutas.filter((s) => a.layers.every((l) => {
-    const st = state(s, l);
-    // An empty layer is a first sync (engine.ts: full when nothing is stored).
-    return st !== undefined && st.completed && st.count > 0 && !st.probe;
-  }));
+  // rules.ts layerUnchanged, the portal's answers asked one at a time for the whole county.
+  const unchanged = (st: StoredLayerState | undefined, portal: { remoteCount?: number; changedSinceWatermark?: number } = {}) =>
+    st !== undefined &&
+    layerUnchanged({ completed: st.completed, localCount: st.count, probe: st.probe, remoteCount: portal.remoteCount ?? st.count, changedSinceWatermark: portal.changedSinceWatermark ?? 0 });
+  let candidates = a.sirutas.filter((s) => a.layers.every((l) => unchanged(state(s, l))));
   for (const layerId of a.layers) {
     if (candidates.length === 0) break;
     const inCounty = `ADMIN_UNIT_ID IN (${candidates.map((s) => Math.trunc(s)).join(',')})`;
     const remote = await countByUat(client, layerId, inCounty);
-    candidates = candidates.filter((s) => remote.get(s) === state(s, layerId)!.count);
+    candidates = candidates.filter((s) => unchanged(state(s, layerId), { remoteCount: remote.get(s) ?? 0 }));
     // Each UAT's own change bound, as its layer sync would ask (a UAT without one: the count decides).
     const since = candidates
       .filter((s) => state(s, layerId)!.watermark !== null)
       .map((s) => `(ADMIN_UNIT_ID = ${Math.trunc(s)} AND LAST_UPDATED_DTM >= ${timestampLiteral(changedSinceBound(state(s, layerId)!.watermark!))})`);
     if (since.length > 0) {
       const changed = await countByUat(client, layerId, `ADMIN_UNIT_ID IN (${candidates.join(',')}) AND (${since.join(' OR ')})`);
-      candidates = candidates.filter((s) => (changed.get(s) ?? 0) === 0);
+      candidates = candidates.filter((s) => unchanged(state(s, layerId), { remoteCount: remote.get(s) ?? 0, changedSinceWatermark: changed.get(s) ?? 0 }));
     }
   }
   if (candidates.length > 0) {

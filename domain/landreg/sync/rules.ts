@@ -54,6 +54,19 @@ export function canSkipIdDiff(remoteCount: number, localCount: number, knownNew:
 }
 
 /**
+ * Whether a layer sync of one UAT would plan nothing (engine.ts planLayerSync: a delta of no
+ * pages and no removals, and no documentation probe): synced to the end before with features
+ * stored (else a first, full sync), no probe candidate, nothing on the portal updated since the
+ * stored watermark, and the portal's count equal to the store's (nothing added or removed). The
+ * county refresh (county.ts) decides a whole county's UATs with it, the portal's answers asked
+ * one condition at a time for the county; until an answer is in, pass the store's own value.
+ */
+export function layerUnchanged(s: { completed: boolean; localCount: number; probe: boolean; remoteCount: number; changedSinceWatermark: number }): boolean {
+  const first = fullSyncReason({ firstSync: !s.completed || s.localCount === 0, forceFullSync: false, localCount: s.localCount });
+  return first === null && !s.probe && s.changedSinceWatermark === 0 && canSkipIdDiff(s.remoteCount, s.localCount, 0);
+}
+
+/**
  * The change query's lower bound: strictly after the newest LAST_UPDATED_DTM in the store. The
  * portal's timestamp literals have whole seconds, so round up to the next second.
  */
