@@ -53,10 +53,26 @@ export const pixelSql = (z: string) => `(${WORLD_3857_M} / 2 ^ ${z}::int / ${TIL
  */
 export const sampleSql = (objectId: string) => `(((hashint8(${objectId})::bigint & 2147483647) + 1)::float8 / 2147483648.0::float8)`;
 
-/** SQL: is this feature kept at zoom z (below DETAIL_MINZOOM)? */
-export function keptSql(z: number, geom: string, objectId: string): string {
+/**
+ * SQL: is this feature kept at zoom z (below DETAIL_MINZOOM)? `keep`: the threshold in display
+ * pixels², keepAreaPx2(z) unless the source's record sets its own (sources.ts `keepAreaPx2`).
+ */
+export function keptSql(z: number, geom: string, objectId: string, keep = keepAreaPx2(z)): string {
   const px = pixelSql(String(z));
-  return `(ST_Dimension(${geom}) < 2 OR (ST_Area(${geom}) >= ${px} * ${px} AND ST_Area(${geom}) >= ${keepAreaPx2(z)} * ${px} * ${px} * ${sampleSql(objectId)}))`;
+  return `(ST_Dimension(${geom}) < 2 OR (ST_Area(${geom}) >= ${px} * ${px} AND ST_Area(${geom}) >= ${keep} * ${px} * ${px} * ${sampleSql(objectId)}))`;
+}
+
+/**
+ * A source's own threshold at zoom z must keep the rule's two guarantees: it is evaluated per row
+ * (an indexed zoom's partial index holds the features f_tile_minzoom keeps, whatever the source),
+ * and a feature kept at z - 1 is still kept at z (the pixel side halves from z - 1 to z, so the
+ * threshold may grow to 4 · keepAreaPx2(z - 1)); it may only thin more than the common rule.
+ */
+export function checkSourceThreshold(source: string, z: number, keep: number): void {
+  const indexed = (MINZOOM_INDEX_ZOOMS as readonly number[]).includes(z);
+  if (indexed || z >= DETAIL_MINZOOM || keep < keepAreaPx2(z) || keep > 4 * keepAreaPx2(z - 1)) {
+    throw new Error(`tile source ${source}: a threshold of ${keep} px² at zoom ${z} breaks the density rule`);
+  }
 }
 
 /** The lowest zoom a feature is kept from (0–15; DETAIL_MINZOOM when only exact tiles hold it). */

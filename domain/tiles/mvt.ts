@@ -83,7 +83,9 @@ function tileSql(source: TileSourceRecord, z: number): string {
   // condition is written as that index's predicate so the planner reads only them; above, it is
   // the same rule evaluated per row. u and the pixel side are those of the rule, for the cap's
   // order: a line counts as a polygon one pixel wide, a point above everything.
-  const kept = (MINZOOM_INDEX_ZOOMS as readonly number[]).includes(z) ? `${MINZOOM_FUNCTION}(t.geom, t.object_id) <= ${z}` : keptSql(z, 't.geom', 't.object_id');
+  const kept = (MINZOOM_INDEX_ZOOMS as readonly number[]).includes(z)
+    ? `${MINZOOM_FUNCTION}(t.geom, t.object_id) <= ${z}`
+    : keptSql(z, 't.geom', 't.object_id', source.keepAreaPx2?.[z]);
   // At GRID_ZOOM the store holds each feature's tile geometry ready (density.ts GRID_ZOOM): a
   // feature inside the buffer, one unit in from its edge so that ST_AsMVTGeom would clip nothing,
   // is that geometry shifted to the tile; one crossing the edge is clipped as at other zooms.

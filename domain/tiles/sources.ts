@@ -17,7 +17,7 @@
  * (docs/tiles.md "Performance").
  */
 import { TILE_GRID_SCHEMA, TILE_SCHEMA, UAT_ZOOM_LEVELS } from '../store/views';
-import { DETAIL_MINZOOM } from './density';
+import { DETAIL_MINZOOM, checkSourceThreshold } from './density';
 
 export type FieldType = 'String' | 'Number' | 'Boolean';
 
@@ -66,6 +66,12 @@ export interface TileSourceRecord {
    * a property by ST_AsMVT, so a z16+ tile also lists object_id among the fields.
    */
   featureId?: { sql: string; description: string };
+  /**
+   * Feature and status sources: the density rule's threshold in display pixels² at a zoom where
+   * this source thins more than keepAreaPx2 (density.ts; only zooms where the rule is evaluated
+   * per row, checked by checkSourceThreshold).
+   */
+  keepAreaPx2?: Readonly<Record<number, number>>;
   description: string;
   staleAfter: StaleAfter;
 }
@@ -129,7 +135,16 @@ const uat = (view: string, minzoom: number, maxzoom: number, description: string
   staleAfter: { layers: [UAT_LAYER], uats: true },
 });
 
-const feature = (name: string, kind: 'feature' | 'status', description: string, staleAfter: StaleAfter): TileSourceRecord => ({
+/**
+ * Buildings at z14, where the map starts drawing them (2–3 px wide for most): a building under
+ * 16 px² (4 × 4 px, 365 m² in EPSG:3857) is sampled instead of one under 4 px² as parcels are.
+ * The building layer keeps its texture and the proportions of its colours, and the densest z14
+ * building tile of the bench city holds 1,589 buildings instead of 3,532, each of which paid two
+ * parent-parcel lookups (docs/tiles.md "Performance").
+ */
+const BUILDING_THRESHOLDS = { 14: 16 } as const;
+
+const feature = (name: string, kind: 'feature' | 'status', description: string, staleAfter: StaleAfter, keepAreaPx2?: Readonly<Record<number, number>>): TileSourceRecord => ({
   name,
   relation: `${TILE_SCHEMA}.${name}`,
   gridRelation: `${TILE_GRID_SCHEMA}.${name}`,
@@ -138,6 +153,7 @@ const feature = (name: string, kind: 'feature' | 'status', description: string, 
   maxzoom: 22,
   fields: kind === 'status' ? STATUS_FIELDS : FEATURE_FIELDS,
   featureId: OBJECT_ID_FEATURE_ID,
+  ...(keepAreaPx2 ? { keepAreaPx2 } : {}),
   description,
   staleAfter,
 });
@@ -148,15 +164,17 @@ export const TILE_SOURCES: readonly TileSourceRecord[] = [
   uat('gis_uats_z12', 12, 22, 'Limite UAT, geometrie completă'),
   feature('gis_features', 'feature', 'Toate obiectele cu geometrie', { layers: [PARCELS, BUILDINGS], otherLayers: true }),
   feature('gis_terenuri', 'feature', 'Parcele (TERENURI_ACTIVE)', { layers: [PARCELS] }),
-  feature('gis_cladiri', 'feature', 'Clădiri (CLADIRI_ACTIVE)', { layers: [BUILDINGS] }),
+  feature('gis_cladiri', 'feature', 'Clădiri (CLADIRI_ACTIVE)', { layers: [BUILDINGS] }, BUILDING_THRESHOLDS),
   // Other catalogue layers land here by their category, which the sync does not report: any
   // layer no source names makes both stale.
   feature('gis_administrativ', 'feature', 'Straturi administrative', { otherLayers: true }),
   feature('gis_documentatii', 'feature', 'Documentații', { otherLayers: true }),
   feature('gis_terenuri_status', 'status', 'Parcele cu starea îmbogățirii', { layers: [PARCELS], enrichment: true }),
   // build_legal comes from the parent parcel: parcels and their enrichment make it stale too.
-  feature('gis_cladiri_status', 'status', 'Clădiri cu starea actelor', { layers: [PARCELS, BUILDINGS], enrichment: true }),
+  feature('gis_cladiri_status', 'status', 'Clădiri cu starea actelor', { layers: [PARCELS, BUILDINGS], enrichment: true }, BUILDING_THRESHOLDS),
 ];
+
+for (const s of TILE_SOURCES) for (const [z, keep] of Object.entries(s.keepAreaPx2 ?? {})) checkSourceThreshold(s.name, Number(z), keep);
 
 /** The attributes a tile of this source holds at zoom z. */
 export function fieldsAtZoom(source: TileSourceRecord, z: number): readonly TileField[] {

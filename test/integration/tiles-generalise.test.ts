@@ -344,3 +344,54 @@ describe('z14 tiles read the tile geometry the store keeps ready', () => {
     expect(planted(gunzipSync(enriched.gzipped), 'gis_terenuri_status').get('round')!.properties).toEqual({ siruta: GRID_SIRUTA, has_enrichment: 1, has_building: 0 });
   });
 });
+
+describe('buildings thin harder at z14 than parcels', () => {
+  /** Its own UAT code and place (Arad); one z14 tile, the planted grid well inside it. */
+  const SIRUTA_Z14 = 997006;
+  const T = tileOf(21.3129, 46.1866, 14);
+  const GRID = 40; // 1,600 squares, each planted once as a parcel and once as a building
+  const STEP = 15;
+  const SIDE = 10; // 100 m² on the ground, ~210 m² in EPSG:3857: between 4 and 16 z14 px²
+
+  beforeAll(async () => {
+    await removeTileTestData(getPool(), SIRUTA_Z14);
+    const [cx, cy] = wgs84ToStereo70(tileCentre(14, T.x, T.y));
+    for (const layer of ['TERENURI_ACTIVE', 'CLADIRI_ACTIVE']) {
+      await getPool().query(
+        `INSERT INTO gis_features (layer_id, siruta, object_id, cadastral_ref, geom)
+         SELECT $1, $2, i, 'z' || i, ST_MakeEnvelope(x, y, x + ${SIDE}, y + ${SIDE}, 3844)
+           FROM (SELECT i, $3::float8 + (i % $5::int) * $6::float8 AS x, $4::float8 + (i / $5::int) * $6::float8 AS y
+                   FROM generate_series(0, $5::int * $5::int - 1) i) g`,
+        [layer, SIRUTA_Z14, cx - (GRID * STEP) / 2, cy - (GRID * STEP) / 2, GRID, STEP],
+      );
+    }
+  });
+  afterAll(() => removeTileTestData(getPool(), SIRUTA_Z14));
+
+  async function kept(source: string): Promise<number> {
+    const layer = new VectorTile(new PbfReader(await renderTile({ source, z: 14, ...T }))).layers[source];
+    return Array.from({ length: layer?.length ?? 0 }, (_, i) => layer.feature(i)).filter((f) => f.properties.siruta === SIRUTA_Z14).length;
+  }
+
+  test('every parcel of the grid stays; buildings of the same size are sampled in proportion to their area under 16 px²', async () => {
+    const r = await getPool().query<{ area: number }>(`SELECT avg(ST_Area(geom_3857)) AS area FROM gis_features WHERE siruta = $1 AND layer_id = 'CLADIRI_ACTIVE'`, [SIRUTA_Z14]);
+    const px2 = pixelSize3857(14) ** 2;
+    expect(r.rows[0].area).toBeGreaterThan(keepAreaPx2(14) * px2);
+    expect(r.rows[0].area).toBeLessThan(16 * px2);
+    const expected = r.rows[0].area / (16 * px2);
+    expect(await kept('gis_terenuri_status')).toBe(GRID * GRID);
+    for (const source of ['gis_cladiri_status', 'gis_cladiri']) {
+      const share = (await kept(source)) / (GRID * GRID);
+      expect(share).toBeGreaterThan(expected - 0.05);
+      expect(share).toBeLessThan(expected + 0.05);
+    }
+    // z15 keeps every building again (1 px²).
+    const z15 = await Promise.all(
+      [0, 1].flatMap((dx) => [0, 1].map(async (dy) => {
+        const layer = new VectorTile(new PbfReader(await renderTile({ source: 'gis_cladiri_status', z: 15, x: 2 * T.x + dx, y: 2 * T.y + dy }))).layers.gis_cladiri_status;
+        return new Set(Array.from({ length: layer?.length ?? 0 }, (_, i) => layer.feature(i)).filter((f) => f.properties.siruta === SIRUTA_Z14).map((f) => Number(f.id)));
+      })),
+    );
+    expect(new Set(z15.flatMap((s) => [...s])).size).toBe(GRID * GRID);
+  });
+});
