@@ -59,6 +59,30 @@ export function uatTarget(uat: Uat): number {
   }
 }
 
+/**
+ * Parcels of a UAT at `slice` scale: a realistic density derived from what the nomenclature knows
+ * (no population in SIRUTA): the UAT's type (TIP), its area and its villages. A commune has a
+ * built-up core per village (about 220 plots each) and agricultural strips over its land (40 a
+ * km²); towns and cities are dense over their whole area. Calibrated so the 3,186 UATs total about
+ * 16 M parcels, the country's figure (docs/simulators.md); bounded by what one UAT's ids and
+ * generation can hold.
+ */
+export const SLICE_DENSITY = {
+  /** Parcels a km² by SIRUTA TIP: county-seat municipality, town, commune, municipality, county-seat town, Bucharest sector. */
+  perKm2: { 1: 350, 2: 100, 3: 40, 4: 150, 5: 100, 6: 1000 } as Record<number, number>,
+  /** Built-up plots of each village of a commune. */
+  perCommuneVillage: 220,
+  min: 300,
+  max: 200_000,
+} as const;
+
+export function sliceTarget(uat: Uat, areaM2: number): number {
+  const km2 = areaM2 / 1e6;
+  const perKm2 = SLICE_DENSITY.perKm2[uat.type] ?? SLICE_DENSITY.perKm2[3];
+  const villages = uat.type === 3 ? uat.localities.length * SLICE_DENSITY.perCommuneVillage : 0;
+  return Math.max(SLICE_DENSITY.min, Math.min(SLICE_DENSITY.max, Math.round(km2 * perKm2 + villages)));
+}
+
 function urbanShare(uat: Uat, target: number): number {
   if (target >= 50_000) return 0.8;
   if (uat.type === 1 || uat.type === 4 || uat.type === 6) return 0.85;

@@ -102,6 +102,21 @@ export function createLandregApp(opts: LandregSimOptions = {}) {
         r.get('/info', (_req, res) => {
           res.json({ seed, scale: store.scale, dataUats: store.dataUats().length, cachedUats: store.cachedCount() });
         });
+        // The data UATs and the parcels each is generated with, without generating any (the
+        // scale bench plans its load from it; /__sim/truth would build every UAT).
+        r.get('/uats', (_req, res) => {
+          const uats = store.dataUats().map((u) => ({
+            siruta: u.siruta,
+            name: u.name,
+            county: u.countyName,
+            workspaceId: u.workspaceId,
+            type: u.type,
+            villages: u.localities.length,
+            areaKm2: Math.round(nom.projected(u).area / 1e4) / 100,
+            targetParcels: store.target(u),
+          }));
+          res.json({ scale: store.scale, uats });
+        });
         r.post('/mutate', (req, res) => {
           const parsed = mutateBody.safeParse(req.body ?? {});
           if (!parsed.success) return badRequest(res, parsed.error.message);
