@@ -21,7 +21,7 @@ import { jobWorkflowId } from '../../temporal/ids';
 import { TaskQueue } from '../../temporal/common/queues';
 import { ensureSchedules, schedules } from '../../temporal/schedules';
 import type { syncRuleScheduler } from '../../workflows/scheduling';
-import { aimApiAtRig, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
+import { rigAppDeps, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
 import { scratchDatabase } from '../helpers/scratchDb';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
 import { createApp } from '../../api/app';
@@ -56,11 +56,10 @@ beforeAll(async () => {
   await scratch.create();
   await migrate(scratch.url);
   rig = await startSyncRig({ dbUrl: scratch.url });
-  aimApiAtRig(rig);
   // Three small Covasna UATs make the county; Brăila's smallest is governed by the default only.
   uats = await Promise.all([0, 1, 2].map((rank) => pickUat(rig, COVASNA, rank)));
   for (const u of uats) await rig.db.query(`INSERT INTO gis_uats (siruta, name, county, workspace_pk) VALUES ($1, $2, 'Covasna', $3)`, [u.siruta, u.name, COVASNA]);
-  ({ server, base } = await listenApp(createApp()));
+  ({ server, base } = await listenApp(createApp(rigAppDeps(rig))));
   // Sessions live in the stack's database (the session store's pool), not the scratch one.
   // Rules and the weekend queue are the office's settings: an administrator changes them (issue 25).
   cookies.legacy = await signIn('ana@birou.ro', false, true);

@@ -9,7 +9,7 @@ import http from 'node:http';
 import { createApp } from '../../api/app';
 import { closePool } from '../../domain/db/pool';
 import { closeTemporalClient } from '../../temporal/client';
-import { aimApiAtRig, forgetUat, pickUat, startSyncRig, storedLayer, truthLayer, type SyncRig } from '../helpers/landregStack';
+import { rigAppDeps, forgetUat, pickUat, startSyncRig, storedLayer, truthLayer, type SyncRig } from '../helpers/landregStack';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
 import { listenApp } from '../helpers/appServer';
 
@@ -49,11 +49,10 @@ async function waitForProgress(jobId: string, until: (p: any) => boolean, timeou
 
 beforeAll(async () => {
   rig = await startSyncRig();
-  aimApiAtRig(rig);
   // Ilfov (workspace 234), the second-smallest UAT: this file's own data.
   siruta = (await pickUat(rig, 234, 1)).siruta;
   await forgetUat(rig.db, siruta);
-  ({ server, base } = await listenApp(createApp()));
+  ({ server, base } = await listenApp(createApp(rigAppDeps(rig))));
   cookies.legacy = await signIn('dan@birou.ro', false);
   cookies.central = await signIn('mihai@birou.ro', true);
   cookies.admin = await signIn('ana@birou.ro', false, true);
