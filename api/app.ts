@@ -72,12 +72,12 @@ export function apiRouter(deps: Omit<AppDeps, 'web'>): Router {
   registerLandregEnrichmentRoutes(router, enrichmentDepsOn(store, deps.landreg));
   registerExportRoutes(router, store);
   registerGeoportalTileRoutes(router, store);
-  registerGeoportalRoutes(router);
+  registerGeoportalRoutes(router, store);
   registerNotificationRoutes(router, store);
   registerRegistryRoutes(router, store, deps.registry);
   registerCfportalRoutes(router, store, deps.cf);
   registerRgiRoutes(router, store, deps.landreg);
-  registerCentralApiRoutes(router);
+  registerCentralApiRoutes(router, store);
   registerStorageRoutes(router, store);
   registerVaultRoutes(router, store);
   registerAddressBookRoutes(router, store);
@@ -90,9 +90,9 @@ export function apiRouter(deps: Omit<AppDeps, 'web'>): Router {
 }
 
 /** OGC API Features (docs/qgis.md): its own prefix, for desktop GIS clients. */
-export function ogcRouter(): Router {
+export function ogcRouter(store: Store): Router {
   const router = Router();
-  registerOgcRoutes(router);
+  registerOgcRoutes(router, store);
   return router;
 }
 
@@ -131,7 +131,7 @@ export function createApp(deps: AppDeps): Express {
 
   // OGC API Features: the same limits and counters as /api (a token counts as its user).
   app.use('/ogc', ...limits);
-  app.use(ogcRouter());
+  app.use(ogcRouter(deps.store));
   app.use('/ogc', (req, _res, next) => next(req.auth ? errors.notFound('Resursa OGC nu există.') : errors.unauthorized()));
   app.use('/ogc', errorMapper);
 
