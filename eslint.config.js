@@ -12,6 +12,28 @@ const CLIENT_PACKAGES = [
   { name: 'ulid', message: 'ulid draws on node:crypto; a workflow makes child ids with workflows/childJobId.ts.' },
 ];
 
+// Dependencies passed in (docs/architecture.md "Dependencies passed in"): the process's pool and
+// Prisma client reach code as the store its entry point built, never through a getter.
+const PROCESS_GETTERS = {
+  selector: "ImportSpecifier[imported.name=/^(getPool|getPrisma|getTilePool|prismaFor|createPrisma|getLandregClient)$/]",
+  message: 'Take the store (domain/db/store.ts) as a dependency: the entry point builds it (processStore / createStore) and passes it down.',
+};
+// Where the getters are still read: entry points, the store itself, and the callers not yet moved
+// to a passed-in store (listed in docs/architecture.md "Dependencies passed in").
+const PROCESS_GETTER_USERS = [
+  'domain/db/**',
+  'api/auth/routes.ts',
+  'api/auth/sessionStore.ts',
+  'domain/auth/personalTokens.ts',
+  'domain/exports/build.ts',
+  'domain/health.ts',
+  'domain/landreg/catalogue.ts',
+  'domain/landreg/client.ts',
+  'domain/outside/call.ts',
+  'domain/tiles/*.ts',
+  'temporal/jobs.ts',
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'build/', '.data/', 'generated/', 'prisma/generated/', 'public/build/'] },
   js.configs.recommended,
@@ -58,8 +80,15 @@ export default tseslint.config(
           selector: "CallExpression[callee.name='fetch'], CallExpression[callee.property.name='fetch'][callee.object.name=/^(window|globalThis|self)$/]",
           message: 'Call the API through web/app/lib/api.ts (api.get/post/…, apiFetch, vectorTile), not a bare fetch.',
         },
+        // Loaders and actions use the server's store from the load context (context.store).
+        PROCESS_GETTERS,
       ],
     },
+  },
+  {
+    files: ['api/**/*.ts', 'domain/**/*.ts', 'activities/**/*.ts', 'workers/**/*.ts', 'temporal/**/*.ts', 'workflows/**/*.ts'],
+    ignores: ['api/server.ts', 'workers/main.ts', ...PROCESS_GETTER_USERS],
+    rules: { 'no-restricted-syntax': ['error', PROCESS_GETTERS] },
   },
   // One front door per area (docs/architecture.md "Web → API"): loaders and actions call the
   // domain services the Express handlers call; nothing of the HTTP layer under api/.

@@ -4,9 +4,7 @@
  * refused credentials, missing credits (402) and rejected requests are not.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import type pg from 'pg';
-import type { Db } from '../domain/db/pool';
-import { createPrisma, type PrismaClient } from '../domain/db/prisma';
+import type { PrismaClient } from '../domain/db/prisma';
 import {
   BatchNotFoundError,
   awaitOrder,
@@ -23,18 +21,16 @@ import { withTemporalFailures } from './failures';
 import { keepAlive } from './heartbeat';
 
 export interface CfportalActivityDeps {
-  db: Db;
+  prisma: PrismaClient;
   /** Certificate portal base URL; default config.cfportal.baseUrl (tests aim at their own simulator). */
   cfportalBaseUrl?: string;
   /** Where accounts are read from; default the production slot and CFPORTAL_USERNAME (tests: one account per run). */
   cfportalAccounts?: CfAccountSource;
 }
 
-export function createCfportalActivities({ db, cfportalBaseUrl, cfportalAccounts }: CfportalActivityDeps) {
-  let prisma: PrismaClient | undefined;
+export function createCfportalActivities({ prisma, cfportalBaseUrl, cfportalAccounts }: CfportalActivityDeps) {
   /** Every step runs as the account its batch was queued under, whatever is connected now. */
   const deps = async (orderId: string): Promise<PipelineDeps> => {
-    prisma ??= createPrisma(db as pg.Pool);
     const row = await prisma.cfExtract.findFirst({ where: { orderId }, select: { portalAccount: true } });
     if (!row?.portalAccount) throw new BatchNotFoundError(orderId);
     return { prisma, client: cfportalClientFor(prisma, row.portalAccount, cfportalAccounts ?? configuredAccountSource(), cfportalBaseUrl) };

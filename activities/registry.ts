@@ -3,20 +3,17 @@
  * Each is one call into domain/registry; the workflow sends the notifications through the
  * notifications queue's `notify` activity.
  */
-import pg from 'pg';
 import { config } from '../domain/config';
-import type { Db } from '../domain/db/pool';
-import { createPrisma, getPrisma } from '../domain/db/prisma';
+import type { PrismaClient } from '../domain/db/prisma';
 import { checkEntryStatus, monitoredEntryIds, type StatusCheckResult } from '../domain/registry/statusCheck';
 
 export interface RegistryActivityDeps {
-  db: Db;
+  prisma: PrismaClient;
   /** Status authority base URL; default config.statusAuthority.baseUrl (tests aim at their own simulator). */
   statusAuthorityUrl?: string;
 }
 
-export function createRegistryActivities({ db, statusAuthorityUrl }: RegistryActivityDeps) {
-  const prisma = db instanceof pg.Pool ? createPrisma(db) : getPrisma();
+export function createRegistryActivities({ prisma, statusAuthorityUrl }: RegistryActivityDeps) {
   const target = { baseUrl: statusAuthorityUrl ?? config.statusAuthority.baseUrl, timeoutMs: config.statusAuthority.timeoutMs };
   return {
     async listMonitoredRegistryEntries(): Promise<string[]> {

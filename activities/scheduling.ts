@@ -7,7 +7,7 @@
  */
 import { AppError } from '../domain/errors';
 import type { Db } from '../domain/db/pool';
-import { createPrisma } from '../domain/db/prisma';
+import type { PrismaClient } from '../domain/db/prisma';
 import { config } from '../domain/config';
 import { layersOf, type StepCode } from '../domain/scheduling/rules';
 import { dueNow, markRuleRun, refreshNextDue, type DueUat } from '../domain/scheduling/syncRules';
@@ -35,8 +35,7 @@ export interface SchedulingJobs {
   ): Promise<{ jobId: string }>;
 }
 
-export function createSchedulingActivities({ db, jobs }: { db: Db; jobs: SchedulingJobs }) {
-  const prisma = createPrisma(db as never);
+export function createSchedulingActivities({ db, prisma, jobs }: { db: Db; prisma: PrismaClient; jobs: SchedulingJobs }) {
   return {
     /** Due UATs in start order, and how many more syncs the portal budget allows now. */
     async planRuleSyncs(input: { now: number }): Promise<{ due: DueUat[]; budget: number }> {

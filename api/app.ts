@@ -12,7 +12,7 @@ import { apiRateLimits } from './http/rateLimit';
 import { requestLog } from './http/requestLog';
 import { sessionMiddleware, sameOriginWrites, authRouter, registerAuthApiRoutes } from './auth';
 import { registerSystemRoutes } from './routes/system';
-import { registerLandregEnrichmentRoutes } from './routes/landregEnrichment';
+import { enrichmentDepsOn, registerLandregEnrichmentRoutes } from './routes/landregEnrichment';
 import { registerExportRoutes } from './routes/landregExports';
 import { registerLandregRoutes } from './routes/landreg';
 import { registerGeoportalTileRoutes } from './routes/geoportalTiles';
@@ -34,49 +34,69 @@ import { registerTokenRoutes } from './routes/tokens';
 import { registerOgcRoutes } from './routes/ogc';
 import { personalTokenAuth } from './auth/personalToken';
 import type { AiSettings } from '../domain/config';
+import type { Store } from '../domain/db/store';
+import type { LandregRouteOptions } from './routes/landreg';
+import type { CfRouteOptions } from './routes/cfportal';
+import type { RegistryRouteOptions } from './routes/registratura';
+import type { PdfRouteOptions } from './routes/pdfTools';
 
 export const JSON_BODY_LIMIT = '25mb'; // CONTRACT.md section 5
 
-export interface AppOptions {
+/**
+ * What the app is built from: the process's store (built once by the entry point, api/server.ts;
+ * a test builds its own) and the settings of the areas a test aims elsewhere, each defaulting to
+ * config. The areas' routers receive these as arguments: no module holds them.
+ */
+export interface AppDeps {
+  store: Store;
   web?: RequestHandler[];
   /** The AI chat's provider settings (default config.ai); tests build apps with other providers. */
   ai?: AiSettings;
+  /** The land-registry portal of the landreg and RGI routes (default: config.landreg on the store). */
+  landreg?: LandregRouteOptions;
+  /** The certificate portal, account slot and batch timings of the CF routes (default: config.cfportal). */
+  cf?: CfRouteOptions;
+  /** The status authority of the registry's checks (default: config.statusAuthority). */
+  registry?: RegistryRouteOptions;
+  /** The PDF tools' upload settings (default: the upload helper's). */
+  pdf?: PdfRouteOptions;
 }
 
 /** Every area registers its routes here; one router file per area (STYLE.md). */
-export function apiRouter(opts: Pick<AppOptions, 'ai'> = {}): Router {
+export function apiRouter(deps: Omit<AppDeps, 'web'>): Router {
+  const { store } = deps;
   const router = Router();
   registerSystemRoutes(router);
   registerAuthApiRoutes(router);
-  registerLandregRoutes(router);
-  registerLandregEnrichmentRoutes(router);
-  registerExportRoutes(router);
-  registerGeoportalTileRoutes(router);
-  registerGeoportalRoutes(router);
-  registerNotificationRoutes(router);
-  registerRegistryRoutes(router);
-  registerCfportalRoutes(router);
-  registerRgiRoutes(router);
-  registerCentralApiRoutes(router);
-  registerStorageRoutes(router);
-  registerVaultRoutes(router);
-  registerAddressBookRoutes(router);
-  registerTagRoutes(router);
-  registerPdfToolRoutes(router);
+  registerLandregRoutes(router, store, deps.landreg);
+  registerLandregEnrichmentRoutes(router, enrichmentDepsOn(store, deps.landreg));
+  registerExportRoutes(router, store);
+  registerGeoportalTileRoutes(router, store);
+  registerGeoportalRoutes(router, store);
+  registerNotificationRoutes(router, store);
+  registerRegistryRoutes(router, store, deps.registry);
+  registerCfportalRoutes(router, store, deps.cf);
+  registerRgiRoutes(router, store, deps.landreg);
+  registerCentralApiRoutes(router, store);
+  registerStorageRoutes(router, store);
+  registerVaultRoutes(router, store);
+  registerAddressBookRoutes(router, store);
+  registerTagRoutes(router, store);
+  registerPdfToolRoutes(router, deps.pdf);
   registerDwgRoutes(router);
-  registerAiChatRoutes(router, opts.ai);
+  registerAiChatRoutes(router, store, deps.ai);
   registerTokenRoutes(router);
   return router;
 }
 
 /** OGC API Features (docs/qgis.md): its own prefix, for desktop GIS clients. */
-export function ogcRouter(): Router {
+export function ogcRouter(store: Store): Router {
   const router = Router();
-  registerOgcRoutes(router);
+  registerOgcRoutes(router, store);
   return router;
 }
 
-export function createApp(opts: AppOptions = {}): Express {
+export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
@@ -104,18 +124,18 @@ export function createApp(opts: AppOptions = {}): Express {
   app.use('/tiles', errorMapper);
 
   app.use('/api', ...limits, express.json({ limit: JSON_BODY_LIMIT, verify: (_req, _res, buf) => checkJsonShape(buf) }));
-  app.use(apiRouter({ ai: opts.ai }));
+  app.use(apiRouter(deps));
   // Unknown /api route: without a session the caller learns nothing about what exists.
   app.use('/api', (req, _res, next) => next(req.auth ? errors.notFound('Ruta API nu există.') : errors.unauthorized()));
   app.use('/api', errorMapper);
 
   // OGC API Features: the same limits and counters as /api (a token counts as its user).
   app.use('/ogc', ...limits);
-  app.use(ogcRouter());
+  app.use(ogcRouter(deps.store));
   app.use('/ogc', (req, _res, next) => next(req.auth ? errors.notFound('Resursa OGC nu există.') : errors.unauthorized()));
   app.use('/ogc', errorMapper);
 
-  for (const h of opts.web ?? []) app.use(h);
+  for (const h of deps.web ?? []) app.use(h);
   app.use(errorMapper);
   return app;
 }

@@ -9,11 +9,14 @@ import { getTemporalClient } from '../temporal/client';
 import { installMailDispatcher } from '../temporal/mail';
 import { ensureOverviewArchive } from '../temporal/tileArchive';
 import { sweepStaleTempDirs } from '../domain/storage/tempDirs';
+import { processStore } from '../domain/db/store';
 
 refuseUnsafeProductionStart();
 // notify() in a route hands its e-mail to a deliverMail workflow (docs/notifications.md).
 installMailDispatcher();
-const app = createApp({ web: [pageGuard, ...(await createWebHandlers())] });
+// The one store of the process, handed to the routers and to every page's loader.
+const store = processStore();
+const app = createApp({ store, web: [pageGuard, ...(await createWebHandlers(store))] });
 const server = applyKeepAlive(app.listen(config.app.port, () => {
   logger.info({ url: config.app.publicUrl }, 'geoportal listening');
   // Upload and export directories a killed predecessor left behind (issue 13).

@@ -6,7 +6,7 @@
  */
 import { DefaultLogger, NativeConnection, Runtime, makeTelemetryFilterString, type LogLevel } from '@temporalio/worker';
 import { config, refuseUnsafeProductionStart } from '../domain/config';
-import { closePool, getPool } from '../domain/db/pool';
+import { processStore } from '../domain/db/store';
 import { childLogger } from '../domain/log';
 import { closeTemporalClient, getTemporalClient } from '../temporal/client';
 import { isTaskQueueName, type TaskQueueName } from '../temporal/common/queues';
@@ -65,12 +65,14 @@ async function main(): Promise<void> {
   installRuntime();
   const started = Date.now();
   const connection = await connectWithRetry();
+  // The one store of the process, handed to every activity factory.
+  const store = processStore();
   let exitCode = 0;
   try {
     const workers = await createQueueWorkers({
       connection,
       namespace: config.temporal.namespace,
-      deps: { db: getPool() },
+      deps: { store },
       queues: selectedQueues(),
     });
     if (workers.size === 0) throw new Error('No task queue with registered workflows or activities selected');
@@ -83,7 +85,7 @@ async function main(): Promise<void> {
     sweepStaleTempDirs().then((removed) => removed.length && log.info({ removed }, 'stale temporary directories removed'));
     ensureExportLifecycle().catch((err: unknown) => log.warn({ err: (err as Error).message }, 'export bucket lifecycle not set'));
     // The weekend queue's default cities, once the catalogue knows them (docs/scheduling.md).
-    seedWeekendQueue(getPool(), config.scheduling.weekendDefaultCities)
+    seedWeekendQueue(store.pool, config.scheduling.weekendDefaultCities)
       .then((r) => r.added && log.info({ added: r.added }, 'weekend queue seeded'))
       .catch((err: unknown) => log.warn({ err: (err as Error).message }, 'weekend queue not seeded'));
 
@@ -99,7 +101,7 @@ async function main(): Promise<void> {
     await Promise.all(runs);
     log.info('workers stopped');
   } finally {
-    await Promise.allSettled([closePool(), closeTemporalClient(), connection.close()]);
+    await Promise.allSettled([store.close(), closeTemporalClient(), connection.close()]);
   }
   process.exitCode = exitCode;
 }

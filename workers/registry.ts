@@ -18,14 +18,15 @@ import { createSchedulingActivities } from '../activities/scheduling';
 import { createJobActivities } from '../activities/jobs';
 import { config, projectRoot } from '../domain/config';
 import type pg from 'pg';
+import type { PrismaClient } from '../domain/db/prisma';
+import type { Store } from '../domain/db/store';
 import type { SmtpTarget } from '../domain/mail/transport';
 import { TaskQueue, type TaskQueueName } from '../temporal/common/queues';
 import { claimChildJobLock, heldChildJobLocks, listRunningJobs, releaseChildJobLock, start } from '../temporal/jobs';
 
-/** What activity factories may depend on; main.ts builds it once per process. */
+/** What the worker is built from; main.ts builds the store once per process, a test its own. */
 export interface WorkerDeps {
-  /** A pool, not a client: some activities hold a connection of their own (the build's lock). */
-  db: pg.Pool;
+  store: Store;
   /** Land-registry portal base URL; default config.landreg.baseUrl (tests aim at their own simulator). */
   landregBaseUrl?: string;
   /** SMTP server of the mail delivery; default config.mail (tests aim at a MailDev of their own). */
@@ -47,10 +48,21 @@ export type QueueWorkerOptions = Pick<
   | 'shutdownGraceTime'
 >;
 
+/** What the activity factories receive: the settings and the store's pool and Prisma client. */
+export type ActivityDeps = Omit<WorkerDeps, 'store'> & {
+  /** A pool, not a client: some activities hold a connection of their own (the build's lock). */
+  db: pg.Pool;
+  prisma: PrismaClient;
+};
+
+export function activityDeps({ store, ...settings }: WorkerDeps): ActivityDeps {
+  return { ...settings, db: store.pool, prisma: store.prisma };
+}
+
 export interface QueueWorkerEntry {
   /** Module exporting the workflows this queue runs (bundled once per path per process). */
   workflowsPath?: string;
-  activities?: (deps: WorkerDeps) => object;
+  activities?: (deps: ActivityDeps) => object;
   options?: QueueWorkerOptions;
 }
 

@@ -7,7 +7,7 @@ import { bundleWorkflowCode, Worker, type NativeConnection, type WorkflowBundleW
 import { config } from '../domain/config';
 import { childLogger } from '../domain/log';
 import type { TaskQueueName } from '../temporal/common/queues';
-import { hasRegisteredWork, workerRegistry, type QueueWorkerEntry, type WorkerDeps } from './registry';
+import { activityDeps, hasRegisteredWork, workerRegistry, type QueueWorkerEntry, type WorkerDeps } from './registry';
 
 const log = childLogger('workers');
 
@@ -71,7 +71,7 @@ export async function createQueueWorkers(opts: CreateWorkersOptions): Promise<Ma
       taskQueue: queue,
       identity: workerIdentity(),
       ...(entry.workflowsPath ? { workflowBundle: await workflowBundleFor(entry.workflowsPath) } : {}),
-      ...(entry.activities ? { activities: entry.activities(opts.deps) } : {}),
+      ...(entry.activities ? { activities: entry.activities(activityDeps(opts.deps)) } : {}),
       shutdownGraceTime: '10 seconds',
       ...entry.options,
     });

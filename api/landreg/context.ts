@@ -1,22 +1,25 @@
 /**
- * What the landreg routes talk to: the portal client and the store. Production uses the
- * process-wide defaults; an integration test points them at its own simulator and database (its
- * jobs go to its own Temporal namespace, test/helpers/temporal.ts, so no queue is aimed here).
+ * What the landreg routes talk to: the store's pool and a portal client on it. The app builds it
+ * from its store and `createApp({landreg})`, whose portal address defaults to config; an
+ * integration test passes its own simulator (its jobs go to its own Temporal namespace,
+ * test/helpers/temporal.ts, so no queue is aimed here).
  */
 import type pg from 'pg';
-import { getPool } from '../../domain/db/pool';
-import { getLandregClient, type LandregClient } from '../../domain/landreg/client';
+import type { Store } from '../../domain/db/store';
+import { LandregClient } from '../../domain/landreg/client';
 
-export interface LandregApiContext {
-  client: () => LandregClient;
-  db: () => pg.Pool;
+export interface LandregRouteOptions {
+  /** The land-registry portal's address (default config.landreg.baseUrl). */
+  baseUrl?: string;
+  /** The portal's rate for this app's client (default config.landreg.requestsPerSecond). */
+  requestsPerSecond?: number;
 }
 
-export const landregApi: LandregApiContext = {
-  client: getLandregClient,
-  db: getPool,
-};
+export interface LandregApi {
+  db: pg.Pool;
+  client: LandregClient;
+}
 
-export function configureLandregApi(overrides: Partial<LandregApiContext>): void {
-  Object.assign(landregApi, overrides);
+export function landregApiOn(store: Store, opts: LandregRouteOptions = {}): LandregApi {
+  return { db: store.pool, client: new LandregClient({ db: store.pool, ...opts }) };
 }

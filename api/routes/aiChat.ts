@@ -8,13 +8,13 @@
  * JSON errors on both POST routes; the stream starts only once the first piece of text is there.
  */
 import type { Router } from 'express';
+import type { Store } from '../../domain/db/store';
 import { z } from 'zod';
 import { clientGone } from '../http/download';
 import { defineRoute } from '../http/route';
 import { heavyWork, holdSlot } from '../http/rateLimit';
 import type { SessionContext } from '../../domain/auth/sessionContext';
 import { config, type AiSettings } from '../../domain/config';
-import { getPrisma } from '../../domain/db/prisma';
 import { viewerOf } from '../../domain/auth/viewer';
 import { registryViewer } from '../../domain/registry/access';
 import { AppError } from '../../domain/errors';
@@ -53,7 +53,7 @@ function callerOf(auth: SessionContext | undefined): ChatCaller {
   return { viewer: viewerOf(auth), registryViewer: registryViewer(auth!) };
 }
 
-export function registerAiChatRoutes(router: Router, settings: AiSettings = config.ai): void {
+export function registerAiChatRoutes(router: Router, store: Store, settings: AiSettings = config.ai): void {
   defineRoute(
     router,
     {
@@ -81,7 +81,7 @@ export function registerAiChatRoutes(router: Router, settings: AiSettings = conf
     },
     async ({ body, auth, req, res }) => {
       await holdSlot(heavyWork.ai, req, res);
-      return chat(getPrisma(), settings, body, callerOf(auth), clientGone(res));
+      return chat(store.prisma, settings, body, callerOf(auth), clientGone(res));
     },
   );
 
@@ -104,7 +104,7 @@ export function registerAiChatRoutes(router: Router, settings: AiSettings = conf
     async ({ body, auth, req, res }) => {
       await holdSlot(heavyWork.ai, req, res);
       const signal = clientGone(res);
-      const stream = await openChatStream(getPrisma(), settings, body, callerOf(auth), signal);
+      const stream = await openChatStream(store.prisma, settings, body, callerOf(auth), signal);
       res.status(200).set({
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-cache, no-transform',

@@ -9,6 +9,7 @@
  */
 import { pipeline } from 'node:stream/promises';
 import type { Router } from 'express';
+import type { Store } from '../../domain/db/store';
 import { decodeJwt } from 'jose';
 import { z } from 'zod';
 import { contentDisposition } from '../http/contentDisposition';
@@ -75,7 +76,7 @@ function forwardParcelPost(
   );
 }
 
-export function registerCentralApiRoutes(router: Router): void {
+export function registerCentralApiRoutes(router: Router, store: Store): void {
   defineRoute(
     router,
     {
@@ -143,7 +144,7 @@ export function registerCentralApiRoutes(router: Router): void {
       failures: UPSTREAM_FAILURES,
     },
     async (ctx) =>
-      nameCentralHits(await call<CentralSearchAnswer>(auth(ctx), { path: '/search', query: { q: ctx.query.q, limit: ctx.query.limit } }), { siruta: ctx.query.siruta }),
+      nameCentralHits(await call<CentralSearchAnswer>(auth(ctx), { path: '/search', query: { q: ctx.query.q, limit: ctx.query.limit } }), { siruta: ctx.query.siruta }, store.pool),
   );
 
   // Before /parcela/:id, which would take `find` for an id.

@@ -14,7 +14,8 @@
 import type { Router } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
-import { cfApi } from '../cfportal/context';
+import type { Store } from '../../domain/db/store';
+import { cfApiContext, type CfRouteOptions } from '../cfportal/context';
 import { Siruta, WorkspacePk } from '../http/schemas';
 import { defineRoute, reply } from '../http/route';
 import { legacyWriteGate } from '../http/gates';
@@ -132,7 +133,10 @@ const TestQuery = z.object({
   workspacePk: WorkspacePk.optional(),
 });
 
-export function registerCfportalRoutes(router: Router): void {
+export type { CfRouteOptions };
+
+export function registerCfportalRoutes(router: Router, store: Store, opts: CfRouteOptions = {}): void {
+  const cfApi = cfApiContext(store, opts);
   defineRoute(
     router,
     {
@@ -143,7 +147,7 @@ export function registerCfportalRoutes(router: Router): void {
       auth: 'session',
       response: { description: 'Account state', schema: SessionView },
     },
-    () => cfSessionView(cfApi.prisma(), cfApi.accounts),
+    () => cfSessionView(cfApi.prisma, cfApi.accounts),
   );
 
   defineRoute(
@@ -166,8 +170,8 @@ export function registerCfportalRoutes(router: Router): void {
     },
     ({ body }) =>
       body.action === 'connect'
-        ? connectCfportal(cfApi.prisma(), cfApi.client(), cfApi.accounts, { username: body.username, password: body.password })
-        : disconnectCfportal(cfApi.prisma(), cfApi.accounts),
+        ? connectCfportal(cfApi.prisma, cfApi.client(), cfApi.accounts, { username: body.username, password: body.password })
+        : disconnectCfportal(cfApi.prisma, cfApi.accounts),
   );
 
   defineRoute(
@@ -194,7 +198,7 @@ export function registerCfportalRoutes(router: Router): void {
     async ({ body, auth }) => {
       const parcels = body.parcels ?? [{ nrCadastral: body.nrCadastral!, siruta: body.siruta!, workspacePk: body.workspacePk, userId: body.userId }];
       const placed = await placeOrder(
-        { prisma: cfApi.prisma(), db: cfApi.db(), client: cfApi.client(), accounts: cfApi.accounts },
+        { prisma: cfApi.prisma, db: cfApi.db, client: cfApi.client(), accounts: cfApi.accounts },
         { userId: auth!.user.id, isAdmin: auth!.isAdmin, hidePersonal: hidesPersonalData(auth!) },
         { parcels, force: body.force ?? false },
       );
@@ -233,7 +237,7 @@ export function registerCfportalRoutes(router: Router): void {
       const own = query.mine === '1' || query.mine === 'true' || !a.isAdmin;
       if (query.userId && query.userId !== a.user.id && !a.isAdmin) throw errors.forbidden('Doar administratorii pot vedea comenzile altor utilizatori.');
       return listExtracts(
-        cfApi.prisma(),
+        cfApi.prisma,
         {
           limit: query.limit,
           offset: query.offset,
@@ -261,7 +265,7 @@ export function registerCfportalRoutes(router: Router): void {
         schema: z.object({ items: z.array(z.object({ userId: z.string(), email: z.string().nullable(), name: z.string().nullable(), count: z.number() })) }),
       },
     },
-    async () => ({ items: await orderers(cfApi.prisma()) }),
+    async () => ({ items: await orderers(cfApi.prisma) }),
   );
 
   defineRoute(
@@ -276,7 +280,7 @@ export function registerCfportalRoutes(router: Router): void {
       response: { description: 'The extract, or null when the parcel has none', schema: z.object({ extract: ExtractBody.nullable() }) },
     },
     async ({ query, auth }) => ({
-      extract: await parcelExtract(cfApi.prisma(), { nrCadastral: query.nrCad, siruta: query.siruta }, { hidePersonal: hidesPersonalData(auth!) }),
+      extract: await parcelExtract(cfApi.prisma, { nrCadastral: query.nrCad, siruta: query.siruta }, { hidePersonal: hidesPersonalData(auth!) }),
     }),
   );
 
@@ -293,7 +297,7 @@ export function registerCfportalRoutes(router: Router): void {
       response: { description: 'The cancelled extract', schema: ExtractBody },
       failures: { 403: 'neither the orderer nor an admin', 404: 'unknown extract', 409: 'invalid_state: the extract is no longer pending; body has status' },
     },
-    ({ params, auth }) => cancelExtract(cfApi.prisma(), params.id, { userId: auth!.user.id, isAdmin: auth!.isAdmin, hidePersonal: hidesPersonalData(auth!) }),
+    ({ params, auth }) => cancelExtract(cfApi.prisma, params.id, { userId: auth!.user.id, isAdmin: auth!.isAdmin, hidePersonal: hidesPersonalData(auth!) }),
   );
 
   defineRoute(
@@ -313,7 +317,7 @@ export function registerCfportalRoutes(router: Router): void {
     async () => {
       const client = cfApi.client();
       const account = accountKey(await client.account());
-      const [credits, reserved] = await Promise.all([client.credits(), reservedCredits(cfApi.prisma(), account)]);
+      const [credits, reserved] = await Promise.all([client.credits(), reservedCredits(cfApi.prisma, account)]);
       return { account, credits, reserved, available: Math.max(0, credits - reserved), costPerExtract: 1 };
     },
   );
@@ -331,7 +335,7 @@ export function registerCfportalRoutes(router: Router): void {
       failures: { 404: 'Unknown extract, or not yours (restricted viewers)', 409: 'cf_not_ready: the extract is not completed' },
     },
     async ({ query, auth, res }) => {
-      const e = await getExtract(cfApi.prisma(), query.id);
+      const e = await getExtract(cfApi.prisma, query.id);
       // Restricted viewers may not read other people's land-book extracts (personal data).
       if (!e || (hidesPersonalData(auth!) && e.userId !== auth!.user.id)) throw errors.notFound('Extrasul CF nu există.');
       if (e.status !== 'completed') {

@@ -8,6 +8,7 @@ import { contentDisposition } from '../http/contentDisposition';
 import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import type { Router } from 'express';
+import type { Store } from '../../domain/db/store';
 import { z } from 'zod';
 import { defineRoute } from '../http/route';
 import { clientGone } from '../http/download';
@@ -106,7 +107,7 @@ const CfStatusBody = z.object({
 
 /** RFC 6266: ASCII fallback plus the UTF-8 name (ours are ASCII slugs already). */
 
-export function registerGeoportalRoutes(router: Router): void {
+export function registerGeoportalRoutes(router: Router, store: Store): void {
   const tags = ['geoportal'];
 
   defineRoute(
@@ -120,7 +121,7 @@ export function registerGeoportalRoutes(router: Router): void {
       query: SearchQuery,
       response: { description: 'UATs, then parcels, then owners; case- and diacritic-insensitive', schema: SearchBody },
     },
-    ({ query, auth }) => searchGeoportal(query.q, query.limit, viewerOf(auth), { siruta: query.siruta }),
+    ({ query, auth }) => searchGeoportal(query.q, query.limit, viewerOf(auth), { siruta: query.siruta }, store.pool),
   );
 
   defineRoute(
@@ -139,6 +140,7 @@ export function registerGeoportalRoutes(router: Router): void {
       getFeature(
         query.id !== undefined ? { id: query.id } : { siruta: query.siruta!, objectId: query.objectId!, layerId: query.layerId },
         viewerOf(auth),
+        store.pool,
       ),
   );
 
@@ -164,7 +166,7 @@ export function registerGeoportalRoutes(router: Router): void {
     async ({ body, auth, req, res }) => {
       // ogr2ogr is killed when the client leaves; the slot goes back with the answer.
       await holdSlot(heavyWork.selectionExport, req, res);
-      const file = await exportFeatures(body.format, body.featureIds, viewerOf(auth), clientGone(res));
+      const file = await exportFeatures(body.format, body.featureIds, viewerOf(auth), store.pool, clientGone(res));
       try {
         const { size } = await fs.promises.stat(file.path);
         res.status(200).set({
@@ -203,7 +205,7 @@ export function registerGeoportalRoutes(router: Router): void {
       },
       failures: { 404: 'Unknown UAT or no geometry yet' },
     },
-    ({ query }) => uatBounds(query.siruta),
+    ({ query }) => uatBounds(query.siruta, store.pool),
   );
 
   defineRoute(
@@ -221,7 +223,7 @@ export function registerGeoportalRoutes(router: Router): void {
       },
       failures: { 404: 'Unknown UAT or no boundary yet' },
     },
-    ({ query }) => boundaryCheck(query.siruta),
+    ({ query }) => boundaryCheck(query.siruta, store.pool),
   );
 
   defineRoute(
@@ -235,6 +237,6 @@ export function registerGeoportalRoutes(router: Router): void {
       query: CfStatusQuery,
       response: { description: 'Extract state', schema: CfStatusBody },
     },
-    ({ query }) => cfStatus(query.nrCad, query.siruta),
+    ({ query }) => cfStatus(query.nrCad, query.siruta, store.pool),
   );
 }

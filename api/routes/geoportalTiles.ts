@@ -9,9 +9,9 @@
  * utility (spec 1.7) and a rebuild is a singleton job that cannot pile up.
  */
 import type { Router } from 'express';
+import type { Store } from '../../domain/db/store';
 import { z } from 'zod';
 import { defineRoute, reply } from '../http/route';
-import { getPool } from '../../domain/db/pool';
 import { optimizeTiles, optimizeViews, setupEnrichmentViews, setupViews, uatViewsExist } from '../../domain/store/views';
 import { TILE_REBUILD_WORKFLOW_ID } from '../../temporal/common/singletons';
 import { startTileRebuild, tileInfraStatus } from '../../temporal/tileMonitor';
@@ -60,7 +60,7 @@ const StatusBody = z.object({
 
 const admin = { tags: ['geoportal'], auth: 'admin' as const };
 
-export function registerGeoportalTileRoutes(router: Router): void {
+export function registerGeoportalTileRoutes(router: Router, store: Store): void {
   defineRoute(
     router,
     {
@@ -70,7 +70,7 @@ export function registerGeoportalTileRoutes(router: Router): void {
       ...admin,
       response: { description: 'View state', schema: z.object({ exists: z.boolean(), views: z.array(ViewState) }) },
     },
-    () => uatViewsExist(getPool()),
+    () => uatViewsExist(store.pool),
   );
 
   defineRoute(
@@ -82,7 +82,7 @@ export function registerGeoportalTileRoutes(router: Router): void {
       ...admin,
       response: { description: 'What was created', schema: z.object({ created: z.array(z.string()), existing: z.array(z.string()) }) },
     },
-    () => setupViews(getPool()),
+    () => setupViews(store.pool),
   );
 
   defineRoute(
@@ -103,7 +103,7 @@ export function registerGeoportalTileRoutes(router: Router): void {
         }),
       },
     },
-    () => optimizeViews(getPool()),
+    () => optimizeViews(store.pool),
   );
 
   defineRoute(
@@ -116,7 +116,7 @@ export function registerGeoportalTileRoutes(router: Router): void {
       response: { description: 'Recreated views', schema: z.object({ recreated: z.array(z.string()), columns: z.array(z.string()) }) },
     },
     async () => {
-      const r = await optimizeTiles(getPool());
+      const r = await optimizeTiles(store.pool);
       return { recreated: r.recreated, columns: [...r.columns] };
     },
   );
@@ -130,7 +130,7 @@ export function registerGeoportalTileRoutes(router: Router): void {
       ...admin,
       response: { description: 'Recreated views', schema: z.object({ recreated: z.array(z.string()), columns: z.array(z.string()) }) },
     },
-    () => setupEnrichmentViews(getPool()),
+    () => setupEnrichmentViews(store.pool),
   );
 
   defineRoute(

@@ -9,17 +9,19 @@ import { z } from 'zod';
 import { viewerOf } from '../../domain/auth/viewer';
 import { legacyWriteGate } from '../http/gates';
 import { defineRoute } from '../http/route';
-import { getPool } from '../../domain/db/pool';
+import type { Store } from '../../domain/db/store';
+import type { LandregRouteOptions } from '../landreg/context';
 import { withinDeadline } from '../http/deadline';
 import { uatDashboard } from '../../domain/enrichment/dashboard';
 import { NO_GEOM_SCAN_TIMEOUT_MS, scanNoGeometry } from '../../domain/enrichment/noGeometry';
 import { enrichmentPortal } from '../../domain/enrichment/portal';
 import { MAX_CADASTRAL_NUMBERS, enrichOne, searchCadastral, searchOwner, type EnrichmentDeps } from '../../domain/enrichment/service';
-import { getLandregClient } from '../../domain/landreg/client';
+import { LandregClient } from '../../domain/landreg/client';
 
-
-/** The process's store and shared portal client; tests pass their own database and simulator. */
-const defaultDeps = (): EnrichmentDeps => ({ db: getPool(), portal: enrichmentPortal(getLandregClient()) });
+/** The store's pool and a portal client on it, as the app passes them (a test: its simulator). */
+export function enrichmentDepsOn(store: Store, opts: LandregRouteOptions = {}): EnrichmentDeps {
+  return { db: store.pool, portal: enrichmentPortal(new LandregClient({ db: store.pool, ...opts })) };
+}
 
 const Enrichment = z.record(z.string(), z.unknown()).nullable().openapi({ description: 'Enrichment keys of CONTRACT.md section 3 (redacted for the viewer)' });
 
@@ -114,7 +116,7 @@ const EnrichAnswer = z.object({
 /** Spec section 8: the scan stops after 120 s on the server (the client has the same limit). */
 const scanLimit = { ms: NO_GEOM_SCAN_TIMEOUT_MS, message: 'Scanarea imobilelor fără geometrie a depășit limita de 120 de secunde.' };
 
-export function registerLandregEnrichmentRoutes(router: Router, deps: () => EnrichmentDeps = defaultDeps): void {
+export function registerLandregEnrichmentRoutes(router: Router, deps: EnrichmentDeps): void {
   defineRoute(
     router,
     {
@@ -127,7 +129,7 @@ export function registerLandregEnrichmentRoutes(router: Router, deps: () => Enri
       response: { description: 'Parcels with their enrichment, per number', schema: SearchAnswer },
       failures: { 400: `Bad input, more than ${MAX_CADASTRAL_NUMBERS} numbers, or refused by the portal (unknown UAT)`, 404: 'UAT unknown to the UAT catalogue or to the portal (no portal call for a SIRUTA the catalogue does not know)', 429: 'Past the per-user or global cap of portal-bound requests (Retry-After)', 502: 'Portal error', 503: 'Portal in maintenance', 504: 'Over the overall deadline' },
     },
-    ({ body, auth, req, res }) => withinDeadline({ req, res }, () => searchCadastral(deps(), body, viewerOf(auth))),
+    ({ body, auth, req, res }) => withinDeadline({ req, res }, () => searchCadastral(deps, body, viewerOf(auth))),
   );
 
   defineRoute(
@@ -142,7 +144,7 @@ export function registerLandregEnrichmentRoutes(router: Router, deps: () => Enri
       response: { description: 'Parcels whose current or former owners match; each flags its source', schema: OwnerAnswer },
       failures: { 403: 'Basic panel or a scope without owner data', 502: 'Portal error', 503: 'Portal in maintenance' },
     },
-    ({ body, auth, req, res }) => withinDeadline({ req, res }, () => searchOwner(deps(), body, viewerOf(auth))),
+    ({ body, auth, req, res }) => withinDeadline({ req, res }, () => searchOwner(deps, body, viewerOf(auth))),
   );
 
   defineRoute(
@@ -159,7 +161,7 @@ export function registerLandregEnrichmentRoutes(router: Router, deps: () => Enri
     },
     async ({ body, req, res }) => {
       const deadline = Date.now() + NO_GEOM_SCAN_TIMEOUT_MS;
-      const { missing: _missing, ...counts } = await withinDeadline({ req, res }, () => scanNoGeometry(deps(), body.siruta, { workspacePk: body.workspacePk, deadline }), scanLimit);
+      const { missing: _missing, ...counts } = await withinDeadline({ req, res }, () => scanNoGeometry(deps, body.siruta, { workspacePk: body.workspacePk, deadline }), scanLimit);
       return counts;
     },
   );
@@ -176,7 +178,7 @@ export function registerLandregEnrichmentRoutes(router: Router, deps: () => Enri
       response: { description: 'Areas, intravilan split, land use, top owners, buildings', schema: Dashboard },
       failures: { 404: 'No local data for the UAT' },
     },
-    ({ query, auth }) => uatDashboard(deps().db, query.siruta, viewerOf(auth)),
+    ({ query, auth }) => uatDashboard(deps.db, query.siruta, viewerOf(auth)),
   );
 
   defineRoute(
@@ -194,7 +196,7 @@ export function registerLandregEnrichmentRoutes(router: Router, deps: () => Enri
     },
     async ({ body, auth, req, res }) => {
       const ref = 'id' in body ? { id: body.id } : { siruta: body.siruta, objectId: body.objectId };
-      return { feature: await withinDeadline({ req, res }, () => enrichOne(deps(), ref, viewerOf(auth), body.force ?? false)) };
+      return { feature: await withinDeadline({ req, res }, () => enrichOne(deps, ref, viewerOf(auth), body.force ?? false)) };
     },
   );
 }

@@ -9,6 +9,8 @@
  */
 import { LayerId, Siruta } from '../http/schemas';
 import type { Router } from 'express';
+import type pg from 'pg';
+import type { Store } from '../../domain/db/store';
 import { pipeline } from 'node:stream/promises';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { z } from 'zod';
@@ -17,7 +19,6 @@ import { legacyWriteGate } from '../http/gates';
 import { defineRoute, reply } from '../http/route';
 import { mayReadJob, progressUrl, start, type JobInput } from '../../temporal/jobs';
 import { ownerOrAdmin } from '../../domain/auth/ownership';
-import { getPool } from '../../domain/db/pool';
 import { errors } from '../../domain/errors';
 import { childLogger } from '../../domain/log';
 import { checkLayerId } from '../../domain/exports/layers';
@@ -62,8 +63,8 @@ function viewerOf(auth: SessionContext | undefined) {
   return { userId: auth!.user.id, hidePersonal: !viewerRule(auth).personalData };
 }
 
-async function requireUat(siruta: number): Promise<void> {
-  const uat = await uatInfo(getPool(), siruta);
+async function requireUat(db: pg.Pool, siruta: number): Promise<void> {
+  const uat = await uatInfo(db, siruta);
   if (!uat.known && !uat.hasFeatures) throw errors.notFound(`UAT-ul cu codul SIRUTA ${siruta} nu există.`);
 }
 
@@ -93,7 +94,7 @@ const exportStart = {
   response: { status: 202, description: 'Job started; follow progressUrl, fetch downloadUrl when done', schema: JobAccepted },
 };
 
-export function registerExportRoutes(router: Router): void {
+export function registerExportRoutes(router: Router, store: Store): void {
   defineRoute(
     router,
     {
@@ -104,7 +105,7 @@ export function registerExportRoutes(router: Router): void {
       failures: { 404: 'Unknown UAT', 409: 'already_running: an export of this UAT runs', 410: 'gone_central_api' },
     },
     async ({ body, auth }) => {
-      await requireUat(body.siruta);
+      await requireUat(store.pool, body.siruta);
       const v = viewerOf(auth);
       return startExport(EXPORT_KINDS.bundle, body.siruta, v.userId, (downloadUrl) => ({ siruta: body.siruta, mode: body.mode, includeNoGeometry: body.includeNoGeometry, downloadUrl, ...v }));
     },
@@ -120,8 +121,8 @@ export function registerExportRoutes(router: Router): void {
       failures: { 404: 'Unknown UAT or layer', 409: 'already_running', 410: 'gone_central_api' },
     },
     async ({ body, auth }) => {
-      await requireUat(body.siruta);
-      if (!(await layerExists(getPool(), checkLayerId(body.layerId)))) {
+      await requireUat(store.pool, body.siruta);
+      if (!(await layerExists(store.pool, checkLayerId(body.layerId)))) {
         throw errors.notFound(`Stratul ${body.layerId} nu există în catalog.`);
       }
       const v = viewerOf(auth);
@@ -204,7 +205,7 @@ export function registerExportRoutes(router: Router): void {
       },
     },
     async ({ body, auth, req, res }) => {
-      const uat = await uatInfo(getPool(), body.siruta);
+      const uat = await uatInfo(store.pool, body.siruta);
       if (!uat.hasFeatures) throw errors.notFound(`Baza de date nu conține obiecte pentru UAT-ul ${body.siruta}.`);
       const release = await heavyWork.localExport.acquire(callerKey(req));
       // A client that goes away stops its build: ogr2ogr is killed and the temp directory removed.

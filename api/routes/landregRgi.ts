@@ -13,7 +13,8 @@ import { z } from 'zod';
 import { WorkspacePk } from '../http/schemas';
 import { defineRoute } from '../http/route';
 import { withinDeadline } from '../http/deadline';
-import { landregApi } from '../landreg/context';
+import type { Store } from '../../domain/db/store';
+import { landregApiOn, type LandregRouteOptions } from '../landreg/context';
 import { errors } from '../../domain/errors';
 import { contentDisposition } from '../http/contentDisposition';
 import { hidesPersonalData } from '../../domain/auth/viewer';
@@ -54,7 +55,8 @@ const DownloadQuery = z.object({
   debug: z.enum(['0', '1']).optional(),
 });
 
-export function registerRgiRoutes(router: Router): void {
+export function registerRgiRoutes(router: Router, store: Store, opts: LandregRouteOptions = {}): void {
+  const landregApi = landregApiOn(store, opts);
   defineRoute(
     router,
     {
@@ -70,7 +72,7 @@ export function registerRgiRoutes(router: Router): void {
       },
       failures: { 400: 'bad_request (also: the portal refused the county or year)', 502: 'upstream_error', 503: 'portal_maintenance' },
     },
-    ({ body, auth, req, res }) => withinDeadline({ req, res }, () => rgiApplications(landregApi.client(), body, hidesPersonalData(auth!))),
+    ({ body, auth, req, res }) => withinDeadline({ req, res }, () => rgiApplications(landregApi.client, body, hidesPersonalData(auth!))),
   );
 
   defineRoute(
@@ -85,7 +87,7 @@ export function registerRgiRoutes(router: Router): void {
       response: { description: 'Application', schema: Application.extend({ history: z.array(z.object({ date: z.string(), status: z.string() })) }) },
       failures: { 404: 'Unknown application' },
     },
-    ({ query, auth, req, res }) => withinDeadline({ req, res }, () => rgiDetails(landregApi.client(), query.applicationId, hidesPersonalData(auth!))),
+    ({ query, auth, req, res }) => withinDeadline({ req, res }, () => rgiDetails(landregApi.client, query.applicationId, hidesPersonalData(auth!))),
   );
 
   defineRoute(
@@ -109,7 +111,7 @@ export function registerRgiRoutes(router: Router): void {
       failures: { 404: 'Unknown application', 400: 'workspaceId does not match the application' },
     },
     async ({ query, auth, req, res }) => ({
-      ...(await withinDeadline({ req, res }, () => rgiIssuedDocs(landregApi.client(), query.applicationId, query.workspaceId))),
+      ...(await withinDeadline({ req, res }, () => rgiIssuedDocs(landregApi.client, query.applicationId, query.workspaceId))),
       downloadable: !hidesPersonalData(auth!),
     }),
   );
@@ -135,7 +137,7 @@ export function registerRgiRoutes(router: Router): void {
         throw errors.forbidden('Documentele emise poartă numele solicitantului; contul dumneavoastră nu are acces la date personale.');
       }
       const r = await withinDeadline({ req, res }, () =>
-        rgiDownload(landregApi.client(), {
+        rgiDownload(landregApi.client, {
           workspaceId: query.wid,
           applicationId: query.aid,
           documentPk: query.did,

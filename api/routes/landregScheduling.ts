@@ -12,9 +12,8 @@
 import type { Router } from 'express';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { z } from 'zod';
-import type pg from 'pg';
-import { createPrisma, getPrisma, type PrismaClient } from '../../domain/db/prisma';
-import { getPool } from '../../domain/db/pool';
+import type { PrismaClient } from '../../domain/db/prisma';
+import type { Store } from '../../domain/db/store';
 import { errors } from '../../domain/errors';
 import { FREQUENCIES, STEP_CODES } from '../../domain/scheduling/rules';
 import {
@@ -37,19 +36,9 @@ import type { WeekendState } from '../../workflows/scheduling';
 import { legacyWriteGate } from '../http/gates';
 import { PG_INT_MAX, Siruta as SirutaParam } from '../http/schemas';
 import { defineRoute } from '../http/route';
-import { landregApi } from '../landreg/context';
 
 const TAGS = ['landreg', 'scheduling'];
 
-/** Prisma on the landreg context's pool (a test aims the routes at a database of its own). */
-const clients = new WeakMap<pg.Pool, PrismaClient>();
-function prismaDb(): PrismaClient {
-  const pool = landregApi.db();
-  if (pool === getPool()) return getPrisma();
-  let c = clients.get(pool);
-  if (!c) clients.set(pool, (c = createPrisma(pool)));
-  return c;
-}
 const GATED = { 410: 'Utilizator pe calea API-ului central (gone_central_api)' };
 
 const Frequency = z.enum(FREQUENCIES, { message: `Frecvența trebuie să fie una dintre: ${FREQUENCIES.join(', ')}.` });
@@ -177,8 +166,7 @@ async function wakeSession(): Promise<void> {
   }
 }
 
-async function weekendAnswer(now = Date.now()) {
-  const prisma = prismaDb();
+async function weekendAnswer(prisma: PrismaClient, now = Date.now()) {
   const [queue, paused, report, session] = await Promise.all([listQueue(prisma), isPaused(prisma), lastReport(prisma), sessionState()]);
   const forced = session?.forced ?? false;
   const w = sessionWeekendWindow(now, forced);
@@ -195,7 +183,7 @@ async function weekendAnswer(now = Date.now()) {
   };
 }
 
-export function registerSchedulingRoutes(router: Router): void {
+export function registerSchedulingRoutes(router: Router, store: Store): void {
   defineRoute(
     router,
     {
@@ -207,7 +195,7 @@ export function registerSchedulingRoutes(router: Router): void {
       response: { description: 'Regulile, prioritatea 1 întâi', schema: z.object({ items: z.array(Rule), defaultFrequency: Frequency }) },
     },
     async () => {
-      const prisma = prismaDb();
+      const prisma = store.prisma;
       const [items, defaultFrequency] = await Promise.all([listRules(prisma), getDefaultFrequency(prisma)]);
       return { items, defaultFrequency };
     },
@@ -227,7 +215,7 @@ export function registerSchedulingRoutes(router: Router): void {
       failures: { ...GATED, 409: 'Ținta are deja o regulă (rule_exists)' },
     },
     async ({ body, res }) => {
-      const rule = await createRule(prismaDb(), landregApi.db(), body);
+      const rule = await createRule(store.prisma, store.pool, body);
       res.status(201);
       return rule;
     },
@@ -247,7 +235,7 @@ export function registerSchedulingRoutes(router: Router): void {
       failures: GATED,
     },
     async ({ body, res }) => {
-      const out = await bulkCreateForCounty(prismaDb(), landregApi.db(), body);
+      const out = await bulkCreateForCounty(store.prisma, store.pool, body);
       res.status(201);
       return out;
     },
@@ -272,8 +260,8 @@ export function registerSchedulingRoutes(router: Router): void {
     ),
   });
   const schedulerView = async () => {
-    const prisma = prismaDb();
-    const [defaultFrequency, due] = await Promise.all([getDefaultFrequency(prisma), dueUats(prisma, landregApi.db(), Date.now(), { includeDefault: true })]);
+    const prisma = store.prisma;
+    const [defaultFrequency, due] = await Promise.all([getDefaultFrequency(prisma), dueUats(prisma, store.pool, Date.now(), { includeDefault: true })]);
     return { defaultFrequency, due };
   };
 
@@ -304,7 +292,7 @@ export function registerSchedulingRoutes(router: Router): void {
       failures: GATED,
     },
     async ({ body }) => {
-      await setDefaultFrequency(prismaDb(), body.defaultFrequency);
+      await setDefaultFrequency(store.prisma, body.defaultFrequency);
       return schedulerView();
     },
   );
@@ -312,7 +300,7 @@ export function registerSchedulingRoutes(router: Router): void {
   defineRoute(
     router,
     { method: 'get', path: '/api/landreg/sync-rules/:id', summary: 'O regulă de sincronizare', tags: TAGS, auth: 'session', params: IdParams, response: { description: 'Regula', schema: Rule }, failures: { 404: 'Regula nu există' } },
-    async ({ params }) => getRule(prismaDb(), ruleId(params.id)),
+    async ({ params }) => getRule(store.prisma, ruleId(params.id)),
   );
 
   defineRoute(
@@ -329,7 +317,7 @@ export function registerSchedulingRoutes(router: Router): void {
       response: { description: 'Regula modificată', schema: Rule },
       failures: { ...GATED, 404: 'Regula nu există' },
     },
-    async ({ params, body }) => updateRule(prismaDb(), landregApi.db(), ruleId(params.id), body),
+    async ({ params, body }) => updateRule(store.prisma, store.pool, ruleId(params.id), body),
   );
 
   defineRoute(
@@ -346,7 +334,7 @@ export function registerSchedulingRoutes(router: Router): void {
       failures: { ...GATED, 404: 'Regula nu există' },
     },
     async ({ params, res }) => {
-      await deleteRule(prismaDb(), ruleId(params.id));
+      await deleteRule(store.prisma, ruleId(params.id));
       res.status(204).end();
     },
   );
@@ -361,7 +349,7 @@ export function registerSchedulingRoutes(router: Router): void {
       auth: 'session',
       response: { description: 'Coada (pașii fiecărei localități), starea sesiunii, fereastra', schema: WeekendAnswer },
     },
-    () => weekendAnswer(),
+    () => weekendAnswer(store.prisma),
   );
 
   defineRoute(
@@ -377,11 +365,11 @@ export function registerSchedulingRoutes(router: Router): void {
       failures: { 404: 'UAT-ul nu este în coadă' },
     },
     async ({ body }) => {
-      const prisma = prismaDb();
+      const prisma = store.prisma;
       let jobId: string | undefined;
       switch (body.action) {
         case 'add':
-          await addCity(prisma, landregApi.db(), body.siruta!);
+          await addCity(prisma, store.pool, body.siruta!);
           break;
         case 'remove':
           await removeCity(prisma, body.siruta!);
@@ -412,7 +400,7 @@ export function registerSchedulingRoutes(router: Router): void {
         }
       }
       if (body.action !== 'trigger') await wakeSession();
-      return { ...(await weekendAnswer()), ...(jobId ? { jobId } : {}) };
+      return { ...(await weekendAnswer(store.prisma)), ...(jobId ? { jobId } : {}) };
     },
   );
 }

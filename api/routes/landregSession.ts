@@ -15,7 +15,7 @@ import { requireAdmin } from '../auth/guards';
 import { childLogger } from '../../domain/log';
 import { singletonWorkflowId } from '../../temporal/ids';
 import { defineRoute } from '../http/route';
-import { landregApi } from '../landreg/context';
+import type { LandregApi } from '../landreg/context';
 import { launchJob, runningPortalJobs } from '../../temporal/jobs';
 import { SessionState, sessionState as readSessionState } from '../../domain/landreg/sessionState';
 
@@ -28,8 +28,8 @@ const Credentials = z.object({
 });
 
 /** Spec 3.1: on the first connection with missing county data, a county refresh starts in the background. */
-async function refreshCountiesIfMissing(): Promise<void> {
-  if (!(await countyDataMissing(landregApi.db()))) return;
+async function refreshCountiesIfMissing(landregApi: LandregApi): Promise<void> {
+  if (!(await countyDataMissing(landregApi.db))) return;
   try {
     await launchJob({ workflowType: 'uatCatalogRefresh', jobId: singletonWorkflowId('uat-catalog-refresh', 'global'), kind: 'uat-catalog-refresh', args: [{}] });
   } catch (err) {
@@ -42,30 +42,30 @@ async function refreshCountiesIfMissing(): Promise<void> {
  * account or drop it (issue 13). Anyone may (re)connect the account already in use: the stored
  * one, else the configured LANDREG_USERNAME; a wrong password for it changes nothing.
  */
-async function assertMayReplace(auth: SessionContext | undefined, creds: z.infer<typeof Credentials>): Promise<void> {
+async function assertMayReplace(landregApi: LandregApi, auth: SessionContext | undefined, creds: z.infer<typeof Credentials>): Promise<void> {
   if (auth?.isAdmin || creds.username === undefined) return;
-  const current = await readPortalSession(landregApi.db());
+  const current = await readPortalSession(landregApi.db);
   const account = current.username ?? config.landreg.username;
   if (creds.username !== account) requireAdmin(auth, 'Doar administratorii pot schimba contul comun al portalului de cadastru.');
 }
 
 /** The session as this router's store and Temporal see it. */
-const sessionState = () => readSessionState({ db: landregApi.db(), runningPortalJobs });
+const sessionState = (landregApi: LandregApi) => readSessionState({ db: landregApi.db, runningPortalJobs });
 
 /** Connect (spec 3.1): 503 portal_maintenance while the portal is in maintenance. */
-async function connect(auth: SessionContext | undefined, creds: z.infer<typeof Credentials>): Promise<SessionState> {
-  await assertMayReplace(auth, creds);
+async function connect(landregApi: LandregApi, auth: SessionContext | undefined, creds: z.infer<typeof Credentials>): Promise<SessionState> {
+  await assertMayReplace(landregApi, auth, creds);
   try {
-    await landregApi.client().connect(creds);
+    await landregApi.client.connect(creds);
   } catch (err) {
-    if (err instanceof PortalMaintenanceError) await recordPortalHealth(landregApi.db(), { available: false, maintenance: true });
+    if (err instanceof PortalMaintenanceError) await recordPortalHealth(landregApi.db, { available: false, maintenance: true });
     throw err;
   }
-  await refreshCountiesIfMissing().catch((err) => log.warn({ err: (err as Error).message }, 'county refresh not started'));
-  return sessionState();
+  await refreshCountiesIfMissing(landregApi).catch((err) => log.warn({ err: (err as Error).message }, 'county refresh not started'));
+  return sessionState(landregApi);
 }
 
-export function registerLandregSessionRoutes(router: Router): void {
+export function registerLandregSessionRoutes(router: Router, landregApi: LandregApi): void {
   defineRoute(
     router,
     {
@@ -82,7 +82,7 @@ export function registerLandregSessionRoutes(router: Router): void {
         503: 'Portalul este în mentenanță (portal_maintenance)',
       },
     },
-    async ({ body, auth }) => connect(auth, body),
+    async ({ body, auth }) => connect(landregApi, auth, body),
   );
 
   defineRoute(
@@ -95,7 +95,7 @@ export function registerLandregSessionRoutes(router: Router): void {
       auth: 'session',
       response: { description: 'Starea sesiunii', schema: SessionState },
     },
-    async () => sessionState(),
+    async () => sessionState(landregApi),
   );
 
   const SessionAction = Credentials.extend({ action: z.enum(['connect', 'disconnect']) });
@@ -117,7 +117,7 @@ export function registerLandregSessionRoutes(router: Router): void {
       },
     },
     async ({ body, auth }) => {
-      if (body.action === 'connect') return connect(auth, body);
+      if (body.action === 'connect') return connect(landregApi, auth, body);
       // Running jobs first: the disconnect is refused for everyone then (CONTRACT.md 409, the same
       // count GET shows anyone); only a disconnect that would happen needs an administrator.
       const jobs = await runningPortalJobs();
@@ -128,8 +128,8 @@ export function registerLandregSessionRoutes(router: Router): void {
         });
       }
       requireAdmin(auth, 'Doar administratorii pot deconecta contul comun al portalului de cadastru.');
-      await landregApi.client().disconnect();
-      return sessionState();
+      await landregApi.client.disconnect();
+      return sessionState(landregApi);
     },
   );
 
@@ -151,8 +151,8 @@ export function registerLandregSessionRoutes(router: Router): void {
       response: { description: 'Rezultatul verificării', schema: Health },
     },
     async () => {
-      const db = landregApi.db();
-      const h = await landregApi.client().ping();
+      const db = landregApi.db;
+      const h = await landregApi.client.ping();
       const { consecutiveFailures } = await recordPortalHealth(db, h);
       return {
         portalAvailable: h.available,

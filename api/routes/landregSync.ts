@@ -16,7 +16,7 @@ import { findCounty } from '../../domain/landreg/catalogue';
 import { legacyWriteGate } from '../http/gates';
 import { withinDeadline } from '../http/deadline';
 import { defineRoute, reply } from '../http/route';
-import { landregApi } from '../landreg/context';
+import type { LandregApi } from '../landreg/context';
 import { isRunning, jobProgress, progressUrl, start } from '../../temporal/jobs';
 import type { UatSyncResult } from '../../workflows/uatSync';
 
@@ -47,7 +47,7 @@ const SyncRun = z.object({
 
 const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
-export function registerLandregSyncRoutes(router: Router): void {
+export function registerLandregSyncRoutes(router: Router, landregApi: LandregApi): void {
   const SyncBody = z
     .object({
       siruta: Siruta,
@@ -127,7 +127,7 @@ export function registerLandregSyncRoutes(router: Router): void {
       failures: { ...GATED, 404: 'Județ necunoscut în baza locală', 409: 'Rulează sincronizarea tuturor județelor (all_counties_running) sau a acestui județ (already_running)' },
     },
     async ({ body, auth }) => {
-      const county = await findCounty(landregApi.db(), body.county);
+      const county = await findCounty(landregApi.db, body.county);
       if (!county) throw errors.notFound(`Județul „${body.county}” nu există în baza locală.`);
       const { jobId } = await start('sync-county', { county: county.county, userId: auth?.user.id, trigger: 'county' }, {
         startedBy: auth!.user.id,
@@ -210,7 +210,7 @@ export function registerLandregSyncRoutes(router: Router): void {
       query: z.object({ siruta: Siruta.optional() }),
       response: { description: 'Ultima rulare și ultima reușită, cu numărul de obiecte' },
     },
-    async ({ query }) => syncStatus(landregApi.db(), query.siruta),
+    async ({ query }) => syncStatus(landregApi.db, query.siruta),
   );
 
   // Store summaries: one read each, no input.
@@ -219,7 +219,7 @@ export function registerLandregSyncRoutes(router: Router): void {
     ['/api/landreg/db-summary', 'Rezumat pe UAT și strat, inclusiv imobilele fără geometrie', 'Rezumat', dbSummary],
     ['/api/landreg/layers/summary', 'Numărul de obiecte pe strat', 'Straturi', layersSummary],
   ] as const) {
-    defineRoute(router, { method: 'get', path, summary, tags: TAGS, auth: 'session', response: { description } }, async () => read(landregApi.db()));
+    defineRoute(router, { method: 'get', path, summary, tags: TAGS, auth: 'session', response: { description } }, async () => read(landregApi.db));
   }
 
   defineRoute(
@@ -238,7 +238,7 @@ export function registerLandregSyncRoutes(router: Router): void {
       }),
       response: { description: '{items, total}' },
     },
-    async ({ query }) => listFeatures(landregApi.db(), query),
+    async ({ query }) => listFeatures(landregApi.db, query),
   );
 
   defineRoute(
@@ -256,13 +256,13 @@ export function registerLandregSyncRoutes(router: Router): void {
     },
     async ({ query, auth, req, res }) => {
       const viewer = viewerOf(auth);
-      const client = landregApi.client();
+      const client = landregApi.client;
       const ref = sqlString(query.cadRef);
       const like = sqlString(`${query.cadRef}-C%`);
       const [parcels, buildings, local] = await withinDeadline({ req, res }, () => Promise.all([
         fetchAllFeatures(client, 'TERENURI_ACTIVE', uatWhere(query.siruta, `NATIONAL_CADASTRAL_REFERENCE = ${ref}`), '*', false),
         fetchAllFeatures(client, 'CLADIRI_ACTIVE', uatWhere(query.siruta, `NATIONAL_CADASTRAL_REFERENCE LIKE ${like}`), '*', false),
-        localFeatureState(landregApi.db(), query.siruta, query.cadRef),
+        localFeatureState(landregApi.db, query.siruta, query.cadRef),
       ]));
       return {
         siruta: query.siruta,

@@ -10,7 +10,7 @@ import {
 } from '../../domain/landreg/catalogue';
 import { legacyWriteGate } from '../http/gates';
 import { defineRoute } from '../http/route';
-import { landregApi } from '../landreg/context';
+import type { LandregApi } from '../landreg/context';
 
 const TAGS = ['landreg'];
 
@@ -25,7 +25,7 @@ const UatItem = z.object({
   featureCount: z.number().int().optional(),
 });
 
-export function registerLandregUatRoutes(router: Router): void {
+export function registerLandregUatRoutes(router: Router, landregApi: LandregApi): void {
   defineRoute(
     router,
     {
@@ -38,7 +38,7 @@ export function registerLandregUatRoutes(router: Router): void {
       response: { description: 'UAT-urile; cu features=true fiecare are numărul local de obiecte (cache 5 min)', schema: z.object({ items: z.array(UatItem), total: z.number().int() }) },
     },
     async ({ query }) => {
-      const db = landregApi.db();
+      const db = landregApi.db;
       const items = await listUats(db);
       if (query.features === 'true') {
         const counts = await cachedFeatureCounts(db);
@@ -63,7 +63,7 @@ export function registerLandregUatRoutes(router: Router): void {
       },
       failures: { 410: 'Utilizator pe calea API-ului central (gone_central_api)', 503: 'Portalul este în mentenanță' },
     },
-    async () => refreshUatCatalogue(landregApi.client(), landregApi.db()),
+    async () => refreshUatCatalogue(landregApi.client, landregApi.db),
   );
 
   defineRoute(
@@ -78,7 +78,7 @@ export function registerLandregUatRoutes(router: Router): void {
       response: { description: 'Ce s-a actualizat, cu mostre de depanare' },
       failures: { 410: 'Utilizator pe calea API-ului central (gone_central_api)', 503: 'Portalul este în mentenanță' },
     },
-    async () => patchUatCatalogue(landregApi.client(), landregApi.db()),
+    async () => patchUatCatalogue(landregApi.client, landregApi.db),
   );
 
   defineRoute(
@@ -91,6 +91,6 @@ export function registerLandregUatRoutes(router: Router): void {
       auth: 'session',
       response: { description: 'Numele județelor', schema: z.object({ counties: z.array(z.string()) }) },
     },
-    async () => ({ counties: await listCounties(landregApi.db()) }),
+    async () => ({ counties: await listCounties(landregApi.db) }),
   );
 }

@@ -3,13 +3,12 @@
  * digest cron route, the watchlist and a parcel's change history. Domain: domain/notifications/.
  */
 import type { Router } from 'express';
+import type { Store } from '../../domain/db/store';
 import { z } from 'zod';
 import { defineRoute, reply } from '../http/route';
 import { Siruta } from '../http/schemas';
 import { requireBearer } from '../auth/bearer';
 import { config } from '../../domain/config';
-import { getPool } from '../../domain/db/pool';
-import { getPrisma } from '../../domain/db/prisma';
 import { viewerOf } from '../../domain/auth/viewer';
 import { NOTIFICATION_TYPES } from '../../domain/notifications/notify';
 import { getPreferences, inbox, markRead, PREFERENCE_KEY, PREFERENCE_KEYS, setPreferences } from '../../domain/notifications/inbox';
@@ -82,11 +81,11 @@ const HistoryBody = z.object({
 
 const me = (auth: SessionContext | undefined) => auth!.user.id;
 
-export function registerNotificationRoutes(router: Router): void {
+export function registerNotificationRoutes(router: Router, store: Store): void {
   defineRoute(
     router,
     { method: 'get', path: '/api/notifications/app', summary: 'In-app notifications and unread count', tags: ['notifications'], auth: 'session', query: InboxQuery, response: { description: 'Newest first', schema: InboxBody } },
-    ({ auth, query }) => inbox(getPrisma(), me(auth), { limit: query.limit, unreadOnly: query.unread === 'true' }),
+    ({ auth, query }) => inbox(store.prisma, me(auth), { limit: query.limit, unreadOnly: query.unread === 'true' }),
   );
 
   defineRoute(
@@ -100,13 +99,13 @@ export function registerNotificationRoutes(router: Router): void {
       body: MarkBody,
       response: { description: 'How many were marked, and the new unread count', schema: z.object({ updated: z.number().int(), unreadCount: z.number().int() }) },
     },
-    ({ auth, body }) => markRead(getPrisma(), me(auth), 'ids' in body ? { ids: body.ids } : { all: true }),
+    ({ auth, body }) => markRead(store.prisma, me(auth), 'ids' in body ? { ids: body.ids } : { all: true }),
   );
 
   defineRoute(
     router,
     { method: 'get', path: '/api/notifications/preferences', summary: 'Notification preferences (one switch per type, dailyDigest, instantEmail)', tags: ['notifications'], auth: 'session', response: { description: 'Every switch', schema: PreferencesBody } },
-    ({ auth }) => getPreferences(getPrisma(), me(auth)),
+    ({ auth }) => getPreferences(store.prisma, me(auth)),
   );
 
   defineRoute(
@@ -115,7 +114,7 @@ export function registerNotificationRoutes(router: Router): void {
     ({ auth, body }) => {
       const change: Record<string, boolean> = {};
       for (const [k, v] of Object.entries(body)) change[(PREFERENCE_KEY as Record<string, string>)[k] ?? k] = v;
-      return setPreferences(getPrisma(), me(auth), change);
+      return setPreferences(store.prisma, me(auth), change);
     },
   );
 
@@ -134,16 +133,16 @@ export function registerNotificationRoutes(router: Router): void {
     async ({ req, auth, query }) => {
       if (query.test === 'true') {
         if (auth) {
-          const r = await sendTestDigest(getPool(), auth.user);
+          const r = await sendTestDigest(store.pool, auth.user);
           return reply(202, { test: true, to: auth.user.email, sections: r.sections });
         }
         // The cron's own test (spec 4.5: bearer token): a test digest to each administrator.
         requireBearer(req, config.tokens.cronSecret);
-        const r = await sendAdminTestDigests(getPool());
+        const r = await sendAdminTestDigests(store.pool);
         return reply(202, { test: true, to: r.to.join(', '), recipients: r.to.length });
       }
       requireBearer(req, config.tokens.cronSecret);
-      const r = await runDailyDigest(getPool());
+      const r = await runDailyDigest(store.pool);
       return reply(202, { test: false, date: r.date, users: r.considered, sent: r.sent, skipped: r.skipped });
     },
   );
@@ -151,7 +150,7 @@ export function registerNotificationRoutes(router: Router): void {
   defineRoute(
     router,
     { method: 'get', path: '/api/watchlist', summary: 'Parcels and UATs the caller follows', tags: ['notifications'], auth: 'session', response: { description: 'Newest first', schema: z.object({ items: z.array(WatchItem) }) } },
-    async ({ auth }) => ({ items: await listWatches(getPrisma(), me(auth)) }),
+    async ({ auth }) => ({ items: await listWatches(store.prisma, me(auth)) }),
   );
 
   defineRoute(
@@ -167,7 +166,7 @@ export function registerNotificationRoutes(router: Router): void {
       failures: { 404: 'Unknown parcel or UAT' },
     },
     async ({ auth, body }) => {
-      const r = await addWatch(getPrisma(), getPool(), me(auth), 'featureId' in body ? { featureId: body.featureId } : { siruta: body.siruta });
+      const r = await addWatch(store.prisma, store.pool, me(auth), 'featureId' in body ? { featureId: body.featureId } : { siruta: body.siruta });
       return reply(r.created ? 201 : 200, { item: r.item });
     },
   );
@@ -176,7 +175,7 @@ export function registerNotificationRoutes(router: Router): void {
     router,
     { method: 'delete', path: '/api/watchlist/:id', summary: 'Stop following', tags: ['notifications'], auth: 'session', params: z.object({ id: z.string().uuid('id trebuie să fie un UUID.') }), response: { status: 204, description: 'Removed' }, failures: { 404: 'Not one of the caller\'s items' } },
     async ({ auth, params, res }) => {
-      await removeWatch(getPrisma(), me(auth), params.id);
+      await removeWatch(store.prisma, me(auth), params.id);
       res.status(204).end();
     },
   );
@@ -193,7 +192,7 @@ export function registerNotificationRoutes(router: Router): void {
       response: { description: 'Newest first', schema: HistoryBody },
     },
     async ({ auth, query }) => {
-      return { items: await featureHistory(getPrisma(), query.id, viewerOf(auth)) };
+      return { items: await featureHistory(store.prisma, query.id, viewerOf(auth)) };
     },
   );
 }

@@ -12,9 +12,9 @@
  *   GET    /api/project-tags ?id=            → {tag}
  */
 import type { Router } from 'express';
+import type { Store } from '../../domain/db/store';
 import { z } from 'zod';
 import { defineRoute, reply } from '../http/route';
-import { getPrisma } from '../../domain/db/prisma';
 import { errors } from '../../domain/errors';
 import {
   CONTACT_TYPES,
@@ -80,7 +80,7 @@ const ProjectTagOut = z.object({
 });
 const IdParams = z.object({ id: Id });
 
-export function registerAddressBookRoutes(router: Router): void {
+export function registerAddressBookRoutes(router: Router, store: Store): void {
   defineRoute(
     router,
     {
@@ -97,7 +97,7 @@ export function registerAddressBookRoutes(router: Router): void {
       failures: { 404: 'Unknown contact', 429: 'Over 60 requests a minute for this token' },
     },
     async ({ query }) =>
-      query.id ? { contact: await getContact(getPrisma(), query.id) } : { items: await listContacts(getPrisma(), query) },
+      query.id ? { contact: await getContact(store.prisma, query.id) } : { items: await listContacts(store.prisma, query) },
   );
 
   defineRoute(
@@ -112,7 +112,7 @@ export function registerAddressBookRoutes(router: Router): void {
       response: { status: 201, description: 'Created', schema: z.object({ contact: ContactOut }) },
       failures: { 429: 'Over 60 requests a minute for this token' },
     },
-    async ({ body, auth }) => reply(201, { contact: await createContact(getPrisma(), body, auth?.user.email ?? 'api-key') }),
+    async ({ body, auth }) => reply(201, { contact: await createContact(store.prisma, body, auth?.user.email ?? 'api-key') }),
   );
 
   defineRoute(
@@ -128,7 +128,7 @@ export function registerAddressBookRoutes(router: Router): void {
       response: { description: 'Updated', schema: z.object({ contact: ContactOut }) },
       failures: { 404: 'Unknown contact', 429: 'Over 60 requests a minute for this token' },
     },
-    async ({ params, body }) => ({ contact: await updateContact(getPrisma(), params.id, body) }),
+    async ({ params, body }) => ({ contact: await updateContact(store.prisma, params.id, body) }),
   );
 
   defineRoute(
@@ -144,7 +144,7 @@ export function registerAddressBookRoutes(router: Router): void {
       failures: { 404: 'Unknown contact', 429: 'Over 60 requests a minute for this token' },
     },
     async ({ params }) => {
-      await deleteContact(getPrisma(), params.id);
+      await deleteContact(store.prisma, params.id);
       return { deleted: true };
     },
   );
@@ -165,7 +165,7 @@ export function registerAddressBookRoutes(router: Router): void {
       failures: { 404: 'Unknown project tag', 429: 'Over 60 requests a minute for this token' },
     },
     async ({ query }) => {
-      const items = await listProjectTags(getPrisma(), query);
+      const items = await listProjectTags(store.prisma, query);
       if (!query.id) return { items };
       if (!items[0]) throw errors.notFound('Eticheta de proiect nu există.');
       return { tag: items[0] };

@@ -12,14 +12,13 @@
  * POST /api/storage/migrate-blobs belongs to the registry area.
  */
 import type { Response, Router } from 'express';
+import type { Store } from '../../domain/db/store';
 import { once } from 'node:events';
 import { z } from 'zod';
 import type { SessionContext } from '../../domain/auth/sessionContext';
 import { defineRoute, reply } from '../http/route';
 import { clientGone } from '../http/download';
 import { childLogger } from '../../domain/log';
-import { getPool } from '../../domain/db/pool';
-import { getPrisma } from '../../domain/db/prisma';
 import { errors } from '../../domain/errors';
 import { COMPANIES } from '../../domain/office/vault';
 import {
@@ -102,7 +101,7 @@ async function write(res: Response, chunk: string): Promise<void> {
   if (!res.write(chunk)) await once(res, 'drain');
 }
 
-export function registerStorageRoutes(router: Router): void {
+export function registerStorageRoutes(router: Router, store: Store): void {
   defineRoute(
     router,
     {
@@ -117,7 +116,7 @@ export function registerStorageRoutes(router: Router): void {
     },
     async ({ query, auth, res }) => {
       const owner = ownerOf(auth, query);
-      const db = getPool();
+      const db = store.pool;
       const signal = clientGone(res);
       const rows = namespaceRows(db, owner, query.namespace, { after: query.cursor, limit: query.limit, signal });
       // The first batch before the status: a failure there is still an ordinary error answer.
@@ -159,7 +158,7 @@ export function registerStorageRoutes(router: Router): void {
       failures: { 403: 'scope=company for an account without a company', 404: 'Another company’s namespace', 413: 'Body over 25 MB' },
     },
     async ({ body, auth }) => {
-      const { created } = await putItem(getPrisma(), ownerOf(auth, body), body.namespace, body.key, body.value);
+      const { created } = await putItem(store.prisma, ownerOf(auth, body), body.namespace, body.key, body.value);
       return { namespace: body.namespace, key: body.key, created };
     },
   );
@@ -177,7 +176,7 @@ export function registerStorageRoutes(router: Router): void {
       failures: { 403: 'scope=company for an account without a company', 404: 'No such record (or another company’s namespace)' },
     },
     async ({ query, auth }) => {
-      await deleteItem(getPrisma(), ownerOf(auth, query), query.namespace, query.key);
+      await deleteItem(store.prisma, ownerOf(auth, query), query.namespace, query.key);
       return reply(200, { deleted: true });
     },
   );

@@ -11,11 +11,11 @@
  * The tag file is config.office.tagFilePath (TAG_FILE_PATH).
  */
 import type { Router } from 'express';
+import type { Store } from '../../domain/db/store';
 import { z } from 'zod';
 import { defineRoute, reply } from '../http/route';
 import { requireAdmin } from '../auth/guards';
 import { config } from '../../domain/config';
-import { getPrisma } from '../../domain/db/prisma';
 import { COMPANIES } from '../../domain/office/vault';
 import { addTag, applyTagSync, deleteTag, listTags, tagSyncPlan, updateTag } from '../../domain/tags/service';
 
@@ -85,7 +85,7 @@ const ChangeBody = z
   .refine((b) => b.name !== undefined || b.company !== undefined, { message: 'Indicați numele nou sau firma.', path: ['name'] });
 const TagId = z.object({ id: z.uuid('Identificatorul nu este valid.') });
 
-export function registerTagRoutes(router: Router): void {
+export function registerTagRoutes(router: Router, store: Store): void {
   defineRoute(
     router,
     {
@@ -98,7 +98,7 @@ export function registerTagRoutes(router: Router): void {
       failures: { 422: 'The tag file is not UTF-8 text' },
     },
     async ({ auth }) => {
-      const answer = await tagSyncPlan(getPrisma(), config.office.tagFilePath);
+      const answer = await tagSyncPlan(store.prisma, config.office.tagFilePath);
       // A server path means nothing to a user and tells an outsider where the office's files are.
       return auth?.isAdmin ? answer : { ...answer, file: { ...answer.file, path: null } };
     },
@@ -125,7 +125,7 @@ export function registerTagRoutes(router: Router): void {
       // (the file's changes into the app) stays open to every user.
       const writesFile = body.mode !== 'pull' || Object.values(body.resolutions ?? {}).includes('db');
       if (writesFile) requireAdmin(auth, 'Doar administratorii pot scrie fișierul de etichete (push).');
-      return applyTagSync(getPrisma(), config.office.tagFilePath, body, auth!.user.email);
+      return applyTagSync(store.prisma, config.office.tagFilePath, body, auth!.user.email);
     },
   );
 
@@ -140,7 +140,7 @@ export function registerTagRoutes(router: Router): void {
       query: z.object({ q: z.string().max(200).optional(), company: z.enum(COMPANIES).optional() }),
       response: { description: 'Tags ordered by project, phase, activity', schema: z.object({ items: z.array(TagOut) }) },
     },
-    async ({ query }) => ({ items: await listTags(getPrisma(), query) }),
+    async ({ query }) => ({ items: await listTags(store.prisma, query) }),
   );
 
   defineRoute(
@@ -155,7 +155,7 @@ export function registerTagRoutes(router: Router): void {
       response: { status: 201, description: 'Created', schema: z.object({ tag: TagOut }) },
       failures: { 409: 'tag_exists' },
     },
-    async ({ body }) => reply(201, { tag: await addTag(getPrisma(), body) }),
+    async ({ body }) => reply(201, { tag: await addTag(store.prisma, body) }),
   );
 
   defineRoute(
@@ -171,7 +171,7 @@ export function registerTagRoutes(router: Router): void {
       response: { description: 'The tag after the change', schema: z.object({ tag: TagOut }) },
       failures: { 404: 'Unknown tag', 409: 'tag_exists: another tag has that name' },
     },
-    async ({ params, body }) => ({ tag: await updateTag(getPrisma(), params.id, body) }),
+    async ({ params, body }) => ({ tag: await updateTag(store.prisma, params.id, body) }),
   );
 
   defineRoute(
@@ -186,6 +186,6 @@ export function registerTagRoutes(router: Router): void {
       response: { description: 'How many tags were deleted', schema: z.object({ deleted: z.number() }) },
       failures: { 404: 'Unknown tag' },
     },
-    ({ params }) => deleteTag(getPrisma(), params.id),
+    ({ params }) => deleteTag(store.prisma, params.id),
   );
 }

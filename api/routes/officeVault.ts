@@ -10,11 +10,11 @@
  * Entries of the caller's company (G: every company).
  */
 import type { Router } from 'express';
+import type { Store } from '../../domain/db/store';
 import { z } from 'zod';
 import type { SessionContext } from '../../domain/auth/sessionContext';
 import { defineRoute, reply } from '../http/route';
 import { callerKey, heavyWork } from '../http/rateLimit';
-import { getPrisma } from '../../domain/db/prisma';
 import { errors } from '../../domain/errors';
 import {
   COMPANIES,
@@ -80,7 +80,7 @@ function caller(auth: SessionContext | undefined): VaultCaller {
   return { userId: auth!.user.id, email: auth!.user.email, company: auth!.user.company };
 }
 
-export function registerVaultRoutes(router: Router): void {
+export function registerVaultRoutes(router: Router, store: Store): void {
   // A password, the list of what the vault holds and its access log must stay in no cache
   // (browser, proxy or CDN): every answer of the vault, its errors and its writes included.
   router.use('/api/vault', (_req, res, next) => {
@@ -105,8 +105,8 @@ export function registerVaultRoutes(router: Router): void {
     },
     async ({ query, auth, req }) =>
       query.id
-        ? { entry: await heavyWork.vault.run(callerKey(req), () => revealVaultEntry(getPrisma(), caller(auth), query.id!)) }
-        : { items: await listVault(getPrisma(), caller(auth), query.q) },
+        ? { entry: await heavyWork.vault.run(callerKey(req), () => revealVaultEntry(store.prisma, caller(auth), query.id!)) }
+        : { items: await listVault(store.prisma, caller(auth), query.q) },
   );
 
   defineRoute(
@@ -123,7 +123,7 @@ export function registerVaultRoutes(router: Router): void {
         schema: z.object({ items: z.array(z.object({ at: z.string(), entryId: z.string().nullable(), entryName: z.string(), userEmail: z.string() })) }),
       },
     },
-    async ({ query, auth }) => ({ items: await vaultAccessLog(getPrisma(), caller(auth), query.id) }),
+    async ({ query, auth }) => ({ items: await vaultAccessLog(store.prisma, caller(auth), query.id) }),
   );
 
   defineRoute(
@@ -138,7 +138,7 @@ export function registerVaultRoutes(router: Router): void {
       response: { status: 201, description: 'Created (without password)', schema: z.object({ entry: EntryOut }) },
       failures: { 403: 'Another company than the caller’s' },
     },
-    async ({ body, auth, req }) => reply(201, { entry: await heavyWork.vault.run(callerKey(req), () => createVaultEntry(getPrisma(), caller(auth), body)) }),
+    async ({ body, auth, req }) => reply(201, { entry: await heavyWork.vault.run(callerKey(req), () => createVaultEntry(store.prisma, caller(auth), body)) }),
   );
 
   defineRoute(
@@ -158,7 +158,7 @@ export function registerVaultRoutes(router: Router): void {
       const id = query.id ?? body.id;
       if (!id) throw errors.badRequest('Lipsește identificatorul intrării.', [{ field: 'id', problem: 'obligatoriu (în query sau în corp)' }]);
       const { id: _ignored, ...input } = body;
-      return { entry: await heavyWork.vault.run(callerKey(req), () => updateVaultEntry(getPrisma(), caller(auth), id, input)) };
+      return { entry: await heavyWork.vault.run(callerKey(req), () => updateVaultEntry(store.prisma, caller(auth), id, input)) };
     },
   );
 
@@ -175,7 +175,7 @@ export function registerVaultRoutes(router: Router): void {
       failures: { 404: 'Unknown entry' },
     },
     async ({ query, auth }) => {
-      await deleteVaultEntry(getPrisma(), caller(auth), query.id);
+      await deleteVaultEntry(store.prisma, caller(auth), query.id);
       return { deleted: true };
     },
   );
@@ -190,6 +190,6 @@ export function registerVaultRoutes(router: Router): void {
       auth: 'session',
       response: { description: 'How many entries were re-encrypted', schema: z.object({ migrated: z.number().int() }) },
     },
-    async ({ auth, req }) => heavyWork.vault.run(callerKey(req), () => migrateLegacyVault(getPrisma(), caller(auth))),
+    async ({ auth, req }) => heavyWork.vault.run(callerKey(req), () => migrateLegacyVault(store.prisma, caller(auth))),
   );
 }

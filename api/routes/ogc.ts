@@ -12,6 +12,7 @@
  * what a feature carries is the viewer rule's answer (domain/ogc/collections.ts propertiesFor).
  */
 import type { Request, Response, Router } from 'express';
+import type { Store } from '../../domain/db/store';
 import { z } from 'zod';
 import { OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
 import { defineRoute } from '../http/route';
@@ -187,7 +188,7 @@ function ogcOpenApi(): unknown {
   return openApiCache;
 }
 
-export function registerOgcRoutes(router: Router): void {
+export function registerOgcRoutes(router: Router, store: Store): void {
   const common = { tags: ['ogc'], auth: 'session' as const };
 
   defineRoute(
@@ -229,7 +230,7 @@ export function registerOgcRoutes(router: Router): void {
     router,
     { ...common, method: 'get', path: '/ogc/collections', summary: 'The four collections', response: { description: 'Collections', schema: Collections } },
     async () => {
-      const extents = await collectionExtents(OGC_COLLECTIONS.map((c) => c.layerId));
+      const extents = await collectionExtents(OGC_COLLECTIONS.map((c) => c.layerId), store.pool);
       return {
         collections: OGC_COLLECTIONS.map((c) => collectionDoc(c, extents.get(c.layerId))),
         links: [link(`${base()}/collections`, 'self', 'application/json', 'Colecții')],
@@ -250,7 +251,7 @@ export function registerOgcRoutes(router: Router): void {
     },
     async ({ params }) => {
       const c = collectionOr404(params.collectionId);
-      const extents = await collectionExtents(OGC_COLLECTIONS.map((x) => x.layerId));
+      const extents = await collectionExtents(OGC_COLLECTIONS.map((x) => x.layerId), store.pool);
       return collectionDoc(c, extents.get(c.layerId));
     },
   );
@@ -341,7 +342,7 @@ export function registerOgcRoutes(router: Router): void {
       const release = await heavyWork.ogcItems.acquire(callerKey(req));
       try {
         const ahead = query.cursor ? readAhead.take(aheadKey(query.cursor)) : undefined;
-        const page = (ahead && (await ahead.catch(() => undefined))) || (await queryItems(q, { signal: clientGone(res) }));
+        const page = (ahead && (await ahead.catch(() => undefined))) || (await queryItems(q, { db: store.pool, signal: clientGone(res) }));
         // The links repeat the caller's own parameters (as sent) with the position replaced.
         const url = `${base()}/collections/${collection.id}/items`;
         const withCursor = (cursor?: string) => {
@@ -370,7 +371,7 @@ export function registerOgcRoutes(router: Router): void {
         res.end(']}');
         if (page.hasNext && page.last && limit >= READ_AHEAD_MIN_LIMIT) {
           const next = { direction: 'after' as const, ...page.last };
-          readAhead.start(aheadKey(encodeCursor(next)), userId, () => heavyWork.ogcItems.tryAcquire(callerKey(req)), () => queryItems({ ...q, cursor: next }));
+          readAhead.start(aheadKey(encodeCursor(next)), userId, () => heavyWork.ogcItems.tryAcquire(callerKey(req)), () => queryItems({ ...q, cursor: next }, { db: store.pool }));
         }
       } finally {
         release();
@@ -393,7 +394,7 @@ export function registerOgcRoutes(router: Router): void {
     async ({ res, params, query, auth }) => {
       const collection = collectionOr404(params.collectionId);
       const crs = parseCrs(query.crs, 'crs');
-      const feature = await queryItem({ collection, viewer: viewerOf(auth), crs, id: params.featureId });
+      const feature = await queryItem({ collection, viewer: viewerOf(auth), crs, id: params.featureId }, store.pool);
       const self = `${base()}/collections/${collection.id}/items/${params.featureId}`;
       const links = [
         link(self, 'self', GEOJSON, 'Acest obiect'),

@@ -33,12 +33,8 @@ import { callPdfService } from '../../domain/pdf/service';
 
 const tags = ['pdf'];
 
-/** What the PDF routes pass to the upload helper; a test lowers the limit to prove the 413. */
-export const pdfUploadOptions: UploadOptions = { fileFields: ['file'] };
-
-export function configurePdfUploads(o: Partial<UploadOptions>): void {
-  Object.assign(pdfUploadOptions, o);
-}
+/** The PDF routes' upload settings (the upload helper's defaults); a test lowers the limit to prove the 413. */
+export type PdfRouteOptions = Omit<UploadOptions, 'fileFields'>;
 
 const auth: AuthKind = 'session';
 
@@ -64,8 +60,8 @@ async function heavyPdf(req: Request, res: Response, work: (signal: AbortSignal)
   }
 }
 
-function compressAndSend(req: Request, res: Response, pick: (fields: Record<string, string>) => Choice): Promise<void> {
-  return heavyPdf(req, res, (signal) => withUpload(req, pdfUploadOptions, async (up) => {
+function compressAndSend(uploads: UploadOptions, req: Request, res: Response, pick: (fields: Record<string, string>) => Choice): Promise<void> {
+  return heavyPdf(req, res, (signal) => withUpload(req, uploads, async (up) => {
     const file = up.files[0];
     if (!file) throw errors.badRequest('Lipsește fișierul PDF (câmpul „file”).', [{ field: 'file', problem: 'required' }]);
     const choice = pick(up.fields);
@@ -115,8 +111,8 @@ function choiceFrom(fields: Record<string, string>): Choice {
   throw errors.badRequest('Nivelul de comprimare nu este valid.', [{ field: 'level', problem: `expected one of ${ALL_LEVELS.join(', ')}` }]);
 }
 
-function unlockAndSend(req: Request, res: Response): Promise<void> {
-  return heavyPdf(req, res, (signal) => withUpload(req, pdfUploadOptions, async (up) => {
+function unlockAndSend(uploads: UploadOptions, req: Request, res: Response): Promise<void> {
+  return heavyPdf(req, res, (signal) => withUpload(req, uploads, async (up) => {
     const file = up.files[0];
     const problems = [
       ...(file ? [] : [{ field: 'file', problem: 'required' }]),
@@ -137,7 +133,8 @@ function unlockAndSend(req: Request, res: Response): Promise<void> {
   }));
 }
 
-export function registerPdfToolRoutes(router: Router): void {
+export function registerPdfToolRoutes(router: Router, opts: PdfRouteOptions = {}): void {
+  const uploads: UploadOptions = { ...opts, fileFields: ['file'] };
   const failures = {
     413: 'The upload is over the limit (500 MB)',
     422: 'Encrypted (unlock it first) or unreadable PDF',
@@ -158,7 +155,7 @@ export function registerPdfToolRoutes(router: Router): void {
       response: { description: 'The compressed PDF, never larger than the upload', contentType: 'application/pdf' },
       failures,
     },
-    ({ req, res }) => compressAndSend(req, res, choiceFrom),
+    ({ req, res }) => compressAndSend(uploads, req, res, choiceFrom),
   );
   defineRoute(
     router,
@@ -171,7 +168,7 @@ export function registerPdfToolRoutes(router: Router): void {
       response: { description: 'The compressed PDF, never larger than the upload', contentType: 'application/pdf' },
       failures,
     },
-    ({ req, res }) => compressAndSend(req, res, () => ({ mode: 'local', level: 'extreme' })),
+    ({ req, res }) => compressAndSend(uploads, req, res, () => ({ mode: 'local', level: 'extreme' })),
   );
   defineRoute(
     router,
@@ -191,6 +188,6 @@ export function registerPdfToolRoutes(router: Router): void {
         503: 'The PDF service is unavailable',
       },
     },
-    ({ req, res }) => unlockAndSend(req, res),
+    ({ req, res }) => unlockAndSend(uploads, req, res),
   );
 }

@@ -18,8 +18,7 @@ import { defineRoute, reply } from '../http/route';
 import { withUpload } from '../http/upload';
 import { progressUrl, start } from '../../temporal/jobs';
 import { config } from '../../domain/config';
-import { getPool } from '../../domain/db/pool';
-import { getPrisma } from '../../domain/db/prisma';
+import type { Store } from '../../domain/db/store';
 import { errors } from '../../domain/errors';
 import { sendAttachment } from '../http/download';
 import { notify } from '../../domain/notifications/notify';
@@ -34,13 +33,10 @@ import { childLogger } from '../../domain/log';
 
 const log = childLogger('registry');
 
-/** What the registry routes talk to; an integration test aims the status checks at its own simulator. */
-export const registryApi = {
-  statusAuthorityUrl: () => config.statusAuthority.baseUrl,
-};
-
-export function configureRegistryApi(o: Partial<typeof registryApi>): void {
-  Object.assign(registryApi, o);
+/** What the registry routes talk to besides the store; an integration test aims the status checks at its own simulator. */
+export interface RegistryRouteOptions {
+  /** The status authority's address (default config.statusAuthority.baseUrl). */
+  statusAuthorityUrl?: string;
 }
 
 const viewerOf = (auth: SessionContext | undefined): RegistryViewer => registryViewer(auth!);
@@ -156,13 +152,14 @@ const CheckResult = z.object({
 });
 const MigrateBody = z.object({ maxEntries: z.number().int().min(1).max(1_000_000).optional() }).strict();
 
-export function registerRegistryRoutes(router: Router): void {
+export function registerRegistryRoutes(router: Router, store: Store, opts: RegistryRouteOptions = {}): void {
+  const statusAuthorityUrl = opts.statusAuthorityUrl ?? config.statusAuthority.baseUrl;
   const tags = ['registratura'];
 
   defineRoute(
     router,
     { method: 'get', path: '/api/registratura/entries', summary: 'Registry entries the caller may read, newest number first', tags, auth: 'session', query: ListQuery, response: { description: 'One page', schema: EntryList } },
-    async ({ query, auth }) => listEntries(getPrisma(), viewerOf(auth), query),
+    async ({ query, auth }) => listEntries(store.prisma, viewerOf(auth), query),
   );
 
   defineRoute(
@@ -177,13 +174,13 @@ export function registerRegistryRoutes(router: Router): void {
       response: { status: 201, description: 'The new entry with its number', schema: Entry },
       failures: { 403: 'forbidden: another company’s registry (admins may write any)' },
     },
-    async ({ body, auth }) => reply(201, await createEntry(getPool(), viewerOf(auth), body)),
+    async ({ body, auth }) => reply(201, await createEntry(store.pool, viewerOf(auth), body)),
   );
 
   defineRoute(
     router,
     { method: 'get', path: '/api/registratura/entries/:id', summary: 'One registry entry', tags, auth: 'session', params: IdParams, response: { description: 'The entry', schema: Entry }, failures: { 404: 'Unknown, or another company’s entry' } },
-    async ({ params, auth }) => getEntry(getPrisma(), viewerOf(auth), params.id),
+    async ({ params, auth }) => getEntry(store.prisma, viewerOf(auth), params.id),
   );
 
   defineRoute(
@@ -199,7 +196,7 @@ export function registerRegistryRoutes(router: Router): void {
       response: { description: 'The entry after the change', schema: Entry },
       failures: { 403: 'forbidden', 404: 'Unknown, or another company’s entry', 409: 'entry_changed: changed meanwhile' },
     },
-    async ({ params, body, auth }) => updateEntry(getPrisma(), viewerOf(auth), params.id, body),
+    async ({ params, body, auth }) => updateEntry(store.prisma, viewerOf(auth), params.id, body),
   );
 
   defineRoute(
@@ -215,7 +212,7 @@ export function registerRegistryRoutes(router: Router): void {
       failures: { 403: 'forbidden', 404: 'Unknown, or another company’s entry', 409: 'not_last_number: a later number exists (Romanian explanation)' },
     },
     async ({ params, auth }) => {
-      const gone = await deleteEntry(getPrisma(), viewerOf(auth), params.id);
+      const gone = await deleteEntry(store.prisma, viewerOf(auth), params.id);
       await deleteAttachmentObjects(gone.attachments).catch((err) => log.error({ err, entryId: params.id }, 'attachment objects left after delete'));
       return { deleted: true, number: gone.number };
     },
@@ -224,7 +221,7 @@ export function registerRegistryRoutes(router: Router): void {
   defineRoute(
     router,
     { method: 'get', path: '/api/registratura/entries/:id/history', summary: 'The entry’s change history (who, when, what), oldest first', tags, auth: 'session', params: IdParams, response: { description: 'History', schema: History }, failures: { 404: 'Unknown, or another company’s entry' } },
-    async ({ params, auth }) => ({ items: await entryHistory(getPrisma(), viewerOf(auth), params.id) }),
+    async ({ params, auth }) => ({ items: await entryHistory(store.prisma, viewerOf(auth), params.id) }),
   );
 
   defineRoute(
@@ -242,11 +239,11 @@ export function registerRegistryRoutes(router: Router): void {
     async ({ req, params, auth }) => {
       const viewer = viewerOf(auth);
       // Refuse before reading 500 MB for an entry the caller cannot change.
-      await getEntryRow(getPrisma(), viewer, params.id);
+      await getEntryRow(store.prisma, viewer, params.id);
       return withUpload(req, { fileFields: ['file'] }, async (up) => {
         const file = up.files[0];
         if (!file) throw errors.badRequest('Lipsește fișierul (câmpul „file”).', [{ field: 'file', problem: 'required' }]);
-        return reply(201, await addAttachment(getPrisma(), viewer, params.id, file));
+        return reply(201, await addAttachment(store.prisma, viewer, params.id, file));
       });
     },
   );
@@ -264,7 +261,7 @@ export function registerRegistryRoutes(router: Router): void {
       failures: { 404: 'Unknown entry or attachment' },
     },
     async ({ params, auth, res }) => {
-      const file = await openAttachment(getPrisma(), viewerOf(auth), params.id, params.attachmentId);
+      const file = await openAttachment(store.prisma, viewerOf(auth), params.id, params.attachmentId);
       await sendAttachment(res, file.body, { contentType: file.mimeType, fileName: file.name, size: file.size });
     },
   );
@@ -272,19 +269,19 @@ export function registerRegistryRoutes(router: Router): void {
   defineRoute(
     router,
     { method: 'delete', path: '/api/registratura/entries/:id/attachments/:attachmentId', summary: 'Remove an attachment (and its object)', tags, auth: 'session', params: AttachmentParams, response: { description: 'The entry', schema: Entry }, failures: { 403: 'forbidden', 404: 'Unknown entry or attachment' } },
-    async ({ params, auth }) => removeAttachment(getPrisma(), viewerOf(auth), params.id, params.attachmentId),
+    async ({ params, auth }) => removeAttachment(store.prisma, viewerOf(auth), params.id, params.attachmentId),
   );
 
   defineRoute(
     router,
     { method: 'get', path: '/api/registratura/debug-sequences', summary: 'Admin: SEQ counters against the actual maxima, with samples of each number format', tags, auth: 'admin', response: { description: '{sequences}' } },
-    async () => ({ sequences: await sequenceReport(getPrisma()) }),
+    async () => ({ sequences: await sequenceReport(store.prisma) }),
   );
 
   defineRoute(
     router,
     { method: 'post', path: '/api/registratura/debug-sequences', summary: 'Admin: reset counters to the actual maxima and convert old-format numbers', tags, auth: 'admin', response: { description: '{counters, converted, skipped}' } },
-    async ({ auth }) => repairSequences(getPrisma(), { userId: auth!.user.id, name: auth!.user.name }),
+    async ({ auth }) => repairSequences(store.prisma, { userId: auth!.user.id, name: auth!.user.name }),
   );
 
   defineRoute(
@@ -317,12 +314,12 @@ export function registerRegistryRoutes(router: Router): void {
       failures: { 404: 'Unknown, or another company’s entry', 409: 'not_tracked: the entry has no tracking block' },
     },
     async ({ body, auth }) => {
-      const prisma = getPrisma();
+      const prisma = store.prisma;
       const viewer = viewerOf(auth);
       const row = await getEntryRow(prisma, viewer, body.id);
       if (!row.tracking) throw errors.conflict('not_tracked', 'Înregistrarea nu are o cerere urmărită la autoritate.');
-      const r = await checkEntryStatus(prisma, body.id, { baseUrl: registryApi.statusAuthorityUrl(), timeoutMs: config.statusAuthority.timeoutMs });
-      const notified = r.notification ? (await notify(getPool(), r.notification)).created : false;
+      const r = await checkEntryStatus(prisma, body.id, { baseUrl: statusAuthorityUrl, timeoutMs: config.statusAuthority.timeoutMs });
+      const notified = r.notification ? (await notify(store.pool, r.notification)).created : false;
       const { notification: _n, ...rest } = r;
       return { ...rest, notified, entry: await getEntry(prisma, viewer, body.id) };
     },
@@ -339,6 +336,6 @@ export function registerRegistryRoutes(router: Router): void {
       body: MigrateBody,
       response: { description: '{entries, attachments, bytes, remaining, failed}' },
     },
-    async ({ body, auth }) => migrateInlineAttachments(getPrisma(), { userId: auth!.user.id, name: auth!.user.name }, { maxEntries: body.maxEntries }),
+    async ({ body, auth }) => migrateInlineAttachments(store.prisma, { userId: auth!.user.id, name: auth!.user.name }, { maxEntries: body.maxEntries }),
   );
 }

@@ -5,7 +5,7 @@
  * same names the local search joins), and an optional siruta keeps one UAT's hits. The central
  * search itself has no siruta filter: the narrowing applies to the page it answered (at most 50).
  */
-import { getPool, type Db } from '../db/pool';
+import type { Db } from '../db/pool';
 import type { CentralSearchAnswer, CentralSearchHit } from './find';
 
 export type NamedCentralHit = CentralSearchHit & { uatName: string | null; county: string | null };
@@ -13,7 +13,7 @@ export type NamedCentralHit = CentralSearchHit & { uatName: string | null; count
 export async function nameCentralHits(
   answer: CentralSearchAnswer,
   opts: { siruta?: number } = {},
-  db: Db = getPool(),
+  db: Db,
 ): Promise<Omit<CentralSearchAnswer, 'features'> & { features: NamedCentralHit[] }> {
   const kept = opts.siruta === undefined ? answer.features : answer.features.filter((f) => f.siruta === opts.siruta);
   const sirutas = [...new Set(kept.map((f) => f.siruta).filter((s) => Number.isInteger(s)))];

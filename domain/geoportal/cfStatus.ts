@@ -3,7 +3,7 @@
  * until when is it valid, and where to download it. Reads cf_extracts only (the CF issue owns
  * ordering and the download route `/api/cfportal/download?id=`, CONTRACT.md section 4).
  */
-import { getPool, type Db } from '../db/pool';
+import type { Db } from '../db/pool';
 
 export type CfUiState = 'processing' | 'valid' | 'expired' | 'failed';
 
@@ -31,7 +31,7 @@ export function uiState(status: string, expiresAt: Date | null, now = new Date()
  * Cadastral numbers repeat across UATs (spec 2.1): with `siruta` the lookup is exact; without it
  * (the spec's older query shape) any UAT's extract of that number answers.
  */
-export async function cfStatus(nrCad: string, siruta: number | undefined, db: Db = getPool()): Promise<CfStatus> {
+export async function cfStatus(nrCad: string, siruta: number | undefined, db: Db): Promise<CfStatus> {
   const r = await db.query<{
     id: string;
     status: string;

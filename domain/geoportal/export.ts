@@ -13,7 +13,7 @@ import path from 'node:path';
 import { errors, AppError } from '../errors';
 import { GdalError, ogr2ogr, pgDatasource } from '../exports/gdal';
 import { childLogger } from '../log';
-import { getPool, type Db } from '../db/pool';
+import type { Db } from '../db/pool';
 import { EPSG_3844 } from '../geo/epsg3844';
 import { PERSONAL_ENRICHMENT_KEYS } from './redact';
 import { slug } from './text';
@@ -126,8 +126,8 @@ export async function exportFeatures(
   format: ExportFormat,
   featureIds: string[],
   viewer: Viewer,
+  db: Db,
   signal?: AbortSignal,
-  db: Db = getPool(),
 ): Promise<ExportFile> {
   const wanted = [...new Set(featureIds.map((id) => id.toLowerCase()))];
   const picked = await db.query<Picked>(

@@ -3,7 +3,7 @@
  * (layer, siruta, objectId), with its enrichment and its geometry as GeoJSON in WGS84.
  */
 import { errors } from '../errors';
-import { getPool, type Db } from '../db/pool';
+import type { Db } from '../db/pool';
 import { redactEnrichment } from './redact';
 import type { FeatureView, RestrictedFeatureView, Viewer } from './types';
 
@@ -36,7 +36,7 @@ const SELECT = `SELECT f.id, f.layer_id, f.siruta, u.name AS uat_name, f.object_
 export async function getFeature(
   key: FeatureKey,
   viewer: Viewer,
-  db: Db = getPool(),
+  db: Db,
 ): Promise<{ feature: FeatureView | RestrictedFeatureView }> {
   const r =
     'id' in key

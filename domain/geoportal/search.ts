@@ -5,7 +5,7 @@
  * spellings), served by the trigram indexes of migration 001. An optional `siruta` narrows parcels
  * and owners to one UAT (a common surname fills any page from the largest UATs otherwise).
  */
-import { getPool, type Db } from '../db/pool';
+import type { Db } from '../db/pool';
 import { escapeLike, matchingOwner } from './text';
 import { parcelsExtent } from './uat';
 import type { Bbox, SearchResult, Viewer } from './types';
@@ -173,7 +173,7 @@ export async function searchGeoportal(
   limit: number,
   viewer: Viewer,
   opts: { siruta?: number } = {},
-  db: Db = getPool(),
+  db: Db,
 ): Promise<{ results: SearchResult[] }> {
   const text = q.trim();
   const looksCadastral = /\d/.test(text);

@@ -3,7 +3,7 @@
  * boundary check of spec 4.1 (GET /api/geoportal/boundary-check).
  */
 import { errors } from '../errors';
-import { getPool, type Db } from '../db/pool';
+import type { Db } from '../db/pool';
 import type { Bbox, BoundaryItem } from './types';
 
 /** A boundary check lists at most this many parcels of each kind; more means bad data anyway. */
@@ -30,7 +30,7 @@ export async function parcelsExtent(db: Db, siruta: number): Promise<Bbox | unde
  */
 export async function uatBounds(
   siruta: number,
-  db: Db = getPool(),
+  db: Db,
 ): Promise<{ siruta: number; bbox: Bbox; name: string; county: string | null; synced: boolean }> {
   const r = await db.query<{ name: string | null; county: string | null; synced: boolean; x1: number | null; y1: number | null; x2: number | null; y2: number | null }>(
     `WITH box AS (SELECT box2d(ST_Transform(u.geom, 4326)) AS b FROM gis_uats u WHERE u.siruta = $1 AND u.geom IS NOT NULL)
@@ -63,7 +63,7 @@ const item = (r: ItemRow): BoundaryItem => ({ id: r.id, siruta: r.siruta, uatNam
  */
 export async function boundaryCheck(
   siruta: number,
-  db: Db = getPool(),
+  db: Db,
 ): Promise<{ siruta: number; foreign: BoundaryItem[]; edge: BoundaryItem[] }> {
   const uat = await db.query<{ has_geom: boolean }>(`SELECT geom IS NOT NULL AS has_geom FROM gis_uats WHERE siruta = $1`, [siruta]);
   if (!uat.rowCount) throw errors.notFound(`UAT-ul cu codul SIRUTA ${siruta} nu există.`);

@@ -10,7 +10,7 @@
  */
 import type pg from 'pg';
 import { errors } from '../errors';
-import { getPool, type Db } from '../db/pool';
+import type { Db } from '../db/pool';
 import type { Viewer } from '../auth/viewer';
 import { COMMON_PROPERTIES, STORED_PROPERTIES_COLUMN, enrichmentMembersSql, propertyClass, type OgcCollection } from './collections';
 import { STEREO70, clipToStoreArea, type Cursor, type Envelope, type OgcCrs, type TimeRange } from './params';
@@ -188,8 +188,8 @@ export function pageStatement(q: ItemsQuery, lower: { key: Key; inclusive: boole
   };
 }
 
-export async function queryItems(q: ItemsQuery, opts: { db?: Db; signal?: AbortSignal } = {}): Promise<ItemsPage> {
-  const db = opts.db ?? getPool();
+export async function queryItems(q: ItemsQuery, opts: { db: Db; signal?: AbortSignal }): Promise<ItemsPage> {
+  const db = opts.db;
   let lower: { key: Key; inclusive: boolean } | null = null;
   let upper: Key | null = null;
   let hasPrev = false;
@@ -231,7 +231,7 @@ export async function queryItems(q: ItemsQuery, opts: { db?: Db; signal?: AbortS
 /** One feature by its uuid in the collection's layer; 404 when it is not there. */
 export async function queryItem(
   q: Pick<ItemsQuery, 'collection' | 'viewer' | 'crs'> & { id: string },
-  db: Db = getPool(),
+  db: Db,
 ): Promise<string> {
   const notFound = () => errors.notFound('Obiectul nu există în această colecție.');
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(q.id)) throw notFound();
@@ -258,7 +258,7 @@ export interface CollectionExtent {
 let extentCache: { at: number; value: Map<string, CollectionExtent> } | null = null;
 const EXTENT_TTL_MS = 60_000;
 
-export async function collectionExtents(layerIds: readonly string[], db: Db = getPool()): Promise<Map<string, CollectionExtent>> {
+export async function collectionExtents(layerIds: readonly string[], db: Db): Promise<Map<string, CollectionExtent>> {
   if (extentCache && Date.now() - extentCache.at < EXTENT_TTL_MS) return extentCache.value;
   const r = await db.query<{ layer_id: string; xmin: number | null; ymin: number | null; xmax: number | null; ymax: number | null; first_sync: Date | null }>(
     `SELECT l.layer_id, ST_XMin(b) AS xmin, ST_YMin(b) AS ymin, ST_XMax(b) AS xmax, ST_YMax(b) AS ymax,

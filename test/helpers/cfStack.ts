@@ -13,7 +13,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import type pg from 'pg';
 import { createApp } from '../../api/app';
-import { configureCfApi } from '../../api/cfportal/context';
+import { storeOn } from '../../domain/db/store';
 import { accountKey, type CfAccountSource } from '../../domain/cfportal/session';
 import { config } from '../../domain/config';
 import { createPool } from '../../domain/db/pool';
@@ -52,6 +52,8 @@ export interface CfRig {
   simJson<T = any>(method: string, p: string, body?: unknown): Promise<T>;
   /** A call to the app as a user: status, headers, raw bytes and the JSON body when there is one. */
   api(method: string, p: string, as: TestSession, body?: unknown): Promise<ApiAnswer>;
+  /** Runs `fn` with the API of a second app on the rig whose CF routes give new batches `pollIntervalMs`. */
+  withPollInterval<T>(pollIntervalMs: number, fn: (api: CfRig['api']) => Promise<T>): Promise<T>;
   /** The portal's own truth (credits, orders, cart) of the configured account or another. */
   truth(account?: string): Promise<any>;
   /** How many requests of each kind the portal received (`submit`, `submit:<account>`, …). */
@@ -72,8 +74,9 @@ export async function startCfRig(opts: { sim?: CfportalSimOptions; pollIntervalM
   const env = await localEnv();
   const db = createPool(config.db.url, 8);
   const accounts: CfAccountSource = { slot: `test-${suffix}`, configured: credentials };
-  configureCfApi({ db, baseUrl: sim.url, accounts, pollIntervalMs: opts.pollIntervalMs ?? 300, listingWaitMs: opts.listingWaitMs });
-  const { server, base } = await listenApp(createApp());
+  const store = storeOn(db);
+  const cf = { baseUrl: sim.url, accounts, pollIntervalMs: opts.pollIntervalMs ?? 300, listingWaitMs: opts.listingWaitMs };
+  const { server, base } = await listenApp(createApp({ store, cf }));
   let inProcess: { workers: Map<TaskQueueName, Worker>; runs: Promise<void>[] } | null = null;
   let child: WorkerChild | null = null;
   const simJson: CfRig['simJson'] = async (method, p, body) => {
@@ -84,16 +87,25 @@ export async function startCfRig(opts: { sim?: CfportalSimOptions; pollIntervalM
     });
     return res.json();
   };
-  const api: CfRig['api'] = async (method, p, as, body) => {
+  const apiOf = (appBase: string): CfRig['api'] => async (method, p, as, body) => {
     const headers: Record<string, string> = { cookie: as.cookie };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${base}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${appBase}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const type = res.headers.get('content-type') ?? '';
     const raw = Buffer.from(await res.arrayBuffer());
     return { status: res.status, headers: res.headers, raw, body: type.includes('json') && raw.length ? JSON.parse(raw.toString('utf8')) : null };
   };
+  const api = apiOf(base);
   return {
     api,
+    async withPollInterval(pollIntervalMs, fn) {
+      const other = await listenApp(createApp({ store, cf: { ...cf, pollIntervalMs } }));
+      try {
+        return await fn(apiOf(other.base));
+      } finally {
+        await new Promise((r) => other.server.close(r));
+      }
+    },
     truth(account) {
       return simJson('GET', `/__sim/truth${account ? `?account=${encodeURIComponent(account)}` : ''}`);
     },
@@ -133,7 +145,7 @@ export async function startCfRig(opts: { sim?: CfportalSimOptions; pollIntervalM
       const workers = await createQueueWorkers({
         connection: env.nativeConnection,
         namespace: namespaceOf(env),
-        deps: { db, cfportalBaseUrl: sim.url, cfportalAccounts: accounts },
+        deps: { store, cfportalBaseUrl: sim.url, cfportalAccounts: accounts },
         queues: CF_QUEUES,
       });
       inProcess = { workers, runs: [...workers.values()].map((w) => w.run()) };
@@ -155,6 +167,7 @@ export async function startCfRig(opts: { sim?: CfportalSimOptions; pollIntervalM
         await Promise.allSettled(inProcess.runs);
       }
       await child?.kill('SIGTERM');
+      await store.close();
       await db.end();
       await env.teardown();
       await sim.close();

@@ -8,10 +8,9 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import type { Express } from 'express';
 import type pg from 'pg';
-import { configureLandregApi } from '../../api/landreg/context';
 import { config } from '../../domain/config';
-import { LandregClient } from '../../domain/landreg/client';
 import { createPool } from '../../domain/db/pool';
+import { storeOn, type Store } from '../../domain/db/store';
 import { TaskQueue, type TaskQueueName } from '../../temporal/common/queues';
 import { createQueueWorkers } from '../../workers/start';
 import { startLandregSimulator, type LandregSimulator } from '../../simulators/landreg/server';
@@ -23,6 +22,8 @@ export interface SyncRig {
   sim: LandregSimulator;
   env: TestWorkflowEnvironment;
   db: pg.Pool;
+  /** The rig's store on `db`: hand it to an app (`createApp({store: rig.store, landreg: rigPortal(rig)})`). */
+  store: Store;
   /** A tag of this rig's own, for ids and rows of its tests. */
   suffix: string;
   workers: Map<TaskQueueName, Worker>;
@@ -49,11 +50,12 @@ export async function startSyncRig(
   const sim = await startLandregSimulator({ port: 0, seed: 42, scale: 'demo', sessionTtlSeconds: opts.sessionTtlSeconds });
   const env = opts.env ?? (await localEnv());
   const db = createPool(opts.dbUrl ?? config.db.url, 8);
+  const store = storeOn(db);
   const suffix = runSuffix();
   const workers = await createQueueWorkers({
     connection: env.nativeConnection,
     namespace: namespaceOf(env),
-    deps: { db, landregBaseUrl: sim.url },
+    deps: { store, landregBaseUrl: sim.url },
     queues: opts.queues ?? [TaskQueue.store, TaskQueue.landreg],
   });
   const runs = [...workers.values()].map((w) => w.run());
@@ -62,12 +64,14 @@ export async function startSyncRig(
     sim,
     env,
     db,
+    store,
     suffix,
     workers,
     simJson,
     async stop() {
       for (const w of workers.values()) w.shutdown();
       await Promise.allSettled(runs);
+      await store.close();
       await db.end();
       await env.teardown();
       await sim.close();
@@ -75,12 +79,9 @@ export async function startSyncRig(
   };
 }
 
-/** Points the API's landreg routes (api/landreg/context.ts) at the rig: its simulator and database. */
-export function aimApiAtRig(rig: SyncRig): void {
-  configureLandregApi({
-    client: () => new LandregClient({ db: rig.db, baseUrl: rig.sim.url }),
-    db: () => rig.db,
-  });
+/** An app's deps aimed at the rig: its store and its simulator for the landreg routes. */
+export function rigAppDeps(rig: SyncRig): { store: Store; landreg: { baseUrl: string } } {
+  return { store: rig.store, landreg: { baseUrl: rig.sim.url } };
 }
 
 /** A UAT of the simulator's demo data, picked by county and rank of parcel count (small first). */

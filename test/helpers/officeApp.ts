@@ -28,7 +28,9 @@ export async function startOfficeApp(prefix: string): Promise<OfficeApp> {
   const { createApp } = await import('../../api/app');
   const { closePool } = await import('../../domain/db/pool');
   const { disconnectPrisma } = await import('../../domain/db/prisma');
-  const { server, base } = await listenApp(createApp());
+  const { createStore } = await import('../../domain/db/store');
+  const store = createStore(scratch.url);
+  const { server, base } = await listenApp(createApp({ store }));
   const sessions: TestSession[] = [];
   return {
     base,
@@ -59,6 +61,7 @@ export async function startOfficeApp(prefix: string): Promise<OfficeApp> {
     async close() {
       for (const s of sessions) await s.end();
       await new Promise((r) => server.close(r));
+      await store.close();
       await disconnectPrisma();
       await closePool();
       // The scratch helper connects through config.db.url: back to the stack's database first.

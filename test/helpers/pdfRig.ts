@@ -9,8 +9,9 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createApp } from '../../api/app';
-import { configurePdfUploads, pdfUploadOptions } from '../../api/routes/pdfTools';
+import type { PdfRouteOptions } from '../../api/routes/pdfTools';
 import { closePool } from '../../domain/db/pool';
+import { createStore } from '../../domain/db/store';
 import { makePdfCorpus, pdfPageCount, type PdfCorpus } from './pdfFixtures';
 import { createTestSessionRecord, type TestSession } from './session';
 
@@ -33,20 +34,34 @@ export interface PdfRig {
   uploadsLeft(): Promise<string[]>;
   /** Pages of an answered PDF, after `qpdf --check`. */
   pageCount(buf: Buffer): Promise<number>;
+  /** Runs `fn` against a second app of the rig whose PDF routes take `pdf` (the rig's upload directory unless given). */
+  withApp<T>(pdf: PdfRouteOptions, fn: (post: PdfRig['post']) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
 export async function startPdfRig(prefix: string, email = 'dan@birou.ro'): Promise<PdfRig> {
-  const savedOptions = { ...pdfUploadOptions };
   const work = await fs.mkdtemp(path.join(os.tmpdir(), `${prefix}-`));
   const uploads = path.join(work, 'uploads');
   await fs.mkdir(uploads);
-  configurePdfUploads({ tmpDir: uploads });
   const files = await makePdfCorpus(work);
   const user = await createTestSessionRecord({ email, company: 'B' });
-  const server = http.createServer(createApp());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const store = createStore();
+  const listen = async (pdf: PdfRouteOptions) => {
+    const server = http.createServer(createApp({ store, pdf: { tmpDir: uploads, ...pdf } }));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  };
+  const closeServer = (server: http.Server) => new Promise<void>((resolve) => server.close(() => resolve()));
+  const poster = (base: string): PdfRig['post'] => async (p, file, fields = {}, opts = {}) => {
+    const form = new FormData();
+    for (const [k, v] of Object.entries(fields)) form.append(k, v);
+    if (file) form.append('file', new Blob([await fs.readFile(file)], { type: 'application/pdf' }), opts.name ?? path.basename(file));
+    const who = opts.who === undefined ? user : opts.who;
+    const res = await fetch(`${base}${p}`, { method: 'POST', body: form, headers: who ? { cookie: who.cookie } : {} });
+    const body = Buffer.from(await res.arrayBuffer());
+    return { status: res.status, headers: res.headers, body, json: () => JSON.parse(body.toString('utf8')) };
+  };
+  const { server, base } = await listen({});
 
   return {
     base,
@@ -54,14 +69,14 @@ export async function startPdfRig(prefix: string, email = 'dan@birou.ro'): Promi
     uploads,
     files,
     user,
-    async post(p, file, fields = {}, opts = {}) {
-      const form = new FormData();
-      for (const [k, v] of Object.entries(fields)) form.append(k, v);
-      if (file) form.append('file', new Blob([await fs.readFile(file)], { type: 'application/pdf' }), opts.name ?? path.basename(file));
-      const who = opts.who === undefined ? user : opts.who;
-      const res = await fetch(`${base}${p}`, { method: 'POST', body: form, headers: who ? { cookie: who.cookie } : {} });
-      const body = Buffer.from(await res.arrayBuffer());
-      return { status: res.status, headers: res.headers, body, json: () => JSON.parse(body.toString('utf8')) };
+    post: poster(base),
+    async withApp(pdf, fn) {
+      const other = await listen(pdf);
+      try {
+        return await fn(poster(other.base));
+      } finally {
+        await closeServer(other.server);
+      }
     },
     async uploadsLeft() {
       for (let i = 0; i < 100; i++) {
@@ -77,10 +92,9 @@ export async function startPdfRig(prefix: string, email = 'dan@birou.ro'): Promi
       return pdfPageCount(f);
     },
     async close() {
-      delete pdfUploadOptions.tmpDir;
-      configurePdfUploads(savedOptions);
       await user.end();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServer(server);
+      await store.close();
       await closePool();
       await fs.rm(work, { recursive: true, force: true });
     },

@@ -15,6 +15,7 @@ import { config } from '../../domain/config';
 import { createPool } from '../../domain/db/pool';
 import { TaskQueue, type TaskQueueName } from '../../temporal/common/queues';
 import { createQueueWorkers } from '../../workers/start';
+import { storeOn } from '../../domain/db/store';
 
 function arg(name: string, fallback?: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -33,7 +34,7 @@ const db = createPool(config.db.url, 8);
 const workers = await createQueueWorkers({
   connection,
   namespace: config.temporal.namespace,
-  deps: { db, landregBaseUrl: sim, cfportalBaseUrl: cfportal },
+  deps: { store: storeOn(db), landregBaseUrl: sim, cfportalBaseUrl: cfportal },
   queues,
 });
 const runs = [...workers.values()].map((w) => w.run());

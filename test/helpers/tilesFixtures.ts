@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type pg from 'pg';
 import { createApp } from '../../api/app';
+import { createStore } from '../../domain/db/store';
 import { createSession, newSessionToken, sessionIdFor, type StoredSession } from '../../api/auth/sessionStore';
 import { wgs84ToStereo70 } from '../../domain/geo/epsg3844';
 
@@ -15,7 +16,8 @@ export const TILE_TEST_SIRUTA = 997001;
 export const TILE_TEST_SIRUTA_RANGE = [997000, 997099] as const;
 
 export async function startTestApp(): Promise<{ url: string; close(): Promise<void> }> {
-  const server = http.createServer(createApp());
+  const store = createStore();
+  const server = http.createServer(createApp({ store }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -24,7 +26,7 @@ export async function startTestApp(): Promise<{ url: string; close(): Promise<vo
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      }).then(() => store.close()),
   };
 }
 

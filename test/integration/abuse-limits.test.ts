@@ -21,12 +21,13 @@ process.env.RATE_LIMIT_PER_MINUTE = '300';
 process.env.AI_MAX_CONCURRENT = '3';
 
 const { createApp } = await import('../../api/app');
+const { createStore } = await import('../../domain/db/store');
+const store = createStore();
 const { createTestSessionRecord } = await import('../helpers/session');
 const { closePool } = await import('../../domain/db/pool');
 const { MAX_CADASTRAL_NUMBERS } = await import('../../domain/enrichment/service');
 const { MAX_JSON_DEPTH } = await import('../../api/http/route');
 const { heavyWork } = await import('../../api/http/rateLimit');
-const { configurePdfUploads } = await import('../../api/routes/pdfTools');
 const { config, aiSettingsFrom } = await import('../../domain/config');
 const { startAiSimulator } = await import('../../simulators/ai/server');
 const { makePdfCorpus } = await import('../helpers/pdfFixtures');
@@ -43,7 +44,7 @@ let work: string;
 let uploads: string;
 
 async function freshApp(): Promise<string> {
-  const server = createApp().listen(0, '127.0.0.1');
+  const server = createApp({ store, pdf: { tmpDir: uploads } }).listen(0, '127.0.0.1');
   servers.push(server);
   await new Promise((r) => server.once('listening', r));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -59,7 +60,6 @@ beforeAll(async () => {
   // A private upload directory: the orphan check looks for processes working in it.
   uploads = path.join(work, 'uploads');
   await fs.mkdir(uploads);
-  configurePdfUploads({ tmpDir: uploads });
 });
 
 afterAll(async () => {
@@ -68,6 +68,7 @@ afterAll(async () => {
     s.closeAllConnections();
     await new Promise((r) => s.close(r));
   }
+  await store.close();
   await closePool();
   await fs.rm(work, { recursive: true, force: true });
 });
@@ -251,7 +252,7 @@ describe('AI chat', () => {
     const sim = await startAiSimulator({ port: 0, chunkDelayMs: 400 });
     try {
       const settings = aiSettingsFrom({ NODE_ENV: 'test' }, Number(new URL(sim.url).port));
-      const server = createApp({ ai: settings }).listen(0, '127.0.0.1');
+      const server = createApp({ store, ai: settings }).listen(0, '127.0.0.1');
       servers.push(server);
       await new Promise((r) => server.once('listening', r));
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

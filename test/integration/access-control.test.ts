@@ -14,7 +14,10 @@ import { config } from '../../domain/config';
 import { closePool, getPool } from '../../domain/db/pool';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
 import { createApp } from '../../api/app';
+import { createStore } from '../../domain/db/store';
 import { listenApp } from '../helpers/appServer';
+
+const store = createStore();
 
 let server: http.Server;
 let base: string;
@@ -22,7 +25,7 @@ let dan: TestSession;
 let ana: TestSession;
 
 beforeAll(async () => {
-  ({ server, base } = await listenApp(createApp()));
+  ({ server, base } = await listenApp(createApp({ store })));
   dan = await createTestSessionRecord({ email: 'dan@birou.ro', company: 'U' });
   ana = await createTestSessionRecord({ email: 'ana@birou.ro', company: 'B', groups: ['admin'] });
 });
@@ -31,6 +34,7 @@ afterAll(async () => {
   await dan?.end();
   await ana?.end();
   await new Promise((r) => server?.close(r));
+  await store.close();
   await closePool();
 });
 

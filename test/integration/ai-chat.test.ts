@@ -23,12 +23,16 @@ let full: string;
 let restricted: string;
 let projectId: string;
 const servers: Server[] = [];
+const stores: Array<{ close(): Promise<void> }> = [];
 
 /** An app of its own for one provider configuration, on the suite's scratch database. */
 async function appWith(env: Record<string, string>): Promise<string> {
   const settings: AiSettings = aiSettingsFrom({ ...env, NODE_ENV: 'test' }, config.ai.simPort);
   const { createApp } = await import('../../api/app');
-  const server = createApp({ ai: settings }).listen(0);
+  const { createStore } = await import('../../domain/db/store');
+  const store = createStore();
+  stores.push(store);
+  const server = createApp({ store, ai: settings }).listen(0);
   await new Promise((r) => server.once('listening', r));
   servers.push(server);
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -111,6 +115,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const s of servers) await new Promise((r) => s.close(r));
+  for (const s of stores) await s.close();
   await fetch(`${SIM}/__sim/faults`, { method: 'DELETE' }).catch(() => undefined);
   await office?.close();
 });

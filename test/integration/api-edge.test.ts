@@ -12,6 +12,8 @@ import { listenApp } from '../helpers/appServer';
 process.env.RATE_LIMIT_PER_MINUTE = '40';
 
 const { createApp } = await import('../../api/app');
+const { createStore } = await import('../../domain/db/store');
+const store = createStore();
 const { defineRoute } = await import('../../api/http/route');
 const { errorMapper } = await import('../../api/http/errorMapper');
 const { createTestSessionRecord } = await import('../helpers/session');
@@ -22,13 +24,14 @@ let base: string;
 let dan: Awaited<ReturnType<typeof createTestSessionRecord>>;
 
 beforeAll(async () => {
-  ({ server, base } = await listenApp(createApp()));
+  ({ server, base } = await listenApp(createApp({ store })));
   dan = await createTestSessionRecord({ email: 'dan@birou.ro', company: 'U' });
 });
 
 afterAll(async () => {
   await dan.end();
   await new Promise((r) => server.close(r));
+  await store.close();
   await closePool();
 });
 

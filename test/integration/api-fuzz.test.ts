@@ -5,7 +5,7 @@
  * 5xx: bad input must be a 400 with the CONTRACT.md body, never a server error.
  *
  * The rate limit is raised for this run only, without touching the product or the stack: the API
- * under test is an in-process app (createApp(), the same routes, database, Temporal, object
+ * under test is an in-process app (createApp({ store }), the same routes, database, Temporal, object
  * storage and simulators as the running test stack) built in this jest process after
  * RATE_LIMIT_PER_MINUTE is set here; the stack's own limit and every other user keep 600/min.
  *
@@ -38,6 +38,8 @@ import { listenApp } from '../helpers/appServer';
 process.env.RATE_LIMIT_PER_MINUTE = '1000000';
 
 const { createApp } = await import('../../api/app');
+const { createStore } = await import('../../domain/db/store');
+const store = createStore();
 const { createTestSessionRecord } = await import('../helpers/session');
 const { closePool } = await import('../../domain/db/pool');
 
@@ -80,13 +82,14 @@ let reportDir: string;
 
 beforeAll(async () => {
   session = await createTestSessionRecord({ email: 'dan@birou.ro', company: 'U' });
-  ({ server, base } = await listenApp(createApp()));
+  ({ server, base } = await listenApp(createApp({ store })));
   reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'api-fuzz-'));
 });
 
 afterAll(async () => {
   await session.end();
   await new Promise((r) => server.close(r));
+  await store.close();
   await closePool();
   fs.rmSync(reportDir, { recursive: true, force: true });
 });

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import http from 'node:http';
 import { Browser as JarBrowser, freePort } from '../helpers/oidcBrowser';
+import type { Store } from '../../domain/db/store';
 
 const ACCESS_TOKEN_TTL_SECONDS = 3;
 
@@ -14,6 +15,7 @@ let appUrl: string;
 let sim: { issuer: string; close(): Promise<void> };
 let server: http.Server;
 let closePool: () => Promise<void>;
+let store: Store | undefined;
 let query: (sql: string, params?: unknown[]) => Promise<{ rows: any[] }>;
 let jose: typeof import('jose');
 
@@ -47,6 +49,8 @@ beforeAll(async () => {
   jose = await import('jose');
   const { startOidcProvider } = await import('../../simulators/oidc/provider');
   const { createApp } = await import('../../api/app');
+  const { createStore } = await import('../../domain/db/store');
+  store = createStore();
   const { pageGuard } = await import('../../api/auth');
   const poolMod = await import('../../domain/db/pool');
   closePool = poolMod.closePool;
@@ -57,7 +61,7 @@ beforeAll(async () => {
 
   sim = await startOidcProvider({ port: idpPort, issuer: idpUrl, host: '127.0.0.1', accessTokenTtlSeconds: ACCESS_TOKEN_TTL_SECONDS });
   // The UI stand-in: the page guard, then a page that names the path it served.
-  const app = createApp({ web: [pageGuard, (req, res) => void res.type('text').send(`pagina ${req.originalUrl}`)] });
+  const app = createApp({ store, web: [pageGuard, (req, res) => void res.type('text').send(`pagina ${req.originalUrl}`)] });
   server = http.createServer(app);
   await new Promise<void>((resolve) => server.listen(appPort, '127.0.0.1', resolve));
 });
@@ -68,6 +72,7 @@ afterAll(async () => {
     server?.closeAllConnections();
   });
   await sim?.close();
+  await store?.close();
   await closePool?.();
 });
 

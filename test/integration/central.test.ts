@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import http from 'node:http';
 import { Browser, freePort } from '../helpers/oidcBrowser';
+import type { Store } from '../../domain/db/store';
 
 const ACCESS_TOKEN_TTL_SECONDS = 5;
 
@@ -18,6 +19,7 @@ let idp: { close(): Promise<void> };
 let central: { close(): Promise<void> } | undefined;
 let server: http.Server;
 let closePool: () => Promise<void>;
+let store: Store | undefined;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -80,12 +82,14 @@ beforeAll(async () => {
   const { startOidcProvider } = await import('../../simulators/oidc/provider');
   const { startCentralSimulator } = await import('../../simulators/central/server');
   const { createApp } = await import('../../api/app');
+  const { createStore } = await import('../../domain/db/store');
+  store = createStore();
   const poolMod = await import('../../domain/db/pool');
   closePool = poolMod.closePool;
 
   idp = await startOidcProvider({ port: idpPort, issuer: idpUrl, host: '127.0.0.1', accessTokenTtlSeconds: ACCESS_TOKEN_TTL_SECONDS });
   central = await startCentralSimulator({ port: centralPort, issuer: idpUrl });
-  server = http.createServer(createApp());
+  server = http.createServer(createApp({ store }));
   await new Promise<void>((resolve) => server.listen(appPort, '127.0.0.1', resolve));
 }, 120_000);
 
@@ -96,6 +100,7 @@ afterAll(async () => {
   });
   await central?.close();
   await idp?.close();
+  await store?.close();
   await closePool?.();
 });
 

@@ -21,6 +21,7 @@ import { createQueueWorkers } from '../../workers/start';
 import type { cfOrderBatch } from '../../workflows/cfOrders';
 import { CF_QUEUES, freshCadastral, someUats } from '../helpers/cfStack';
 import { runSuffix, timeSkippingEnv, namespaceOf } from '../helpers/temporal';
+import { storeOn } from '../../domain/db/store';
 
 const HOUR = 3600_000;
 let env: TestWorkflowEnvironment;
@@ -42,7 +43,7 @@ beforeAll(async () => {
   workers = await createQueueWorkers({
     connection: env.nativeConnection,
     namespace: namespaceOf(env),
-    deps: { db, cfportalBaseUrl: sim.url, cfportalAccounts: { slot: `test-${suffix}`, configured: credentials } },
+    deps: { store: storeOn(db), cfportalBaseUrl: sim.url, cfportalAccounts: { slot: `test-${suffix}`, configured: credentials } },
     queues: CF_QUEUES,
   });
   runs = [...workers.values()].map((w) => w.run());

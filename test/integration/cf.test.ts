@@ -5,7 +5,6 @@
  * the records' states, who sees CF numbers.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { cfApi } from '../../api/cfportal/context';
 import { closePool } from '../../domain/db/pool';
 import { closeTemporalClient } from '../../temporal/client';
 import { freshCadastral, pdfText, sessions, someUats, startCfRig, type CfRig } from '../helpers/cfStack';
@@ -215,17 +214,15 @@ describe('credits', () => {
 describe('portal trouble', () => {
   test('portal errors and an expired portal session during polling are retried: the batch completes with one submit', async () => {
     await rig.simJson('POST', '/__sim/reset', {});
-    const saved = cfApi.pollIntervalMs;
-    cfApi.pollIntervalMs = 1500;
     try {
-      const r = await call('POST', '/api/cfportal/order', { body: { parcels: parcels(2) } });
+      // New batches of this order poll 1.5 s apart (an app of the rig with that setting).
+      const r = await rig.withPollInterval(1500, (api) => api('POST', '/api/cfportal/order', who.dan, { parcels: parcels(2) }));
       expect(r.status).toBe(202);
       // Sessions die after 1 s idle and polls are 1.5 s apart: every poll meets an expired session.
       await rig.simJson('POST', '/__sim/faults', { errorRate: 0.25, sessionTtlSeconds: 1 });
       const items = await batchDone(r.body.orderId);
       expect(items.every((e) => e.status === 'completed')).toBe(true);
     } finally {
-      cfApi.pollIntervalMs = saved;
       await rig.simJson('DELETE', '/__sim/faults');
     }
     expect(await submits()).toBe(1);

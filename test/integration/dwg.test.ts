@@ -21,6 +21,8 @@ const uploads = path.join(work, 'uploads');
 process.env.UPLOAD_TMP_DIR = uploads;
 
 const { createApp } = await import('../../api/app');
+const { createStore } = await import('../../domain/db/store');
+const store = createStore();
 const { config, projectRoot } = await import('../../domain/config');
 const { closePool } = await import('../../domain/db/pool');
 const { createTestSessionRecord } = await import('../helpers/session');
@@ -143,7 +145,7 @@ beforeAll(async () => {
   await fs.writeFile(path.join(work, 'notes.dwg'), 'Acesta nu este un desen, doar un fișier text cu extensia .dwg.\n');
 
   dan = await createTestSessionRecord({ email: 'dan@birou.ro', company: 'B' });
-  server = http.createServer(createApp());
+  server = http.createServer(createApp({ store }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }, 60_000);
@@ -151,6 +153,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await dan?.end();
   if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  await store.close();
   await closePool();
   await fs.rm(work, { recursive: true, force: true });
 });

@@ -40,6 +40,7 @@ import { loadUatFromSimulator, RawPortal } from '../helpers/enrichmentFixtures';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
 import { callJson } from '../helpers/appServer';
 import { localEnv, namespaceOf } from '../helpers/temporal';
+import { storeOn } from '../../domain/db/store';
 
 /** Chiscani (Brăila): 300 parcels, 178 buildings, a few dozen immovables without geometry. */
 const SIRUTA = 42708;
@@ -129,7 +130,7 @@ beforeAll(async () => {
   workers = await createQueueWorkers({
     connection: env.nativeConnection,
     namespace: namespaceOf(env),
-    deps: { db: pool, landregBaseUrl: sim.url },
+    deps: { store: storeOn(pool), landregBaseUrl: sim.url },
     queues: [TaskQueue.store, TaskQueue.landreg],
   });
   running = Promise.all([...workers.values()].map((w) => w.run()));
@@ -140,7 +141,7 @@ beforeAll(async () => {
   app.use(sessionMiddleware);
   app.use('/api', express.json());
   const router = express.Router();
-  registerLandregEnrichmentRoutes(router, () => ({ db: pool, portal: enrichmentPortal(new LandregClient({ db: pool, baseUrl: sim.url })) }));
+  registerLandregEnrichmentRoutes(router, { db: pool, portal: enrichmentPortal(new LandregClient({ db: pool, baseUrl: sim.url })) });
   app.use(router);
   app.use(errorMapper);
   server = await new Promise((resolve) => {

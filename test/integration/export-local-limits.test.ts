@@ -37,6 +37,8 @@ process.env.EXPORT_LOCAL_MAX_CONCURRENT = '2';
 process.env.RATE_LIMIT_PER_MINUTE = '1000';
 
 const { createApp } = await import('../../api/app');
+const { createStore } = await import('../../domain/db/store');
+const store = createStore();
 const { getPool, closePool } = await import('../../domain/db/pool');
 const { createTestSessionRecord } = await import('../helpers/session');
 const { seedExportUat, clearExportUat } = await import('../helpers/exportSeed');
@@ -51,13 +53,14 @@ const users: Array<Awaited<ReturnType<typeof createTestSessionRecord>>> = [];
 beforeAll(async () => {
   await seedExportUat(getPool(), { siruta: SIRUTA, name: 'Valea Lungă', county: 'Ilfov', parcels: 300, noGeometry: 5 });
   for (const email of ['dan@birou.ro', 'ioana@birou.ro', 'mihai@birou.ro']) users.push(await createTestSessionRecord({ email, company: 'B' }));
-  ({ server, base } = await listenApp(createApp()));
+  ({ server, base } = await listenApp(createApp({ store })));
 }, 60_000);
 
 afterAll(async () => {
   await new Promise((r) => server.close(r));
   await Promise.allSettled(users.map((u) => u.end()));
   await clearExportUat(getPool(), SIRUTA);
+  await store.close();
   await closePool();
   await fs.rm(root, { recursive: true, force: true });
 });

@@ -18,7 +18,7 @@ import { closeTemporalClient } from '../../temporal/client';
 import { TaskQueue } from '../../temporal/common/queues';
 import { createQueueWorkers } from '../../workers/start';
 import { seedExportUat, clearExportUat, recordSyncRuns, type SeedCounts } from '../helpers/exportSeed';
-import { aimApiAtRig, forgetUat, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
+import { rigAppDeps, forgetUat, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
 import { namespaceOf } from '../helpers/temporal';
 import { callJson, listenApp } from '../helpers/appServer';
@@ -122,11 +122,10 @@ function parseCsvLine(line: string): { fields: string[]; allQuoted: boolean } {
 
 beforeAll(async () => {
   rig = await startSyncRig();
-  aimApiAtRig(rig);
   const w = await createQueueWorkers({
     connection: rig.env.nativeConnection,
     namespace: namespaceOf(rig.env),
-    deps: { db: rig.db, landregBaseUrl: rig.sim.url },
+    deps: { store: rig.store, landregBaseUrl: rig.sim.url },
     queues: [TaskQueue.exports],
   });
   exportsWorker = w.get(TaskQueue.exports)!;
@@ -134,7 +133,7 @@ beforeAll(async () => {
   // Every parcel enriched, so the magic bundle's enrichment step has nothing to ask the portal.
   seeded = await seedExportUat(rig.db, { siruta: SIRUTA, name: UAT_NAME, county: 'Brăila', parcels: 300, noGeometry: 25, unenrichedEvery: 0, syncedHoursAgo: 2 });
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'exports-test-'));
-  ({ server, base } = await listenApp(createApp()));
+  ({ server, base } = await listenApp(createApp(rigAppDeps(rig))));
   dan = await createTestSessionRecord({ email: 'dan@birou.ro', company: 'U', db: rig.db });
   mihai = await createTestSessionRecord({ email: 'mihai@birou.ro', company: 'G', db: rig.db });
   elena = await createTestSessionRecord({ email: 'elena@birou.ro', company: 'B', enrichmentScope: 'basic', db: rig.db });

@@ -12,9 +12,12 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../api/app';
+import { createStore } from '../../domain/db/store';
 import { closePool, getPool } from '../../domain/db/pool';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
 import { plantGeoportalFixtures, removeGeoportalFixtures, type GeoportalFixture } from '../helpers/geoportalFixtures';
+
+const store = createStore();
 
 const run = promisify(execFile);
 const SIRUTA_BASE = 990100;
@@ -60,7 +63,7 @@ beforeAll(async () => {
   ioana = await createTestSessionRecord({ email: 'ioana@birou.ro', company: 'S', enrichmentScope: 'basic' });
   expect(elena.data.flags.basicPanel).toBe(true);
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'geoportal-test-'));
-  server = http.createServer(createApp());
+  server = http.createServer(createApp({ store }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -70,6 +73,7 @@ afterAll(async () => {
   for (const s of [dan, elena, ioana]) await s?.end();
   await removeGeoportalFixtures(getPool(), SIRUTA_BASE);
   await fs.rm(tmp, { recursive: true, force: true });
+  await store.close();
   await closePool();
 });
 

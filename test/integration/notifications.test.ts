@@ -9,6 +9,7 @@ import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
+import { createStore } from '../../domain/db/store';
 import { config } from '../../domain/config';
 import { closePool } from '../../domain/db/pool';
 import { disconnectPrisma } from '../../domain/db/prisma';
@@ -30,6 +31,8 @@ import { TestMailDev, type ReceivedMail } from '../helpers/maildev';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
 import { namespaceOf } from '../helpers/temporal';
 import { callJson, listenApp } from '../helpers/appServer';
+
+const store = createStore();
 
 let rig: SyncRig;
 let mail: TestMailDev;
@@ -90,14 +93,14 @@ beforeAll(async () => {
   const w = await createQueueWorkers({
     connection: rig.env.nativeConnection,
     namespace: namespaceOf(rig.env),
-    deps: { db: rig.db, smtp: { host: '127.0.0.1', port: mail.smtpPort } },
+    deps: { store: rig.store, smtp: { host: '127.0.0.1', port: mail.smtpPort } },
     queues: [TaskQueue.notifications],
   });
   notifWorker = w.get(TaskQueue.notifications)!;
   notifRun = notifWorker.run();
   // Deliveries started by notify() in this process run in this file's namespace, on its workers.
   installMailDispatcher();
-  ({ server, base } = await listenApp(createApp()));
+  ({ server, base } = await listenApp(createApp({ store })));
   dan = await createTestSessionRecord({ email: danEmail, name: 'Dan Ștefănescu', company: 'U', db: rig.db });
   mihai = await createTestSessionRecord({ email: mihaiEmail, name: 'Mihai Țurcanu', company: 'G', db: rig.db });
   elena = await createTestSessionRecord({ email: 'elena@birou.ro', company: 'B', db: rig.db });
@@ -126,6 +129,7 @@ afterAll(async () => {
   await mail?.close();
   await closeTemporalClient();
   await disconnectPrisma();
+  await store.close();
   await closePool();
 }, 60_000);
 

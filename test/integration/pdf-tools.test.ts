@@ -10,7 +10,6 @@ import http from 'node:http';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { configurePdfUploads, pdfUploadOptions } from '../../api/routes/pdfTools';
 import { startPdfRig, type PdfRig } from '../helpers/pdfRig';
 
 let rig: PdfRig;
@@ -160,14 +159,11 @@ describe('POST /api/compress-pdf', () => {
 
   test('an upload over the limit is a 413 payload_too_large and leaves no temp file', async () => {
     // The 500 MB limit lowered for this test; the same helper path refuses the body.
-    configurePdfUploads({ maxBytes: 256 * 1024 });
-    try {
-      const r = await post('/api/compress-pdf', files.scan, { level: 'balanced' });
+    await rig.withApp({ maxBytes: 256 * 1024 }, async (postLimited) => {
+      const r = await postLimited('/api/compress-pdf', files.scan, { level: 'balanced' });
       expect(r.status).toBe(413);
       expect(r.json().error).toBe('payload_too_large');
-    } finally {
-      delete pdfUploadOptions.maxBytes;
-    }
+    });
     expect(await uploadsLeft()).toEqual([]);
   }, 60_000);
 

@@ -82,7 +82,7 @@ beforeAll(async () => {
   app.use(sessionMiddleware);
   app.use('/api', express.json());
   const router = express.Router();
-  registerLandregEnrichmentRoutes(router, () => ({ db: pool, portal: enrichmentPortal(new LandregClient({ db: pool, baseUrl: sim.url, requestsPerSecond: rps })) }));
+  registerLandregEnrichmentRoutes(router, { db: pool, portal: enrichmentPortal(new LandregClient({ db: pool, baseUrl: sim.url, requestsPerSecond: rps })) });
   app.use(router);
   app.use(errorMapper);
   server = await new Promise((resolve) => {

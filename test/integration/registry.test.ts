@@ -11,7 +11,7 @@ import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
-import { configureRegistryApi } from '../../api/routes/registratura';
+import { createStore } from '../../domain/db/store';
 import { config } from '../../domain/config';
 import { closePool, getPool } from '../../domain/db/pool';
 import { disconnectPrisma } from '../../domain/db/prisma';
@@ -24,6 +24,8 @@ import { startStatusAuthoritySimulator, type StatusAuthoritySimulator } from '..
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
 import { localEnv, namespaceOf } from '../helpers/temporal';
 import { listenApp } from '../helpers/appServer';
+
+const store = createStore();
 
 let server: http.Server;
 let base: string;
@@ -75,12 +77,11 @@ beforeAll(async () => {
   workers = await createQueueWorkers({
     connection: env.nativeConnection,
     namespace: namespaceOf(env),
-    deps: { db: getPool(), statusAuthorityUrl: sim.url },
+    deps: { store, statusAuthorityUrl: sim.url },
     queues: [TaskQueue.store, TaskQueue.notifications],
   });
   runs = [...workers.values()].map((w) => w.run());
-  configureRegistryApi({ statusAuthorityUrl: () => sim.url });
-  ({ server, base } = await listenApp(createApp()));
+  ({ server, base } = await listenApp(createApp({ store, registry: { statusAuthorityUrl: sim.url } })));
   ana = await createTestSessionRecord({ email: 'ana@birou.ro', name: 'Ana Admin', company: 'B', groups: ['admin'] });
   dan = await createTestSessionRecord({ email: 'dan@birou.ro', name: 'Dan', company: 'U' });
   mihai = await createTestSessionRecord({ email: 'mihai@birou.ro', name: 'Mihai', company: 'G' });
@@ -97,6 +98,7 @@ afterAll(async () => {
   await sim?.close();
   await closeTemporalClient();
   await disconnectPrisma();
+  await store.close();
   await closePool();
 });
 

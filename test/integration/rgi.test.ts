@@ -7,17 +7,18 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import http from 'node:http';
 import type pg from 'pg';
-import { configureLandregApi } from '../../api/landreg/context';
 import { config } from '../../domain/config';
 import { closePool, createPool } from '../../domain/db/pool';
-import { LandregClient } from '../../domain/landreg/client';
 import { startLandregSimulator, type LandregSimulator } from '../../simulators/landreg/server';
 import { Nomenclature } from '../../simulators/landreg/nomenclature';
 import { COUNTIES } from '../../domain/landreg/counties';
 import { pdfText } from '../helpers/cfStack';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
 import { createApp } from '../../api/app';
+import { storeOn, type Store } from '../../domain/db/store';
 import { listenApp } from '../helpers/appServer';
+
+let store: Store;
 
 let sim: LandregSimulator;
 let db: pg.Pool;
@@ -52,8 +53,8 @@ async function allDocs(): Promise<Array<{ applicationId: number; doc: any }>> {
 beforeAll(async () => {
   sim = await startLandregSimulator({ port: 0, seed: 42, scale: 'demo' });
   db = createPool(config.db.url, 4);
-  configureLandregApi({ client: () => new LandregClient({ db, baseUrl: sim.url }), db: () => db });
-  ({ server, base } = await listenApp(createApp()));
+  store = storeOn(db);
+  ({ server, base } = await listenApp(createApp({ store, landreg: { baseUrl: sim.url } })));
   dan = await createTestSessionRecord({ email: 'dan@birou.ro', company: 'U', db });
   elena = await createTestSessionRecord({ email: 'elena@birou.ro', company: 'B', db });
   ioana = await createTestSessionRecord({ email: 'ioana@birou.ro', company: 'S', enrichmentScope: 'basic', db });
@@ -65,6 +66,7 @@ afterAll(async () => {
   await Promise.allSettled([dan?.end(), elena?.end(), ioana?.end()]);
   await db?.end();
   await sim?.close();
+  await store?.close();
   await closePool();
 });
 

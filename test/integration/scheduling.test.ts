@@ -20,7 +20,7 @@ import { jobWorkflowId } from '../../temporal/ids';
 import { TaskQueue } from '../../temporal/common/queues';
 import { ensureSchedules, schedules } from '../../temporal/schedules';
 import type { syncRuleScheduler } from '../../workflows/scheduling';
-import { aimApiAtRig, landregApp, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
+import { landregApp, rigAppDeps, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
 import { scratchDatabase } from '../helpers/scratchDb';
 import { createApp } from '../../api/app';
 import { callJson } from '../helpers/appServer';
@@ -42,11 +42,10 @@ beforeAll(async () => {
   await scratch.create();
   await migrate(scratch.url);
   rig = await startSyncRig({ dbUrl: scratch.url });
-  aimApiAtRig(rig);
   // Three small Covasna UATs make the county; Brăila's smallest is governed by the default only.
   uats = await Promise.all([0, 1, 2].map((rank) => pickUat(rig, COVASNA, rank)));
   for (const u of uats) await rig.db.query(`INSERT INTO gis_uats (siruta, name, county, workspace_pk) VALUES ($1, $2, 'Covasna', $3)`, [u.siruta, u.name, COVASNA]);
-  people = await landregApp(createApp(), getPool());
+  people = await landregApp(createApp(rigAppDeps(rig)), getPool());
   base = people.base;
   // Sessions live in the stack's database (the session store's pool), not the scratch one.
   // Rules and the weekend queue are the office's settings: an administrator changes them (issue 25).

@@ -7,6 +7,8 @@ import type { Server } from 'node:http';
 import { listenApp } from '../helpers/appServer';
 
 const { createApp } = await import('../../api/app');
+const { createStore } = await import('../../domain/db/store');
+const store = createStore();
 const { createTestSessionRecord } = await import('../helpers/session');
 const { closePool, getPool } = await import('../../domain/db/pool');
 const { evaluateFlags } = await import('../../domain/auth/flags');
@@ -17,7 +19,7 @@ let broken: Awaited<ReturnType<typeof createTestSessionRecord>>;
 let healthy: Awaited<ReturnType<typeof createTestSessionRecord>>;
 
 beforeAll(async () => {
-  ({ server, base } = await listenApp(createApp()));
+  ({ server, base } = await listenApp(createApp({ store })));
   healthy = await createTestSessionRecord({ email: 'dan@birou.ro', company: 'U' });
   broken = await createTestSessionRecord({ email: 'mihai@birou.ro', company: 'G' });
   // What session.ts stores when the identity provider refused the refresh token.
@@ -27,6 +29,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.allSettled([healthy.end(), broken.end()]);
   await new Promise((r) => server.close(r));
+  await store.close();
   await closePool();
 });
 

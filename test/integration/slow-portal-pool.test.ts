@@ -6,14 +6,15 @@
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import type { Server } from 'node:http';
-import { configureLandregApi } from '../../api/landreg/context';
 import { config } from '../../domain/config';
 import { closePool, createPool } from '../../domain/db/pool';
-import { LandregClient } from '../../domain/landreg/client';
 import { startLandregSimulator, type LandregSimulator } from '../../simulators/landreg/server';
 import { createTestSessionRecord } from '../helpers/session';
 import { createApp } from '../../api/app';
+import { storeOn, type Store } from '../../domain/db/store';
 import { listenApp } from '../helpers/appServer';
+
+let store: Store;
 
 const SIGN_INS = 4;
 // Smaller than the sign-ins in flight: had each held a connection while the portal answered
@@ -26,9 +27,9 @@ let user: Awaited<ReturnType<typeof createTestSessionRecord>>;
 
 beforeAll(async () => {
   sim = await startLandregSimulator({ port: 0, seed: 42, scale: 'demo' });
-  configureLandregApi({ client: () => new LandregClient({ db: pool, baseUrl: sim.url }), db: () => pool });
+  store = storeOn(pool);
   user = await createTestSessionRecord({ email: 'dan@birou.ro', company: 'U' });
-  ({ server, base } = await listenApp(createApp()));
+  ({ server, base } = await listenApp(createApp({ store, landreg: { baseUrl: sim.url } })));
 });
 
 afterAll(async () => {
@@ -37,6 +38,7 @@ afterAll(async () => {
   await user.end();
   await sim.close();
   await pool.end();
+  await store?.close();
   await closePool();
 });
 

@@ -17,7 +17,7 @@ import { progressUrl } from '../../temporal/jobs';
 import { jobWorkflowId } from '../../temporal/ids';
 import { TaskQueue } from '../../temporal/common/queues';
 import type { countySync } from '../../workflows/countySync';
-import { aimApiAtRig, forgetUat, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
+import { rigAppDeps, forgetUat, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
 import { scratchDatabase } from '../helpers/scratchDb';
 import { createApp } from '../../api/app';
 import { callJson, listenApp } from '../helpers/appServer';
@@ -67,7 +67,6 @@ beforeAll(async () => {
   await scratch.create();
   await migrate(scratch.url);
   rig = await startSyncRig({ dbUrl: scratch.url });
-  aimApiAtRig(rig);
   const picked = await Promise.all([0, 1, 2].map((rank) => pickUat(rig, COVASNA, rank)));
   uats = picked.sort((a, b) => a.siruta - b.siruta);
   for (const u of uats) {
@@ -84,7 +83,7 @@ beforeAll(async () => {
     tokens: { accessToken: 'test', accessTokenExpiresAt: far, refreshAt: far },
   });
   cookie = `${SESSION_COOKIE}=${token}`;
-  ({ server, base } = await listenApp(createApp()));
+  ({ server, base } = await listenApp(createApp(rigAppDeps(rig))));
   expect((await api('POST', '/api/landreg/login', {})).status).toBe(200);
 }, 120_000);
 

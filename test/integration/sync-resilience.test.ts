@@ -13,10 +13,8 @@ import type pg from 'pg';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createSession, newSessionToken, sessionIdFor } from '../../api/auth/sessionStore';
 import { SESSION_COOKIE } from '../../api/auth/cookies';
-import { configureLandregApi } from '../../api/landreg/context';
 import { config } from '../../domain/config';
 import { closePool, createPool } from '../../domain/db/pool';
-import { LandregClient } from '../../domain/landreg/client';
 import { closeTemporalClient } from '../../temporal/client';
 import { jobWorkflowId } from '../../temporal/ids';
 import { TaskQueue } from '../../temporal/common/queues';
@@ -27,7 +25,10 @@ import { startWorkerChild, type WorkerChild } from '../helpers/syncWorkerChild';
 import { localEnv, runSuffix } from '../helpers/temporal';
 import { until } from '../helpers/wait';
 import { createApp } from '../../api/app';
+import { storeOn, type Store } from '../../domain/db/store';
 import { callJson, listenApp } from '../helpers/appServer';
+
+let store: Store;
 
 const LAYER = 'TERENURI_ACTIVE';
 // Demo-scale UATs no other test file syncs: Brăila and Sfântu Gheorghe (2400 parcels, 3 pages),
@@ -160,11 +161,8 @@ describe('sync routes', () => {
   const api = (method: string, path: string, body?: unknown) => callJson(base, method, path, { body, cookie });
 
   beforeAll(async () => {
-    configureLandregApi({
-      client: () => new LandregClient({ db, baseUrl: sim.url }),
-      db: () => db,
-    });
-    ({ server, base } = await listenApp(createApp()));
+    store = storeOn(db);
+    ({ server, base } = await listenApp(createApp({ store, landreg: { baseUrl: sim.url } })));
     const token = newSessionToken();
     const far = Date.now() + 3_600_000;
     await createSession(
@@ -187,6 +185,7 @@ describe('sync routes', () => {
     await new Promise((r) => server?.close(r));
     await db.query(`DELETE FROM app_sessions WHERE user_id = $1`, [userId()]);
     await closeTemporalClient();
+    await store?.close();
     await closePool();
   });
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createApp } from '../../api/app';
 import { closePool } from '../../domain/db/pool';
 import { closeTemporalClient } from '../../temporal/client';
-import { aimApiAtRig, landregApp, forgetUat, pickUat, startSyncRig, storedLayer, truthLayer, type SyncRig } from '../helpers/landregStack';
+import { landregApp, rigAppDeps, forgetUat, pickUat, startSyncRig, storedLayer, truthLayer, type SyncRig } from '../helpers/landregStack';
 import { callJson } from '../helpers/appServer';
 
 let rig: SyncRig;
@@ -33,11 +33,10 @@ async function waitForProgress(jobId: string, until: (p: any) => boolean, timeou
 
 beforeAll(async () => {
   rig = await startSyncRig();
-  aimApiAtRig(rig);
   // Ilfov (workspace 234), the second-smallest UAT: this file's own data.
   siruta = (await pickUat(rig, 234, 1)).siruta;
   await forgetUat(rig.db, siruta);
-  people = await landregApp(createApp(), rig.db);
+  people = await landregApp(createApp(rigAppDeps(rig)), rig.db);
   base = people.base;
   cookies.legacy = await people.signIn('dan@birou.ro', false);
   cookies.central = await people.signIn('mihai@birou.ro', true);

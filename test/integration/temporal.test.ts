@@ -16,6 +16,7 @@ import type { sessionHousekeeping } from '../../workflows/sessionHousekeeping';
 import { createQueueWorkers, workflowBundleFor } from '../../workers/start';
 import { localEnv, runSuffix, timeSkippingEnv, namespaceOf } from '../helpers/temporal';
 import type { sleepThreeDays } from '../helpers/workflows';
+import { storeOn } from '../../domain/db/store';
 
 const suffix = runSuffix();
 
@@ -63,7 +64,7 @@ describe('Temporal on the local dev server', () => {
     const workers = await createQueueWorkers({
       connection: env.nativeConnection,
       namespace: namespaceOf(env),
-      deps: { db: scratch },
+      deps: { store: storeOn(scratch) },
       queues: [TaskQueue.store],
     });
     const worker = workers.get(TaskQueue.store)!;

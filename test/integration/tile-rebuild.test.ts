@@ -27,6 +27,7 @@ import type { OverviewArchiveBuildResult } from '../../workflows/overviewArchive
 import type { TileArchiveRebuildResult, TileRebuildProgress } from '../../workflows/tileArchiveRebuild';
 import { localEnv, timeSkippingEnv, namespaceOf } from '../helpers/temporal';
 import { startTestApp } from '../helpers/tilesFixtures';
+import { storeOn } from '../../domain/db/store';
 
 const BUILD_LOCK = `hashtext('geoportal:tiles:overview-build')`;
 
@@ -74,7 +75,7 @@ describe('tileArchiveRebuild on the dev server', () => {
   beforeAll(async () => {
     env = await localEnv();
     // The overview build the webhook starts runs on the exports queue, as in production.
-    builder = (await createQueueWorkers({ connection: env.nativeConnection, namespace: namespaceOf(env), deps: { db: getPool() }, queues: [TaskQueue.exports] })).get(TaskQueue.exports)!;
+    builder = (await createQueueWorkers({ connection: env.nativeConnection, namespace: namespaceOf(env), deps: { store: storeOn(getPool()) }, queues: [TaskQueue.exports] })).get(TaskQueue.exports)!;
     building = builder.run();
   });
   afterAll(async () => {

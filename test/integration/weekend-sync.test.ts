@@ -69,7 +69,7 @@ async function startStoreWorker(): Promise<Worker> {
     await createQueueWorkers({
       connection: rig.env.nativeConnection,
       namespace: namespaceOf(rig.env),
-      deps: { db: rig.db, landregBaseUrl: rig.sim.url },
+      deps: { store: rig.store, landregBaseUrl: rig.sim.url },
       queues: [TaskQueue.store],
       registry: { ...workerRegistry, [TaskQueue.store]: { ...entry, options: { ...entry.options, maxCachedWorkflows: 0 } } },
     })

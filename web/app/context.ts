@@ -1,15 +1,18 @@
 /**
  * What Express hands to every Remix loader and action (api/web.ts getLoadContext): the session
- * the auth middleware attached to the request. Undefined only when no session exists, which the
- * page guard normally prevents.
+ * the auth middleware attached to the request (undefined only when no session exists, which the
+ * page guard normally prevents) and the store the server built at start-up, the same the API's
+ * routers use.
  */
 import type { SessionContext } from '../../domain/auth/sessionContext';
+import type { Store } from '../../domain/db/store';
 
-export type { SessionContext };
+export type { SessionContext, Store };
 
 declare module '@remix-run/server-runtime' {
   interface AppLoadContext {
     auth?: SessionContext;
+    store: Store;
   }
 }
 

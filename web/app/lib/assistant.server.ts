@@ -3,14 +3,14 @@
  * never a key) and the project tags of GET /api/project-tags, called in process.
  */
 import { config } from '../../../domain/config';
-import { getPrisma } from '../../../domain/db/prisma';
+import type { Store } from '../../../domain/db/store';
 import { providerStatus } from '../../../domain/ai/providers';
 import { listProjectTags } from '../../../domain/office/addressBook';
 
-export async function assistantPage() {
+export async function assistantPage(store: Store) {
   const status = providerStatus(config.ai);
   try {
-    const projects = (await listProjectTags(getPrisma(), {})).map((p) => ({ id: p.id, path: p.path }));
+    const projects = (await listProjectTags(store.prisma, {})).map((p) => ({ id: p.id, path: p.path }));
     return { status, projects, projectsError: null };
   } catch {
     return { status, projects: [], projectsError: 'Lista de proiecte nu a putut fi citită.' };

@@ -1,20 +1,20 @@
 /**
  * What the parcel-sync pages need on the server: the same domain services and viewer rules as the
- * enrichment routes (api/routes/landregEnrichment.ts), on the process's pool and portal client.
+ * enrichment routes (api/routes/landregEnrichment.ts), on the server's store and a portal client on it.
  */
 import type { SessionContext } from '../../../domain/auth/sessionContext';
-import { getPool } from '../../../domain/db/pool';
+import type { Store } from '../../../domain/db/store';
 import { AppError, errors } from '../../../domain/errors';
 import { enrichmentPortal } from '../../../domain/enrichment/portal';
 import type { EnrichmentDeps } from '../../../domain/enrichment/service';
 import { viewerOf as viewerRule, type Viewer } from '../../../domain/auth/viewer';
-import { getLandregClient } from '../../../domain/landreg/client';
+import { LandregClient } from '../../../domain/landreg/client';
 import { uatOption as catalogueUatOption, type UatOption } from '../../../domain/landreg/catalogue';
 
 export type { UatOption };
 
-export function enrichmentDeps(): EnrichmentDeps {
-  return { db: getPool(), portal: enrichmentPortal(getLandregClient()) };
+export function enrichmentDeps(store: Store): EnrichmentDeps {
+  return { db: store.pool, portal: enrichmentPortal(new LandregClient({ db: store.pool })) };
 }
 
 /** The one viewer rule (domain/auth/viewer.ts), as the API routes apply it. */
@@ -32,8 +32,8 @@ export function failureMessage(err: unknown): string {
 }
 
 /** One UAT of the catalogue with its local parcel count, for the page of `?siruta=`. */
-export function uatOption(siruta: number | null): Promise<UatOption | null> {
-  return siruta ? catalogueUatOption(getPool(), siruta) : Promise.resolve(null);
+export function uatOption(store: Store, siruta: number | null): Promise<UatOption | null> {
+  return siruta ? catalogueUatOption(store.pool, siruta) : Promise.resolve(null);
 }
 
 // The domain services the pages call, re-exported here so route modules import server code only

@@ -1,9 +1,9 @@
-/** Server-side reads of the notifications module for page loaders (same Prisma client as the API). */
-import { getPrisma } from '../../../domain/db/prisma';
+/** Server-side reads of the notifications module for page loaders (on the store the API's routes use). */
+import type { Store } from '../../../domain/db/store';
 import { getPreferences, inbox, unread } from '../../../domain/notifications/inbox';
 import { listWatches } from '../../../domain/notifications/watch';
 
-export const unreadCountFor = (userId: string) => unread(getPrisma(), userId);
-export const inboxFor = (userId: string) => inbox(getPrisma(), userId, { limit: 100 });
-export const preferencesFor = (userId: string) => getPreferences(getPrisma(), userId);
-export const watchlistFor = (userId: string) => listWatches(getPrisma(), userId);
+export const unreadCountFor = (store: Store, userId: string) => unread(store.prisma, userId);
+export const inboxFor = (store: Store, userId: string) => inbox(store.prisma, userId, { limit: 100 });
+export const preferencesFor = (store: Store, userId: string) => getPreferences(store.prisma, userId);
+export const watchlistFor = (store: Store, userId: string) => listWatches(store.prisma, userId);

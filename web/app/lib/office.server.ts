@@ -4,7 +4,7 @@
  */
 import type { SessionContext } from '../context';
 import { config } from '../../../domain/config';
-import { getPrisma } from '../../../domain/db/prisma';
+import type { Store } from '../../../domain/db/store';
 import { AppError } from '../../../domain/errors';
 import { listContacts } from '../../../domain/office/addressBook';
 import { listVault, vaultAccessLog } from '../../../domain/office/vault';
@@ -18,8 +18,8 @@ async function orError<T>(p: Promise<T>, fallback: string): Promise<{ data: T | 
   }
 }
 
-export async function officePage(auth: SessionContext) {
-  const prisma = getPrisma();
+export async function officePage(store: Store, auth: SessionContext) {
+  const { prisma } = store;
   const caller = { userId: auth.user.id, email: auth.user.email, company: auth.user.company };
   const [tags, plan, vault, accessLog, contacts] = await Promise.all([
     orError(listTags(prisma), 'Etichetele nu au putut fi citite.'),

@@ -1,9 +1,9 @@
 /**
  * What the registry page needs on the server: the same domain services and viewer rules as the
- * registry API (api/routes/registratura.ts), on the process's Prisma client.
+ * registry API (api/routes/registratura.ts), on the store they share.
  */
 import type { SessionContext } from '../../../domain/auth/sessionContext';
-import { getPrisma } from '../../../domain/db/prisma';
+import type { Store } from '../../../domain/db/store';
 import { AppError } from '../../../domain/errors';
 import { readableCompanies, registryViewer } from '../../../domain/registry/access';
 import { entryHistory, getEntry, listEntries, type EntryPage, type HistoryItem, type RegistryEntry } from '../../../domain/registry/entries';
@@ -27,7 +27,7 @@ export interface RegistryPageData {
   };
 }
 
-export async function registryPageData(auth: SessionContext, url: URL): Promise<RegistryPageData> {
+export async function registryPageData(store: Store, auth: SessionContext, url: URL): Promise<RegistryPageData> {
   const viewer = registryViewer(auth);
   const p = url.searchParams;
   const company = (COMPANIES as readonly string[]).includes(p.get('company') ?? '') ? (p.get('company') as RegistryCompany) : undefined;
@@ -35,7 +35,7 @@ export async function registryPageData(auth: SessionContext, url: URL): Promise<
   const year = /^\d{4}$/.test(p.get('year') ?? '') ? Number(p.get('year')) : undefined;
   const q = (p.get('q') ?? '').slice(0, 200);
   const pageNo = Math.max(1, Number(p.get('page')) || 1);
-  const prisma = getPrisma();
+  const { prisma } = store;
   const page = await listEntries(prisma, viewer, { company, direction, year, q: q || undefined, page: pageNo, pageSize: 25 });
   let selected: RegistryEntry | null = null;
   let history: HistoryItem[] = [];

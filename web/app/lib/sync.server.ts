@@ -3,7 +3,7 @@
  * (spec 3.1), the store summary (db-summary, layers summary, stats) and the counties, straight
  * from the domain services the landreg routes use (api/routes/landreg*.ts).
  */
-import { getPool } from '../../../domain/db/pool';
+import type { Store } from '../../../domain/db/store';
 import { dbSummary, lastFinishedRuns, layersSummary, storeStats } from '../../../domain/landreg/summary';
 import { describeSyncChanges } from '../../../domain/landreg/sync/rules';
 import { sessionState, type SessionState } from '../../../domain/landreg/sessionState';
@@ -11,7 +11,7 @@ import { runningPortalJobs } from '../../../temporal/jobs';
 
 /** The same shape as `GET /api/landreg/session`, so the client keeps polling into it. */
 export type PortalSessionView = SessionState;
-export const portalSessionView = () => sessionState({ db: getPool(), runningPortalJobs });
+export const portalSessionView = (store: Store) => sessionState({ db: store.pool, runningPortalJobs });
 
 export interface StoreSummaryView {
   stats: Awaited<ReturnType<typeof storeStats>>;
@@ -19,15 +19,15 @@ export interface StoreSummaryView {
   layers: Awaited<ReturnType<typeof layersSummary>>['layers'];
 }
 
-export async function storeSummaryView(): Promise<StoreSummaryView> {
-  const db = getPool();
+export async function storeSummaryView(store: Store): Promise<StoreSummaryView> {
+  const db = store.pool;
   const [stats, summary, layers] = await Promise.all([storeStats(db), dbSummary(db), layersSummary(db)]);
   return { stats, uats: summary.uats, layers: layers.layers };
 }
 
-export async function syncTabData(): Promise<{ session: PortalSessionView; store: StoreSummaryView }> {
-  const [session, store] = await Promise.all([portalSessionView(), storeSummaryView()]);
-  return { session, store };
+export async function syncTabData(store: Store): Promise<{ session: PortalSessionView; store: StoreSummaryView }> {
+  const [session, summary] = await Promise.all([portalSessionView(store), storeSummaryView(store)]);
+  return { session, store: summary };
 }
 
 /** One layer's last finished sync, as the UAT dashboard shows it. */
@@ -41,8 +41,8 @@ export interface LayerSyncChanges {
   summary: string;
 }
 
-export async function lastSyncChanges(siruta: number): Promise<LayerSyncChanges[]> {
-  return (await lastFinishedRuns(getPool(), siruta)).map((r) => ({
+export async function lastSyncChanges(store: Store, siruta: number): Promise<LayerSyncChanges[]> {
+  return (await lastFinishedRuns(store.pool, siruta)).map((r) => ({
     layerId: r.layerId,
     finishedAt: r.finishedAt,
     added: r.added,

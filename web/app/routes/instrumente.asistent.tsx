@@ -22,7 +22,7 @@ export const links: LinksFunction = () => [
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   requireSession(request, context);
-  return assistantPage();
+  return assistantPage(context.store);
 }
 
 type Provider = 'openai' | 'anthropic' | 'ollama' | 'demo';

@@ -47,20 +47,20 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const siruta = Number(url.searchParams.get('siruta') ?? '') || null;
   const cad = (url.searchParams.get('cad') ?? '').trim();
   const owner = (url.searchParams.get('owner') ?? '').trim();
-  const uat = await uatOption(siruta).catch(() => null);
+  const uat = await uatOption(context.store, siruta).catch(() => null);
   let search: CadastralSearchResult | null = null;
   let owners: OwnerSearchResult | null = null;
   let error: string | null = null;
   if (tab === 'search' && siruta) {
     try {
-      if (cad) search = await searchCadastral(enrichmentDeps(), { siruta, cadastralNumbers: cad }, viewer);
-      if (owner) owners = await searchOwner(enrichmentDeps(), { siruta, name: owner }, viewer);
+      if (cad) search = await searchCadastral(enrichmentDeps(context.store), { siruta, cadastralNumbers: cad }, viewer);
+      if (owner) owners = await searchOwner(enrichmentDeps(context.store), { siruta, name: owner }, viewer);
     } catch (err) {
       error = failureMessage(err);
     }
   }
   // The "Sincronizare" tab (issue 5): portal session and store summary, from the domain services.
-  const sync = tab === 'sync' ? await syncTabData() : null;
+  const sync = tab === 'sync' ? await syncTabData(context.store) : null;
   return {
     tab,
     sync,

@@ -34,13 +34,13 @@ export const links: LinksFunction = () => [
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
   const siruta = Number(new URL(request.url).searchParams.get('siruta') ?? '') || null;
-  const uat = await uatOption(siruta).catch(() => null);
+  const uat = await uatOption(context.store, siruta).catch(() => null);
   let dashboard: UatDashboard | null = null;
   let error: string | null = null;
   let changes: LayerSyncChanges[] = [];
   if (siruta) {
     try {
-      [dashboard, changes] = await Promise.all([uatDashboard(enrichmentDeps().db, siruta, viewerOf(auth)), lastSyncChanges(siruta)]);
+      [dashboard, changes] = await Promise.all([uatDashboard(enrichmentDeps(context.store).db, siruta, viewerOf(auth)), lastSyncChanges(context.store, siruta)]);
     } catch (err) {
       error = failureMessage(err);
     }

@@ -27,7 +27,7 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
   const id = params.id ?? '';
-  const parcel = UUID_RE.test(id) ? await findParcel(enrichmentDeps().db, { id }) : null;
+  const parcel = UUID_RE.test(id) ? await findParcel(enrichmentDeps(context.store).db, { id }) : null;
   if (!parcel) throw new Response('Parcela nu există în baza de date locală.', { status: 404 });
   const view = viewEnrichment(parcel.enrichment, viewerOf(auth));
   return {
@@ -51,7 +51,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   // Spec 5.9: enrichment is a legacy write; central-API users get the 410 message.
   if (auth.useCentralApi) return { ok: false, message: goneCentralApiMessage() };
   try {
-    const f = await enrichOne(enrichmentDeps(), { id: params.id ?? '' }, viewerOf(auth), true);
+    const f = await enrichOne(enrichmentDeps(context.store), { id: params.id ?? '' }, viewerOf(auth), true);
     return { ok: true, message: `Parcela a fost îmbogățită (${formatWhen(f.enrichedAt ?? Date.now(), 'dateTimeSeconds')}).` };
   } catch (err) {
     return { ok: false, message: failureMessage(err) };

@@ -30,7 +30,7 @@ export const links: LinksFunction = () => [
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
-  return registryPageData(auth, new URL(request.url));
+  return registryPageData(context.store, auth, new URL(request.url));
 }
 
 const DIRECTION_LABEL: Record<string, string> = { intrare: 'Intrare', iesire: 'Ieșire' };
