@@ -9,6 +9,8 @@
  *   - `items_1000_*`: latency of items pages of 1,000 parcels at random positions of the UAT
  *     (sequential, through fetch, to the last byte of the body; the client's JSON.parse is not
  *     timed), in CRS84 and in EPSG:3844; goal p95 < 100 ms;
+ *   - `items_1000_*_walk_*`: latency of the pages of a walk along the `next` links from a random
+ *     position, as GDAL and QGIS read a layer (the route reads each next page ahead);
  *   - `items_1000_*_sql_*`: the same pages' statement timed inside PostgreSQL (EXPLAIN ANALYZE of
  *     the prepared statement: planning + execution, no transfer, no HTTP), the floor of the above.
  * `--before <url>` (or OGC_BENCH_BEFORE_URL): the base URL of another build of the web process on
@@ -43,6 +45,7 @@ const SIRUTA = 991500;
 const GOAL_FEATURES_PER_S = 20_000;
 const GOAL_PAGE_P95_MS = 100;
 const PAGE_SAMPLES = 60;
+const WALK_PAGES = 40;
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -148,6 +151,29 @@ async function main(): Promise<void> {
           );
           const plan = e.rows[0]['QUERY PLAN'][0];
           if (i >= 5) sql.push(plan['Planning Time'] + plan['Execution Time']);
+        }
+        // A walk, as GDAL and QGIS read a layer: from a random position, each page's `next` link
+        // asked once the previous page is read and parsed (the parse not timed), so the route's
+        // read-ahead of the next page is what the client meets.
+        const walks = new Map(builds.map(([prefix]) => [prefix, [] as number[]]));
+        for (const [prefix, at] of builds) {
+          let url: string | undefined = `${at}/ogc/collections/parcels/items?siruta=${SIRUTA}&limit=1000${crsParam}&cursor=a${SIRUTA}_${Math.floor(Math.random() * Math.max(0, parcels - 1000 * (WALK_PAGES + 2)))}`;
+          for (let i = 0; i < WALK_PAGES + 1 && url; i++) {
+            let text = '';
+            const ms = await timed(async () => {
+              const res = await fetch(url!, { headers: { authorization: `Bearer ${token}` } });
+              text = await res.text();
+              if (res.status !== 200) throw new Error(`items answered ${res.status}: ${text.slice(0, 200)}`);
+            });
+            const page = JSON.parse(text) as { links: Array<{ rel: string; href: string }> };
+            url = page.links.find((l) => l.rel === 'next')?.href;
+            if (i >= 1) walks.get(prefix)!.push(ms); // the first page of a walk has nothing read ahead
+          }
+        }
+        for (const [prefix] of builds) {
+          const w = percentiles(walks.get(prefix)!);
+          jsonLine(BENCH, `${prefix}items_1000_${label}_walk_p50_ms`, w.p50, 'ms (following next links)');
+          jsonLine(BENCH, `${prefix}items_1000_${label}_walk_p95_ms`, w.p95, 'ms');
         }
         for (const [prefix] of builds) {
           const p = percentiles(samples.get(prefix)!);
