@@ -81,9 +81,19 @@ beforeAll(async () => {
   app.use(cookieParser());
   app.use(sessionMiddleware);
   app.use('/api', express.json());
-  const router = express.Router();
-  registerLandregEnrichmentRoutes(router, { db: pool, portal: enrichmentPortal(new LandregClient({ db: pool, baseUrl: sim.url, requestsPerSecond: rps })) });
-  app.use(router);
+  // The portal's pace is the test's `rps` at the time of each request: one router (and its
+  // client) per pace, as a process configured with that pace would have.
+  const routers = new Map<number, express.Router>();
+  const routerFor = (pace: number) => {
+    let router = routers.get(pace);
+    if (!router) {
+      router = express.Router();
+      registerLandregEnrichmentRoutes(router, { db: pool, portal: enrichmentPortal(new LandregClient({ db: pool, baseUrl: sim.url, requestsPerSecond: pace })) });
+      routers.set(pace, router);
+    }
+    return router;
+  };
+  app.use((req, res, next) => routerFor(rps)(req, res, next));
   app.use(errorMapper);
   server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
