@@ -30,7 +30,7 @@ import { getPool } from '../../domain/db/pool';
 import { LandregClient } from '../../domain/landreg/client';
 import { refreshUatCatalogue } from '../../domain/landreg/catalogue';
 import { getTemporalClient } from '../../temporal/client';
-import { runBench } from './_shared';
+import { runBench, simJson } from './_shared';
 import { jobWorkflowId } from '../../temporal/ids';
 import { TaskQueue } from '../../temporal/common/queues';
 import { BENCH_SIRUTA } from '../../simulators/landreg/store';
@@ -53,15 +53,6 @@ function note(msg: string): void {
   process.stderr.write(`[bench:${BENCH}] ${msg}\n`);
 }
 
-async function simJson<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${sim}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}`);
-  return (await res.json()) as T;
-}
 
 const requestCount = async (kind: 'features' | 'attributes') =>
   (await simJson<{ counts: Record<string, number> }>('GET', '/__sim/requests')).counts[`query:${kind}:${LAYER}:${BENCH_SIRUTA}`] ?? 0;

@@ -14,7 +14,6 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { performance } from 'node:perf_hooks';
-import { config } from '../../domain/config';
 import { closePool, getPool } from '../../domain/db/pool';
 import { LandregClient } from '../../domain/landreg/client';
 import { refreshUatCatalogue } from '../../domain/landreg/catalogue';
@@ -22,22 +21,13 @@ import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
 import { jobWorkflowId } from '../../temporal/ids';
 import { TaskQueue } from '../../temporal/common/queues';
 import type { countySync } from '../../workflows/countySync';
-import { jsonLine, note as say } from './_shared';
+import { jsonLine, note as say, simJson } from './_shared';
 
 const BENCH = 'county-refresh';
 const COUNTY = process.env.BENCH_COUNTY ?? 'Cluj';
 const REPEATS = Math.max(1, Number(process.env.BENCH_REPEATS ?? 1));
-const sim = config.landreg.baseUrl;
 const note = (m: string) => say(BENCH, m);
 
-async function simJson<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${sim}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return (await res.json()) as T;
-}
 
 const ms = (t: Parameters<typeof optionalTsToMs>[0]) => optionalTsToMs(t) ?? NaN;
 

@@ -40,11 +40,10 @@ import { start } from '../../temporal/jobs';
 import { ALL_COUNTIES_JOB } from '../../temporal/common/singletons';
 import { createTestSessionRecord } from '../../test/helpers/session';
 import type { allCountiesSync } from '../../workflows/countySync';
-import { jsonLine, note as say, percentiles, runBench } from './_shared';
+import { jsonLine, note as say, percentiles, runBench, simJson } from './_shared';
 
 const BENCH = 'scale';
 const note = (m: string) => say(BENCH, m);
-const sim = config.landreg.baseUrl;
 const base = config.app.publicUrl;
 const SAMPLE_MS = 1000;
 const TILE_SOURCE = 'gis_terenuri_status';
@@ -71,15 +70,6 @@ interface SliceUat {
   targetParcels: number;
 }
 
-async function simJson<T = any>(method: string, p: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${sim}${p}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${method} ${p} answered ${res.status}`);
-  return (await res.json()) as T;
-}
 
 // ---- memory ------------------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@
  *                                         synced through the real uatSync workflow when missing
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { config } from '../../domain/config';
 import { closePool, getPool } from '../../domain/db/pool';
 import { getLandregClient } from '../../domain/landreg/client';
 import { patchUatCatalogue } from '../../domain/landreg/catalogue';
@@ -25,6 +26,20 @@ export { BENCH_SIRUTA };
 export function jsonLine(bench: string, metric: string, value: number | string | boolean, unit: string): void {
   const v = typeof value === 'number' ? Math.round(value * 100) / 100 : value;
   process.stdout.write(`${JSON.stringify({ bench, metric, value: v, unit })}\n`);
+}
+
+/**
+ * A JSON call to the bench stack's land-registry simulator (its routes and `/__sim` controls); an
+ * answer other than 2xx throws, so a bench never measures on top of a control that failed.
+ */
+export async function simJson<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${config.landreg.baseUrl}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}`);
+  return (await res.json()) as T;
 }
 
 /** Progress for humans, on stderr (stdout carries only JSON lines). */
