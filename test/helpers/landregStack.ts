@@ -22,7 +22,7 @@ export interface SyncRig {
   sim: LandregSimulator;
   env: TestWorkflowEnvironment;
   db: pg.Pool;
-  /** The rig's store on `db`: hand it to an app (`createApp({store: rig.store, landreg: rigPortal(rig)})`). */
+  /** The rig's store on `db`: hand it to an app (`createApp(rigAppDeps(rig))`). */
   store: Store;
   /** A tag of this rig's own, for ids and rows of its tests. */
   suffix: string;
