@@ -61,5 +61,14 @@ node -e '
   const sum = (k) => runs.reduce((n, r) => n + r[k], 0);
   console.log(`${sum("numPassedTests")} passed, ${sum("numFailedTests")} failed` + (sum("numPendingTests") ? `, ${sum("numPendingTests")} skipped` : ""));
 ' || true
-if [ "$status" -ne 0 ]; then echo "[test] stack log tail:"; tail -n 40 $log; fi
+if [ "$status" -ne 0 ]; then
+  echo "[test] stack log tail:"; tail -n 40 $log
+  # A service that died mid-run (restarted by the launcher) explains a run of connection errors:
+  # its last words, then the launcher's own lines, last, where a truncated CI log keeps them.
+  for svc in $(grep -aoE '^stack +\| [a-z0-9-]+ stopped unexpectedly' $log | awk '{print $3}' | sort -u); do
+    echo "[test] last lines of $svc before it stopped:"
+    grep -aB1000 -E "^stack +\| $svc stopped unexpectedly" $log | grep -aE "^$svc +\|" | tail -n 25 | cut -c1-400
+  done
+  echo "[test] the launcher's lines:"; grep -aE '^stack +\|' $log | tail -n 30
+fi
 exit "$status"

@@ -21,11 +21,6 @@ export interface Service {
   ready(): Promise<boolean>;
   start(): Proc;
   readyTimeoutMs: number;
-  /**
-   * Restarted with a backoff when it dies instead of stopping the stack (workers: Temporal hands
-   * their work to the new process, so one crashed activity is not an outage).
-   */
-  restartOnExit?: boolean;
 }
 
 const TEMPORAL_CLI_VERSION = 'v1.5.1';
@@ -224,11 +219,10 @@ export function services(): Service[] {
     },
     {
       // Our own DWG → DXF sidecar (sidecars/dwg/): its own process for crash isolation and the
-      // GPL boundary; restarted like the workers, since one bad drawing must not stop the stack.
+      // GPL boundary; restarted like every service, so one bad drawing is not an outage.
       name: 'dwg-converter',
       embedded: config.dwg.embedded,
       url: config.dwg.url,
-      restartOnExit: true,
       readyTimeoutMs: 60_000,
       ready: () => httpOk(`${config.dwg.url}/health`),
       start: () => startProcess('dwg-converter', tsx, [path.join(projectRoot, 'sidecars/dwg/main.ts')], { env: childEnv('dwg-converter') }),
@@ -255,7 +249,6 @@ export function workerServices(count = config.workers.processes): Service[] {
     return {
       name,
       embedded: true,
-      restartOnExit: true,
       readyTimeoutMs: 120_000,
       ready: () => workersPolling(name),
       start: () => startProcess(name, tsx, [path.join(projectRoot, 'workers/main.ts')], { env: { ...childEnv(name), WORKER_NAME: name } }),
