@@ -16,6 +16,7 @@ import {
   submitBatch,
   type PipelineDeps,
 } from '../domain/cfportal/pipeline';
+import { batchAccount } from '../domain/cfportal/extracts';
 import { cfportalClientFor, configuredAccountSource, type CfAccountSource } from '../domain/cfportal/session';
 import { withTemporalFailures } from './failures';
 import { keepAlive } from './heartbeat';
@@ -31,9 +32,9 @@ export interface CfportalActivityDeps {
 export function createCfportalActivities({ prisma, cfportalBaseUrl, cfportalAccounts }: CfportalActivityDeps) {
   /** Every step runs as the account its batch was queued under, whatever is connected now. */
   const deps = async (orderId: string): Promise<PipelineDeps> => {
-    const row = await prisma.cfExtract.findFirst({ where: { orderId }, select: { portalAccount: true } });
-    if (!row?.portalAccount) throw new BatchNotFoundError(orderId);
-    return { prisma, client: cfportalClientFor(prisma, row.portalAccount, cfportalAccounts ?? configuredAccountSource(), cfportalBaseUrl) };
+    const account = await batchAccount(prisma, orderId);
+    if (!account) throw new BatchNotFoundError(orderId);
+    return { prisma, client: cfportalClientFor(prisma, account, cfportalAccounts ?? configuredAccountSource(), cfportalBaseUrl) };
   };
   const run = <T>(fn: () => Promise<T>) =>
     keepAlive(() => withTemporalFailures(async () => {

@@ -6,6 +6,7 @@
  * search itself has no siruta filter: the narrowing applies to the page it answered (at most 50).
  */
 import type { Db } from '../db/pool';
+import { uatsBySiruta } from '../landreg/reads';
 import type { CentralSearchAnswer, CentralSearchHit } from './find';
 
 export type NamedCentralHit = CentralSearchHit & { uatName: string | null; county: string | null };
@@ -17,14 +18,7 @@ export async function nameCentralHits(
 ): Promise<Omit<CentralSearchAnswer, 'features'> & { features: NamedCentralHit[] }> {
   const kept = opts.siruta === undefined ? answer.features : answer.features.filter((f) => f.siruta === opts.siruta);
   const sirutas = [...new Set(kept.map((f) => f.siruta).filter((s) => Number.isInteger(s)))];
-  const names = new Map<number, { name: string; county: string | null }>();
-  if (sirutas.length) {
-    const r = await db.query<{ siruta: number; name: string; county: string | null }>(
-      `SELECT siruta, name, county FROM gis_uats WHERE siruta = ANY($1::int[])`,
-      [sirutas],
-    );
-    for (const row of r.rows) names.set(row.siruta, { name: row.name, county: row.county });
-  }
+  const names = await uatsBySiruta(db, sirutas);
   return {
     ...answer,
     features: kept.map((f) => ({ ...f, uatName: names.get(f.siruta)?.name ?? null, county: names.get(f.siruta)?.county ?? null })),

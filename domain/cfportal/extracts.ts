@@ -7,6 +7,7 @@
  */
 import { Prisma, type PrismaClient } from '../db/prisma';
 import { errors } from '../errors';
+import { directoryNames } from '../notifications/users';
 import { uiState, type CfUiState } from '../geoportal/cfStatus';
 
 /** Spec 3.2 / CONTRACT.md 3: a completed extract is valid 30 days from issue. */
@@ -306,6 +307,12 @@ export async function cancelExtract(prisma: PrismaClient, id: string, who: { use
   return extractView((await withFileFlag(prisma, [row]))[0], { hidePersonal: who.hidePersonal });
 }
 
+/** The portal account a batch was queued under (null when the batch has no rows or no account). */
+export async function batchAccount(prisma: PrismaClient, orderId: string): Promise<string | null> {
+  const row = await prisma.cfExtract.findFirst({ where: { orderId }, select: { portalAccount: true } });
+  return row?.portalAccount ?? null;
+}
+
 export async function getExtract(prisma: PrismaClient, id: string) {
   return prisma.cfExtract.findUnique({ where: { id }, select: { ...LIST_SELECT, pdfData: true } });
 }
@@ -313,8 +320,7 @@ export async function getExtract(prisma: PrismaClient, id: string) {
 /** Who ordered extracts, busiest first, named from the users directory (the admin's list filter). */
 export async function orderers(prisma: PrismaClient): Promise<Array<{ userId: string; email: string | null; name: string | null; count: number }>> {
   const groups = await prisma.cfExtract.groupBy({ by: ['userId'], where: { userId: { not: null } }, _count: { _all: true } });
-  const users = await prisma.appUser.findMany({ where: { id: { in: groups.map((g) => g.userId!) } }, select: { id: true, email: true, name: true } });
-  const byId = new Map(users.map((u) => [u.id, u]));
+  const byId = await directoryNames(prisma, groups.map((g) => g.userId!));
   return groups
     .map((g) => ({ userId: g.userId!, email: byId.get(g.userId!)?.email ?? null, name: byId.get(g.userId!)?.name ?? null, count: g._count._all }))
     .sort((a, b) => b.count - a.count || (a.email ?? a.userId).localeCompare(b.email ?? b.userId));

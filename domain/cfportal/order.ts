@@ -9,6 +9,7 @@ import { ulid } from 'ulid';
 import type { Db } from '../db/pool';
 import type { PrismaClient } from '../db/prisma';
 import { errors } from '../errors';
+import { uatsBySiruta } from '../landreg/reads';
 import type { CfportalClient } from './client';
 import { CF_EXTRACT_COST, createBatch, extractView, reservedCredits, type CfExtractView, type ParcelOrder } from './extracts';
 import { InsufficientCreditsError } from './pipeline';
@@ -48,15 +49,11 @@ export async function placeOrder(
     }
   }
   const sirutas = [...new Set(input.parcels.map((p) => p.siruta))];
-  const known = await deps.db.query<{ siruta: number; name: string; workspace_pk: number | null }>(
-    `SELECT siruta, name, workspace_pk FROM gis_uats WHERE siruta = ANY($1::int[])`,
-    [sirutas],
-  );
-  const uats = new Map(known.rows.map((r) => [r.siruta, r]));
+  const uats = await uatsBySiruta(deps.db, sirutas);
   const missing: Array<{ field: string; problem: string }> = [];
   const parcels: ParcelOrder[] = input.parcels.map((p, i) => {
     const u = uats.get(p.siruta);
-    const workspacePk = p.workspacePk ?? u?.workspace_pk ?? null;
+    const workspacePk = p.workspacePk ?? u?.workspacePk ?? null;
     if (workspacePk === null) missing.push({ field: `parcels.${i}.workspacePk`, problem: `județul UAT-ului ${p.siruta} nu este cunoscut; trimiteți workspacePk` });
     const orderedFor = p.userId ?? who.userId;
     return {

@@ -3,6 +3,7 @@
  * layer descriptions, and the `export-ready` in-app notification (CONTRACT.md section 3).
  */
 import type { Db } from '../db/pool';
+import { layerCatalogue, layerListed, lastSuccessfulSyncs, recordFinishedRun } from '../landreg/reads';
 import { notify } from '../notifications/notify';
 import { planExportSync, type FreshnessDecision, type LayerCategory } from './freshness';
 import { NO_GEOMETRY_SOURCE, PARCELS_LAYER, checkLayerId } from './layers';
@@ -43,32 +44,16 @@ export interface LayerInfo {
 
 /** Catalog entries of the layers; a layer missing from the catalog is treated as documentation-like (168 h). */
 export async function layerInfos(db: Db, layerIds: string[]): Promise<LayerInfo[]> {
-  const r = await db.query<{ layer_id: string; name: string | null; category: LayerCategory }>(
-    `SELECT layer_id, name, category FROM gis_layers WHERE layer_id = ANY($1::text[])`,
-    [layerIds.map(checkLayerId)],
-  );
-  const byId = new Map(r.rows.map((row) => [row.layer_id, row]));
+  const byId = await layerCatalogue(db, layerIds.map(checkLayerId));
   return layerIds.map((layerId) => {
     const row = byId.get(layerId);
-    const category: LayerCategory = row?.category ?? (layerId === PARCELS_LAYER ? 'terenuri' : 'documentatii');
+    const category = (row?.category as LayerCategory | null | undefined) ?? (layerId === PARCELS_LAYER ? 'terenuri' : 'documentatii');
     return { layerId, name: row?.name ?? null, category };
   });
 }
 
 export async function layerExists(db: Db, layerId: string): Promise<boolean> {
-  const r = await db.query(`SELECT 1 FROM gis_layers WHERE layer_id = $1`, [checkLayerId(layerId)]);
-  return (r.rowCount ?? 0) > 0;
-}
-
-/** finishedAt of the last successful sync run per layer of the UAT (spec 8 reads these). */
-export async function lastSuccessfulSyncs(db: Db, siruta: number, layerIds: string[]): Promise<Map<string, Date>> {
-  const r = await db.query<{ layer_id: string; at: Date }>(
-    `SELECT layer_id, max(finished_at) AS at FROM gis_sync_runs
-      WHERE siruta = $1 AND layer_id = ANY($2::text[]) AND status = 'done' AND finished_at IS NOT NULL
-      GROUP BY layer_id`,
-    [siruta, layerIds],
-  );
-  return new Map(r.rows.map((row) => [row.layer_id, row.at]));
+  return layerListed(db, checkLayerId(layerId));
 }
 
 export async function lastNoGeometryImport(db: Db, siruta: number): Promise<Date | null> {
@@ -101,11 +86,15 @@ export async function recordNoGeometryImport(
   db: Db,
   r: { siruta: number; imported: number; deleted: number; startedAt: Date; workflowId?: string },
 ): Promise<void> {
-  await db.query(
-    `INSERT INTO gis_sync_runs (siruta, layer_id, mode, trigger, status, started_at, finished_at, added, removed, workflow_id)
-     VALUES ($1, $2, 'full', 'export', 'done', $3, now(), $4, $5, $6)`,
-    [r.siruta, NO_GEOMETRY_IMPORT_RUN_LAYER, r.startedAt, r.imported, r.deleted, r.workflowId ?? null],
-  );
+  await recordFinishedRun(db, {
+    siruta: r.siruta,
+    layerId: NO_GEOMETRY_IMPORT_RUN_LAYER,
+    trigger: 'export',
+    added: r.imported,
+    removed: r.deleted,
+    startedAt: r.startedAt,
+    workflowId: r.workflowId,
+  });
 }
 
 export interface ExportReadyNotification {

@@ -1,9 +1,11 @@
 /**
  * GET /api/geoportal/cf-status (spec 4.1): is there a CF extract for this parcel, in which state,
- * until when is it valid, and where to download it. Reads cf_extracts only (the CF issue owns
- * ordering and the download route `/api/cfportal/download?id=`, CONTRACT.md section 4).
+ * until when is it valid, and where to download it. The extract is read through the CF area
+ * (domain/cfportal/lookups.ts), which owns ordering and the download route
+ * `/api/cfportal/download?id=` (CONTRACT.md section 4).
  */
 import type { Db } from '../db/pool';
+import { newestExtract } from '../cfportal/lookups';
 
 export type CfUiState = 'processing' | 'valid' | 'expired' | 'failed';
 
@@ -32,30 +34,16 @@ export function uiState(status: string, expiresAt: Date | null, now = new Date()
  * (the spec's older query shape) any UAT's extract of that number answers.
  */
 export async function cfStatus(nrCad: string, siruta: number | undefined, db: Db): Promise<CfStatus> {
-  const r = await db.query<{
-    id: string;
-    status: string;
-    version: number;
-    expires_at: Date | null;
-    has_file: boolean;
-  }>(
-    `SELECT id, status, version, expires_at, (s3_key IS NOT NULL OR pdf_data IS NOT NULL) AS has_file
-       FROM cf_extracts
-      WHERE nr_cadastral = $1 AND ($2::int IS NULL OR siruta = $2) AND status <> 'cancelled'
-      ORDER BY version DESC, created_at DESC
-      LIMIT 1`,
-    [nrCad, siruta ?? null],
-  );
-  const row = r.rows[0];
+  const row = await newestExtract(db, nrCad, siruta);
   if (!row) return { exists: false };
-  const state = uiState(row.status, row.expires_at);
+  const state = uiState(row.status, row.expiresAt);
   return {
     exists: true,
     status: row.status,
     state,
     extractId: row.id,
     version: row.version,
-    ...(row.expires_at ? { expiresAt: row.expires_at.toISOString() } : {}),
-    ...(row.status === 'completed' && row.has_file ? { downloadUrl: `/api/cfportal/download?id=${row.id}` } : {}),
+    ...(row.expiresAt ? { expiresAt: row.expiresAt.toISOString() } : {}),
+    ...(row.status === 'completed' && row.hasFile ? { downloadUrl: `/api/cfportal/download?id=${row.id}` } : {}),
   };
 }

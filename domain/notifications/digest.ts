@@ -2,13 +2,17 @@
  * The daily digest (spec 6, CONTRACT.md section 5: 07:00 Europe/Bucharest). Per user of the
  * users directory with `dailyDigest` on: the registry numbers due, the CF extracts expiring within
  * 7 days, the last day's county and weekend sync results, the watchlist changes and the other
- * notifications held for the digest. Nobody with nothing to say gets a mail. Other areas' tables
- * are read directly through the small query functions below (their shape: migration 001).
+ * notifications held for the digest. Nobody with nothing to say gets a mail. What other areas keep
+ * is read through their functions (the registry's due entries, the CF area's expiring extracts,
+ * the landreg store's sync results): their tables are theirs (domain/db/owners.ts).
  */
 import type { Db } from '../db/pool';
 import { withTransaction } from '../db/pool';
 import { digestMail, type DigestItem, type DigestSection } from '../mail/templates';
 import { dispatchMail, queueMail } from './outbox';
+import { expiringExtracts, type ExpiringExtract } from '../cfportal/lookups';
+import { recentSyncResults, type SyncResult } from '../landreg/reads';
+import { dueRegistryEntries, type DueRegistryEntry } from '../registry/due';
 import { adminUsers, allUsers, usersByIds, type DirectoryUser } from './users';
 
 export const DIGEST_TIME_ZONE = 'Europe/Bucharest';
@@ -28,63 +32,13 @@ function roDate(d: Date | string): string {
 
 // ---- what each section reads ---------------------------------------------------------------
 
-export interface RegistryDue {
-  id: string;
-  number: string;
-  subject: string;
-  deadline: string;
-}
-
-/** Entries of the user's company (company G: all companies) due from `today` within REGISTRY_DUE_DAYS. */
-export async function registryDue(db: Db, company: string | null, today: string): Promise<RegistryDue[]> {
+/** Entries of the user's company (company G: all companies) due from `today` within REGISTRY_DUE_DAYS, soonest first (at most 100). */
+async function registryDue(db: Db, company: DirectoryUser['company'], today: string): Promise<DueRegistryEntry[]> {
   if (!company) return [];
-  const r = await db.query<{ id: string; number: string; subject: string; deadline: string }>(
-    `SELECT id, number, subject, to_char(deadline, 'YYYY-MM-DD') AS deadline FROM registry_entries
-      WHERE deadline >= $1::date AND deadline < $1::date + $2::int AND ($3 = 'G' OR company = $3)
-      ORDER BY deadline, number LIMIT 100`,
-    [today, REGISTRY_DUE_DAYS, company],
-  );
-  return r.rows;
-}
-
-export interface CfExpiring {
-  id: string;
-  nrCadastral: string;
-  siruta: number | null;
-  expiresAt: Date;
-}
-
-export async function cfExpiring(db: Db, userId: string, now: Date): Promise<CfExpiring[]> {
-  const r = await db.query<{ id: string; nr_cadastral: string; siruta: number | null; expires_at: Date }>(
-    `SELECT id, nr_cadastral, siruta, expires_at FROM cf_extracts
-      WHERE user_id = $1 AND status = 'completed' AND expires_at > $2 AND expires_at <= $2 + make_interval(days => $3)
-      ORDER BY expires_at LIMIT 100`,
-    [userId, now, CF_EXPIRY_DAYS],
-  );
-  return r.rows.map((x) => ({ id: x.id, nrCadastral: x.nr_cadastral, siruta: x.siruta, expiresAt: x.expires_at }));
-}
-
-export interface SyncResult {
-  trigger: 'county' | 'weekend';
-  siruta: number;
-  uatName: string;
-  layers: number;
-  failed: number;
-  added: number;
-  removed: number;
-}
-
-/** County and weekend sync runs finished in the 24 h before `now`, one line per UAT and trigger. */
-export async function recentSyncResults(db: Db, now: Date): Promise<SyncResult[]> {
-  const r = await db.query<{ trigger: 'county' | 'weekend'; siruta: number; name: string | null; layers: number; failed: number; added: number; removed: number }>(
-    `SELECT r.trigger, r.siruta, u.name, count(*)::int AS layers, count(*) FILTER (WHERE r.status = 'failed')::int AS failed,
-            sum(r.added)::int AS added, sum(r.removed)::int AS removed
-       FROM gis_sync_runs r LEFT JOIN gis_uats u ON u.siruta = r.siruta
-      WHERE r.trigger IN ('county', 'weekend') AND r.finished_at > $1::timestamptz - interval '24 hours' AND r.finished_at <= $1
-      GROUP BY r.trigger, r.siruta, u.name ORDER BY r.trigger, u.name NULLS LAST, r.siruta LIMIT 500`,
-    [now],
-  );
-  return r.rows.map((x) => ({ trigger: x.trigger, siruta: x.siruta, uatName: x.name ?? `SIRUTA ${x.siruta}`, layers: x.layers, failed: x.failed, added: x.added, removed: x.removed }));
+  const last = new Date(`${today}T12:00:00Z`);
+  last.setUTCDate(last.getUTCDate() + REGISTRY_DUE_DAYS - 1);
+  const due = await dueRegistryEntries(db, { from: today, to: last.toISOString().slice(0, 10), companies: company === 'G' ? 'all' : [company] });
+  return due.slice(0, 100);
 }
 
 export interface HeldNotification {
@@ -140,8 +94,8 @@ function syncLine(s: SyncResult): DigestItem {
 
 /** Pure: the digest's sections from what the queries found (empty sections left out). */
 export function composeDigest(parts: {
-  registry: RegistryDue[];
-  cf: CfExpiring[];
+  registry: Array<Pick<DueRegistryEntry, 'id' | 'number' | 'subject' | 'deadline'>>;
+  cf: ExpiringExtract[];
   syncs: SyncResult[];
   held: HeldNotification[];
 }): DigestSection[] {
@@ -161,7 +115,7 @@ export function composeDigest(parts: {
 export async function digestContent(db: Db, user: DirectoryUser, prefs: DigestPrefs, now: Date, syncs: SyncResult[]): Promise<DigestContent> {
   const [registry, cf, held] = await Promise.all([
     prefs.registry_deadline ? registryDue(db, user.company, bucharestDate(now)) : Promise.resolve([]),
-    prefs.cf_extract_ready ? cfExpiring(db, user.id, now) : Promise.resolve([]),
+    prefs.cf_extract_ready ? expiringExtracts(db, user.id, now, CF_EXPIRY_DAYS) : Promise.resolve([]),
     heldNotifications(db, user.id, now),
   ]);
   const mine = syncs.filter((s) => (s.trigger === 'county' ? prefs.county_sync_done : prefs.weekend_sync_failed));

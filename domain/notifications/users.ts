@@ -3,6 +3,7 @@
  * module learns their address and company at sign-in (api/auth/routes.ts calls recordSignIn).
  */
 import type { Db } from '../db/pool';
+import type { PrismaClient } from '../db/prisma';
 
 export interface DirectoryUser {
   id: string;
@@ -38,4 +39,10 @@ export async function adminUsers(db: Db): Promise<DirectoryUser[]> {
 export async function allUsers(db: Db): Promise<DirectoryUser[]> {
   const r = await db.query<Row>(`SELECT id, email, name, company, is_admin FROM app_users ORDER BY id`);
   return r.rows.map(toUser);
+}
+
+/** The e-mail and name of each of these users the directory knows, by id. */
+export async function directoryNames(prisma: PrismaClient, ids: readonly string[]): Promise<Map<string, { email: string; name: string | null }>> {
+  const users = await prisma.appUser.findMany({ where: { id: { in: [...ids] } }, select: { id: true, email: true, name: true } });
+  return new Map(users.map((u) => [u.id, { email: u.email, name: u.name }]));
 }

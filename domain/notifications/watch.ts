@@ -12,6 +12,7 @@ import type { Db } from '../db/pool';
 import type { PrismaClient } from '../db/prisma';
 import { PERSONAL_ENRICHMENT_KEYS, type Viewer } from '../auth/viewer';
 import { errors } from '../errors';
+import { cadastralRefs, featureLabel, uatsBySiruta } from '../landreg/reads';
 import { notify } from './notify';
 import { countOf } from '../text/plural';
 
@@ -65,21 +66,16 @@ export async function listWatches(prisma: PrismaClient, userId: string): Promise
  */
 export async function addWatch(prisma: PrismaClient, db: Db, userId: string, what: { featureId: string } | { siruta: number }): Promise<{ item: WatchItem; created: boolean }> {
   if ('featureId' in what) {
-    const f = await db.query<{ siruta: number; cadastral_ref: string | null; object_id: string; layer_id: string; uat: string | null }>(
-      `SELECT f.siruta, f.cadastral_ref, f.object_id, f.layer_id, u.name AS uat FROM gis_features f LEFT JOIN gis_uats u ON u.siruta = f.siruta WHERE f.id = $1`,
-      [what.featureId],
-    );
-    const feature = f.rows[0];
+    const feature = await featureLabel(db, what.featureId);
     if (!feature) throw errors.notFound('Parcela nu există în baza de date locală.');
-    if (feature.layer_id !== WATCHED_LAYER) throw errors.badRequest('Se pot urmări doar parcele, nu clădiri sau limite.', [{ field: 'featureId', problem: 'not a parcel' }]);
+    if (feature.layerId !== WATCHED_LAYER) throw errors.badRequest('Se pot urmări doar parcele, nu clădiri sau limite.', [{ field: 'featureId', problem: 'not a parcel' }]);
     const existing = await prisma.watchlistItem.findFirst({ where: { userId, kind: 'parcel', featureId: what.featureId } });
     if (existing) return { item: toItem(existing), created: false };
-    const label = `Parcela ${feature.cadastral_ref ?? `#${feature.object_id}`}${feature.uat ? ` (${feature.uat})` : ''}`;
+    const label = `Parcela ${feature.cadastralRef ?? `#${feature.objectId}`}${feature.uatName ? ` (${feature.uatName})` : ''}`;
     const row = await prisma.watchlistItem.create({ data: { userId, kind: 'parcel', siruta: feature.siruta, featureId: what.featureId, label } });
     return { item: toItem(row), created: true };
   }
-  const u = await db.query<{ name: string; county: string | null }>(`SELECT name, county FROM gis_uats WHERE siruta = $1`, [what.siruta]);
-  const uat = u.rows[0];
+  const uat = (await uatsBySiruta(db, [what.siruta])).get(what.siruta);
   if (!uat) throw errors.notFound('UAT-ul nu există în catalog.');
   const existing = await prisma.watchlistItem.findFirst({ where: { userId, kind: 'uat', siruta: what.siruta } });
   if (existing) return { item: toItem(existing), created: false };
@@ -158,16 +154,15 @@ export async function notifyFeatureChanges(db: Db, scope: { siruta: number } | {
   if (r.rows.length === 0) return 0;
   const featureIds = [...new Set(r.rows.map((x) => x.feature_id))];
   const sirutas = [...new Set(r.rows.map((x) => x.siruta))];
-  const [watchers, names, refs] = await Promise.all([
+  const [watchers, uats, refOf] = await Promise.all([
     db.query<{ user_id: string; kind: string; siruta: number; feature_id: string | null; label: string }>(
       `SELECT user_id, kind, siruta, feature_id, label FROM watchlist WHERE feature_id = ANY($1::uuid[]) OR (kind = 'uat' AND siruta = ANY($2::int[]))`,
       [featureIds, sirutas],
     ),
-    db.query<{ siruta: number; name: string }>(`SELECT siruta, name FROM gis_uats WHERE siruta = ANY($1::int[])`, [sirutas]),
-    db.query<{ feature_id: string; cadastral_ref: string | null }>(`SELECT id AS feature_id, cadastral_ref FROM gis_features WHERE id = ANY($1::uuid[])`, [featureIds]),
+    uatsBySiruta(db, sirutas),
+    cadastralRefs(db, featureIds),
   ]);
-  const uatName = new Map(names.rows.map((x) => [x.siruta, x.name]));
-  const refOf = new Map(refs.rows.map((x) => [x.feature_id, x.cadastral_ref]));
+  const uatName = new Map([...uats].map(([siruta, u]) => [siruta, u.name]));
   let sent = 0;
   // Parcel followers: one per parcel and batch.
   for (const [k, list] of groupBy(r.rows, (c) => `${c.feature_id}|${c.batch}`)) {

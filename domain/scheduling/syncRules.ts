@@ -11,6 +11,7 @@
 import type { PrismaClient } from '../db/prisma';
 import type { Db } from '../db/pool';
 import { errors } from '../errors';
+import { countySpelling, syncCandidates, uatsBySiruta, uatsOfCounty, type SyncCandidate } from '../landreg/reads';
 import { DEFAULT_STEPS, FREQUENCIES, byPriority, resolveRule, scheduleFor, type Frequency, type RuleLike, type StepCode } from './rules';
 import { AUTO_REFRESH_WINDOWS, nextOpenAt, type TimeWindow } from './windows';
 
@@ -95,14 +96,13 @@ export async function getRule(prisma: PrismaClient, id: string): Promise<SyncRul
 
 /** The catalogue's spelling of a county ("covasna" → "Covasna"); 400 when the store has no such county. */
 async function canonicalCounty(db: Db, county: string): Promise<string> {
-  const r = await db.query<{ county: string }>(`SELECT county FROM gis_uats WHERE f_norm(county) = f_norm($1) LIMIT 1`, [county]);
-  if (!r.rows[0]) throw errors.badRequest('Județul nu există în baza locală.', [{ field: 'county', problem: `Județ necunoscut: ${county}` }]);
-  return r.rows[0].county;
+  const spelled = await countySpelling(db, county);
+  if (spelled === null) throw errors.badRequest('Județul nu există în baza locală.', [{ field: 'county', problem: `Județ necunoscut: ${county}` }]);
+  return spelled;
 }
 
 async function checkUat(db: Db, siruta: number): Promise<void> {
-  const r = await db.query(`SELECT 1 FROM gis_uats WHERE siruta = $1`, [siruta]);
-  if (!r.rowCount) throw errors.badRequest('UAT-ul nu există în baza locală.', [{ field: 'siruta', problem: `SIRUTA necunoscut: ${siruta}` }]);
+  if (!(await uatsBySiruta(db, [siruta])).has(siruta)) throw errors.badRequest('UAT-ul nu există în baza locală.', [{ field: 'siruta', problem: `SIRUTA necunoscut: ${siruta}` }]);
 }
 
 export async function createRule(prisma: PrismaClient, db: Db, input: RuleInput, now = Date.now()): Promise<SyncRule> {
@@ -158,11 +158,11 @@ export async function bulkCreateForCounty(
   now = Date.now(),
 ): Promise<{ county: string; created: SyncRule[]; skipped: number[] }> {
   const county = await canonicalCounty(db, input.county);
-  const uats = await db.query<{ siruta: number }>(`SELECT siruta FROM gis_uats WHERE county = $1 ORDER BY siruta`, [county]);
-  const existing = new Set((await prisma.gisSyncRule.findMany({ where: { scope: 'uat', siruta: { in: uats.rows.map((u) => u.siruta) } } })).map((r) => r.siruta));
+  const sirutas = await uatsOfCounty(db, county);
+  const existing = new Set((await prisma.gisSyncRule.findMany({ where: { scope: 'uat', siruta: { in: sirutas } } })).map((r) => r.siruta));
   const created: string[] = [];
   const skipped: number[] = [];
-  for (const { siruta } of uats.rows) {
+  for (const siruta of sirutas) {
     if (existing.has(siruta)) {
       skipped.push(siruta);
       continue;
@@ -208,28 +208,13 @@ export interface DueUat {
   runAt: string | null;
 }
 
-interface UatRow {
-  siruta: number;
-  name: string;
-  county: string | null;
-  last_sync: Date | null;
-}
-
 /** UATs a rule governs plus the UATs that hold features, each with its last successful sync. */
-async function candidateUats(db: Db, rules: readonly SyncRule[], includeDefault: boolean): Promise<UatRow[]> {
-  const sirutas = rules.filter((r) => r.scope === 'uat').map((r) => r.siruta!);
-  const counties = rules.filter((r) => r.scope === 'county').map((r) => r.county!);
-  const r = await db.query<UatRow>(
-    `SELECT u.siruta, u.name, u.county,
-            (SELECT max(finished_at) FROM gis_sync_runs s WHERE s.siruta = u.siruta AND s.status = 'done') AS last_sync
-       FROM gis_uats u
-      WHERE u.siruta = ANY($1::int[])
-         OR f_norm(u.county) = ANY(SELECT f_norm(c) FROM unnest($2::text[]) c)
-         OR ($3 AND EXISTS (SELECT 1 FROM gis_features f WHERE f.siruta = u.siruta))
-      ORDER BY u.siruta`,
-    [sirutas, counties, includeDefault],
-  );
-  return r.rows;
+function candidateUats(db: Db, rules: readonly SyncRule[], includeDefault: boolean): Promise<SyncCandidate[]> {
+  return syncCandidates(db, {
+    sirutas: rules.filter((r) => r.scope === 'uat').map((r) => r.siruta!),
+    counties: rules.filter((r) => r.scope === 'county').map((r) => r.county!),
+    withFeatures: includeDefault,
+  });
 }
 
 /**
@@ -243,7 +228,7 @@ export async function dueUats(prisma: PrismaClient, db: Db, now: number, opts: {
   const out: DueUat[] = [];
   for (const u of await candidateUats(db, rules, opts.includeDefault)) {
     const rule = resolveRule(u, likes, defaultFrequency);
-    const s = scheduleFor(rule, u.last_sync ? u.last_sync.getTime() : null, now);
+    const s = scheduleFor(rule, u.lastSync ? u.lastSync.getTime() : null, now);
     // The default tier runs in the auto-refresh nights, not at any hour.
     const runAt = rule.source === 'default' && s.dueAt !== null ? nextOpenAt(AUTO_REFRESH_WINDOWS, Math.max(s.dueAt, now)) : s.runAt;
     out.push({
@@ -255,7 +240,7 @@ export async function dueUats(prisma: PrismaClient, db: Db, now: number, opts: {
       frequency: rule.frequency,
       priority: rule.priority,
       steps: rule.source === 'default' ? DEFAULT_STEPS : rule.steps,
-      lastSyncAt: u.last_sync?.toISOString() ?? null,
+      lastSyncAt: u.lastSync?.toISOString() ?? null,
       dueAt: s.dueAt === null ? null : new Date(s.dueAt).toISOString(),
       runAt: runAt === null ? null : new Date(runAt).toISOString(),
     });

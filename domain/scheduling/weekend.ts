@@ -7,7 +7,9 @@
  */
 import type { PrismaClient } from '../db/prisma';
 import type { Db } from '../db/pool';
+import { recentAdmins } from '../auth/admins';
 import { errors } from '../errors';
+import { uatsBySiruta } from '../landreg/reads';
 
 export const WEEKEND_STEPS = ['sync_terenuri', 'sync_cladiri', 'import_nogeom', 'enrich'] as const;
 export type WeekendStep = (typeof WEEKEND_STEPS)[number];
@@ -125,12 +127,12 @@ export async function finishStep(prisma: PrismaClient, siruta: number, step: Wee
 }
 
 export async function addCity(prisma: PrismaClient, db: Db, siruta: number): Promise<QueueItem> {
-  const uat = await db.query<{ name: string }>(`SELECT name FROM gis_uats WHERE siruta = $1`, [siruta]);
-  if (!uat.rows[0]) throw errors.badRequest('UAT-ul nu există în baza locală.', [{ field: 'siruta', problem: `SIRUTA necunoscut: ${siruta}` }]);
+  const uat = (await uatsBySiruta(db, [siruta])).get(siruta);
+  if (!uat) throw errors.badRequest('UAT-ul nu există în baza locală.', [{ field: 'siruta', problem: `SIRUTA necunoscut: ${siruta}` }]);
   const existing = await prisma.weekendSyncQueueItem.findUnique({ where: { siruta } });
   if (existing) return toItem(existing);
   const last = await prisma.weekendSyncQueueItem.aggregate({ _max: { position: true } });
-  const r = await prisma.weekendSyncQueueItem.create({ data: { siruta, name: uat.rows[0].name, position: (last._max.position ?? 0) + 1 } });
+  const r = await prisma.weekendSyncQueueItem.create({ data: { siruta, name: uat.name, position: (last._max.position ?? 0) + 1 } });
   return toItem(r);
 }
 
@@ -145,19 +147,20 @@ const SEEDED_KEY = 'weekendSync.seeded';
  * Callers: the demo seed (scripts/seed-demo.ts) and the workers' start (workers/main.ts).
  */
 export async function seedWeekendQueue(db: Db, sirutas: readonly number[]): Promise<{ added: number }> {
-  if (sirutas.length === 0) return { added: 0 };
+  const catalogue = await uatsBySiruta(db, sirutas);
+  const known = sirutas.flatMap((siruta) => catalogue.get(siruta) ?? []);
+  if (known.length === 0) return { added: 0 };
   const r = await db.query<{ added: number }>(
-    `WITH known AS (
-       SELECT u.siruta, u.name, c.ord FROM unnest($1::int[]) WITH ORDINALITY c(siruta, ord) JOIN gis_uats u ON u.siruta = c.siruta),
+    `WITH known AS (SELECT * FROM unnest($1::int[], $2::text[]) WITH ORDINALITY c(siruta, name, ord)),
      claim AS (
-       INSERT INTO gis_settings (key, value) SELECT $2, 'true'::jsonb WHERE EXISTS (SELECT 1 FROM known)
+       INSERT INTO gis_settings (key, value) VALUES ($3, 'true'::jsonb)
        ON CONFLICT (key) DO NOTHING RETURNING key),
      added AS (
        INSERT INTO weekend_sync_queue (siruta, name, position)
        SELECT k.siruta, k.name, (SELECT COALESCE(max(position), 0) FROM weekend_sync_queue) + k.ord FROM known k, claim
        ON CONFLICT (siruta) DO NOTHING RETURNING siruta)
      SELECT count(*)::int AS added FROM added`,
-    [sirutas, SEEDED_KEY],
+    [known.map((u) => u.siruta), known.map((u) => u.name), SEEDED_KEY],
   );
   return { added: r.rows[0].added };
 }
@@ -238,9 +241,6 @@ export async function lastReport(prisma: PrismaClient): Promise<StoredReport | n
  * Who hears about the weekend sync (spec 6): the administrators, known from their sessions (users
  * live in the identity provider; an admin who signed in during the last 30 days has a session).
  */
-export async function weekendRecipients(db: Db): Promise<string[]> {
-  const r = await db.query<{ user_id: string }>(
-    `SELECT DISTINCT user_id FROM app_sessions WHERE (data->'flags'->>'isAdmin')::boolean IS TRUE AND expires_at > now() ORDER BY user_id`,
-  );
-  return r.rows.map((x) => x.user_id);
+export function weekendRecipients(db: Db): Promise<string[]> {
+  return recentAdmins(db);
 }
