@@ -11,14 +11,15 @@
  */
 import { createHash } from 'node:crypto';
 import { withTransaction, type Db } from '../db/pool';
-import { GRID_COLUMN, MINZOOM_FUNCTION, MINZOOM_INDEX_ZOOMS, gridGeomSql, minzoomFunctionSql } from '../tiles/density';
+import { GRID_COLUMN, MINZOOM_COLUMN, MINZOOM_FUNCTION, MINZOOM_INDEX_ZOOMS, gridGeomSql, minzoomFunctionSql } from '../tiles/density';
 import { ENRICHED_LAYER_IDS, STORED_PROPERTIES_COLUMN, enrichmentMembersSql } from '../ogc/collections';
 
 export const TILE_SCHEMA = 'tiles';
 /**
- * Twins of the feature and status views with one more column, `geom_grid` (gis_features'
- * GRID_COLUMN, the feature's tile geometry at GRID_ZOOM, domain/tiles/density.ts), read by the
- * tiles of that zoom. Kept apart because the views of spec 4.1 expose exactly the slim columns.
+ * Twins of the feature and status views with two more columns: `geom_grid` (gis_features'
+ * GRID_COLUMN, the feature's tile geometry at GRID_ZOOM, read by the tiles of that zoom) and
+ * MINZOOM_COLUMN (its lowest generalised zoom, read by the tiles of MINZOOM_INDEX_ZOOMS;
+ * domain/tiles/density.ts). Kept apart because the views of spec 4.1 expose exactly the slim columns.
  */
 export const TILE_GRID_SCHEMA = 'tiles_grid';
 
@@ -51,7 +52,7 @@ function uatViewSql(view: string, column: string): string {
 /** `schema`: TILE_SCHEMA, or TILE_GRID_SCHEMA for the twin that adds geom_grid. */
 const slim = (a: string, schema: string) =>
   `${a}.id, ${a}.layer_id, ${a}.siruta, ${a}.object_id, ${a}.cadastral_ref, ${a}.area_value, ${a}.is_active, ${a}.geom_3857 AS geom${
-    schema === TILE_GRID_SCHEMA ? `, ${a}.${GRID_COLUMN} AS geom_grid` : ''
+    schema === TILE_GRID_SCHEMA ? `, ${a}.${GRID_COLUMN} AS geom_grid, ${a}.${MINZOOM_COLUMN}` : ''
   }`;
 
 function featureViewSql(schema: string, view: string, where: string): string {
@@ -135,20 +136,6 @@ CREATE TRIGGER gis_uats_derive_geom BEFORE INSERT OR UPDATE ON public.gis_uats
   FOR EACH ROW EXECUTE FUNCTION public.f_gis_uats_derive_geom()`;
 
 /**
- * The lowest zoom each feature is kept from in generalised tiles (domain/tiles/density.ts), and
- * partial GiST indexes over the features kept at z10–z13: a low-zoom tile reads the few thousand
- * features it keeps instead of every feature under it. Dropping the function drops its indexes,
- * so a changed rule rebuilds both.
- */
-export const minzoomIndexName = (z: number) => `gis_features_tile_z${z}`;
-const tileMinzoomSql = `DROP FUNCTION IF EXISTS ${MINZOOM_FUNCTION}(geometry, bigint) CASCADE;
-${minzoomFunctionSql()};
-${MINZOOM_INDEX_ZOOMS.map(
-  (z) => `CREATE INDEX ${minzoomIndexName(z)} ON public.gis_features USING gist (geom_3857)
-  WHERE geom_3857 IS NOT NULL AND ${MINZOOM_FUNCTION}(geom_3857, object_id) <= ${z}`,
-).join(';\n')}`;
-
-/**
  * The fill of a trigger-kept column for the rows that exist: a derived column is not a sync, so it
  * keeps each feature's updated_at (the sync stamp the OGC datetime filter and the export
  * staleness read). It runs inside its object's transaction, so the touch trigger is never left off.
@@ -156,6 +143,35 @@ ${MINZOOM_INDEX_ZOOMS.map(
 const fillKeepingStamps = (update: string) => `ALTER TABLE public.gis_features DISABLE TRIGGER gis_features_touch;
 ${update};
 ALTER TABLE public.gis_features ENABLE TRIGGER gis_features_touch`;
+
+/**
+ * The lowest zoom each feature is kept from in generalised tiles (domain/tiles/density.ts): the
+ * rule, the column MINZOOM_COLUMN kept by a trigger (after gis_features_geom_3857: BEFORE triggers
+ * fire in name order) and filled for every feature, and partial GiST indexes over the features
+ * kept at z10–z13: a low-zoom tile reads the few thousand features it keeps instead of every
+ * feature under it. A changed rule drops the indexes and refills the column (this SQL's checksum).
+ */
+export const minzoomIndexName = (z: number) => `gis_features_tile_z${z}`;
+const MINZOOM_TRIGGER_FUNCTION = 'public.f_gis_features_tile_minzoom';
+const MINZOOM_TRIGGER = 'gis_features_tile_minzoom';
+const minzoomOf = (a: string) => `CASE WHEN ${a}.geom_3857 IS NULL THEN NULL ELSE ${MINZOOM_FUNCTION}(${a}.geom_3857, ${a}.object_id) END`;
+const tileMinzoomSql = `${MINZOOM_INDEX_ZOOMS.map((z) => `DROP INDEX IF EXISTS public.${minzoomIndexName(z)}`).join(';\n')};
+DROP TRIGGER IF EXISTS ${MINZOOM_TRIGGER} ON public.gis_features;
+DROP FUNCTION IF EXISTS ${MINZOOM_FUNCTION}(geometry, bigint) CASCADE;
+${minzoomFunctionSql()};
+CREATE OR REPLACE FUNCTION ${MINZOOM_TRIGGER_FUNCTION}() RETURNS trigger
+  LANGUAGE plpgsql AS $fn$
+BEGIN
+  NEW.${MINZOOM_COLUMN} := ${minzoomOf('NEW')};
+  RETURN NEW;
+END $fn$;
+CREATE TRIGGER ${MINZOOM_TRIGGER} BEFORE INSERT OR UPDATE OF geom ON public.gis_features
+  FOR EACH ROW EXECUTE FUNCTION ${MINZOOM_TRIGGER_FUNCTION}();
+${fillKeepingStamps(`UPDATE public.gis_features f SET ${MINZOOM_COLUMN} = ${minzoomOf('f')} WHERE f.geom_3857 IS NOT NULL`)};
+${MINZOOM_INDEX_ZOOMS.map(
+  (z) => `CREATE INDEX ${minzoomIndexName(z)} ON public.gis_features USING gist (geom_3857)
+  WHERE geom_3857 IS NOT NULL AND ${MINZOOM_COLUMN} <= ${z}`,
+).join(';\n')}`;
 
 /**
  * gis_features.GRID_COLUMN kept in step with geom by a trigger (after gis_features_geom_3857,
@@ -279,13 +295,14 @@ const checksum = (sql: string) => `derived:${createHash('sha256').update(sql).di
 
 async function currentComment(db: Db, obj: Derived): Promise<string | null> {
   if (obj.group === 'tile-minzoom') {
-    // Current only with every one of its indexes in place.
+    // Current only with its trigger and every one of its indexes in place.
     const r = await db.query<{ c: string | null }>(
       `SELECT obj_description(p.oid, 'pg_proc') AS c FROM pg_proc p
          JOIN pg_namespace n ON n.oid = p.pronamespace
         WHERE n.nspname || '.' || p.proname = $1
-          AND (SELECT count(*) FROM pg_indexes WHERE schemaname = 'public' AND indexname = ANY($2)) = cardinality($2)`,
-      [obj.name, MINZOOM_INDEX_ZOOMS.map(minzoomIndexName)],
+          AND (SELECT count(*) FROM pg_indexes WHERE schemaname = 'public' AND indexname = ANY($2)) = cardinality($2)
+          AND EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgname = $3 AND t.tgrelid = 'public.gis_features'::regclass)`,
+      [obj.name, MINZOOM_INDEX_ZOOMS.map(minzoomIndexName), MINZOOM_TRIGGER],
     );
     return r.rowCount ? r.rows[0].c ?? '' : null;
   }

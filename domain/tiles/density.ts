@@ -79,12 +79,19 @@ export function checkSourceThreshold(source: string, z: number, keep: number): v
 export const MINZOOM_FUNCTION = 'public.f_tile_minzoom';
 
 /**
- * f_tile_minzoom(geom, object_id), in PL/pgSQL on purpose: the planner does not inline it, so
- * each partial index's predicate `f_tile_minzoom(geom_3857, object_id) <= z` stays one function
- * call, which the same condition in a tile query matches (the index then holds exactly the rows
- * the condition wants and the function is not run at query time), and which costs a query
- * planned on gis_features nothing to examine (an inlined 16-arm expression cost every plan on the
- * table ~0.1 ms and every new connection ~40 ms). The arithmetic is keptSql's, zoom by zoom.
+ * Each feature keeps MINZOOM_FUNCTION's value, computed once when its geometry is written (a
+ * trigger, domain/store/views.ts): the partial indexes of MINZOOM_INDEX_ZOOMS have the predicate
+ * `tile_minzoom <= z`, which the same condition in a tile query matches. With the function in
+ * the predicates, every insert evaluated the rule once per index (four times a row, about a third
+ * of a sync's insert, docs/tiles.md).
+ */
+export const MINZOOM_COLUMN = 'tile_minzoom';
+
+/**
+ * f_tile_minzoom(geom, object_id), in PL/pgSQL: a planner that inlined it into a query on
+ * gis_features would examine a 16-arm expression in every plan (~0.1 ms a plan, ~40 ms the first
+ * of a connection, when it still sat in the index predicates). The arithmetic is keptSql's, zoom
+ * by zoom.
  */
 export function minzoomFunctionSql(): string {
   const keep = Array.from({ length: DETAIL_MINZOOM }, (_, z) => `WHEN ${z} THEN ${keepAreaPx2(z)}`).join(' ');

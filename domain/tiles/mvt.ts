@@ -30,7 +30,7 @@ import { config } from '../config';
 import { errors } from '../errors';
 import { getPool, getTilePool, type Db } from '../db/pool';
 import { ByteLru } from './lru';
-import { DETAIL_MINZOOM, GRID_ZOOM, LOW_ZOOM_EXTENT, MINZOOM_FUNCTION, MINZOOM_INDEX_ZOOMS, keptSql, pixelSql, sampleSql } from './density';
+import { DETAIL_MINZOOM, GRID_ZOOM, LOW_ZOOM_EXTENT, MINZOOM_COLUMN, MINZOOM_INDEX_ZOOMS, keptSql, pixelSql, sampleSql } from './density';
 import { fieldsAtZoom, tileSource, type TileSourceRecord } from './sources';
 import { tileVersion } from './versions';
 
@@ -83,9 +83,9 @@ function tileSql(source: TileSourceRecord, z: number): string {
   // condition is written as that index's predicate so the planner reads only them; above, it is
   // the same rule evaluated per row. u and the pixel side are those of the rule, for the cap's
   // order: a line counts as a polygon one pixel wide, a point above everything.
-  const kept = (MINZOOM_INDEX_ZOOMS as readonly number[]).includes(z)
-    ? `${MINZOOM_FUNCTION}(t.geom, t.object_id) <= ${z}`
-    : keptSql(z, 't.geom', 't.object_id', source.keepAreaPx2?.[z]);
+  // (The indexed condition reads the feature's stored lowest zoom, a column of the grid views.)
+  const indexed = (MINZOOM_INDEX_ZOOMS as readonly number[]).includes(z) && source.gridRelation !== undefined;
+  const kept = indexed ? `t.${MINZOOM_COLUMN} <= ${z}` : keptSql(z, 't.geom', 't.object_id', source.keepAreaPx2?.[z]);
   // At GRID_ZOOM the store holds each feature's tile geometry ready (density.ts GRID_ZOOM): a
   // feature inside the buffer, one unit in from its edge so that ST_AsMVTGeom would clip nothing,
   // is that geometry shifted to the tile; one crossing the edge is clipped as at other zooms.
@@ -102,7 +102,7 @@ function tileSql(source: TileSourceRecord, z: number): string {
            ${inner}` : ''}
   ), c AS (
     SELECT t.geom, ${grid ? 't.geom_grid, ' : ''}${list}${fid}, ${sampleSql('t.object_id')} AS u
-    FROM ${grid ? source.gridRelation : source.relation} t, b
+    FROM ${grid || indexed ? source.gridRelation : source.relation} t, b
     WHERE t.geom && b.wide AND ${kept}
   ), k AS (
     SELECT c.*

@@ -68,7 +68,7 @@ export async function timeSkippingEnv(): Promise<TestWorkflowEnvironment> {
  * The SDK gives the Java server 5 s to listen, a fixed wait; on two loaded cores its JVM start
  * sometimes takes longer (CI: "did not start within 5s"), so a slow start is tried again.
  */
-async function startTimeSkippingServer(attempts = 3): Promise<TestWorkflowEnvironment> {
+async function startTimeSkippingServer(attempts = 5): Promise<TestWorkflowEnvironment> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await TestWorkflowEnvironment.createTimeSkipping({

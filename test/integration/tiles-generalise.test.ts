@@ -241,6 +241,36 @@ describe('the density rule below z16', () => {
     expect(lines).toBeGreaterThan(LINES - 2000);
     expect(lines).toBeLessThan(LINES);
   });
+
+  test('the lowest zoom the store keeps follows the geometry: a speck redrawn as a large parcel is in the next z13 render', async () => {
+    const SPECK = 150_000;
+    const [cx, cy] = wgs84ToStereo70(MIDDLE);
+    const db = getPool();
+    // 1.6 km west of the grid, inside tile A: a 2 m square, under one display pixel² at z13.
+    await db.query(
+      `INSERT INTO gis_features (layer_id, siruta, object_id, cadastral_ref, geom)
+       VALUES ('TERENURI_ACTIVE', $1, $2, 'punct', ST_MakeEnvelope($3::float8 - 1600, $4::float8, $3::float8 - 1598, $4::float8 + 2, 3844))`,
+      [DENSE_SIRUTA, SPECK, cx, cy],
+    );
+    try {
+      const inA = async () => (await ours('gis_terenuri_status', 13, A.x, A.y)).some((f) => f.id === SPECK);
+      expect(await inA()).toBe(false);
+      await db.query(
+        `UPDATE gis_features SET geom = ST_MakeEnvelope($3::float8 - 1900, $4::float8, $3::float8 - 1600, $4::float8 + 300, 3844)
+          WHERE siruta = $1 AND object_id = $2`,
+        [DENSE_SIRUTA, SPECK, cx, cy],
+      );
+      expect(await inA()).toBe(true);
+      // Every row of the test's UAT keeps exactly what the rule gives its geometry now.
+      const stale = await db.query(
+        `SELECT object_id FROM gis_features WHERE siruta = $1 AND tile_minzoom IS DISTINCT FROM f_tile_minzoom(geom_3857, object_id)`,
+        [DENSE_SIRUTA],
+      );
+      expect(stale.rows).toEqual([]);
+    } finally {
+      await db.query(`DELETE FROM gis_features WHERE siruta = $1 AND object_id = $2`, [DENSE_SIRUTA, SPECK]);
+    }
+  });
 });
 
 describe('z14 tiles read the tile geometry the store keeps ready', () => {
