@@ -4,6 +4,7 @@
  * refused credentials, missing credits (402) and rejected requests are not.
  */
 import { ApplicationFailure } from '@temporalio/common';
+import type { Db } from '../domain/db/pool';
 import type { PrismaClient } from '../domain/db/prisma';
 import {
   BatchNotFoundError,
@@ -23,18 +24,20 @@ import { keepAlive } from './heartbeat';
 
 export interface CfportalActivityDeps {
   prisma: PrismaClient;
+  /** The store's pool: the portal's shared rate schedule. */
+  db: Db;
   /** Certificate portal base URL; default config.cfportal.baseUrl (tests aim at their own simulator). */
   cfportalBaseUrl?: string;
   /** Where accounts are read from; default the production slot and CFPORTAL_USERNAME (tests: one account per run). */
   cfportalAccounts?: CfAccountSource;
 }
 
-export function createCfportalActivities({ prisma, cfportalBaseUrl, cfportalAccounts }: CfportalActivityDeps) {
+export function createCfportalActivities({ prisma, db, cfportalBaseUrl, cfportalAccounts }: CfportalActivityDeps) {
   /** Every step runs as the account its batch was queued under, whatever is connected now. */
   const deps = async (orderId: string): Promise<PipelineDeps> => {
     const account = await batchAccount(prisma, orderId);
     if (!account) throw new BatchNotFoundError(orderId);
-    return { prisma, client: cfportalClientFor(prisma, account, cfportalAccounts ?? configuredAccountSource(), cfportalBaseUrl) };
+    return { prisma, client: cfportalClientFor(prisma, db, account, cfportalAccounts ?? configuredAccountSource(), cfportalBaseUrl) };
   };
   const run = <T>(fn: () => Promise<T>) =>
     keepAlive(() => withTemporalFailures(async () => {

@@ -66,7 +66,7 @@ export interface AppDeps {
 export function apiRouter(deps: Omit<AppDeps, 'web'>): Router {
   const { store } = deps;
   const router = Router();
-  registerSystemRoutes(router);
+  registerSystemRoutes(router, store);
   registerAuthApiRoutes(router);
   registerLandregRoutes(router, store, deps.landreg);
   registerLandregEnrichmentRoutes(router, enrichmentDepsOn(store, deps.landreg));
@@ -82,10 +82,10 @@ export function apiRouter(deps: Omit<AppDeps, 'web'>): Router {
   registerVaultRoutes(router, store);
   registerAddressBookRoutes(router, store);
   registerTagRoutes(router, store);
-  registerPdfToolRoutes(router, deps.pdf);
+  registerPdfToolRoutes(router, store, deps.pdf);
   registerDwgRoutes(router);
   registerAiChatRoutes(router, store, deps.ai);
-  registerTokenRoutes(router);
+  registerTokenRoutes(router, store);
   return router;
 }
 
@@ -106,20 +106,20 @@ export function createApp(deps: AppDeps): Express {
   // Only /api requests are logged: a map view sends dozens of tile requests a second.
   app.use(requestLog(childLogger('http'), (req) => !req.path.startsWith('/api') || req.path === '/api/health'));
   app.use(cookieParser());
-  app.use(sessionMiddleware);
+  app.use(sessionMiddleware(deps.store.pool));
   // Before every router (API, tiles, sign-out, the UI's actions): a cookie-signed write from
   // another site is refused before anything reads its body.
   app.use(sameOriginWrites);
   // Personal access tokens sign in GET requests of desktop GIS clients on these two prefixes only.
-  app.use(['/ogc', '/tiles'], personalTokenAuth);
-  app.use('/auth', express.urlencoded({ extended: false, limit: '64kb' }), authRouter());
+  app.use(['/ogc', '/tiles'], personalTokenAuth(deps.store.pool));
+  app.use('/auth', express.urlencoded({ extended: false, limit: '64kb' }), authRouter(deps.store));
 
   const limits = apiRateLimits();
   // The tile-rebuild webhook is a bearer route like the API's: the same limits, same counters.
   app.use('/tiles/rebuild-webhook', ...limits);
   // Tiles: before /api and its catch-all; a session is required (defineRoute answers 401 JSON).
   // No per-user rate limit on tiles themselves: one map view asks for dozens of tiles at once.
-  app.use(tilesRouter());
+  app.use(tilesRouter(deps.store));
   app.use('/tiles', (req, _res, next) => next(req.auth ? errors.notFound('Resursa de tile-uri nu există.') : errors.unauthorized()));
   app.use('/tiles', errorMapper);
 

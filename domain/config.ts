@@ -503,7 +503,7 @@ export const config = {
     maxAgeSeconds: int('TILE_MAX_AGE_SECONDS', 60),
     /** How long a process trusts its copy of tile_versions before reading it again. */
     versionTtlMs: int('TILE_VERSION_TTL_MS', 1000),
-    /** Connections of the tile pool (db/pool.ts getTilePool), beside the shared pool's. */
+    /** Connections of the tile pool (the store's tilePool, db/store.ts), beside the shared pool's. */
     dbPoolMax: int('TILE_DB_POOL_MAX', 8),
     /**
      * Outbound rebuild webhook of an outside tile server (spec 3.6). Unset, the syncs start the

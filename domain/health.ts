@@ -4,7 +4,7 @@
  * stack launcher. Each probe is bounded by a timeout so a dead dependency shows as red instead of
  * hanging the page.
  */
-import { getPool } from './db/pool';
+import type { Db } from './db/pool';
 import { mailTransport } from './mail/transport';
 import { checkBuckets } from './storage/s3';
 
@@ -38,11 +38,11 @@ export interface InfrastructureHealth {
   checks: Record<'database' | 'temporal' | 'storage' | 'mail', ProbeResult>;
 }
 
-/** `checkTemporal` is temporal/client.ts's, passed in: this layer does not import the client. */
-export async function infrastructureHealth(checkTemporal: () => Promise<string>): Promise<InfrastructureHealth> {
+/** `db`: the caller's store's pool; `checkTemporal` is temporal/client.ts's, passed in: this layer does not import the client. */
+export async function infrastructureHealth(db: Db, checkTemporal: () => Promise<string>): Promise<InfrastructureHealth> {
   const [database, temporal, storage, mail] = await Promise.all([
     probe(async () => {
-      const r = await getPool().query<{ v: string }>(`SELECT postgis_lib_version() AS v`);
+      const r = await db.query<{ v: string }>(`SELECT postgis_lib_version() AS v`);
       return `PostGIS ${r.rows[0].v}`;
     }),
     probe(() => checkTemporal()),

@@ -8,7 +8,7 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { config } from '../domain/config';
 import { closePool, getPool } from '../domain/db/pool';
-import { getLandregClient } from '../domain/landreg/client';
+import { LandregClient } from '../domain/landreg/client';
 import { DEFAULT_SYNC_LAYERS } from '../domain/landreg/jobs';
 import { countFeatures, uatWhere } from '../domain/landreg/portal';
 import { patchUatCatalogue } from '../domain/landreg/catalogue';
@@ -43,7 +43,7 @@ async function refreshCatalogue(): Promise<void> {
 async function demoSirutas(): Promise<number[]> {
   if (config.landreg.demoSeedSirutas.length) return config.landreg.demoSeedSirutas.map(Number).filter(Number.isInteger);
   const r = await getPool().query<{ siruta: number }>(`SELECT siruta FROM gis_uats WHERE workspace_pk = $1 ORDER BY siruta`, [config.landreg.demoSeedWorkspace]);
-  const portal = getLandregClient();
+  const portal = new LandregClient({ db: getPool() });
   const sized: Array<{ siruta: number; n: number }> = [];
   for (const { siruta } of r.rows) {
     const n = await countFeatures(portal, 'TERENURI_ACTIVE', uatWhere(siruta));
@@ -61,7 +61,7 @@ async function main(): Promise<void> {
   // UAT boundaries let the map show the counties and search fly to a UAT (the PATCH of spec 4.4:
   // the demo counties' boundaries come from the LIMITE_UAT layer, others one by one in a budget).
   if ((await count(`SELECT count(*)::int AS n FROM gis_uats WHERE geom IS NOT NULL`)) === 0) {
-    const patched = await patchUatCatalogue(getLandregClient(), getPool());
+    const patched = await patchUatCatalogue(new LandregClient({ db: getPool() }), getPool());
     log.info({ geometry: patched.geometry }, 'UAT boundaries stored');
   }
   if ((await count(`SELECT count(*)::int AS n FROM gis_features`)) === 0) {

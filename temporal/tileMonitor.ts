@@ -5,6 +5,7 @@
  */
 import { config } from '../domain/config';
 import { errors } from '../domain/errors';
+import type { Store } from '../domain/db/store';
 import { recentBuilds, type BuildRecord } from '../domain/tiles/archive';
 import { archiveInfo, type ArchiveInfo } from '../domain/tiles/archiveStore';
 import { tileCacheStats } from '../domain/tiles/mvt';
@@ -40,11 +41,11 @@ export const BUILD_FAILED_PLAIN = 'Construirea nu a reușit; administratorii au 
  * output (server paths, tool messages) reach administrators only (issue 30); everyone else gets
  * the facts in plain Romanian.
  */
-export async function tileInfraStatus({ technical }: { technical: boolean }): Promise<TileInfraStatus> {
+export async function tileInfraStatus(store: Store, { technical }: { technical: boolean }): Promise<TileInfraStatus> {
   const [info, builds, versions, job] = await Promise.all([
     archiveInfo(),
-    recentBuilds(10),
-    tileVersions(),
+    recentBuilds(store.pool, 10),
+    tileVersions(store.pool),
     getTemporalClient().then((c) => tileRebuildJob(c)),
   ]);
   const shown = technical ? builds : builds.map((b) => (b.error ? { ...b, error: BUILD_FAILED_PLAIN } : b));

@@ -7,6 +7,7 @@
  * again against today's lists, so the viewer rule reads it exactly as it reads a session.
  */
 import type { RequestHandler } from 'express';
+import type pg from 'pg';
 import { config } from '../../domain/config';
 import { evaluateFlags } from '../../domain/auth/flags';
 import { findLiveToken, tokenHash, type TokenIdentity } from '../../domain/auth/personalTokens';
@@ -14,12 +15,12 @@ import { bearerToken } from './bearer';
 import type { SessionContext } from '../../domain/auth/sessionContext';
 import type { StoredSession } from './sessionStore';
 
-export const personalTokenAuth: RequestHandler = (req, _res, next) => {
+export const personalTokenAuth = (db: pg.Pool): RequestHandler => (req, _res, next) => {
   if (req.method !== 'GET' && req.method !== 'HEAD') return next();
   const secret = bearerToken(req);
   if (secret === null) return next();
   req.auth = undefined;
-  findLiveToken(tokenHash(secret))
+  findLiveToken(db, tokenHash(secret))
     .then((token) => {
       if (token) {
         const { identity } = token;

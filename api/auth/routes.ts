@@ -11,7 +11,7 @@ import { config } from '../../domain/config';
 import { AppError } from '../../domain/errors';
 import { childLogger } from '../../domain/log';
 import { evaluateFlags } from '../../domain/auth/flags';
-import { getPool } from '../../domain/db/pool';
+import type { Store } from '../../domain/db/store';
 import { recordSignIn } from '../../domain/notifications/users';
 import { refreshTokenIdentities } from '../../domain/auth/personalTokens';
 import { tokenIdentityOf } from './personalToken';
@@ -89,7 +89,7 @@ export function sessionFromTokens(tokens: oidc.TokenEndpointResponse & oidc.Toke
   return { v: 1, ...identityFromClaims(claims), tokens: tokenState(tokens) };
 }
 
-export function authRouter(): Router {
+export function authRouter(store: Store): Router {
   const router = Router();
 
   router.get('/login', async (req, res, next) => {
@@ -145,14 +145,14 @@ export function authRouter(): Router {
       }
       // A new sign-in replaces the session this browser had (e.g. after RefreshAccessTokenError).
       const old = req.cookies?.[SESSION_COOKIE];
-      if (typeof old === 'string' && old !== '') await deleteSession(sessionIdFor(old));
+      if (typeof old === 'string' && old !== '') await deleteSession(store.pool, sessionIdFor(old));
       const token = newSessionToken();
-      await createSession(sessionIdFor(token), data);
+      await createSession(store.pool, sessionIdFor(token), data);
       // The notifications module mails users it knows from their sign-ins (docs/notifications.md).
-      await recordSignIn(getPool(), { ...data.user, isAdmin: data.flags.isAdmin });
+      await recordSignIn(store.pool, { ...data.user, isAdmin: data.flags.isAdmin });
       // The user's access tokens sign in as the user is known now (a narrowed scope reaches them).
-      await refreshTokenIdentities(tokenIdentityOf(data));
-      deleteExpiredSessions(getPool()).catch((err) => log.warn({ reason: describe(err) }, 'purging expired sessions failed'));
+      await refreshTokenIdentities(store.pool, tokenIdentityOf(data));
+      deleteExpiredSessions(store.pool).catch((err) => log.warn({ reason: describe(err) }, 'purging expired sessions failed'));
       log.info({ userId: data.user.id }, 'signed in');
       setSessionCookie(res, token);
       res.set('Cache-Control', 'no-store').redirect(302, flow.callbackUrl);
@@ -173,7 +173,7 @@ export function authRouter(): Router {
   router.post('/logout', async (req, res, next) => {
     try {
       const token = req.cookies?.[SESSION_COOKIE];
-      const ended = typeof token === 'string' && token !== '' ? await deleteSession(sessionIdFor(token)) : null;
+      const ended = typeof token === 'string' && token !== '' ? await deleteSession(store.pool, sessionIdFor(token)) : null;
       clearSessionCookie(res);
       let location = '/';
       if (ended) {

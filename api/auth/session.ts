@@ -5,6 +5,7 @@
  * exchange; a second exchange with the consumed token would fail (and may revoke the grant).
  */
 import type { Request, RequestHandler, Response } from 'express';
+import type pg from 'pg';
 import { config } from '../../domain/config';
 import { childLogger } from '../../domain/log';
 import { devBypassEnabled, evaluateFlags } from '../../domain/auth/flags';
@@ -36,10 +37,10 @@ const SETTLED_GRACE_MS = 30_000;
 const STATIC_PREFIXES = ['/assets/', '/build/', '/favicon.ico', '/robots.txt', '/@', '/node_modules/'];
 const isStatic = (path: string) => STATIC_PREFIXES.some((p) => path.startsWith(p));
 
-export function refreshShared(sessionId: string, refreshToken: string): Promise<StoredSession | null> {
+export function refreshShared(db: pg.Pool, sessionId: string, refreshToken: string): Promise<StoredSession | null> {
   let p = inflight.get(refreshToken);
   if (!p) {
-    p = exchange(sessionId, refreshToken);
+    p = exchange(db, sessionId, refreshToken);
     inflight.set(refreshToken, p);
     const forget = () => setTimeout(() => inflight.delete(refreshToken), SETTLED_GRACE_MS).unref();
     p.then(forget, forget);
@@ -47,8 +48,8 @@ export function refreshShared(sessionId: string, refreshToken: string): Promise<
   return p;
 }
 
-async function exchange(sessionId: string, refreshToken: string): Promise<StoredSession | null> {
-  return refreshSessionLeased(sessionId, refreshToken, async (current) => {
+async function exchange(db: pg.Pool, sessionId: string, refreshToken: string): Promise<StoredSession | null> {
+  return refreshSessionLeased(db, sessionId, refreshToken, async (current) => {
     try {
       const tokens = await refreshTokens(refreshToken);
       const { error: _e, ...rest } = current;
@@ -92,19 +93,19 @@ export function devStubContext(): SessionContext {
   };
 }
 
-async function loadAuth(req: Request, res: Response): Promise<void> {
+async function loadAuth(db: pg.Pool, req: Request, res: Response): Promise<void> {
   if (isStatic(req.path)) return;
   const token = req.cookies?.[SESSION_COOKIE];
   if (typeof token === 'string' && token !== '') {
     const id = sessionIdFor(token);
     // From memory for a few seconds (sessionStore.ts): a map view sends dozens of tile requests.
-    const row = await loadSessionCached(id);
+    const row = await loadSessionCached(db, id);
     if (row) {
       let data = row.data;
-      if (Date.now() - row.lastSeenAt.getTime() >= SESSION_TOUCH_INTERVAL_MS) await touchSession(id);
+      if (Date.now() - row.lastSeenAt.getTime() >= SESSION_TOUCH_INTERVAL_MS) await touchSession(db, id);
       if (!data.error && Date.now() >= data.tokens.refreshAt) {
         data = data.tokens.refreshToken
-          ? ((await refreshShared(id, data.tokens.refreshToken)) ?? data)
+          ? ((await refreshShared(db, id, data.tokens.refreshToken)) ?? data)
           : { ...data, error: 'RefreshAccessTokenError' };
       }
       req.auth = toContext(id, data);
@@ -116,6 +117,9 @@ async function loadAuth(req: Request, res: Response): Promise<void> {
   if (devBypassEnabled(config.nodeEnv, config.oidc.devBypassRequested)) req.auth = devStubContext();
 }
 
-export const sessionMiddleware: RequestHandler = (req, res, next) => {
-  loadAuth(req, res).then(() => next(), next);
-};
+/** `db`: the pool of the store the app was built on (app_sessions). */
+export const sessionMiddleware =
+  (db: pg.Pool): RequestHandler =>
+  (req, res, next) => {
+    loadAuth(db, req, res).then(() => next(), next);
+  };

@@ -13,7 +13,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { config } from '../../domain/config';
-import { getPool } from '../../domain/db/pool';
 import { leaseToken, untilSettled } from '../../domain/db/lease';
 import type { Company, EnrichmentScope, SessionUser } from '../../domain/auth/sessionContext';
 import type { SessionFlags } from '../../domain/auth/flags';
@@ -105,7 +104,7 @@ export function isCompany(v: unknown): v is Company {
   return v === 'B' || v === 'U' || v === 'S' || v === 'G';
 }
 
-export async function createSession(id: string, data: StoredSession, db: pg.Pool = getPool()): Promise<void> {
+export async function createSession(db: pg.Pool, id: string, data: StoredSession): Promise<void> {
   await db.query(
     `INSERT INTO app_sessions (id, user_id, data, created_at, last_seen_at, expires_at)
      VALUES ($1, $2, $3, now(), now(), now() + make_interval(secs => $4))`,
@@ -114,7 +113,7 @@ export async function createSession(id: string, data: StoredSession, db: pg.Pool
 }
 
 /** A live session: not past its absolute expiry and seen within the idle timeout. */
-export async function loadSession(id: string, db: pg.Pool = getPool()): Promise<SessionRow | null> {
+export async function loadSession(db: pg.Pool, id: string): Promise<SessionRow | null> {
   const r = await db.query<{ id: string; data: StoredRow; last_seen_at: Date; expires_at: Date }>(
     `SELECT id, data, last_seen_at, expires_at FROM app_sessions
       WHERE id = $1 AND expires_at > now() AND last_seen_at > now() - make_interval(secs => $2)`,
@@ -164,17 +163,17 @@ export function clearSessionCache(): void {
  * loadSession, answered from this process's memory when it read the row less than
  * config.app.sessionCacheTtlMs ago and the row is still live by its own timestamps.
  */
-export async function loadSessionCached(id: string, db: pg.Pool = getPool()): Promise<SessionRow | null> {
+export async function loadSessionCached(db: pg.Pool, id: string): Promise<SessionRow | null> {
   const ttl = config.app.sessionCacheTtlMs;
   const now = Date.now();
   const hit = cached.get(id);
   if (hit && now - hit.readAt < ttl && alive(hit.row, now)) return hit.row;
-  if (ttl <= 0) return loadSession(id, db);
+  if (ttl <= 0) return loadSession(db, id);
   let pending = reading.get(id);
   if (!pending) {
     const startedAt = now;
     const startedGeneration = generation;
-    pending = loadSession(id, db).then(
+    pending = loadSession(db, id).then(
       (row) => {
         if (reading.get(id) === pending) reading.delete(id);
         if (generation !== startedGeneration) return row;
@@ -196,7 +195,7 @@ export async function loadSessionCached(id: string, db: pg.Pool = getPool()): Pr
   return pending;
 }
 
-export async function touchSession(id: string, db: pg.Pool = getPool()): Promise<void> {
+export async function touchSession(db: pg.Pool, id: string): Promise<void> {
   const r = await db.query<{ last_seen_at: Date }>(`UPDATE app_sessions SET last_seen_at = now() WHERE id = $1 RETURNING last_seen_at`, [id]);
   const hit = cached.get(id);
   // The cached copy follows, so the once-a-minute touch is not repeated on every request.
@@ -204,7 +203,7 @@ export async function touchSession(id: string, db: pg.Pool = getPool()): Promise
 }
 
 /** Deletes the session and answers what it held (for the IdP logout hint). */
-export async function deleteSession(id: string, db: pg.Pool = getPool()): Promise<StoredSession | null> {
+export async function deleteSession(db: pg.Pool, id: string): Promise<StoredSession | null> {
   try {
     const r = await db.query<{ data: StoredRow }>(`DELETE FROM app_sessions WHERE id = $1 RETURNING data`, [id]);
     return r.rows[0] ? fromRow(id, r.rows[0].data) : null;
@@ -227,10 +226,10 @@ const withoutLease = ({ refreshLease: _l, ...data }: StoredSession): StoredSessi
  * it is written only while this caller still holds the lease. Answers null when the session is gone.
  */
 export async function refreshSessionLeased(
+  db: pg.Pool,
   id: string,
   refreshToken: string,
   fn: (current: StoredSession) => Promise<StoredSession>,
-  db: pg.Pool = getPool(),
 ): Promise<StoredSession | null> {
   const holder = leaseToken();
   try {

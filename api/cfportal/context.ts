@@ -37,7 +37,7 @@ export function cfApiContext(store: Store, o: CfRouteOptions = {}): CfApiContext
   return {
     prisma: store.prisma,
     db: store.pool,
-    client: () => cfportalClient(store.prisma, accounts, o.baseUrl),
+    client: () => cfportalClient(store.prisma, store.pool, accounts, o.baseUrl),
     accounts,
     pollIntervalMs: o.pollIntervalMs ?? config.cfportal.pollIntervalMs,
     listingWaitMs: o.listingWaitMs ?? config.cfportal.submitListingWaitMs,

@@ -81,7 +81,7 @@ export function registerAiChatRoutes(router: Router, store: Store, settings: AiS
     },
     async ({ body, auth, req, res }) => {
       await holdSlot(heavyWork.ai, req, res);
-      return chat(store.prisma, settings, body, callerOf(auth), clientGone(res));
+      return chat(store.prisma, store.pool, settings, body, callerOf(auth), clientGone(res));
     },
   );
 
@@ -104,7 +104,7 @@ export function registerAiChatRoutes(router: Router, store: Store, settings: AiS
     async ({ body, auth, req, res }) => {
       await holdSlot(heavyWork.ai, req, res);
       const signal = clientGone(res);
-      const stream = await openChatStream(store.prisma, settings, body, callerOf(auth), signal);
+      const stream = await openChatStream(store.prisma, store.pool, settings, body, callerOf(auth), signal);
       res.status(200).set({
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-cache, no-transform',

@@ -9,6 +9,7 @@
  */
 import { pipeline } from 'node:stream/promises';
 import type { Router } from 'express';
+import type pg from 'pg';
 import type { Store } from '../../domain/db/store';
 import { decodeJwt } from 'jose';
 import { z } from 'zod';
@@ -42,8 +43,9 @@ function auth(ctx: HandlerContext<unknown, unknown>): SessionContext {
   return ctx.auth;
 }
 
-const call = <T = Record<string, unknown>>(a: SessionContext, req: Omit<CentralRequest, 'token'>) =>
-  centralJson<T>({ ...req, token: callerTokenSource(a) });
+/** `db`: the app's store's pool (the caller's session, the central API's shared pace). */
+const call = <T = Record<string, unknown>>(db: pg.Pool, a: SessionContext, req: Omit<CentralRequest, 'token'>) =>
+  centralJson<T>(db, { ...req, token: callerTokenSource(db, a) });
 
 /** What the caller may see of a parcel detail: never more than the central API answered. */
 function narrowFeature(a: SessionContext, feature: unknown): unknown {
@@ -60,6 +62,7 @@ function narrowFeature(a: SessionContext, feature: unknown): unknown {
  */
 function forwardParcelPost(
   router: Router,
+  db: pg.Pool,
   path: string,
   summary: string,
   body: z.ZodType<Record<string, unknown>>,
@@ -71,7 +74,7 @@ function forwardParcelPost(
     { method: 'post', path: `/api/gis${path}`, summary, tags: GIS, auth: 'session', body, response: { description, schema: Upstream }, failures: UPSTREAM_FAILURES },
     async (ctx) => {
       const a = auth(ctx);
-      return narrow(a, await call(a, { method: 'POST', path, body: ctx.body }));
+      return narrow(a, await call(db, a, { method: 'POST', path, body: ctx.body }));
     },
   );
 }
@@ -144,7 +147,7 @@ export function registerCentralApiRoutes(router: Router, store: Store): void {
       failures: UPSTREAM_FAILURES,
     },
     async (ctx) =>
-      nameCentralHits(await call<CentralSearchAnswer>(auth(ctx), { path: '/search', query: { q: ctx.query.q, limit: ctx.query.limit } }), { siruta: ctx.query.siruta }, store.pool),
+      nameCentralHits(await call<CentralSearchAnswer>(store.pool, auth(ctx), { path: '/search', query: { q: ctx.query.q, limit: ctx.query.limit } }), { siruta: ctx.query.siruta }, store.pool),
   );
 
   // Before /parcela/:id, which would take `find` for an id.
@@ -167,7 +170,7 @@ export function registerCentralApiRoutes(router: Router, store: Store): void {
     },
     async (ctx) => {
       const a = auth(ctx);
-      const detail = await findParcel({ siruta: ctx.query.siruta, cad: ctx.query.cad, layerId: ctx.query.layerId, token: callerTokenSource(a) });
+      const detail = await findParcel(store.pool, { siruta: ctx.query.siruta, cad: ctx.query.cad, layerId: ctx.query.layerId, token: callerTokenSource(store.pool, a) });
       return narrowFeature(a, detail);
     },
   );
@@ -186,16 +189,16 @@ export function registerCentralApiRoutes(router: Router, store: Store): void {
     },
     async (ctx) => {
       const a = auth(ctx);
-      return narrowFeature(a, await call(a, { path: `/parcela/${ctx.params.id}` }));
+      return narrowFeature(a, await call(store.pool, a, { path: `/parcela/${ctx.params.id}` }));
     },
   );
 
-  forwardParcelPost(router, '/parcel/tech', 'Refresh a parcel’s technical data from the land registry through the central API', ParcelRef, 'Technical data');
-  forwardParcelPost(router, '/parcel/enrich', 'Central enrichment round trip (cached 30 days upstream; force=true refreshes)', ParcelRef, '{feature, cached}', (a, out) =>
+  forwardParcelPost(router, store.pool, '/parcel/tech', 'Refresh a parcel’s technical data from the land registry through the central API', ParcelRef, 'Technical data');
+  forwardParcelPost(router, store.pool, '/parcel/enrich', 'Central enrichment round trip (cached 30 days upstream; force=true refreshes)', ParcelRef, '{feature, cached}', (a, out) =>
     'feature' in out ? { ...out, feature: narrowFeature(a, out.feature) } : out,
   );
-  forwardParcelPost(router, '/parcel/units-fetch', 'Units of a condominium building (siruta + the building’s cadastral reference)', ParcelRef.omit({ force: true }), '{units}');
-  forwardParcelPost(router, '/building/condo-owners', 'Units of a condominium with owners, CF number and area (redacted upstream for scope basic)', ParcelRef.omit({ force: true }), '{units}', (a, out) =>
+  forwardParcelPost(router, store.pool, '/parcel/units-fetch', 'Units of a condominium building (siruta + the building’s cadastral reference)', ParcelRef.omit({ force: true }), '{units}');
+  forwardParcelPost(router, store.pool, '/building/condo-owners', 'Units of a condominium with owners, CF number and area (redacted upstream for scope basic)', ParcelRef.omit({ force: true }), '{units}', (a, out) =>
     a.basicPanel && Array.isArray(out.units)
       ? { ...out, units: (out.units as Array<Record<string, unknown>>).map((u) => ({ ...u, owners: null, nrCF: null })) }
       : out,
@@ -217,7 +220,7 @@ export function registerCentralApiRoutes(router: Router, store: Store): void {
       failures: { ...UPSTREAM_FAILURES, 409: 'catalog_hit: a valid extract exists (the UI treats it as success)' },
     },
     async (ctx) => {
-      const out = await call(auth(ctx), { method: 'POST', path: '/cf/order', body: ctx.body });
+      const out = await call(store.pool, auth(ctx), { method: 'POST', path: '/cf/order', body: ctx.body });
       ctx.res.status(201).json(out);
     },
   );
@@ -238,7 +241,7 @@ export function registerCentralApiRoutes(router: Router, store: Store): void {
       response: { description: '{items, total, limit, offset}', schema: Upstream },
       failures: UPSTREAM_FAILURES,
     },
-    (ctx) => call(auth(ctx), { path: '/cf/orders', query: ctx.query }),
+    (ctx) => call(store.pool, auth(ctx), { path: '/cf/orders', query: ctx.query }),
   );
 
   defineRoute(
@@ -252,7 +255,7 @@ export function registerCentralApiRoutes(router: Router, store: Store): void {
       response: { description: '{items}', schema: Upstream },
       failures: UPSTREAM_FAILURES,
     },
-    (ctx) => call(auth(ctx), { path: '/cf/catalog' }),
+    (ctx) => call(store.pool, auth(ctx), { path: '/cf/catalog' }),
   );
 
   defineRoute(
@@ -267,7 +270,7 @@ export function registerCentralApiRoutes(router: Router, store: Store): void {
       response: { description: 'The order', schema: Upstream },
       failures: UPSTREAM_FAILURES,
     },
-    (ctx) => call(auth(ctx), { path: `/cf/${ctx.params.id}` }),
+    (ctx) => call(store.pool, auth(ctx), { path: `/cf/${ctx.params.id}` }),
   );
 
   defineRoute(
@@ -285,7 +288,7 @@ export function registerCentralApiRoutes(router: Router, store: Store): void {
       response: { description: 'The updated order', schema: Upstream },
       failures: { ...UPSTREAM_FAILURES, 409: 'The order can no longer be cancelled (upstream code)' },
     },
-    (ctx) => call(auth(ctx), { method: 'PATCH', path: `/cf/${ctx.params.id}`, body: ctx.body }),
+    (ctx) => call(store.pool, auth(ctx), { method: 'PATCH', path: `/cf/${ctx.params.id}`, body: ctx.body }),
   );
 
   defineRoute(
@@ -302,9 +305,9 @@ export function registerCentralApiRoutes(router: Router, store: Store): void {
     },
     async (ctx) => {
       const a = auth(ctx);
-      const token = callerTokenSource(a);
-      const order = await centralJson<{ documentName?: string | null }>({ path: `/cf/${ctx.params.id}`, token });
-      const upstream = await centralStream({ path: `/cf/${ctx.params.id}/pdf`, token });
+      const token = callerTokenSource(store.pool, a);
+      const order = await centralJson<{ documentName?: string | null }>(store.pool, { path: `/cf/${ctx.params.id}`, token });
+      const upstream = await centralStream(store.pool, { path: `/cf/${ctx.params.id}/pdf`, token });
       const name = order.documentName?.trim() || `cf-${ctx.params.id}.pdf`;
       const length = upstream.headers['content-length'];
       ctx.res.status(200).set({

@@ -157,6 +157,6 @@ export function registerGeoportalTileRoutes(router: Router, store: Store): void 
       auth: 'session',
       response: { description: 'Status', schema: StatusBody },
     },
-    ({ auth }) => tileInfraStatus({ technical: auth!.isAdmin }),
+    ({ auth }) => tileInfraStatus(store, { technical: auth!.isAdmin }),
   );
 }

@@ -212,7 +212,7 @@ export function registerExportRoutes(router: Router, store: Store): void {
       const signal = clientGone(res);
       try {
         await streamLocalExport(
-          { siruta: body.siruta, mode: body.mode, includeNoGeometry: body.includeNoGeometry, hidePersonal: viewerOf(auth).hidePersonal, signal },
+          { db: store.pool, siruta: body.siruta, mode: body.mode, includeNoGeometry: body.includeNoGeometry, hidePersonal: viewerOf(auth).hidePersonal, signal },
           res,
           (fileName) => {
             res.status(200).set({

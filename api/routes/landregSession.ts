@@ -29,7 +29,7 @@ const Credentials = z.object({
 
 /** Spec 3.1: on the first connection with missing county data, a county refresh starts in the background. */
 async function refreshCountiesIfMissing(landregApi: LandregApi): Promise<void> {
-  if (!(await countyDataMissing(landregApi.db))) return;
+  if (!(await countyDataMissing(landregApi.prisma))) return;
   try {
     await launchJob({ workflowType: 'uatCatalogRefresh', jobId: singletonWorkflowId('uat-catalog-refresh', 'global'), kind: 'uat-catalog-refresh', args: [{}] });
   } catch (err) {

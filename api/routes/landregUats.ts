@@ -91,6 +91,6 @@ export function registerLandregUatRoutes(router: Router, landregApi: LandregApi)
       auth: 'session',
       response: { description: 'Numele județelor', schema: z.object({ counties: z.array(z.string()) }) },
     },
-    async () => ({ counties: await listCounties(landregApi.db) }),
+    async () => ({ counties: await listCounties(landregApi.prisma) }),
   );
 }

@@ -7,9 +7,11 @@
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import type { Request, Response, Router } from 'express';
+import type pg from 'pg';
 import { defineRoute, type AuthKind } from '../http/route';
 import { withUpload, type UploadOptions } from '../http/upload';
 import { AppError, errors } from '../../domain/errors';
+import type { Store } from '../../domain/db/store';
 import { clientGone, sendAttachment } from '../http/download';
 import { heavyWork, holdSlot } from '../http/rateLimit';
 import {
@@ -60,7 +62,7 @@ async function heavyPdf(req: Request, res: Response, work: (signal: AbortSignal)
   }
 }
 
-function compressAndSend(uploads: UploadOptions, req: Request, res: Response, pick: (fields: Record<string, string>) => Choice): Promise<void> {
+function compressAndSend(db: pg.Pool, uploads: UploadOptions, req: Request, res: Response, pick: (fields: Record<string, string>) => Choice): Promise<void> {
   return heavyPdf(req, res, (signal) => withUpload(req, uploads, async (up) => {
     const file = up.files[0];
     if (!file) throw errors.badRequest('Lipsește fișierul PDF (câmpul „file”).', [{ field: 'file', problem: 'required' }]);
@@ -72,7 +74,7 @@ function compressAndSend(uploads: UploadOptions, req: Request, res: Response, pi
       out = await compressPdf(file.path, choice.level, dir, { signal });
     } else {
       const answered = path.join(dir, `cloud-${choice.level}.pdf`);
-      const size = await callPdfService('compress', { path: file.path, fileName: file.fileName }, { level: choice.level }, answered, signal);
+      const size = await callPdfService(db, 'compress', { path: file.path, fileName: file.fileName }, { level: choice.level }, answered, signal);
       // The service may answer a larger file (real ones do): the never-larger rule holds here too.
       out = keepSmaller(file.path, file.size, answered, size);
     }
@@ -111,7 +113,7 @@ function choiceFrom(fields: Record<string, string>): Choice {
   throw errors.badRequest('Nivelul de comprimare nu este valid.', [{ field: 'level', problem: `expected one of ${ALL_LEVELS.join(', ')}` }]);
 }
 
-function unlockAndSend(uploads: UploadOptions, req: Request, res: Response): Promise<void> {
+function unlockAndSend(db: pg.Pool, uploads: UploadOptions, req: Request, res: Response): Promise<void> {
   return heavyPdf(req, res, (signal) => withUpload(req, uploads, async (up) => {
     const file = up.files[0];
     const problems = [
@@ -128,12 +130,12 @@ function unlockAndSend(uploads: UploadOptions, req: Request, res: Response): Pro
       });
     }
     const out = path.join(path.dirname(file!.path), 'unlocked.pdf');
-    const size = await callPdfService('unlock', { path: file!.path, fileName: file!.fileName }, { password: up.fields.password! }, out, signal);
+    const size = await callPdfService(db, 'unlock', { path: file!.path, fileName: file!.fileName }, { password: up.fields.password! }, out, signal);
     await sendPdf(res, out, size, unlockedFileName(file!.fileName));
   }));
 }
 
-export function registerPdfToolRoutes(router: Router, opts: PdfRouteOptions = {}): void {
+export function registerPdfToolRoutes(router: Router, store: Store, opts: PdfRouteOptions = {}): void {
   const uploads: UploadOptions = { ...opts, fileFields: ['file'] };
   const failures = {
     413: 'The upload is over the limit (500 MB)',
@@ -155,7 +157,7 @@ export function registerPdfToolRoutes(router: Router, opts: PdfRouteOptions = {}
       response: { description: 'The compressed PDF, never larger than the upload', contentType: 'application/pdf' },
       failures,
     },
-    ({ req, res }) => compressAndSend(uploads, req, res, choiceFrom),
+    ({ req, res }) => compressAndSend(store.pool, uploads, req, res, choiceFrom),
   );
   defineRoute(
     router,
@@ -168,7 +170,7 @@ export function registerPdfToolRoutes(router: Router, opts: PdfRouteOptions = {}
       response: { description: 'The compressed PDF, never larger than the upload', contentType: 'application/pdf' },
       failures,
     },
-    ({ req, res }) => compressAndSend(uploads, req, res, () => ({ mode: 'local', level: 'extreme' })),
+    ({ req, res }) => compressAndSend(store.pool, uploads, req, res, () => ({ mode: 'local', level: 'extreme' })),
   );
   defineRoute(
     router,
@@ -188,6 +190,6 @@ export function registerPdfToolRoutes(router: Router, opts: PdfRouteOptions = {}
         503: 'The PDF service is unavailable',
       },
     },
-    ({ req, res }) => unlockAndSend(uploads, req, res),
+    ({ req, res }) => unlockAndSend(store.pool, uploads, req, res),
   );
 }

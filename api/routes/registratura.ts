@@ -318,7 +318,7 @@ export function registerRegistryRoutes(router: Router, store: Store, opts: Regis
       const viewer = viewerOf(auth);
       const row = await getEntryRow(prisma, viewer, body.id);
       if (!row.tracking) throw errors.conflict('not_tracked', 'Înregistrarea nu are o cerere urmărită la autoritate.');
-      const r = await checkEntryStatus(prisma, body.id, { baseUrl: statusAuthorityUrl, timeoutMs: config.statusAuthority.timeoutMs });
+      const r = await checkEntryStatus(prisma, store.pool, body.id, { baseUrl: statusAuthorityUrl, timeoutMs: config.statusAuthority.timeoutMs });
       const notified = r.notification ? (await notify(store.pool, r.notification)).created : false;
       const { notification: _n, ...rest } = r;
       return { ...rest, notified, entry: await getEntry(prisma, viewer, body.id) };

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { defineRoute } from '../http/route';
 import { openApiDocument } from '../http/openapi';
 import { config } from '../../domain/config';
+import type { Store } from '../../domain/db/store';
 import { infrastructureHealth } from '../../domain/health';
 import { checkTemporal } from '../../temporal/client';
 import { TAGS_MODULE_VERSION } from '../../domain/tags/service';
@@ -30,7 +31,7 @@ const HealthBody = z.object({
   checks: z.object({ database: Probe, temporal: Probe, storage: Probe, mail: Probe }),
 });
 
-export function registerSystemRoutes(router: Router): void {
+export function registerSystemRoutes(router: Router, store: Store): void {
   defineRoute(
     router,
     {
@@ -76,6 +77,6 @@ export function registerSystemRoutes(router: Router): void {
       auth: 'session',
       response: { description: 'One probe per dependency', schema: HealthBody },
     },
-    () => infrastructureHealth(checkTemporal),
+    () => infrastructureHealth(store.pool, checkTemporal),
   );
 }

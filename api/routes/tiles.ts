@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { defineRoute, reply } from '../http/route';
 import { requireBearer } from '../auth/bearer';
 import { config } from '../../domain/config';
+import type { Store } from '../../domain/db/store';
 import { AppError, errors } from '../../domain/errors';
 import { etagMatches, getTile, tileTag } from '../../domain/tiles/mvt';
 import { tileJson, tileCatalog } from '../../domain/tiles/tilejson';
@@ -82,7 +83,7 @@ async function sendProxied(res: Response, answer: ProxiedAnswer): Promise<void> 
   await pipeline(answer.body, res);
 }
 
-export function tilesRouter(): Router {
+export function tilesRouter(store: Store): Router {
   const router = Router();
 
   defineRoute(
@@ -114,7 +115,7 @@ export function tilesRouter(): Router {
       auth: 'session',
       response: { description: 'Catalog', schema: CatalogBody },
     },
-    async () => tileCatalog(await tileVersions()),
+    async () => tileCatalog(await tileVersions(store.pool)),
   );
 
   defineRoute(
@@ -165,7 +166,7 @@ export function tilesRouter(): Router {
     async ({ params, res }) => {
       knownSource(params.source);
       res.set('Cache-Control', tileCacheControl());
-      const ours = tileJson(params.source, (await tileVersion(params.source)).version);
+      const ours = tileJson(params.source, (await tileVersion(store.pool, params.source)).version);
       if (!proxyEnabled()) return ours;
       // The upstream's TileJSON knows its own data (bounds, zooms); its tile URLs are replaced by
       // ours so the browser stays on this origin.
@@ -206,13 +207,13 @@ export function tilesRouter(): Router {
       const inm = typeof req.headers['if-none-match'] === 'string' ? req.headers['if-none-match'] : undefined;
       const common = { 'Cache-Control': tileCacheControl(), Vary: 'Cookie, Accept-Encoding' };
       if (inm) {
-        const tag = await tileTag(addr);
+        const tag = await tileTag(store.pool, addr);
         if (etagMatches(inm, tag.etag)) {
           res.status(304).set({ ...common, ETag: tag.etag }).end();
           return;
         }
       }
-      const tile = await getTile(addr);
+      const tile = await getTile(store, addr);
       res.set({ ...common, ETag: tile.etag, 'X-Tile-Cache': tile.cached ? 'hit' : 'miss' });
       if (tile.gzipped.length === 0) {
         res.status(204).end();

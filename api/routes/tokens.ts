@@ -9,6 +9,7 @@ import type { Router } from 'express';
 import { z } from 'zod';
 import { defineRoute, reply } from '../http/route';
 import { errors } from '../../domain/errors';
+import type { Store } from '../../domain/db/store';
 import {
   DEFAULT_TOKEN_DAYS,
   MAX_TOKEN_DAYS,
@@ -38,7 +39,7 @@ const CreateBody = z.object({
 });
 const IdParams = z.object({ id: z.string().uuid() });
 
-export function registerTokenRoutes(router: Router): void {
+export function registerTokenRoutes(router: Router, store: Store): void {
   defineRoute(
     router,
     {
@@ -49,7 +50,7 @@ export function registerTokenRoutes(router: Router): void {
       auth: 'session',
       response: { description: 'Newest first', schema: z.object({ items: z.array(TokenSummary) }) },
     },
-    async ({ auth }) => ({ items: await listTokens(auth!.user.id) }),
+    async ({ auth }) => ({ items: await listTokens(store.pool, auth!.user.id) }),
   );
 
   defineRoute(
@@ -65,9 +66,9 @@ export function registerTokenRoutes(router: Router): void {
       failures: { 409: 'Too many live tokens (too_many_tokens)' },
     },
     async ({ auth, body }) => {
-      const row = await loadSessionCached(auth!.sessionId);
+      const row = await loadSessionCached(store.pool, auth!.sessionId);
       if (!row) throw errors.unauthorized();
-      const created = await createToken(tokenIdentityOf(row.data), body);
+      const created = await createToken(store.pool, tokenIdentityOf(row.data), body);
       // The secret must not linger in any cache between here and the browser.
       return reply(201, created, { 'Cache-Control': 'no-store' });
     },
@@ -86,7 +87,7 @@ export function registerTokenRoutes(router: Router): void {
       failures: { 404: 'Not a live token of the caller' },
     },
     async ({ auth, params }) => {
-      await revokeToken(auth!.user.id, params.id);
+      await revokeToken(store.pool, auth!.user.id, params.id);
       return { revoked: true as const };
     },
   );

@@ -6,6 +6,7 @@
  * (`openChatStream`, for the server-sent-events route).
  */
 import type { AiProviderName, AiSettings } from '../config';
+import type { Db } from '../db/pool';
 import type { PrismaClient } from '../db/prisma';
 import type { Viewer } from '../auth/viewer';
 import type { RegistryViewer } from '../registry/access';
@@ -65,21 +66,22 @@ function upstreamError(provider: AiProviderName, err: unknown) {
 }
 
 /** Asking again is safe: a chat completion changes nothing upstream. One more try, at once. */
-const policy = (signal: AbortSignal): OutsideCallOptions => ({
+const policy = (db: Db, signal: AbortSignal): OutsideCallOptions => ({
   service: 'ai',
+  db,
   idempotent: true,
   retry: { retries: 1, baseDelayMs: 0 },
   transient: (err) => err instanceof UpstreamFailure && err.retryable,
   signal,
 });
 
-export async function chat(prisma: PrismaClient, settings: AiSettings, input: ChatInput, caller: ChatCaller, signal: AbortSignal): Promise<ChatAnswer> {
+export async function chat(prisma: PrismaClient, db: Db, settings: AiSettings, input: ChatInput, caller: ChatCaller, signal: AbortSignal): Promise<ChatAnswer> {
   const p = await prepare(prisma, settings, input, caller);
   if (p.provider === 'demo') return { reply: demoReply(input.message, p.ctx), provider: 'demo' };
   const client = providerClient(settings, p.provider);
   const started = Date.now();
   try {
-    return await outsideCall(policy(signal), async (attempt) => {
+    return await outsideCall(policy(db, signal), async (attempt) => {
       const reply = await client.complete(p.conversation, signal);
       log.info({ provider: p.provider, ms: Date.now() - started, attempt, project: input.projectId ?? null }, 'AI chat answered');
       return { reply, provider: p.provider };
@@ -106,6 +108,7 @@ async function* prepend(first: string, rest: AsyncGenerator<string>): AsyncGener
  */
 export async function openChatStream(
   prisma: PrismaClient,
+  db: Db,
   settings: AiSettings,
   input: ChatInput,
   caller: ChatCaller,
@@ -119,7 +122,7 @@ export async function openChatStream(
   const provider = p.provider;
   const client = providerClient(settings, provider);
   try {
-    return await outsideCall(policy(signal), async () => {
+    return await outsideCall(policy(db, signal), async () => {
       const gen = client.stream(p.conversation, signal);
       const first = await gen.next();
       if (first.done) return { provider, pieces: (async function* () {})() };

@@ -10,7 +10,7 @@
  * every use against today's lists, like a session refresh does.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { getPool, type Db } from '../db/pool';
+import type { Db } from '../db/pool';
 import { errors } from '../errors';
 import type { EnrichmentScope } from './viewer';
 
@@ -50,11 +50,7 @@ const summary = (r: Row): TokenSummary => ({
   lastUsedAt: r.last_used_at ? r.last_used_at.toISOString() : null,
 });
 
-export async function createToken(
-  identity: TokenIdentity,
-  input: { name: string; expiresInDays: number },
-  db: Db = getPool(),
-): Promise<TokenSummary & { token: string }> {
+export async function createToken(db: Db, identity: TokenIdentity, input: { name: string; expiresInDays: number }): Promise<TokenSummary & { token: string }> {
   const secret = TOKEN_PREFIX + randomBytes(32).toString('base64url');
   // One statement: the count and the insert cannot interleave with a second create of the user.
   const r = await db.query<Row>(
@@ -75,7 +71,7 @@ export async function createToken(
 }
 
 /** The caller's own tokens that still work (not revoked, not expired), newest first. */
-export async function listTokens(userId: string, db: Db = getPool()): Promise<TokenSummary[]> {
+export async function listTokens(db: Db, userId: string): Promise<TokenSummary[]> {
   const r = await db.query<Row>(
     `SELECT id, name, created_at, expires_at, last_used_at FROM personal_access_tokens
       WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now()
@@ -86,7 +82,7 @@ export async function listTokens(userId: string, db: Db = getPool()): Promise<To
 }
 
 /** Revokes one of the caller's tokens; another user's token or an unknown id is 404. */
-export async function revokeToken(userId: string, id: string, db: Db = getPool()): Promise<string> {
+export async function revokeToken(db: Db, userId: string, id: string): Promise<string> {
   const r = await db.query<{ token_hash: string }>(
     `UPDATE personal_access_tokens SET revoked_at = now()
       WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL
@@ -98,7 +94,7 @@ export async function revokeToken(userId: string, id: string, db: Db = getPool()
 }
 
 /** A later sign-in replaces what the user's tokens sign in as (a narrowed scope reaches them). */
-export async function refreshTokenIdentities(identity: TokenIdentity, db: Db = getPool()): Promise<void> {
+export async function refreshTokenIdentities(db: Db, identity: TokenIdentity): Promise<void> {
   await db.query(`UPDATE personal_access_tokens SET identity = $2 WHERE user_id = $1 AND revoked_at IS NULL`, [
     identity.user.id,
     JSON.stringify(identity),
@@ -112,7 +108,7 @@ export interface LiveToken {
 }
 
 /** The token a secret belongs to when it is neither revoked nor expired; null otherwise. */
-export async function findLiveToken(hash: string, db: Db = getPool()): Promise<LiveToken | null> {
+export async function findLiveToken(db: Db, hash: string): Promise<LiveToken | null> {
   const r = await db.query<{ id: string; identity: TokenIdentity; expires_at: Date; last_used_at: Date | null }>(
     `SELECT id, identity, expires_at, last_used_at FROM personal_access_tokens
       WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > now()`,

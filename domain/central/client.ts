@@ -12,6 +12,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { config } from '../config';
+import type { Db } from '../db/pool';
 import { AppError } from '../errors';
 import { childLogger } from '../log';
 import { callerGone, outsideCall, outsideError, outsideMessage } from '../outside/call';
@@ -77,8 +78,8 @@ function url(req: CentralRequest): string {
  * body then flows without the deadline, until the caller leaves), otherwise the body is read
  * inside it.
  */
-function exchange(req: CentralRequest, token: string, stream: boolean): Promise<{ res: CentralResponse; text?: string }> {
-  return outsideCall({ service: 'central', idempotent: (req.method ?? 'GET') === 'GET' }, () => exchangeOnce(req, token, stream));
+function exchange(db: Db, req: CentralRequest, token: string, stream: boolean): Promise<{ res: CentralResponse; text?: string }> {
+  return outsideCall({ service: 'central', idempotent: (req.method ?? 'GET') === 'GET', db }, () => exchangeOnce(req, token, stream));
 }
 
 async function exchangeOnce(req: CentralRequest, token: string, stream: boolean): Promise<{ res: CentralResponse; text?: string }> {
@@ -120,14 +121,14 @@ async function exchangeOnce(req: CentralRequest, token: string, stream: boolean)
   }
 }
 
-async function call(req: CentralRequest, stream: boolean): Promise<{ res: CentralResponse; text?: string }> {
+async function call(db: Db, req: CentralRequest, stream: boolean): Promise<{ res: CentralResponse; text?: string }> {
   const token = await req.token();
-  let out = await exchange(req, token, stream);
+  let out = await exchange(db, req, token, stream);
   if (out.res.status === 401) {
     // Once: a second 401 with a token fresh from the identity provider is the answer.
     const fresh = await req.token(token);
     log.info({ path: req.path, refreshed: fresh !== token }, 'central API refused the token; retrying once');
-    out = await exchange(req, fresh, stream);
+    out = await exchange(db, req, fresh, stream);
   }
   return out;
 }
@@ -141,9 +142,12 @@ function parse(text: string): unknown {
   }
 }
 
-/** Calls the central API and answers its JSON, or throws what the caller must answer. */
-export async function centralJson<T = unknown>(req: CentralRequest): Promise<T> {
-  const { res, text = '' } = await call(req, false);
+/**
+ * Calls the central API and answers its JSON, or throws what the caller must answer. `db`: the
+ * caller's store's pool, whose shared schedule paces the central API.
+ */
+export async function centralJson<T = unknown>(db: Db, req: CentralRequest): Promise<T> {
+  const { res, text = '' } = await call(db, req, false);
   const body = parse(text);
   if (!res.ok) throw centralError(res.status, body, text);
   if (body === undefined) throw new Error(`central API answered ${res.status} without JSON: ${text.slice(0, 120)}`);
@@ -151,8 +155,8 @@ export async function centralJson<T = unknown>(req: CentralRequest): Promise<T> 
 }
 
 /** Like centralJson, but a success answer is handed over with its body unread (PDF downloads). */
-export async function centralStream(req: CentralRequest): Promise<CentralResponse> {
-  const { res, text = '' } = await call(req, true);
+export async function centralStream(db: Db, req: CentralRequest): Promise<CentralResponse> {
+  const { res, text = '' } = await call(db, req, true);
   if (!res.ok) throw centralError(res.status, parse(text), text);
   return res;
 }

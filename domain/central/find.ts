@@ -4,6 +4,7 @@
  * UAT's parcel out of the page; that case is told apart from "not in the central store".
  * Exactly one log line per outcome.
  */
+import type { Db } from '../db/pool';
 import { AppError } from '../errors';
 import { childLogger } from '../log';
 import { centralJson, type TokenSource } from './client';
@@ -48,7 +49,7 @@ export const findErrors = {
     new AppError(404, 'not_found', `Parcela ${cad} din UAT ${siruta} nu există în depozitul central.`),
 };
 
-export async function findParcel(input: FindInput): Promise<unknown> {
+export async function findParcel(db: Db, input: FindInput): Promise<unknown> {
   const { siruta, cad, layerId } = input;
   const started = Date.now();
   let candidates = 0;
@@ -62,7 +63,7 @@ export async function findParcel(input: FindInput): Promise<unknown> {
     // Rule 1: search by cad, keep the hits of the asked layer and UAT, fetch the match's detail.
     let search: CentralSearchAnswer;
     try {
-      search = await centralJson<CentralSearchAnswer>({ path: '/search', query: { q: cad, limit: CENTRAL_SEARCH_LIMIT }, token: input.token });
+      search = await centralJson<CentralSearchAnswer>(db, { path: '/search', query: { q: cad, limit: CENTRAL_SEARCH_LIMIT }, token: input.token });
     } catch (err) {
       // Spec 5.5: a token without the scope claim is refused by every route, the search too; the
       // caller may see none of the candidates, which is rule 3's answer.
@@ -79,7 +80,7 @@ export async function findParcel(input: FindInput): Promise<unknown> {
     let forbidden = 0;
     for (const m of matches) {
       try {
-        const detail = await centralJson({ path: `/parcela/${encodeURIComponent(m.id)}`, token: input.token });
+        const detail = await centralJson(db, { path: `/parcela/${encodeURIComponent(m.id)}`, token: input.token });
         done('found', { id: m.id });
         return detail;
       } catch (err) {

@@ -7,6 +7,7 @@
  * rate limit, the deadline and the caller's stop, retries of idempotent calls outside activities.
  */
 import { config } from '../config';
+import type { Db } from '../db/pool';
 import { PortalError, looksLikeMaintenance } from '../landreg/errors';
 import { callerGone, outsideCall, outsideLimiter, outsideMessage, outsideSignal, transportFailure } from '../outside/call';
 
@@ -72,12 +73,15 @@ const cookies = new Map<string, string>();
 
 export class CfportalClient {
   readonly baseUrl: string;
+  private readonly db: Db;
   private readonly timeoutMs: number;
 
+  /** `opts.db`: the caller's store's pool, whose shared schedule paces the portal. */
   constructor(
     private readonly credentials: () => Promise<CfCredentials>,
-    opts: { baseUrl?: string; timeoutMs?: number } = {},
+    opts: { db: Db; baseUrl?: string; timeoutMs?: number },
   ) {
+    this.db = opts.db;
     this.baseUrl = (opts.baseUrl ?? config.cfportal.baseUrl).replace(/\/+$/, '');
     this.timeoutMs = opts.timeoutMs ?? config.cfportal.requestTimeoutMs;
   }
@@ -86,7 +90,7 @@ export class CfportalClient {
     const headers: Record<string, string> = { accept: 'application/json, application/pdf' };
     if (cookie) headers.cookie = cookie;
     if (body) headers['content-type'] = 'application/json';
-    await outsideLimiter('cfportal').take();
+    await outsideLimiter(this.db, 'cfportal').take();
     try {
       return await fetch(`${this.baseUrl}/cf/api${path}`, {
         method,

@@ -10,6 +10,7 @@
  */
 import { config } from '../config';
 import { decryptSecret, encryptSecret } from '../crypto/secretBox';
+import type { Db } from '../db/pool';
 import type { PrismaClient } from '../db/prisma';
 import { errors } from '../errors';
 import { CfportalClient, type CfCredentials } from './client';
@@ -148,11 +149,11 @@ export async function disconnectCfportal(prisma: PrismaClient, src: CfAccountSou
 }
 
 /** A client for the account in use (connected, else configured). */
-export function cfportalClient(prisma: PrismaClient, src: CfAccountSource, baseUrl?: string): CfportalClient {
-  return new CfportalClient(() => currentCredentials(prisma, src), { baseUrl });
+export function cfportalClient(prisma: PrismaClient, db: Db, src: CfAccountSource, baseUrl?: string): CfportalClient {
+  return new CfportalClient(() => currentCredentials(prisma, src), { db, baseUrl });
 }
 
 /** A client pinned to one account (a batch's). */
-export function cfportalClientFor(prisma: PrismaClient, account: string, src: CfAccountSource, baseUrl?: string): CfportalClient {
-  return new CfportalClient(() => credentialsFor(prisma, account, src), { baseUrl });
+export function cfportalClientFor(prisma: PrismaClient, db: Db, account: string, src: CfAccountSource, baseUrl?: string): CfportalClient {
+  return new CfportalClient(() => credentialsFor(prisma, account, src), { db, baseUrl });
 }

@@ -1,6 +1,9 @@
 /**
- * The one pg Pool of a process (raw PostGIS work: COPY, views, advisory locks). Prisma shares it
- * through the driver adapter (domain/db/prisma.ts); only tile rendering has its own (getTilePool). Tests and tools that need another database build their own with createPool().
+ * The pg pools of a process, which an entry point's store wraps (domain/db/store.ts
+ * processStore): the shared one (raw PostGIS work: COPY, views, advisory locks; Prisma shares it
+ * through the driver adapter, domain/db/prisma.ts) and the tile queries' own (getTilePool). Code
+ * below an entry point receives them in its store. Tests and tools that need another database
+ * build their own with createPool() or createStore().
  */
 import pg from 'pg';
 import { config } from '../config';
@@ -62,7 +65,7 @@ export async function closePool(): Promise<void> {
  * Given a single client instead of a pool, the transaction runs on that client (it must not be
  * inside a transaction already).
  */
-export async function withTransaction<T>(fn: (client: pg.PoolClient | pg.Client) => Promise<T>, db: Db = getPool()): Promise<T> {
+export async function withTransaction<T>(fn: (client: pg.PoolClient | pg.Client) => Promise<T>, db: Db): Promise<T> {
   if (!(db instanceof pg.Pool)) {
     await db.query('BEGIN');
     try {

@@ -24,22 +24,6 @@ export function getPrisma(): PrismaClient {
   return shared;
 }
 
-const byPool = new WeakMap<pg.Pool, PrismaClient>();
-
-/**
- * The client on a given pool, made once per pool: domain functions take the pool their caller
- * works on (a test's scratch database, a worker's pool) and read or write through this.
- */
-export function prismaFor(pool: pg.Pool): PrismaClient {
-  if (pool === getPool()) return getPrisma();
-  let p = byPool.get(pool);
-  if (!p) {
-    p = createPrisma(pool);
-    byPool.set(pool, p);
-  }
-  return p;
-}
-
 export async function disconnectPrisma(): Promise<void> {
   const p = shared;
   shared = undefined;

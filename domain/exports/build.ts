@@ -28,7 +28,7 @@ import { mapBounded } from '../concurrency';
 import { makeTempDir } from '../storage/tempDirs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { getPool, type Db } from '../db/pool';
+import type { Db } from '../db/pool';
 import { EPSG_3844 } from '../geo/epsg3844';
 import { slug } from '../geoportal/text';
 import { EXPORT_SESSION_OPTIONS, GdalError, SIDE_CONVERSION_NICE, ogr2ogr, pgDatasource } from './gdal';
@@ -79,7 +79,7 @@ export interface BuildOptions {
   onTiming?: (what: string, ms: number) => void;
   /** Pid of each ogr2ogr started (the bench samples their memory). */
   onSpawn?: (pid: number) => void;
-  db?: Db;
+  db: Db;
   dbUrl?: string;
   /** Where the temporary directory goes (default config.exports.tmpDir). */
   tmpRoot?: string;
@@ -136,7 +136,7 @@ export function exportFileName(stem: string, target: ExportTarget, now: Date): s
 
 
 export async function buildExport(opts: BuildOptions): Promise<BuiltExport> {
-  const db = opts.db ?? getPool();
+  const db = opts.db;
   const siruta = checkSiruta(opts.siruta);
   const now = opts.now ?? new Date();
   const target = opts.target;

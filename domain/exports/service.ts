@@ -7,7 +7,6 @@ import { createReadStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { GetObjectCommand, NoSuchKey, NotFound, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { config } from '../config';
-import type { Db } from '../db/pool';
 import { s3 } from '../storage/s3';
 import { buildExport, type BuildOptions } from './build';
 import type { PipelineStep } from './reports';
@@ -110,7 +109,7 @@ export async function openExportDownload(jobId: string): Promise<ExportDownload 
  * through `onReady`, so the caller can set its headers.
  */
 export async function streamLocalExport(
-  opts: Omit<BuildOptions, 'target' | 'jobId' | 'pipelineBefore'> & { mode: 'base' | 'magic'; db?: Db },
+  opts: Omit<BuildOptions, 'target' | 'jobId' | 'pipelineBefore'> & { mode: 'base' | 'magic' },
   out: Writable,
   onReady: (fileName: string) => void,
 ): Promise<number> {

@@ -6,7 +6,7 @@
  */
 import type pg from 'pg';
 import type { Db } from '../db/pool';
-import { prismaFor } from '../db/prisma';
+import type { PrismaClient } from '../db/prisma';
 import { mapBounded } from '../concurrency';
 import { tilesChanged } from '../tiles/versions';
 import type { LandregClient } from './client';
@@ -80,8 +80,8 @@ export async function cachedFeatureCounts(db: Db, now = Date.now()): Promise<Map
  * reads: the Prisma client). Sorted here, not by the database, whose C collation puts "Sălaj"
  * after "Suceava" and "Vâlcea" after "Vrancea".
  */
-export async function listCounties(db: pg.Pool): Promise<string[]> {
-  const rows = await prismaFor(db).gisUat.findMany({
+export async function listCounties(prisma: PrismaClient): Promise<string[]> {
+  const rows = await prisma.gisUat.findMany({
     where: { county: { not: null } },
     distinct: ['county'],
     select: { county: true },
@@ -231,7 +231,7 @@ export async function patchUatCatalogue(client: LandregClient, db: Db, now: () =
 }
 
 /** True when the store has no county data yet (spec 3.1: first connection starts a county refresh). */
-export async function countyDataMissing(db: pg.Pool): Promise<boolean> {
-  const one = await prismaFor(db).gisUat.findFirst({ where: { county: { not: null }, workspacePk: { not: null } }, select: { siruta: true } });
+export async function countyDataMissing(prisma: PrismaClient): Promise<boolean> {
+  const one = await prisma.gisUat.findFirst({ where: { county: { not: null }, workspacePk: { not: null } }, select: { siruta: true } });
   return one === null;
 }

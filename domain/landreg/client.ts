@@ -7,7 +7,7 @@
  * behaviours" 6): explicit body credentials → the stored session's → LANDREG_USERNAME/PASSWORD.
  */
 import { config } from '../config';
-import { getPool, type Db } from '../db/pool';
+import type { Db } from '../db/pool';
 import { leaseToken, untilSettled } from '../db/lease';
 import {
   PortalCredentialsError,
@@ -34,7 +34,8 @@ import {
 export const PORTAL_API_PREFIX = '/eterra/api';
 
 export interface LandregClientOptions {
-  db?: Db;
+  /** The caller's store's pool: the shared portal session and the portal's rate schedule live there. */
+  db: Db;
   baseUrl?: string;
   timeoutMs?: number;
   requestsPerSecond?: number;
@@ -76,11 +77,11 @@ export class LandregClient {
   private readonly timeoutMs: number;
   private readonly limiter: RateLimiter;
 
-  constructor(opts: LandregClientOptions = {}) {
-    this.db = opts.db ?? getPool();
+  constructor(opts: LandregClientOptions) {
+    this.db = opts.db;
     this.baseUrl = (opts.baseUrl ?? config.landreg.baseUrl).replace(/\/+$/, '');
     this.timeoutMs = opts.timeoutMs ?? config.landreg.requestTimeoutMs;
-    this.limiter = outsideLimiter('landreg', opts.requestsPerSecond ?? config.landreg.requestsPerSecond, this.db);
+    this.limiter = outsideLimiter(this.db, 'landreg', opts.requestsPerSecond ?? config.landreg.requestsPerSecond);
   }
 
   private url(path: string, query?: Query): string {
@@ -278,11 +279,4 @@ export class LandregClient {
       return { available: false, maintenance: false, error: (err as Error).message };
     }
   }
-}
-
-let shared: LandregClient | undefined;
-/** The process-wide client on the shared pool and configured portal. */
-export function getLandregClient(): LandregClient {
-  shared ??= new LandregClient();
-  return shared;
 }

@@ -13,7 +13,7 @@
  *   error (`outsideError`, the Romanian messages of each service).
  */
 import { config } from '../config';
-import { getPool, type Db } from '../db/pool';
+import type { Db } from '../db/pool';
 import { AppError } from '../errors';
 import { callerSignals, insideActivity } from './caller';
 import { RateLimiter, SharedPace } from './rateLimiter';
@@ -46,8 +46,8 @@ function boundsOf(service: OutsideService) {
 
 const limiters = new WeakMap<Db, Map<string, RateLimiter>>();
 
-/** The service's limiter on `db`'s shared schedule (one per process, store and rate). */
-export function outsideLimiter(service: OutsideService, perSecond = config.outside.requestsPerSecond[service], db: Db = getPool()): RateLimiter {
+/** The service's limiter on `db`'s shared schedule (one per process, store and rate); `db` is the caller's store's pool. */
+export function outsideLimiter(db: Db, service: OutsideService, perSecond = config.outside.requestsPerSecond[service]): RateLimiter {
   let byService = limiters.get(db);
   if (!byService) limiters.set(db, (byService = new Map()));
   const key = `${service}|${perSecond}`;
@@ -164,7 +164,7 @@ export interface RetryPolicy {
   baseDelayMs: number;
 }
 
-export interface OutsideCallOptions {
+export type OutsideCallOptions = {
   service: OutsideService;
   /** Safe to send twice (a read, a pure transform, a PUT of the same value): only then retried. */
   idempotent: boolean;
@@ -173,12 +173,19 @@ export interface OutsideCallOptions {
   transient?: (err: unknown) => boolean;
   /** The client's own signal besides the caller's (e.g. a request's `clientGone`). */
   signal?: AbortSignal;
-  /** Rate of the service's limiter; its configured rate by default. */
-  perSecond?: number;
-  db?: Db;
-  /** Skips the limiter: the exchange is part of a call already counted (a session refresh). */
-  unpaced?: boolean;
-}
+} & (
+  | {
+      /** The caller's store's pool, whose shared schedule the service's limiter keeps. */
+      db: Db;
+      /** Rate of the service's limiter; its configured rate by default. */
+      perSecond?: number;
+      unpaced?: never;
+    }
+  | {
+      /** Skips the limiter: the client paces each exchange itself (a call may sign in again first). */
+      unpaced: true;
+    }
+);
 
 const NO_RETRY: RetryPolicy = { retries: 0, baseDelayMs: 0 };
 
@@ -189,7 +196,7 @@ const NO_RETRY: RetryPolicy = { retries: 0, baseDelayMs: 0 };
  */
 export async function outsideCall<T>(opts: OutsideCallOptions, exchange: (attempt: number) => Promise<T>): Promise<T> {
   const retry = opts.idempotent && !insideActivity() ? (opts.retry ?? NO_RETRY) : NO_RETRY;
-  const limiter = opts.unpaced ? undefined : outsideLimiter(opts.service, opts.perSecond, opts.db);
+  const limiter = opts.unpaced ? undefined : outsideLimiter(opts.db, opts.service, opts.perSecond);
   for (let attempt = 1; ; attempt++) {
     const gone = callerGone(opts.signal);
     if (gone) throw gone.reason;

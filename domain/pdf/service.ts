@@ -17,6 +17,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { pipeline } from 'node:stream/promises';
 import { config } from '../config';
+import type { Db } from '../db/pool';
 import { AppError, errors } from '../errors';
 import { childLogger } from '../log';
 import { callerGone, outsideCall, outsideError, outsideSignal } from '../outside/call';
@@ -153,14 +154,23 @@ function failureOf(op: PdfServiceOp, a: Answer): Error {
 /**
  * Sends `file` to the service's `op` with `fields` and writes the PDF it answers to `outPath`;
  * answers the size written. Throws AppErrors: 403 wrong password, 400/422 for the file, 502
- * service error, 503 service unavailable (after the retries).
+ * service error, 503 service unavailable (after the retries). `db`: the caller's store's pool,
+ * whose shared schedule paces the service.
  */
-export async function callPdfService(op: PdfServiceOp, file: PdfServiceFile, fields: Record<string, string>, outPath: string, signal?: AbortSignal): Promise<number> {
+export async function callPdfService(
+  db: Db,
+  op: PdfServiceOp,
+  file: PdfServiceFile,
+  fields: Record<string, string>,
+  outPath: string,
+  signal?: AbortSignal,
+): Promise<number> {
   const attempts = 1 + Math.max(0, config.pdfService.retryAttempts);
   try {
     return await outsideCall(
       {
         service: 'pdfService',
+        db,
         idempotent: true,
         retry: { retries: Math.max(0, config.pdfService.retryAttempts), baseDelayMs: config.pdfService.retryBaseDelayMs },
         transient: (err) => err instanceof Transient,

@@ -11,6 +11,7 @@
  * updated and the caller sends ONE `status-change` notification (idempotency key = entry id +
  * new hash) through the notifications module.
  */
+import type { Db } from '../db/pool';
 import type { PrismaClient } from '../db/prisma';
 import { outsideCall, outsideSignal, transportFailure } from '../outside/call';
 import { Prisma } from '../db/prisma';
@@ -35,11 +36,12 @@ class ReadFailure extends Error {
   }
 }
 
-export async function readStatusPage(target: StatusAuthorityTarget, requestNumber: string): Promise<PageRead> {
+/** `db`: the caller's store's pool, whose shared schedule paces the authority. */
+export async function readStatusPage(db: Db, target: StatusAuthorityTarget, requestNumber: string): Promise<PageRead> {
   const url = `${target.baseUrl.replace(/\/+$/, '')}/cerere/${encodeURIComponent(requestNumber)}`;
   try {
     const html = await outsideCall(
-      { service: 'statusAuthority', idempotent: true, retry: { retries: 1, baseDelayMs: 200 }, transient: (err) => err instanceof ReadFailure && err.transient },
+      { service: 'statusAuthority', db, idempotent: true, retry: { retries: 1, baseDelayMs: 200 }, transient: (err) => err instanceof ReadFailure && err.transient },
       async () => {
         let res: Response;
         try {
@@ -89,13 +91,13 @@ export async function monitoredEntryIds(prisma: PrismaClient): Promise<string[]>
   return rows.map((r) => r.id);
 }
 
-export async function checkEntryStatus(prisma: PrismaClient, entryId: string, target: StatusAuthorityTarget, now = new Date()): Promise<StatusCheckResult> {
+export async function checkEntryStatus(prisma: PrismaClient, db: Db, entryId: string, target: StatusAuthorityTarget, now = new Date()): Promise<StatusCheckResult> {
   const entry = await prisma.registryEntry.findUnique({ where: { id: entryId } });
   const tracking = (entry?.tracking as unknown as Tracking | null) ?? null;
   if (!entry || !tracking) {
     return { entryId, number: entry?.number ?? '', outcome: 'not-tracked', status: null, statusClass: null, changeHash: null };
   }
-  const read = await readStatusPage(target, tracking.requestNumber);
+  const read = await readStatusPage(db, target, tracking.requestNumber);
   return prisma.$transaction(async (tx) => {
     // Two checks of one entry at once (schedule and a user's "check now") must not both record it.
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`registry-status:${entryId}`}))`;

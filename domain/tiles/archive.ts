@@ -15,7 +15,6 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type pg from 'pg';
 import { config, projectRoot } from '../config';
-import { getPool } from '../db/pool';
 import { childLogger } from '../log';
 import { uploadArchive } from './archiveStore';
 import { makeTempDir } from '../storage/tempDirs';
@@ -147,7 +146,7 @@ export interface BuildOptions {
  * keeps two attempts of it (a retry beside a worker that is not dead yet) from overlapping: the
  * second waits for the first.
  */
-export async function buildOverviewArchive(db: pg.Pool = getPool(), opts: BuildOptions = {}): Promise<string> {
+export async function buildOverviewArchive(db: pg.Pool, opts: BuildOptions = {}): Promise<string> {
   const lockClient = await db.connect();
   try {
     for (;;) {
@@ -188,7 +187,7 @@ function toRecord(r: Record<string, unknown>): BuildRecord {
   };
 }
 
-export async function recentBuilds(limit = 10, db: pg.Pool = getPool()): Promise<BuildRecord[]> {
+export async function recentBuilds(db: pg.Pool, limit = 10): Promise<BuildRecord[]> {
   const r = await db.query(`SELECT * FROM tile_archive_builds ORDER BY started_at DESC LIMIT $1`, [limit]);
   return r.rows.map(toRecord);
 }

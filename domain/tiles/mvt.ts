@@ -28,7 +28,8 @@ import { gzip, gzipSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
 import { config } from '../config';
 import { errors } from '../errors';
-import { getPool, getTilePool, type Db } from '../db/pool';
+import type { Db } from '../db/pool';
+import type { Store } from '../db/store';
 import { ByteLru } from './lru';
 import { DETAIL_MINZOOM, GRID_ZOOM, LOW_ZOOM_EXTENT, MINZOOM_COLUMN, MINZOOM_INDEX_ZOOMS, keptSql, pixelSql, sampleSql } from './density';
 import { fieldsAtZoom, tileSource, type TileSourceRecord } from './sources';
@@ -147,9 +148,9 @@ export function checkTileAddress(addr: TileAddress): TileSourceRecord {
 /**
  * Renders one tile; an empty Buffer when nothing lies in it or the zoom is outside the source's
  * range. One statement, one round trip, as Martin does: the tile pool's connections are opened
- * with JIT off (db/pool.ts getTilePool), so there is no transaction and no SET around it.
+ * with JIT off (the store's `tilePool`, domain/db/store.ts), so there is no transaction and no SET around it.
  */
-export async function renderTile(addr: TileAddress, db: Db = getTilePool()): Promise<Buffer> {
+export async function renderTile(db: Db, addr: TileAddress): Promise<Buffer> {
   const source = checkTileAddress(addr);
   if (addr.z < source.minzoom || addr.z > source.maxzoom) return Buffer.alloc(0);
   const st = statementFor(source, addr.z);
@@ -181,9 +182,9 @@ export interface TileTag {
  * The ETag depends only on the address and the source's data version, so a revalidation is
  * answered with 304 without rendering anything.
  */
-export async function tileTag(addr: TileAddress, db: Db = getPool()): Promise<TileTag> {
+export async function tileTag(db: Db, addr: TileAddress): Promise<TileTag> {
   checkTileAddress(addr);
-  const v = await tileVersion(addr.source, db);
+  const v = await tileVersion(db, addr.source);
   const cacheKey = `${addr.source}/${addr.z}/${addr.x}/${addr.y}@${v.version}:${v.bumpedAt}`;
   const etag = `"${createHash('sha1').update(cacheKey).digest('base64url').slice(0, 22)}"`;
   return { etag, cacheKey, version: v.version };
@@ -213,12 +214,12 @@ function compress(raw: Buffer): Buffer | Promise<Buffer> {
   return raw.length <= GZIP_INLINE_MAX_BYTES ? gzipSync(raw, { level: GZIP_LEVEL }) : gzipAsync(raw, { level: GZIP_LEVEL });
 }
 
-/** `db`: one database for versions and rendering (a test's); by default the shared pool and the tile pool. */
-export async function getTile(addr: TileAddress, db?: Db): Promise<CachedTile> {
-  const tag = await tileTag(addr, db);
+/** Versions are read on the store's pool, tiles rendered on its tile pool. */
+export async function getTile(store: Pick<Store, 'pool' | 'tilePool'>, addr: TileAddress): Promise<CachedTile> {
+  const tag = await tileTag(store.pool, addr);
   const hit = cache.get(tag.cacheKey);
   if (hit) return { ...tag, gzipped: hit, cached: true };
-  const raw = await renderTile(addr, db);
+  const raw = await renderTile(store.tilePool, addr);
   const gzipped = await compress(raw);
   cache.set(tag.cacheKey, gzipped);
   return { ...tag, gzipped, cached: false };

@@ -12,7 +12,7 @@
  */
 import pg from 'pg';
 import { config } from '../config';
-import { getPool, type Db } from '../db/pool';
+import type { Db } from '../db/pool';
 import { TILE_SOURCE_NAMES, tileSourcesChangedBy, type TileChange } from './sources';
 
 export interface SourceVersion {
@@ -78,7 +78,7 @@ function scheduleRefresh(db: Db): void {
 }
 
 /** The current version of every source (missing rows read as version 0). */
-export async function tileVersions(db: Db = getPool()): Promise<Map<string, SourceVersion>> {
+export async function tileVersions(db: Db): Promise<Map<string, SourceVersion>> {
   const now = Date.now();
   lastUse = now;
   const fresh = memo && now - memo.at < config.tiles.versionTtlMs ? memo.versions : undefined;
@@ -87,7 +87,7 @@ export async function tileVersions(db: Db = getPool()): Promise<Map<string, Sour
   return versions;
 }
 
-export async function tileVersion(source: string, db: Db = getPool()): Promise<SourceVersion> {
+export async function tileVersion(db: Db, source: string): Promise<SourceVersion> {
   return (await tileVersions(db)).get(source) ?? NEVER;
 }
 
@@ -95,10 +95,7 @@ export async function tileVersion(source: string, db: Db = getPool()): Promise<S
  * Increments the data version of the given sources (default: all of them) and returns the new
  * versions. Domain writes call `tilesChanged` instead; this is for tools and tests.
  */
-export async function bumpTileVersion(
-  sources: readonly string[] = TILE_SOURCE_NAMES,
-  db: Db = getPool(),
-): Promise<Record<string, number>> {
+export async function bumpTileVersion(db: Db, sources: readonly string[] = TILE_SOURCE_NAMES): Promise<Record<string, number>> {
   const unknown = sources.filter((s) => !TILE_SOURCE_NAMES.includes(s));
   if (unknown.length) throw new Error(`Unknown tile source(s): ${unknown.join(', ')}`);
   const r = await db.query<{ source: string; version: string }>(
@@ -117,7 +114,7 @@ export async function bumpTileVersion(
  * change touches (tileSourcesChangedBy). Sync run close, enrichment and the UAT catalogue call it.
  */
 export async function tilesChanged(db: Db, change: TileChange): Promise<void> {
-  await bumpTileVersion(tileSourcesChangedBy(change), db);
+  await bumpTileVersion(db, tileSourcesChangedBy(change));
 }
 
 function forgetVersions(): void {

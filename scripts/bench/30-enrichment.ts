@@ -20,7 +20,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { config } from '../../domain/config';
 import { getPool } from '../../domain/db/pool';
-import { getLandregClient } from '../../domain/landreg/client';
+import { LandregClient } from '../../domain/landreg/client';
 import { enrichmentPortal } from '../../domain/enrichment/portal';
 import { nameTokens, parseOwners } from '../../domain/enrichment/rules';
 import { searchOwnersLocal } from '../../domain/enrichment/store';
@@ -143,7 +143,7 @@ async function fallbackNames(n: number): Promise<OwnerSample[]> {
       ORDER BY md5(id::text) LIMIT $2`,
     [BENCH_SIRUTA, n * 4],
   );
-  const portal = enrichmentPortal(getLandregClient());
+  const portal = enrichmentPortal(new LandregClient({ db }));
   const out: OwnerSample[] = [];
   for (const row of r.rows) {
     const nodes = await portal.ownershipTree(Number(row.pk));

@@ -163,7 +163,7 @@ async function throughput(source: string, tiles: Tile[]): Promise<{ perS: number
 
 /** A new data version of the source, seen by the app once its version memo expires. */
 async function bump(source: string): Promise<void> {
-  await bumpTileVersion([source]);
+  await bumpTileVersion(getPool(), [source]);
   await new Promise((r) => setTimeout(r, config.tiles.versionTtlMs + 150));
 }
 

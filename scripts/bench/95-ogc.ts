@@ -74,7 +74,7 @@ async function main(): Promise<void> {
   await seedExportUat(getPool(), { siruta: SIRUTA, name: 'Bench OGC', county: 'Cluj', parcels, noGeometry: 0, unenrichedEvery: 0 });
   await getPool().query('VACUUM ANALYZE gis_features');
   const session = await createTestSessionRecord({ email: 'bench-ogc@birou.ro', enrichmentScope: 'full' });
-  const { token } = await createToken(tokenIdentityOf(session.data), { name: 'bench', expiresInDays: 1 });
+  const { token } = await createToken(getPool(), tokenIdentityOf(session.data), { name: 'bench', expiresInDays: 1 });
   const env = { ...process.env, GDAL_HTTP_HEADERS: `Authorization: Bearer ${token}` };
   try {
     // Reference: plain ogr2ogr from PostGIS, the same rows, columns and geometry.

@@ -243,7 +243,7 @@ async function measurePass(point: string, pass: number, probe: Probe, cookie: st
   const line = (metric: string, value: number, unit: string) =>
     process.stdout.write(`${JSON.stringify({ bench: BENCH, metric, value: Math.round(value * 100) / 100, unit, ...extra })}\n`);
   // Cold tile cache: a new data version of the source, seen once the app's version memo expires.
-  await bumpTileVersion([TILE_SOURCE]);
+  await bumpTileVersion(getPool(), [TILE_SOURCE]);
   await new Promise((r) => setTimeout(r, config.tiles.versionTtlMs + 150));
   // One request of each kind first, not counted: the first use of a code path pays for its setup.
   await timed(`${base}/api/geoportal/search?q=${encodeURIComponent(probe.searches.uat[0])}`, { headers }, 'search');

@@ -11,7 +11,7 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { config } from '../../domain/config';
 import { closePool, getPool } from '../../domain/db/pool';
-import { getLandregClient } from '../../domain/landreg/client';
+import { LandregClient } from '../../domain/landreg/client';
 import { patchUatCatalogue } from '../../domain/landreg/catalogue';
 import { DEFAULT_SYNC_LAYERS } from '../../domain/landreg/jobs';
 import { BENCH_SIRUTA } from '../../simulators/landreg/store';
@@ -115,7 +115,7 @@ export async function ensureBenchUatSynced(log: (msg: string) => void = (m) => n
   }
   if ((await count(`SELECT count(*)::int AS n FROM gis_uats WHERE siruta = $1 AND geom IS NOT NULL`, [BENCH_SIRUTA])) === 0) {
     log('no boundary for the bench UAT: patching the UAT catalogue');
-    await patchUatCatalogue(getLandregClient(), getPool());
+    await patchUatCatalogue(new LandregClient({ db: getPool() }), getPool());
   }
   let running = await runningSyncOfBenchUat();
   if (running.length === 0 && ((await layerCount('TERENURI_ACTIVE')) === 0 || (await layerCount('CLADIRI_ACTIVE')) === 0)) {

@@ -22,7 +22,7 @@ async function revokeRefreshTokenOf(context: BrowserContext): Promise<void> {
   const cookie = (await context.cookies(E2E_ORIGIN)).find((c) => c.name === SESSION_COOKIE);
   expect(cookie).toBeDefined();
   // The row keeps the refresh token sealed: the session store opens it, as the middleware does.
-  const row = await loadSession(sessionIdFor(cookie!.value), getPool());
+  const row = await loadSession(getPool(), sessionIdFor(cookie!.value));
   expect(row).not.toBeNull();
   const token = row!.data.tokens.refreshToken!;
   const discovery = (await (await fetch(`${config.oidc.issuer}/.well-known/openid-configuration`)).json()) as { revocation_endpoint: string };

@@ -62,14 +62,14 @@ export async function createTestSessionRecord(opts: TestSessionOptions): Promise
   const token = newSessionToken();
   const sessionId = sessionIdFor(token);
   const db = opts.db ?? getPool();
-  await createSession(sessionId, data, db);
+  await createSession(db, sessionId, data);
   await recordSignIn(db, { ...data.user, isAdmin: data.flags.isAdmin });
   return {
     cookie: `${SESSION_COOKIE}=${token}`,
     sessionId,
     data,
     end: async () => {
-      await deleteSession(sessionId, db);
+      await deleteSession(db, sessionId);
     },
   };
 }

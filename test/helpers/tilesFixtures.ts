@@ -30,8 +30,8 @@ export async function startTestApp(): Promise<{ url: string; close(): Promise<vo
   };
 }
 
-/** A live session for `email`; answers the Cookie header value. */
-export async function sessionCookie(email: string, opts: { admin?: boolean } = {}): Promise<string> {
+/** A live session for `email` in `db` (the app's database); answers the Cookie header value. */
+export async function sessionCookie(db: pg.Pool, email: string, opts: { admin?: boolean } = {}): Promise<string> {
   const token = newSessionToken();
   const data: StoredSession = {
     v: 1,
@@ -41,7 +41,7 @@ export async function sessionCookie(email: string, opts: { admin?: boolean } = {
     flags: { useCentralApi: false, basicPanel: false, isAdmin: Boolean(opts.admin) },
     tokens: { accessToken: 'test', accessTokenExpiresAt: Date.now() + 3_600_000, refreshAt: Date.now() + 3_600_000 },
   };
-  await createSession(sessionIdFor(token), data);
+  await createSession(db, sessionIdFor(token), data);
   return `cgp_session=${token}`;
 }
 

@@ -120,7 +120,7 @@ describe('sign-in through the development identity provider', () => {
     expect(data.tokens.sealed).toEqual(expect.any(String));
     // …while the session store opens them (the refresh and the sign-out use them).
     const { loadSession } = await import('../../api/auth/sessionStore');
-    const opened = (await loadSession(await b.sessionId()))!.data.tokens;
+    const opened = (await loadSession(store!.pool, await b.sessionId()))!.data.tokens;
     expect(opened.refreshToken).toEqual(expect.any(String));
     expect(opened.idToken).toEqual(expect.any(String));
     const rowText = (await query(`SELECT data::text AS t FROM app_sessions WHERE id = $1`, [await b.sessionId()])).rows[0].t as string;
@@ -227,7 +227,7 @@ describe('access token refresh (spec 5.4)', () => {
     // The rotated refresh token went back into the row sealed, as at sign-in.
     const { loadSession } = await import('../../api/auth/sessionStore');
     const id = await b.sessionId();
-    const rotated = (await loadSession(id))!.data.tokens.refreshToken!;
+    const rotated = (await loadSession(store!.pool, id))!.data.tokens.refreshToken!;
     const rowText = (await query(`SELECT data::text AS t FROM app_sessions WHERE id = $1`, [id])).rows[0].t as string;
     expect(rowText).not.toContain(rotated);
     expect(JSON.parse(rowText).tokens).not.toHaveProperty('refreshToken');
@@ -238,17 +238,17 @@ describe('access token refresh (spec 5.4)', () => {
     const b = new Browser();
     await b.signIn('elena@birou.ro', 'parola-elena');
     const id = await b.sessionId();
-    const opened = (await loadSession(id))!.data;
+    const opened = (await loadSession(store!.pool, id))!.data;
     const row = (await query(`SELECT data FROM app_sessions WHERE id = $1`, [id])).rows[0].data;
     // Another session's row with this one's sealed tokens copied in: the row id is bound in.
     const other = new Browser();
     await other.signIn('elena@birou.ro', 'parola-elena');
     const otherId = await other.sessionId();
     await query(`UPDATE app_sessions SET data = $2 WHERE id = $1`, [otherId, row]);
-    expect(await loadSession(otherId)).toBeNull();
+    expect(await loadSession(store!.pool, otherId)).toBeNull();
     // Tokens in clear, as rows were kept before: not trusted.
     await query(`UPDATE app_sessions SET data = jsonb_set(data, '{tokens,refreshToken}', to_jsonb($2::text)) WHERE id = $1`, [id, opened.tokens.refreshToken]);
-    expect(await loadSession(id)).toBeNull();
+    expect(await loadSession(store!.pool, id)).toBeNull();
   });
 
   it('marks the session with RefreshAccessTokenError when the refresh fails, and pages go to sign-in', async () => {

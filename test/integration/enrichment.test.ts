@@ -17,7 +17,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { config } from '../../domain/config';
 import { migrate } from '../../domain/db/migrate';
-import { closePool, createPool } from '../../domain/db/pool';
+import { closePool, createPool, getPool } from '../../domain/db/pool';
 import { LandregClient } from '../../domain/landreg/client';
 import { enrichmentPortal } from '../../domain/enrichment/portal';
 import { ENRICHMENT_KEYS, nameTokens } from '../../domain/enrichment/rules';
@@ -138,7 +138,7 @@ beforeAll(async () => {
   // The routes on the scratch store and the in-process simulator; sessions in the app's store.
   const app = express();
   app.use(cookieParser());
-  app.use(sessionMiddleware);
+  app.use(sessionMiddleware(getPool()));
   app.use('/api', express.json());
   const router = express.Router();
   registerLandregEnrichmentRoutes(router, { db: pool, portal: enrichmentPortal(new LandregClient({ db: pool, baseUrl: sim.url })) });
@@ -468,8 +468,9 @@ describe('routes', () => {
       const f = Array.from({ length: layer.length }, (_, i) => layer.feature(i)).find((x) => x.id === Number(p.object_id));
       return f?.properties.has_enrichment;
     };
-    await getTile(addr, pool);
-    const before = await getTile(addr, pool);
+    const scratchTiles = { pool, tilePool: pool };
+    await getTile(scratchTiles, addr);
+    const before = await getTile(scratchTiles, addr);
     expect(before.cached).toBe(true);
     expect(await hasEnrichment(before.gzipped)).toBe(0);
 
@@ -477,7 +478,7 @@ describe('routes', () => {
     expect(r.status).toBe(200);
     expect(r.body.feature.cached).toBe(false);
 
-    const after = await getTile(addr, pool);
+    const after = await getTile(scratchTiles, addr);
     expect(after.etag).not.toBe(before.etag);
     expect(after.gzipped.equals(before.gzipped)).toBe(false);
     expect(await hasEnrichment(after.gzipped)).toBe(1);

@@ -148,7 +148,7 @@ afterAll(async () => {
   await exportsRun?.catch(() => undefined);
   await rig?.stop();
   await closeTemporalClient();
-  // The routes use the process-wide pool (getPool) besides the rig's.
+  // The job starter (temporal/jobs.ts) keeps its slots on the process-wide pool, besides the rig's.
   await closePool();
   if (tmp) await fs.rm(tmp, { recursive: true, force: true });
 }, 60_000);

@@ -23,7 +23,7 @@ import type { TestSession } from '../helpers/session';
 process.env.LANDREG_API_DEADLINE_MS = '8000';
 
 const { migrate } = await import('../../domain/db/migrate');
-const { closePool, createPool } = await import('../../domain/db/pool');
+const { closePool, createPool, getPool } = await import('../../domain/db/pool');
 const { LandregClient } = await import('../../domain/landreg/client');
 const { enrichmentPortal } = await import('../../domain/enrichment/portal');
 const { sessionMiddleware } = await import('../../api/auth');
@@ -79,7 +79,8 @@ beforeAll(async () => {
   ).rows.map((x) => x.r);
   const app = express();
   app.use(cookieParser());
-  app.use(sessionMiddleware);
+  // Sessions in the app's store (createTestSessionRecord's), the routes on the scratch one.
+  app.use(sessionMiddleware(getPool()));
   app.use('/api', express.json());
   // The portal's pace is the test's `rps` at the time of each request: one router (and its
   // client) per pace, as a process configured with that pace would have.

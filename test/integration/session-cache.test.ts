@@ -100,17 +100,17 @@ describe('session cache', () => {
     }) as typeof counted.query;
     try {
       store.clearSessionCache();
-      const burst = await Promise.all(Array.from({ length: 20 }, () => store.loadSessionCached(s.sessionId, counted)));
+      const burst = await Promise.all(Array.from({ length: 20 }, () => store.loadSessionCached(counted, s.sessionId)));
       expect(burst.every((r) => r?.data.user.email === 'cache-burst@birou.ro')).toBe(true);
-      for (let i = 0; i < 20; i++) expect((await store.loadSessionCached(s.sessionId, counted))?.id).toBe(s.sessionId);
+      for (let i = 0; i < 20; i++) expect((await store.loadSessionCached(counted, s.sessionId))?.id).toBe(s.sessionId);
       expect(reads).toBe(1);
 
       store.forgetSession(s.sessionId);
-      expect((await store.loadSessionCached(s.sessionId, counted))?.id).toBe(s.sessionId);
+      expect((await store.loadSessionCached(counted, s.sessionId))?.id).toBe(s.sessionId);
       expect(reads).toBe(2);
 
       await sleep(TTL_MS + 100);
-      expect((await store.loadSessionCached(s.sessionId, counted))?.id).toBe(s.sessionId);
+      expect((await store.loadSessionCached(counted, s.sessionId))?.id).toBe(s.sessionId);
       expect(reads).toBe(3);
     } finally {
       await counted.end();

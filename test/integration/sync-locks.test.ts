@@ -74,7 +74,7 @@ beforeAll(async () => {
   }
   const token = newSessionToken();
   const far = Date.now() + 3_600_000;
-  await createSession(sessionIdFor(token), {
+  await createSession(rig.db, sessionIdFor(token), {
     v: 1,
     user: { id: `locks-${rig.suffix}`, email: 'locks@birou.ro', name: 'locks', company: 'B' },
     groups: [],

@@ -166,6 +166,7 @@ describe('sync routes', () => {
     const token = newSessionToken();
     const far = Date.now() + 3_600_000;
     await createSession(
+      db,
       sessionIdFor(token),
       {
         v: 1,
@@ -176,7 +177,6 @@ describe('sync routes', () => {
         flags: { useCentralApi: false, basicPanel: false, isAdmin: true },
         tokens: { accessToken: 'test', accessTokenExpiresAt: far, refreshAt: far },
       },
-      db,
     );
     cookie = `${SESSION_COOKIE}=${token}`;
   });

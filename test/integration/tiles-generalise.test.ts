@@ -10,7 +10,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { VectorTile, type VectorTileFeature } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
-import { closePool, getPool } from '../../domain/db/pool';
+import { closePool, getPool, getTilePool } from '../../domain/db/pool';
 import { wgs84ToStereo70 } from '../../domain/geo/epsg3844';
 import { GRID_ZOOM, keepAreaPx2, pixelSize3857 } from '../../domain/tiles/density';
 import { getTile, LOW_ZOOM_MAX_FEATURES, renderTile } from '../../domain/tiles/mvt';
@@ -43,7 +43,7 @@ const planted: Array<{ ref: string; layer: string; wkt: string; buffer?: number 
 /** The planted features of a tile by their name; object ids are 1.. in the order of `planted`. */
 async function features(source: string, z: number): Promise<Map<string, VectorTileFeature>> {
   const shift = 16 - z;
-  const body = await renderTile({ source, z, x: Z16.x >> shift, y: Z16.y >> shift });
+  const body = await renderTile(getTilePool(), { source, z, x: Z16.x >> shift, y: Z16.y >> shift });
   const layer = new VectorTile(new PbfReader(body)).layers[source];
   const out = new Map<string, VectorTileFeature>();
   for (let i = 0; i < (layer?.length ?? 0); i++) {
@@ -169,7 +169,7 @@ describe('the density rule below z16', () => {
   });
 
   async function ours(source: string, z: number, x: number, y: number): Promise<VectorTileFeature[]> {
-    const layer = new VectorTile(new PbfReader(await renderTile({ source, z, x, y }))).layers[source];
+    const layer = new VectorTile(new PbfReader(await renderTile(getTilePool(), { source, z, x, y }))).layers[source];
     return Array.from({ length: layer?.length ?? 0 }, (_, i) => layer.feature(i)).filter((f) => f.properties.siruta === DENSE_SIRUTA);
   }
   const gridIds = (fs: VectorTileFeature[]) => new Set(fs.map((f) => Number(f.id)).filter((id) => id < GRID * GRID));
@@ -336,7 +336,7 @@ describe('z14 tiles read the tile geometry the store keeps ready', () => {
   test('every planted feature has the geometry ST_AsMVTGeom gives it in that tile, and its attributes', async () => {
     for (const t of [T, E]) {
       const ref = await reference(t.x, t.y);
-      const parcels = planted(await renderTile({ source: 'gis_terenuri_status', z: GRID_ZOOM, ...t }), 'gis_terenuri_status');
+      const parcels = planted(await renderTile(getTilePool(), { source: 'gis_terenuri_status', z: GRID_ZOOM, ...t }), 'gis_terenuri_status');
       const expected = t === T ? ['edge', 'inside', 'round'] : ['edge'];
       expect([...parcels.keys()].sort()).toEqual(expected);
       for (const name of expected) {
@@ -346,21 +346,22 @@ describe('z14 tiles read the tile geometry the store keeps ready', () => {
       }
       if (t === T) expect(vertices(parcels.get('round'))).toBeLessThan(60); // of 257: simplified to a pixel
       // A plain feature view and the buildings' status view read the same column.
-      const plain = planted(await renderTile({ source: 'gis_features', z: GRID_ZOOM, ...t }), 'gis_features');
+      const plain = planted(await renderTile(getTilePool(), { source: 'gis_features', z: GRID_ZOOM, ...t }), 'gis_features');
       for (const name of [...expected, ...(t === T ? ['building'] : [])]) expect({ name, rings: rings(plain.get(name)) }).toEqual({ name, rings: ref.get(name) });
     }
-    const buildings = planted(await renderTile({ source: 'gis_cladiri_status', z: GRID_ZOOM, ...T }), 'gis_cladiri_status');
+    const buildings = planted(await renderTile(getTilePool(), { source: 'gis_cladiri_status', z: GRID_ZOOM, ...T }), 'gis_cladiri_status');
     expect(rings(buildings.get('building'))).toEqual((await reference(T.x, T.y)).get('building'));
     expect(buildings.get('building')!.properties).toEqual({ siruta: GRID_SIRUTA, has_enrichment: 0, has_building: 1, build_legal: 0 });
   });
 
   test('after a sync moves a parcel and an enrichment fills another, the z14 tile shows both', async () => {
     const addr = { source: 'gis_terenuri_status', z: GRID_ZOOM, ...T };
-    const before = await getTile(addr);
+    const store = { pool: getPool(), tilePool: getTilePool() };
+    const before = await getTile(store, addr);
     const old = (await reference(T.x, T.y)).get('inside');
     await getPool().query(`UPDATE gis_features SET geom = ST_Translate(geom, 300, 0) WHERE siruta = $1 AND object_id = 1`, [GRID_SIRUTA]);
     await tilesChanged(getPool(), { kind: 'layer', layerId: 'TERENURI_ACTIVE' });
-    const moved = await getTile(addr);
+    const moved = await getTile(store, addr);
     expect(moved.etag).not.toBe(before.etag);
     expect(moved.cached).toBe(false);
     const now = await reference(T.x, T.y);
@@ -369,7 +370,7 @@ describe('z14 tiles read the tile geometry the store keeps ready', () => {
 
     await getPool().query(`UPDATE gis_features SET enrichment = '{"HAS_BUILDING": 0}' WHERE siruta = $1 AND object_id = 2`, [GRID_SIRUTA]);
     await tilesChanged(getPool(), { kind: 'enrichment' });
-    const enriched = await getTile(addr);
+    const enriched = await getTile(store, addr);
     expect(enriched.etag).not.toBe(moved.etag);
     expect(planted(gunzipSync(enriched.gzipped), 'gis_terenuri_status').get('round')!.properties).toEqual({ siruta: GRID_SIRUTA, has_enrichment: 1, has_building: 0 });
   });
@@ -399,7 +400,7 @@ describe('buildings thin harder at z14 than parcels', () => {
   afterAll(() => removeTileTestData(getPool(), SIRUTA_Z14));
 
   async function kept(source: string): Promise<number> {
-    const layer = new VectorTile(new PbfReader(await renderTile({ source, z: 14, ...T }))).layers[source];
+    const layer = new VectorTile(new PbfReader(await renderTile(getTilePool(), { source, z: 14, ...T }))).layers[source];
     return Array.from({ length: layer?.length ?? 0 }, (_, i) => layer.feature(i)).filter((f) => f.properties.siruta === SIRUTA_Z14).length;
   }
 
@@ -418,7 +419,7 @@ describe('buildings thin harder at z14 than parcels', () => {
     // z15 keeps every building again (1 px²).
     const z15 = await Promise.all(
       [0, 1].flatMap((dx) => [0, 1].map(async (dy) => {
-        const layer = new VectorTile(new PbfReader(await renderTile({ source: 'gis_cladiri_status', z: 15, x: 2 * T.x + dx, y: 2 * T.y + dy }))).layers.gis_cladiri_status;
+        const layer = new VectorTile(new PbfReader(await renderTile(getTilePool(), { source: 'gis_cladiri_status', z: 15, x: 2 * T.x + dx, y: 2 * T.y + dy }))).layers.gis_cladiri_status;
         return new Set(Array.from({ length: layer?.length ?? 0 }, (_, i) => layer.feature(i)).filter((f) => f.properties.siruta === SIRUTA_Z14).map((f) => Number(f.id)));
       })),
     );

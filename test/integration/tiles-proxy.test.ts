@@ -36,7 +36,7 @@ beforeAll(async () => {
         res.writeHead(304, { etag: '"martin-etag"' }).end();
         return;
       }
-      render.tile!({ source: m[1], z: Number(m[2]), x: Number(m[3]), y: Number(m[4]) }).then(
+      render.tile!(mod!.getPool(), { source: m[1], z: Number(m[2]), x: Number(m[3]), y: Number(m[4]) }).then(
         (body) => {
           if (body.length === 0) res.writeHead(204).end();
           else res.writeHead(200, { 'content-type': 'application/x-protobuf', etag: '"martin-etag"', 'cache-control': 'max-age=7' }).end(body);
@@ -67,7 +67,7 @@ beforeAll(async () => {
   mod = { getPool: pool.getPool, closePool: pool.closePool, fixtures };
   planted = await fixtures.plantTileTestData(pool.getPool(), PROXY_SIRUTA);
   app = await fixtures.startTestApp();
-  cookie = await fixtures.sessionCookie('dan@birou.ro');
+  cookie = await fixtures.sessionCookie(pool.getPool(), 'dan@birou.ro');
 });
 
 afterAll(async () => {

@@ -46,8 +46,8 @@ beforeAll(async () => {
   planted = await plantTileTestData(getPool());
   clearTileCache();
   app = await startTestApp();
-  user = await sessionCookie('dan@birou.ro');
-  admin = await sessionCookie('ana@birou.ro', { admin: true });
+  user = await sessionCookie(getPool(), 'dan@birou.ro');
+  admin = await sessionCookie(getPool(), 'ana@birou.ro', { admin: true });
 });
 
 afterAll(async () => {
@@ -182,7 +182,7 @@ describe('vector tiles from PostGIS', () => {
     );
     const before = await get(path, user, { 'if-none-match': etag });
     expect(before.status).toBe(304); // not bumped yet: the version says nothing changed
-    await bumpTileVersion(['gis_terenuri']);
+    await bumpTileVersion(getPool(), ['gis_terenuri']);
     const after = await get(path, user, { 'if-none-match': etag });
     expect(after.status).toBe(200);
     expect(after.headers.get('etag')).not.toBe(etag);
@@ -339,7 +339,7 @@ describe('PMTiles overview archive', () => {
 
   test('the builder writes a PMTiles v3 archive that reads back with siruta, cadastral_ref and object_id only', async () => {
     // The build the workflow's activity runs; another build running meanwhile is waited for.
-    const buildId = await buildOverviewArchive();
+    const buildId = await buildOverviewArchive(getPool());
 
     const source = new FetchSource(`${app.url}/tiles/overview.pmtiles`, new Headers({ cookie: user }));
     const archive = new PMTiles(source);

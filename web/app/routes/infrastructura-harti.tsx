@@ -19,7 +19,7 @@ const REFRESH_WHILE_RUNNING_MS = 2000;
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { isAdmin } = requireSession(request, context);
   try {
-    return { status: await tileInfraStatus({ technical: isAdmin }), error: null as string | null, isAdmin };
+    return { status: await tileInfraStatus(context.store, { technical: isAdmin }), error: null as string | null, isAdmin };
   } catch (err) {
     return { status: null, error: err instanceof AppError ? err.message : 'Starea infrastructurii de hărți nu a putut fi citită.', isAdmin };
   }

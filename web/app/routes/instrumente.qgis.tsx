@@ -25,7 +25,7 @@ export const links: LinksFunction = () => [
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
-  return qgisAccessPage(auth.user.id);
+  return qgisAccessPage(context.store, auth.user.id);
 }
 
 const when = (iso: string | null) => (iso ? formatWhen(iso, 'dateTimeMedium') : 'niciodată');
