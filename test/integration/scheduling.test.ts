@@ -12,7 +12,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { config } from '../../domain/config';
 import { migrate } from '../../domain/db/migrate';
-import { closePool, getPool } from '../../domain/db/pool';
+import { closePool } from '../../domain/db/pool';
 import { seedWeekendQueue } from '../../domain/scheduling/weekend';
 import { wallClock } from '../../domain/scheduling/windows';
 import { closeTemporalClient } from '../../temporal/client';
@@ -45,9 +45,9 @@ beforeAll(async () => {
   // Three small Covasna UATs make the county; Brăila's smallest is governed by the default only.
   uats = await Promise.all([0, 1, 2].map((rank) => pickUat(rig, COVASNA, rank)));
   for (const u of uats) await rig.db.query(`INSERT INTO gis_uats (siruta, name, county, workspace_pk) VALUES ($1, $2, 'Covasna', $3)`, [u.siruta, u.name, COVASNA]);
-  people = await landregApp(createApp(rigAppDeps(rig)), getPool());
+  // Sessions live in the app's store: the scratch database, as every table the routes read.
+  people = await landregApp(createApp(rigAppDeps(rig)), rig.db);
   base = people.base;
-  // Sessions live in the stack's database (the session store's pool), not the scratch one.
   // Rules and the weekend queue are the office's settings: an administrator changes them (issue 25).
   cookies.legacy = await people.signIn('ana@birou.ro', false, true);
   cookies.central = await people.signIn('mihai@birou.ro', true);
