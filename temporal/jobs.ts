@@ -18,7 +18,6 @@ import { jobWorkflowId, parseWorkflowId, singletonWorkflowId } from './ids';
 import { jobSearchAttributes } from './common/searchAttributes';
 import type * as workflows from '../workflows';
 import type { ProgressState } from './common/progress';
-import { TaskQueue, type TaskQueueName } from './common/queues';
 import { JOBS, kindsLocking, lockOf, scopeOf, sirutaOfJob, type JobKind, type JobSpec } from './common/jobTable';
 
 export interface RunningJob {
@@ -74,42 +73,52 @@ export interface StartOptions {
    * running-job check, so no second request slips between the rule and the start.
    */
   precondition?: () => Promise<void>;
-  /** The requesting user (LaunchOptions.startedBy); none for a schedule's or a cron's job. */
+  /** The requesting user: they (and administrators) read the job's progress and result; none for a schedule's or a cron's job. */
   startedBy?: string;
   /** The 409 for a running holder of the lock; default `already_running`. */
   conflict?: (jobId: string) => Error;
   /** The job id, when the input must name it (an export's download URL); default a fresh one. */
   jobId?: string;
+  /**
+   * A singleton already running: `refuse` (default) throws `conflict`, `accept` answers
+   * `started: false` with its id (a mail's delivery, the overview build asked for twice).
+   */
+  existing?: 'refuse' | 'accept';
+  /** A queue kind's signal arguments (the record's `signal`). */
+  signalArgs?: unknown[];
+  /** Default the process's client; a test's own (a time-skipping environment's). */
+  client?: Client;
 }
 
-export interface LaunchOptions {
-  workflowType: WorkflowName;
+/** The workflow a job of `kind` runs (its handle's result type). */
+export type JobWorkflow<K extends JobKind> = (typeof workflows)[(typeof JOBS)[K]['workflow']];
+
+export interface StartedJob<K extends JobKind> {
   jobId: string;
-  /** The JobKind search attribute (the id's kind). */
-  kind: string;
-  siruta?: number;
-  args: unknown[];
-  /** Default: the store queue, which carries every job workflow but the overview build. */
-  taskQueue?: TaskQueueName;
-  /** The user who asked for the job: they (and administrators) read its progress and result. */
-  startedBy?: string;
+  handle: WorkflowHandle<JobWorkflow<K>>;
+  /** False when `existing: 'accept'` found the singleton running. */
+  started: boolean;
 }
 
-/**
- * Starts one workflow as a job: its id, its queue and its search attributes. `start` launches
- * through here, and so do the jobs outside the table (the tile archive jobs, mail delivery, the
- * UAT catalogue). Temporal's WorkflowExecutionAlreadyStartedError passes through: a singleton's
- * caller decides whether that is a 409 or fine.
- */
-export async function launchJob(o: LaunchOptions, client?: Client): Promise<WorkflowHandle> {
-  client ??= await getTemporalClient();
-  return client.workflow.start(o.workflowType, {
-    taskQueue: o.taskQueue ?? TaskQueue.store,
-    workflowId: o.jobId,
-    args: o.args as never,
-    typedSearchAttributes: jobSearchAttributes(o.kind, o.siruta),
+/** One workflow start of the record: its queue, id, arguments, search attributes and starter; a queue kind with its signal. */
+async function launch(client: Client, kind: JobKind, input: unknown, jobId: string, o: StartOptions): Promise<unknown> {
+  const spec: JobSpec = JOBS[kind];
+  const options = {
+    taskQueue: spec.queue,
+    workflowId: jobId,
+    args: (input === undefined ? [] : [input]) as never,
+    typedSearchAttributes: jobSearchAttributes(kind, sirutaOfJob(kind, input)),
     ...(o.startedBy ? { memo: { startedBy: o.startedBy } } : {}),
-  });
+  };
+  const workflowType = spec.workflow as WorkflowName;
+  if (spec.signal) {
+    return client.workflow.signalWithStart<(...args: unknown[]) => Promise<unknown>, unknown[]>(workflowType, {
+      ...options,
+      signal: spec.signal,
+      signalArgs: o.signalArgs ?? [],
+    });
+  }
+  return client.workflow.start(workflowType, options);
 }
 
 export function progressUrl(jobId: string): string {
@@ -183,47 +192,46 @@ async function runningOrStarting(jobId: string, recentlyRecorded: boolean): Prom
 /**
  * Starts a job of the table (temporal/common/jobTable.ts): its workflow, queue, id, search
  * attributes, and "one at a time" on the resource its input locks. 409 `already_running` (with
- * the running job's id) when a job of any kind holds that resource, or the singleton runs. Used
- * by the routes and the schedules' activities; parent workflows go through
- * workflows/childJobs.ts `executeChildJob`, which claims the same lock.
+ * the running job's id) when a job of any kind holds that resource, or the singleton runs (unless
+ * `existing: 'accept'`). A queue kind's start delivers its signal (signal-with-start), so two
+ * racing callers never start two queues. The one starter of routes, pages, the schedules'
+ * activities, the mail dispatcher and the tile monitor; parent workflows go through
+ * workflows/childJobs.ts, which claims the same lock.
  */
-export async function start<K extends JobKind>(kind: K, input: JobInput<K>, o: StartOptions = {}): Promise<{ jobId: string; handle: WorkflowHandle }> {
-  const client = await getTemporalClient();
+export async function start<K extends JobKind>(kind: K, input: JobInput<K>, o: StartOptions = {}): Promise<StartedJob<K>> {
+  const client = o.client ?? (await getTemporalClient());
   const spec: JobSpec = JOBS[kind];
   const scope = scopeOf(kind, input);
   const conflict = o.conflict ?? alreadyRunning;
-  const launch = async (jobId: string) => {
-    await o.precondition?.();
-    try {
-      return await launchJob({
-        workflowType: spec.workflow as WorkflowName,
-        jobId,
-        kind,
-        siruta: sirutaOfJob(kind, input),
-        args: input === undefined ? [] : [input],
-        taskQueue: spec.queue,
-        startedBy: o.startedBy,
-      });
-    } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError) throw conflict(jobId);
-      throw err;
-    }
-  };
   const lock = lockOf(kind, input);
   if (spec.singleton || !lock) {
     const jobId = o.jobId ?? (spec.singleton ? singletonWorkflowId(kind, scope) : jobWorkflowId(kind, scope));
-    return { jobId, handle: await launch(jobId) };
+    await o.precondition?.();
+    try {
+      await launch(client, kind, input, jobId, o);
+      return { jobId, handle: client.workflow.getHandle<JobWorkflow<K>>(jobId), started: true };
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      if (o.existing === 'accept') return { jobId, handle: client.workflow.getHandle<JobWorkflow<K>>(jobId), started: false };
+      throw conflict(jobId);
+    }
   }
   const jobId = await startExclusive(
     lock,
     async () => {
       const id = o.jobId ?? jobWorkflowId(kind, scope);
-      await launch(id);
+      await o.precondition?.();
+      try {
+        await launch(client, kind, input, id, o);
+      } catch (err) {
+        if (err instanceof WorkflowExecutionAlreadyStartedError) throw conflict(id);
+        throw err;
+      }
       return id;
     },
     conflict,
   );
-  return { jobId, handle: client.workflow.getHandle(jobId) };
+  return { jobId, handle: client.workflow.getHandle<JobWorkflow<K>>(jobId), started: true };
 }
 
 /**
@@ -288,32 +296,6 @@ class HeldBy extends Error {
   constructor(readonly jobId: string) {
     super(`held by ${jobId}`);
   }
-}
-
-/**
- * Feeds a singleton queue workflow (`<kind>:<scope>`): the signal is delivered to the running
- * execution, or the workflow is started with it when none runs (Temporal's signalWithStart, so
- * two racing callers never start two queues).
- */
-export async function signalJob(o: {
-  kind: string;
-  scope: string;
-  workflowType: WorkflowName;
-  args: unknown[];
-  signal: string;
-  signalArgs: unknown[];
-}): Promise<string> {
-  const client = await getTemporalClient();
-  const jobId = singletonWorkflowId(o.kind, o.scope);
-  await client.workflow.signalWithStart<(...args: unknown[]) => Promise<unknown>, unknown[]>(o.workflowType, {
-    workflowId: jobId,
-    taskQueue: TaskQueue.store,
-    args: o.args,
-    signal: o.signal,
-    signalArgs: o.signalArgs,
-    typedSearchAttributes: jobSearchAttributes(o.kind),
-  });
-  return jobId;
 }
 
 export function alreadyRunning(jobId: string) {

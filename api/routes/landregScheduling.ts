@@ -30,8 +30,8 @@ import {
 import { addCity, isPaused, lastReport, listQueue, prepareCityTrigger, removeCity, resetAll, resetErrors, setPaused, STEP_STATES, WEEKEND_STEPS } from '../../domain/scheduling/weekend';
 import { sessionWeekendWindow, windowProblems } from '../../domain/scheduling/windows';
 import { getTemporalClient } from '../../temporal/client';
-import { queryRunning, signalJob } from '../../temporal/jobs';
-import { WEEKEND_SYNC_JOB, WEEKEND_SYNC_WORKFLOW_ID } from '../../temporal/common/singletons';
+import { queryRunning, start } from '../../temporal/jobs';
+import { WEEKEND_SYNC_WORKFLOW_ID } from '../../temporal/common/singletons';
 import type { WeekendState } from '../../workflows/scheduling';
 import { legacyWriteGate } from '../http/gates';
 import { PG_INT_MAX, Siruta as SirutaParam } from '../http/schemas';
@@ -387,15 +387,12 @@ export function registerSchedulingRoutes(router: Router, store: Store): void {
           if (body.siruta) await prepareCityTrigger(prisma, body.siruta);
           else await resetErrors(prisma);
           await setPaused(prisma, false);
-          jobId = await signalJob({
-            kind: WEEKEND_SYNC_JOB.kind,
-            scope: WEEKEND_SYNC_JOB.scope,
-            workflowType: 'weekendSync',
-            args: [{ forced: true, runNow: true, ...(body.siruta ? { runNowSiruta: body.siruta } : {}) }],
-            signal: 'weekendTrigger',
+          ({ jobId } = await start(
+            'weekend-sync',
+            { forced: true, runNow: true, ...(body.siruta ? { runNowSiruta: body.siruta } : {}) },
             // A city's own "Pornește" runs that city first, not the queue's first one.
-            signalArgs: body.siruta ? [{ siruta: body.siruta }] : [],
-          });
+            { signalArgs: body.siruta ? [{ siruta: body.siruta }] : [] },
+          ));
           break;
         }
       }

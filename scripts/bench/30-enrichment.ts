@@ -24,10 +24,7 @@ import { getLandregClient } from '../../domain/landreg/client';
 import { enrichmentPortal } from '../../domain/enrichment/portal';
 import { nameTokens, parseOwners } from '../../domain/enrichment/rules';
 import { searchOwnersLocal } from '../../domain/enrichment/store';
-import { getTemporalClient } from '../../temporal/client';
-import { jobWorkflowId } from '../../temporal/ids';
-import { TaskQueue } from '../../temporal/common/queues';
-import { jobSearchAttributes } from '../../temporal/common/searchAttributes';
+import { start } from '../../temporal/jobs';
 import { createTestSessionRecord } from '../../test/helpers/session';
 import type { EnrichProgress } from '../../workflows/enrichParcels';
 import { BENCH_SIRUTA, ensureBenchUatSynced, jsonLine, note, percentiles, runBench } from './_shared';
@@ -56,16 +53,9 @@ const totalRequests = (c: Record<string, number>) => Object.entries(c).filter(([
 
 async function benchThroughput(): Promise<void> {
   const db = getPool();
-  const client = await getTemporalClient();
   const before = await simCounts();
-  const workflowId = jobWorkflowId('enrich', String(BENCH_SIRUTA));
   const t0 = new Date();
-  const handle = await client.workflow.start('enrichParcels', {
-    taskQueue: TaskQueue.store,
-    workflowId,
-    args: [{ siruta: BENCH_SIRUTA, force: true }],
-    typedSearchAttributes: jobSearchAttributes('enrich', BENCH_SIRUTA),
-  });
+  const { jobId: workflowId, handle } = await start('enrich', { siruta: BENCH_SIRUTA, force: true });
   say(`started ${workflowId} (force) on the bench UAT; stopping it after ${TARGET_PARCELS} parcels`);
   let progress: EnrichProgress | undefined;
   let lastSaid = 0;
