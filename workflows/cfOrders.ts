@@ -18,7 +18,6 @@ import {
   continueAsNew,
   defineQuery,
   defineSignal,
-  executeChild,
   proxyActivities,
   setHandler,
   sleep,
@@ -30,6 +29,7 @@ import { TaskQueue } from '../temporal/common/queues';
 import { failureMessage } from '../temporal/common/failures';
 import { RETRY } from '../temporal/common/retryPolicies';
 import { batchReadyNotices } from '../domain/cfportal/rules';
+import { executeChildJob } from './childJobs';
 
 const cfStep = {
   taskQueue: TaskQueue.cfOrders,
@@ -155,8 +155,6 @@ const IDLE_BEFORE_EXIT = '10 minutes';
 /** Continue as new well before Temporal's history limits (each batch adds a few dozen events). */
 const BATCHES_PER_RUN = 100;
 
-export const cfBatchWorkflowId = (account: string, orderId: string) => `cf-order-batch:${account}:${orderId}`;
-
 export async function cfOrderQueue(input: CfOrderQueueInput): Promise<{ processed: number }> {
   const pending: CfOrderBatchInput[] = [...(input.pending ?? [])];
   let current: string | null = null;
@@ -171,11 +169,7 @@ export async function cfOrderQueue(input: CfOrderQueueInput): Promise<{ processe
     const next = pending.shift()!;
     current = next.orderId;
     try {
-      await executeChild(cfOrderBatch, {
-        workflowId: cfBatchWorkflowId(input.account, next.orderId),
-        taskQueue: TaskQueue.store,
-        args: [next],
-      });
+      await executeChildJob<typeof cfOrderBatch, 'cf-order-batch'>('cf-order-batch', next);
     } catch {
       // The batch recorded its own failure on its extracts; the queue goes on with the next one.
     }

@@ -14,34 +14,28 @@
 import {
   ApplicationFailure,
   CancellationScope,
-  ParentClosePolicy,
-  WorkflowIdReusePolicy,
   condition,
   continueAsNew,
   defineQuery,
   defineSignal,
-  executeChild,
   isCancellation,
   proxyActivities,
   setHandler,
-  startChild,
   workflowInfo,
 } from '@temporalio/workflow';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { NotificationActivities } from '../activities/notifications';
 import type { SchedulingActivities } from '../activities/scheduling';
 import type { SessionTally } from '../domain/scheduling/report';
 import { layersOf } from '../domain/scheduling/rules';
 import { sessionWeekendWindow, wallClock, weekendWindow } from '../domain/scheduling/windows';
 import type { NextStep, WeekendStep } from '../domain/scheduling/weekend';
-import { jobSearchAttributes } from '../temporal/common/searchAttributes';
 import { TaskQueue } from '../temporal/common/queues';
-import { WEEKEND_SYNC_WORKFLOW_ID } from '../temporal/common/singletons';
 import { failureMessage } from '../temporal/common/failures';
-import { childJobId } from './childJobId';
 import { startTileArchiveRebuild } from './tileArchiveRebuild';
+import type { enrichParcels } from './enrichParcels';
+import type { importNoGeometry } from './importNoGeometry';
 import type { uatSync } from './uatSync';
-import { executeChildJob } from './childJobs';
+import { executeChildJob, startChildJob } from './childJobs';
 import { RETRY } from '../temporal/common/retryPolicies';
 
 const act = proxyActivities<SchedulingActivities>({
@@ -154,18 +148,10 @@ async function runStep(next: NextStep, trigger: 'weekend'): Promise<{ added: num
     return { added: child.result.added };
   }
   if (next.step === 'import_nogeom') {
-    await executeChild('importNoGeometry', {
-      workflowId: childJobId('import-nogeom', next.siruta),
-      args: [{ siruta: next.siruta }],
-      typedSearchAttributes: jobSearchAttributes('import-nogeom', next.siruta),
-    });
+    await executeChildJob<typeof importNoGeometry, 'import-nogeom'>('import-nogeom', { siruta: next.siruta });
     return { added: 0 };
   }
-  await executeChild('enrichParcels', {
-    workflowId: childJobId('enrich', next.siruta),
-    args: [{ siruta: next.siruta }],
-    typedSearchAttributes: jobSearchAttributes('enrich', next.siruta),
-  });
+  await executeChildJob<typeof enrichParcels, 'enrich'>('enrich', { siruta: next.siruta });
   return { added: 0 };
 }
 
@@ -269,18 +255,5 @@ export async function weekendSync(args: WeekendSyncArgs = {}): Promise<SessionTa
 export async function weekendSyncKick(): Promise<'started' | 'already_running'> {
   // Friday night opens a new weekend: the queue starts over if the last one finished it.
   const newWeekend = wallClock(Date.now()).weekday === 5;
-  try {
-    await startChild('weekendSync', {
-      workflowId: WEEKEND_SYNC_WORKFLOW_ID,
-      taskQueue: TaskQueue.store,
-      args: [{ newWeekend }],
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-      typedSearchAttributes: jobSearchAttributes('weekend-sync'),
-    });
-    return 'started';
-  } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already_running';
-    throw err;
-  }
+  return (await startChildJob<typeof weekendSync>('weekend-sync', { newWeekend })) ? 'started' : 'already_running';
 }
