@@ -17,7 +17,7 @@ import { getTemporalClient } from './client';
 import { jobWorkflowId, parseWorkflowId, singletonWorkflowId } from './ids';
 import { jobSearchAttributes } from './common/searchAttributes';
 import type * as workflows from '../workflows';
-import type { ProgressState } from './common/progress';
+import { progressQuery, type ProgressState } from './common/progress';
 import { JOBS, kindsLocking, lockOf, scopeOf, sirutaOfJob, type JobKind, type JobSpec } from './common/jobTable';
 
 export interface RunningJob {
@@ -320,14 +320,14 @@ async function executionStatus(workflowId: string): Promise<string | null> {
 
 /**
  * A query needs a worker of the workflow's queue; with none polling (a crashed or stopped worker)
- * it would hold the answer to the RPC's own deadline. Every page and route that shows a running
- * workflow's own view asks through here and falls back to what the server knows.
+ * it would hold the answer to the RPC's own deadline. `readJob` asks for a running job's progress
+ * through here and falls back to what the server knows.
  */
 const QUERY_DEADLINE_MS = 3_000;
 
-export async function queryRunning<T>(client: Client, handle: WorkflowHandle, name: string): Promise<T | undefined> {
+async function queryProgress<D>(client: Client, handle: WorkflowHandle): Promise<ProgressState<D> | undefined> {
   try {
-    return await client.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query<T>(name));
+    return (await client.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query(progressQuery))) as ProgressState<D>;
   } catch {
     return undefined;
   }
@@ -345,6 +345,48 @@ export function mayReadJob(desc: { memo?: Record<string, unknown> }, reader: Rea
   return ownerOrAdmin(reader, jobStartedBy(desc));
 }
 
+/** What is known of a job: Temporal's record of the execution and, while it runs, its own `progress`. */
+export interface JobState<D = never, R = unknown> {
+  jobId: string;
+  status: 'running' | 'done' | 'failed';
+  startedAt: Date;
+  closedAt?: Date;
+  /** Running: the workflow's answer to the one `progress` query (none when no worker answered in time). */
+  progress?: ProgressState<D>;
+  result?: R;
+  /** Failed: the innermost failure's message (temporal/common/failures.ts). */
+  error?: string;
+  memo?: Record<string, unknown>;
+}
+
+/**
+ * The one reader of a job (the progress route, the tile monitor, the weekend queue page): the
+ * latest execution under `jobId`, its progress while it runs, its result or failure once closed;
+ * null when Temporal knows none.
+ */
+export async function readJob<D = never, R = unknown>(jobId: string, client?: Client): Promise<JobState<D, R> | null> {
+  client ??= await getTemporalClient();
+  const handle = client.workflow.getHandle(jobId);
+  let desc;
+  try {
+    desc = await handle.describe();
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return null;
+    throw err;
+  }
+  const base = { jobId, startedAt: desc.startTime, memo: desc.memo };
+  if (desc.status.name === 'RUNNING') return { ...base, status: 'running', progress: await queryProgress<D>(client, handle) };
+  const closed = { ...base, closedAt: desc.closeTime };
+  if (desc.status.name === 'COMPLETED') return { ...closed, status: 'done', result: (await handle.result()) as R };
+  let error = desc.status.name === 'CANCELLED' ? 'Lucrarea a fost anulată.' : desc.status.name === 'TIMED_OUT' ? 'Lucrarea a depășit timpul.' : 'Lucrarea a eșuat.';
+  try {
+    await handle.result();
+  } catch (err) {
+    error = failureMessage(err);
+  }
+  return { ...closed, status: 'failed', error };
+}
+
 /**
  * CONTRACT.md `GET /api/landreg/progress`; 404 for unknown jobs, after the retention, and for a
  * job someone else started (a reader other than its starter or an administrator learns nothing,
@@ -353,39 +395,18 @@ export function mayReadJob(desc: { memo?: Record<string, unknown> }, reader: Rea
 export async function jobProgress(jobId: string, reader: Reader, now = new Date()): Promise<JobProgress> {
   const parts = parseWorkflowId(jobId);
   if (!parts) throw errors.notFound('Lucrarea nu există.');
-  const client = await getTemporalClient();
-  const handle = client.workflow.getHandle(jobId);
-  let desc;
-  try {
-    desc = await handle.describe();
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) throw errors.notFound('Lucrarea nu există.');
-    throw err;
-  }
-  if (!mayReadJob(desc, reader)) throw errors.notFound('Lucrarea nu există.');
-  const base = { jobId, kind: parts.kind, startedAt: desc.startTime.toISOString() };
-  if (desc.status.name === 'RUNNING') {
-    const p = (await queryRunning<ProgressState>(client, handle, 'progress')) ?? {
-      status: 'running',
-      phase: 'starting',
-      current: 0,
-      total: 0,
-      message: 'Lucrarea pornește…',
-    };
+  const job = await readJob<unknown>(jobId);
+  if (!job || !mayReadJob(job, reader)) throw errors.notFound('Lucrarea nu există.');
+  const base = { jobId, kind: parts.kind, startedAt: job.startedAt.toISOString() };
+  if (job.status === 'running') {
+    const p = job.progress ?? { phase: 'starting', current: 0, total: 0, message: 'Lucrarea pornește…' };
     return { ...base, status: 'running', phase: p.phase, current: p.current, total: p.total, percent: percentOf(p.current, p.total), message: p.message };
   }
-  const closedAt = desc.closeTime ?? now;
+  const closedAt = job.closedAt ?? now;
   if (!progressStillKept(parts.kind, closedAt, now)) throw errors.notFound('Progresul lucrării nu mai este păstrat.');
   const finishedAt = closedAt.toISOString();
-  if (desc.status.name === 'COMPLETED') {
-    const result = await handle.result();
-    return { ...base, status: 'done', phase: 'done', current: 1, total: 1, percent: 100, message: 'Lucrarea s-a încheiat.', finishedAt, result };
+  if (job.status === 'done') {
+    return { ...base, status: 'done', phase: 'done', current: 1, total: 1, percent: 100, message: 'Lucrarea s-a încheiat.', finishedAt, result: job.result };
   }
-  let error = desc.status.name === 'CANCELLED' ? 'Lucrarea a fost anulată.' : desc.status.name === 'TIMED_OUT' ? 'Lucrarea a depășit timpul.' : 'Lucrarea a eșuat.';
-  try {
-    await handle.result();
-  } catch (err) {
-    error = failureMessage(err);
-  }
-  return { ...base, status: 'failed', phase: 'failed', current: 0, total: 0, percent: 0, message: 'Lucrarea a eșuat.', finishedAt, error };
+  return { ...base, status: 'failed', phase: 'failed', current: 0, total: 0, percent: 0, message: 'Lucrarea a eșuat.', finishedAt, error: job.error };
 }

@@ -6,11 +6,11 @@
  * workflow (one fixed id too) as its child, or calls an outside tile server's webhook
  * (workflows/tileArchiveRebuild.ts).
  */
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { archiveInfo } from '../domain/tiles/archiveStore';
-import type { TileArchiveRebuildInput, TileArchiveRebuildResult, TileRebuildProgress } from '../workflows/tileArchiveRebuild';
-import { failureMessage } from './common/failures';
-import { queryRunning, start } from './jobs';
+import type { TileArchiveRebuildInput, TileArchiveRebuildResult, TileRebuildDetail, TileRebuildProgress } from '../workflows/tileArchiveRebuild';
+import type { ProgressState } from './common/progress';
+import { readJob, start } from './jobs';
 import { TILE_REBUILD_WORKFLOW_ID } from './common/singletons';
 
 /**
@@ -49,27 +49,16 @@ export interface RebuildJobState {
 
 /** The latest rebuild job (running or closed), or null when none ever ran. */
 export async function tileRebuildJob(client: Client, workflowId = TILE_REBUILD_WORKFLOW_ID): Promise<RebuildJobState | null> {
-  const handle = client.workflow.getHandle(workflowId);
-  let d;
-  try {
-    d = await handle.describe();
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return null;
-    throw err;
-  }
-  const base = { jobId: workflowId, startedAt: d.startTime.toISOString(), finishedAt: d.closeTime?.toISOString() };
-  if (d.status.name === 'RUNNING') {
-    const progress = await queryRunning<TileRebuildProgress>(client, handle, 'progress');
-    return { ...base, status: 'running', progress };
-  }
-  if (d.status.name === 'COMPLETED') {
-    return { ...base, status: 'done', result: (await handle.result()) as TileArchiveRebuildResult };
-  }
-  let error: string = d.status.name;
-  try {
-    await handle.result();
-  } catch (err) {
-    error = failureMessage(err);
-  }
-  return { ...base, status: 'failed', error };
+  const job = await readJob<TileRebuildDetail, TileArchiveRebuildResult>(workflowId, client);
+  if (!job) return null;
+  const base = { jobId: workflowId, startedAt: job.startedAt.toISOString(), finishedAt: job.closedAt?.toISOString() };
+  if (job.status === 'running') return { ...base, status: 'running', progress: job.progress && monitorView(job.progress) };
+  if (job.status === 'done') return { ...base, status: 'done', result: job.result };
+  return { ...base, status: 'failed', error: job.error };
+}
+
+/** The monitor's progress body (`GET /api/geoportal/tiles/status` `job.progress`): the common record with the rebuild's detail beside it. */
+function monitorView(p: ProgressState<TileRebuildDetail>): TileRebuildProgress {
+  const { status, phase, message, error, detail } = p;
+  return { status, phase: phase as TileRebuildProgress['phase'], message, ...(error !== undefined ? { error } : {}), ...detail! };
 }

@@ -16,7 +16,6 @@ import {
   ApplicationFailure,
   condition,
   continueAsNew,
-  defineQuery,
   defineSignal,
   proxyActivities,
   setHandler,
@@ -27,6 +26,7 @@ import type { CfportalActivities } from '../activities/cfportal';
 import type { NotificationActivities } from '../activities/notifications';
 import { TaskQueue } from '../temporal/common/queues';
 import { failureMessage } from '../temporal/common/failures';
+import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import { RETRY } from '../temporal/common/retryPolicies';
 import { batchReadyNotices } from '../domain/cfportal/rules';
 import { executeChildJob } from './childJobs';
@@ -148,7 +148,6 @@ export interface CfQueueState {
 }
 
 export const enqueueBatchSignal = defineSignal<[CfOrderBatchInput]>('enqueueBatch');
-export const queueStateQuery = defineQuery<CfQueueState>('queueState');
 
 /** An idle queue ends; the next order starts it again (signalWithStart). */
 const IDLE_BEFORE_EXIT = '10 minutes';
@@ -163,7 +162,17 @@ export async function cfOrderQueue(input: CfOrderQueueInput): Promise<{ processe
   setHandler(enqueueBatchSignal, (b) => {
     if (b.orderId !== current && !pending.some((p) => p.orderId === b.orderId)) pending.push(b);
   });
-  setHandler(queueStateQuery, () => ({ account: input.account, current, pending: pending.map((p) => p.orderId), processed }));
+  setHandler(
+    progressQuery,
+    (): ProgressState<CfQueueState> => ({
+      status: 'running',
+      phase: current ? 'order' : 'idle',
+      current: processed,
+      total: processed + pending.length + (current ? 1 : 0),
+      message: current ? `Se procesează comanda ${current}; ${pending.length} în așteptare.` : 'Coada de comenzi așteaptă.',
+      detail: { account: input.account, current, pending: pending.map((p) => p.orderId), processed },
+    }),
+  );
   for (;;) {
     if (!(await condition(() => pending.length > 0, IDLE_BEFORE_EXIT))) return { processed };
     const next = pending.shift()!;

@@ -16,7 +16,6 @@ import {
   CancellationScope,
   condition,
   continueAsNew,
-  defineQuery,
   defineSignal,
   isCancellation,
   proxyActivities,
@@ -31,6 +30,7 @@ import { sessionWeekendWindow, wallClock, weekendWindow } from '../domain/schedu
 import type { NextStep, WeekendStep } from '../domain/scheduling/weekend';
 import { TaskQueue } from '../temporal/common/queues';
 import { failureMessage } from '../temporal/common/failures';
+import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import { startTileArchiveRebuild } from './tileArchiveRebuild';
 import type { enrichParcels } from './enrichParcels';
 import type { importNoGeometry } from './importNoGeometry';
@@ -90,7 +90,12 @@ export interface WeekendState {
   nextWindowStart: number | null;
 }
 
-export const weekendStateQuery = defineQuery<WeekendState>('weekendState');
+const WEEKEND_MESSAGES: Record<WeekendSyncStatus, string> = {
+  idle: 'Sesiunea de weekend s-a încheiat.',
+  running: 'Sincronizarea de weekend rulează.',
+  waiting_window: 'Se așteaptă fereastra de weekend.',
+  paused: 'Coada de weekend este în pauză.',
+};
 /**
  * A manual trigger (spec 3.4): forced window from now on, and the next city starts at once; with
  * a SIRUTA (a row's "Pornește"), that city, before the queue's order.
@@ -162,7 +167,15 @@ export async function weekendSync(args: WeekendSyncArgs = {}): Promise<SessionTa
   let runNowCity: number | null = null;
   const state: WeekendState = { syncStatus: 'running', currentActivity: null, forced, nextWindowStart: null };
   const tally: SessionTally = args.tally ?? { startedAt: Date.now(), endedAt: 0, stepsRun: 0, stepsFailed: 0, featuresAdded: 0, tileRebuildRequested: false };
-  setHandler(weekendStateQuery, () => ({ ...state, forced }));
+  // The session's view is the detail of the one progress record; the queue decides how many steps remain.
+  setHandler(progressQuery, (): ProgressState<WeekendState> => ({
+    status: 'running',
+    phase: state.syncStatus,
+    current: tally.stepsRun,
+    total: 0,
+    message: state.currentActivity ?? WEEKEND_MESSAGES[state.syncStatus],
+    detail: { ...state, forced },
+  }));
   let prefer: number | null = args.runNowSiruta ?? null;
   setHandler(weekendTriggerSignal, (input) => {
     forced = true;

@@ -10,9 +10,10 @@
  *    running) and the archive's stamp polled until it changes, all an outside builder shows.
  * Poll interval and limit are inputs so tests can shorten them; the defaults are the spec's.
  */
-import { ApplicationFailure, condition, defineQuery, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, condition, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { ArchiveStamp, RebuildRequest, TileActivities } from '../activities/tiles';
 import { failureMessage } from '../temporal/common/failures';
+import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
 import { startChildJob } from './childJobs';
@@ -55,7 +56,8 @@ export type TileArchiveRebuildResult =
   | { builder: 'ours'; build: RebuildRequest; buildId: string; waitedMs: number }
   | { builder: 'webhook'; webhook: RebuildRequest; previous: ArchiveStamp | null; current: ArchiveStamp; polls: number; waitedMs: number };
 
-export const tileRebuildProgressQuery = defineQuery<TileRebuildProgress>('progress');
+/** What the rebuild shows beyond the common progress record (the monitor's wait and bar). */
+export type TileRebuildDetail = Omit<TileRebuildProgress, 'status' | 'phase' | 'message' | 'error'>;
 
 const changed = (before: ArchiveStamp | null, now: ArchiveStamp | null) =>
   now !== null && (before === null || before.lastModified !== now.lastModified || before.etag !== now.etag);
@@ -74,10 +76,11 @@ export async function tileArchiveRebuild(input: TileArchiveRebuildInput = {}): P
     percent: 0,
     message: 'Se solicită reconstruirea arhivei…',
   };
-  setHandler(tileRebuildProgressQuery, () => {
+  setHandler(progressQuery, (): ProgressState<TileRebuildDetail> => {
     const elapsedMs = Date.now() - started;
     const percent = progress.status === 'running' ? Math.min(99, Math.floor((elapsedMs / limitMs) * 100)) : progress.percent;
-    return { ...progress, elapsedMs, percent };
+    const { status, phase, message, error, ...detail } = progress;
+    return { status, phase, message, ...(error !== undefined ? { error } : {}), current: percent, total: 100, detail: { ...detail, elapsedMs, percent } };
   });
   // Set before anything is awaited: a build already running may end while this job starts.
   let built: OverviewBuilt | undefined;

@@ -30,7 +30,7 @@ import {
 import { addCity, isPaused, lastReport, listQueue, prepareCityTrigger, removeCity, resetAll, resetErrors, setPaused, STEP_STATES, WEEKEND_STEPS } from '../../domain/scheduling/weekend';
 import { sessionWeekendWindow, windowProblems } from '../../domain/scheduling/windows';
 import { getTemporalClient } from '../../temporal/client';
-import { queryRunning, start } from '../../temporal/jobs';
+import { readJob, start } from '../../temporal/jobs';
 import { WEEKEND_SYNC_WORKFLOW_ID } from '../../temporal/common/singletons';
 import type { WeekendState } from '../../workflows/scheduling';
 import { legacyWriteGate } from '../http/gates';
@@ -138,26 +138,14 @@ const WeekendAnswer = z.object({
   jobId: z.string().optional(),
 });
 
-async function weekendHandle() {
-  const client = await getTemporalClient();
-  return { client, handle: client.workflow.getHandle(WEEKEND_SYNC_WORKFLOW_ID) };
-}
-
-/** The session's own view while it runs; null when none runs. */
+/** The session's own view while it runs (its progress detail); null when none runs. */
 async function sessionState(): Promise<WeekendState | null> {
-  const { client, handle } = await weekendHandle();
-  try {
-    const d = await handle.describe();
-    if (d.status.name !== 'RUNNING') return null;
-    return (await queryRunning<WeekendState>(client, handle, 'weekendState')) ?? null;
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return null;
-    throw err;
-  }
+  const job = await readJob<WeekendState>(WEEKEND_SYNC_WORKFLOW_ID);
+  return (job?.status === 'running' && job.progress?.detail) || null;
 }
 
 async function wakeSession(): Promise<void> {
-  const { handle } = await weekendHandle();
+  const handle = (await getTemporalClient()).workflow.getHandle(WEEKEND_SYNC_WORKFLOW_ID);
   try {
     await handle.signal('weekendWake');
   } catch (err) {
