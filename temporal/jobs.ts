@@ -64,8 +64,11 @@ export async function runningPortalJobs(): Promise<RunningJob[]> {
 
 type WorkflowName = keyof typeof workflows;
 
-/** What a job of `kind` takes: its workflow's first argument (a record naming no workflow of workflows/index.ts fails to compile here). */
-export type JobInput<K extends JobKind> = Parameters<(typeof workflows)[(typeof JOBS)[K]['workflow']]>[0];
+/** The workflow a job of `kind` runs (a record naming no workflow of workflows/index.ts fails to compile here). */
+export type JobWorkflow<K extends JobKind> = (typeof workflows)[(typeof JOBS)[K]['workflow']];
+
+/** What a job of `kind` takes: its workflow's first argument. */
+export type JobInput<K extends JobKind> = Parameters<JobWorkflow<K>>[0];
 
 export interface StartOptions {
   /**
@@ -86,12 +89,9 @@ export interface StartOptions {
   existing?: 'refuse' | 'accept';
   /** A queue kind's signal arguments (the record's `signal`). */
   signalArgs?: unknown[];
-  /** Default the process's client; a test's own (a time-skipping environment's). */
+  /** The client that starts it (default the process's): a test's own, e.g. a time-skipping environment's. A lock's checks still ask the process's. */
   client?: Client;
 }
-
-/** The workflow a job of `kind` runs (its handle's result type). */
-export type JobWorkflow<K extends JobKind> = (typeof workflows)[(typeof JOBS)[K]['workflow']];
 
 export interface StartedJob<K extends JobKind> {
   jobId: string;
