@@ -5,7 +5,6 @@
  * two small UATs (the smallest of SEED_DEMO_WORKSPACE, default Covasna, or SEED_DEMO_SIRUTAS)
  * are synced (the smallest in magic mode, enriched) through the real workflows, and the script waits for them.
  */
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { config } from '../domain/config';
 import { closePool, getPool } from '../domain/db/pool';
 import { LandregClient } from '../domain/landreg/client';
@@ -14,10 +13,8 @@ import { countFeatures, uatWhere } from '../domain/landreg/portal';
 import { patchUatCatalogue } from '../domain/landreg/catalogue';
 import { seedWeekendQueue } from '../domain/scheduling/weekend';
 import { childLogger } from '../domain/log';
-import { closeTemporalClient, getTemporalClient } from '../temporal/client';
-import { jobWorkflowId, singletonWorkflowId } from '../temporal/ids';
-import { TaskQueue } from '../temporal/common/queues';
-import { jobSearchAttributes } from '../temporal/common/searchAttributes';
+import { closeTemporalClient } from '../temporal/client';
+import { start } from '../temporal/jobs';
 
 const log = childLogger('seed-demo');
 const DEMO_UATS = 2;
@@ -28,14 +25,8 @@ async function count(sql: string): Promise<number> {
 }
 
 async function refreshCatalogue(): Promise<void> {
-  const client = await getTemporalClient();
-  const workflowId = singletonWorkflowId('uat-catalog-refresh', 'global');
-  try {
-    await client.workflow.start('uatCatalogRefresh', { taskQueue: TaskQueue.store, workflowId, args: [{}], typedSearchAttributes: jobSearchAttributes('uat-catalog-refresh') });
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-  }
-  const result = await client.workflow.getHandle(workflowId).result();
+  const { handle } = await start('uat-catalog-refresh', {}, { existing: 'accept' });
+  const result = await handle.result();
   log.info({ result }, 'UAT catalogue refreshed');
 }
 
@@ -66,20 +57,12 @@ async function main(): Promise<void> {
   }
   if ((await count(`SELECT count(*)::int AS n FROM gis_features`)) === 0) {
     const sirutas = await demoSirutas();
-    const client = await getTemporalClient();
-    const handles = await Promise.all(
+    const jobs = await Promise.all(
       // The smallest UAT is synced in magic mode, so owners, addresses and the dashboard have
       // data to show from the first start; the other in base mode.
-      sirutas.map((siruta, i) =>
-        client.workflow.start('uatSync', {
-          taskQueue: TaskQueue.store,
-          workflowId: jobWorkflowId('sync-background', String(siruta)),
-          args: [{ siruta, layers: [...DEFAULT_SYNC_LAYERS], mode: i === 0 ? 'magic' : 'base', trigger: 'manual' }],
-          typedSearchAttributes: jobSearchAttributes('sync-background', siruta),
-        }),
-      ),
+      sirutas.map((siruta, i) => start('sync-background', { siruta, layers: [...DEFAULT_SYNC_LAYERS], mode: i === 0 ? 'magic' : 'base', trigger: 'manual' })),
     );
-    const results = await Promise.all(handles.map((h) => h.result()));
+    const results = await Promise.all(jobs.map((j) => j.handle.result()));
     log.info({ uats: results.map((r) => ({ siruta: r.siruta, added: r.added })) }, 'demo UATs synced');
   }
   log.info({ ms: Date.now() - started }, 'demo seed done');

@@ -17,8 +17,7 @@ import { getTemporalClient } from './client';
 import { jobWorkflowId, parseWorkflowId, singletonWorkflowId } from './ids';
 import { jobSearchAttributes } from './common/searchAttributes';
 import type * as workflows from '../workflows';
-import type { ProgressState } from './common/progress';
-import { TaskQueue, type TaskQueueName } from './common/queues';
+import { progressQuery, type ProgressState } from './common/progress';
 import { JOBS, kindsLocking, lockOf, scopeOf, sirutaOfJob, type JobKind, type JobSpec } from './common/jobTable';
 
 export interface RunningJob {
@@ -65,8 +64,11 @@ export async function runningPortalJobs(): Promise<RunningJob[]> {
 
 type WorkflowName = keyof typeof workflows;
 
-/** What a job of `kind` takes: its workflow's first argument (a record naming no workflow of workflows/index.ts fails to compile here). */
-export type JobInput<K extends JobKind> = Parameters<(typeof workflows)[(typeof JOBS)[K]['workflow']]>[0];
+/** The workflow a job of `kind` runs (a record naming no workflow of workflows/index.ts fails to compile here). */
+export type JobWorkflow<K extends JobKind> = (typeof workflows)[(typeof JOBS)[K]['workflow']];
+
+/** What a job of `kind` takes: its workflow's first argument. */
+export type JobInput<K extends JobKind> = Parameters<JobWorkflow<K>>[0];
 
 export interface StartOptions {
   /**
@@ -74,42 +76,49 @@ export interface StartOptions {
    * running-job check, so no second request slips between the rule and the start.
    */
   precondition?: () => Promise<void>;
-  /** The requesting user (LaunchOptions.startedBy); none for a schedule's or a cron's job. */
+  /** The requesting user: they (and administrators) read the job's progress and result; none for a schedule's or a cron's job. */
   startedBy?: string;
   /** The 409 for a running holder of the lock; default `already_running`. */
   conflict?: (jobId: string) => Error;
   /** The job id, when the input must name it (an export's download URL); default a fresh one. */
   jobId?: string;
+  /**
+   * A singleton already running: `refuse` (default) throws `conflict`, `accept` answers
+   * `started: false` with its id (a mail's delivery, the overview build asked for twice).
+   */
+  existing?: 'refuse' | 'accept';
+  /** A queue kind's signal arguments (the record's `signal`). */
+  signalArgs?: unknown[];
+  /** The client that starts it (default the process's): a test's own, e.g. a time-skipping environment's. A lock's checks still ask the process's. */
+  client?: Client;
 }
 
-export interface LaunchOptions {
-  workflowType: WorkflowName;
+export interface StartedJob<K extends JobKind> {
   jobId: string;
-  /** The JobKind search attribute (the id's kind). */
-  kind: string;
-  siruta?: number;
-  args: unknown[];
-  /** Default: the store queue, which carries every job workflow but the overview build. */
-  taskQueue?: TaskQueueName;
-  /** The user who asked for the job: they (and administrators) read its progress and result. */
-  startedBy?: string;
+  handle: WorkflowHandle<JobWorkflow<K>>;
+  /** False when `existing: 'accept'` found the singleton running. */
+  started: boolean;
 }
 
-/**
- * Starts one workflow as a job: its id, its queue and its search attributes. `start` launches
- * through here, and so do the jobs outside the table (the tile archive jobs, mail delivery, the
- * UAT catalogue). Temporal's WorkflowExecutionAlreadyStartedError passes through: a singleton's
- * caller decides whether that is a 409 or fine.
- */
-export async function launchJob(o: LaunchOptions, client?: Client): Promise<WorkflowHandle> {
-  client ??= await getTemporalClient();
-  return client.workflow.start(o.workflowType, {
-    taskQueue: o.taskQueue ?? TaskQueue.store,
-    workflowId: o.jobId,
-    args: o.args as never,
-    typedSearchAttributes: jobSearchAttributes(o.kind, o.siruta),
+/** One workflow start of the record: its queue, id, arguments, search attributes and starter; a queue kind with its signal. */
+async function launch(client: Client, kind: JobKind, input: unknown, jobId: string, o: StartOptions): Promise<unknown> {
+  const spec: JobSpec = JOBS[kind];
+  const options = {
+    taskQueue: spec.queue,
+    workflowId: jobId,
+    args: (input === undefined ? [] : [input]) as never,
+    typedSearchAttributes: jobSearchAttributes(kind, sirutaOfJob(kind, input)),
     ...(o.startedBy ? { memo: { startedBy: o.startedBy } } : {}),
-  });
+  };
+  const workflowType = spec.workflow as WorkflowName;
+  if (spec.signal) {
+    return client.workflow.signalWithStart<(...args: unknown[]) => Promise<unknown>, unknown[]>(workflowType, {
+      ...options,
+      signal: spec.signal,
+      signalArgs: o.signalArgs ?? [],
+    });
+  }
+  return client.workflow.start(workflowType, options);
 }
 
 export function progressUrl(jobId: string): string {
@@ -183,47 +192,46 @@ async function runningOrStarting(jobId: string, recentlyRecorded: boolean): Prom
 /**
  * Starts a job of the table (temporal/common/jobTable.ts): its workflow, queue, id, search
  * attributes, and "one at a time" on the resource its input locks. 409 `already_running` (with
- * the running job's id) when a job of any kind holds that resource, or the singleton runs. Used
- * by the routes and the schedules' activities; parent workflows go through
- * workflows/childJobs.ts `executeChildJob`, which claims the same lock.
+ * the running job's id) when a job of any kind holds that resource, or the singleton runs (unless
+ * `existing: 'accept'`). A queue kind's start delivers its signal (signal-with-start), so two
+ * racing callers never start two queues. The one starter of routes, pages, the schedules'
+ * activities, the mail dispatcher and the tile monitor; parent workflows go through
+ * workflows/childJobs.ts, which claims the same lock.
  */
-export async function start<K extends JobKind>(kind: K, input: JobInput<K>, o: StartOptions = {}): Promise<{ jobId: string; handle: WorkflowHandle }> {
-  const client = await getTemporalClient();
+export async function start<K extends JobKind>(kind: K, input: JobInput<K>, o: StartOptions = {}): Promise<StartedJob<K>> {
+  const client = o.client ?? (await getTemporalClient());
   const spec: JobSpec = JOBS[kind];
   const scope = scopeOf(kind, input);
   const conflict = o.conflict ?? alreadyRunning;
-  const launch = async (jobId: string) => {
-    await o.precondition?.();
-    try {
-      return await launchJob({
-        workflowType: spec.workflow as WorkflowName,
-        jobId,
-        kind,
-        siruta: sirutaOfJob(kind, input),
-        args: input === undefined ? [] : [input],
-        taskQueue: spec.queue,
-        startedBy: o.startedBy,
-      });
-    } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError) throw conflict(jobId);
-      throw err;
-    }
-  };
   const lock = lockOf(kind, input);
   if (spec.singleton || !lock) {
     const jobId = o.jobId ?? (spec.singleton ? singletonWorkflowId(kind, scope) : jobWorkflowId(kind, scope));
-    return { jobId, handle: await launch(jobId) };
+    await o.precondition?.();
+    try {
+      await launch(client, kind, input, jobId, o);
+      return { jobId, handle: client.workflow.getHandle<JobWorkflow<K>>(jobId), started: true };
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      if (o.existing === 'accept') return { jobId, handle: client.workflow.getHandle<JobWorkflow<K>>(jobId), started: false };
+      throw conflict(jobId);
+    }
   }
   const jobId = await startExclusive(
     lock,
     async () => {
       const id = o.jobId ?? jobWorkflowId(kind, scope);
-      await launch(id);
+      await o.precondition?.();
+      try {
+        await launch(client, kind, input, id, o);
+      } catch (err) {
+        if (err instanceof WorkflowExecutionAlreadyStartedError) throw conflict(id);
+        throw err;
+      }
       return id;
     },
     conflict,
   );
-  return { jobId, handle: client.workflow.getHandle(jobId) };
+  return { jobId, handle: client.workflow.getHandle<JobWorkflow<K>>(jobId), started: true };
 }
 
 /**
@@ -290,32 +298,6 @@ class HeldBy extends Error {
   }
 }
 
-/**
- * Feeds a singleton queue workflow (`<kind>:<scope>`): the signal is delivered to the running
- * execution, or the workflow is started with it when none runs (Temporal's signalWithStart, so
- * two racing callers never start two queues).
- */
-export async function signalJob(o: {
-  kind: string;
-  scope: string;
-  workflowType: WorkflowName;
-  args: unknown[];
-  signal: string;
-  signalArgs: unknown[];
-}): Promise<string> {
-  const client = await getTemporalClient();
-  const jobId = singletonWorkflowId(o.kind, o.scope);
-  await client.workflow.signalWithStart<(...args: unknown[]) => Promise<unknown>, unknown[]>(o.workflowType, {
-    workflowId: jobId,
-    taskQueue: TaskQueue.store,
-    args: o.args,
-    signal: o.signal,
-    signalArgs: o.signalArgs,
-    typedSearchAttributes: jobSearchAttributes(o.kind),
-  });
-  return jobId;
-}
-
 export function alreadyRunning(jobId: string) {
   return errors.conflict('already_running', 'O sincronizare identică rulează deja.', { jobId, progressUrl: progressUrl(jobId) });
 }
@@ -338,14 +320,14 @@ async function executionStatus(workflowId: string): Promise<string | null> {
 
 /**
  * A query needs a worker of the workflow's queue; with none polling (a crashed or stopped worker)
- * it would hold the answer to the RPC's own deadline. Every page and route that shows a running
- * workflow's own view asks through here and falls back to what the server knows.
+ * it would hold the answer to the RPC's own deadline. `readJob` asks for a running job's progress
+ * through here and falls back to what the server knows.
  */
 const QUERY_DEADLINE_MS = 3_000;
 
-export async function queryRunning<T>(client: Client, handle: WorkflowHandle, name: string): Promise<T | undefined> {
+async function queryProgress<D>(client: Client, handle: WorkflowHandle): Promise<ProgressState<D> | undefined> {
   try {
-    return await client.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query<T>(name));
+    return (await client.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query(progressQuery))) as ProgressState<D>;
   } catch {
     return undefined;
   }
@@ -363,6 +345,48 @@ export function mayReadJob(desc: { memo?: Record<string, unknown> }, reader: Rea
   return ownerOrAdmin(reader, jobStartedBy(desc));
 }
 
+/** What is known of a job: Temporal's record of the execution and, while it runs, its own `progress`. */
+export interface JobState<D = never, R = unknown> {
+  jobId: string;
+  status: 'running' | 'done' | 'failed';
+  startedAt: Date;
+  closedAt?: Date;
+  /** Running: the workflow's answer to the one `progress` query (none when no worker answered in time). */
+  progress?: ProgressState<D>;
+  result?: R;
+  /** Failed: the innermost failure's message (temporal/common/failures.ts). */
+  error?: string;
+  memo?: Record<string, unknown>;
+}
+
+/**
+ * The one reader of a job (the progress route, the tile monitor, the weekend queue page): the
+ * latest execution under `jobId`, its progress while it runs, its result or failure once closed;
+ * null when Temporal knows none.
+ */
+export async function readJob<D = never, R = unknown>(jobId: string, client?: Client): Promise<JobState<D, R> | null> {
+  client ??= await getTemporalClient();
+  const handle = client.workflow.getHandle(jobId);
+  let desc;
+  try {
+    desc = await handle.describe();
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return null;
+    throw err;
+  }
+  const base = { jobId, startedAt: desc.startTime, memo: desc.memo };
+  if (desc.status.name === 'RUNNING') return { ...base, status: 'running', progress: await queryProgress<D>(client, handle) };
+  const closed = { ...base, closedAt: desc.closeTime };
+  if (desc.status.name === 'COMPLETED') return { ...closed, status: 'done', result: (await handle.result()) as R };
+  let error = desc.status.name === 'CANCELLED' ? 'Lucrarea a fost anulată.' : desc.status.name === 'TIMED_OUT' ? 'Lucrarea a depășit timpul.' : 'Lucrarea a eșuat.';
+  try {
+    await handle.result();
+  } catch (err) {
+    error = failureMessage(err);
+  }
+  return { ...closed, status: 'failed', error };
+}
+
 /**
  * CONTRACT.md `GET /api/landreg/progress`; 404 for unknown jobs, after the retention, and for a
  * job someone else started (a reader other than its starter or an administrator learns nothing,
@@ -371,39 +395,18 @@ export function mayReadJob(desc: { memo?: Record<string, unknown> }, reader: Rea
 export async function jobProgress(jobId: string, reader: Reader, now = new Date()): Promise<JobProgress> {
   const parts = parseWorkflowId(jobId);
   if (!parts) throw errors.notFound('Lucrarea nu există.');
-  const client = await getTemporalClient();
-  const handle = client.workflow.getHandle(jobId);
-  let desc;
-  try {
-    desc = await handle.describe();
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) throw errors.notFound('Lucrarea nu există.');
-    throw err;
-  }
-  if (!mayReadJob(desc, reader)) throw errors.notFound('Lucrarea nu există.');
-  const base = { jobId, kind: parts.kind, startedAt: desc.startTime.toISOString() };
-  if (desc.status.name === 'RUNNING') {
-    const p = (await queryRunning<ProgressState>(client, handle, 'progress')) ?? {
-      status: 'running',
-      phase: 'starting',
-      current: 0,
-      total: 0,
-      message: 'Lucrarea pornește…',
-    };
+  const job = await readJob<unknown>(jobId);
+  if (!job || !mayReadJob(job, reader)) throw errors.notFound('Lucrarea nu există.');
+  const base = { jobId, kind: parts.kind, startedAt: job.startedAt.toISOString() };
+  if (job.status === 'running') {
+    const p = job.progress ?? { phase: 'starting', current: 0, total: 0, message: 'Lucrarea pornește…' };
     return { ...base, status: 'running', phase: p.phase, current: p.current, total: p.total, percent: percentOf(p.current, p.total), message: p.message };
   }
-  const closedAt = desc.closeTime ?? now;
+  const closedAt = job.closedAt ?? now;
   if (!progressStillKept(parts.kind, closedAt, now)) throw errors.notFound('Progresul lucrării nu mai este păstrat.');
   const finishedAt = closedAt.toISOString();
-  if (desc.status.name === 'COMPLETED') {
-    const result = await handle.result();
-    return { ...base, status: 'done', phase: 'done', current: 1, total: 1, percent: 100, message: 'Lucrarea s-a încheiat.', finishedAt, result };
+  if (job.status === 'done') {
+    return { ...base, status: 'done', phase: 'done', current: 1, total: 1, percent: 100, message: 'Lucrarea s-a încheiat.', finishedAt, result: job.result };
   }
-  let error = desc.status.name === 'CANCELLED' ? 'Lucrarea a fost anulată.' : desc.status.name === 'TIMED_OUT' ? 'Lucrarea a depășit timpul.' : 'Lucrarea a eșuat.';
-  try {
-    await handle.result();
-  } catch (err) {
-    error = failureMessage(err);
-  }
-  return { ...base, status: 'failed', phase: 'failed', current: 0, total: 0, percent: 0, message: 'Lucrarea a eșuat.', finishedAt, error };
+  return { ...base, status: 'failed', phase: 'failed', current: 0, total: 0, percent: 0, message: 'Lucrarea a eșuat.', finishedAt, error: job.error };
 }

@@ -6,13 +6,12 @@
  * workflow (one fixed id too) as its child, or calls an outside tile server's webhook
  * (workflows/tileArchiveRebuild.ts).
  */
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { archiveInfo } from '../domain/tiles/archiveStore';
-import type { TileArchiveRebuildInput, TileArchiveRebuildResult, TileRebuildProgress } from '../workflows/tileArchiveRebuild';
-import { TaskQueue } from './common/queues';
-import { failureMessage } from './common/failures';
-import { launchJob, queryRunning } from './jobs';
-import { OVERVIEW_BUILD_WORKFLOW_ID, TILE_REBUILD_WORKFLOW_ID } from './common/singletons';
+import type { TileArchiveRebuildInput, TileArchiveRebuildResult, TileRebuildDetail, TileRebuildProgress } from '../workflows/tileArchiveRebuild';
+import type { ProgressState } from './common/progress';
+import { readJob, start } from './jobs';
+import { TILE_REBUILD_WORKFLOW_ID } from './common/singletons';
 
 /**
  * Starts the overview build unless one runs (`started: false` then: the webhook route's 409): for
@@ -20,14 +19,8 @@ import { OVERVIEW_BUILD_WORKFLOW_ID, TILE_REBUILD_WORKFLOW_ID } from './common/s
  * tools run.
  */
 export async function startOverviewArchiveBuild(client: Client): Promise<{ jobId: string; started: boolean }> {
-  const jobId = OVERVIEW_BUILD_WORKFLOW_ID;
-  try {
-    await launchJob({ workflowType: 'overviewArchiveBuild', jobId, kind: 'tile-archive-build', args: [], taskQueue: TaskQueue.exports }, client);
-    return { jobId, started: true };
-  } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return { jobId, started: false };
-    throw err;
-  }
+  const { jobId, started } = await start('tile-archive-build', undefined, { client, existing: 'accept' });
+  return { jobId, started };
 }
 
 /** Builds the archive when it does not exist yet (a fresh install), without waiting for it. */
@@ -40,14 +33,8 @@ export async function requestTileArchiveRebuild(
   client: Client,
   input: TileArchiveRebuildInput = {},
 ): Promise<{ jobId: string; alreadyRunning: boolean }> {
-  const jobId = TILE_REBUILD_WORKFLOW_ID;
-  try {
-    await launchJob({ workflowType: 'tileArchiveRebuild', jobId, kind: 'tile-archive-rebuild', args: [input] }, client);
-    return { jobId, alreadyRunning: false };
-  } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return { jobId, alreadyRunning: true };
-    throw err;
-  }
+  const { jobId, started } = await start('tile-archive-rebuild', input, { client, existing: 'accept' });
+  return { jobId, alreadyRunning: !started };
 }
 
 export interface RebuildJobState {
@@ -62,27 +49,16 @@ export interface RebuildJobState {
 
 /** The latest rebuild job (running or closed), or null when none ever ran. */
 export async function tileRebuildJob(client: Client, workflowId = TILE_REBUILD_WORKFLOW_ID): Promise<RebuildJobState | null> {
-  const handle = client.workflow.getHandle(workflowId);
-  let d;
-  try {
-    d = await handle.describe();
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return null;
-    throw err;
-  }
-  const base = { jobId: workflowId, startedAt: d.startTime.toISOString(), finishedAt: d.closeTime?.toISOString() };
-  if (d.status.name === 'RUNNING') {
-    const progress = await queryRunning<TileRebuildProgress>(client, handle, 'progress');
-    return { ...base, status: 'running', progress };
-  }
-  if (d.status.name === 'COMPLETED') {
-    return { ...base, status: 'done', result: (await handle.result()) as TileArchiveRebuildResult };
-  }
-  let error: string = d.status.name;
-  try {
-    await handle.result();
-  } catch (err) {
-    error = failureMessage(err);
-  }
-  return { ...base, status: 'failed', error };
+  const job = await readJob<TileRebuildDetail, TileArchiveRebuildResult>(workflowId, client);
+  if (!job) return null;
+  const base = { jobId: workflowId, startedAt: job.startedAt.toISOString(), finishedAt: job.closedAt?.toISOString() };
+  if (job.status === 'running') return { ...base, status: 'running', progress: job.progress && monitorView(job.progress) };
+  if (job.status === 'done') return { ...base, status: 'done', result: job.result };
+  return { ...base, status: 'failed', error: job.error };
+}
+
+/** The monitor's progress body (`GET /api/geoportal/tiles/status` `job.progress`): the common record with the rebuild's detail beside it. */
+function monitorView(p: ProgressState<TileRebuildDetail>): TileRebuildProgress {
+  const { status, phase, message, error, detail } = p;
+  return { status, phase: phase as TileRebuildProgress['phase'], message, ...(error !== undefined ? { error } : {}), ...detail! };
 }

@@ -16,9 +16,7 @@ import {
   ApplicationFailure,
   condition,
   continueAsNew,
-  defineQuery,
   defineSignal,
-  executeChild,
   proxyActivities,
   setHandler,
   sleep,
@@ -28,8 +26,10 @@ import type { CfportalActivities } from '../activities/cfportal';
 import type { NotificationActivities } from '../activities/notifications';
 import { TaskQueue } from '../temporal/common/queues';
 import { failureMessage } from '../temporal/common/failures';
+import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import { RETRY } from '../temporal/common/retryPolicies';
 import { batchReadyNotices } from '../domain/cfportal/rules';
+import { executeChildJob } from './childJobs';
 
 const cfStep = {
   taskQueue: TaskQueue.cfOrders,
@@ -148,14 +148,11 @@ export interface CfQueueState {
 }
 
 export const enqueueBatchSignal = defineSignal<[CfOrderBatchInput]>('enqueueBatch');
-export const queueStateQuery = defineQuery<CfQueueState>('queueState');
 
 /** An idle queue ends; the next order starts it again (signalWithStart). */
 const IDLE_BEFORE_EXIT = '10 minutes';
 /** Continue as new well before Temporal's history limits (each batch adds a few dozen events). */
 const BATCHES_PER_RUN = 100;
-
-export const cfBatchWorkflowId = (account: string, orderId: string) => `cf-order-batch:${account}:${orderId}`;
 
 export async function cfOrderQueue(input: CfOrderQueueInput): Promise<{ processed: number }> {
   const pending: CfOrderBatchInput[] = [...(input.pending ?? [])];
@@ -165,17 +162,23 @@ export async function cfOrderQueue(input: CfOrderQueueInput): Promise<{ processe
   setHandler(enqueueBatchSignal, (b) => {
     if (b.orderId !== current && !pending.some((p) => p.orderId === b.orderId)) pending.push(b);
   });
-  setHandler(queueStateQuery, () => ({ account: input.account, current, pending: pending.map((p) => p.orderId), processed }));
+  setHandler(
+    progressQuery,
+    (): ProgressState<CfQueueState> => ({
+      status: 'running',
+      phase: current ? 'order' : 'idle',
+      current: processed,
+      total: processed + pending.length + (current ? 1 : 0),
+      message: current ? `Se procesează comanda ${current}; ${pending.length} în așteptare.` : 'Coada de comenzi așteaptă.',
+      detail: { account: input.account, current, pending: pending.map((p) => p.orderId), processed },
+    }),
+  );
   for (;;) {
     if (!(await condition(() => pending.length > 0, IDLE_BEFORE_EXIT))) return { processed };
     const next = pending.shift()!;
     current = next.orderId;
     try {
-      await executeChild(cfOrderBatch, {
-        workflowId: cfBatchWorkflowId(input.account, next.orderId),
-        taskQueue: TaskQueue.store,
-        args: [next],
-      });
+      await executeChildJob<typeof cfOrderBatch, 'cf-order-batch'>('cf-order-batch', next);
     } catch {
       // The batch recorded its own failure on its extracts; the queue goes on with the next one.
     }

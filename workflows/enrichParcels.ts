@@ -6,7 +6,8 @@
  * keeps a few parcels in flight (domain/enrichment/service.ts). With nothing to enrich no portal
  * call is made. Progress is the `progress` query; long runs continue-as-new with their cursor.
  */
-import { continueAsNew, defineQuery, proxyActivities, setHandler } from '@temporalio/workflow';
+import { continueAsNew, proxyActivities, setHandler } from '@temporalio/workflow';
+import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import type { EnrichCursor, EnrichmentPortalActivities, EnrichmentStoreActivities } from '../activities/enrichment';
 import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
@@ -59,7 +60,8 @@ export interface EnrichParcelsResult extends EnrichTotals {
   total: number;
 }
 
-export const enrichProgressQuery = defineQuery<EnrichProgress>('progress');
+/** What the enrichment shows beyond the common progress record (`current` is the parcels done). */
+export type EnrichDetail = Omit<EnrichProgress, 'status' | 'phase' | 'message' | 'done' | 'total'>;
 
 export async function enrichParcels(input: EnrichParcelsInput): Promise<EnrichParcelsResult> {
   const size = input.batchSize ?? ENRICH_BATCH_SIZE;
@@ -73,7 +75,10 @@ export async function enrichParcels(input: EnrichParcelsInput): Promise<EnrichPa
     message: 'Se numără parcelele de îmbogățit…',
     ...totals,
   };
-  setHandler(enrichProgressQuery, () => progress);
+  setHandler(progressQuery, (): ProgressState<EnrichDetail> => {
+    const { status, phase, message, done, total, ...detail } = progress;
+    return { status, phase, message, current: done, total, detail };
+  });
   const update = (phase: EnrichProgress['phase'], message: string) => {
     Object.assign(progress, totals, { phase, message });
     progress.percent = progress.total > 0 ? Math.min(100, Math.round((totals.done / progress.total) * 100)) : 100;

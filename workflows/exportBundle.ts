@@ -10,15 +10,14 @@
  * message}` throughout; the progress route adds the percentage.
  * Deterministic: no I/O here; Date.now and Math.random are Temporal's replay-safe versions.
  */
-import { ApplicationFailure, executeChild, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { ExportActivities, PlannedStep } from '../activities/exports';
 import { TaskQueue } from '../temporal/common/queues';
-import { jobSearchAttributes } from '../temporal/common/searchAttributes';
 import type { enrichParcels } from './enrichParcels';
 import type { importNoGeometry } from './importNoGeometry';
 import { failureMessage } from '../temporal/common/failures';
 import { progressQuery, type ProgressState } from '../temporal/common/progress';
-import { childJobId } from './childJobId';
+import { executeChildJob } from './childJobs';
 import type { layerSync } from './layerSync';
 import { RETRY } from '../temporal/common/retryPolicies';
 
@@ -179,12 +178,8 @@ async function runExportJob(
               label: `Sincronizare ${s.layerId}`,
               phase: 'sincronizare',
               done: `${s.description} Sincronizat din portal.`,
-              run: () =>
-                executeChild<typeof layerSync>('layerSync', {
-                  workflowId: childJobId('layer-sync', `${siruta}-${s.layerId}`),
-                  args: [{ siruta, layerId: s.layerId!, trigger: 'export', isSubStep: true }],
-                  typedSearchAttributes: jobSearchAttributes('layer-sync', siruta),
-                }),
+              run: async () =>
+                (await executeChildJob<typeof layerSync, 'layer-sync'>('layer-sync', { siruta, layerId: s.layerId!, trigger: 'export', isSubStep: true })).result,
             }
           : {
               step: 'no-geometry',
@@ -193,11 +188,7 @@ async function runExportJob(
               done: `${s.description} Importat din lista de imobile.`,
               run: async () => {
                 const t = Date.now();
-                const r = await executeChild<typeof importNoGeometry>('importNoGeometry', {
-                  workflowId: childJobId('import-nogeom', siruta),
-                  args: [{ siruta }],
-                  typedSearchAttributes: jobSearchAttributes('import-nogeom', siruta),
-                });
+                const { result: r } = await executeChildJob<typeof importNoGeometry, 'import-nogeom'>('import-nogeom', { siruta });
                 // The 48 h rule of spec 8 reads this record on the next export.
                 await quick.recordNoGeometryImport({ siruta, imported: r.imported, deleted: r.deleted, startedAt: new Date(t).toISOString() });
                 return r;
@@ -216,12 +207,7 @@ async function runExportJob(
         await subStep(
           'enrich',
           'Îmbogățire parcele',
-          () =>
-            executeChild<typeof enrichParcels>('enrichParcels', {
-              workflowId: childJobId('enrich', siruta),
-              args: [{ siruta }],
-              typedSearchAttributes: jobSearchAttributes('enrich', siruta),
-            }),
+          async () => (await executeChildJob<typeof enrichParcels, 'enrich'>('enrich', { siruta })).result,
           'Parcelele noi, marcate sau îmbogățite de peste 7 zile au fost îmbogățite.',
         ),
       );

@@ -4,7 +4,8 @@
  * against the remote parcel layer and stores the immovables without geometry (stale ones deleted
  * first, spec 4.4 "Sync behaviours" 4). Callers run it as a child workflow with `{siruta}`.
  */
-import { defineQuery, proxyActivities, setHandler } from '@temporalio/workflow';
+import { proxyActivities, setHandler } from '@temporalio/workflow';
+import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import type { EnrichmentPortalActivities, NoGeomImport } from '../activities/enrichment';
 import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
@@ -31,11 +32,15 @@ export interface NoGeomProgress {
   result?: NoGeomImport;
 }
 
-export const noGeomProgressQuery = defineQuery<NoGeomProgress>('progress');
+/** What the import shows beyond the common progress record. */
+export type NoGeomDetail = Omit<NoGeomProgress, 'status' | 'phase' | 'message'>;
 
 export async function importNoGeometry(input: ImportNoGeometryInput): Promise<NoGeomImport> {
   const progress: NoGeomProgress = { siruta: input.siruta, status: 'running', phase: 'scanning', percent: 0, message: 'Se caută imobilele fără geometrie…' };
-  setHandler(noGeomProgressQuery, () => progress);
+  setHandler(progressQuery, (): ProgressState<NoGeomDetail> => {
+    const { status, phase, message, ...detail } = progress;
+    return { status, phase, message, current: status === 'done' ? 1 : 0, total: 1, detail };
+  });
   const result = await landreg.importNoGeometry({ siruta: input.siruta, workspacePk: input.workspacePk });
   Object.assign(progress, {
     status: 'done',

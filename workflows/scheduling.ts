@@ -14,34 +14,28 @@
 import {
   ApplicationFailure,
   CancellationScope,
-  ParentClosePolicy,
-  WorkflowIdReusePolicy,
   condition,
   continueAsNew,
-  defineQuery,
   defineSignal,
-  executeChild,
   isCancellation,
   proxyActivities,
   setHandler,
-  startChild,
   workflowInfo,
 } from '@temporalio/workflow';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { NotificationActivities } from '../activities/notifications';
 import type { SchedulingActivities } from '../activities/scheduling';
 import type { SessionTally } from '../domain/scheduling/report';
 import { layersOf } from '../domain/scheduling/rules';
 import { sessionWeekendWindow, wallClock, weekendWindow } from '../domain/scheduling/windows';
 import type { NextStep, WeekendStep } from '../domain/scheduling/weekend';
-import { jobSearchAttributes } from '../temporal/common/searchAttributes';
 import { TaskQueue } from '../temporal/common/queues';
-import { WEEKEND_SYNC_WORKFLOW_ID } from '../temporal/common/singletons';
 import { failureMessage } from '../temporal/common/failures';
-import { childJobId } from './childJobId';
+import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import { startTileArchiveRebuild } from './tileArchiveRebuild';
+import type { enrichParcels } from './enrichParcels';
+import type { importNoGeometry } from './importNoGeometry';
 import type { uatSync } from './uatSync';
-import { executeChildJob } from './childJobs';
+import { executeChildJob, startChildJob } from './childJobs';
 import { RETRY } from '../temporal/common/retryPolicies';
 
 const act = proxyActivities<SchedulingActivities>({
@@ -96,7 +90,12 @@ export interface WeekendState {
   nextWindowStart: number | null;
 }
 
-export const weekendStateQuery = defineQuery<WeekendState>('weekendState');
+const WEEKEND_MESSAGES: Record<WeekendSyncStatus, string> = {
+  idle: 'Sesiunea de weekend s-a încheiat.',
+  running: 'Sincronizarea de weekend rulează.',
+  waiting_window: 'Se așteaptă fereastra de weekend.',
+  paused: 'Coada de weekend este în pauză.',
+};
 /**
  * A manual trigger (spec 3.4): forced window from now on, and the next city starts at once; with
  * a SIRUTA (a row's "Pornește"), that city, before the queue's order.
@@ -154,18 +153,10 @@ async function runStep(next: NextStep, trigger: 'weekend'): Promise<{ added: num
     return { added: child.result.added };
   }
   if (next.step === 'import_nogeom') {
-    await executeChild('importNoGeometry', {
-      workflowId: childJobId('import-nogeom', next.siruta),
-      args: [{ siruta: next.siruta }],
-      typedSearchAttributes: jobSearchAttributes('import-nogeom', next.siruta),
-    });
+    await executeChildJob<typeof importNoGeometry, 'import-nogeom'>('import-nogeom', { siruta: next.siruta });
     return { added: 0 };
   }
-  await executeChild('enrichParcels', {
-    workflowId: childJobId('enrich', next.siruta),
-    args: [{ siruta: next.siruta }],
-    typedSearchAttributes: jobSearchAttributes('enrich', next.siruta),
-  });
+  await executeChildJob<typeof enrichParcels, 'enrich'>('enrich', { siruta: next.siruta });
   return { added: 0 };
 }
 
@@ -176,7 +167,15 @@ export async function weekendSync(args: WeekendSyncArgs = {}): Promise<SessionTa
   let runNowCity: number | null = null;
   const state: WeekendState = { syncStatus: 'running', currentActivity: null, forced, nextWindowStart: null };
   const tally: SessionTally = args.tally ?? { startedAt: Date.now(), endedAt: 0, stepsRun: 0, stepsFailed: 0, featuresAdded: 0, tileRebuildRequested: false };
-  setHandler(weekendStateQuery, () => ({ ...state, forced }));
+  // The session's view is the detail of the one progress record; the queue decides how many steps remain.
+  setHandler(progressQuery, (): ProgressState<WeekendState> => ({
+    status: 'running',
+    phase: state.syncStatus,
+    current: tally.stepsRun,
+    total: 0,
+    message: state.currentActivity ?? WEEKEND_MESSAGES[state.syncStatus],
+    detail: { ...state, forced },
+  }));
   let prefer: number | null = args.runNowSiruta ?? null;
   setHandler(weekendTriggerSignal, (input) => {
     forced = true;
@@ -269,18 +268,5 @@ export async function weekendSync(args: WeekendSyncArgs = {}): Promise<SessionTa
 export async function weekendSyncKick(): Promise<'started' | 'already_running'> {
   // Friday night opens a new weekend: the queue starts over if the last one finished it.
   const newWeekend = wallClock(Date.now()).weekday === 5;
-  try {
-    await startChild('weekendSync', {
-      workflowId: WEEKEND_SYNC_WORKFLOW_ID,
-      taskQueue: TaskQueue.store,
-      args: [{ newWeekend }],
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-      typedSearchAttributes: jobSearchAttributes('weekend-sync'),
-    });
-    return 'started';
-  } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already_running';
-    throw err;
-  }
+  return (await startChildJob<typeof weekendSync>('weekend-sync', { newWeekend })) ? 'started' : 'already_running';
 }

@@ -10,24 +10,13 @@
  *    running) and the archive's stamp polled until it changes, all an outside builder shows.
  * Poll interval and limit are inputs so tests can shorten them; the defaults are the spec's.
  */
-import {
-  ApplicationFailure,
-  ParentClosePolicy,
-  WorkflowIdReusePolicy,
-  condition,
-  defineQuery,
-  proxyActivities,
-  setHandler,
-  sleep,
-  startChild,
-} from '@temporalio/workflow';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { ApplicationFailure, condition, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { ArchiveStamp, RebuildRequest, TileActivities } from '../activities/tiles';
 import { failureMessage } from '../temporal/common/failures';
+import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
-import { jobSearchAttributes } from '../temporal/common/searchAttributes';
-import { OVERVIEW_BUILD_WORKFLOW_ID, TILE_REBUILD_WORKFLOW_ID } from '../temporal/common/singletons';
+import { startChildJob } from './childJobs';
 import { overviewBuiltSignal, type OverviewBuilt, type overviewArchiveBuild } from './overviewArchiveBuild';
 
 // One webhook call and S3 HEADs, no heavy work: the store queue.
@@ -67,7 +56,8 @@ export type TileArchiveRebuildResult =
   | { builder: 'ours'; build: RebuildRequest; buildId: string; waitedMs: number }
   | { builder: 'webhook'; webhook: RebuildRequest; previous: ArchiveStamp | null; current: ArchiveStamp; polls: number; waitedMs: number };
 
-export const tileRebuildProgressQuery = defineQuery<TileRebuildProgress>('progress');
+/** What the rebuild shows beyond the common progress record (the monitor's wait and bar). */
+export type TileRebuildDetail = Omit<TileRebuildProgress, 'status' | 'phase' | 'message' | 'error'>;
 
 const changed = (before: ArchiveStamp | null, now: ArchiveStamp | null) =>
   now !== null && (before === null || before.lastModified !== now.lastModified || before.etag !== now.etag);
@@ -86,10 +76,11 @@ export async function tileArchiveRebuild(input: TileArchiveRebuildInput = {}): P
     percent: 0,
     message: 'Se solicită reconstruirea arhivei…',
   };
-  setHandler(tileRebuildProgressQuery, () => {
+  setHandler(progressQuery, (): ProgressState<TileRebuildDetail> => {
     const elapsedMs = Date.now() - started;
     const percent = progress.status === 'running' ? Math.min(99, Math.floor((elapsedMs / limitMs) * 100)) : progress.percent;
-    return { ...progress, elapsedMs, percent };
+    const { status, phase, message, error, ...detail } = progress;
+    return { status, phase, message, ...(error !== undefined ? { error } : {}), current: percent, total: 100, detail: { ...detail, elapsedMs, percent } };
   });
   // Set before anything is awaited: a build already running may end while this job starts.
   let built: OverviewBuilt | undefined;
@@ -154,19 +145,8 @@ export async function tileArchiveRebuild(input: TileArchiveRebuildInput = {}): P
  * running if this job ends first (its limit), as a build asked for over the webhook always was.
  */
 async function startOverviewBuild(): Promise<{ request: RebuildRequest; result?: Promise<{ buildId: string }> }> {
-  try {
-    const child = await startChild<typeof overviewArchiveBuild>('overviewArchiveBuild', {
-      workflowId: OVERVIEW_BUILD_WORKFLOW_ID,
-      taskQueue: TaskQueue.exports,
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-      typedSearchAttributes: jobSearchAttributes('tile-archive-build'),
-    });
-    return { request: 'started', result: child.result() };
-  } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return { request: 'already_running' };
-    throw err;
-  }
+  const child = await startChildJob<typeof overviewArchiveBuild>('tile-archive-build', undefined);
+  return child ? { request: 'started', result: child.result() } : { request: 'already_running' };
 }
 
 /**
@@ -175,19 +155,6 @@ async function startOverviewBuild(): Promise<{ request: RebuildRequest; result?:
  * use. One already running is fine (spec 3.6).
  */
 export async function startTileArchiveRebuild(): Promise<boolean> {
-  try {
-    await startChild<typeof tileArchiveRebuild>('tileArchiveRebuild', {
-      workflowId: TILE_REBUILD_WORKFLOW_ID,
-      taskQueue: TaskQueue.store,
-      args: [{}],
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-      workflowExecutionTimeout: '45 minutes',
-      typedSearchAttributes: jobSearchAttributes('tile-archive-rebuild'),
-    });
-    return true;
-  } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return true;
-    throw err;
-  }
+  await startChildJob<typeof tileArchiveRebuild>('tile-archive-rebuild', {}, { executionTimeout: '45 minutes' });
+  return true;
 }

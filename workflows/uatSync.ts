@@ -3,14 +3,15 @@
  * `sync-background`, spec 4.4), then, in magic mode, the enrichment of its parcels; after a sync
  * that added features, a tile archive rebuild is requested (spec 4.4 "Sync behaviours" 5).
  */
-import { executeChild, setHandler } from '@temporalio/workflow';
+import { setHandler } from '@temporalio/workflow';
 import type { SyncTrigger } from '../domain/landreg/sync/store';
 import { describeSyncChanges, layerName, type LayerChangeCounts } from '../domain/landreg/sync/rules';
-import { jobSearchAttributes } from '../temporal/common/searchAttributes';
 import { failureMessage } from '../temporal/common/failures';
 import { progressQuery, type ProgressState } from '../temporal/common/progress';
-import { childJobId } from './childJobId';
-import type { LayerSyncResult } from './layerSync';
+import { executeChildJob } from './childJobs';
+import type { enrichParcels } from './enrichParcels';
+import type { importNoGeometry } from './importNoGeometry';
+import type { LayerSyncResult, layerSync } from './layerSync';
 import { startTileArchiveRebuild } from './tileArchiveRebuild';
 
 export type SyncMode = 'base' | 'magic';
@@ -55,24 +56,20 @@ export async function uatSync(args: UatSyncArgs): Promise<UatSyncResult> {
     for (const layerId of args.layers) {
       progress.phase = `sync:${layerId}`;
       progress.message = `Se sincronizează ${layerName(layerId)}…`;
-      runs.push(
-        await executeChild('layerSync', {
-          workflowId: childJobId('layer-sync', `${args.siruta}-${layerId}`),
-          args: [{ siruta: args.siruta, layerId, forceFullSync: args.forceFullSync, trigger: args.trigger ?? 'manual' }],
-          typedSearchAttributes: jobSearchAttributes('layer-sync', args.siruta),
-        }),
-      );
+      const child = await executeChildJob<typeof layerSync, 'layer-sync'>('layer-sync', {
+        siruta: args.siruta,
+        layerId,
+        forceFullSync: args.forceFullSync,
+        trigger: args.trigger ?? 'manual',
+      });
+      runs.push(child.result);
       progress.current++;
     }
 
     if (args.importNoGeometry) {
       progress.phase = 'import_nogeom';
       progress.message = 'Se importă parcelele fără geometrie…';
-      await executeChild('importNoGeometry', {
-        workflowId: childJobId('import-nogeom', args.siruta),
-        args: [{ siruta: args.siruta }],
-        typedSearchAttributes: jobSearchAttributes('import-nogeom', args.siruta),
-      });
+      await executeChildJob<typeof importNoGeometry, 'import-nogeom'>('import-nogeom', { siruta: args.siruta });
       progress.current++;
     }
 
@@ -81,11 +78,7 @@ export async function uatSync(args: UatSyncArgs): Promise<UatSyncResult> {
       // Spec 4.4 "Sync behaviours" 3: magic mode enriches the parcels (the enrichment engine's workflow).
       progress.phase = 'enrich';
       progress.message = 'Se îmbogățesc parcelele…';
-      const result = await executeChild('enrichParcels', {
-        workflowId: childJobId('enrich', args.siruta),
-        args: [{ siruta: args.siruta }],
-        typedSearchAttributes: jobSearchAttributes('enrich', args.siruta),
-      });
+      const { result } = await executeChildJob<typeof enrichParcels, 'enrich'>('enrich', { siruta: args.siruta });
       enrichment = { status: 'done', result };
       progress.current++;
     }

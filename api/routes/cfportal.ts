@@ -19,7 +19,7 @@ import { cfApiContext, type CfRouteOptions } from '../cfportal/context';
 import { Siruta, WorkspacePk } from '../http/schemas';
 import { defineRoute, reply } from '../http/route';
 import { legacyWriteGate } from '../http/gates';
-import { signalJob } from '../../temporal/jobs';
+import { start } from '../../temporal/jobs';
 import { errors } from '../../domain/errors';
 import { contentDisposition } from '../http/contentDisposition';
 import { hidesPersonalData } from '../../domain/auth/viewer';
@@ -208,14 +208,7 @@ export function registerCfportalRoutes(router: Router, store: Store, opts: CfRou
         pollIntervalMs: cfApi.pollIntervalMs,
         listingWaitMs: cfApi.listingWaitMs,
       };
-      await signalJob({
-        kind: 'cf-order-queue',
-        scope: placed.account,
-        workflowType: 'cfOrderQueue',
-        args: [{ account: placed.account }],
-        signal: 'enqueueBatch',
-        signalArgs: [batch],
-      });
+      await start('cf-order-queue', { account: placed.account }, { signalArgs: [batch] });
       return reply(202, { orderId: placed.orderId, extracts: placed.extracts });
     },
   );

@@ -30,8 +30,8 @@ import {
 import { addCity, isPaused, lastReport, listQueue, prepareCityTrigger, removeCity, resetAll, resetErrors, setPaused, STEP_STATES, WEEKEND_STEPS } from '../../domain/scheduling/weekend';
 import { sessionWeekendWindow, windowProblems } from '../../domain/scheduling/windows';
 import { getTemporalClient } from '../../temporal/client';
-import { queryRunning, signalJob } from '../../temporal/jobs';
-import { WEEKEND_SYNC_JOB, WEEKEND_SYNC_WORKFLOW_ID } from '../../temporal/common/singletons';
+import { readJob, start } from '../../temporal/jobs';
+import { WEEKEND_SYNC_WORKFLOW_ID } from '../../temporal/common/singletons';
 import type { WeekendState } from '../../workflows/scheduling';
 import { legacyWriteGate } from '../http/gates';
 import { PG_INT_MAX, Siruta as SirutaParam } from '../http/schemas';
@@ -138,26 +138,14 @@ const WeekendAnswer = z.object({
   jobId: z.string().optional(),
 });
 
-async function weekendHandle() {
-  const client = await getTemporalClient();
-  return { client, handle: client.workflow.getHandle(WEEKEND_SYNC_WORKFLOW_ID) };
-}
-
-/** The session's own view while it runs; null when none runs. */
+/** The session's own view while it runs (its progress detail); null when none runs. */
 async function sessionState(): Promise<WeekendState | null> {
-  const { client, handle } = await weekendHandle();
-  try {
-    const d = await handle.describe();
-    if (d.status.name !== 'RUNNING') return null;
-    return (await queryRunning<WeekendState>(client, handle, 'weekendState')) ?? null;
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return null;
-    throw err;
-  }
+  const job = await readJob<WeekendState>(WEEKEND_SYNC_WORKFLOW_ID);
+  return (job?.status === 'running' && job.progress?.detail) || null;
 }
 
 async function wakeSession(): Promise<void> {
-  const { handle } = await weekendHandle();
+  const handle = (await getTemporalClient()).workflow.getHandle(WEEKEND_SYNC_WORKFLOW_ID);
   try {
     await handle.signal('weekendWake');
   } catch (err) {
@@ -387,15 +375,12 @@ export function registerSchedulingRoutes(router: Router, store: Store): void {
           if (body.siruta) await prepareCityTrigger(prisma, body.siruta);
           else await resetErrors(prisma);
           await setPaused(prisma, false);
-          jobId = await signalJob({
-            kind: WEEKEND_SYNC_JOB.kind,
-            scope: WEEKEND_SYNC_JOB.scope,
-            workflowType: 'weekendSync',
-            args: [{ forced: true, runNow: true, ...(body.siruta ? { runNowSiruta: body.siruta } : {}) }],
-            signal: 'weekendTrigger',
+          ({ jobId } = await start(
+            'weekend-sync',
+            { forced: true, runNow: true, ...(body.siruta ? { runNowSiruta: body.siruta } : {}) },
             // A city's own "Pornește" runs that city first, not the queue's first one.
-            signalArgs: body.siruta ? [{ siruta: body.siruta }] : [],
-          });
+            { signalArgs: body.siruta ? [{ siruta: body.siruta }] : [] },
+          ));
           break;
         }
       }

@@ -3,7 +3,6 @@
  * connect/disconnect, explicit health check. One server-side session serves every user.
  */
 import type { Router } from 'express';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { z } from 'zod';
 import { errors } from '../../domain/errors';
 import { countyDataMissing } from '../../domain/landreg/catalogue';
@@ -13,10 +12,9 @@ import { config } from '../../domain/config';
 import type { SessionContext } from '../../domain/auth/sessionContext';
 import { requireAdmin } from '../auth/guards';
 import { childLogger } from '../../domain/log';
-import { singletonWorkflowId } from '../../temporal/ids';
 import { defineRoute } from '../http/route';
 import type { LandregApi } from '../landreg/context';
-import { launchJob, runningPortalJobs } from '../../temporal/jobs';
+import { runningPortalJobs, start } from '../../temporal/jobs';
 import { SessionState, sessionState as readSessionState } from '../../domain/landreg/sessionState';
 
 const log = childLogger('landreg-session');
@@ -30,11 +28,7 @@ const Credentials = z.object({
 /** Spec 3.1: on the first connection with missing county data, a county refresh starts in the background. */
 async function refreshCountiesIfMissing(landregApi: LandregApi): Promise<void> {
   if (!(await countyDataMissing(landregApi.prisma))) return;
-  try {
-    await launchJob({ workflowType: 'uatCatalogRefresh', jobId: singletonWorkflowId('uat-catalog-refresh', 'global'), kind: 'uat-catalog-refresh', args: [{}] });
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-  }
+  await start('uat-catalog-refresh', {}, { existing: 'accept' });
 }
 
 /**

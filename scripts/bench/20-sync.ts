@@ -29,12 +29,10 @@ import { config } from '../../domain/config';
 import { getPool } from '../../domain/db/pool';
 import { LandregClient } from '../../domain/landreg/client';
 import { refreshUatCatalogue } from '../../domain/landreg/catalogue';
-import { getTemporalClient } from '../../temporal/client';
+import { start } from '../../temporal/jobs';
 import { runBench, simJson } from './_shared';
-import { jobWorkflowId } from '../../temporal/ids';
-import { TaskQueue } from '../../temporal/common/queues';
 import { BENCH_SIRUTA } from '../../simulators/landreg/store';
-import type { layerSync, LayerSyncResult } from '../../workflows/layerSync';
+import type { LayerSyncResult } from '../../workflows/layerSync';
 
 const BENCH = 'sync';
 const LAYER = 'TERENURI_ACTIVE';
@@ -100,13 +98,8 @@ function sampleWorkers(pids: number[]) {
 }
 
 async function sync(tag: string, forceFullSync = false): Promise<{ run: LayerSyncResult; seconds: number }> {
-  const client = await getTemporalClient();
   const t = performance.now();
-  const run = await client.workflow.execute<typeof layerSync>('layerSync', {
-    taskQueue: TaskQueue.store,
-    workflowId: jobWorkflowId('layer-sync', `${BENCH_SIRUTA}-bench-${tag}`),
-    args: [{ siruta: BENCH_SIRUTA, layerId: LAYER, forceFullSync, trigger: 'manual' }],
-  });
+  const run = await (await start('layer-sync', { siruta: BENCH_SIRUTA, layerId: LAYER, forceFullSync, trigger: 'manual' })).handle.result();
   const seconds = (performance.now() - t) / 1000;
   if (run.status !== 'done') throw new Error(`${tag} sync ended ${run.status}: ${run.error}`);
   return { run, seconds };

@@ -18,8 +18,7 @@ import { closePool, getPool } from '../../domain/db/pool';
 import { LandregClient } from '../../domain/landreg/client';
 import { refreshUatCatalogue } from '../../domain/landreg/catalogue';
 import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
-import { jobWorkflowId } from '../../temporal/ids';
-import { TaskQueue } from '../../temporal/common/queues';
+import { start } from '../../temporal/jobs';
 import type { countySync } from '../../workflows/countySync';
 import { jsonLine, note as say, simJson } from './_shared';
 
@@ -81,14 +80,9 @@ async function walk(handle: WorkflowHandle, b: Breakdown, kind = 'countySync'): 
   await Promise.all(children);
 }
 
-async function runCounty(tag: string, perUatPlan = false): Promise<{ ms: number; result: Awaited<ReturnType<typeof countySync>>; handle: WorkflowHandle }> {
-  const client = await getTemporalClient();
+async function runCounty(perUatPlan = false): Promise<{ ms: number; result: Awaited<ReturnType<typeof countySync>>; handle: WorkflowHandle }> {
   const t0 = performance.now();
-  const handle = await client.workflow.start<typeof countySync>('countySync', {
-    taskQueue: TaskQueue.store,
-    workflowId: jobWorkflowId('sync-county', `${COUNTY.toLowerCase()}-${tag}`),
-    args: [{ county: COUNTY, trigger: 'county', requestTileRebuild: false, perUatPlan }],
-  });
+  const { handle } = await start('sync-county', { county: COUNTY, trigger: 'county', requestTileRebuild: false, perUatPlan });
   const result = await handle.result();
   return { ms: performance.now() - t0, result, handle };
 }
@@ -126,7 +120,7 @@ async function main(): Promise<void> {
     ).rows[0].n;
     if (synced < uats) {
       note(`first load of ${COUNTY} (${uats} UATs)`);
-      const first = await runCounty('first');
+      const first = await runCounty();
       jsonLine(BENCH, 'first load', first.ms / 1000, 's');
       jsonLine(BENCH, 'first load features', first.result.added, 'features');
     }
@@ -136,7 +130,7 @@ async function main(): Promise<void> {
       for (const path of PATHS) {
         await simJson('DELETE', '/__sim/requests');
         note(`zero-change refresh of ${COUNTY}, ${path.label}, round ${round + 1}/${REPEATS}`);
-        const refresh = await runCounty(`refresh-${path.perUatPlan ? 'per-uat' : 'county'}-${round}`, path.perUatPlan);
+        const refresh = await runCounty(path.perUatPlan);
         if (refresh.result.added + refresh.result.removed + refresh.result.changed !== 0) throw new Error(`the refresh found changes: ${refresh.result.summary}`);
         const n = refresh.result.uats.length;
         const portal = await simJson<{ counts: Record<string, number> }>('GET', '/__sim/requests');

@@ -24,12 +24,10 @@ import { LandregClient } from '../../domain/landreg/client';
 import { enrichmentPortal } from '../../domain/enrichment/portal';
 import { nameTokens, parseOwners } from '../../domain/enrichment/rules';
 import { searchOwnersLocal } from '../../domain/enrichment/store';
-import { getTemporalClient } from '../../temporal/client';
-import { jobWorkflowId } from '../../temporal/ids';
-import { TaskQueue } from '../../temporal/common/queues';
-import { jobSearchAttributes } from '../../temporal/common/searchAttributes';
+import { readJob, start } from '../../temporal/jobs';
 import { createTestSessionRecord } from '../../test/helpers/session';
-import type { EnrichProgress } from '../../workflows/enrichParcels';
+import type { ProgressState } from '../../temporal/common/progress';
+import type { EnrichDetail } from '../../workflows/enrichParcels';
 import { BENCH_SIRUTA, ensureBenchUatSynced, jsonLine, note, percentiles, runBench } from './_shared';
 
 const BENCH = 'enrichment';
@@ -56,31 +54,21 @@ const totalRequests = (c: Record<string, number>) => Object.entries(c).filter(([
 
 async function benchThroughput(): Promise<void> {
   const db = getPool();
-  const client = await getTemporalClient();
   const before = await simCounts();
-  const workflowId = jobWorkflowId('enrich', String(BENCH_SIRUTA));
   const t0 = new Date();
-  const handle = await client.workflow.start('enrichParcels', {
-    taskQueue: TaskQueue.store,
-    workflowId,
-    args: [{ siruta: BENCH_SIRUTA, force: true }],
-    typedSearchAttributes: jobSearchAttributes('enrich', BENCH_SIRUTA),
-  });
+  const { jobId: workflowId, handle } = await start('enrich', { siruta: BENCH_SIRUTA, force: true });
   say(`started ${workflowId} (force) on the bench UAT; stopping it after ${TARGET_PARCELS} parcels`);
-  let progress: EnrichProgress | undefined;
+  let progress: ProgressState<EnrichDetail> | undefined;
   let lastSaid = 0;
   for (;;) {
     await new Promise((r) => setTimeout(r, 250));
-    progress = await handle.query<EnrichProgress>('progress').catch(() => progress);
-    if (progress && (progress.done >= TARGET_PARCELS || progress.status === 'done')) break;
-    const { status } = await handle.describe();
-    if (status.name !== 'RUNNING') {
-      const err = await handle.result().then(() => null, (e: unknown) => e as Error);
-      throw new Error(`${workflowId} ended ${status.name} after ${progress?.done ?? 0} parcels: ${(err?.cause as Error | undefined)?.message ?? err?.message ?? ''}`);
-    }
-    if (progress && progress.done - lastSaid >= 200) {
-      lastSaid = progress.done;
-      say(`${progress.done} parcels enriched, ${progress.portalCalls} portal calls`);
+    const job = await readJob<EnrichDetail>(workflowId);
+    progress = job?.progress ?? progress;
+    if (progress && (progress.current >= TARGET_PARCELS || progress.status === 'done')) break;
+    if (job && job.status !== 'running') throw new Error(`${workflowId} ended ${job.status} after ${progress?.current ?? 0} parcels: ${job.error ?? ''}`);
+    if (progress && progress.current - lastSaid >= 200) {
+      lastSaid = progress.current;
+      say(`${progress.current} parcels enriched, ${progress.detail?.portalCalls ?? 0} portal calls`);
     }
   }
   const wallS = (Date.now() - t0.getTime()) / 1000;
@@ -102,7 +90,7 @@ async function benchThroughput(): Promise<void> {
   emit('parcels_enriched', r.n, 'parcels');
   emit('parcels_per_s', r.n / r.span_s, 'parcels/s');
   emit('wall_seconds', wallS, 's');
-  emit('workflow_portal_calls', progress?.portalCalls ?? 0, 'requests');
+  emit('workflow_portal_calls', progress?.detail?.portalCalls ?? 0, 'requests');
   emit('portal_requests', portal, 'requests');
   emit('portal_requests_all_routes', all, 'requests');
   emit('portal_requests_per_parcel', portal / Math.max(1, r.n), 'requests');

@@ -8,7 +8,6 @@
  *   ensureBenchUatSynced()                the bench UAT's parcels and buildings in the store,
  *                                         synced through the real uatSync workflow when missing
  */
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { config } from '../../domain/config';
 import { closePool, getPool } from '../../domain/db/pool';
 import { LandregClient } from '../../domain/landreg/client';
@@ -16,9 +15,7 @@ import { patchUatCatalogue } from '../../domain/landreg/catalogue';
 import { DEFAULT_SYNC_LAYERS } from '../../domain/landreg/jobs';
 import { BENCH_SIRUTA } from '../../simulators/landreg/store';
 import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
-import { jobWorkflowId, singletonWorkflowId } from '../../temporal/ids';
-import { TaskQueue } from '../../temporal/common/queues';
-import { jobSearchAttributes } from '../../temporal/common/searchAttributes';
+import { start } from '../../temporal/jobs';
 
 export { BENCH_SIRUTA };
 
@@ -105,13 +102,7 @@ export async function ensureBenchUatSynced(log: (msg: string) => void = (m) => n
   const client = await getTemporalClient();
   if ((await count(`SELECT count(*)::int AS n FROM gis_uats`)) === 0) {
     log('UAT catalogue empty: running uatCatalogRefresh');
-    const workflowId = singletonWorkflowId('uat-catalog-refresh', 'global');
-    try {
-      await client.workflow.start('uatCatalogRefresh', { taskQueue: TaskQueue.store, workflowId, args: [{}], typedSearchAttributes: jobSearchAttributes('uat-catalog-refresh') });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
-    await client.workflow.getHandle(workflowId).result();
+    await (await start('uat-catalog-refresh', {}, { existing: 'accept' })).handle.result();
   }
   if ((await count(`SELECT count(*)::int AS n FROM gis_uats WHERE siruta = $1 AND geom IS NOT NULL`, [BENCH_SIRUTA])) === 0) {
     log('no boundary for the bench UAT: patching the UAT catalogue');
@@ -119,15 +110,9 @@ export async function ensureBenchUatSynced(log: (msg: string) => void = (m) => n
   }
   let running = await runningSyncOfBenchUat();
   if (running.length === 0 && ((await layerCount('TERENURI_ACTIVE')) === 0 || (await layerCount('CLADIRI_ACTIVE')) === 0)) {
-    const workflowId = jobWorkflowId('sync-background', String(BENCH_SIRUTA));
-    log(`syncing the bench UAT ${BENCH_SIRUTA} (${DEFAULT_SYNC_LAYERS.join(', ')}) as ${workflowId}`);
-    await client.workflow.start('uatSync', {
-      taskQueue: TaskQueue.store,
-      workflowId,
-      args: [{ siruta: BENCH_SIRUTA, layers: [...DEFAULT_SYNC_LAYERS], mode: 'base', trigger: 'manual', requestTileRebuild: false }],
-      typedSearchAttributes: jobSearchAttributes('sync-background', BENCH_SIRUTA),
-    });
-    running = [workflowId];
+    const { jobId } = await start('sync-background', { siruta: BENCH_SIRUTA, layers: [...DEFAULT_SYNC_LAYERS], mode: 'base', trigger: 'manual', requestTileRebuild: false });
+    log(`syncing the bench UAT ${BENCH_SIRUTA} (${DEFAULT_SYNC_LAYERS.join(', ')}) as ${jobId}`);
+    running = [jobId];
   }
   for (const id of running) {
     log(`waiting for ${id}`);

@@ -6,7 +6,10 @@
  * "One at a time" locks a resource, not a kind: `lock(input)` names it (`uat:<siruta>` for every
  * sync of that UAT whatever its kind, `county:<name>`), and a start finds a running job of any
  * kind holding the same resource. The job id's scope is the lock's id, so Temporal is asked
- * about a resource by id prefix (`<kind>:<id>:`) over the kinds that lock it.
+ * about a resource by id prefix (`<kind>:<id>:`) over the kinds that lock it. A singleton (the
+ * overview build, a CF account's order queue, one mail's delivery) is its own lock: its fixed id
+ * `<kind>:<scope>` is refused by Temporal while one runs. A queue kind names the signal its
+ * starts deliver (signal-with-start: the running queue gets it, or one starts with it).
  */
 import { TaskQueue, type TaskQueueName } from './queues';
 
@@ -21,12 +24,17 @@ export interface JobSpec<W extends string = string> {
   /** The workflow type (workflows/index.ts; temporal/jobs.ts checks the name against it). */
   workflow: W;
   queue: TaskQueueName;
-  /** The job id's scope `<kind>:<scope>:<ulid>` when no lock names it (a lock's id is the scope). */
-  scope?: string;
+  /**
+   * The job id's scope `<kind>:<scope>:<ulid>` (a singleton's `<kind>:<scope>`) when no lock
+   * names it (a lock's id is the scope): fixed, or from the input (a mail's outbox row, a UAT).
+   */
+  scope?: string | ((input: never) => string);
   /** The resource one at a time is about; none: starts never conflict (or the kind is a singleton). */
   lock?: JobLock;
   /** A singleton's fixed id `<kind>:<scope>` is its own lock: Temporal refuses a second start. */
   singleton?: true;
+  /** A queue: the signal every start delivers, starting the singleton with it when none runs. */
+  signal?: string;
   /** The Siruta search attribute (the UAT the job is about). */
   siruta?(input: never): number;
 }
@@ -50,6 +58,20 @@ export const JOBS = {
   'export-bundle': { workflow: 'exportBundle', queue: TaskQueue.store, lock: { resource: 'export-bundle', id: uat }, siruta: sirutaOf },
   'export-layer-gpkg': { workflow: 'exportLayerGpkg', queue: TaskQueue.store, lock: { resource: 'export-layer-gpkg', id: uat }, siruta: sirutaOf },
   'registry-status-check': { workflow: 'registryStatusCheck', queue: TaskQueue.store, scope: 'manual', singleton: true },
+  'uat-catalog-refresh': { workflow: 'uatCatalogRefresh', queue: TaskQueue.store, scope: 'global', singleton: true },
+  // The steps of a sync or an export, started only as children of the job that holds the UAT.
+  'layer-sync': { workflow: 'layerSync', queue: TaskQueue.store, scope: (i: { siruta: number; layerId: string }) => `${i.siruta}-${i.layerId}`, siruta: sirutaOf },
+  'import-nogeom': { workflow: 'importNoGeometry', queue: TaskQueue.store, scope: uat, siruta: sirutaOf },
+  enrich: { workflow: 'enrichParcels', queue: TaskQueue.store, scope: uat, siruta: sirutaOf },
+  'weekend-sync': { workflow: 'weekendSync', queue: TaskQueue.store, scope: 'global', singleton: true, signal: 'weekendTrigger' },
+  // One delivery per outbox row: a second start while it runs is the same delivery.
+  'deliver-mail': { workflow: 'deliverMail', queue: TaskQueue.store, scope: (outboxId: string) => outboxId, singleton: true },
+  // The overview rebuild (spec 3.6) and our build of the archive, on the queue of the heavy tools.
+  'tile-archive-rebuild': { workflow: 'tileArchiveRebuild', queue: TaskQueue.store, scope: 'overview', singleton: true },
+  'tile-archive-build': { workflow: 'overviewArchiveBuild', queue: TaskQueue.exports, scope: 'overview', singleton: true },
+  // A certificate-portal account's FIFO queue of orders, and each order's batch (its child, one at a time).
+  'cf-order-queue': { workflow: 'cfOrderQueue', queue: TaskQueue.store, scope: (i: { account: string }) => i.account, singleton: true, signal: 'enqueueBatch' },
+  'cf-order-batch': { workflow: 'cfOrderBatch', queue: TaskQueue.store, scope: (i: { account: string; orderId: string }) => `${i.account}:${i.orderId}`, singleton: true },
 } as const satisfies Record<string, JobSpec>;
 
 export type JobKind = keyof typeof JOBS;
@@ -68,7 +90,7 @@ export function kindsLocking(resource: string): JobKind[] {
 /** The id scope of a start: the lock's id, else the record's fixed scope. */
 export function scopeOf(kind: JobKind, input: unknown): string {
   const spec: JobSpec = JOBS[kind];
-  const scope = spec.lock ? spec.lock.id(input as never) : spec.scope;
+  const scope = spec.lock ? spec.lock.id(input as never) : typeof spec.scope === 'function' ? spec.scope(input as never) : spec.scope;
   if (scope === undefined) throw new Error(`Job kind "${kind}" has neither a lock nor a scope`);
   return scope;
 }

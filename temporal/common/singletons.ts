@@ -10,8 +10,7 @@ export const TILE_REBUILD_WORKFLOW_ID = 'tile-archive-rebuild:overview';
 export const OVERVIEW_BUILD_WORKFLOW_ID = 'tile-archive-build:overview';
 
 /** The weekend sync session (workflows/scheduling.ts): the nightly kick and the trigger button. */
-export const WEEKEND_SYNC_JOB = { kind: 'weekend-sync', scope: 'global' } as const;
-export const WEEKEND_SYNC_WORKFLOW_ID = `${WEEKEND_SYNC_JOB.kind}:${WEEKEND_SYNC_JOB.scope}`;
+export const WEEKEND_SYNC_WORKFLOW_ID = 'weekend-sync:global';
 
 /** The sync of every county, one after another; it blocks county syncs while it runs (spec 4.4, 409 all_counties_running). */
 export const ALL_COUNTIES_JOB = { kind: 'sync-all-counties', scope: 'ro' } as const;

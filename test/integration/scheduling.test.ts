@@ -19,7 +19,9 @@ import { closeTemporalClient } from '../../temporal/client';
 import { jobWorkflowId } from '../../temporal/ids';
 import { TaskQueue } from '../../temporal/common/queues';
 import { ensureSchedules, schedules } from '../../temporal/schedules';
-import type { syncRuleScheduler } from '../../workflows/scheduling';
+import { JOB_KIND } from '../../temporal/common/searchAttributes';
+import { WEEKEND_SYNC_WORKFLOW_ID } from '../../temporal/common/singletons';
+import type { syncRuleScheduler, weekendSync } from '../../workflows/scheduling';
 import { landregApp, rigAppDeps, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
 import { scratchDatabase } from '../helpers/scratchDb';
 import { createApp } from '../../api/app';
@@ -202,6 +204,19 @@ describe('weekend-sync route', () => {
     const removed = await api('POST', '/api/landreg/weekend-sync', { body: { action: 'remove', siruta: uats[1].siruta } });
     expect(removed.body.queue).toHaveLength(9);
     expect((await api('POST', '/api/landreg/weekend-sync', { body: { action: 'remove', siruta: uats[1].siruta } })).status).toBe(404);
+  });
+
+  test('a trigger starts the session under its fixed id, or signals the one running (the job table: signal-with-start)', async () => {
+    // Nothing pending: the session the trigger starts finds no step and ends at once.
+    await rig.db.query(`DELETE FROM weekend_sync_queue`);
+    const triggered = await api('POST', '/api/landreg/weekend-sync', { body: { action: 'trigger' } });
+    expect(triggered.status).toBe(200);
+    expect(triggered.body).toMatchObject({ jobId: WEEKEND_SYNC_WORKFLOW_ID, queue: [] });
+    const session = rig.env.client.workflow.getHandle<typeof weekendSync>(WEEKEND_SYNC_WORKFLOW_ID);
+    expect(await session.result()).toMatchObject({ stepsRun: 0, stepsFailed: 0 });
+    expect((await session.describe()).typedSearchAttributes.get(JOB_KIND)).toBe('weekend-sync');
+    const after = await api('GET', '/api/landreg/weekend-sync');
+    expect(after.body).toMatchObject({ syncStatus: 'idle', currentActivity: null, forced: false });
   });
 });
 

@@ -121,10 +121,11 @@ describe('tileArchiveRebuild on the dev server', () => {
       await w.runUntil(async () => {
         await requestTileArchiveRebuild(env.client);
         const handle = env.client.workflow.getHandle(TILE_REBUILD_WORKFLOW_ID);
+        // What the monitor shows (`GET /api/geoportal/tiles/status` `job.progress`).
         let progress: TileRebuildProgress | undefined;
         for (let i = 0; i < 100 && progress?.phase !== 'building'; i++) {
-          progress = await handle.query<TileRebuildProgress>('progress');
-          if (progress.phase !== 'building') await new Promise((r) => setTimeout(r, 100));
+          progress = (await tileRebuildJob(env.client))?.progress;
+          if (progress?.phase !== 'building') await new Promise((r) => setTimeout(r, 100));
         }
         expect(progress).toMatchObject({ phase: 'building', build: 'already_running', status: 'running' });
 

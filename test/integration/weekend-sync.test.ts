@@ -21,6 +21,7 @@ import { TaskQueue } from '../../temporal/common/queues';
 import { workerRegistry } from '../../workers/registry';
 import { createQueueWorkers } from '../../workers/start';
 import { WEEKEND_SYNC_WORKFLOW_ID } from '../../temporal/common/singletons';
+import { readJob } from '../../temporal/jobs';
 import type { WeekendState, weekendSync } from '../../workflows/scheduling';
 import { forgetUat, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
 import { until } from '../helpers/wait';
@@ -165,7 +166,8 @@ describe('weekend deep sync session', () => {
 
       // Another worker takes over (as after a crash and restart): it replays the session to where it was.
       await startStoreWorker();
-      const state = await handle.query<WeekendState>('weekendState');
+      // The session's view, as the queue page reads it: the detail of its progress.
+      const state = await until('the session view', async () => (await readJob<WeekendState>(workflowId, rig.env.client))?.progress?.detail, 30_000);
       expect(state).toMatchObject({ syncStatus: 'running', currentActivity: `${good.name}: sync_cladiri` });
       const finished = handle.result();
       await rig.simJson('POST', '/__sim/faults', { latencyMs: 0 });
