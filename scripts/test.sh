@@ -65,10 +65,11 @@ if [ "$status" -ne 0 ]; then
   echo "[test] stack log tail:"; tail -n 40 $log
   # A service that died mid-run (restarted by the launcher) explains a run of connection errors:
   # its last words, then the launcher's own lines, last, where a truncated CI log keeps them.
-  for svc in $(grep -aoE '^stack +\| [a-z0-9-]+ stopped unexpectedly' $log | awk '{print $3}' | sort -u); do
+  # (A long service name fills its prefix column: "dwg-converter| …", no space before the bar.)
+  for svc in $( (grep -aoE '^stack +\| [a-z0-9-]+ stopped unexpectedly' $log || true) | awk '{print $3}' | sort -u); do
     echo "[test] last lines of $svc before it stopped:"
-    grep -aB1000 -E "^stack +\| $svc stopped unexpectedly" $log | grep -aE "^$svc +\|" | tail -n 25 | cut -c1-400
+    (grep -aB1000 -E "^stack +\| $svc stopped unexpectedly" $log || true) | (grep -aE "^$svc *\|" || true) | tail -n 25 | cut -c1-400
   done
-  echo "[test] the launcher's lines:"; grep -aE '^stack +\|' $log | tail -n 30
+  echo "[test] the launcher's lines:"; (grep -aE '^stack +\|' $log || true) | tail -n 30
 fi
 exit "$status"
