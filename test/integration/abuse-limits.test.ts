@@ -296,9 +296,9 @@ async function processesWorkingIn(dir: string): Promise<Array<{ pid: number; cmd
 test('a client that leaves mid-compression leaves no Ghostscript or qpdf behind within 5 s; each ran under a memory limit', async () => {
   const base = await freshApp();
   const files = await makePdfCorpus(work);
-  // Thirty scanned pages: a compression that runs for many seconds.
+  // Sixty scanned pages: a compression that runs for many seconds.
   const heavy = path.join(work, 'heavy.pdf');
-  await run('qpdf', ['--empty', '--pages', ...Array(30).fill(files.scan), '--', heavy]);
+  await run('qpdf', ['--empty', '--pages', ...Array(60).fill(files.scan), '--', heavy]);
   const data = await fs.readFile(heavy);
   const boundary = `----orphan${randomBytes(6).toString('hex')}`;
   const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="level"\r\n\r\nextreme\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="mare.pdf"\r\nContent-Type: application/pdf\r\n\r\n`);
@@ -310,22 +310,18 @@ test('a client that leaves mid-compression leaves no Ghostscript or qpdf behind 
   req.on('error', () => undefined);
   req.end(Buffer.concat([head, data, tail]));
 
-  let tools: Array<{ pid: number; cmd: string }> = [];
-  const deadline = Date.now() + 30_000;
-  while (!tools.some((t) => /^(\S*\/)?gs /.test(t.cmd))) {
-    if (Date.now() > deadline) throw new Error(`Ghostscript never started; seen: ${JSON.stringify(tools)}`);
-    await new Promise((r) => setTimeout(r, 50));
-    tools = await processesWorkingIn(uploads);
-  }
-  // A short Ghostscript pass may end between the listing and the read, and on a quiet machine the
-  // pipeline may be in its qpdf pass by then: read the limits of whichever tool still runs (both
-  // start through the one runner, under the same limit).
+  // Read the memory limit of a Ghostscript or qpdf of this upload in the very scan that finds it:
+  // a pass may end between two scans of /proc (a CI run once saw Ghostscript start, then found no
+  // tool left by the next scan).
   let limits: string | null = null;
+  let seen: Array<{ pid: number; cmd: string }> = [];
+  const deadline = Date.now() + 30_000;
   while (limits === null) {
-    if (Date.now() > deadline) throw new Error('no Ghostscript or qpdf stayed running long enough to read its limits');
-    const tool = (await processesWorkingIn(uploads)).find((t) => /^(\S*\/)?(gs|qpdf) /.test(t.cmd));
+    if (Date.now() > deadline) throw new Error(`no Ghostscript or qpdf ran long enough to read its limits; seen: ${JSON.stringify(seen)}`);
+    seen = await processesWorkingIn(uploads);
+    const tool = seen.find((t) => /^(\S*\/)?(gs|qpdf) /.test(t.cmd));
     limits = tool ? await fs.readFile(`/proc/${tool.pid}/limits`, 'utf8').catch(() => null) : null;
-    if (limits === null) await new Promise((r) => setTimeout(r, 10));
+    if (limits === null) await new Promise((r) => setTimeout(r, 20));
   }
   const addressSpace = limits.split('\n').find((l) => l.startsWith('Max address space'))!;
   expect(addressSpace.split(/\s{2,}/)[1]).toBe(String(config.limits.childMemoryMb * 1024 * 1024));
