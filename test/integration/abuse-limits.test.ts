@@ -310,18 +310,22 @@ test('a client that leaves mid-compression leaves no Ghostscript or qpdf behind 
   req.on('error', () => undefined);
   req.end(Buffer.concat([head, data, tail]));
 
-  // Read the memory limit of a Ghostscript or qpdf of this upload in the very scan that finds it:
-  // a pass may end between two scans of /proc (a CI run once saw Ghostscript start, then found no
-  // tool left by the next scan).
+  // Ghostscript must start; the memory limit is read from a Ghostscript or qpdf of this upload in
+  // the very scan that finds it: a pass may end between two scans of /proc (a CI run once saw
+  // Ghostscript start, then found no tool left by the next scan).
   let limits: string | null = null;
+  let ghostscriptSeen = false;
   let seen: Array<{ pid: number; cmd: string }> = [];
   const deadline = Date.now() + 30_000;
-  while (limits === null) {
-    if (Date.now() > deadline) throw new Error(`no Ghostscript or qpdf ran long enough to read its limits; seen: ${JSON.stringify(seen)}`);
+  while (limits === null || !ghostscriptSeen) {
+    if (Date.now() > deadline) {
+      throw new Error(`${ghostscriptSeen ? 'no Ghostscript or qpdf ran long enough to read its limits' : 'Ghostscript never started'}; seen: ${JSON.stringify(seen)}`);
+    }
     seen = await processesWorkingIn(uploads);
-    const tool = seen.find((t) => /^(\S*\/)?(gs|qpdf) /.test(t.cmd));
-    limits = tool ? await fs.readFile(`/proc/${tool.pid}/limits`, 'utf8').catch(() => null) : null;
-    if (limits === null) await new Promise((r) => setTimeout(r, 20));
+    ghostscriptSeen ||= seen.some((t) => /^(\S*\/)?gs /.test(t.cmd));
+    const tool: { pid: number; cmd: string } | undefined = limits === null ? seen.find((t) => /^(\S*\/)?(gs|qpdf) /.test(t.cmd)) : undefined;
+    if (tool) limits = await fs.readFile(`/proc/${tool.pid}/limits`, 'utf8').catch(() => null);
+    if (limits === null || !ghostscriptSeen) await new Promise((r) => setTimeout(r, 20));
   }
   const addressSpace = limits.split('\n').find((l) => l.startsWith('Max address space'))!;
   expect(addressSpace.split(/\s{2,}/)[1]).toBe(String(config.limits.childMemoryMb * 1024 * 1024));
