@@ -21,10 +21,10 @@ import {
   saveLastReport,
   startNewWeekend,
   startStep,
-  weekendRecipients,
   type NextStep,
   type WeekendStep,
 } from '../domain/scheduling/weekend';
+import { recentAdmins } from '../domain/auth/admins';
 
 /** What the activities need of temporal/jobs.ts (its `listRunningJobs` and the job table's `start`). */
 export interface SchedulingJobs {
@@ -83,7 +83,8 @@ export function createSchedulingActivities({ db, prisma, jobs }: { db: Db; prism
     },
 
     async weekendRecipients(): Promise<string[]> {
-      return weekendRecipients(db);
+      // Who hears about the weekend sync (spec 6): the administrators who signed in lately.
+      return recentAdmins(db);
     },
 
     /**

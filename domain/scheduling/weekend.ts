@@ -7,7 +7,6 @@
  */
 import type { PrismaClient } from '../db/prisma';
 import type { Db } from '../db/pool';
-import { recentAdmins } from '../auth/admins';
 import { errors } from '../errors';
 import { uatsBySiruta } from '../landreg/reads';
 
@@ -235,12 +234,4 @@ export async function saveLastReport(prisma: PrismaClient, report: StoredReport)
 export async function lastReport(prisma: PrismaClient): Promise<StoredReport | null> {
   const s = await prisma.gisSetting.findUnique({ where: { key: LAST_REPORT_KEY } });
   return (s?.value as StoredReport | undefined) ?? null;
-}
-
-/**
- * Who hears about the weekend sync (spec 6): the administrators, known from their sessions (users
- * live in the identity provider; an admin who signed in during the last 30 days has a session).
- */
-export function weekendRecipients(db: Db): Promise<string[]> {
-  return recentAdmins(db);
 }
