@@ -20,7 +20,7 @@ import { registryViewer } from '../../domain/registry/access';
 import { AppError } from '../../domain/errors';
 import { chat, openChatStream, type ChatCaller } from '../../domain/ai/chat';
 import { CHAT_LIMITS } from '../../domain/ai/prompt';
-import { providerStatus } from '../../domain/ai/providers';
+import { providerStatus } from '../../domain/ai/service';
 
 const Provider = z.enum(['openai', 'anthropic', 'ollama', 'demo']);
 const StatusOut = z.object({

@@ -13,7 +13,8 @@ import { withUpload } from '../http/upload';
 import { errors } from '../../domain/errors';
 import { clientGone, sendAttachment } from '../http/download';
 import { heavyWork, holdSlot } from '../http/rateLimit';
-import { convertDwgToDxf, dwgConverterHealth, dxfFileName } from '../../domain/dwg/converter';
+import { convertDwgToDxf, dxfFileName } from '../../domain/dwg/converter';
+import { dwgConverterHealth } from '../../domain/dwg/service';
 import { formatEntityTypes } from '../../domain/dwg/names';
 
 const tags = ['dwg'];

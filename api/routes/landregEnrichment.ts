@@ -9,19 +9,9 @@ import { z } from 'zod';
 import { viewerOf } from '../../domain/auth/viewer';
 import { legacyWriteGate } from '../http/gates';
 import { defineRoute } from '../http/route';
-import type { Store } from '../../domain/db/store';
-import type { LandregRouteOptions } from '../landreg/context';
 import { withinDeadline } from '../http/deadline';
-import { uatDashboard } from '../../domain/enrichment/dashboard';
 import { NO_GEOM_SCAN_TIMEOUT_MS, scanNoGeometry } from '../../domain/enrichment/noGeometry';
-import { enrichmentPortal } from '../../domain/enrichment/portal';
-import { MAX_CADASTRAL_NUMBERS, enrichOne, searchCadastral, searchOwner, type EnrichmentDeps } from '../../domain/enrichment/service';
-import { LandregClient } from '../../domain/landreg/client';
-
-/** The store's pool and a portal client on it, as the app passes them (a test: its simulator). */
-export function enrichmentDepsOn(store: Store, opts: LandregRouteOptions = {}): EnrichmentDeps {
-  return { db: store.pool, portal: enrichmentPortal(new LandregClient({ db: store.pool, ...opts })) };
-}
+import { MAX_CADASTRAL_NUMBERS, enrichOne, searchCadastral, searchOwner, uatDashboard, type EnrichmentDeps } from '../../domain/enrichment/service';
 
 const Enrichment = z.record(z.string(), z.unknown()).nullable().openapi({ description: 'Enrichment keys of CONTRACT.md section 3 (redacted for the viewer)' });
 

@@ -15,7 +15,8 @@ import { childLogger } from '../../domain/log';
 import { defineRoute } from '../http/route';
 import type { LandregApi } from '../landreg/context';
 import { runningPortalJobs, start } from '../../temporal/jobs';
-import { SessionState, sessionState as readSessionState } from '../../domain/landreg/sessionState';
+import { SessionState } from '../../domain/landreg/sessionState';
+import { sessionState as readSessionState } from '../../domain/landreg/service';
 
 const log = childLogger('landreg-session');
 const TAGS = ['landreg'];

@@ -11,9 +11,10 @@ import { requireBearer } from '../auth/bearer';
 import { config } from '../../domain/config';
 import { viewerOf } from '../../domain/auth/viewer';
 import { NOTIFICATION_TYPES } from '../../domain/notifications/notify';
-import { getPreferences, inbox, markRead, PREFERENCE_KEY, PREFERENCE_KEYS, setPreferences } from '../../domain/notifications/inbox';
+import { markRead, PREFERENCE_KEY, PREFERENCE_KEYS, setPreferences } from '../../domain/notifications/inbox';
+import { getPreferences, inbox, listWatches } from '../../domain/notifications/service';
 import { runDailyDigest, sendAdminTestDigests, sendTestDigest } from '../../domain/notifications/digest';
-import { addWatch, featureHistory, listWatches, removeWatch } from '../../domain/notifications/watch';
+import { addWatch, featureHistory, removeWatch } from '../../domain/notifications/watch';
 import type { SessionContext } from '../../domain/auth/sessionContext';
 
 const Notification = z.object({

@@ -21,10 +21,9 @@ import {
   createContact,
   deleteContact,
   getContact,
-  listContacts,
-  listProjectTags,
   updateContact,
 } from '../../domain/office/addressBook';
+import { listContacts, listProjectTags } from '../../domain/office/service';
 import { COMPANIES } from '../../domain/office/vault';
 
 const Id = z.uuid('Identificatorul nu este valid.');

@@ -20,13 +20,12 @@ import {
   COMPANIES,
   createVaultEntry,
   deleteVaultEntry,
-  listVault,
   migrateLegacyVault,
   revealVaultEntry,
   updateVaultEntry,
-  vaultAccessLog,
   type VaultCaller,
 } from '../../domain/office/vault';
+import { listVault, vaultAccessLog, vaultCaller } from '../../domain/office/service';
 
 const Id = z.uuid('Identificatorul intrării nu este valid.');
 const text = (max: number) => z.string().trim().max(max);
@@ -77,7 +76,7 @@ const IdQuery = z.object({ id: Id });
 const OptionalIdQuery = z.object({ id: Id.optional() });
 
 function caller(auth: SessionContext | undefined): VaultCaller {
-  return { userId: auth!.user.id, email: auth!.user.email, company: auth!.user.company };
+  return vaultCaller(auth!);
 }
 
 export function registerVaultRoutes(router: Router, store: Store): void {

@@ -10,13 +10,8 @@ import { z } from 'zod';
 import { defineRoute, reply } from '../http/route';
 import { errors } from '../../domain/errors';
 import type { Store } from '../../domain/db/store';
-import {
-  DEFAULT_TOKEN_DAYS,
-  MAX_TOKEN_DAYS,
-  createToken,
-  listTokens,
-  revokeToken,
-} from '../../domain/auth/personalTokens';
+import { createToken, revokeToken } from '../../domain/auth/personalTokens';
+import { DEFAULT_TOKEN_DAYS, MAX_TOKEN_DAYS, listTokens } from '../../domain/auth/service';
 import { loadSessionCached } from '../auth/sessionStore';
 import { tokenIdentityOf } from '../auth/personalToken';
 

@@ -2,7 +2,9 @@
  * Enrichment services: batch enrichment of stored parcels (the enrichParcels workflow's
  * activity), cadastral search with the workspace resolution chain, owner search (store first,
  * portal fallback) and single-parcel enrichment (which goes through the cadastral search, as
- * spec 4.1 asks). Rules are in ./rules.ts, SQL in ./store.ts, portal paths in ./portal.ts.
+ * spec 4.1 asks). Rules are in ./rules.ts, SQL in ./store.ts, portal paths in ./portal.ts. The
+ * area's application service: the enrichment routes and the parcel-sync pages call what is
+ * exported here (docs/architecture.md "Application services").
  */
 import type { Db } from '../db/pool';
 import { config } from '../config';
@@ -11,10 +13,13 @@ import { mapBounded } from '../concurrency';
 import { foldName } from '../text/fold';
 import { tilesChanged } from '../tiles/versions';
 import type { Viewer } from '../auth/viewer';
+import { LandregClient, type LandregClientOptions } from '../landreg/client';
+import { enrichmentPortal } from './portal';
 import type { EnrichmentPortal, PortalImmovableDetails } from './portalTypes';
 import { NODE_STATUS_RADIATED, buildEnrichment, nameTokens, parseOwners, redactEnrichment, type BuildingFacts, type Enrichment } from './rules';
 import {
   ENRICH_FRESH_DAYS,
+  NO_GEOMETRY,
   buildingFactsFor,
   findParcel,
   parcelsByCadastralRefs,
@@ -31,6 +36,13 @@ export interface EnrichmentDeps {
   portal: EnrichmentPortal;
   now?: () => Date;
 }
+
+/** The store's pool and a portal client on it (a test: its simulator's address in `portal`). */
+export function enrichmentDeps(db: Db, portal: Omit<LandregClientOptions, 'db'> = {}): EnrichmentDeps {
+  return { db, portal: enrichmentPortal(new LandregClient({ db, ...portal })) };
+}
+
+export { uatDashboard } from './dashboard';
 
 /** Who looks at the answer: the viewer rule of domain/auth/viewer.ts (spec 5.5, 5.6). */
 export type { Viewer } from '../auth/viewer';
@@ -358,6 +370,25 @@ export async function enrichOne(deps: EnrichmentDeps, ref: { id: string } | { si
     enrichedAt: enrichedAt ? enrichedAt.toISOString() : null,
     cached: fresh && !force,
     ...viewEnrichment(enrichment, viewer),
+  };
+}
+
+/** A stored parcel as the parcel page shows it, its enrichment under the viewer rule; null when not stored. */
+export async function storedParcel(db: Db, id: string, viewer: Viewer) {
+  const parcel = await findParcel(db, { id });
+  if (!parcel) return null;
+  return {
+    parcel: {
+      id: parcel.id,
+      siruta: parcel.siruta,
+      objectId: parcel.objectId,
+      cadastralRef: parcel.cadastralRef,
+      areaValue: parcel.areaValue,
+      noGeometry: parcel.geometrySource === NO_GEOMETRY,
+      enrichedAt: parcel.enrichedAt?.toISOString() ?? null,
+    },
+    ...viewEnrichment(parcel.enrichment, viewer),
+    redacted: !viewer.personalData,
   };
 }
 

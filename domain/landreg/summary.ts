@@ -3,6 +3,7 @@
  * stats, per-UAT summary, per-layer counts, the feature list and the local half of debug-fields.
  */
 import type { Db } from '../db/pool';
+import { describeSyncChanges } from './sync/rules';
 import { toSyncRun, type GisSyncRun } from './sync/store';
 
 /** `GET /sync-status`: per UAT and layer, the latest run and the last successful one. */
@@ -28,12 +29,23 @@ export async function syncStatus(db: Db, siruta?: number): Promise<{ items: Arra
   };
 }
 
+/** One layer's last finished sync, as the UAT dashboard shows it. */
+export interface LayerSyncChanges {
+  layerId: string;
+  finishedAt: string | null;
+  added: number;
+  removed: number;
+  changed: number;
+  /** "parcele: 3 adăugate, 2 eliminate, 4 modificate" (./sync/rules.ts). */
+  summary: string;
+}
+
 /**
  * What the last finished sync of each layer of a UAT changed (issue 30: a finished sync says what
  * it changed, by layer): the latest `done` run per layer with its added, removed and changed
  * counts, parcels first.
  */
-export async function lastFinishedRuns(db: Db, siruta: number): Promise<GisSyncRun[]> {
+export async function lastSyncChanges(db: Db, siruta: number): Promise<LayerSyncChanges[]> {
   const r = await db.query(
     `SELECT * FROM (
        SELECT DISTINCT ON (layer_id) * FROM gis_sync_runs WHERE siruta = $1 AND status = 'done' ORDER BY layer_id, finished_at DESC NULLS LAST
@@ -41,7 +53,14 @@ export async function lastFinishedRuns(db: Db, siruta: number): Promise<GisSyncR
      ORDER BY layer_id <> 'TERENURI_ACTIVE', layer_id <> 'CLADIRI_ACTIVE', layer_id`,
     [siruta],
   );
-  return r.rows.map(toSyncRun);
+  return r.rows.map(toSyncRun).map((run) => ({
+    layerId: run.layerId,
+    finishedAt: run.finishedAt,
+    added: run.added,
+    removed: run.removed,
+    changed: run.changed,
+    summary: describeSyncChanges([run]),
+  }));
 }
 
 /** `GET /stats`: counts of UATs, parcels, buildings and the store's size. */

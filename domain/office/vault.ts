@@ -27,6 +27,11 @@ export interface VaultCaller {
   company: string | null;
 }
 
+/** The vault's caller of a session, as the vault routes and the office page both read it. */
+export function vaultCaller(s: { user: { id: string; email: string; company: string | null } }): VaultCaller {
+  return { userId: s.user.id, email: s.user.email, company: s.user.company };
+}
+
 export interface VaultEntryOut {
   id: string;
   name: string;

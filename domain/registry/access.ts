@@ -53,6 +53,11 @@ export function canWrite(v: RegistryViewer, company: string): boolean {
   return v.isAdmin || v.company === company;
 }
 
+/** The companies whose entries the viewer changes. */
+export function writableCompanies(v: RegistryViewer): RegistryCompany[] {
+  return COMPANIES.filter((c) => canWrite(v, c));
+}
+
 export function notFoundEntry() {
   return errors.notFound('Înregistrarea nu există.');
 }

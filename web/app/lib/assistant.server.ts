@@ -4,8 +4,8 @@
  */
 import { config } from '../../../domain/config';
 import type { Store } from '../../../domain/db/store';
-import { providerStatus } from '../../../domain/ai/providers';
-import { listProjectTags } from '../../../domain/office/addressBook';
+import { providerStatus } from '../../../domain/ai/service';
+import { listProjectTags } from '../../../domain/office/service';
 
 export async function assistantPage(store: Store) {
   const status = providerStatus(config.ai);

@@ -1,7 +1,6 @@
-/** Server-side reads of the notifications module for page loaders (on the store the API's routes use). */
+/** Server-side reads of the notifications module for page loaders: its application service, on the store the API's routes use. */
 import type { Store } from '../../../domain/db/store';
-import { getPreferences, inbox, unread } from '../../../domain/notifications/inbox';
-import { listWatches } from '../../../domain/notifications/watch';
+import { getPreferences, inbox, listWatches, unread } from '../../../domain/notifications/service';
 
 export const unreadCountFor = (store: Store, userId: string) => unread(store.prisma, userId);
 export const inboxFor = (store: Store, userId: string) => inbox(store.prisma, userId, { limit: 100 });

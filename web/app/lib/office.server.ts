@@ -1,13 +1,13 @@
 /**
- * The office utilities page's reads: the same domain functions and caller rules as the API
- * (/api/tags, /api/manictime, /api/vault, /api/contacts), called in process.
+ * The office utilities page's reads: the office's application services (domain/office/service.ts,
+ * domain/tags/service.ts) and caller rules, as the API (/api/tags, /api/manictime, /api/vault,
+ * /api/contacts) calls them, in process.
  */
 import type { SessionContext } from '../context';
 import { config } from '../../../domain/config';
 import type { Store } from '../../../domain/db/store';
 import { AppError } from '../../../domain/errors';
-import { listContacts } from '../../../domain/office/addressBook';
-import { listVault, vaultAccessLog } from '../../../domain/office/vault';
+import { listContacts, listVault, vaultAccessLog, vaultCaller } from '../../../domain/office/service';
 import { listTags, tagSyncPlan } from '../../../domain/tags/service';
 
 async function orError<T>(p: Promise<T>, fallback: string): Promise<{ data: T | null; error: string | null }> {
@@ -20,7 +20,7 @@ async function orError<T>(p: Promise<T>, fallback: string): Promise<{ data: T | 
 
 export async function officePage(store: Store, auth: SessionContext) {
   const { prisma } = store;
-  const caller = { userId: auth.user.id, email: auth.user.email, company: auth.user.company };
+  const caller = vaultCaller(auth);
   const [tags, plan, vault, accessLog, contacts] = await Promise.all([
     orError(listTags(prisma), 'Etichetele nu au putut fi citite.'),
     orError(tagSyncPlan(prisma, config.office.tagFilePath), 'Fișierul de etichete nu a putut fi citit.'),

@@ -1,12 +1,14 @@
 /**
- * What the registry page needs on the server: the same domain services and viewer rules as the
- * registry API (api/routes/registratura.ts), on the store they share.
+ * What the registry page needs on the server: the registry's application service
+ * (domain/registry/service.ts) and viewer rules, as the registry API (api/routes/registratura.ts)
+ * calls them, on the store they share.
  */
 import type { SessionContext } from '../../../domain/auth/sessionContext';
 import type { Store } from '../../../domain/db/store';
 import { AppError } from '../../../domain/errors';
-import { readableCompanies, registryViewer } from '../../../domain/registry/access';
-import { entryHistory, getEntry, listEntries, type EntryPage, type HistoryItem, type RegistryEntry } from '../../../domain/registry/entries';
+import { readableCompanies, registryViewer, writableCompanies } from '../../../domain/registry/access';
+import type { EntryPage, HistoryItem, RegistryEntry } from '../../../domain/registry/entries';
+import { entryHistory, getEntry, listEntries } from '../../../domain/registry/service';
 import { COMPANIES, DIRECTIONS, type Direction, type RegistryCompany } from '../../../domain/registry/numbers';
 
 export type { EntryPage, HistoryItem, RegistryEntry };
@@ -60,7 +62,7 @@ export async function registryPageData(store: Store, auth: SessionContext, url: 
       isAdmin: viewer.isAdmin,
       restricted: viewer.restricted,
       readable: readableCompanies(viewer),
-      writable: viewer.isAdmin ? [...COMPANIES] : viewer.company ? [viewer.company] : [],
+      writable: writableCompanies(viewer),
     },
   };
 }

@@ -1,13 +1,15 @@
 /**
  * What the "Sincronizare" tab of /parcel-sync loads on the server: the shared portal session
- * (spec 3.1), the store summary (db-summary, layers summary, stats) and the counties, straight
- * from the domain services the landreg routes use (api/routes/landreg*.ts).
+ * (spec 3.1), the store summary (db-summary, layers summary, stats) and the counties, from the
+ * landreg store's application service (domain/landreg/service.ts), which the landreg routes call.
  */
 import type { Store } from '../../../domain/db/store';
-import { dbSummary, lastFinishedRuns, layersSummary, storeStats } from '../../../domain/landreg/summary';
-import { describeSyncChanges } from '../../../domain/landreg/sync/rules';
-import { sessionState, type SessionState } from '../../../domain/landreg/sessionState';
+import { dbSummary, lastSyncChanges as readLastSyncChanges, layersSummary, sessionState, storeStats } from '../../../domain/landreg/service';
+import type { SessionState } from '../../../domain/landreg/sessionState';
+import type { LayerSyncChanges } from '../../../domain/landreg/summary';
 import { runningPortalJobs } from '../../../temporal/jobs';
+
+export type { LayerSyncChanges };
 
 /** The same shape as `GET /api/landreg/session`, so the client keeps polling into it. */
 export type PortalSessionView = SessionState;
@@ -30,24 +32,5 @@ export async function syncTabData(store: Store): Promise<{ session: PortalSessio
   return { session, store: summary };
 }
 
-/** One layer's last finished sync, as the UAT dashboard shows it. */
-export interface LayerSyncChanges {
-  layerId: string;
-  finishedAt: string | null;
-  added: number;
-  removed: number;
-  changed: number;
-  /** "parcele: 3 adăugate, 2 eliminate, 4 modificate" (domain/landreg/sync/rules.ts). */
-  summary: string;
-}
-
-export async function lastSyncChanges(store: Store, siruta: number): Promise<LayerSyncChanges[]> {
-  return (await lastFinishedRuns(store.pool, siruta)).map((r) => ({
-    layerId: r.layerId,
-    finishedAt: r.finishedAt,
-    added: r.added,
-    removed: r.removed,
-    changed: r.changed,
-    summary: describeSyncChanges([r]),
-  }));
-}
+/** One layer's last finished sync per layer of a UAT, as the UAT dashboard shows it. */
+export const lastSyncChanges = (store: Store, siruta: number) => readLastSyncChanges(store.pool, siruta);

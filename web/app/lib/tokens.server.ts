@@ -1,7 +1,7 @@
 /** The loader of /instrumente/qgis: the user's tokens and the address QGIS connects to. */
 import { config } from '../../../domain/config';
 import type { Store } from '../../../domain/db/store';
-import { DEFAULT_TOKEN_DAYS, MAX_TOKEN_DAYS, listTokens } from '../../../domain/auth/personalTokens';
+import { DEFAULT_TOKEN_DAYS, MAX_TOKEN_DAYS, listTokens } from '../../../domain/auth/service';
 
 export async function qgisAccessPage(store: Store, userId: string) {
   return {

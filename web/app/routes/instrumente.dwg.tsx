@@ -12,7 +12,7 @@ import { requireSession } from '../lib/auth.server';
 import { ToolsLayout } from '../components/tools/ToolsLayout';
 import { FileDrop } from '../components/tools/FileDrop';
 import { formatBytes } from '../lib/tilesFormat';
-import { dwgConverterHealth } from '../../../domain/dwg/converter';
+import { dwgConverterHealth } from '../../../domain/dwg/service';
 import { dwgRelease, parseEntityTypes } from '../../../domain/dwg/names';
 import { Card } from '../components/Card';
 import { ApiError, apiFetch } from '../lib/api';

@@ -11,7 +11,7 @@ import { useLoaderData, useNavigate, useNavigation } from '@remix-run/react';
 import parcelSyncCss from '../styles/parcel-sync.css?url';
 import enrichmentCss from '../styles/enrichment.css?url';
 import { requireSession } from '../lib/auth.server';
-import { enrichmentDeps, failureMessage, uatDashboard, uatOption, viewerOf } from '../lib/enrichment.server';
+import { failureMessage, uatDashboard, uatOption, viewerOf } from '../lib/enrichment.server';
 import type { UatDashboard } from '../../../domain/enrichment/dashboard';
 import { BarChart, DonutChart } from '../components/enrichment/Charts';
 import { formatArea, formatInt } from '../components/enrichment/format';
@@ -40,7 +40,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   let changes: LayerSyncChanges[] = [];
   if (siruta) {
     try {
-      [dashboard, changes] = await Promise.all([uatDashboard(enrichmentDeps(context.store).db, siruta, viewerOf(auth)), lastSyncChanges(context.store, siruta)]);
+      [dashboard, changes] = await Promise.all([uatDashboard(context.store.pool, siruta, viewerOf(auth)), lastSyncChanges(context.store, siruta)]);
     } catch (err) {
       error = failureMessage(err);
     }

@@ -8,7 +8,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-
 import parcelSyncCss from '../styles/parcel-sync.css?url';
 import enrichmentCss from '../styles/enrichment.css?url';
 import { requireSession } from '../lib/auth.server';
-import { enrichOne, enrichmentDeps, failureMessage, findParcel, goneCentralApiMessage, viewEnrichment, viewerOf } from '../lib/enrichment.server';
+import { enrichOne, enrichmentDeps, failureMessage, goneCentralApiMessage, storedParcel, viewerOf } from '../lib/enrichment.server';
 import { EnrichmentFields } from '../components/enrichment/EnrichmentFields';
 import { formatArea } from '../components/enrichment/format';
 import { AREA_LABELS } from '../lib/areas';
@@ -27,23 +27,9 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
   const id = params.id ?? '';
-  const parcel = UUID_RE.test(id) ? await findParcel(enrichmentDeps(context.store).db, { id }) : null;
-  if (!parcel) throw new Response('Parcela nu există în baza de date locală.', { status: 404 });
-  const view = viewEnrichment(parcel.enrichment, viewerOf(auth));
-  return {
-    parcel: {
-      id: parcel.id,
-      siruta: parcel.siruta,
-      objectId: parcel.objectId,
-      cadastralRef: parcel.cadastralRef,
-      areaValue: parcel.areaValue,
-      noGeometry: parcel.geometrySource === 'NO_GEOMETRY',
-      enrichedAt: parcel.enrichedAt?.toISOString() ?? null,
-    },
-    ...view,
-    redacted: !viewerOf(auth).personalData,
-    canEnrich: !auth.useCentralApi,
-  };
+  const found = UUID_RE.test(id) ? await storedParcel(context.store.pool, id, viewerOf(auth)) : null;
+  if (!found) throw new Response('Parcela nu există în baza de date locală.', { status: 404 });
+  return { ...found, canEnrich: !auth.useCentralApi };
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
@@ -51,7 +37,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   // Spec 5.9: enrichment is a legacy write; central-API users get the 410 message.
   if (auth.useCentralApi) return { ok: false, message: goneCentralApiMessage() };
   try {
-    const f = await enrichOne(enrichmentDeps(context.store), { id: params.id ?? '' }, viewerOf(auth), true);
+    const f = await enrichOne(enrichmentDeps(context.store.pool), { id: params.id ?? '' }, viewerOf(auth), true);
     return { ok: true, message: `Parcela a fost îmbogățită (${formatWhen(f.enrichedAt ?? Date.now(), 'dateTimeSeconds')}).` };
   } catch (err) {
     return { ok: false, message: failureMessage(err) };
