@@ -145,7 +145,7 @@ export default function Dashboard() {
               <DonutChart
                 title="Împărțirea suprafeței în intravilan și extravilan"
                 centre={formatArea(d.totalArea)}
-                data={d.intravilan.map((i) => ({ label: INTRAVILAN_LABEL[i.value] ?? i.value, value: i.area, display: `${formatArea(i.area)}, ${formatInt(i.parcels)} parcele` }))}
+                data={d.intravilan.map((i) => ({ label: INTRAVILAN_LABEL[i.value] ?? i.value, value: i.area, display: `${formatArea(i.area)}, ${countOf(i.parcels, 'parcelă', 'parcele')}` }))}
               />
             </Card>
             <Card title="Construcții">
@@ -170,7 +170,7 @@ export default function Dashboard() {
                 {basicPanel ? 'Acces restricționat: contul dumneavoastră nu vede proprietarii.' : 'Datele proprietarilor nu sunt disponibile pentru nivelul de acces al contului.'}
               </p>
             ) : (
-              <BarChart title="Proprietari după numărul de parcele" data={d.topOwners.map((o) => ({ label: o.name, value: o.parcels, display: `${o.parcels} parcele · ${formatArea(o.area)}` }))} />
+              <BarChart title="Proprietari după numărul de parcele" data={d.topOwners.map((o) => ({ label: o.name, value: o.parcels, display: `${countOf(o.parcels, 'parcelă', 'parcele')} · ${formatArea(o.area)}` }))} />
             )}
           </Card>
         </>
