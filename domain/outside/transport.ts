@@ -65,6 +65,8 @@ async function paced(target: OutsideTarget, own?: AbortSignal): Promise<void> {
 function deadline(timeoutMs: number, own?: AbortSignal): { signal: AbortSignal; clear: () => void } {
   const ctl = new AbortController();
   const timer = setTimeout(() => ctl.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+  // The exchange in flight keeps the process up, not its deadline.
+  timer.unref();
   return { signal: AbortSignal.any([ctl.signal, ...callerSignals(), ...(own ? [own] : [])]), clear: () => clearTimeout(timer) };
 }
 

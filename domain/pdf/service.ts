@@ -63,7 +63,8 @@ interface Answer {
 /** The multipart body: the fields, then the file read from disk as it is sent. */
 async function* multipart(head: Buffer, path: string, tail: Buffer): AsyncGenerator<Buffer> {
   yield head;
-  for await (const chunk of createReadStream(path)) yield chunk as Buffer;
+  // Larger reads than the default 64 KB: fewer, bigger writes to the socket.
+  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) yield chunk as Buffer;
   yield tail;
 }
 
