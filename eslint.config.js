@@ -26,6 +26,13 @@ const PROCESS_GETTER_USERS = [
   'temporal/jobs.ts',
 ];
 
+// One transport for outside calls (docs/architecture.md "One way to call outside"): the clients of
+// outside systems send through domain/outside/transport.ts, never through a transport of their own.
+const OUTSIDE_CLIENTS = ['domain/landreg/**/*.ts', 'domain/cfportal/**/*.ts', 'domain/central/**/*.ts', 'domain/pdf/**/*.ts', 'domain/registry/**/*.ts', 'domain/ai/**/*.ts'];
+const OWN_TRANSPORT = 'Send through domain/outside/transport.ts (send, outsideFetch): one keep-alive pool, the shared rate limit, the deadline and the caller\'s stop.';
+const TRANSPORT_MODULES = ['undici', 'node:http', 'node:https', 'http', 'https'].map((name) => ({ name, message: OWN_TRANSPORT, allowTypeImports: true }));
+const BARE_FETCH = { selector: "CallExpression[callee.name='fetch']", message: OWN_TRANSPORT };
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'build/', '.data/', 'generated/', 'prisma/generated/', 'public/build/'] },
   js.configs.recommended,
@@ -81,6 +88,13 @@ export default tseslint.config(
     files: ['api/**/*.ts', 'domain/**/*.ts', 'activities/**/*.ts', 'workers/**/*.ts', 'temporal/**/*.ts', 'workflows/**/*.ts'],
     ignores: ['api/server.ts', 'workers/main.ts', ...PROCESS_GETTER_USERS],
     rules: { 'no-restricted-syntax': ['error', PROCESS_GETTERS] },
+  },
+  {
+    files: OUTSIDE_CLIENTS,
+    rules: {
+      'no-restricted-imports': ['error', { paths: [LIBREDWG, ...TRANSPORT_MODULES] }],
+      'no-restricted-syntax': ['error', PROCESS_GETTERS, BARE_FETCH],
+    },
   },
   // One front door per area (docs/architecture.md "Web → API"): loaders and actions call the
   // domain services the Express handlers call; nothing of the HTTP layer under api/.

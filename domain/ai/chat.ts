@@ -1,7 +1,7 @@
 /**
  * One chat turn (spec 4.7): the project context when a project is named, the default Romanian
  * system prompt, the active provider (or the demo answer), one retry where it is safe (through the
- * outside-call base, domain/outside/call.ts, which also paces the providers for all processes), and
+ * outside-call base, domain/outside/call.ts, whose transport also paces the providers for all processes), and
  * the Romanian 502 when the provider fails. Answers whole (`chat`) or as text pieces
  * (`openChatStream`, for the server-sent-events route).
  */
@@ -66,9 +66,8 @@ function upstreamError(provider: AiProviderName, err: unknown) {
 }
 
 /** Asking again is safe: a chat completion changes nothing upstream. One more try, at once. */
-const policy = (db: Db, signal: AbortSignal): OutsideCallOptions => ({
+const policy = (signal: AbortSignal): OutsideCallOptions => ({
   service: 'ai',
-  db,
   idempotent: true,
   retry: { retries: 1, baseDelayMs: 0 },
   transient: (err) => err instanceof UpstreamFailure && err.retryable,
@@ -78,10 +77,10 @@ const policy = (db: Db, signal: AbortSignal): OutsideCallOptions => ({
 export async function chat(prisma: PrismaClient, db: Db, settings: AiSettings, input: ChatInput, caller: ChatCaller, signal: AbortSignal): Promise<ChatAnswer> {
   const p = await prepare(prisma, settings, input, caller);
   if (p.provider === 'demo') return { reply: demoReply(input.message, p.ctx), provider: 'demo' };
-  const client = providerClient(settings, p.provider);
+  const client = providerClient(settings, p.provider, db);
   const started = Date.now();
   try {
-    return await outsideCall(policy(db, signal), async (attempt) => {
+    return await outsideCall(policy(signal), async (attempt) => {
       const reply = await client.complete(p.conversation, signal);
       log.info({ provider: p.provider, ms: Date.now() - started, attempt, project: input.projectId ?? null }, 'AI chat answered');
       return { reply, provider: p.provider };
@@ -120,9 +119,9 @@ export async function openChatStream(
     return { provider: 'demo', pieces: (async function* () { yield* words; })() };
   }
   const provider = p.provider;
-  const client = providerClient(settings, provider);
+  const client = providerClient(settings, provider, db);
   try {
-    return await outsideCall(policy(db, signal), async () => {
+    return await outsideCall(policy(signal), async () => {
       const gen = client.stream(p.conversation, signal);
       const first = await gen.next();
       if (first.done) return { provider, pieces: (async function* () {})() };

@@ -1,14 +1,20 @@
 /**
  * The three AI providers through their official clients (`openai`, `@anthropic-ai/sdk`,
  * `ollama`), each answering a conversation whole or as a stream of text pieces, plus which of
- * them is configured and active (docs/api.md "AI chat"). The clients' own retries are off: the
- * chat's one retry is the outside-call base's (chat.ts, domain/outside/call.ts). Keys stay in the client objects: no error, log
- * line or answer built here carries one.
+ * them is configured and active (docs/api.md "AI chat"). The clients keep what they are good at
+ * (request shapes, the server-sent-event and NDJSON stream parsers, typed errors with the status)
+ * but send over the outside-call transport: each is handed `outsideFetch` (domain/outside/
+ * transport.ts: the shared keep-alive pool, the providers' shared rate limit, the deadline, the
+ * caller's stop). Their own retries are off: the chat's one retry is the outside-call base's
+ * (chat.ts, domain/outside/call.ts). Keys stay in the client objects: no error, log line or
+ * answer built here carries one.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { Ollama } from 'ollama';
 import OpenAI from 'openai';
 import { AI_PROVIDERS, type AiProviderName, type AiSettings } from '../config';
+import type { Db } from '../db/pool';
+import { outsideFetch, type OutsideTarget } from '../outside/transport';
 import type { ChatTurn } from './prompt';
 
 export type ActiveProvider = AiProviderName | 'demo';
@@ -79,8 +85,8 @@ async function* guarded(provider: AiProviderName, gen: AsyncIterable<string>): A
   }
 }
 
-function openaiClient(s: AiSettings): ProviderClient {
-  const client = new OpenAI({ apiKey: s.openai.apiKey, baseURL: s.openai.baseUrl, maxRetries: 0, timeout: s.timeoutMs, logLevel: 'off' });
+function openaiClient(s: AiSettings, target: OutsideTarget): ProviderClient {
+  const client = new OpenAI({ apiKey: s.openai.apiKey, baseURL: s.openai.baseUrl, maxRetries: 0, fetch: outsideFetch(target, { timeoutMs: s.timeoutMs }), logLevel: 'off' });
   const messages = (c: Conversation): OpenAI.ChatCompletionMessageParam[] => [{ role: 'system', content: c.system }, ...c.turns];
   return {
     async complete(c, signal) {
@@ -106,8 +112,14 @@ function openaiClient(s: AiSettings): ProviderClient {
   };
 }
 
-function anthropicClient(s: AiSettings): ProviderClient {
-  const client = new Anthropic({ apiKey: s.anthropic.apiKey, baseURL: s.anthropic.baseUrl, maxRetries: 0, timeout: s.timeoutMs, logLevel: 'off' });
+function anthropicClient(s: AiSettings, target: OutsideTarget): ProviderClient {
+  const client = new Anthropic({
+    apiKey: s.anthropic.apiKey,
+    baseURL: s.anthropic.baseUrl,
+    maxRetries: 0,
+    fetch: outsideFetch(target, { timeoutMs: s.timeoutMs }),
+    logLevel: 'off',
+  });
   const params = (c: Conversation) => ({ model: s.anthropic.model, max_tokens: s.maxTokens, system: c.system, messages: c.turns });
   return {
     async complete(c, signal) {
@@ -132,13 +144,9 @@ function anthropicClient(s: AiSettings): ProviderClient {
   };
 }
 
-function ollamaClient(s: AiSettings): ProviderClient {
-  // The ollama client has no timeout or per-call signal: both go into its fetch.
-  const withSignal = (signal: AbortSignal) =>
-    new Ollama({
-      host: s.ollama.url,
-      fetch: (input, init) => fetch(input, { ...init, signal: AbortSignal.any([signal, AbortSignal.timeout(s.timeoutMs)]) }),
-    });
+function ollamaClient(s: AiSettings, target: OutsideTarget): ProviderClient {
+  // The ollama client has no per-call signal: it goes into its fetch.
+  const withSignal = (signal: AbortSignal) => new Ollama({ host: s.ollama.url, fetch: outsideFetch(target, { timeoutMs: s.timeoutMs, signal }) });
   const messages = (c: Conversation) => [{ role: 'system', content: c.system }, ...c.turns];
   return {
     async complete(c, signal) {
@@ -161,13 +169,15 @@ function ollamaClient(s: AiSettings): ProviderClient {
   };
 }
 
-export function providerClient(s: AiSettings, provider: AiProviderName): ProviderClient {
+/** `db`: the caller's store's pool, whose shared schedule paces the providers. */
+export function providerClient(s: AiSettings, provider: AiProviderName, db: Db): ProviderClient {
+  const target: OutsideTarget = { service: 'ai', db };
   switch (provider) {
     case 'openai':
-      return openaiClient(s);
+      return openaiClient(s, target);
     case 'anthropic':
-      return anthropicClient(s);
+      return anthropicClient(s, target);
     case 'ollama':
-      return ollamaClient(s);
+      return ollamaClient(s, target);
   }
 }

@@ -5,18 +5,18 @@
  * or have expired on the way). Upstream failures keep their status, error code and body
  * (`CentralError` → the API's error mapper); anything else is a plain Error, which the mapper
  * turns into 500 `internal_error` with the first 200 characters as hint. Each exchange goes
- * through the outside-call base (domain/outside/call.ts): the central API's shared rate limit and
- * the caller's stop besides the 30 s; it is never retried there (the spec bounds a call by 30 s).
+ * through the outside-call base (domain/outside/call.ts): its transport with the central API's
+ * shared rate limit and the caller's stop besides the 30 s, the token as the call's session; it
+ * is never retried there (the spec bounds a call by 30 s).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import { Agent, request } from 'undici';
 import { config } from '../config';
 import type { Db } from '../db/pool';
 import { AppError } from '../errors';
 import { childLogger } from '../log';
-import { callerGone, outsideCall, outsideError, outsideMessage } from '../outside/call';
-import { callerSignals } from '../outside/caller';
+import { callerGone, outsideCall, outsideError, outsideMessage, transportFailure, type OutsideSession } from '../outside/call';
+import { send } from '../outside/transport';
 
 const log = childLogger('central');
 
@@ -51,14 +51,6 @@ export function centralError(status: number, body: unknown, text: string): AppEr
   return new AppError(status, 'upstream_error', outsideMessage('central', 'status'), { hint: text.slice(0, 200) });
 }
 
-/**
- * One keep-alive connection pool per process for every central API call. Global fetch cost about
- * a millisecond of CPU per call here (WHATWG streams, Headers, Response objects), most of the
- * proxy's overhead (scripts/bench/70-central.ts); undici's request API on a shared Agent answers
- * the same bytes over the same kept-alive connections for a third of that.
- */
-const upstream = new Agent();
-
 /** An upstream answer: the status, its headers and the body not yet read. */
 export interface CentralResponse {
   status: number;
@@ -73,42 +65,36 @@ function url(req: CentralRequest): string {
   return u.href;
 }
 
+type Exchanged = { res: CentralResponse; text?: string };
+
 /**
  * One HTTP exchange within the 30 s; `stream` answers as soon as the headers arrive (the
  * body then flows without the deadline, until the caller leaves), otherwise the body is read
  * inside it.
  */
-function exchange(db: Db, req: CentralRequest, token: string, stream: boolean): Promise<{ res: CentralResponse; text?: string }> {
-  return outsideCall({ service: 'central', idempotent: (req.method ?? 'GET') === 'GET', db }, () => exchangeOnce(req, token, stream));
-}
-
-async function exchangeOnce(req: CentralRequest, token: string, stream: boolean): Promise<{ res: CentralResponse; text?: string }> {
-  const ctl = new AbortController();
-  const timer = setTimeout(() => ctl.abort(), config.central.timeoutMs);
+async function exchange(db: Db, req: CentralRequest, token: string, stream: boolean): Promise<Exchanged> {
   try {
-    const answer = await request(url(req), {
-      dispatcher: upstream,
-      method: req.method ?? 'GET',
-      headers: {
-        authorization: `Bearer ${token}`,
-        accept: 'application/json',
-        ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}),
+    const answer = await send(
+      { service: 'central', db },
+      {
+        url: url(req),
+        method: req.method ?? 'GET',
+        headers: {
+          authorization: `Bearer ${token}`,
+          accept: 'application/json',
+          ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        body: req.body !== undefined ? JSON.stringify(req.body) : undefined,
+        timeoutMs: config.central.timeoutMs,
       },
-      body: req.body !== undefined ? JSON.stringify(req.body) : undefined,
-      signal: AbortSignal.any([ctl.signal, ...callerSignals()]),
-    });
-    const res: CentralResponse = {
-      status: answer.statusCode,
-      ok: answer.statusCode >= 200 && answer.statusCode < 300,
-      headers: answer.headers,
-      body: answer.body,
-    };
-    if (stream && res.ok) return { res };
-    return { res, text: await answer.body.text() };
+    );
+    const ok = answer.status >= 200 && answer.status < 300;
+    if (stream && ok) return { res: { status: answer.status, ok, headers: answer.headers, body: answer.untimed() } };
+    return { res: { status: answer.status, ok, headers: answer.headers, body: answer.stream() }, text: await answer.text() };
   } catch (err) {
-    const gone = callerGone();
-    if (gone) throw gone.reason;
-    if (ctl.signal.aborted) {
+    const failure = transportFailure(err);
+    if (failure === 'aborted') throw callerGone()!.reason;
+    if (failure === 'timeout') {
       log.warn({ path: req.path, timeoutMs: config.central.timeoutMs }, 'central API call timed out');
       throw upstreamTimeout();
     }
@@ -116,21 +102,26 @@ async function exchangeOnce(req: CentralRequest, token: string, stream: boolean)
     throw new Error(`central API unreachable (${req.method ?? 'GET'} ${req.path}): ${e.code ?? e.cause?.code ?? e.cause?.message ?? e.message}`, {
       cause: err,
     });
-  } finally {
-    clearTimeout(timer);
   }
 }
 
-async function call(db: Db, req: CentralRequest, stream: boolean): Promise<{ res: CentralResponse; text?: string }> {
-  const token = await req.token();
-  let out = await exchange(db, req, token, stream);
-  if (out.res.status === 401) {
-    // Once: a second 401 with a token fresh from the identity provider is the answer.
-    const fresh = await req.token(token);
-    log.info({ path: req.path, refreshed: fresh !== token }, 'central API refused the token; retrying once');
-    out = await exchange(db, req, fresh, stream);
-  }
-  return out;
+/** The caller's token as the call's session: once, a second 401 with a token fresh from the identity provider is the answer. */
+function tokenSession(req: CentralRequest): OutsideSession<string, Exchanged> {
+  return {
+    current: () => req.token(),
+    expired: (out) => out.res.status === 401,
+    refresh: async (stale) => {
+      const fresh = await req.token(stale);
+      log.info({ path: req.path, refreshed: fresh !== stale }, 'central API refused the token; retrying once');
+      return fresh;
+    },
+  };
+}
+
+function call(db: Db, req: CentralRequest, stream: boolean): Promise<Exchanged> {
+  return outsideCall({ service: 'central', idempotent: (req.method ?? 'GET') === 'GET', session: tokenSession(req) }, (_attempt, token) =>
+    exchange(db, req, token, stream),
+  );
 }
 
 function parse(text: string): unknown {

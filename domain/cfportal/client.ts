@@ -2,14 +2,16 @@
  * HTTP client of the certificate portal (paths in simulators/cfportal/README.md). Its own account,
  * separate from the land-registry session: credentials from the connected account
  * (cfportal_sessions, POST /api/cfportal/session), else CFPORTAL_USERNAME/PASSWORD. The session
- * cookie is kept per process and account; a 401 (idle expiry) re-logs in transparently once.
- * Every exchange goes through the outside-call base (domain/outside/call.ts): the portal's shared
- * rate limit, the deadline and the caller's stop, retries of idempotent calls outside activities.
+ * cookie is kept per process and account; a 401 (idle expiry) re-logs in transparently once
+ * (the outside-call base's session mechanism). Every exchange goes through the outside-call base
+ * (domain/outside/call.ts): its transport with the portal's shared rate limit, the deadline and
+ * the caller's stop, retries of idempotent calls outside activities.
  */
 import { config } from '../config';
 import type { Db } from '../db/pool';
 import { PortalError, looksLikeMaintenance } from '../landreg/errors';
-import { callerGone, outsideCall, outsideLimiter, outsideMessage, outsideSignal, transportFailure } from '../outside/call';
+import { callerGone, outsideCall, outsideMessage, transportFailure, type OutsideSession } from '../outside/call';
+import { send, setCookies, type OutsideTarget } from '../outside/transport';
 
 export interface CfCredentials {
   username: string;
@@ -71,9 +73,21 @@ export interface PortalDocument {
 type Body = Record<string, unknown>;
 const cookies = new Map<string, string>();
 
+/** An answer of the portal, read whole (JSON or a PDF). */
+interface Answer {
+  status: number;
+  bytes: Buffer;
+}
+
+/** The account's session a call uses. */
+interface AccountSession {
+  creds: CfCredentials;
+  cookie: string;
+}
+
 export class CfportalClient {
   readonly baseUrl: string;
-  private readonly db: Db;
+  private readonly target: OutsideTarget;
   private readonly timeoutMs: number;
 
   /** `opts.db`: the caller's store's pool, whose shared schedule paces the portal. */
@@ -81,24 +95,26 @@ export class CfportalClient {
     private readonly credentials: () => Promise<CfCredentials>,
     opts: { db: Db; baseUrl?: string; timeoutMs?: number },
   ) {
-    this.db = opts.db;
+    this.target = { service: 'cfportal', db: opts.db };
     this.baseUrl = (opts.baseUrl ?? config.cfportal.baseUrl).replace(/\/+$/, '');
     this.timeoutMs = opts.timeoutMs ?? config.cfportal.requestTimeoutMs;
   }
 
-  private async raw(method: string, path: string, body: Body | undefined, cookie: string | null): Promise<Response> {
+  /** One exchange on the outside-call transport, its answer read whole within the deadline. */
+  private async raw(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body: Body | undefined, cookie: string | null): Promise<Answer & { cookie?: string }> {
     const headers: Record<string, string> = { accept: 'application/json, application/pdf' };
     if (cookie) headers.cookie = cookie;
     if (body) headers['content-type'] = 'application/json';
-    await outsideLimiter(this.db, 'cfportal').take();
     try {
-      return await fetch(`${this.baseUrl}/cf/api${path}`, {
+      const res = await send(this.target, {
+        url: `${this.baseUrl}/cf/api${path}`,
         method,
         headers,
         body: body ? JSON.stringify(body) : undefined,
-        signal: outsideSignal(this.timeoutMs),
-        redirect: 'manual',
+        timeoutMs: this.timeoutMs,
       });
+      const bytes = await res.bytes();
+      return { status: res.status, bytes, cookie: setCookies(res)[0] };
     } catch (err) {
       if (transportFailure(err) === 'aborted') throw callerGone()!.reason;
       throw new CfPortalUnavailableError(`${method} ${path}: ${(err as Error).message}`);
@@ -109,60 +125,59 @@ export class CfportalClient {
   async login(creds?: CfCredentials): Promise<{ username: string; cookie: string; credits: number }> {
     const c = creds ?? (await this.credentials());
     const res = await this.raw('POST', '/login', { username: c.username, password: c.password }, null);
-    const text = await res.text();
+    const text = res.bytes.toString('utf8');
     if (res.status === 401 || res.status === 403) throw new CfPortalCredentialsError();
     if (looksLikeMaintenance(res.status, text)) throw new CfPortalUnavailableError('POST /login', true);
     if (res.status !== 200) throw new CfPortalUnavailableError(`POST /login ${res.status}`);
-    const cookie = (res.headers.getSetCookie?.() ?? []).map((l) => l.split(';')[0].trim()).find((p) => p.includes('=') && !p.endsWith('='));
+    const cookie = res.cookie;
     if (!cookie) throw new CfPortalUnavailableError('POST /login without a session cookie');
     cookies.set(`${this.baseUrl}|${c.username}`, cookie);
     return { username: c.username, cookie, credits: (JSON.parse(text) as { credits: number }).credits };
   }
 
   /**
-   * One call with the account's session. Reads, metadata saves and removals (idempotent) are
+   * One call with the account's session, re-logging in once on 401 (a second 401 with a fresh
+   * session is the account refused). Reads, metadata saves and removals (idempotent) are
    * tried again on a 5xx or no answer when no Temporal activity retries them; a POST (add to
    * cart, submit) never is: its caller reconciles with the cart or the order list before doing it
-   * again.
+   * again. A POST answered 401 was refused before the portal acted, so it is sent again once
+   * with the new session, as every call is.
    */
-  private call(method: string, path: string, body?: Body): Promise<Response> {
+  private call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: Body): Promise<Answer> {
     return outsideCall(
       {
         service: 'cfportal',
         idempotent: method !== 'POST',
         retry: { retries: 2, baseDelayMs: 200 },
         transient: (err) => err instanceof CfPortalUnavailableError && err.code !== 'portal_maintenance',
-        // Paced per exchange in `raw`: a call may sign in again first.
-        unpaced: true,
+        session: this.session,
       },
-      () => this.callOnce(method, path, body),
+      async (_attempt, session) => {
+        const res = await this.raw(method, path, body, session.cookie);
+        if (res.status === 401) return res;
+        if (res.status >= 500 || res.status === 429) {
+          throw new CfPortalUnavailableError(`${method} ${path} ${res.status}`, looksLikeMaintenance(res.status, res.bytes.toString('utf8')));
+        }
+        return res;
+      },
     );
   }
 
-  /** One exchange with the account's session, re-logging in once on 401. */
-  private async callOnce(method: string, path: string, body?: Body): Promise<Response> {
-    const creds = await this.credentials();
-    const key = `${this.baseUrl}|${creds.username}`;
-    let cookie = cookies.get(key) ?? (await this.login(creds)).cookie;
-    for (let attempt = 0; ; attempt++) {
-      const res = await this.raw(method, path, body, cookie);
-      if (res.status === 401 && attempt === 0) {
-        await res.body?.cancel();
-        cookie = (await this.login(creds)).cookie;
-        continue;
-      }
-      if (res.status === 401) throw new CfPortalCredentialsError();
-      if (res.status >= 500 || res.status === 429) {
-        const text = await res.text();
-        throw new CfPortalUnavailableError(`${method} ${path} ${res.status}`, looksLikeMaintenance(res.status, text));
-      }
-      return res;
-    }
-  }
+  private readonly session: OutsideSession<AccountSession, Answer> = {
+    current: async () => {
+      const creds = await this.credentials();
+      return { creds, cookie: cookies.get(`${this.baseUrl}|${creds.username}`) ?? (await this.login(creds)).cookie };
+    },
+    expired: (res) => res.status === 401,
+    refresh: async (stale) => ({ creds: stale.creds, cookie: (await this.login(stale.creds)).cookie }),
+    exhausted: () => {
+      throw new CfPortalCredentialsError();
+    },
+  };
 
-  private async json<T>(method: string, path: string, body?: Body): Promise<{ status: number; body: T }> {
+  private async json<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: Body): Promise<{ status: number; body: T }> {
     const res = await this.call(method, path, body);
-    const text = await res.text();
+    const text = res.bytes.toString('utf8');
     let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : null;
@@ -172,7 +187,7 @@ export class CfportalClient {
     return { status: res.status, body: parsed as T };
   }
 
-  private async ok<T>(method: string, path: string, body?: Body): Promise<T> {
+  private async ok<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: Body): Promise<T> {
     const r = await this.json<T>(method, path, body);
     if (r.status >= 400) throw new CfPortalRejectedError(r.status, `${method} ${path}: ${(r.body as { message?: string } | null)?.message ?? ''}`);
     return r.body;
@@ -222,7 +237,7 @@ export class CfportalClient {
   async document(documentId: string): Promise<Buffer> {
     const res = await this.call('GET', `/documents/${encodeURIComponent(documentId)}`);
     if (res.status >= 400) throw new CfPortalRejectedError(res.status, `GET /documents/${documentId}`);
-    const bytes = Buffer.from(await res.arrayBuffer());
+    const bytes = res.bytes;
     if (bytes.subarray(0, 5).toString('latin1') !== '%PDF-') throw new CfPortalUnavailableError(`GET /documents/${documentId}: not a PDF`);
     return bytes;
   }

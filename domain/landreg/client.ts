@@ -1,9 +1,10 @@
 /**
  * HTTP client of the land-registry portal (paths in simulators/landreg/README.md). Every caller,
  * API or worker, shares ONE server-side portal session kept in the store: a call reads the
- * stored cookie, and on 401 re-logs in under a lease on the session row (domain/db/lease.ts: the
- * sign-in itself runs with no transaction or lock held), so N concurrent callers that all see the
- * session expire cause exactly one login. Credential order (spec 4.4 "Sync
+ * stored cookie, and on 401 the outside-call base (domain/outside/call.ts `OutsideSession`)
+ * has it re-log in under a lease on the session row (domain/db/lease.ts: the sign-in itself runs
+ * with no transaction or lock held), so N concurrent callers that all see the session expire
+ * cause exactly one login. Credential order (spec 4.4 "Sync
  * behaviours" 6): explicit body credentials → the stored session's → LANDREG_USERNAME/PASSWORD.
  */
 import { config } from '../config';
@@ -19,8 +20,8 @@ import {
   PortalTimeoutError,
   looksLikeMaintenance,
 } from './errors';
-import { callerGone, outsideCall, outsideLimiter, outsideSignal, transportFailure } from '../outside/call';
-import type { RateLimiter } from '../outside/rateLimiter';
+import { callerGone, outsideCall, transportFailure, type OutsideSession } from '../outside/call';
+import { send, setCookies, type OutsideTarget } from '../outside/transport';
 import {
   claimRelogin,
   releaseRelogin,
@@ -46,17 +47,11 @@ export interface RawAnswer {
   text: string;
   /** The body as received (PDF downloads); `text` is its UTF-8 reading. */
   bytes: Buffer;
-  headers: Headers;
+  /** The session cookie the answer sets (`JSESSIONID=…` pairs as one Cookie header value). */
+  cookie: string | null;
 }
 
 type Query = Record<string, string | number | boolean | undefined>;
-
-/** `JSESSIONID=…` pairs of the Set-Cookie lines, as one Cookie header value. */
-export function cookieHeaderFrom(headers: Headers): string | null {
-  const lines = headers.getSetCookie?.() ?? [];
-  const pairs = lines.map((l) => l.split(';')[0].trim()).filter((p) => p.includes('=') && !p.endsWith('='));
-  return pairs.length ? pairs.join('; ') : null;
-}
 
 /** Credentials from the first source that has both parts (spec 4.4 "Sync behaviours" 6). */
 export function resolveCredentials(
@@ -71,17 +66,24 @@ export function resolveCredentials(
 /** How many sessions one call may try before giving up (the last one made by the call itself). */
 const MAX_SESSION_ATTEMPTS = 4;
 
+/** The shared session a call uses; `ours`: this call signed in for it. */
+interface LiveSession {
+  cookie: string;
+  sealed: string;
+  ours: boolean;
+}
+
 export class LandregClient {
   readonly db: Db;
   readonly baseUrl: string;
   private readonly timeoutMs: number;
-  private readonly limiter: RateLimiter;
+  private readonly target: OutsideTarget;
 
   constructor(opts: LandregClientOptions) {
     this.db = opts.db;
     this.baseUrl = (opts.baseUrl ?? config.landreg.baseUrl).replace(/\/+$/, '');
     this.timeoutMs = opts.timeoutMs ?? config.landreg.requestTimeoutMs;
-    this.limiter = outsideLimiter(this.db, 'landreg', opts.requestsPerSecond ?? config.landreg.requestsPerSecond);
+    this.target = { service: 'landreg', db: this.db, perSecond: opts.requestsPerSecond ?? config.landreg.requestsPerSecond };
   }
 
   private url(path: string, query?: Query): string {
@@ -91,13 +93,11 @@ export class LandregClient {
   }
 
   /**
-   * One HTTP exchange through the outside-call base: the portal's shared rate limit, a deadline,
+   * One HTTP exchange on the outside-call transport: the portal's shared rate limit, a deadline,
    * stopped when the request it serves ends (its deadline, its client leaving) or the activity is
    * cancelled; maintenance pages become typed errors.
    */
   async raw(method: 'GET' | 'POST', path: string, opts: { query?: Query; form?: Query; cookie?: string | null } = {}): Promise<RawAnswer> {
-    await this.limiter.take();
-    const signal = outsideSignal(this.timeoutMs);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (opts.cookie) headers.cookie = opts.cookie;
     let body: string | undefined;
@@ -107,22 +107,23 @@ export class LandregClient {
       for (const [k, v] of Object.entries(opts.form)) if (v !== undefined) p.set(k, String(v));
       body = p.toString();
     }
-    let res: Response;
+    let res: Awaited<ReturnType<typeof send>>;
     try {
-      res = await fetch(this.url(path, opts.query), { method, headers, body, signal, redirect: 'manual' });
+      res = await send(this.target, { url: this.url(path, opts.query), method, headers, body, timeoutMs: this.timeoutMs });
     } catch (err) {
       throw this.failure(err, `${method} ${path}`);
     }
     let bytes: Buffer;
     try {
-      bytes = Buffer.from(await res.arrayBuffer());
+      bytes = await res.bytes();
     } catch (err) {
       const failure = this.failure(err, `${method} ${path}`);
       throw failure instanceof PortalUnreachableError ? new PortalHttpError(res.status, `${method} ${path}: ${(err as Error).message}`) : failure;
     }
     const text = bytes.toString('utf8');
     if (looksLikeMaintenance(res.status, text)) throw new PortalMaintenanceError();
-    return { status: res.status, text, bytes, headers: res.headers };
+    const pairs = setCookies(res);
+    return { status: res.status, text, bytes, cookie: pairs.length ? pairs.join('; ') : null };
   }
 
   /** A thrown exchange as the portal's typed error; the caller's own stop is rethrown as it came. */
@@ -142,7 +143,7 @@ export class LandregClient {
     const ans = await this.raw('POST', '/authentication', { form: { j_username: creds.username, j_password: creds.password } });
     if (ans.status === 401 || ans.status === 403) throw new PortalCredentialsError();
     if (ans.status !== 200) throw new PortalHttpError(ans.status, 'POST /authentication');
-    const cookie = cookieHeaderFrom(ans.headers);
+    const cookie = ans.cookie;
     if (!cookie) throw new PortalMalformedError('login answered without a session cookie');
     return cookie;
   }
@@ -193,7 +194,7 @@ export class LandregClient {
    * Returns a live cookie. `stale` is the sealed session a caller just saw rejected: if the store
    * still holds it (or nothing), this caller logs in; otherwise another caller already did.
    */
-  private async ensureCookie(stale: string | null | undefined): Promise<{ cookie: string; sealed: string; ours: boolean }> {
+  private async ensureCookie(stale: string | null | undefined): Promise<LiveSession> {
     const usable = async () => {
       const current = await readPortalSession(this.db);
       return current.cookie && current.sealed && current.sealed !== stale ? { cookie: current.cookie, sealed: current.sealed, ours: false } : undefined;
@@ -207,42 +208,51 @@ export class LandregClient {
   }
 
   /**
-   * A call with the shared session and transparent re-login on 401. A 401 on a session another
-   * process just made (it may already have expired: a short portal session timeout, or many
-   * workers re-logging at once) adopts the next one or logs in anew; only a 401 on a session this
-   * call made itself means the portal refuses the account.
+   * A call with the shared session and transparent re-login on 401 (the base's session
+   * mechanism). A 401 on a session another process just made (it may already have expired: a
+   * short portal session timeout, or many workers re-logging at once) adopts the next one or logs
+   * in anew; only a 401 on a session this call made itself means the portal refuses the account.
    */
   async call(method: 'GET' | 'POST', path: string, opts: { query?: Query; form?: Query } = {}): Promise<RawAnswer> {
     // GET is idempotent: a 5xx, a timeout or no answer is tried again with backoff before it
     // becomes the caller's 502/504 (maintenance and refusals are not); inside an activity
-    // Temporal's retry policy does that instead. Each exchange is paced in `raw`.
+    // Temporal's retry policy does that instead. Each exchange, sign-ins included, is paced by the transport.
     return outsideCall(
       {
         service: 'landreg',
         idempotent: method === 'GET',
         retry: { retries: config.landreg.retryAttempts, baseDelayMs: config.landreg.retryBaseDelayMs },
         transient: (err) => err instanceof PortalTimeoutError || err instanceof PortalUnreachableError || (err instanceof PortalHttpError && err.upstreamStatus >= 500),
-        unpaced: true,
+        session: this.session(`${method} ${path}`),
       },
-      () => this.callOnce(method, path, opts),
+      async (_attempt, session) => {
+        const ans = await this.raw(method, path, { ...opts, cookie: session.cookie });
+        if (ans.status === 401) return ans;
+        if (ans.status === 400 || ans.status === 404 || ans.status === 422) throw new PortalRejectedError(ans.status);
+        if (ans.status >= 400) throw new PortalHttpError(ans.status, `${method} ${path}`);
+        return ans;
+      },
     );
   }
 
-  private async callOnce(method: 'GET' | 'POST', path: string, opts: { query?: Query; form?: Query }): Promise<RawAnswer> {
-    let session = await this.ensureCookie(undefined);
-    for (let attempt = 1; ; attempt++) {
-      const ans = await this.raw(method, path, { ...opts, cookie: session.cookie });
-      if (ans.status === 401) {
-        if (session.ours) throw new PortalCredentialsError();
+  private session(what: string): OutsideSession<LiveSession, RawAnswer> {
+    const refused = (s: LiveSession) => {
+      if (s.ours) throw new PortalCredentialsError();
+    };
+    return {
+      current: () => this.ensureCookie(undefined),
+      expired: (ans) => ans.status === 401,
+      refresh: (stale) => {
+        refused(stale);
+        return this.ensureCookie(stale.sealed);
+      },
+      refreshes: MAX_SESSION_ATTEMPTS - 1,
+      exhausted: (_ans, last) => {
+        refused(last);
         // Bounded: sessions that keep dying under us are a portal fault, retried later.
-        if (attempt >= MAX_SESSION_ATTEMPTS) throw new PortalHttpError(503, `${method} ${path}: the portal keeps rejecting fresh sessions`);
-        session = await this.ensureCookie(session.sealed);
-        continue;
-      }
-      if (ans.status === 400 || ans.status === 404 || ans.status === 422) throw new PortalRejectedError(ans.status);
-      if (ans.status >= 400) throw new PortalHttpError(ans.status, `${method} ${path}`);
-      return ans;
-    }
+        throw new PortalHttpError(503, `${what}: the portal keeps rejecting fresh sessions`);
+      },
+    };
   }
 
   /** JSON call; ArcGIS-style `{error:{…}}` bodies (answered with HTTP 200) become typed errors. */

@@ -1,12 +1,15 @@
 /**
  * The one way the product calls an outside system (the land-registry portal, the certificate
  * portal, the central GIS API, the PDF service, the status authority, the AI providers): each
- * client keeps its own protocol (paths, bodies, sessions) and runs every exchange through
- * `outsideCall`, which gives it
- * - the service's shared rate limiter (`outsideLimiter`: one schedule in PostgreSQL for all
- *   processes, fair among the callers of a process);
- * - a deadline per exchange and the caller's stop (`outsideSignal`: the request's deadline or its
+ * client keeps only its protocol (paths, bodies, how to sign in, what an expired session looks
+ * like) and runs every call through `outsideCall`, which gives it
+ * - one transport (`./transport.ts` `send`, and `outsideFetch` for the AI vendors' SDKs): undici
+ *   on one keep-alive pool, each exchange paced by the service's shared rate limiter
+ *   (`outsideLimiter`: one schedule in PostgreSQL for all processes, fair among the callers of a
+ *   process) and bounded by its deadline and the caller's stop (the request's deadline or its
  *   client leaving, the activity's cancellation), so heavy work stops when its caller leaves;
+ * - one session mechanism (`OutsideSession`): on the service's "session expired" answer the
+ *   session is refreshed and the exchange sent again;
  * - retries only for idempotent calls and only outside a Temporal activity, whose own retry
  *   policy (temporal/common/retryPolicies.ts) already covers it;
  * - one reading of a transport failure (`transportFailure`) and one mapping to the contract's
@@ -15,8 +18,11 @@
 import { config } from '../config';
 import type { Db } from '../db/pool';
 import { AppError } from '../errors';
+import { childLogger } from '../log';
 import { callerSignals, insideActivity } from './caller';
 import { RateLimiter, SharedPace } from './rateLimiter';
+
+const log = childLogger('outside');
 
 export type OutsideService = 'landreg' | 'cfportal' | 'central' | 'pdfService' | 'statusAuthority' | 'ai';
 
@@ -54,11 +60,6 @@ export function outsideLimiter(db: Db, service: OutsideService, perSecond = conf
   let l = byService.get(key);
   if (!l) byService.set(key, (l = new RateLimiter(new SharedPace(db, service, perSecond), boundsOf(service))));
   return l;
-}
-
-/** A deadline of `timeoutMs` joined with the caller's stop and any signal of the client's own. */
-export function outsideSignal(timeoutMs: number, own?: AbortSignal): AbortSignal {
-  return AbortSignal.any([AbortSignal.timeout(timeoutMs), ...callerSignals(), ...(own ? [own] : [])]);
 }
 
 /** The caller stopped waiting: its deadline, its client leaving, or the activity's cancellation. */
@@ -164,7 +165,7 @@ export interface RetryPolicy {
   baseDelayMs: number;
 }
 
-export type OutsideCallOptions = {
+export interface OutsideCallOptions {
   service: OutsideService;
   /** Safe to send twice (a read, a pure transform, a PUT of the same value): only then retried. */
   idempotent: boolean;
@@ -173,39 +174,62 @@ export type OutsideCallOptions = {
   transient?: (err: unknown) => boolean;
   /** The client's own signal besides the caller's (e.g. a request's `clientGone`). */
   signal?: AbortSignal;
-} & (
-  | {
-      /** The caller's store's pool, whose shared schedule the service's limiter keeps. */
-      db: Db;
-      /** Rate of the service's limiter; its configured rate by default. */
-      perSecond?: number;
-      unpaced?: never;
-    }
-  | {
-      /** Skips the limiter: the client paces each exchange itself (a call may sign in again first). */
-      unpaced: true;
-    }
-);
+}
+
+/**
+ * A service's session (a portal cookie, the caller's access token): the client says how to get
+ * one and how the service answers an expired one; the base applies it the same way for all.
+ * An exchange answered "session expired" was refused before the service acted on it, so it is
+ * sent again with the refreshed session whatever its method (a POST that adds to a cart too):
+ * that is not a retry of the call, which stays once for a non-idempotent one.
+ */
+export interface OutsideSession<S, T> {
+  /** The session to start with (a stored cookie or token; signing in when there is none). */
+  current(): Promise<S>;
+  /** Whether `answer` is the service's "session expired" (typically a 401). */
+  expired(answer: T): boolean;
+  /** A live session in place of `stale` (signing in, or adopting one another caller made); throws when the account is refused. */
+  refresh(stale: S): Promise<S>;
+  /** How many refreshes one try of the call may make; 1 by default. */
+  refreshes?: number;
+  /** The answer is still "expired" after the last refresh: what the call answers (by default that answer). */
+  exhausted?(answer: T, session: S): T | Promise<T>;
+}
 
 const NO_RETRY: RetryPolicy = { retries: 0, baseDelayMs: 0 };
 
 /**
- * Runs `exchange` (one try of the call) under the service's limiter, again after a transient
- * failure while the policy allows: only an idempotent call, only outside an activity, never once
- * the caller has gone.
+ * Runs `exchange` (one try of the call, sent through `domain/outside/transport.ts` `send`) with
+ * the service's session, refreshed and sent again when the service answers that it expired;
+ * again after a transient failure while the policy allows: only an idempotent call, only outside
+ * an activity, never once the caller has gone.
  */
-export async function outsideCall<T>(opts: OutsideCallOptions, exchange: (attempt: number) => Promise<T>): Promise<T> {
+export async function outsideCall<T, S = undefined>(
+  opts: OutsideCallOptions & { session?: OutsideSession<S, T> },
+  exchange: (attempt: number, session: S) => Promise<T>,
+): Promise<T> {
   const retry = opts.idempotent && !insideActivity() ? (opts.retry ?? NO_RETRY) : NO_RETRY;
-  const limiter = opts.unpaced ? undefined : outsideLimiter(opts.db, opts.service, opts.perSecond);
   for (let attempt = 1; ; attempt++) {
     const gone = callerGone(opts.signal);
     if (gone) throw gone.reason;
-    await limiter?.take();
     try {
-      return await exchange(attempt);
+      return await withSession(opts.session, (session) => exchange(attempt, session));
     } catch (err) {
       if (attempt > retry.retries || !(opts.transient?.(err) ?? false) || callerGone(opts.signal)) throw err;
+      // The failure's class only: a message may quote a path or a field.
+      log.info({ service: opts.service, attempt, failure: (err as Error)?.constructor?.name }, 'outside call failed; trying again');
       await new Promise((r) => setTimeout(r, retry.baseDelayMs * 2 ** (attempt - 1)));
     }
+  }
+}
+
+async function withSession<S, T>(session: OutsideSession<S, T> | undefined, exchange: (session: S) => Promise<T>): Promise<T> {
+  if (!session) return exchange(undefined as S);
+  let current = await session.current();
+  for (let refreshed = 0; ; refreshed++) {
+    const answer = await exchange(current);
+    if (!session.expired(answer)) return answer;
+    if (refreshed >= (session.refreshes ?? 1)) return session.exhausted ? session.exhausted(answer, current) : answer;
+    current = await session.refresh(current);
   }
 }

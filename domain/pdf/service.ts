@@ -6,21 +6,21 @@
  *
  * Both calls are pure transforms of the upload (no state on the service), so a 5xx, a timeout or
  * a dropped connection is tried again (PDF_SERVICE_RETRY_ATTEMPTS) before the caller gets a 502
- * or 503, through the outside-call base (domain/outside/call.ts: the service's shared rate limit,
- * the retry, the error bodies). The password goes only into the request body: it is never put in
+ * or 503, through the outside-call base (domain/outside/call.ts: its transport with the service's
+ * shared rate limit and the deadline, the retry, the error bodies). The password goes only into the request body: it is never put in
  * a URL, an error or a log line.
  */
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
-import http from 'node:http';
-import https from 'node:https';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { config } from '../config';
 import type { Db } from '../db/pool';
 import { AppError, errors } from '../errors';
 import { childLogger } from '../log';
-import { callerGone, outsideCall, outsideError, outsideSignal } from '../outside/call';
+import { callerGone, outsideCall, outsideError, transportFailure } from '../outside/call';
+import { send, type OutsideTarget } from '../outside/transport';
 import { encryptedPdf, hasPdfHeader, notAPdf, unreadablePdf } from './compress';
 
 const log = childLogger('pdf-service');
@@ -60,8 +60,23 @@ interface Answer {
   errorCode?: string;
 }
 
+/** The multipart body: the fields, then the file read from disk as it is sent. */
+async function* multipart(head: Buffer, path: string, tail: Buffer): AsyncGenerator<Buffer> {
+  yield head;
+  // Larger reads than the default 64 KB: fewer, bigger writes to the socket.
+  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) yield chunk as Buffer;
+  yield tail;
+}
+
 /** One call: streams the multipart body in and, on 200, the answer out to `outPath`. */
-async function callOnce(op: PdfServiceOp, file: PdfServiceFile, fields: Record<string, string>, outPath: string, signal?: AbortSignal): Promise<Answer> {
+async function callOnce(
+  target: OutsideTarget,
+  op: PdfServiceOp,
+  file: PdfServiceFile,
+  fields: Record<string, string>,
+  outPath: string,
+  signal?: AbortSignal,
+): Promise<Answer> {
   const boundary = `----pdfservice${randomBytes(12).toString('hex')}`;
   const head = Buffer.from(
     Object.entries(fields)
@@ -72,22 +87,20 @@ async function callOnce(op: PdfServiceOp, file: PdfServiceFile, fields: Record<s
   );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8');
   const { size } = await fs.stat(file.path);
-  const url = new URL(`${config.pdfService.baseUrl}/${op}`);
-  const client = url.protocol === 'https:' ? https : http;
 
   if (callerGone(signal)) throw clientLeft();
-  // The call's deadline, the caller leaving: whichever comes first ends the exchange.
-  const stop = outsideSignal(config.pdfService.timeoutMs, signal);
-  return new Promise<Answer>((resolve, reject) => {
-    let settled = false;
-    const done = (err: Error | null, answer?: Answer) => {
-      if (settled) return;
-      settled = true;
-      stop.removeEventListener('abort', onAbort);
-      if (err) reject(err);
-      else resolve(answer!);
-    };
-    const req = client.request(url, {
+  // A thrown exchange: the caller left, the deadline passed, or the service is not reachable
+  // right now (refused, reset, DNS).
+  const lost = (err: unknown, unavailable: boolean, what: string) => {
+    const failure = transportFailure(err, signal);
+    if (failure === 'aborted') return clientLeft();
+    if (failure === 'timeout') return new Transient(true, `no answer within ${config.pdfService.timeoutMs} ms`);
+    return new Transient(unavailable, `${what}${(err as Error).message}`);
+  };
+  let res: Awaited<ReturnType<typeof send>>;
+  try {
+    res = await send(target, {
+      url: `${config.pdfService.baseUrl}/${op}`,
       method: 'POST',
       headers: {
         'content-type': `multipart/form-data; boundary=${boundary}`,
@@ -95,47 +108,35 @@ async function callOnce(op: PdfServiceOp, file: PdfServiceFile, fields: Record<s
         accept: 'application/pdf, application/json',
         ...(config.pdfService.apiKey ? { authorization: `Bearer ${config.pdfService.apiKey}` } : {}),
       },
+      body: Readable.from(multipart(head, file.path, tail), { objectMode: false }),
+      timeoutMs: config.pdfService.timeoutMs,
+      signal,
     });
-    const onAbort = () => req.destroy(callerGone(signal) ? clientLeft() : new Transient(true, `no answer within ${config.pdfService.timeoutMs} ms`));
-    stop.addEventListener('abort', onAbort, { once: true });
-
-    req.once('error', (err) => {
-      if (err instanceof Transient || stop.aborted) return done(err);
-      // Refused, reset, DNS: the service is not reachable right now.
-      done(new Transient(true, err.message));
-    });
-    req.once('response', (res) => {
-      const status = res.statusCode ?? 0;
-      if (status === 200) {
-        pipeline(res, createWriteStream(outPath)).then(
-          () => done(null, { status }),
-          (err: Error) => done(callerGone(signal) ? clientLeft() : new Transient(false, `answer cut off: ${err.message}`)),
-        );
-        return;
-      }
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => {
-        if (body.length < 16 * 1024) body += c;
-      });
-      res.once('error', (err) => done(new Transient(false, err.message)));
-      res.once('end', () => {
-        let errorCode: string | undefined;
-        try {
-          errorCode = (JSON.parse(body) as { error?: string }).error;
-        } catch {
-          errorCode = undefined;
-        }
-        done(null, { status, errorCode });
-      });
-    });
-
-    (async () => {
-      req.write(head);
-      await pipeline(createReadStream(file.path), req, { end: false });
-      req.end(tail);
-    })().catch((err: Error) => req.destroy(err));
-  });
+  } catch (err) {
+    throw lost(err, true, '');
+  }
+  if (res.status === 200) {
+    try {
+      await pipeline(res.stream(), createWriteStream(outPath));
+    } catch (err) {
+      throw lost(err, false, 'answer cut off: ');
+    }
+    return { status: 200 };
+  }
+  // An error body is read to its end, but only its first bytes are kept (JSON `{error, message}`).
+  let body = '';
+  try {
+    for await (const chunk of res.stream().setEncoding('utf8')) if (body.length < 16 * 1024) body += chunk as string;
+  } catch (err) {
+    throw lost(err, false, '');
+  }
+  let errorCode: string | undefined;
+  try {
+    errorCode = (JSON.parse(body) as { error?: string }).error;
+  } catch {
+    errorCode = undefined;
+  }
+  return { status: res.status, errorCode };
 }
 
 /** Maps a non-200 answer of the service to what our caller should hear. */
@@ -170,7 +171,6 @@ export async function callPdfService(
     return await outsideCall(
       {
         service: 'pdfService',
-        db,
         idempotent: true,
         retry: { retries: Math.max(0, config.pdfService.retryAttempts), baseDelayMs: config.pdfService.retryBaseDelayMs },
         transient: (err) => err instanceof Transient,
@@ -178,7 +178,7 @@ export async function callPdfService(
       },
       async (attempt) => {
         try {
-          const answer = await callOnce(op, file, fields, outPath, signal);
+          const answer = await callOnce({ service: 'pdfService', db }, op, file, fields, outPath, signal);
           if (answer.status !== 200) throw failureOf(op, answer);
           if (!(await hasPdfHeader(outPath))) throw new Transient(false, 'the service answered something that is not a PDF');
           return (await fs.stat(outPath)).size;

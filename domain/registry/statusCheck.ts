@@ -5,7 +5,7 @@
  *   → compare its hash with the stored `changeHash`.
  * A 5xx, a timeout, a network error or a page without a status block is recorded as `lastError`
  * and is never a change. The page is read through the outside-call base (domain/outside/call.ts):
- * the authority's shared rate limit, the deadline, one more try of the read from an API request
+ * its transport with the authority's shared rate limit and the deadline, one more try of the read from an API request
  * (the scheduled check runs in an activity, which Temporal retries). The first successful read sets the baseline (no notification: nothing
  * changed yet); a later different hash is a change: the status, colour class and history are
  * updated and the caller sends ONE `status-change` notification (idempotency key = entry id +
@@ -13,7 +13,8 @@
  */
 import type { Db } from '../db/pool';
 import type { PrismaClient } from '../db/prisma';
-import { outsideCall, outsideSignal, transportFailure } from '../outside/call';
+import { outsideCall, transportFailure } from '../outside/call';
+import { send } from '../outside/transport';
 import { Prisma } from '../db/prisma';
 import type { NotifyInput } from '../notifications/notify';
 import { addHistory, type Tracking } from './entries';
@@ -41,18 +42,18 @@ export async function readStatusPage(db: Db, target: StatusAuthorityTarget, requ
   const url = `${target.baseUrl.replace(/\/+$/, '')}/cerere/${encodeURIComponent(requestNumber)}`;
   try {
     const html = await outsideCall(
-      { service: 'statusAuthority', db, idempotent: true, retry: { retries: 1, baseDelayMs: 200 }, transient: (err) => err instanceof ReadFailure && err.transient },
+      { service: 'statusAuthority', idempotent: true, retry: { retries: 1, baseDelayMs: 200 }, transient: (err) => err instanceof ReadFailure && err.transient },
       async () => {
-        let res: Response;
+        let res: Awaited<ReturnType<typeof send>>;
         try {
-          res = await fetch(url, { signal: outsideSignal(target.timeoutMs), headers: { accept: 'text/html' } });
+          res = await send({ service: 'statusAuthority', db }, { url, headers: { accept: 'text/html' }, timeoutMs: target.timeoutMs, follow: true });
         } catch (err) {
           const failure = transportFailure(err);
           if (failure === 'aborted') throw err;
           throw new ReadFailure(failure === 'timeout' ? `timeout după ${target.timeoutMs} ms` : `eroare de rețea: ${(err as Error).message}`, true);
         }
         const text = await res.text().catch(() => '');
-        if (!res.ok) throw new ReadFailure(`HTTP ${res.status}`, res.status >= 500);
+        if (res.status < 200 || res.status >= 300) throw new ReadFailure(`HTTP ${res.status}`, res.status >= 500);
         return text;
       },
     );

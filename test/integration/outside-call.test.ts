@@ -4,13 +4,18 @@
  *   store together stay within the service's rate (a per-process limiter would let twice through);
  * - retries only for idempotent calls and only outside a Temporal activity (whose retry policy
  *   covers it), counted by the land-registry simulator serving a failing portal;
- * - the caller leaving stops the call: no retry and no further request.
- * Scratch database (its own `outside_call_pace` rows), an in-process land-registry simulator.
+ * - the caller leaving stops the call: no retry and no further request;
+ * - one session mechanism: when the portal has forgotten the session (its `/__sim/reset`), the
+ *   land-registry and the certificate portal clients each sign in once more through the base and
+ *   send the refused exchange once again; a POST that adds to the CF cart lands once.
+ * Scratch database (its own `outside_call_pace` rows), in-process land-registry and certificate
+ * portal simulators.
  */
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from '@jest/globals';
 import type pg from 'pg';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { LandregSimulator } from '../../simulators/landreg/server';
+import type { CfportalSimulator } from '../../simulators/cfportal/server';
 
 // Fast backoff: the retries are counted, not waited for.
 process.env.LANDREG_RETRY_BASE_DELAY_MS = '20';
@@ -23,12 +28,16 @@ const { withOutsideCaller } = await import('../../domain/outside/caller');
 const { LandregClient } = await import('../../domain/landreg/client');
 const { PortalHttpError } = await import('../../domain/landreg/errors');
 const { startLandregSimulator } = await import('../../simulators/landreg/server');
+const { startCfportalSimulator } = await import('../../simulators/cfportal/server');
+const { CfportalClient } = await import('../../domain/cfportal/client');
 const { scratchDatabase } = await import('../helpers/scratchDb');
 
 const scratch = scratchDatabase('geoportal_outside_call');
 let poolA: pg.Pool;
 let poolB: pg.Pool;
 let sim: LandregSimulator;
+let cfSim: CfportalSimulator;
+const CF_ACCOUNT = { username: 'birou-sesiune', password: 'parola-sesiune' };
 
 /** Requests the portal received: answered by a route, or by the failure the test set. */
 async function simCalls(): Promise<number> {
@@ -48,10 +57,12 @@ beforeAll(async () => {
   poolA = createPool(scratch.url, 4);
   poolB = createPool(scratch.url, 4);
   sim = await startLandregSimulator({ port: 0 });
+  cfSim = await startCfportalSimulator({ port: 0, ...CF_ACCOUNT });
 }, 120_000);
 
 afterAll(async () => {
   await sim?.close();
+  await cfSim?.close();
   await poolA?.end();
   await poolB?.end();
   await closePool();
@@ -106,5 +117,49 @@ describe('retries: only idempotent calls, only outside a Temporal activity', () 
     gone.abort(new Error('client left'));
     await expect(withOutsideCaller({ key: 'u:dan', signal: gone.signal }, () => client().get('/account'))).rejects.toThrow('client left');
     expect(await simCalls()).toBe(0);
+  });
+});
+
+describe('session refresh: one mechanism in the base for every client', () => {
+  /** A simulator's calls per route (`route:<METHOD> <path>`), answered or refused. */
+  async function routeCalls(url: string): Promise<Record<string, number>> {
+    return ((await (await fetch(`${url}/__sim/requests`)).json()) as { counts: Record<string, number> }).counts;
+  }
+  // The retry tests above leave the land-registry portal failing every call.
+  beforeEach(async () => {
+    await fetch(`${sim.url}/__sim/faults`, { method: 'DELETE' });
+  });
+
+  /** The portal forgets every session, as after an idle expiry or a restart of the portal. */
+  async function expireSessions(url: string): Promise<void> {
+    await fetch(`${url}/__sim/reset`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    await fetch(`${url}/__sim/requests`, { method: 'DELETE' });
+  }
+
+  test('land-registry portal: a call on an expired shared session signs in once and is answered', async () => {
+    const client = new LandregClient({ db: poolA, baseUrl: sim.url, requestsPerSecond: 0 });
+    await client.connect();
+    await expireSessions(sim.url);
+    const account = await client.get<{ username: string }>('/account');
+    expect(account.username).toBe(config.landreg.username);
+    expect(await routeCalls(sim.url)).toEqual({ 'route:GET /eterra/api/account': 2, 'route:POST /eterra/api/authentication': 1 });
+    // The new session is the shared one: the next call needs no sign-in.
+    await client.get('/account');
+    expect((await routeCalls(sim.url))['route:POST /eterra/api/authentication']).toBe(1);
+  });
+
+  test('certificate portal: an expired account session signs in once; the refused add to the cart is sent again and lands once', async () => {
+    const client = new CfportalClient(async () => CF_ACCOUNT, { db: poolA, baseUrl: cfSim.url });
+    expect(await client.credits()).toBeGreaterThan(0);
+    await expireSessions(cfSim.url);
+    const counties = await client.counties();
+    expect(await routeCalls(cfSim.url)).toEqual({ 'route:GET /cf/api/counties': 2, 'route:POST /cf/api/login': 1 });
+    const uats = await client.uats(counties[0].id);
+    await expireSessions(cfSim.url);
+    const item = await client.addToCart({ countyId: counties[0].id, uatId: uats[0].id, cadastralNumber: '50123' });
+    expect(item.cadastralNumber).toBe('50123');
+    expect(await routeCalls(cfSim.url)).toEqual({ 'route:POST /cf/api/cart/items': 2, 'route:POST /cf/api/login': 1 });
+    const truth = (await (await fetch(`${cfSim.url}/__sim/truth?account=${CF_ACCOUNT.username}`)).json()) as { cart: Array<{ cadastralNumber: string }> };
+    expect(truth.cart.map((i) => i.cadastralNumber)).toEqual(['50123']);
   });
 });
