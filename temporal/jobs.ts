@@ -17,7 +17,7 @@ import { jobWorkflowId, parseWorkflowId, singletonWorkflowId } from './ids';
 import { jobSearchAttributes } from './common/searchAttributes';
 import type * as workflows from '../workflows';
 import { progressQuery, type ProgressState } from './common/progress';
-import { JOBS, kindsLocking, lockOf, scopeOf, sirutaOfJob, type JobKind, type JobSpec } from './common/jobTable';
+import { JOBS, kindsLocking, lockOf, scopeOf, sirutaOfJob, type JobKind, type JobSpec, type StartableKind } from './common/jobTable';
 
 export interface RunningJob {
   jobId: string;
@@ -214,7 +214,7 @@ async function runningOrStarting(client: Client, jobId: string, recentlyRecorded
  * activities, the mail dispatcher and the tile monitor; parent workflows go through
  * workflows/childJobs.ts, which claims the same lock.
  */
-export async function start<K extends JobKind>(kind: K, input: JobInput<K>, o: StartOptions): Promise<StartedJob<K>> {
+export async function start<K extends StartableKind>(kind: K, input: JobInput<K>, o: StartOptions): Promise<StartedJob<K>> {
   const client = o.client ?? (await getTemporalClient());
   const spec: JobSpec = JOBS[kind];
   const scope = scopeOf(kind, input);
