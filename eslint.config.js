@@ -18,13 +18,10 @@ const PROCESS_GETTERS = {
   selector: "ImportSpecifier[imported.name=/^(getPool|getPrisma|getTilePool|createPrisma)$/]",
   message: 'Take the store (domain/db/store.ts) as a dependency: the entry point builds it (processStore / createStore) and passes it down.',
 };
-// Where the getters may be read: the store itself (domain/db/), the entry points that build it
-// (api/server.ts, workers/main.ts, below) and the one caller not yet moved to a passed-in store
-// (docs/architecture.md "Dependencies passed in").
-const PROCESS_GETTER_USERS = [
-  'domain/db/**',
-  'temporal/jobs.ts',
-];
+// Where the getters may be read: the store itself (domain/db/) and the entry points that build
+// it (api/server.ts, workers/main.ts, below); scripts are entry points too (docs/architecture.md
+// "Dependencies passed in").
+const PROCESS_GETTER_USERS = ['domain/db/**'];
 
 // One transport for outside calls (docs/architecture.md "One way to call outside"): the clients of
 // outside systems send through domain/outside/transport.ts, never through a transport of their own.

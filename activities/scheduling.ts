@@ -26,12 +26,13 @@ import {
 } from '../domain/scheduling/weekend';
 import { recentAdmins } from '../domain/auth/admins';
 
-/** What the activities need of temporal/jobs.ts (its `listRunningJobs` and the job table's `start`). */
+/** What the activities need of temporal/jobs.ts (its `listRunningJobs` and the job table's `start`, on the worker's store). */
 export interface SchedulingJobs {
   listRunningJobs(kinds: readonly string[]): Promise<readonly unknown[]>;
   start(
     kind: 'sync',
     input: { siruta: number; layers: string[]; mode: 'base' | 'magic'; importNoGeometry: boolean; trigger: 'schedule' },
+    o: { db: Db },
   ): Promise<{ jobId: string }>;
 }
 
@@ -46,13 +47,17 @@ export function createSchedulingActivities({ db, prisma, jobs }: { db: Db; prism
     /** Starts one UAT's scheduled sync; `already_running` when a sync of that UAT runs. */
     async startRuleSync(input: { siruta: number; steps: StepCode[]; ruleId: string; now: number }): Promise<{ jobId: string | null; status: 'started' | 'already_running' }> {
       try {
-        const { jobId } = await jobs.start('sync', {
-          siruta: input.siruta,
-          layers: layersOf(input.steps),
-          mode: input.steps.includes('E') ? 'magic' : 'base',
-          importNoGeometry: input.steps.includes('N'),
-          trigger: 'schedule',
-        });
+        const { jobId } = await jobs.start(
+          'sync',
+          {
+            siruta: input.siruta,
+            layers: layersOf(input.steps),
+            mode: input.steps.includes('E') ? 'magic' : 'base',
+            importNoGeometry: input.steps.includes('N'),
+            trigger: 'schedule',
+          },
+          { db },
+        );
         await markRuleRun(prisma, input.ruleId, new Date(input.now));
         return { jobId, status: 'started' };
       } catch (err) {

@@ -12,10 +12,10 @@ import { sweepStaleTempDirs } from '../domain/storage/tempDirs';
 import { processStore } from '../domain/db/store';
 
 refuseUnsafeProductionStart();
-// notify() in a route hands its e-mail to a deliverMail workflow (docs/notifications.md).
-installMailDispatcher();
-// The one store of the process, handed to the routers and to every page's loader.
+// The one store of the process, handed to the routers, to every page's loader and to the job starts.
 const store = processStore();
+// notify() in a route hands its e-mail to a deliverMail workflow (docs/notifications.md).
+installMailDispatcher(store.pool);
 const app = createApp({ store, web: [pageGuard, ...(await createWebHandlers(store))] });
 const server = applyKeepAlive(app.listen(config.app.port, () => {
   logger.info({ url: config.app.publicUrl }, 'geoportal listening');
@@ -24,7 +24,7 @@ const server = applyKeepAlive(app.listen(config.app.port, () => {
   // EXTERNAL-SERVICES.md "Tile archive": the overview exists on a fresh install. Only when the
   // builder is ours (no TILE_REBUILD_WEBHOOK_URL pointing elsewhere) and the archive is missing.
   if (config.tiles.embeddedBuilder) {
-    getTemporalClient().then(ensureOverviewArchive).then(
+    getTemporalClient().then((client) => ensureOverviewArchive(store.pool, client)).then(
       (outcome) => logger.info({ outcome }, 'overview archive check'),
       (err: unknown) => logger.warn({ err: (err as Error).message }, 'overview archive check failed'),
     );

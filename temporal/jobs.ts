@@ -7,8 +7,7 @@
  */
 import { failureMessage } from './common/failures';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
-import { getPool } from '../domain/db/pool';
-import { config } from '../domain/config';
+import type { Db } from '../domain/db/pool';
 import { leaseToken, untilSettled } from '../domain/db/lease';
 import { errors } from '../domain/errors';
 import { ownerOrAdmin, type Reader } from '../domain/auth/ownership';
@@ -18,7 +17,7 @@ import { jobWorkflowId, parseWorkflowId, singletonWorkflowId } from './ids';
 import { jobSearchAttributes } from './common/searchAttributes';
 import type * as workflows from '../workflows';
 import { progressQuery, type ProgressState } from './common/progress';
-import { JOBS, kindsLocking, lockOf, scopeOf, sirutaOfJob, type JobKind, type JobSpec } from './common/jobTable';
+import { JOBS, kindsLocking, lockOf, scopeOf, sirutaOfJob, type JobKind, type JobSpec, type StartableKind } from './common/jobTable';
 
 export interface RunningJob {
   jobId: string;
@@ -28,9 +27,9 @@ export interface RunningJob {
 
 const quote = (s: string) => `'${s.replace(/'/g, "\\'")}'`;
 
-/** Running jobs whose kind is one of `kinds` (optionally of one UAT, or whose id starts with a prefix). */
-export async function listRunningJobs(kinds: readonly string[], filter: { siruta?: number; idPrefix?: string } = {}): Promise<RunningJob[]> {
-  const client = await getTemporalClient();
+/** Running jobs whose kind is one of `kinds` (optionally of one UAT, or whose id starts with a prefix), as `client` (default the process's) sees them. */
+export async function listRunningJobs(kinds: readonly string[], filter: { siruta?: number; idPrefix?: string } = {}, client?: Client): Promise<RunningJob[]> {
+  client ??= await getTemporalClient();
   let q = `ExecutionStatus = 'Running' AND JobKind IN (${kinds.map(quote).join(', ')})`;
   if (filter.siruta !== undefined) q += ` AND Siruta = ${Math.trunc(filter.siruta)}`;
   if (filter.idPrefix) q += ` AND WorkflowId STARTS_WITH ${quote(filter.idPrefix)}`;
@@ -46,18 +45,19 @@ export async function listRunningJobs(kinds: readonly string[], filter: { siruta
 
 /**
  * Sync and export jobs that keep the portal session in use (spec 3.1 disconnect rule). The
- * listing lags a just-started job, so the jobs the API started in the last minute (job_slots)
- * are asked about by id as well.
+ * listing lags a just-started job, so the jobs started in the last minute (the `job_slots` of
+ * the caller's store, `db`) are asked about by id as well.
  */
-export async function runningPortalJobs(): Promise<RunningJob[]> {
-  const listed = await listRunningJobs(PORTAL_JOB_KINDS);
-  const recent = await getPool().query<{ job_id: string }>(
+export async function runningPortalJobs(db: Db): Promise<RunningJob[]> {
+  const client = await getTemporalClient();
+  const listed = await listRunningJobs(PORTAL_JOB_KINDS, {}, client);
+  const recent = await db.query<{ job_id: string }>(
     `SELECT job_id FROM job_slots WHERE namespace = $1 AND job_id <> '' AND started_at > now() - interval '1 minute'`,
-    [config.temporal.namespace],
+    [client.options.namespace],
   );
   for (const r of recent.rows) {
     const kind = parseWorkflowId(r.job_id)?.kind;
-    if (kind && PORTAL_JOB_KINDS.includes(kind) && !listed.some((j) => j.jobId === r.job_id) && (await isRunning(r.job_id))) listed.push({ jobId: r.job_id, kind });
+    if (kind && PORTAL_JOB_KINDS.includes(kind) && !listed.some((j) => j.jobId === r.job_id) && (await isRunning(r.job_id, client))) listed.push({ jobId: r.job_id, kind });
   }
   return listed;
 }
@@ -71,6 +71,12 @@ export type JobWorkflow<K extends JobKind> = (typeof workflows)[(typeof JOBS)[K]
 export type JobInput<K extends JobKind> = Parameters<JobWorkflow<K>>[0];
 
 export interface StartOptions {
+  /**
+   * The caller's store (its pool, `store.pool`): a kind that locks a resource keeps its claim and
+   * the id last started on it in that store's `job_slots` (docs/architecture.md "Dependencies
+   * passed in").
+   */
+  db: Db;
   /**
    * A rule that may refuse the start (throws its 409), checked under the lock's claim with the
    * running-job check, so no second request slips between the rule and the start.
@@ -89,7 +95,10 @@ export interface StartOptions {
   existing?: 'refuse' | 'accept';
   /** A queue kind's signal arguments (the record's `signal`). */
   signalArgs?: unknown[];
-  /** The client that starts it (default the process's): a test's own, e.g. a time-skipping environment's. A lock's checks still ask the process's. */
+  /**
+   * The client that starts it and that the lock's checks ask (default the process's): a test's
+   * own, e.g. a time-skipping environment's. Its namespace keys the lock's `job_slots` row.
+   */
   client?: Client;
 }
 
@@ -135,9 +144,9 @@ const SLOT_CLAIM_SECONDS = 30;
 const CHILD_START_GRACE_SECONDS = 60;
 
 /** Running jobs of any kind holding `lock` (Temporal's listing: the kinds that lock its resource, by id prefix). */
-async function runningHolders(lock: { resource: string; id: string }): Promise<RunningJob[]> {
+async function runningHolders(client: Client, lock: { resource: string; id: string }): Promise<RunningJob[]> {
   const out: RunningJob[] = [];
-  for (const kind of kindsLocking(lock.resource)) out.push(...(await listRunningJobs([kind], { idPrefix: `${kind}:${lock.id}:` })));
+  for (const kind of kindsLocking(lock.resource)) out.push(...(await listRunningJobs([kind], { idPrefix: `${kind}:${lock.id}:` }, client)));
   return out;
 }
 
@@ -149,11 +158,18 @@ async function runningHolders(lock: { resource: string; id: string }): Promise<R
  * the search-attribute listing, which lags a freshly started workflow — and the listing then
  * catches jobs started elsewhere (schedules). The claim is one conditional upsert, not a lock, so
  * no transaction stays open over the Temporal calls (issue 13); a request that finds the row
- * claimed waits for the claim to go and then sees the job it started. `conflict` builds the 409
+ * claimed waits for the claim to go and then sees the job it started. The row lives in the
+ * caller's store (`db`), keyed by the namespace of the client asked. `conflict` builds the 409
  * for a running holder.
  */
-async function startExclusive(lock: { resource: string; id: string }, launch: () => Promise<string>, conflict: (jobId: string) => Error): Promise<string> {
-  const db = getPool();
+async function startExclusive(
+  db: Db,
+  client: Client,
+  lock: { resource: string; id: string },
+  launch: () => Promise<string>,
+  conflict: (jobId: string) => Error,
+): Promise<string> {
+  const namespace = client.options.namespace;
   const holder = leaseToken();
   return untilSettled(async () => {
     const claimed = await db.query<{ job_id: string; pending: boolean }>(
@@ -161,14 +177,14 @@ async function startExclusive(lock: { resource: string; id: string }, launch: ()
        ON CONFLICT (namespace, kind, scope) DO UPDATE SET claim = EXCLUDED.claim, claim_until = EXCLUDED.claim_until
         WHERE job_slots.claim IS NULL OR job_slots.claim_until < now()
        RETURNING job_id, started_at > now() - make_interval(secs => $5) AS pending`,
-      [lock.resource, lock.id, holder, SLOT_CLAIM_SECONDS, CHILD_START_GRACE_SECONDS, config.temporal.namespace],
+      [lock.resource, lock.id, holder, SLOT_CLAIM_SECONDS, CHILD_START_GRACE_SECONDS, namespace],
     );
     if (!claimed.rows[0]) return undefined;
     let jobId: string | undefined;
     try {
       const last = claimed.rows[0];
-      if (last.job_id && (await runningOrStarting(last.job_id, last.pending))) throw conflict(last.job_id);
-      const running = await runningHolders(lock);
+      if (last.job_id && (await runningOrStarting(client, last.job_id, last.pending))) throw conflict(last.job_id);
+      const running = await runningHolders(client, lock);
       if (running.length) throw conflict(running[0].jobId);
       jobId = await launch();
       return jobId;
@@ -177,15 +193,15 @@ async function startExclusive(lock: { resource: string; id: string }, launch: ()
         `UPDATE job_slots SET job_id = COALESCE($4, job_id), started_at = CASE WHEN $4::text IS NULL THEN started_at ELSE now() END,
                 claim = NULL, claim_until = NULL
           WHERE namespace = $5 AND kind = $1 AND scope = $2 AND claim = $3`,
-        [lock.resource, lock.id, holder, jobId ?? null, config.temporal.namespace],
+        [lock.resource, lock.id, holder, jobId ?? null, namespace],
       );
     }
   });
 }
 
 /** Running, or just recorded by a parent workflow whose child Temporal does not show yet. */
-async function runningOrStarting(jobId: string, recentlyRecorded: boolean): Promise<boolean> {
-  const status = await executionStatus(jobId);
+async function runningOrStarting(client: Client, jobId: string, recentlyRecorded: boolean): Promise<boolean> {
+  const status = await executionStatus(client, jobId);
   return status === 'RUNNING' || (status === null && recentlyRecorded);
 }
 
@@ -198,7 +214,7 @@ async function runningOrStarting(jobId: string, recentlyRecorded: boolean): Prom
  * activities, the mail dispatcher and the tile monitor; parent workflows go through
  * workflows/childJobs.ts, which claims the same lock.
  */
-export async function start<K extends JobKind>(kind: K, input: JobInput<K>, o: StartOptions = {}): Promise<StartedJob<K>> {
+export async function start<K extends StartableKind>(kind: K, input: JobInput<K>, o: StartOptions): Promise<StartedJob<K>> {
   const client = o.client ?? (await getTemporalClient());
   const spec: JobSpec = JOBS[kind];
   const scope = scopeOf(kind, input);
@@ -217,6 +233,8 @@ export async function start<K extends JobKind>(kind: K, input: JobInput<K>, o: S
     }
   }
   const jobId = await startExclusive(
+    o.db,
+    client,
     lock,
     async () => {
       const id = o.jobId ?? jobWorkflowId(kind, scope);
@@ -235,15 +253,16 @@ export async function start<K extends JobKind>(kind: K, input: JobInput<K>, o: S
 }
 
 /**
- * A parent workflow's half of `start` (the activity behind workflows/childJobs.ts): claims the
- * resource `kind`'s input locks for the child id the parent is about to start, or names the
- * job that holds it. Nothing is launched here; the parent starts its child next.
+ * A parent workflow's half of `start` (the activity behind workflows/childJobs.ts, on the
+ * worker's store `db`): claims the resource `kind`'s input locks for the child id the parent is
+ * about to start, or names the job that holds it. Nothing is launched here; the parent starts
+ * its child next.
  */
-export async function claimChildJobLock(kind: JobKind, input: unknown, jobId: string): Promise<{ heldBy: string | null }> {
+export async function claimChildJobLock(db: Db, kind: JobKind, input: unknown, jobId: string): Promise<{ heldBy: string | null }> {
   const lock = lockOf(kind, input);
   if (!lock) return { heldBy: null };
   try {
-    await startExclusive(lock, async () => jobId, (running) => new HeldBy(running));
+    await startExclusive(db, await getTemporalClient(), lock, async () => jobId, (running) => new HeldBy(running));
     return { heldBy: null };
   } catch (err) {
     if (err instanceof HeldBy) return { heldBy: err.jobId };
@@ -256,15 +275,11 @@ export async function claimChildJobLock(kind: JobKind, input: unknown, jobId: st
  * without asking Temporal about the child — a worker whose client is not the parent's server (a
  * time-skipping test) would never find it and hold the lock for the grace period.
  */
-export async function releaseChildJobLock(kind: JobKind, input: unknown, jobId: string): Promise<void> {
+export async function releaseChildJobLock(db: Db, kind: JobKind, input: unknown, jobId: string): Promise<void> {
   const lock = lockOf(kind, input);
   if (!lock) return;
-  await getPool().query(`UPDATE job_slots SET job_id = '' WHERE namespace = $4 AND kind = $1 AND scope = $2 AND job_id = $3`, [
-    lock.resource,
-    lock.id,
-    jobId,
-    config.temporal.namespace,
-  ]);
+  const { namespace } = (await getTemporalClient()).options;
+  await db.query(`UPDATE job_slots SET job_id = '' WHERE namespace = $4 AND kind = $1 AND scope = $2 AND job_id = $3`, [lock.resource, lock.id, jobId, namespace]);
 }
 
 /**
@@ -273,18 +288,18 @@ export async function releaseChildJobLock(kind: JobKind, input: unknown, jobId: 
  * The same two checks as the claim — the job last recorded on the resource asked about by id,
  * and the running jobs of the kinds that lock it — in one statement and one listing for all.
  */
-export async function heldChildJobLocks(kind: JobKind, inputs: readonly unknown[]): Promise<Array<string | null>> {
+export async function heldChildJobLocks(db: Db, kind: JobKind, inputs: readonly unknown[]): Promise<Array<string | null>> {
   const locks = inputs.map((i) => lockOf(kind, i));
   const resource = locks.find((l) => l !== null)?.resource;
   if (!resource) return inputs.map(() => null);
+  const client = await getTemporalClient();
   const held = new Map<string, string>();
-  const recorded = await getPool().query<{ scope: string; job_id: string; pending: boolean }>(
+  const recorded = await db.query<{ scope: string; job_id: string; pending: boolean }>(
     `SELECT scope, job_id, started_at > now() - make_interval(secs => $4) AS pending FROM job_slots
       WHERE namespace = $1 AND kind = $2 AND scope = ANY($3::text[]) AND job_id <> ''`,
-    [config.temporal.namespace, resource, locks.flatMap((l) => (l ? [l.id] : [])), CHILD_START_GRACE_SECONDS],
+    [client.options.namespace, resource, locks.flatMap((l) => (l ? [l.id] : [])), CHILD_START_GRACE_SECONDS],
   );
-  await Promise.all(recorded.rows.map(async (r) => (await runningOrStarting(r.job_id, r.pending)) && held.set(r.scope, r.job_id)));
-  const client = await getTemporalClient();
+  await Promise.all(recorded.rows.map(async (r) => (await runningOrStarting(client, r.job_id, r.pending)) && held.set(r.scope, r.job_id)));
   for await (const wf of client.workflow.list({ query: `ExecutionStatus = 'Running' AND JobKind IN (${kindsLocking(resource).map(quote).join(', ')})` })) {
     const scope = parseWorkflowId(wf.workflowId)?.scope;
     if (scope !== undefined && !held.has(scope)) held.set(scope, wf.workflowId);
@@ -302,14 +317,13 @@ export function alreadyRunning(jobId: string) {
   return errors.conflict('already_running', 'O sincronizare identică rulează deja.', { jobId, progressUrl: progressUrl(jobId) });
 }
 
-/** Whether a workflow with this exact id is running now. */
-export async function isRunning(workflowId: string): Promise<boolean> {
-  return (await executionStatus(workflowId)) === 'RUNNING';
+/** Whether a workflow with this exact id is running now (as `client`, default the process's, sees it). */
+export async function isRunning(workflowId: string, client?: Client): Promise<boolean> {
+  return (await executionStatus(client ?? (await getTemporalClient()), workflowId)) === 'RUNNING';
 }
 
 /** The status of the latest execution with this id, or null when Temporal knows none. */
-async function executionStatus(workflowId: string): Promise<string | null> {
-  const client = await getTemporalClient();
+async function executionStatus(client: Client, workflowId: string): Promise<string | null> {
   try {
     return (await client.workflow.getHandle(workflowId).describe()).status.name;
   } catch (err) {

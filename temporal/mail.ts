@@ -3,6 +3,7 @@
  * per outbox row (the job table's singleton `deliver-mail:<outbox id>`), so a second start of the
  * same row while it runs is the same delivery.
  */
+import type { Db } from '../domain/db/pool';
 import { setMailDispatcher } from '../domain/notifications/outbox';
 import { singletonWorkflowId } from './ids';
 import { start } from './jobs';
@@ -11,9 +12,9 @@ export function deliverMailWorkflowId(outboxId: string): string {
   return singletonWorkflowId('deliver-mail', outboxId);
 }
 
-/** Makes this process (API server, workers, a test) start the deliveries of the mails it queues. */
-export function installMailDispatcher(): void {
+/** Makes this process (API server, workers, a test) start the deliveries of the mails it queues, on its store (`db`). */
+export function installMailDispatcher(db: Db): void {
   setMailDispatcher(async (outboxId) => {
-    await start('deliver-mail', outboxId, { existing: 'accept' });
+    await start('deliver-mail', outboxId, { db, existing: 'accept' });
   });
 }

@@ -1,6 +1,8 @@
 /**
  * Temporal schedules replace cron (ARCHITECTURE.md). The list below is the single declaration of
- * every periodic job; `ensureSchedules` makes the server match it at start-up:
+ * every periodic job: which job of the job table (temporal/common/jobTable.ts, whose record gives
+ * the workflow and queue), the schedule's id scope, the input, and when; `ensureSchedules` makes
+ * the server match it at start-up:
  *   - missing schedule  → created;
  *   - changed declaration → updated in place (pause state and history kept);
  *   - unchanged → left alone.
@@ -20,22 +22,20 @@ import {
 } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
 import type * as workflows from '../workflows';
-import { TaskQueue, type TaskQueueName } from './common/queues';
+import { JOBS, type JobKind, type JobSpec } from './common/jobTable';
+import type { TaskQueueName } from './common/queues';
 import { singletonWorkflowId } from './ids';
+import type { JobInput } from './jobs';
 
 /** Every schedule fires on Romanian wall-clock time (DST included). */
 export const SCHEDULE_TIME_ZONE = 'Europe/Bucharest';
 
 export type WorkflowName = keyof typeof workflows;
 
-export interface ScheduleDeclaration {
-  /** `<kind>:<scope>`; also the id of the workflows it starts (Temporal appends the time). */
-  id: string;
+/** When a schedule fires and what it does when a run is late or still going. */
+export interface ScheduleTiming {
   /** Shown in the Web UI next to the schedule. */
   description: string;
-  workflowType: WorkflowName;
-  taskQueue: TaskQueueName;
-  args: unknown[];
   calendars?: CalendarSpec[];
   intervals?: IntervalSpec[];
   /** What happens when the previous run is still going; default SKIP (periodic jobs never pile up). */
@@ -45,97 +45,95 @@ export interface ScheduleDeclaration {
   workflowRunTimeout?: Duration;
 }
 
+export interface ScheduleDeclaration extends ScheduleTiming {
+  /** The job-table record it starts (temporal/common/jobTable.ts). */
+  kind: JobKind;
+  /** `<kind>:<scope>`; also the id of the workflows it starts (Temporal appends the time). */
+  id: string;
+  /** From the record: its workflow and queue. */
+  workflowType: WorkflowName;
+  taskQueue: TaskQueueName;
+  /** The input, as `start` passes it (none: no argument). */
+  args: unknown[];
+}
+
+/**
+ * A schedule of `kind`'s job: its workflow and queue from the job table, its id `<kind>:<scope>`
+ * (a scope of the schedule's own, so its runs never take a started job's id), its input as the
+ * one argument, as `start` gives it. Its runs carry no search attributes: Temporal starts them,
+ * not `start`, so they hold no lock (docs/architecture.md "Jobs").
+ */
+function scheduled<K extends JobKind>(kind: K, scope: string, input: JobInput<K>, timing: ScheduleTiming): ScheduleDeclaration {
+  const spec: JobSpec = JOBS[kind];
+  return {
+    kind,
+    id: singletonWorkflowId(kind, scope),
+    workflowType: spec.workflow as WorkflowName,
+    taskQueue: spec.queue,
+    args: input === undefined ? [] : [input],
+    ...timing,
+  };
+}
+
 export const schedules: readonly ScheduleDeclaration[] = [
-  {
-    id: singletonWorkflowId('session-housekeeping', 'global'),
+  scheduled('session-housekeeping', 'global', undefined, {
     description: 'Șterge sesiunile expirate (app_sessions), în fiecare oră',
-    workflowType: 'sessionHousekeeping',
-    taskQueue: TaskQueue.store,
-    args: [],
     // Minute 7, not 0: keeps clear of the top-of-hour burst of other jobs.
     calendars: [{ minute: 7, hour: '*', comment: 'hourly at :07' }],
     workflowRunTimeout: '10 minutes',
-  },
-  {
-    // Spec 3.1 / spec 8 "portal health ping": every 3 minutes, counting consecutive failures.
-    id: singletonWorkflowId('portal-health', 'global'),
+  }),
+  // Spec 3.1 / spec 8 "portal health ping": every 3 minutes, counting consecutive failures.
+  scheduled('portal-health', 'global', undefined, {
     description: 'Verifică disponibilitatea portalului de cadastru (mentenanță), la fiecare 3 minute',
-    workflowType: 'portalHealth',
-    taskQueue: TaskQueue.store,
-    args: [],
     intervals: [{ every: '3 minutes' }],
     workflowRunTimeout: '2 minutes',
     catchupWindow: '1 minute',
-  },
-  {
-    // Spec 8 "auto-refresh window": weekdays 01:00 to 05:00, staggered (the workflow spaces UATs
-    // 30 s apart and stops at the window's end; least recently synced UATs go first).
-    id: singletonWorkflowId('auto-refresh', 'nightly'),
+  }),
+  // Spec 8 "auto-refresh window": weekdays 01:00 to 05:00, staggered (the workflow spaces UATs
+  // 30 s apart and stops at the window's end; least recently synced UATs go first).
+  scheduled('auto-refresh', 'nightly', {}, {
     description: 'Reîmprospătarea automată a UAT-urilor sincronizate, în nopțile lucrătoare 01:00–05:00',
-    workflowType: 'autoRefresh',
-    taskQueue: TaskQueue.store,
-    args: [{}],
     calendars: [{ dayOfWeek: [{ start: 'MONDAY', end: 'FRIDAY' }], hour: 1, minute: 0, comment: 'weekdays 01:00' }],
     workflowRunTimeout: '255 minutes',
-  },
-  {
-    // Mails whose delivery start was lost (domain/notifications/outbox.ts) go out within minutes.
-    id: singletonWorkflowId('mail-outbox-sweep', 'global'),
+  }),
+  // Mails whose delivery start was lost (domain/notifications/outbox.ts) go out within minutes.
+  scheduled('mail-outbox-sweep', 'global', undefined, {
     description: 'Repornește livrarea e-mailurilor rămase în coada de trimitere, la fiecare 2 minute',
-    workflowType: 'mailOutboxSweep',
-    taskQueue: TaskQueue.store,
-    args: [],
     intervals: [{ every: '2 minutes' }],
     workflowRunTimeout: '2 minutes',
     catchupWindow: '1 minute',
-  },
-  {
-    // CONTRACT.md section 5: the daily digest at 07:00 Romanian time. The schedule's time zone
-    // keeps it at 07:00 local across DST (05:00 UTC in winter, 04:00 UTC in summer); 07:00 is
-    // never inside a DST jump (03:00-04:00), so no day is skipped or doubled.
-    id: singletonWorkflowId('daily-digest', 'global'),
+  }),
+  // CONTRACT.md section 5: the daily digest at 07:00 Romanian time. The schedule's time zone
+  // keeps it at 07:00 local across DST (05:00 UTC in winter, 04:00 UTC in summer); 07:00 is
+  // never inside a DST jump (03:00-04:00), so no day is skipped or doubled.
+  scheduled('daily-digest', 'global', undefined, {
     description: 'Rezumatul zilnic pe e-mail, la 07:00 (ora României)',
-    workflowType: 'dailyDigest',
-    taskQueue: TaskQueue.store,
-    args: [],
     calendars: [{ hour: 7, minute: 0, comment: 'daily 07:00 Europe/Bucharest' }],
     workflowRunTimeout: '30 minutes',
     // A server down at 07:00 still sends the digest if it is back within two hours.
     catchupWindow: '2 hours',
-  },
-  {
-    // Issue 17 / spec 4.5 status-check: weekdays, hourly from 08:00 to 18:00 Bucharest time.
-    id: singletonWorkflowId('registry-status-check', 'hourly'),
+  }),
+  // Issue 17 / spec 4.5 status-check: weekdays, hourly from 08:00 to 18:00 Bucharest time.
+  scheduled('registry-status-check', 'hourly', undefined, {
     description: 'Verifică starea cererilor urmărite la autoritatea locală, în zilele lucrătoare, din oră în oră 08:00–18:00',
-    workflowType: 'registryStatusCheck',
-    taskQueue: TaskQueue.store,
-    args: [],
     calendars: [{ dayOfWeek: [{ start: 'MONDAY', end: 'FRIDAY' }], hour: [{ start: 8, end: 18 }], minute: 0, comment: 'weekdays 08:00-18:00 hourly' }],
     workflowRunTimeout: '50 minutes',
-  },
-  {
-    // Spec 2.6 / issue 21: due UATs of the sync rules, every 15 minutes (docs/scheduling.md).
-    id: singletonWorkflowId('sync-rule-scheduler', 'global'),
+  }),
+  // Spec 2.6 / issue 21: due UATs of the sync rules, every 15 minutes (docs/scheduling.md).
+  scheduled('sync-rule-scheduler', 'global', undefined, {
     description: 'Pornește sincronizările UAT datorate după regulile de sincronizare, la fiecare 15 minute',
-    workflowType: 'syncRuleScheduler',
-    taskQueue: TaskQueue.store,
-    args: [],
     intervals: [{ every: '15 minutes' }],
     workflowRunTimeout: '10 minutes',
     catchupWindow: '5 minutes',
-  },
-  {
-    // Spec 3.4 / spec 8: the weekend deep sync session starts with each window night (Friday,
-    // Saturday, Sunday 23:00); a session already running (waiting for this window) is kept.
-    id: singletonWorkflowId('weekend-sync-kick', 'nightly'),
+  }),
+  // Spec 3.4 / spec 8: the weekend deep sync session starts with each window night (Friday,
+  // Saturday, Sunday 23:00); a session already running (waiting for this window) is kept.
+  scheduled('weekend-sync-kick', 'nightly', undefined, {
     description: 'Pornește sesiunea de sincronizare de weekend, vineri, sâmbătă și duminică la 23:00',
-    workflowType: 'weekendSyncKick',
-    taskQueue: TaskQueue.store,
-    args: [],
     calendars: [{ dayOfWeek: ['FRIDAY', 'SATURDAY', 'SUNDAY'], hour: 23, minute: 0, comment: 'weekend nights 23:00' }],
     workflowRunTimeout: '5 minutes',
     catchupWindow: '4 hours',
-  },
+  }),
 ];
 
 export type EnsureOutcome = 'created' | 'updated' | 'unchanged';

@@ -77,7 +77,7 @@ async function main(): Promise<void> {
     });
     if (workers.size === 0) throw new Error('No task queue with registered workflows or activities selected');
     // notify() in an activity hands its e-mail to a deliverMail workflow (docs/notifications.md).
-    installMailDispatcher();
+    installMailDispatcher(store.pool);
 
     const outcome = await ensureSchedules(await getTemporalClient());
     log.info({ schedules: outcome }, 'schedules registered');

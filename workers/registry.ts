@@ -94,7 +94,7 @@ export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
       // Sync rules and the weekend queue (docs/scheduling.md).
       ...createSchedulingActivities({ ...deps, jobs: { listRunningJobs, start } }),
       // Parent workflows' claim of a child job's lock (workflows/childJobs.ts).
-      ...createJobActivities({ locks: { claimChildJobLock, releaseChildJobLock, heldChildJobLocks } }),
+      ...createJobActivities({ db: deps.db, locks: { claimChildJobLock, releaseChildJobLock, heldChildJobLocks } }),
     }),
     options: { maxConcurrentActivityTaskExecutions: 8 },
   },

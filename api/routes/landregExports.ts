@@ -73,7 +73,13 @@ async function requireUat(db: pg.Pool, siruta: number): Promise<void> {
  * exports queue); 409 `already_running` when an export of the same kind for the same UAT runs.
  * The id is drawn first: the input carries the download URL made from it.
  */
-async function startExport<K extends (typeof EXPORT_KINDS)[keyof typeof EXPORT_KINDS]>(kind: K, siruta: number, startedBy: string, input: (downloadUrl: string) => JobInput<K>) {
+async function startExport<K extends (typeof EXPORT_KINDS)[keyof typeof EXPORT_KINDS]>(
+  db: pg.Pool,
+  kind: K,
+  siruta: number,
+  startedBy: string,
+  input: (downloadUrl: string) => JobInput<K>,
+) {
   const conflict = (jobId: string) =>
     errors.conflict('already_running', 'Un export de același tip pentru acest UAT rulează deja.', {
       jobId,
@@ -81,7 +87,7 @@ async function startExport<K extends (typeof EXPORT_KINDS)[keyof typeof EXPORT_K
       downloadUrl: exportDownloadUrl(jobId),
     });
   const fresh = jobWorkflowId(kind, String(siruta));
-  const { jobId } = await start(kind, input(exportDownloadUrl(fresh)), { jobId: fresh, startedBy, conflict });
+  const { jobId } = await start(kind, input(exportDownloadUrl(fresh)), { db, jobId: fresh, startedBy, conflict });
   return reply(202, { jobId, progressUrl: progressUrl(jobId), downloadUrl: exportDownloadUrl(jobId) });
 }
 
@@ -107,7 +113,7 @@ export function registerExportRoutes(router: Router, store: Store): void {
     async ({ body, auth }) => {
       await requireUat(store.pool, body.siruta);
       const v = viewerOf(auth);
-      return startExport(EXPORT_KINDS.bundle, body.siruta, v.userId, (downloadUrl) => ({ siruta: body.siruta, mode: body.mode, includeNoGeometry: body.includeNoGeometry, downloadUrl, ...v }));
+      return startExport(store.pool, EXPORT_KINDS.bundle, body.siruta, v.userId, (downloadUrl) => ({ siruta: body.siruta, mode: body.mode, includeNoGeometry: body.includeNoGeometry, downloadUrl, ...v }));
     },
   );
 
@@ -126,7 +132,7 @@ export function registerExportRoutes(router: Router, store: Store): void {
         throw errors.notFound(`Stratul ${body.layerId} nu există în catalog.`);
       }
       const v = viewerOf(auth);
-      return startExport(EXPORT_KINDS.layer, body.siruta, v.userId, (downloadUrl) => ({ siruta: body.siruta, layerId: body.layerId, downloadUrl, ...v }));
+      return startExport(store.pool, EXPORT_KINDS.layer, body.siruta, v.userId, (downloadUrl) => ({ siruta: body.siruta, layerId: body.layerId, downloadUrl, ...v }));
     },
   );
 

@@ -379,7 +379,7 @@ export function registerSchedulingRoutes(router: Router, store: Store): void {
             'weekend-sync',
             { forced: true, runNow: true, ...(body.siruta ? { runNowSiruta: body.siruta } : {}) },
             // A city's own "Pornește" runs that city first, not the queue's first one.
-            { signalArgs: body.siruta ? [{ siruta: body.siruta }] : [] },
+            { db: store.pool, signalArgs: body.siruta ? [{ siruta: body.siruta }] : [] },
           ));
           break;
         }

@@ -297,7 +297,7 @@ export function registerRegistryRoutes(router: Router, store: Store, opts: Regis
       failures: { 409: 'already_running' },
     },
     async () => {
-      const { jobId } = await start('registry-status-check', undefined);
+      const { jobId } = await start('registry-status-check', undefined, { db: store.pool });
       return reply(202, { jobId, progressUrl: progressUrl(jobId) });
     },
   );

@@ -9,7 +9,9 @@
  * about a resource by id prefix (`<kind>:<id>:`) over the kinds that lock it. A singleton (the
  * overview build, a CF account's order queue, one mail's delivery) is its own lock: its fixed id
  * `<kind>:<scope>` is refused by Temporal while one runs. A queue kind names the signal its
- * starts deliver (signal-with-start: the running queue gets it, or one starts with it).
+ * starts deliver (signal-with-start: the running queue gets it, or one starts with it). A
+ * periodic job's record names only its workflow and queue: its schedule (temporal/schedules.ts)
+ * names the id's scope, and Temporal starts it.
  */
 import { TaskQueue, type TaskQueueName } from './queues';
 
@@ -27,6 +29,7 @@ export interface JobSpec<W extends string = string> {
   /**
    * The job id's scope `<kind>:<scope>:<ulid>` (a singleton's `<kind>:<scope>`) when no lock
    * names it (a lock's id is the scope): fixed, or from the input (a mail's outbox row, a UAT).
+   * Neither a lock nor a scope: a periodic job, started only by its schedule.
    */
   scope?: string | ((input: never) => string);
   /** The resource one at a time is about; none: starts never conflict (or the kind is a singleton). */
@@ -72,9 +75,19 @@ export const JOBS = {
   // A certificate-portal account's FIFO queue of orders, and each order's batch (its child, one at a time).
   'cf-order-queue': { workflow: 'cfOrderQueue', queue: TaskQueue.store, scope: (i: { account: string }) => i.account, singleton: true, signal: 'enqueueBatch' },
   'cf-order-batch': { workflow: 'cfOrderBatch', queue: TaskQueue.store, scope: (i: { account: string; orderId: string }) => `${i.account}:${i.orderId}`, singleton: true },
+  // Periodic jobs that only their schedules start (temporal/schedules.ts names each id's scope).
+  'session-housekeeping': { workflow: 'sessionHousekeeping', queue: TaskQueue.store },
+  'portal-health': { workflow: 'portalHealth', queue: TaskQueue.store },
+  'mail-outbox-sweep': { workflow: 'mailOutboxSweep', queue: TaskQueue.store },
+  'daily-digest': { workflow: 'dailyDigest', queue: TaskQueue.store },
+  'sync-rule-scheduler': { workflow: 'syncRuleScheduler', queue: TaskQueue.store },
+  'weekend-sync-kick': { workflow: 'weekendSyncKick', queue: TaskQueue.store },
 } as const satisfies Record<string, JobSpec>;
 
 export type JobKind = keyof typeof JOBS;
+
+/** The kinds a start can name (a lock or a scope gives the id); a periodic job's schedule starts it. */
+export type StartableKind = { [K in JobKind]: (typeof JOBS)[K] extends { lock: JobLock } | { scope: unknown } ? K : never }[JobKind];
 
 /** The resource a start of `kind` with `input` holds, or null when the kind takes no lock. */
 export function lockOf(kind: JobKind, input: unknown): { resource: string; id: string } | null {

@@ -99,7 +99,7 @@ beforeAll(async () => {
   notifWorker = w.get(TaskQueue.notifications)!;
   notifRun = notifWorker.run();
   // Deliveries started by notify() in this process run in this file's namespace, on its workers.
-  installMailDispatcher();
+  installMailDispatcher(store.pool);
   ({ server, base } = await listenApp(createApp({ store })));
   dan = await createTestSessionRecord({ email: danEmail, name: 'Dan Ștefănescu', company: 'U', db: rig.db });
   mihai = await createTestSessionRecord({ email: mihaiEmail, name: 'Mihai Țurcanu', company: 'G', db: rig.db });
@@ -243,7 +243,7 @@ describe('instant e-mails', () => {
     try {
       await notify(rig.db, { userId: dan.data.user.id, type: 'cf-extract-ready', title, body: 'Documentul poate fi descărcat.', idempotencyKey: `lost-start:${tag}` });
     } finally {
-      installMailDispatcher();
+      installMailDispatcher(store.pool);
     }
     const row = await outboxRow('idempotency_key = $1', [`notification:lost-start:${tag}`]);
     expect(row).toMatchObject({ status: 'pending', attempts: 0 });
