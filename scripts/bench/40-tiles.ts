@@ -110,23 +110,22 @@ interface TileAnswer {
   cache: string | null;
 }
 
-async function fetchTile(source: string, t: Tile): Promise<TileAnswer> {
+const tileUrl = (source: string, t: Tile) => `${base}/tiles/${source}/${t.z}/${t.x}/${t.y}`;
+
+async function fetchTile(url: string): Promise<TileAnswer> {
   const started = performance.now();
-  const res = await fetch(`${base}/tiles/${source}/${t.z}/${t.x}/${t.y}`, { headers: { cookie } });
+  const res = await fetch(url, { headers: { cookie } });
   const body = await res.arrayBuffer();
   const ms = performance.now() - started;
-  if (res.status !== 200 && res.status !== 204) throw new Error(`tile ${source}/${t.z}/${t.x}/${t.y} answered ${res.status}`);
+  if (res.status !== 200 && res.status !== 204) throw new Error(`${url} answered ${res.status}`);
   return { ms, status: res.status, bytes: body.byteLength, wireBytes: Number(res.headers.get('content-length') ?? 0), cache: res.headers.get('x-tile-cache') };
 }
 
-/** One keep-alive connection, as a map's tile requests reuse theirs. */
-const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-
-/** The same request through node:http, the body gunzipped in one call (see the header comment). */
-function httpTile(source: string, t: Tile): Promise<TileAnswer> {
+/** The same request through node:http on `agent`, the body gunzipped in one call (see the header comment). */
+function httpGet(agent: http.Agent, url: string, headers: Record<string, string>): Promise<TileAnswer> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const req = http.get(`${base}/tiles/${source}/${t.z}/${t.x}/${t.y}`, { agent: httpAgent, headers: { cookie, 'accept-encoding': 'gzip' } }, (res) => {
+    const req = http.get(url, { agent, headers: { ...headers, 'accept-encoding': 'gzip' } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('error', reject);
@@ -134,7 +133,7 @@ function httpTile(source: string, t: Tile): Promise<TileAnswer> {
         const wire = Buffer.concat(chunks);
         const body = res.headers['content-encoding'] === 'gzip' ? gunzipSync(wire) : wire;
         const ms = performance.now() - started;
-        if (res.statusCode !== 200 && res.statusCode !== 204) return reject(new Error(`tile ${source}/${t.z}/${t.x}/${t.y} answered ${res.statusCode}`));
+        if (res.statusCode !== 200 && res.statusCode !== 204) return reject(new Error(`${url} answered ${res.statusCode}`));
         resolve({ ms, status: res.statusCode, bytes: body.length, wireBytes: wire.length, cache: (res.headers['x-tile-cache'] as string | undefined) ?? null });
       });
     });
@@ -142,23 +141,27 @@ function httpTile(source: string, t: Tile): Promise<TileAnswer> {
   });
 }
 
-async function sequential(source: string, tiles: Tile[], get: typeof fetchTile = fetchTile): Promise<TileAnswer[]> {
+/** One keep-alive connection, as a map's tile requests reuse theirs. */
+const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const httpTile = (url: string) => httpGet(httpAgent, url, { cookie });
+
+async function sequential(urls: string[], get: typeof fetchTile = fetchTile): Promise<TileAnswer[]> {
   const out: TileAnswer[] = [];
-  for (const t of tiles) out.push(await get(source, t));
+  for (const url of urls) out.push(await get(url));
   return out;
 }
 
-/** Tiles per second with CONCURRENCY requests in flight. */
-async function throughput(source: string, tiles: Tile[]): Promise<{ perS: number; answers: TileAnswer[] }> {
+/** Every tile once, CONCURRENCY in flight: latencies and tiles per second. */
+async function tilePass(get: (url: string) => Promise<TileAnswer>, urls: string[]): Promise<{ answers: TileAnswer[]; perS: number }> {
   let next = 0;
   const answers: TileAnswer[] = [];
   const started = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
-      while (next < tiles.length) answers.push(await fetchTile(source, tiles[next++]));
+      while (next < urls.length) answers.push(await get(urls[next++]));
     }),
   );
-  return { perS: tiles.length / ((performance.now() - started) / 1000), answers };
+  return { answers, perS: urls.length / ((performance.now() - started) / 1000) };
 }
 
 /** A new data version of the source, seen by the app once its version memo expires. */
@@ -182,18 +185,19 @@ async function benchZoom(source: string, short: string, z: number): Promise<{ un
   const rounds = Math.min(MAX_ROUNDS, Math.ceil(MIN_UNCACHED_SAMPLES / tiles.length));
   const cachedRounds = Math.max(MIN_CACHED_ROUNDS, Math.ceil(MIN_CACHED_SAMPLES / tiles.length));
   say(`${short} z${z}: ${tiles.length} distinct tiles × ${rounds} uncached rounds, × ${cachedRounds} cached rounds`);
+  const urls = tiles.map((t) => tileUrl(source, t));
   const uncached: TileAnswer[] = [];
   for (let i = 0; i < rounds; i++) {
     await bump(source);
-    uncached.push(...(await sequential(source, tiles)));
+    uncached.push(...(await sequential(urls)));
   }
   const cached: TileAnswer[] = [];
-  for (let i = 0; i < cachedRounds; i++) cached.push(...(await sequential(source, tiles)));
+  for (let i = 0; i < cachedRounds; i++) cached.push(...(await sequential(urls)));
   const cachedHttp: TileAnswer[] = [];
-  for (let i = 0; i < cachedRounds; i++) cachedHttp.push(...(await sequential(source, tiles, httpTile)));
+  for (let i = 0; i < cachedRounds; i++) cachedHttp.push(...(await sequential(urls, httpTile)));
   await bump(source);
-  const tpUncached = await throughput(source, tiles);
-  const tpCached = await throughput(source, tiles);
+  const tpUncached = await tilePass(fetchTile, urls);
+  const tpCached = await tilePass(fetchTile, urls);
 
   const prefix = `${short}_z${z}`;
   emitLatency('tiles', `${prefix}_uncached`, uncached.map((a) => a.ms));
@@ -258,38 +262,7 @@ const MARTIN_ROUNDS_PER_ORDER = 2;
 /** One keep-alive pool of CONCURRENCY sockets a server, as a browser keeps to one origin. */
 function tileClient(headers: Record<string, string>) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  const get = (url: string): Promise<TileAnswer> => {
-    const started = performance.now();
-    return new Promise((resolve, reject) => {
-      const req = http.get(url, { agent, headers: { ...headers, 'accept-encoding': 'gzip' } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', reject);
-        res.on('end', () => {
-          const wire = Buffer.concat(chunks);
-          const body = res.headers['content-encoding'] === 'gzip' ? gunzipSync(wire) : wire;
-          const ms = performance.now() - started;
-          if (res.statusCode !== 200 && res.statusCode !== 204) return reject(new Error(`${url} answered ${res.statusCode}`));
-          resolve({ ms, status: res.statusCode, bytes: body.length, wireBytes: wire.length, cache: (res.headers['x-tile-cache'] as string | undefined) ?? null });
-        });
-      });
-      req.on('error', reject);
-    });
-  };
-  return { get, close: () => agent.destroy() };
-}
-
-/** Every tile once, CONCURRENCY in flight: latencies and tiles per second. */
-async function tilePass(get: (url: string) => Promise<TileAnswer>, urls: string[]): Promise<{ answers: TileAnswer[]; perS: number }> {
-  let next = 0;
-  const answers: TileAnswer[] = [];
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < urls.length) answers.push(await get(urls[next++]));
-    }),
-  );
-  return { answers, perS: urls.length / ((performance.now() - started) / 1000) };
+  return { get: (url: string) => httpGet(agent, url, headers), close: () => agent.destroy() };
 }
 
 /**
@@ -347,7 +320,7 @@ async function benchMartin(): Promise<void> {
   const ours = tileClient({ cookie });
   const theirs = tileClient({});
   try {
-    const ourUrls = tiles.map((t) => `${base}/tiles/${PARCEL_SOURCE}/${t.z}/${t.x}/${t.y}`);
+    const ourUrls = tiles.map((t) => tileUrl(PARCEL_SOURCE, t));
     const theirUrls = tiles.map((t) => `${martin.base}/${PARCEL_SOURCE}/${t.z}/${t.x}/${t.y}`);
     // Warm-up outside the measure: connections, prepared statements, JIT of Node's paths.
     await tilePass(theirs.get, theirUrls.slice(0, 20));
