@@ -6,7 +6,7 @@
  * Everything goes through HTTP against the bench app (config.app.publicUrl) with a real session.
  *
  * - Tiles, source `gis_terenuri_status` (the map's parcel layer) at z12–z16, plus
- *   `gis_cladiri_status` (buildings) at z16: distinct tiles that hold parcels of the bench UAT
+ *   `gis_cladiri_status` (buildings) at z14 and z16: distinct tiles that hold parcels of the bench UAT
  *   (tiles under a sample of parcel centroids).
  *   - uncached: before each round the source's data version is bumped (bumpTileVersion; the app
  *     re-reads versions within TILE_VERSION_TTL_MS) so every tile misses the cache; every answer's
@@ -46,9 +46,16 @@ import { MARTIN_VERSION, martinBinary, startMartin } from './_martin';
 import { BENCH_SIRUTA, ensureBenchUatSynced, jsonLine, note, percentiles, waitForIdleTileArchive, runBench } from './_shared';
 
 const say = (msg: string) => note('tiles', msg);
-const ZOOMS = [12, 13, 14, 15, 16];
-const PARCEL_SOURCE = 'gis_terenuri_status';
-const BUILDING_SOURCE = 'gis_cladiri_status';
+/**
+ * What the zoom part measures, by the name its lines carry: the map's parcel source at z12–z16,
+ * its building source at z14, where the map starts drawing them (the fullest of their low zooms),
+ * and z16. Martin is compared on the parcels.
+ */
+const MEASURED = {
+  parcels: { source: 'gis_terenuri_status', zooms: [12, 13, 14, 15, 16] },
+  buildings: { source: 'gis_cladiri_status', zooms: [14, 16] },
+} as const;
+const PARCEL_SOURCE = MEASURED.parcels.source;
 /** Distinct tiles a zoom level at most, and uncached samples a zoom level at least (rounds repeat the set). */
 const MAX_TILES = 150;
 const MIN_UNCACHED_SAMPLES = 100;
@@ -67,8 +74,6 @@ const GOAL_UNCACHED_Z16_P95_MS = 50;
 /** Issue 31: every low zoom the map asks live (z12–z14, parcels and buildings) uncached under this. */
 const GOAL_UNCACHED_LOW_ZOOM_P95_MS = 100;
 const LOW_ZOOMS = [12, 13, 14];
-/** Buildings: z14, where the map starts drawing them (the fullest of their low zooms), and z16. */
-const BUILDING_ZOOMS = [14, 16];
 const GOAL_CACHED_P95_MS = 5;
 
 let cookie = '';
@@ -223,12 +228,9 @@ async function benchTiles(): Promise<void> {
   let worstCachedP95 = 0;
   let worstCachedHttpP95 = 0;
   let worstLowZoomUncachedP95 = 0;
-  const z16UncachedP95: Record<'parcels' | 'buildings', number> = { parcels: NaN, buildings: NaN };
-  const runs: Array<[string, 'parcels' | 'buildings', readonly number[]]> = [
-    [PARCEL_SOURCE, 'parcels', ZOOMS],
-    [BUILDING_SOURCE, 'buildings', BUILDING_ZOOMS],
-  ];
-  for (const [source, what, zooms] of runs) {
+  const z16UncachedP95: Record<keyof typeof MEASURED, number> = { parcels: NaN, buildings: NaN };
+  for (const what of ['parcels', 'buildings'] as const) {
+    const { source, zooms } = MEASURED[what];
     for (const z of zooms) {
       const r = await benchZoom(source, what, z);
       worstCachedP95 = Math.max(worstCachedP95, r.cachedP95);
