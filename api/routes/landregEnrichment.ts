@@ -103,6 +103,9 @@ const EnrichAnswer = z.object({
   }),
 });
 
+/** What the portal itself may answer, as every route that calls it documents it. */
+const PORTAL_FAILURES = { 502: 'Portal error', 503: 'Portal in maintenance' };
+
 /** Spec section 8: the scan stops after 120 s on the server (the client has the same limit). */
 const scanLimit = { ms: NO_GEOM_SCAN_TIMEOUT_MS, message: 'Scanarea imobilelor fără geometrie a depășit limita de 120 de secunde.' };
 
@@ -117,7 +120,7 @@ export function registerLandregEnrichmentRoutes(router: Router, deps: Enrichment
       auth: 'session',
       body: SearchBody,
       response: { description: 'Parcels with their enrichment, per number', schema: SearchAnswer },
-      failures: { 400: `Bad input, more than ${MAX_CADASTRAL_NUMBERS} numbers, or refused by the portal (unknown UAT)`, 404: 'UAT unknown to the UAT catalogue or to the portal (no portal call for a SIRUTA the catalogue does not know)', 429: 'Past the per-user or global cap of portal-bound requests (Retry-After)', 502: 'Portal error', 503: 'Portal in maintenance', 504: 'Over the overall deadline' },
+      failures: { 400: `Bad input, more than ${MAX_CADASTRAL_NUMBERS} numbers, or refused by the portal (unknown UAT)`, 404: 'UAT unknown to the UAT catalogue or to the portal (no portal call for a SIRUTA the catalogue does not know)', 429: 'Past the per-user or global cap of portal-bound requests (Retry-After)', ...PORTAL_FAILURES, 504: 'Over the overall deadline' },
     },
     ({ body, auth, req, res }) => withinDeadline({ req, res }, () => searchCadastral(deps, body, viewerOf(auth))),
   );
@@ -132,7 +135,7 @@ export function registerLandregEnrichmentRoutes(router: Router, deps: Enrichment
       auth: 'session',
       body: OwnerBody,
       response: { description: 'Parcels whose current or former owners match; each flags its source', schema: OwnerAnswer },
-      failures: { 403: 'Basic panel or a scope without owner data', 502: 'Portal error', 503: 'Portal in maintenance' },
+      failures: { 403: 'Basic panel or a scope without owner data', ...PORTAL_FAILURES },
     },
     ({ body, auth, req, res }) => withinDeadline({ req, res }, () => searchOwner(deps, body, viewerOf(auth))),
   );
@@ -147,7 +150,7 @@ export function registerLandregEnrichmentRoutes(router: Router, deps: Enrichment
       auth: 'session',
       body: ScanBody,
       response: { description: 'Scan counts', schema: ScanAnswer },
-      failures: { 404: 'UAT unknown to the portal', 502: 'Portal error', 503: 'Portal in maintenance', 504: 'Over the 120 s limit' },
+      failures: { 404: 'UAT unknown to the portal', ...PORTAL_FAILURES, 504: 'Over the 120 s limit' },
     },
     async ({ body, req, res }) => {
       const deadline = Date.now() + NO_GEOM_SCAN_TIMEOUT_MS;
@@ -182,7 +185,7 @@ export function registerLandregEnrichmentRoutes(router: Router, deps: Enrichment
       gate: legacyWriteGate,
       body: EnrichBody,
       response: { description: 'The parcel with its stored enrichment', schema: EnrichAnswer },
-      failures: { 404: 'Parcel not stored, or unknown to the portal', 410: 'Central-API user (legacy write route)', 502: 'Portal error', 503: 'Portal in maintenance' },
+      failures: { 404: 'Parcel not stored, or unknown to the portal', 410: 'Central-API user (legacy write route)', ...PORTAL_FAILURES },
     },
     async ({ body, auth, req, res }) => {
       const ref = 'id' in body ? { id: body.id } : { siruta: body.siruta, objectId: body.objectId };

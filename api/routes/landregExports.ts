@@ -63,31 +63,35 @@ function viewerOf(auth: SessionContext | undefined) {
   return { userId: auth!.user.id, hidePersonal: !viewerRule(auth).personalData };
 }
 
-async function requireUat(db: pg.Pool, siruta: number): Promise<void> {
+/** 404 unless the export's UAT, and its layer when it names one, exist. */
+async function requireExportable(db: pg.Pool, { siruta, layerId }: { siruta: number; layerId?: string }): Promise<void> {
   const uat = await uatInfo(db, siruta);
   if (!uat.known && !uat.hasFeatures) throw errors.notFound(`UAT-ul cu codul SIRUTA ${siruta} nu există.`);
+  if (layerId !== undefined && !(await layerExists(db, checkLayerId(layerId)))) throw errors.notFound(`Stratul ${layerId} nu există în catalog.`);
 }
+
+type ExportKind = (typeof EXPORT_KINDS)[keyof typeof EXPORT_KINDS];
+/** What a route gives of an export job's input; the requester, their right and the URL are added here. */
+type ExportRequest<K extends ExportKind> = Omit<JobInput<K>, 'userId' | 'hidePersonal' | 'downloadUrl'>;
 
 /**
  * Starts an export job of the job table (its workflow on the store queue, its builds on the
- * exports queue); 409 `already_running` when an export of the same kind for the same UAT runs.
- * The id is drawn first: the input carries the download URL made from it.
+ * exports queue) once its UAT (and layer) are known to exist; 409 `already_running` when an
+ * export of the same kind for the same UAT runs. The id is drawn first: the input carries the
+ * download URL made from it.
  */
-async function startExport<K extends (typeof EXPORT_KINDS)[keyof typeof EXPORT_KINDS]>(
-  db: pg.Pool,
-  kind: K,
-  siruta: number,
-  startedBy: string,
-  input: (downloadUrl: string) => JobInput<K>,
-) {
+async function startExport<K extends ExportKind>(db: pg.Pool, kind: K, auth: SessionContext | undefined, request: ExportRequest<K>) {
+  await requireExportable(db, request);
+  const viewer = viewerOf(auth);
   const conflict = (jobId: string) =>
     errors.conflict('already_running', 'Un export de același tip pentru acest UAT rulează deja.', {
       jobId,
       progressUrl: progressUrl(jobId),
       downloadUrl: exportDownloadUrl(jobId),
     });
-  const fresh = jobWorkflowId(kind, String(siruta));
-  const { jobId } = await start(kind, input(exportDownloadUrl(fresh)), { db, jobId: fresh, startedBy, conflict });
+  const fresh = jobWorkflowId(kind, String(request.siruta));
+  const input = { ...request, downloadUrl: exportDownloadUrl(fresh), ...viewer } as JobInput<K>;
+  const { jobId } = await start(kind, input, { db, jobId: fresh, startedBy: viewer.userId, conflict });
   return reply(202, { jobId, progressUrl: progressUrl(jobId), downloadUrl: exportDownloadUrl(jobId) });
 }
 
@@ -110,11 +114,7 @@ export function registerExportRoutes(router: Router, store: Store): void {
       body: BundleBody,
       failures: { 404: 'Unknown UAT', 409: 'already_running: an export of this UAT runs', 410: 'gone_central_api' },
     },
-    async ({ body, auth }) => {
-      await requireUat(store.pool, body.siruta);
-      const v = viewerOf(auth);
-      return startExport(store.pool, EXPORT_KINDS.bundle, body.siruta, v.userId, (downloadUrl) => ({ siruta: body.siruta, mode: body.mode, includeNoGeometry: body.includeNoGeometry, downloadUrl, ...v }));
-    },
+    ({ body, auth }) => startExport(store.pool, EXPORT_KINDS.bundle, auth, { siruta: body.siruta, mode: body.mode, includeNoGeometry: body.includeNoGeometry }),
   );
 
   defineRoute(
@@ -126,14 +126,7 @@ export function registerExportRoutes(router: Router, store: Store): void {
       body: LayerBody,
       failures: { 404: 'Unknown UAT or layer', 409: 'already_running', 410: 'gone_central_api' },
     },
-    async ({ body, auth }) => {
-      await requireUat(store.pool, body.siruta);
-      if (!(await layerExists(store.pool, checkLayerId(body.layerId)))) {
-        throw errors.notFound(`Stratul ${body.layerId} nu există în catalog.`);
-      }
-      const v = viewerOf(auth);
-      return startExport(store.pool, EXPORT_KINDS.layer, body.siruta, v.userId, (downloadUrl) => ({ siruta: body.siruta, layerId: body.layerId, downloadUrl, ...v }));
-    },
+    ({ body, auth }) => startExport(store.pool, EXPORT_KINDS.layer, auth, { siruta: body.siruta, layerId: body.layerId }),
   );
 
   defineRoute(

@@ -25,16 +25,7 @@ import { viewerOf } from '../../domain/auth/viewer';
 import { OGC_COLLECTIONS, QUERYABLES, collectionById, propertiesFor, type OgcCollection } from '../../domain/ogc/collections';
 import { collectionExtents, queryItem, queryItems, type CollectionExtent } from '../../domain/ogc/features';
 import { PagePrefetch } from '../../domain/ogc/prefetch';
-import {
-  CRS84,
-  STORAGE_CRS,
-  SUPPORTED_CRS,
-  encodeCursor,
-  parseBbox,
-  parseCrs,
-  parseCursor,
-  parseDatetime,
-} from '../../domain/ogc/params';
+import { CRS84, STORAGE_CRS, SUPPORTED_CRS, encodeCursor, parseBbox, parseCrs, parseCursor, parseDatetime } from '../../domain/ogc/params';
 import { Siruta } from '../http/schemas';
 
 export const OGC_LIMIT_DEFAULT = 100;

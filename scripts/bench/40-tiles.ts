@@ -6,7 +6,7 @@
  * Everything goes through HTTP against the bench app (config.app.publicUrl) with a real session.
  *
  * - Tiles, source `gis_terenuri_status` (the map's parcel layer) at z12–z16, plus
- *   `gis_cladiri_status` (buildings) at z16: distinct tiles that hold parcels of the bench UAT
+ *   `gis_cladiri_status` (buildings) at z14 and z16: distinct tiles that hold parcels of the bench UAT
  *   (tiles under a sample of parcel centroids).
  *   - uncached: before each round the source's data version is bumped (bumpTileVersion; the app
  *     re-reads versions within TILE_VERSION_TTL_MS) so every tile misses the cache; every answer's
@@ -46,9 +46,16 @@ import { MARTIN_VERSION, martinBinary, startMartin } from './_martin';
 import { BENCH_SIRUTA, ensureBenchUatSynced, jsonLine, note, percentiles, waitForIdleTileArchive, runBench } from './_shared';
 
 const say = (msg: string) => note('tiles', msg);
-const ZOOMS = [12, 13, 14, 15, 16];
-const PARCEL_SOURCE = 'gis_terenuri_status';
-const BUILDING_SOURCE = 'gis_cladiri_status';
+/**
+ * What the zoom part measures, by the name its lines carry: the map's parcel source at z12–z16,
+ * its building source at z14, where the map starts drawing them (the fullest of their low zooms),
+ * and z16. Martin is compared on the parcels.
+ */
+const MEASURED = {
+  parcels: { source: 'gis_terenuri_status', zooms: [12, 13, 14, 15, 16] },
+  buildings: { source: 'gis_cladiri_status', zooms: [14, 16] },
+} as const;
+const PARCEL_SOURCE = MEASURED.parcels.source;
 /** Distinct tiles a zoom level at most, and uncached samples a zoom level at least (rounds repeat the set). */
 const MAX_TILES = 150;
 const MIN_UNCACHED_SAMPLES = 100;
@@ -67,8 +74,6 @@ const GOAL_UNCACHED_Z16_P95_MS = 50;
 /** Issue 31: every low zoom the map asks live (z12–z14, parcels and buildings) uncached under this. */
 const GOAL_UNCACHED_LOW_ZOOM_P95_MS = 100;
 const LOW_ZOOMS = [12, 13, 14];
-/** Buildings: z14, where the map starts drawing them (the fullest of their low zooms), and z16. */
-const BUILDING_ZOOMS = [14, 16];
 const GOAL_CACHED_P95_MS = 5;
 
 let cookie = '';
@@ -110,23 +115,22 @@ interface TileAnswer {
   cache: string | null;
 }
 
-async function fetchTile(source: string, t: Tile): Promise<TileAnswer> {
+const tileUrl = (source: string, t: Tile) => `${base}/tiles/${source}/${t.z}/${t.x}/${t.y}`;
+
+async function fetchTile(url: string): Promise<TileAnswer> {
   const started = performance.now();
-  const res = await fetch(`${base}/tiles/${source}/${t.z}/${t.x}/${t.y}`, { headers: { cookie } });
+  const res = await fetch(url, { headers: { cookie } });
   const body = await res.arrayBuffer();
   const ms = performance.now() - started;
-  if (res.status !== 200 && res.status !== 204) throw new Error(`tile ${source}/${t.z}/${t.x}/${t.y} answered ${res.status}`);
+  if (res.status !== 200 && res.status !== 204) throw new Error(`${url} answered ${res.status}`);
   return { ms, status: res.status, bytes: body.byteLength, wireBytes: Number(res.headers.get('content-length') ?? 0), cache: res.headers.get('x-tile-cache') };
 }
 
-/** One keep-alive connection, as a map's tile requests reuse theirs. */
-const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-
-/** The same request through node:http, the body gunzipped in one call (see the header comment). */
-function httpTile(source: string, t: Tile): Promise<TileAnswer> {
+/** The same request through node:http on `agent`, the body gunzipped in one call (see the header comment). */
+function httpGet(agent: http.Agent, url: string, headers: Record<string, string>): Promise<TileAnswer> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const req = http.get(`${base}/tiles/${source}/${t.z}/${t.x}/${t.y}`, { agent: httpAgent, headers: { cookie, 'accept-encoding': 'gzip' } }, (res) => {
+    const req = http.get(url, { agent, headers: { ...headers, 'accept-encoding': 'gzip' } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('error', reject);
@@ -134,7 +138,7 @@ function httpTile(source: string, t: Tile): Promise<TileAnswer> {
         const wire = Buffer.concat(chunks);
         const body = res.headers['content-encoding'] === 'gzip' ? gunzipSync(wire) : wire;
         const ms = performance.now() - started;
-        if (res.statusCode !== 200 && res.statusCode !== 204) return reject(new Error(`tile ${source}/${t.z}/${t.x}/${t.y} answered ${res.statusCode}`));
+        if (res.statusCode !== 200 && res.statusCode !== 204) return reject(new Error(`${url} answered ${res.statusCode}`));
         resolve({ ms, status: res.statusCode, bytes: body.length, wireBytes: wire.length, cache: (res.headers['x-tile-cache'] as string | undefined) ?? null });
       });
     });
@@ -142,23 +146,27 @@ function httpTile(source: string, t: Tile): Promise<TileAnswer> {
   });
 }
 
-async function sequential(source: string, tiles: Tile[], get: typeof fetchTile = fetchTile): Promise<TileAnswer[]> {
+/** One keep-alive connection, as a map's tile requests reuse theirs. */
+const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const httpTile = (url: string) => httpGet(httpAgent, url, { cookie });
+
+async function sequential(urls: string[], get: typeof fetchTile = fetchTile): Promise<TileAnswer[]> {
   const out: TileAnswer[] = [];
-  for (const t of tiles) out.push(await get(source, t));
+  for (const url of urls) out.push(await get(url));
   return out;
 }
 
-/** Tiles per second with CONCURRENCY requests in flight. */
-async function throughput(source: string, tiles: Tile[]): Promise<{ perS: number; answers: TileAnswer[] }> {
+/** Every tile once, CONCURRENCY in flight: latencies and tiles per second. */
+async function tilePass(get: (url: string) => Promise<TileAnswer>, urls: string[]): Promise<{ answers: TileAnswer[]; perS: number }> {
   let next = 0;
   const answers: TileAnswer[] = [];
   const started = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
-      while (next < tiles.length) answers.push(await fetchTile(source, tiles[next++]));
+      while (next < urls.length) answers.push(await get(urls[next++]));
     }),
   );
-  return { perS: tiles.length / ((performance.now() - started) / 1000), answers };
+  return { answers, perS: urls.length / ((performance.now() - started) / 1000) };
 }
 
 /** A new data version of the source, seen by the app once its version memo expires. */
@@ -182,18 +190,19 @@ async function benchZoom(source: string, short: string, z: number): Promise<{ un
   const rounds = Math.min(MAX_ROUNDS, Math.ceil(MIN_UNCACHED_SAMPLES / tiles.length));
   const cachedRounds = Math.max(MIN_CACHED_ROUNDS, Math.ceil(MIN_CACHED_SAMPLES / tiles.length));
   say(`${short} z${z}: ${tiles.length} distinct tiles × ${rounds} uncached rounds, × ${cachedRounds} cached rounds`);
+  const urls = tiles.map((t) => tileUrl(source, t));
   const uncached: TileAnswer[] = [];
   for (let i = 0; i < rounds; i++) {
     await bump(source);
-    uncached.push(...(await sequential(source, tiles)));
+    uncached.push(...(await sequential(urls)));
   }
   const cached: TileAnswer[] = [];
-  for (let i = 0; i < cachedRounds; i++) cached.push(...(await sequential(source, tiles)));
+  for (let i = 0; i < cachedRounds; i++) cached.push(...(await sequential(urls)));
   const cachedHttp: TileAnswer[] = [];
-  for (let i = 0; i < cachedRounds; i++) cachedHttp.push(...(await sequential(source, tiles, httpTile)));
+  for (let i = 0; i < cachedRounds; i++) cachedHttp.push(...(await sequential(urls, httpTile)));
   await bump(source);
-  const tpUncached = await throughput(source, tiles);
-  const tpCached = await throughput(source, tiles);
+  const tpUncached = await tilePass(fetchTile, urls);
+  const tpCached = await tilePass(fetchTile, urls);
 
   const prefix = `${short}_z${z}`;
   emitLatency('tiles', `${prefix}_uncached`, uncached.map((a) => a.ms));
@@ -219,12 +228,9 @@ async function benchTiles(): Promise<void> {
   let worstCachedP95 = 0;
   let worstCachedHttpP95 = 0;
   let worstLowZoomUncachedP95 = 0;
-  const z16UncachedP95: Record<'parcels' | 'buildings', number> = { parcels: NaN, buildings: NaN };
-  const runs: Array<[string, 'parcels' | 'buildings', readonly number[]]> = [
-    [PARCEL_SOURCE, 'parcels', ZOOMS],
-    [BUILDING_SOURCE, 'buildings', BUILDING_ZOOMS],
-  ];
-  for (const [source, what, zooms] of runs) {
+  const z16UncachedP95: Record<keyof typeof MEASURED, number> = { parcels: NaN, buildings: NaN };
+  for (const what of ['parcels', 'buildings'] as const) {
+    const { source, zooms } = MEASURED[what];
     for (const z of zooms) {
       const r = await benchZoom(source, what, z);
       worstCachedP95 = Math.max(worstCachedP95, r.cachedP95);
@@ -258,38 +264,7 @@ const MARTIN_ROUNDS_PER_ORDER = 2;
 /** One keep-alive pool of CONCURRENCY sockets a server, as a browser keeps to one origin. */
 function tileClient(headers: Record<string, string>) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  const get = (url: string): Promise<TileAnswer> => {
-    const started = performance.now();
-    return new Promise((resolve, reject) => {
-      const req = http.get(url, { agent, headers: { ...headers, 'accept-encoding': 'gzip' } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', reject);
-        res.on('end', () => {
-          const wire = Buffer.concat(chunks);
-          const body = res.headers['content-encoding'] === 'gzip' ? gunzipSync(wire) : wire;
-          const ms = performance.now() - started;
-          if (res.statusCode !== 200 && res.statusCode !== 204) return reject(new Error(`${url} answered ${res.statusCode}`));
-          resolve({ ms, status: res.statusCode, bytes: body.length, wireBytes: wire.length, cache: (res.headers['x-tile-cache'] as string | undefined) ?? null });
-        });
-      });
-      req.on('error', reject);
-    });
-  };
-  return { get, close: () => agent.destroy() };
-}
-
-/** Every tile once, CONCURRENCY in flight: latencies and tiles per second. */
-async function tilePass(get: (url: string) => Promise<TileAnswer>, urls: string[]): Promise<{ answers: TileAnswer[]; perS: number }> {
-  let next = 0;
-  const answers: TileAnswer[] = [];
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < urls.length) answers.push(await get(urls[next++]));
-    }),
-  );
-  return { answers, perS: urls.length / ((performance.now() - started) / 1000) };
+  return { get: (url: string) => httpGet(agent, url, headers), close: () => agent.destroy() };
 }
 
 /**
@@ -347,7 +322,7 @@ async function benchMartin(): Promise<void> {
   const ours = tileClient({ cookie });
   const theirs = tileClient({});
   try {
-    const ourUrls = tiles.map((t) => `${base}/tiles/${PARCEL_SOURCE}/${t.z}/${t.x}/${t.y}`);
+    const ourUrls = tiles.map((t) => tileUrl(PARCEL_SOURCE, t));
     const theirUrls = tiles.map((t) => `${martin.base}/${PARCEL_SOURCE}/${t.z}/${t.x}/${t.y}`);
     // Warm-up outside the measure: connections, prepared statements, JIT of Node's paths.
     await tilePass(theirs.get, theirUrls.slice(0, 20));

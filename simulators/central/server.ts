@@ -19,7 +19,7 @@ import { LAYER_BUILDINGS, LAYER_PARCELS } from '../landreg/layers';
 import { FIRST_NAMES_F, FIRST_NAMES_M, SURNAMES } from '../landreg/names';
 import { Nomenclature } from '../landreg/nomenclature';
 import { buildPdf } from '../shared/pdf';
-import { SimStore, parseScale, parseSeed, type Scale } from '../landreg/store';
+import { storeMaker, type Scale } from '../landreg/store';
 import { CENTRAL_API_RESOURCE } from '../oidc/provider';
 import { bearerVerifier, callerOf, requireScope, type Caller } from './auth';
 import { CentralCatalog, type CatalogEntry, type ResolvedFeature } from './catalog';
@@ -90,10 +90,8 @@ function geometryOf(f: ResolvedFeature['feature']) {
 
 export function createCentralApp(opts: CentralSimOptions = {}) {
   const nom = new Nomenclature(opts.dataDir ?? simSettings.landreg.dataDir);
-  const initialSeed = parseSeed(opts.seed, simSettings.landreg.seed);
-  const initialScale = parseScale(opts.scale === undefined ? undefined : String(opts.scale), parseScale(simSettings.landreg.scale));
-  let seed = initialSeed;
-  let catalog = new CentralCatalog(new SimStore(nom, seed, initialScale));
+  const newStore = storeMaker(nom, opts);
+  let catalog = new CentralCatalog(newStore());
   const enrichCache = new Map<string, { enrichment: CentralEnrichment; enrichedAt: number }>();
   const publicFacts = new Map<string, { enrichment: CentralEnrichment; enrichedAt: null }>();
   const orders = new Map<string, CfOrder>();
@@ -106,8 +104,7 @@ export function createCentralApp(opts: CentralSimOptions = {}) {
     '/__sim',
     control.router({
       onReset: (body) => {
-        seed = parseSeed(body.seed, initialSeed);
-        catalog = new CentralCatalog(new SimStore(nom, seed, parseScale(body.scale, initialScale)));
+        catalog = new CentralCatalog(newStore(body));
         enrichCache.clear();
         publicFacts.clear();
         orders.clear();
@@ -131,7 +128,7 @@ export function createCentralApp(opts: CentralSimOptions = {}) {
             return void res.json({ features });
           }
           res.json({
-            seed,
+            seed: catalog.store.seed,
             features: catalog.size,
             uats: catalog.store.dataUats().map((u) => ({ siruta: u.siruta, name: u.name, county: u.countyName })),
             enrichCache: enrichCache.size,
@@ -179,7 +176,7 @@ export function createCentralApp(opts: CentralSimOptions = {}) {
   const computeEnrichment = (r: ResolvedFeature, now: number): CentralEnrichment =>
     centralEnrichment(
       {
-        seed,
+        seed: catalog.store.seed,
         nom,
         uat: r.uat,
         immovable: r.immovable!,
@@ -266,7 +263,7 @@ export function createCentralApp(opts: CentralSimOptions = {}) {
   });
 
   const units = (r: ResolvedFeature, caller: Caller, withOwners: boolean) => {
-    const rng = new Prng(hashSeed(seed, 'units', r.entry.id));
+    const rng = new Prng(hashSeed(catalog.store.seed, 'units', r.entry.id));
     const count = rng.int(2, 12);
     return Array.from({ length: count }, (_, i) => {
       const unit = {

@@ -62,47 +62,57 @@ const STREET_FIELDS: FieldDef[] = [
   f('STREET_NAME', 'esriFieldTypeString', 'Denumire arteră', 200),
 ];
 
-const L = (
-  id: string,
-  name: string,
-  category: LayerCategory,
-  fields: FieldDef[],
-  geometryType: EsriGeometryType = 'esriGeometryPolygon',
-  hasData = false,
-): LayerDef => ({ id, name, category, geometryType, hasData, fields });
+/** A layer: its id and name, and what differs from its category's usual (fields, polygons, no data). */
+type Row = [id: string, name: string, differs?: Partial<Pick<LayerDef, 'fields' | 'geometryType' | 'hasData'>>];
+
+/** One category's layers in catalogue order, with the category's usual fields. */
+const category = (category: LayerCategory, fields: FieldDef[], rows: Row[]): LayerDef[] =>
+  rows.map(([id, name, differs]) => ({ id, name, category, geometryType: 'esriGeometryPolygon', hasData: false, fields, ...differs }));
+
+const WITH_DATA = { hasData: true };
+const POINTS = { geometryType: 'esriGeometryPoint' } as const;
+const LINES = { geometryType: 'esriGeometryPolyline' } as const;
 
 export const LAYERS: readonly LayerDef[] = [
-  L(LAYER_PARCELS, 'Terenuri active', 'terenuri', PARCEL_FIELDS, 'esriGeometryPolygon', true),
-  L('TERENURI_INACTIVE', 'Terenuri inactive', 'terenuri', PARCEL_FIELDS),
-  L('TERENURI_ISTORIC', 'Terenuri - istoric', 'terenuri', PARCEL_FIELDS),
-  L('TERENURI_IN_LUCRU', 'Terenuri în lucru', 'terenuri', PARCEL_FIELDS),
-  L('TERENURI_SPORADIC', 'Terenuri - înregistrare sporadică', 'terenuri', PARCEL_FIELDS),
-  L('TERENURI_SISTEMATIC', 'Terenuri - înregistrare sistematică', 'terenuri', PARCEL_FIELDS),
-  L('TERENURI_DOMENIU_PUBLIC', 'Terenuri domeniul public', 'terenuri', PARCEL_FIELDS),
-  L('TARLALE', 'Tarlale', 'terenuri', NAMED_FIELDS),
-  L(LAYER_BUILDINGS, 'Clădiri active', 'cladiri', BUILDING_FIELDS, 'esriGeometryPolygon', true),
-  L('CLADIRI_INACTIVE', 'Clădiri inactive', 'cladiri', BUILDING_FIELDS),
-  L('CLADIRI_ISTORIC', 'Clădiri - istoric', 'cladiri', BUILDING_FIELDS),
-  L('CLADIRI_IN_LUCRU', 'Clădiri în lucru', 'cladiri', BUILDING_FIELDS),
-  L('CLADIRI_NEINTABULATE', 'Clădiri neintabulate', 'cladiri', BUILDING_FIELDS),
-  L('UNITATI_INDIVIZE', 'Unități individuale', 'cladiri', BUILDING_FIELDS),
-  L('DOCUMENTATII_RECEPTIONATE', 'Documentații recepționate', 'documentatii', NAMED_FIELDS),
-  L('DOCUMENTATII_IN_LUCRU', 'Documentații în lucru', 'documentatii', NAMED_FIELDS),
-  L('PLANURI_PARCELARE', 'Planuri parcelare', 'documentatii', NAMED_FIELDS),
-  L('SECTOARE_CADASTRALE', 'Sectoare cadastrale', 'documentatii', NAMED_FIELDS),
-  L('LUCRARI_SISTEMATICE', 'Lucrări de înregistrare sistematică', 'documentatii', NAMED_FIELDS),
-  L('PUNCTE_RETEA_GEODEZICA', 'Puncte rețea geodezică', 'documentatii', NAMED_FIELDS, 'esriGeometryPoint'),
-  L('ORTOFOTO_INDEX', 'Index ortofotoplan', 'documentatii', NAMED_FIELDS),
-  L('PUG_ZONIFICARE', 'Zonificare PUG', 'documentatii', NAMED_FIELDS),
-  L(LAYER_UAT, 'Limite UAT', 'administrativ', UAT_FIELDS, 'esriGeometryPolygon', true),
-  L('LIMITE_JUDETE', 'Limite județe', 'administrativ', NAMED_FIELDS),
-  L(LAYER_INTRAVILAN, 'Limite intravilan', 'administrativ', NAMED_FIELDS, 'esriGeometryPolygon', true),
-  L('LIMITE_INTRAV_APROBAT', 'Limite intravilan aprobat (PUG)', 'administrativ', NAMED_FIELDS),
-  L('LOCALITATI', 'Localități', 'administrativ', NAMED_FIELDS, 'esriGeometryPoint'),
-  L(LAYER_STREETS, 'Străzi', 'administrativ', STREET_FIELDS, 'esriGeometryPolyline', true),
-  L('NUMERE_POSTALE', 'Numere poștale', 'administrativ', NAMED_FIELDS, 'esriGeometryPoint'),
-  L('CAI_FERATE', 'Căi ferate', 'administrativ', NAMED_FIELDS, 'esriGeometryPolyline'),
-  L('APE', 'Rețea hidrografică', 'administrativ', NAMED_FIELDS, 'esriGeometryPolyline'),
+  ...category('terenuri', PARCEL_FIELDS, [
+    [LAYER_PARCELS, 'Terenuri active', WITH_DATA],
+    ['TERENURI_INACTIVE', 'Terenuri inactive'],
+    ['TERENURI_ISTORIC', 'Terenuri - istoric'],
+    ['TERENURI_IN_LUCRU', 'Terenuri în lucru'],
+    ['TERENURI_SPORADIC', 'Terenuri - înregistrare sporadică'],
+    ['TERENURI_SISTEMATIC', 'Terenuri - înregistrare sistematică'],
+    ['TERENURI_DOMENIU_PUBLIC', 'Terenuri domeniul public'],
+    ['TARLALE', 'Tarlale', { fields: NAMED_FIELDS }],
+  ]),
+  ...category('cladiri', BUILDING_FIELDS, [
+    [LAYER_BUILDINGS, 'Clădiri active', WITH_DATA],
+    ['CLADIRI_INACTIVE', 'Clădiri inactive'],
+    ['CLADIRI_ISTORIC', 'Clădiri - istoric'],
+    ['CLADIRI_IN_LUCRU', 'Clădiri în lucru'],
+    ['CLADIRI_NEINTABULATE', 'Clădiri neintabulate'],
+    ['UNITATI_INDIVIZE', 'Unități individuale'],
+  ]),
+  ...category('documentatii', NAMED_FIELDS, [
+    ['DOCUMENTATII_RECEPTIONATE', 'Documentații recepționate'],
+    ['DOCUMENTATII_IN_LUCRU', 'Documentații în lucru'],
+    ['PLANURI_PARCELARE', 'Planuri parcelare'],
+    ['SECTOARE_CADASTRALE', 'Sectoare cadastrale'],
+    ['LUCRARI_SISTEMATICE', 'Lucrări de înregistrare sistematică'],
+    ['PUNCTE_RETEA_GEODEZICA', 'Puncte rețea geodezică', POINTS],
+    ['ORTOFOTO_INDEX', 'Index ortofotoplan'],
+    ['PUG_ZONIFICARE', 'Zonificare PUG'],
+  ]),
+  ...category('administrativ', NAMED_FIELDS, [
+    [LAYER_UAT, 'Limite UAT', { fields: UAT_FIELDS, hasData: true }],
+    ['LIMITE_JUDETE', 'Limite județe'],
+    [LAYER_INTRAVILAN, 'Limite intravilan', WITH_DATA],
+    ['LIMITE_INTRAV_APROBAT', 'Limite intravilan aprobat (PUG)'],
+    ['LOCALITATI', 'Localități', POINTS],
+    [LAYER_STREETS, 'Străzi', { fields: STREET_FIELDS, hasData: true, ...LINES }],
+    ['NUMERE_POSTALE', 'Numere poștale', POINTS],
+    ['CAI_FERATE', 'Căi ferate', LINES],
+    ['APE', 'Rețea hidrografică', LINES],
+  ]),
 ];
 
 const BY_ID = new Map(LAYERS.map((l) => [l.id, l]));

@@ -18,7 +18,7 @@ import { Nomenclature, type Uat } from './nomenclature';
 import { QueryEngine, esriError } from './query';
 import { SESSION_COOKIE, rgiRouter } from './rgi';
 import { Sessions } from '../shared/sessions';
-import { SimStore, parseScale, parseSeed, type Scale } from './store';
+import { storeMaker, type Scale, type SimStore } from './store';
 
 export const API = '/eterra/api';
 
@@ -72,16 +72,14 @@ function intParam(v: unknown): number | null {
 export function createLandregApp(opts: LandregSimOptions = {}) {
   const dataDir = opts.dataDir ?? simSettings.landreg.dataDir;
   const nom = nomenclatureFor(dataDir);
-  const initialSeed = parseSeed(opts.seed, simSettings.landreg.seed);
-  const initialScale = parseScale(opts.scale === undefined ? undefined : String(opts.scale), parseScale(simSettings.landreg.scale));
+  const newStore = storeMaker(nom, opts);
   const username = opts.username ?? simSettings.landreg.username;
   const password = opts.password ?? simSettings.landreg.password;
   const defaultTtl = opts.sessionTtlSeconds ?? simSettings.landreg.sessionTtlSeconds;
 
-  let seed = initialSeed;
-  let store = new SimStore(nom, seed, initialScale);
+  let store = newStore();
   let engine = new QueryEngine(store);
-  let mutateRng = new Prng(hashSeed(seed, 'mutate'));
+  let mutateRng = new Prng(hashSeed(store.seed, 'mutate'));
   const sessions = new Sessions();
   const control = new SimControl('Portalul de cadastru');
 
@@ -92,15 +90,14 @@ export function createLandregApp(opts: LandregSimOptions = {}) {
     '/__sim',
     control.router({
       onReset: (body) => {
-        seed = parseSeed(body.seed, initialSeed);
-        store = new SimStore(nom, seed, parseScale(body.scale, initialScale));
+        store = newStore(body);
         engine = new QueryEngine(store);
-        mutateRng = new Prng(hashSeed(seed, 'mutate'));
+        mutateRng = new Prng(hashSeed(store.seed, 'mutate'));
         sessions.clear();
       },
       extend: (r) => {
         r.get('/info', (_req, res) => {
-          res.json({ seed, scale: store.scale, dataUats: store.dataUats().length, cachedUats: store.cachedCount() });
+          res.json({ seed: store.seed, scale: store.scale, dataUats: store.dataUats().length, cachedUats: store.cachedCount() });
         });
         // The data UATs and the parcels each is generated with, without generating any (the
         // scale bench plans its load from it; /__sim/truth would build every UAT).
@@ -301,28 +298,28 @@ export function createLandregApp(opts: LandregSimOptions = {}) {
   };
   api.get('/immovable/details', (req, res) => {
     const f = withImmovable(req, res);
-    if (f) res.json(immovableDetails(seed, nom, f.uat, f.imm));
+    if (f) res.json(immovableDetails(store.seed, nom, f.uat, f.imm));
   });
   api.get('/immovable/ownership', (req, res) => {
     const f = withImmovable(req, res);
-    if (f) res.json({ immovablePk: f.imm.immovablePk, nodes: ownershipTree(seed, f.uat, f.imm) });
+    if (f) res.json({ immovablePk: f.imm.immovablePk, nodes: ownershipTree(store.seed, f.uat, f.imm) });
   });
   api.get('/immovable/search', (req, res) => {
     const numbers = typeof req.query.cadastralNumbers === 'string' ? req.query.cadastralNumbers.split(',') : [];
     if (numbers.length === 0) return badRequest(res, 'cadastralNumbers este obligatoriu');
     const scope = scopeUats(req);
     if (typeof scope === 'string') return badRequest(res, scope);
-    res.json(searchByCadastral(seed, nom, scope, numbers));
+    res.json(searchByCadastral(store.seed, nom, scope, numbers));
   });
   api.get('/immovable/search-owner', (req, res) => {
     const name = typeof req.query.name === 'string' ? req.query.name : '';
     if (name.trim().length < 3) return badRequest(res, 'Numele căutat trebuie să aibă cel puțin 3 caractere');
     const scope = scopeUats(req);
     if (typeof scope === 'string') return badRequest(res, scope);
-    res.json(searchByOwner(seed, scope, name));
+    res.json(searchByOwner(store.seed, scope, name));
   });
 
-  api.use('/rgi', rgiRouter(() => ({ seed, nom, store })));
+  api.use('/rgi', rgiRouter(() => ({ seed: store.seed, nom, store })));
 
   app.use(API, api);
   app.use((_req, res) => {
@@ -332,7 +329,7 @@ export function createLandregApp(opts: LandregSimOptions = {}) {
     res.status(500).json({ status: 500, error: 'Internal Server Error', message: err.message });
   });
 
-  return { app, state: () => ({ seed, scale: store.scale, store }) };
+  return { app, state: () => ({ seed: store.seed, scale: store.scale, store }) };
 }
 
 export async function startLandregSimulator(opts: LandregSimOptions = {}): Promise<LandregSimulator> {

@@ -4,7 +4,9 @@
  * memory, the least recently used evicted first; a UAT changed through /__sim/mutate is pinned so
  * its changes survive eviction.
  */
+import type { ResetBody } from '../shared/control';
 import { hashSeed } from '../shared/prng';
+import { simSettings } from '../shared/settings';
 import { generateUat, sliceTarget, uatTarget } from './generator';
 import { LAYER_PARCELS } from './layers';
 import type { UatData } from './model';
@@ -31,17 +33,28 @@ export const SLICE_COUNTIES = [10, 118, 207, 369];
  */
 const SLICE_CACHE_PARCELS = 600_000;
 
-export function parseScale(s: string | undefined, fallback: Scale = 'demo'): Scale {
+function parseScale(s: string | undefined, fallback: Scale = 'demo'): Scale {
   if (s === undefined || s === '') return fallback;
   if ((SCALES as readonly string[]).includes(s)) return s as Scale;
   throw new Error(`Scară necunoscută: ${s} (demo, bench, national sau slice)`);
 }
 
-export function parseSeed(seed: number | string | undefined, fallback: number): number {
+function parseSeed(seed: number | string | undefined, fallback: number): number {
   if (seed === undefined || seed === '') return fallback;
   if (typeof seed === 'number' && Number.isFinite(seed)) return seed >>> 0;
   const n = Number(seed);
   return Number.isInteger(n) ? n >>> 0 : hashSeed(String(seed));
+}
+
+/**
+ * The stores of a simulator over the generated data: the first from its options (the settings'
+ * seed and scale where they name none), each `/__sim/reset` body's from its seed and scale (the
+ * first ones where it names none).
+ */
+export function storeMaker(nom: Nomenclature, opts: { seed?: number | string; scale?: Scale | string }): (reset?: ResetBody) => SimStore {
+  const seed = parseSeed(opts.seed, simSettings.landreg.seed);
+  const scale = parseScale(opts.scale === undefined ? undefined : String(opts.scale), parseScale(simSettings.landreg.scale));
+  return (reset = {}) => new SimStore(nom, parseSeed(reset.seed, seed), parseScale(reset.scale, scale));
 }
 
 export class SimStore {

@@ -28,14 +28,11 @@ import { SimControl } from '../shared/control';
 import { simSettings } from '../shared/settings';
 import { ServiceRefusal, withServiceUpload } from './upload';
 
-/** One level of the service: image resolution (dpi) and JPEG quantisation (higher = coarser). */
-interface LevelSettings {
-  dpi: number;
-  qFactor: number;
-}
-
-/** The service's own settings per level; each one lowers resolution and JPEG quality further. */
-export const SIM_LEVELS: Record<string, LevelSettings> = {
+/**
+ * The service's own settings per level: image resolution (dpi) and JPEG quantisation (higher =
+ * coarser); each level lowers both further.
+ */
+export const SIM_LEVELS: Record<string, { dpi: number; qFactor: number }> = {
   low: { dpi: 200, qFactor: 0.4 },
   recommended: { dpi: 120, qFactor: 0.9 },
   extreme: { dpi: 72, qFactor: 1.5 },
@@ -99,7 +96,7 @@ async function encryption(file: string): Promise<'encrypted' | 'plain' | 'unread
 }
 
 /** The service's compression: one Ghostscript pass that downsamples and re-encodes every image. */
-async function compressAt({ dpi, qFactor }: LevelSettings, input: string, output: string): Promise<void> {
+async function compressAt({ dpi, qFactor }: (typeof SIM_LEVELS)[string], input: string, output: string): Promise<void> {
   const dct = `<< /QFactor ${qFactor} /Blend 1 /HSamples [2 1 1 2] /VSamples [2 1 1 2] >>`;
   const r = await tool(simSettings.pdfService.gs, [
     '-q', '-dNOPAUSE', '-dBATCH', '-dSAFER', '-sDEVICE=pdfwrite', '-dCompatibilityLevel=1.6',

@@ -6,7 +6,6 @@
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
-import type { Express } from 'express';
 import type pg from 'pg';
 import { config } from '../../domain/config';
 import { createPool } from '../../domain/db/pool';
@@ -15,8 +14,6 @@ import { TaskQueue, type TaskQueueName } from '../../temporal/common/queues';
 import { createQueueWorkers } from '../../workers/start';
 import { startLandregSimulator, type LandregSimulator } from '../../simulators/landreg/server';
 import { localEnv, runSuffix, namespaceOf } from './temporal';
-import { createTestSessionRecord, type TestSession } from './session';
-import { listenApp } from './appServer';
 
 export interface SyncRig {
   sim: LandregSimulator;
@@ -114,29 +111,4 @@ export async function storedLayer(db: pg.Pool, siruta: number, layerId: string):
 export async function truthLayer(rig: SyncRig, siruta: number, layerId: string): Promise<Map<number, number | null>> {
   const t = await rig.simJson<{ features: Array<{ objectId: number; validFrom: number | null }> }>('GET', `/__sim/truth?siruta=${siruta}&layerId=${layerId}`);
   return new Map(t.features.map((f) => [f.objectId, f.validFrom]));
-}
-
-/**
- * The app of a landreg route test on a free port and its signed-in users: each on the legacy or
- * the central API path, whatever the configured lists say of the email; an administrator is in
- * the admin group too. `close` ends the sessions and the server.
- */
-export async function landregApp(
-  app: Express,
-  db: pg.Pool,
-): Promise<{ base: string; signIn(email: string, useCentralApi: boolean, isAdmin?: boolean): Promise<string>; close(): Promise<void> }> {
-  const { server, base } = await listenApp(app);
-  const sessions: TestSession[] = [];
-  return {
-    base,
-    async signIn(email, useCentralApi, isAdmin = false) {
-      const session = await createTestSessionRecord({ email, db, groups: isAdmin ? ['admin'] : [], flags: { useCentralApi, basicPanel: false, isAdmin } });
-      sessions.push(session);
-      return session.cookie;
-    },
-    async close() {
-      await new Promise((r) => server.close(r));
-      await Promise.all(sessions.map((s) => s.end()));
-    },
-  };
 }

@@ -91,26 +91,10 @@ beforeAll(async () => {
     await getPool().query(`UPDATE gis_features SET geom = ST_Translate(geom, $2, $3) WHERE siruta = $1`, [siruta, dx, dy]);
     await getPool().query(`UPDATE gis_uats SET geom = ST_Translate(geom, $2, $3) WHERE siruta = $1`, [siruta, dx, dy]);
   }
-  dan = await createTestSessionRecord({
-    email: 'dan@birou.ro',
-    company: 'U',
-    enrichmentScope: 'full',
-  });
-  radu = await createTestSessionRecord({
-    email: 'radu@birou.ro',
-    company: 'B',
-    enrichmentScope: null,
-  });
-  elena = await createTestSessionRecord({
-    email: 'elena@birou.ro',
-    company: 'B',
-    enrichmentScope: 'full',
-  });
-  ioana = await createTestSessionRecord({
-    email: 'ioana@birou.ro',
-    company: 'S',
-    enrichmentScope: 'basic',
-  });
+  dan = await createTestSessionRecord({ email: 'dan@birou.ro', company: 'U', enrichmentScope: 'full' });
+  radu = await createTestSessionRecord({ email: 'radu@birou.ro', company: 'B', enrichmentScope: null });
+  elena = await createTestSessionRecord({ email: 'elena@birou.ro', company: 'B', enrichmentScope: 'full' });
+  ioana = await createTestSessionRecord({ email: 'ioana@birou.ro', company: 'S', enrichmentScope: 'basic' });
   danToken = (await api(dan, 'POST', '/api/tokens', { name: 'QGIS test dan' })).body.token;
   raduToken = (await api(radu, 'POST', '/api/tokens', { name: 'QGIS test radu' })).body.token;
 }, 120_000);

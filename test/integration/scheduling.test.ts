@@ -12,75 +12,55 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { config } from '../../domain/config';
 import { migrate } from '../../domain/db/migrate';
-import { closePool } from '../../domain/db/pool';
 import { seedWeekendQueue } from '../../domain/scheduling/weekend';
 import { wallClock } from '../../domain/scheduling/windows';
-import { closeTemporalClient } from '../../temporal/client';
 import { jobWorkflowId } from '../../temporal/ids';
 import { TaskQueue } from '../../temporal/common/queues';
 import { ensureSchedules, schedules } from '../../temporal/schedules';
 import { JOB_KIND } from '../../temporal/common/searchAttributes';
 import { WEEKEND_SYNC_WORKFLOW_ID } from '../../temporal/common/singletons';
 import type { syncRuleScheduler, weekendSync } from '../../workflows/scheduling';
-import { landregApp, rigAppDeps, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
+import { pickUat, type SyncRig } from '../helpers/landregStack';
+import { legacyGateTests, startLandregRoutes, type LandregRoutes } from '../helpers/landregRoutes';
 import { scratchDatabase } from '../helpers/scratchDb';
-import { createApp } from '../../api/app';
-import { callJson } from '../helpers/appServer';
 
 const COVASNA = 145;
 const scratch = scratchDatabase('geoportal_scheduling_test');
 
+let routes: LandregRoutes<'legacy' | 'central'>;
 let rig: SyncRig;
-let base: string;
 let uats: Array<{ siruta: number; name: string; parcels: number }>;
-const cookies: Record<'legacy' | 'central', string> = { legacy: '', central: '' };
 
-let people: Awaited<ReturnType<typeof landregApp>>;
-
-const api = (method: string, path: string, opts: { body?: unknown; who?: 'legacy' | 'central' } = {}) =>
-  callJson(base, method, path, { body: opts.body, cookie: cookies[opts.who ?? 'legacy'] });
+const api: typeof routes.api = (...call) => routes.api(...call);
 
 beforeAll(async () => {
   await scratch.create();
   await migrate(scratch.url);
-  rig = await startSyncRig({ dbUrl: scratch.url });
+  // Rules and the weekend queue are the office's settings: an administrator changes them (issue 25).
+  routes = await startLandregRoutes({ legacy: ['ana@birou.ro', false, true], central: ['mihai@birou.ro', true] }, { dbUrl: scratch.url });
+  rig = routes.rig;
   // Three small Covasna UATs make the county; Brăila's smallest is governed by the default only.
   uats = await Promise.all([0, 1, 2].map((rank) => pickUat(rig, COVASNA, rank)));
   for (const u of uats) await rig.db.query(`INSERT INTO gis_uats (siruta, name, county, workspace_pk) VALUES ($1, $2, 'Covasna', $3)`, [u.siruta, u.name, COVASNA]);
-  // Sessions live in the app's store: the scratch database, as every table the routes read.
-  people = await landregApp(createApp(rigAppDeps(rig)), rig.db);
-  base = people.base;
-  // Rules and the weekend queue are the office's settings: an administrator changes them (issue 25).
-  cookies.legacy = await people.signIn('ana@birou.ro', false, true);
-  cookies.central = await people.signIn('mihai@birou.ro', true);
 }, 120_000);
 
 afterAll(async () => {
-  await people?.close();
-  await rig?.stop();
-  await closeTemporalClient();
-  await closePool();
+  await routes?.stop();
   await scratch.drop();
 });
 
 describe('sync rules', () => {
-  test.each([
-    ['POST', '/api/landreg/sync-rules'],
-    ['POST', '/api/landreg/sync-rules/bulk'],
-    ['PATCH', '/api/landreg/sync-rules/scheduler'],
-    ['PATCH', '/api/landreg/sync-rules/00000000-0000-0000-0000-000000000000'],
-    ['DELETE', '/api/landreg/sync-rules/00000000-0000-0000-0000-000000000000'],
-  ])('%s %s answers 410 to a central-API user before validating the body', async (method, path) => {
-    const r = await api(method, path, { who: 'central', body: { nonsense: true } });
-    expect(r.status).toBe(410);
-    expect(r.body.error).toBe('gone_central_api');
-  });
-
-  test('reads stay open to central-API users', async () => {
-    expect((await api('GET', '/api/landreg/sync-rules', { who: 'central' })).status).toBe(200);
-    expect((await api('GET', '/api/landreg/sync-rules/scheduler', { who: 'central' })).status).toBe(200);
-    expect((await api('GET', '/api/landreg/weekend-sync', { who: 'central' })).status).toBe(200);
-  });
+  legacyGateTests(
+    api,
+    [
+      ['POST', '/api/landreg/sync-rules'],
+      ['POST', '/api/landreg/sync-rules/bulk'],
+      ['PATCH', '/api/landreg/sync-rules/scheduler'],
+      ['PATCH', '/api/landreg/sync-rules/00000000-0000-0000-0000-000000000000'],
+      ['DELETE', '/api/landreg/sync-rules/00000000-0000-0000-0000-000000000000'],
+    ],
+    ['/api/landreg/sync-rules', '/api/landreg/sync-rules/scheduler', '/api/landreg/weekend-sync'],
+  );
 
   test.each([
     { what: 'unknown step letter', body: { scope: 'county', county: 'Covasna', frequency: 'daily', steps: ['T', 'X'] }, field: 'steps.1' },

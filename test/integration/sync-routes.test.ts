@@ -5,21 +5,14 @@
  * the 409 rules and the 410 legacy write gate.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { createApp } from '../../api/app';
-import { closePool } from '../../domain/db/pool';
-import { closeTemporalClient } from '../../temporal/client';
-import { landregApp, rigAppDeps, forgetUat, pickUat, startSyncRig, storedLayer, truthLayer, type SyncRig } from '../helpers/landregStack';
-import { callJson } from '../helpers/appServer';
+import { forgetUat, pickUat, storedLayer, truthLayer, type SyncRig } from '../helpers/landregStack';
+import { legacyGateTests, startLandregRoutes, type LandregRoutes } from '../helpers/landregRoutes';
 
+let routes: LandregRoutes<'legacy' | 'central' | 'admin' | 'colleague'>;
 let rig: SyncRig;
-let base: string;
 let siruta: number;
-const cookies: Record<'legacy' | 'central' | 'admin' | 'colleague', string> = { legacy: '', central: '', admin: '', colleague: '' };
 
-let people: Awaited<ReturnType<typeof landregApp>>;
-
-const api = (method: string, path: string, opts: { body?: unknown; who?: 'legacy' | 'central' | 'admin' | 'colleague'; bearer?: string } = {}) =>
-  callJson(base, method, path, { body: opts.body, ...(opts.bearer ? { bearer: opts.bearer } : { cookie: cookies[opts.who ?? 'legacy'] }) });
+const api: typeof routes.api = (...call) => routes.api(...call);
 
 async function waitForProgress(jobId: string, until: (p: any) => boolean, timeoutMs = 60_000): Promise<any> {
   const end = Date.now() + timeoutMs;
@@ -32,45 +25,36 @@ async function waitForProgress(jobId: string, until: (p: any) => boolean, timeou
 }
 
 beforeAll(async () => {
-  rig = await startSyncRig();
+  routes = await startLandregRoutes({
+    legacy: ['dan@birou.ro', false],
+    central: ['mihai@birou.ro', true],
+    admin: ['ana@birou.ro', false, true],
+    colleague: ['elena@birou.ro', false],
+  });
+  rig = routes.rig;
   // Ilfov (workspace 234), the second-smallest UAT: this file's own data.
   siruta = (await pickUat(rig, 234, 1)).siruta;
   await forgetUat(rig.db, siruta);
-  people = await landregApp(createApp(rigAppDeps(rig)), rig.db);
-  base = people.base;
-  cookies.legacy = await people.signIn('dan@birou.ro', false);
-  cookies.central = await people.signIn('mihai@birou.ro', true);
-  cookies.admin = await people.signIn('ana@birou.ro', false, true);
-  cookies.colleague = await people.signIn('elena@birou.ro', false);
 }, 120_000);
 
 afterAll(async () => {
-  await people?.close();
-  await rig?.stop();
-  await closeTemporalClient();
-  await closePool();
+  await routes?.stop();
 });
 
 describe('legacy write gate (spec 5.9)', () => {
-  const gated: Array<[string, string]> = [
-    ['POST', '/api/landreg/sync'],
-    ['POST', '/api/landreg/sync-background'],
-    ['POST', '/api/landreg/sync-county'],
-    ['POST', '/api/landreg/sync-all-counties'],
-    ['POST', '/api/landreg/refresh-all'],
-    ['POST', '/api/landreg/uats'],
-    ['PATCH', '/api/landreg/uats'],
-  ];
-  test.each(gated)('%s %s answers 410 to a central-API user, before validating the body', async (method, path) => {
-    const r = await api(method, path, { who: 'central', body: { nonsense: true } });
-    expect(r.status).toBe(410);
-    expect(r.body.error).toBe('gone_central_api');
-  });
-
-  test('read routes stay open to central-API users', async () => {
-    expect((await api('GET', '/api/landreg/counties', { who: 'central' })).status).toBe(200);
-    expect((await api('GET', '/api/landreg/stats', { who: 'central' })).status).toBe(200);
-  });
+  legacyGateTests(
+    api,
+    [
+      ['POST', '/api/landreg/sync'],
+      ['POST', '/api/landreg/sync-background'],
+      ['POST', '/api/landreg/sync-county'],
+      ['POST', '/api/landreg/sync-all-counties'],
+      ['POST', '/api/landreg/refresh-all'],
+      ['POST', '/api/landreg/uats'],
+      ['PATCH', '/api/landreg/uats'],
+    ],
+    ['/api/landreg/counties', '/api/landreg/stats'],
+  );
 
   test('bad bodies answer 400 with details', async () => {
     const r = await api('POST', '/api/landreg/sync', { body: { siruta: 'abc' } });

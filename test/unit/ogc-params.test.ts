@@ -1,16 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { AppError } from '../../domain/errors';
-import {
-  CRS84,
-  STEREO70,
-  WEB_MERCATOR,
-  clipToStoreArea,
-  encodeCursor,
-  parseBbox,
-  parseCrs,
-  parseCursor,
-  parseDatetime,
-} from '../../domain/ogc/params';
+import { CRS84, STEREO70, WEB_MERCATOR, clipToStoreArea, encodeCursor, parseBbox, parseCrs, parseCursor, parseDatetime } from '../../domain/ogc/params';
 import { OGC_COLLECTIONS, propertiesFor } from '../../domain/ogc/collections';
 import { viewerOf } from '../../domain/auth/viewer';
 

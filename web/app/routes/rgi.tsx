@@ -42,20 +42,20 @@ interface Application {
   cadastralNumber: string;
   applicant: string | null;
 }
-type SortKey = 'applicationNo' | 'registrationDate' | 'applicationType' | 'status' | 'uatName' | 'cadastralNumber';
+/** The sortable columns in their order, each with its head: a sort key is one of them. */
+const COLUMNS = {
+  applicationNo: 'Nr. cerere',
+  registrationDate: 'Data',
+  applicationType: 'Tip',
+  status: 'Stare',
+  uatName: 'UAT',
+  cadastralNumber: 'Nr. cadastral',
+} as const;
+type SortKey = keyof typeof COLUMNS;
 interface Sort {
   key: SortKey;
   desc: boolean;
 }
-
-const COLUMNS: Array<{ key: SortKey; label: string }> = [
-  { key: 'applicationNo', label: 'Nr. cerere' },
-  { key: 'registrationDate', label: 'Data' },
-  { key: 'applicationType', label: 'Tip' },
-  { key: 'status', label: 'Stare' },
-  { key: 'uatName', label: 'UAT' },
-  { key: 'cadastralNumber', label: 'Nr. cadastral' },
-];
 
 const collator = new Intl.Collator('ro', { numeric: true, sensitivity: 'base' });
 
@@ -203,16 +203,16 @@ export default function RgiPage() {
               <table className="table" data-testid="rgi-applications">
                 <thead>
                   <tr>
-                    {COLUMNS.map((c) => (
-                      <th key={c.key} aria-sort={sort.key === c.key ? (sort.desc ? 'descending' : 'ascending') : 'none'}>
+                    {(Object.entries(COLUMNS) as Array<[SortKey, string]>).map(([key, label]) => (
+                      <th key={key} aria-sort={sort.key === key ? (sort.desc ? 'descending' : 'ascending') : 'none'}>
                         <button
                           type="button"
                           className="rgi-sort"
-                          onClick={() => setSort((s) => ({ key: c.key, desc: s.key === c.key ? !s.desc : c.key === 'registrationDate' }))}
-                          data-testid={`rgi-sort-${c.key}`}
+                          onClick={() => setSort((s) => ({ key, desc: s.key === key ? !s.desc : key === 'registrationDate' }))}
+                          data-testid={`rgi-sort-${key}`}
                         >
-                          {c.label}
-                          <span aria-hidden="true">{sort.key === c.key ? (sort.desc ? ' ▼' : ' ▲') : ''}</span>
+                          {label}
+                          <span aria-hidden="true">{sort.key === key ? (sort.desc ? ' ▼' : ' ▲') : ''}</span>
                         </button>
                       </th>
                     ))}

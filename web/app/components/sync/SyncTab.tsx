@@ -8,7 +8,7 @@
  */
 import type { JobProgress } from '../../../../domain/landreg/jobs';
 import type { NoGeomScan } from '../../../../domain/enrichment/noGeometry';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { useRevalidator } from '@remix-run/react';
 import type { PortalSessionView, StoreSummaryView } from '../../lib/sync.server';
 import type { UatChoice } from './uatSearch';
@@ -397,6 +397,27 @@ function NoGeomScanCard({ uat, disabled }: { uat: UatChoice | null; disabled: bo
 
 // ---- store summary ---------------------------------------------------------------------------
 
+/** One table of the store summary: its caption, its column heads (`num`: a right-aligned number column), the rows. */
+function SummaryTable({ wrapClass, caption, columns, children }: { wrapClass: string; caption: string; columns: Array<[head: string, num?: 'num']>; children: ReactNode }) {
+  return (
+    <div className={`table-wrap ${wrapClass}`}>
+      <table className="table sync-table">
+        <caption>{caption}</caption>
+        <thead>
+          <tr>
+            {columns.map(([head, num]) => (
+              <th key={head} className={num}>
+                {head}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
 function StoreSummary({ store, refreshing }: { store: StoreSummaryView; refreshing: boolean }) {
   const { stats } = store;
   const layers = store.layers.filter((l) => l.features > 0);
@@ -432,79 +453,53 @@ function StoreSummary({ store, refreshing }: { store: StoreSummaryView; refreshi
       {store.uats.length === 0 ? (
         <p className="sync-empty">Baza locală nu conține încă niciun UAT. Alegeți un UAT mai sus și porniți o sincronizare de bază.</p>
       ) : (
-        <div className="table-wrap sync-table-wrap">
-          <table className="table sync-table">
-            <caption>Pe UAT</caption>
-            <thead>
-              <tr>
-                <th>UAT</th>
-                <th>Județ</th>
-                <th className="num">Parcele</th>
-                <th className="num">Clădiri</th>
-                <th className="num">Fără geometrie</th>
-                <th className="num">Îmbogățite</th>
-                <th className="num">De reîmbogățit</th>
-                <th>Ultima sincronizare</th>
+        <SummaryTable
+          wrapClass="sync-table-wrap"
+          caption="Pe UAT"
+          columns={[['UAT'], ['Județ'], ['Parcele', 'num'], ['Clădiri', 'num'], ['Fără geometrie', 'num'], ['Îmbogățite', 'num'], ['De reîmbogățit', 'num'], ['Ultima sincronizare']]}
+        >
+          {store.uats.map((u) => {
+            const p = u.layers.TERENURI_ACTIVE;
+            const b = u.layers.CLADIRI_ACTIVE;
+            return (
+              <tr key={u.siruta}>
+                <td>
+                  {u.name ?? '—'} <span className="muted">({u.siruta})</span>
+                </td>
+                <td>{u.county ?? '—'}</td>
+                <td className="num">{p ? fmtInt(p.withGeometry) : '—'}</td>
+                <td className="num">{b ? fmtInt(b.total) : '—'}</td>
+                <td className="num">{p ? fmtInt(p.noGeometry) : '—'}</td>
+                <td className="num">
+                  {p && p.total > 0 ? (
+                    <>
+                      {fmtInt(p.enriched)} <span className="muted">({Math.round((100 * p.enriched) / p.total)}%)</span>
+                    </>
+                  ) : (
+                    '—'
+                  )}
+                </td>
+                <td className="num">{p ? fmtInt(p.reenrichMarked) : '—'}</td>
+                <td>{fmtDate(u.lastSyncAt)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {store.uats.map((u) => {
-                const p = u.layers.TERENURI_ACTIVE;
-                const b = u.layers.CLADIRI_ACTIVE;
-                return (
-                  <tr key={u.siruta}>
-                    <td>
-                      {u.name ?? '—'} <span className="muted">({u.siruta})</span>
-                    </td>
-                    <td>{u.county ?? '—'}</td>
-                    <td className="num">{p ? fmtInt(p.withGeometry) : '—'}</td>
-                    <td className="num">{b ? fmtInt(b.total) : '—'}</td>
-                    <td className="num">{p ? fmtInt(p.noGeometry) : '—'}</td>
-                    <td className="num">
-                      {p && p.total > 0 ? (
-                        <>
-                          {fmtInt(p.enriched)} <span className="muted">({Math.round((100 * p.enriched) / p.total)}%)</span>
-                        </>
-                      ) : (
-                        '—'
-                      )}
-                    </td>
-                    <td className="num">{p ? fmtInt(p.reenrichMarked) : '—'}</td>
-                    <td>{fmtDate(u.lastSyncAt)}</td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </SummaryTable>
       )}
 
       {layers.length > 0 && (
-        <div className="table-wrap sync-table--layers">
-          <table className="table sync-table">
-            <caption>Pe strat</caption>
-            <thead>
-              <tr>
-                <th>Strat</th>
-                <th>Categorie</th>
-                <th className="num">Obiecte</th>
-                <th className="num">UAT-uri</th>
-              </tr>
-            </thead>
-            <tbody>
-              {layers.map((l) => (
-                <tr key={l.layerId}>
-                  <td>
-                    {l.name ?? l.layerId} <code className="muted">{l.layerId}</code>
-                  </td>
-                  <td>{l.category ?? '—'}</td>
-                  <td className="num">{fmtInt(l.features)}</td>
-                  <td className="num">{fmtInt(l.uats)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <SummaryTable wrapClass="sync-table--layers" caption="Pe strat" columns={[['Strat'], ['Categorie'], ['Obiecte', 'num'], ['UAT-uri', 'num']]}>
+          {layers.map((l) => (
+            <tr key={l.layerId}>
+              <td>
+                {l.name ?? l.layerId} <code className="muted">{l.layerId}</code>
+              </td>
+              <td>{l.category ?? '—'}</td>
+              <td className="num">{fmtInt(l.features)}</td>
+              <td className="num">{fmtInt(l.uats)}</td>
+            </tr>
+          ))}
+        </SummaryTable>
       )}
     </Card>
   );

@@ -16,7 +16,7 @@
  *   - the PMTiles overview below the zoom where live parcels start, in a neutral grey: the
  *     archive carries no enrichment state, so it must not use the "not enriched" amber.
  */
-import type { ExpressionSpecification, LayerSpecification, SourceSpecification, StyleSpecification, FilterSpecification } from 'maplibre-gl';
+import type { ExpressionSpecification, LayerSpecification, SourceSpecification, StyleSpecification, FilterSpecification, SymbolLayerSpecification } from 'maplibre-gl';
 import { GLYPHS_URL, LABEL_FONT } from './glyphs';
 
 export interface CatalogSource {
@@ -125,6 +125,30 @@ function uatLayers(sources: Map<string, CatalogSource>): LayerSpecification[] {
     });
   }
   return out;
+}
+
+/**
+ * A label layer on one of the page's GeoJSON point sources (./uatLabels, ./parcelLabels): one
+ * property's text in the label font, its size interpolated between two zooms (`size`: zoom,
+ * size, zoom, size), wrapped at 8 ems, on a white halo.
+ */
+function labelLayer(spec: {
+  id: string;
+  source: string;
+  zoom: { minzoom?: number; maxzoom?: number };
+  field: string;
+  size: [number, number, number, number];
+  layout?: SymbolLayerSpecification['layout'];
+  paint: SymbolLayerSpecification['paint'];
+}): SymbolLayerSpecification {
+  return {
+    id: spec.id,
+    type: 'symbol',
+    source: spec.source,
+    ...spec.zoom,
+    layout: { 'text-field': ['get', spec.field], 'text-font': LABEL_FONT, 'text-size': ['interpolate', ['linear'], ['zoom'], ...spec.size], 'text-max-width': 8, ...spec.layout },
+    paint: { 'text-halo-color': '#ffffff', ...spec.paint },
+  };
 }
 
 const parcelColor = ['case', ['==', ['get', 'has_enrichment'], 1], COLORS.parcelEnriched, COLORS.parcelPlain] as const;
@@ -272,25 +296,23 @@ export function buildStyle(opts: {
 
   // UAT boundaries above the parcels, so a boundary stays readable inside dense cadastre.
   layers.push(...uatLayers(sources));
-  layers.push({
-    id: LAYER.uatNames,
-    type: 'symbol',
-    source: UAT_LABEL_SOURCE,
-    minzoom: UAT_LABEL_MINZOOM,
-    maxzoom: UAT_LABEL_MAXZOOM,
-    layout: {
-      'text-field': ['get', 'name'],
-      'text-font': LABEL_FONT,
-      'text-size': ['interpolate', ['linear'], ['zoom'], 9, 11.5, 12, 14],
-      'text-letter-spacing': 0.04,
-      'text-max-width': 8,
-      'text-padding': 6,
-      // Larger UATs win when names collide; no name is ever drawn over another.
-      'symbol-sort-key': ['-', ['coalesce', ['get', 'area_value'], 0]],
-      'text-allow-overlap': false,
-    },
-    paint: { 'text-color': '#374151', 'text-halo-color': '#ffffff', 'text-halo-width': 1.6, 'text-opacity': ['interpolate', ['linear'], ['zoom'], 13.5, 1, 15, 0.6] },
-  });
+  layers.push(
+    labelLayer({
+      id: LAYER.uatNames,
+      source: UAT_LABEL_SOURCE,
+      zoom: { minzoom: UAT_LABEL_MINZOOM, maxzoom: UAT_LABEL_MAXZOOM },
+      field: 'name',
+      size: [9, 11.5, 12, 14],
+      layout: {
+        'text-letter-spacing': 0.04,
+        'text-padding': 6,
+        // Larger UATs win when names collide; no name is ever drawn over another.
+        'symbol-sort-key': ['-', ['coalesce', ['get', 'area_value'], 0]],
+        'text-allow-overlap': false,
+      },
+      paint: { 'text-color': '#374151', 'text-halo-width': 1.6, 'text-opacity': ['interpolate', ['linear'], ['zoom'], 13.5, 1, 15, 0.6] },
+    }),
+  );
 
   // Selection and highlight: on the live tiles from the zoom live parcels start (no live tile is
   // asked for below it), on the overview's parcels under it, so a selection stays visible when
@@ -307,21 +329,16 @@ export function buildStyle(opts: {
   if (terenuri) {
     layers.push(
       ...marks(terenuri.name, terenuri.layer, { fill: LAYER.selectionFill, line: LAYER.selectionLine, highlight: LAYER.highlight }, { minzoom: liveMin }),
-      {
-        // One point per parcel (./parcelLabels), not the tiled polygons: each tile's piece of a
-        // parcel would get its own label.
+      // One point per parcel (./parcelLabels), not the tiled polygons: each tile's piece of a
+      // parcel would get its own label.
+      labelLayer({
         id: LAYER.parcelLabels,
-        type: 'symbol',
         source: PARCEL_LABEL_SOURCE,
-        minzoom: LABEL_MINZOOM,
-        layout: {
-          'text-field': ['get', 'cadastral_ref'],
-          'text-font': LABEL_FONT,
-          'text-size': ['interpolate', ['linear'], ['zoom'], 16, 11, 19, 14],
-          'text-max-width': 8,
-        },
-        paint: { 'text-color': '#1f2937', 'text-halo-color': '#ffffff', 'text-halo-width': 1.5 },
-      },
+        zoom: { minzoom: LABEL_MINZOOM },
+        field: 'cadastral_ref',
+        size: [16, 11, 19, 14],
+        paint: { 'text-color': '#1f2937', 'text-halo-width': 1.5 },
+      }),
     );
   }
 
