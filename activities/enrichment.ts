@@ -11,9 +11,12 @@ import { enrichmentPortal } from '../domain/enrichment/portal';
 import { enrichParcelBatch, type BatchResult } from '../domain/enrichment/service';
 import { countParcelsToEnrich, nextParcelsToEnrich, type EnrichCursor, type ParcelToEnrich } from '../domain/enrichment/store';
 import { LandregClient } from '../domain/landreg/client';
+import type { StartDelivery } from '../domain/notifications/outbox';
 
 export interface EnrichmentActivityDeps {
   db: Db;
+  /** Starts the e-mails of the follow notifications an enrichment raises (temporal/mail.ts `mailDelivery`). */
+  deliverMail: StartDelivery;
   /** Portal base URL; default config.landreg.baseUrl (tests point it at their own simulator). */
   landregBaseUrl?: string;
 }
@@ -32,7 +35,7 @@ export function createEnrichmentStoreActivities({ db }: Pick<EnrichmentActivityD
 
 /** landreg queue: portal calls. */
 export function createEnrichmentPortalActivities(deps: EnrichmentActivityDeps) {
-  const { db } = deps;
+  const { db, deliverMail } = deps;
   const portal = enrichmentPortal(new LandregClient({ db, baseUrl: deps.landregBaseUrl }));
   return {
     /**
@@ -44,7 +47,7 @@ export function createEnrichmentPortalActivities(deps: EnrichmentActivityDeps) {
       const done = new Set<string>((ctx.info.heartbeatDetails as string[] | undefined) ?? []);
       const resumed = done.size;
       const r = await withTemporalFailures(() =>
-        enrichParcelBatch({ db, portal }, a.siruta, a.parcels, {
+        enrichParcelBatch({ db, deliverMail, portal }, a.siruta, a.parcels, {
           skip: done,
           // The history names the enrichment run that saw a change (docs/notifications.md).
           jobId: ctx.info.workflowExecution?.workflowId,
@@ -61,7 +64,7 @@ export function createEnrichmentPortalActivities(deps: EnrichmentActivityDeps) {
     /** Step N (spec 4.4 "Sync behaviours" 4): scan the immovable list and store the parcels without geometry. */
     async importNoGeometry(a: { siruta: number; workspacePk?: number | null }): Promise<NoGeomImport> {
       const ctx = Context.current();
-      return withTemporalFailures(() => importNoGeometry({ db, portal }, a.siruta, { workspacePk: a.workspacePk, onPage: (what, page) => ctx.heartbeat({ what, page }) }));
+      return withTemporalFailures(() => importNoGeometry({ db, deliverMail, portal }, a.siruta, { workspacePk: a.workspacePk, onPage: (what, page) => ctx.heartbeat({ what, page }) }));
     },
   };
 }

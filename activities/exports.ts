@@ -11,9 +11,12 @@ import { BUNDLE_LAYERS, type ExportMode } from '../domain/exports/layers';
 import type { PipelineStep } from '../domain/exports/reports';
 import { buildAndStoreExport, type StoredExport } from '../domain/exports/service';
 import { exportSyncPlan, layerExists, notifyExportReady, recordNoGeometryImport, uatInfo } from '../domain/exports/store';
+import type { StartDelivery } from '../domain/notifications/outbox';
 
 export interface ExportActivityDeps {
   db: Db;
+  /** Starts the e-mail of an export-ready notification (temporal/mail.ts `mailDelivery`). */
+  deliverMail: StartDelivery;
 }
 
 /** Heartbeat cadence while a build runs; the workflow's heartbeatTimeout is a few times this. */
@@ -56,7 +59,7 @@ export interface NotifyInput {
   uatLabel: string;
 }
 
-export function createExportActivities({ db }: ExportActivityDeps) {
+export function createExportActivities({ db, deliverMail }: ExportActivityDeps) {
   return {
     /** Spec 8: which layers (and the no-geometry import) must be synced before building. */
     async planExportSync(input: PlanInput): Promise<PlanResult> {
@@ -112,7 +115,7 @@ export function createExportActivities({ db }: ExportActivityDeps) {
 
     /** In-app notification `export-ready` (CONTRACT.md section 3). */
     async notifyExportReady(input: NotifyInput): Promise<boolean> {
-      return notifyExportReady(db, {
+      return notifyExportReady(db, deliverMail, {
         userId: input.userId,
         title: `Exportul pentru ${input.uatLabel} este gata`,
         body: `Fișierul ${input.fileName} poate fi descărcat.`,

@@ -16,9 +16,12 @@ import { refreshUnchangedUats, type CountyRefreshInput } from '../domain/landreg
 import { downloadPages, planLayerSync, probeEnrichedParcels, type LayerSyncInput, type LayerSyncPlan } from '../domain/landreg/sync/engine';
 import { applyRemovals, closeSyncRun, openSyncRun, type GisSyncRun, type SyncTrigger } from '../domain/landreg/sync/store';
 import { enrichmentShare, jobUats, notifyUser, storeCounties, type JobUat, type JobUatSelection } from '../domain/landreg/jobs';
+import type { StartDelivery } from '../domain/notifications/outbox';
 
 export interface LandregActivityDeps {
   db: Db;
+  /** Starts the e-mails of the follow notifications a county refresh raises (temporal/mail.ts `mailDelivery`). */
+  deliverMail: StartDelivery;
   /** Portal base URL; default config.landreg.baseUrl (tests point it at their own simulator). */
   landregBaseUrl?: string;
 }
@@ -37,7 +40,7 @@ export function createLandregPortalActivities(deps: LandregActivityDeps) {
      * county and their runs recorded (domain/landreg/sync/county.ts); the rest need their own sync.
      */
     async refreshUnchangedUats(input: CountyRefreshInput): Promise<{ unchanged: number[] }> {
-      return keepAlive(() => withTemporalFailures(() => refreshUnchangedUats(client, db, input)));
+      return keepAlive(() => withTemporalFailures(() => refreshUnchangedUats(client, db, deps.deliverMail, input)));
     },
 
     /**
@@ -92,7 +95,7 @@ export function createLandregPortalActivities(deps: LandregActivityDeps) {
  * Each heartbeats while it runs (keepAlive), so a worker killed in the middle of one costs its
  * job the workflow's short heartbeat timeout, not the 5-minute start-to-close timeout.
  */
-export function createLandregStoreActivities({ db }: { db: Db }) {
+export function createLandregStoreActivities({ db, deliverMail }: { db: Db; deliverMail: StartDelivery }) {
   return {
     /**
      * The GisSyncRun record of this workflow's sync of one layer (reused on retry), with how the
@@ -109,7 +112,7 @@ export function createLandregStoreActivities({ db }: { db: Db }) {
 
     /** Closes the run (domain: watermark and tile versions of a done run). */
     async closeLayerSync(a: { runId: string; siruta: number; layerId: string; status: 'done' | 'failed'; error?: string }): Promise<GisSyncRun> {
-      return keepAlive(() => closeSyncRun(db, a));
+      return keepAlive(() => closeSyncRun(db, deliverMail, a));
     },
 
     async listJobUats(sel: JobUatSelection): Promise<JobUat[]> {
@@ -125,7 +128,7 @@ export function createLandregStoreActivities({ db }: { db: Db }) {
     },
 
     async notifyUser(n: { userId: string; type: 'county-sync-done'; title: string; body: string; link?: string }): Promise<void> {
-      await keepAlive(() => notifyUser(db, n));
+      await keepAlive(() => notifyUser(db, deliverMail, n));
     },
   };
 }

@@ -25,6 +25,7 @@ import {
   type WeekendStep,
 } from '../domain/scheduling/weekend';
 import { recentAdmins } from '../domain/auth/admins';
+import type { StartDelivery } from '../domain/notifications/outbox';
 
 /** What the activities need of temporal/jobs.ts (its `listRunningJobs` and the job table's `start`, on the worker's store). */
 export interface SchedulingJobs {
@@ -36,7 +37,7 @@ export interface SchedulingJobs {
   ): Promise<{ jobId: string }>;
 }
 
-export function createSchedulingActivities({ db, prisma, jobs }: { db: Db; prisma: PrismaClient; jobs: SchedulingJobs }) {
+export function createSchedulingActivities({ db, prisma, jobs, deliverMail }: { db: Db; prisma: PrismaClient; jobs: SchedulingJobs; deliverMail: StartDelivery }) {
   return {
     /** Due UATs in start order, and how many more syncs the portal budget allows now. */
     async planRuleSyncs(input: { now: number }): Promise<{ due: DueUat[]; budget: number }> {
@@ -101,7 +102,7 @@ export function createSchedulingActivities({ db, prisma, jobs }: { db: Db; prism
       const at = new Date(input.endedAt).toISOString();
       await saveLastReport(prisma, { at, subject: report.subject, text: report.text });
       // Spec 6: the session's status report goes to the administrators by e-mail, once.
-      await mailReport(db, { to: 'admins', subject: report.subject, text: report.text, idempotencyKey: `weekend-report:${at}` });
+      await mailReport(db, deliverMail, { to: 'admins', subject: report.subject, text: report.text, idempotencyKey: `weekend-report:${at}` });
       return { subject: report.subject };
     },
   };

@@ -40,6 +40,7 @@ import type { LandregRouteOptions } from './routes/landreg';
 import type { CfRouteOptions } from './routes/cfportal';
 import type { RegistryRouteOptions } from './routes/registratura';
 import type { PdfRouteOptions } from './routes/pdfTools';
+import { mailDelivery } from '../temporal/mail';
 
 export const JSON_BODY_LIMIT = '25mb'; // CONTRACT.md section 5
 
@@ -70,7 +71,7 @@ export function apiRouter(deps: Omit<AppDeps, 'web'>): Router {
   registerSystemRoutes(router, store);
   registerAuthApiRoutes(router);
   registerLandregRoutes(router, store, deps.landreg);
-  registerLandregEnrichmentRoutes(router, enrichmentDeps(store.pool, deps.landreg));
+  registerLandregEnrichmentRoutes(router, enrichmentDeps(store.pool, mailDelivery(store.pool), deps.landreg));
   registerExportRoutes(router, store);
   registerGeoportalTileRoutes(router, store);
   registerGeoportalRoutes(router, store);

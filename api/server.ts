@@ -6,7 +6,6 @@ import { config, refuseUnsafeProductionStart } from '../domain/config';
 import { logger } from '../domain/log';
 import { applyKeepAlive } from '../domain/net/keepAlive';
 import { getTemporalClient } from '../temporal/client';
-import { installMailDispatcher } from '../temporal/mail';
 import { ensureOverviewArchive } from '../temporal/tileArchive';
 import { sweepStaleTempDirs } from '../domain/storage/tempDirs';
 import { processStore } from '../domain/db/store';
@@ -14,8 +13,6 @@ import { processStore } from '../domain/db/store';
 refuseUnsafeProductionStart();
 // The one store of the process, handed to the routers, to every page's loader and to the job starts.
 const store = processStore();
-// notify() in a route hands its e-mail to a deliverMail workflow (docs/notifications.md).
-installMailDispatcher(store.pool);
 const app = createApp({ store, web: [pageGuard, ...(await createWebHandlers(store))] });
 const server = applyKeepAlive(app.listen(config.app.port, () => {
   logger.info({ url: config.app.publicUrl }, 'geoportal listening');

@@ -15,6 +15,7 @@ import { createRequestHandler } from '@remix-run/express';
 import type { ServerBuild } from '@remix-run/node';
 import { config, projectRoot } from '../domain/config';
 import type { Store } from '../domain/db/store';
+import { mailDelivery } from '../temporal/mail';
 
 export const WEB_BUILD_DIR = path.join(projectRoot, 'build');
 export const WEB_SERVER_BUILD = path.join(WEB_BUILD_DIR, 'server', 'index.js');
@@ -44,10 +45,11 @@ export async function createWebHandlers(store: Store): Promise<RequestHandler[]>
   );
   statics.use(express.static(WEB_CLIENT_DIR, { maxAge: '1h', index: false }));
 
+  const deliverMail = mailDelivery(store.pool);
   const remix = createRequestHandler({
     build,
     mode: config.nodeEnv === 'production' ? 'production' : 'development',
-    getLoadContext: (req) => ({ auth: req.auth, store }),
+    getLoadContext: (req) => ({ auth: req.auth, store, deliverMail }),
   });
 
   return [statics, remix];

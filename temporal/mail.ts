@@ -4,7 +4,7 @@
  * same row while it runs is the same delivery.
  */
 import type { Db } from '../domain/db/pool';
-import { setMailDispatcher } from '../domain/notifications/outbox';
+import type { StartDelivery } from '../domain/notifications/outbox';
 import { singletonWorkflowId } from './ids';
 import { start } from './jobs';
 
@@ -12,9 +12,9 @@ export function deliverMailWorkflowId(outboxId: string): string {
   return singletonWorkflowId('deliver-mail', outboxId);
 }
 
-/** Makes this process (API server, workers, a test) start the deliveries of the mails it queues, on its store (`db`). */
-export function installMailDispatcher(db: Db): void {
-  setMailDispatcher(async (outboxId) => {
+/** How a route, page or activity factory on the store `db` starts the deliveries of the mails it queues. */
+export function mailDelivery(db: Db): StartDelivery {
+  return async (outboxId) => {
     await start('deliver-mail', outboxId, { db, existing: 'accept' });
-  });
+  };
 }

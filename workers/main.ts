@@ -11,7 +11,6 @@ import { childLogger } from '../domain/log';
 import { closeTemporalClient, getTemporalClient } from '../temporal/client';
 import { isTaskQueueName, type TaskQueueName } from '../temporal/common/queues';
 import { ensureSchedules } from '../temporal/schedules';
-import { installMailDispatcher } from '../temporal/mail';
 import { createQueueWorkers, workerIdentity } from './start';
 import { ensureExportLifecycle } from '../domain/storage/s3';
 import { sweepStaleTempDirs } from '../domain/storage/tempDirs';
@@ -76,8 +75,6 @@ async function main(): Promise<void> {
       queues: selectedQueues(),
     });
     if (workers.size === 0) throw new Error('No task queue with registered workflows or activities selected');
-    // notify() in an activity hands its e-mail to a deliverMail workflow (docs/notifications.md).
-    installMailDispatcher(store.pool);
 
     const outcome = await ensureSchedules(await getTemporalClient());
     log.info({ schedules: outcome }, 'schedules registered');

@@ -22,6 +22,8 @@ import type { PrismaClient } from '../domain/db/prisma';
 import type { Store } from '../domain/db/store';
 import type { SmtpTarget } from '../domain/mail/transport';
 import { TaskQueue, type TaskQueueName } from '../temporal/common/queues';
+import { mailDelivery } from '../temporal/mail';
+import type { StartDelivery } from '../domain/notifications/outbox';
 import { claimChildJobLock, heldChildJobLocks, listRunningJobs, releaseChildJobLock, start } from '../temporal/jobs';
 
 /** What the worker is built from; main.ts builds the store once per process, a test its own. */
@@ -48,15 +50,16 @@ export type QueueWorkerOptions = Pick<
   | 'shutdownGraceTime'
 >;
 
-/** What the activity factories receive: the settings and the store's pool and Prisma client. */
+/** What the activity factories receive: the settings, the store's pool and Prisma client, and the mail delivery start on that store. */
 export type ActivityDeps = Omit<WorkerDeps, 'store'> & {
   /** A pool, not a client: some activities hold a connection of their own (the build's lock). */
   db: pg.Pool;
   prisma: PrismaClient;
+  deliverMail: StartDelivery;
 };
 
 export function activityDeps({ store, ...settings }: WorkerDeps): ActivityDeps {
-  return { ...settings, db: store.pool, prisma: store.prisma };
+  return { ...settings, db: store.pool, prisma: store.prisma, deliverMail: mailDelivery(store.pool) };
 }
 
 export interface QueueWorkerEntry {

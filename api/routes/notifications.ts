@@ -16,6 +16,7 @@ import { getPreferences, inbox, listWatches } from '../../domain/notifications/s
 import { runDailyDigest, sendAdminTestDigests, sendTestDigest } from '../../domain/notifications/digest';
 import { addWatch, featureHistory, removeWatch } from '../../domain/notifications/watch';
 import type { SessionContext } from '../../domain/auth/sessionContext';
+import { mailDelivery } from '../../temporal/mail';
 
 const Notification = z.object({
   id: z.string().uuid(),
@@ -83,6 +84,7 @@ const HistoryBody = z.object({
 const me = (auth: SessionContext | undefined) => auth!.user.id;
 
 export function registerNotificationRoutes(router: Router, store: Store): void {
+  const deliverMail = mailDelivery(store.pool);
   defineRoute(
     router,
     { method: 'get', path: '/api/notifications/app', summary: 'In-app notifications and unread count', tags: ['notifications'], auth: 'session', query: InboxQuery, response: { description: 'Newest first', schema: InboxBody } },
@@ -134,16 +136,16 @@ export function registerNotificationRoutes(router: Router, store: Store): void {
     async ({ req, auth, query }) => {
       if (query.test === 'true') {
         if (auth) {
-          const r = await sendTestDigest(store.pool, auth.user);
+          const r = await sendTestDigest(store.pool, deliverMail, auth.user);
           return reply(202, { test: true, to: auth.user.email, sections: r.sections });
         }
         // The cron's own test (spec 4.5: bearer token): a test digest to each administrator.
         requireBearer(req, config.tokens.cronSecret);
-        const r = await sendAdminTestDigests(store.pool);
+        const r = await sendAdminTestDigests(store.pool, deliverMail);
         return reply(202, { test: true, to: r.to.join(', '), recipients: r.to.length });
       }
       requireBearer(req, config.tokens.cronSecret);
-      const r = await runDailyDigest(store.pool);
+      const r = await runDailyDigest(store.pool, deliverMail);
       return reply(202, { test: false, date: r.date, users: r.considered, sent: r.sent, skipped: r.skipped });
     },
   );

@@ -17,6 +17,7 @@ import type { SessionContext } from '../../domain/auth/sessionContext';
 import { defineRoute, reply } from '../http/route';
 import { withUpload } from '../http/upload';
 import { progressUrl, start } from '../../temporal/jobs';
+import { mailDelivery } from '../../temporal/mail';
 import { config } from '../../domain/config';
 import type { Store } from '../../domain/db/store';
 import { errors } from '../../domain/errors';
@@ -155,6 +156,7 @@ const MigrateBody = z.object({ maxEntries: z.number().int().min(1).max(1_000_000
 
 export function registerRegistryRoutes(router: Router, store: Store, opts: RegistryRouteOptions = {}): void {
   const statusAuthorityUrl = opts.statusAuthorityUrl ?? config.statusAuthority.baseUrl;
+  const deliverMail = mailDelivery(store.pool);
   const tags = ['registratura'];
 
   defineRoute(
@@ -320,7 +322,7 @@ export function registerRegistryRoutes(router: Router, store: Store, opts: Regis
       const row = await getEntryRow(prisma, viewer, body.id);
       if (!row.tracking) throw errors.conflict('not_tracked', 'Înregistrarea nu are o cerere urmărită la autoritate.');
       const r = await checkEntryStatus(prisma, store.pool, body.id, { baseUrl: statusAuthorityUrl, timeoutMs: config.statusAuthority.timeoutMs });
-      const notified = r.notification ? (await notify(store.pool, r.notification)).created : false;
+      const notified = r.notification ? (await notify(store.pool, deliverMail, r.notification)).created : false;
       const { notification: _n, ...rest } = r;
       return { ...rest, notified, entry: await getEntry(prisma, viewer, body.id) };
     },

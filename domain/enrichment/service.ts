@@ -30,16 +30,19 @@ import {
   type StoredParcel,
   type UatContext,
 } from './store';
+import type { StartDelivery } from '../notifications/outbox';
 
 export interface EnrichmentDeps {
   db: Db;
+  /** Starts the e-mails of the follow notifications a write raises (temporal/mail.ts `mailDelivery`). */
+  deliverMail: StartDelivery;
   portal: EnrichmentPortal;
   now?: () => Date;
 }
 
-/** The store's pool and a portal client on it (a test: its simulator's address in `portal`). */
-export function enrichmentDeps(db: Db, portal: Omit<LandregClientOptions, 'db'> = {}): EnrichmentDeps {
-  return { db, portal: enrichmentPortal(new LandregClient({ db, ...portal })) };
+/** The store's pool, its mail delivery and a portal client on it (a test: its simulator's address in `portal`). */
+export function enrichmentDeps(db: Db, deliverMail: StartDelivery, portal: Omit<LandregClientOptions, 'db'> = {}): EnrichmentDeps {
+  return { db, deliverMail, portal: enrichmentPortal(new LandregClient({ db, ...portal })) };
 }
 
 export { uatDashboard } from './dashboard';
@@ -137,7 +140,7 @@ async function enrichBatch(
     const tree = await deps.portal.ownershipTree(p.immovablePk);
     const now = (deps.now ?? (() => new Date()))();
     const e = enrichmentOf(details, tree, facts.get(p.id) ?? { count: 0, legal: null }, ctx, p.cadastralRef, now);
-    await writeEnrichment(deps.db, p.id, e, startedAt, opts.jobId ?? null);
+    await writeEnrichment(deps.db, deps.deliverMail, p.id, e, startedAt, opts.jobId ?? null);
     result.enriched++;
     opts.onDone?.(p.id);
   });
@@ -353,7 +356,7 @@ export async function enrichOne(deps: EnrichmentDeps, ref: { id: string } | { si
       if (details) [hit] = await enrichHits(deps, parcel.siruta, [details]);
     }
     if (!hit) throw new AppError(404, 'not_found', 'Portalul de cadastru nu a găsit imobilul acestei parcele.');
-    await writeEnrichment(deps.db, parcel.id, hit.enrichment, now);
+    await writeEnrichment(deps.db, deps.deliverMail, parcel.id, hit.enrichment, now);
     await tilesChanged(deps.db, { kind: 'enrichment' });
     enrichment = hit.enrichment as unknown as Record<string, unknown>;
     enrichedAt = now;

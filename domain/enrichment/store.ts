@@ -6,6 +6,7 @@
 import type { Db } from '../db/pool';
 import type { BuildingFacts, Enrichment } from './rules';
 import { notifyFeatureChanges } from '../notifications/watch';
+import type { StartDelivery } from '../notifications/outbox';
 
 export const PARCEL_LAYER = 'TERENURI_ACTIVE';
 export const BUILDING_LAYER = 'CLADIRI_ACTIVE';
@@ -149,7 +150,7 @@ export const HISTORY_ENRICHMENT_KEYS = ['PROPRIETARI', 'NR_CF', 'ADRESA', 'CATEG
  * a sync that marks the parcel meanwhile keeps it queued. `jobId` names the enrichment workflow
  * that saw the change (none for a single parcel enriched from the map).
  */
-export async function writeEnrichment(db: Db, id: string, enrichment: Enrichment, startedAt: Date, jobId: string | null = null): Promise<void> {
+export async function writeEnrichment(db: Db, deliver: StartDelivery, id: string, enrichment: Enrichment, startedAt: Date, jobId: string | null = null): Promise<void> {
   const r = await db.query<{ pending: number }>(
     `WITH old AS MATERIALIZED (SELECT id, siruta, enrichment FROM gis_features WHERE id = $1 FOR UPDATE),
      up AS (
@@ -169,7 +170,7 @@ export async function writeEnrichment(db: Db, id: string, enrichment: Enrichment
     [id, JSON.stringify(enrichment), enrichment.ENRICHED_AT ?? new Date().toISOString(), startedAt, jobId, HISTORY_ENRICHMENT_KEYS],
   );
   // Watchlist (docs/notifications.md): a followed parcel's changes → its followers' notifications.
-  if (r.rows[0].pending > 0) await notifyFeatureChanges(db, { featureIds: [id] });
+  if (r.rows[0].pending > 0) await notifyFeatureChanges(db, deliver, { featureIds: [id] });
 }
 
 export interface StoredParcel {

@@ -5,6 +5,7 @@
 import type { Db } from '../db/pool';
 import { layerCatalogue, layerListed, lastSuccessfulSyncs, recordFinishedRun } from '../landreg/reads';
 import { notify } from '../notifications/notify';
+import type { StartDelivery } from '../notifications/outbox';
 import { planExportSync, type FreshnessDecision, type LayerCategory } from './freshness';
 import { NO_GEOMETRY_SOURCE, PARCELS_LAYER, checkLayerId } from './layers';
 
@@ -108,7 +109,7 @@ export interface ExportReadyNotification {
  * In-app notification `export-ready` through the notifications module (the user's preference
  * decides). Returns whether a row was written.
  */
-export async function notifyExportReady(db: Db, n: ExportReadyNotification): Promise<boolean> {
-  const r = await notify(db, { ...n, type: 'export-ready' });
+export async function notifyExportReady(db: Db, deliver: StartDelivery, n: ExportReadyNotification): Promise<boolean> {
+  const r = await notify(db, deliver, { ...n, type: 'export-ready' });
   return r.created;
 }

@@ -5,6 +5,7 @@
  */
 import type { Db } from '../db/pool';
 import { notify } from '../notifications/notify';
+import type { StartDelivery } from '../notifications/outbox';
 import { DEFAULT_STEPS, layersOf } from '../scheduling/rules';
 
 /** Job kinds of this engine; the job id is the workflow id `<kind>:<scope>[:<ulid>]`. */
@@ -108,6 +109,6 @@ export async function enrichmentShare(db: Db, siruta: number): Promise<number> {
 }
 
 /** Spec 6: "sync of a county finished" is an in-app notification (the notifications module). */
-export async function notifyUser(db: Db, n: { userId: string; type: 'county-sync-done'; title: string; body: string; link?: string }): Promise<void> {
-  await notify(db, n);
+export async function notifyUser(db: Db, deliver: StartDelivery, n: { userId: string; type: 'county-sync-done'; title: string; body: string; link?: string }): Promise<void> {
+  await notify(db, deliver, n);
 }

@@ -9,7 +9,7 @@
 import type { Db } from '../db/pool';
 import { withTransaction } from '../db/pool';
 import { digestMail, type DigestItem, type DigestSection } from '../mail/templates';
-import { dispatchMail, queueMail } from './outbox';
+import { dispatchMail, queueMail, type StartDelivery } from './outbox';
 import { expiringExtracts, type ExpiringExtract } from '../cfportal/lookups';
 import { recentSyncResults, type SyncResult } from '../landreg/reads';
 import { dueRegistryEntries, type DueRegistryEntry } from '../registry/due';
@@ -135,7 +135,7 @@ export interface DigestRunResult {
  * Builds and queues the day's digests (`userIds`: only these users). A second run on the same
  * day sends nobody a second digest (key `digest:<user>:<date>`).
  */
-export async function runDailyDigest(db: Db, opts: { now?: Date; userIds?: string[] } = {}): Promise<DigestRunResult> {
+export async function runDailyDigest(db: Db, deliver: StartDelivery, opts: { now?: Date; userIds?: string[] } = {}): Promise<DigestRunResult> {
   const now = opts.now ?? new Date();
   const date = bucharestDate(now);
   const users = opts.userIds ? await usersByIds(db, opts.userIds) : await allUsers(db);
@@ -167,7 +167,7 @@ export async function runDailyDigest(db: Db, opts: { now?: Date; userIds?: strin
       out.outboxIds.push(queued.id);
     }
   }
-  await dispatchMail(out.outboxIds);
+  await dispatchMail(deliver, out.outboxIds);
   return out;
 }
 
@@ -175,13 +175,13 @@ export async function runDailyDigest(db: Db, opts: { now?: Date; userIds?: strin
  * `POST /api/notifications/digest?test=true`: the caller's own digest as of now, sent only to the
  * caller's address, always (an empty one says so), marked as a test, holding nothing back.
  */
-export async function sendTestDigest(db: Db, caller: { id: string; email: string; name: string; company: DirectoryUser['company'] }, now = new Date()): Promise<{ outboxId: string; sections: number }> {
+export async function sendTestDigest(db: Db, deliver: StartDelivery, caller: { id: string; email: string; name: string; company: DirectoryUser['company'] }, now = new Date()): Promise<{ outboxId: string; sections: number }> {
   const prefs = await prefsOf(db, caller.id);
   const user: DirectoryUser = { id: caller.id, email: caller.email, name: caller.name, company: caller.company, isAdmin: false };
   const content = await digestContent(db, user, prefs, now, await recentSyncResults(db, now));
   const mail = await digestMail({ name: caller.name || caller.email, dateLabel: roDate(now), sections: content.sections, test: true });
   const q = await queueMail(db, { ...mail, idempotencyKey: `test-digest:${caller.id}:${now.getTime()}`, kind: 'test-digest', recipients: [caller.email], userIds: [caller.id] });
-  await dispatchMail([q!.id]);
+  await dispatchMail(deliver, [q!.id]);
   return { outboxId: q!.id, sections: content.sections.length };
 }
 
@@ -191,11 +191,11 @@ export async function sendTestDigest(db: Db, caller: { id: string; email: string
  * administrator of the directory gets their own test digest, as a signed-in caller would. Nobody
  * else is mailed and nothing is held back or marked as sent, so the day's real digest is untouched.
  */
-export async function sendAdminTestDigests(db: Db, now = new Date()): Promise<{ to: string[] }> {
+export async function sendAdminTestDigests(db: Db, deliver: StartDelivery, now = new Date()): Promise<{ to: string[] }> {
   const to: string[] = [];
   for (const admin of await adminUsers(db)) {
     if (!admin.email) continue;
-    await sendTestDigest(db, { id: admin.id, email: admin.email, name: admin.name ?? admin.email, company: admin.company }, now);
+    await sendTestDigest(db, deliver, { id: admin.id, email: admin.email, name: admin.name ?? admin.email, company: admin.company }, now);
     to.push(admin.email);
   }
   return { to };

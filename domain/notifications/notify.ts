@@ -14,7 +14,7 @@
  */
 import type { Db } from '../db/pool';
 import { notificationMail, reportMail } from '../mail/templates';
-import { dispatchMail, enqueueMail } from './outbox';
+import { dispatchMail, enqueueMail, type StartDelivery } from './outbox';
 import { adminUsers, usersByIds } from './users';
 
 export const NOTIFICATION_TYPES = [
@@ -80,7 +80,7 @@ export function emailChannel(p: { email: string | null; instantEmail: boolean; d
   return p.dailyDigest ? 'digest' : null;
 }
 
-export async function notify(db: Db, n: NotifyInput): Promise<NotifyResult> {
+export async function notify(db: Db, deliver: StartDelivery, n: NotifyInput): Promise<NotifyResult> {
   const column = PREFERENCE_COLUMN[n.type];
   // app_users holds the address (filled at sign-in); a preference row may override it.
   const pr = await db.query<Recipient>(
@@ -119,13 +119,13 @@ export async function notify(db: Db, n: NotifyInput): Promise<NotifyResult> {
   );
   const row = r.rows[0];
   if (row) {
-    if (row.mail_id) await dispatchMail([row.mail_id]);
+    if (row.mail_id) await dispatchMail(deliver, [row.mail_id]);
     return { created: true, id: row.id, email: channel };
   }
   // A repeat (retried activity): the first attempt wrote both rows; make sure its mail is on its way.
   if (outboxKey) {
     const o = await db.query<{ id: string }>(`SELECT id FROM mail_outbox WHERE idempotency_key = $1 AND status = 'pending'`, [outboxKey]);
-    await dispatchMail(o.rows.map((x) => x.id));
+    await dispatchMail(deliver, o.rows.map((x) => x.id));
   }
   return { created: false };
 }
@@ -141,12 +141,12 @@ export interface MailReportInput {
 }
 
 /** A report e-mail that is not an inbox item; answers the outbox id (null: nobody to mail). */
-export async function mailReport(db: Db, r: MailReportInput): Promise<{ outboxId: string | null; recipients: number }> {
+export async function mailReport(db: Db, deliver: StartDelivery, r: MailReportInput): Promise<{ outboxId: string | null; recipients: number }> {
   const users = r.to === 'admins' ? await adminUsers(db) : await usersByIds(db, r.to);
   const recipients = [...new Set(users.map((u) => u.email).filter(Boolean))];
   if (recipients.length === 0) return { outboxId: null, recipients: 0 };
   const mail = await reportMail(r);
-  const q = await enqueueMail(db, { ...mail, idempotencyKey: `report:${r.idempotencyKey}`, kind: 'report', recipients, userIds: users.map((u) => u.id) });
+  const q = await enqueueMail(db, deliver, { ...mail, idempotencyKey: `report:${r.idempotencyKey}`, kind: 'report', recipients, userIds: users.map((u) => u.id) });
   return { outboxId: q?.id ?? null, recipients: recipients.length };
 }
 

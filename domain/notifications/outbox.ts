@@ -4,9 +4,10 @@
  * activity sends it once and marks it sent only after the SMTP server accepted it. SMTP down →
  * the activity fails and Temporal retries it; the row waits, nothing is lost or doubled.
  *
- * Domain code cannot start workflows (dependencies point one way), so each process installs a
- * dispatcher (temporal/mail.ts: API server, workers, tests). Without one, or when the start
- * fails, the periodic outbox sweep (schedule `mail-outbox-sweep`) starts the delivery later.
+ * Domain code cannot start workflows (dependencies point one way), so whoever queues a mail
+ * passes in how its delivery starts (`StartDelivery`: temporal/mail.ts `mailDelivery(db)`, built
+ * by the route or the activity factory on its store). With none, or when the start fails, the
+ * periodic outbox sweep (schedule `mail-outbox-sweep`) starts the delivery later.
  */
 import type { Db } from '../db/pool';
 import { childLogger } from '../log';
@@ -25,20 +26,15 @@ export interface OutboxMail extends RenderedMail {
   userIds?: string[];
 }
 
-type Dispatcher = (outboxId: string) => Promise<void>;
-let dispatcher: Dispatcher | undefined;
-
-/** Installs how this process starts a delivery (temporal/mail.ts installMailDispatcher). */
-export function setMailDispatcher(d: Dispatcher | undefined): void {
-  dispatcher = d;
-}
+/** Starts one outbox row's delivery now; null leaves every row to the outbox sweep. */
+export type StartDelivery = ((outboxId: string) => Promise<void>) | null;
 
 /** Starts delivery of queued rows now; failures are left to the sweep (never thrown at the caller). */
-export async function dispatchMail(ids: readonly string[]): Promise<void> {
-  if (!dispatcher || ids.length === 0) return;
+export async function dispatchMail(deliver: StartDelivery, ids: readonly string[]): Promise<void> {
+  if (!deliver || ids.length === 0) return;
   for (const id of ids) {
     try {
-      await dispatcher(id);
+      await deliver(id);
     } catch (err) {
       log.warn({ outboxId: id, err: (err as Error).message }, 'mail delivery not started; the outbox sweep will retry');
     }
@@ -66,9 +62,9 @@ export async function queueMail(db: Pick<Db, 'query'>, m: OutboxMail): Promise<{
 }
 
 /** queueMail on its own, then dispatch. */
-export async function enqueueMail(db: Db, m: OutboxMail): Promise<{ id: string; pending: boolean } | null> {
+export async function enqueueMail(db: Db, deliver: StartDelivery, m: OutboxMail): Promise<{ id: string; pending: boolean } | null> {
   const q = await queueMail(db, m);
-  if (q?.pending) await dispatchMail([q.id]);
+  if (q?.pending) await dispatchMail(deliver, [q.id]);
   return q;
 }
 

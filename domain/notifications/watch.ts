@@ -15,6 +15,7 @@ import { errors } from '../errors';
 import { cadastralRefs, featureLabel, uatsBySiruta } from '../landreg/reads';
 import { notify } from './notify';
 import { countOf } from '../text/plural';
+import type { StartDelivery } from './outbox';
 
 /** Only parcels are followed (spec 2.1: TERENURI_ACTIVE is the parcel layer). */
 export const WATCHED_LAYER = 'TERENURI_ACTIVE';
@@ -143,7 +144,7 @@ const fieldNames = (list: readonly PendingChange[]) =>
  * notification per parcel and batch (sync run, or enrichment write); a UAT's follower one per UAT
  * and batch. Values are not repeated in the notification (personal data); the timeline has them.
  */
-export async function notifyFeatureChanges(db: Db, scope: { siruta: number } | { featureIds: readonly string[] }): Promise<number> {
+export async function notifyFeatureChanges(db: Db, deliver: StartDelivery, scope: { siruta: number } | { featureIds: readonly string[] }): Promise<number> {
   const r = await db.query<PendingChange>(
     `SELECT id, feature_id, siruta, field, COALESCE(sync_run_id::text, min(id::text) OVER (PARTITION BY feature_id, at)) AS batch
        FROM feature_changes
@@ -173,7 +174,7 @@ export async function notifyFeatureChanges(db: Db, scope: { siruta: number } | {
     for (const w of watchers.rows.filter((x) => x.kind === 'parcel' && x.feature_id === featureId)) {
       // The follower's own label names a removed parcel too (its row is gone from the store).
       const what = ref ? `Parcela ${ref}${uat ? ` (${uat})` : ''}` : w.label;
-      const res = await notify(db, {
+      const res = await notify(db, deliver, {
         userId: w.user_id,
         type: 'watch-change',
         title: `${what} s-a modificat`,
@@ -191,7 +192,7 @@ export async function notifyFeatureChanges(db: Db, scope: { siruta: number } | {
     const parcels = new Set(list.map((c) => c.feature_id)).size;
     const uat = uatName.get(siruta) ?? `SIRUTA ${siruta}`;
     for (const w of watchers.rows.filter((x) => x.kind === 'uat' && x.siruta === siruta)) {
-      const res = await notify(db, {
+      const res = await notify(db, deliver, {
         userId: w.user_id,
         type: 'watch-change',
         title: `${parcels === 1 ? 'O parcelă urmărită s-a modificat' : `${countOf(parcels, 'parcelă urmărită', 'parcele urmărite')} s-au modificat`} în ${uat}`,

@@ -67,7 +67,7 @@ describe('notifications in the browser', () => {
 
     await page.evaluate(() => fetch('/api/notifications/app', { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ all: true }) }));
     for (const i of [1, 2]) {
-      await notify(getPool(), {
+      await notify(getPool(), null, {
         userId,
         type: 'cf-extract-ready',
         title: `Extrasul CF ${i} pentru Florești este gata`,
@@ -102,7 +102,7 @@ describe('notifications in the browser', () => {
 
     // New owners reach the store: the timeline shows them, and the bell counts the change.
     const current = await getPool().query<{ enrichment: Record<string, unknown> }>(`SELECT enrichment FROM gis_features WHERE id = $1`, [fx.enriched.id]);
-    await writeEnrichment(getPool(), fx.enriched.id, { ...current.rows[0].enrichment, PROPRIETARI: 'MUREȘAN ȘTEFAN (1/1)' } as never, new Date());
+    await writeEnrichment(getPool(), null, fx.enriched.id, { ...current.rows[0].enrichment, PROPRIETARI: 'MUREȘAN ȘTEFAN (1/1)' } as never, new Date());
     await page.reload();
     await page.getByTestId('change-timeline').waitFor({ timeout: 30_000 });
     await expect(page.getByTestId('change-timeline').textContent()).resolves.toContain('Proprietari');

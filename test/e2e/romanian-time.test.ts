@@ -47,7 +47,7 @@ describe('pages in Romania\'s time zone', () => {
     const dir = await getPool().query<{ id: string }>(`SELECT id FROM app_users WHERE email = $1 AND id NOT LIKE 'test-%'`, [USER.email]);
     userId = dir.rows[0].id;
     // A notification written just before midnight UTC: on Romanian time it is already the next day (or 01:xx/02:xx).
-    await notify(getPool(), { userId, type: 'registry-deadline', title: 'Termen de probă pentru fusul orar', body: 'Verificare.', idempotencyKey: `${KEY}:1` });
+    await notify(getPool(), null, { userId, type: 'registry-deadline', title: 'Termen de probă pentru fusul orar', body: 'Verificare.', idempotencyKey: `${KEY}:1` });
     fs.mkdirSync(SCREENSHOTS, { recursive: true });
     for (const p of PAGES) {
       await page.goto(`${E2E_BASE_URL}${p}`, { waitUntil: 'networkidle' });

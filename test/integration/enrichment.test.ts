@@ -141,7 +141,7 @@ beforeAll(async () => {
   app.use(sessionMiddleware(getPool()));
   app.use('/api', express.json());
   const router = express.Router();
-  registerLandregEnrichmentRoutes(router, { db: pool, portal: enrichmentPortal(new LandregClient({ db: pool, baseUrl: sim.url })) });
+  registerLandregEnrichmentRoutes(router, { db: pool, deliverMail: null, portal: enrichmentPortal(new LandregClient({ db: pool, baseUrl: sim.url })) });
   app.use(router);
   app.use(errorMapper);
   server = await new Promise((resolve) => {

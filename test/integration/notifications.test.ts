@@ -17,10 +17,9 @@ import { writeEnrichment } from '../../domain/enrichment/store';
 import { notify } from '../../domain/notifications/notify';
 import { mailReport } from '../../domain/notifications/notify';
 import { bucharestDate, runDailyDigest } from '../../domain/notifications/digest';
-import { setMailDispatcher } from '../../domain/notifications/outbox';
 import { createNotificationActivities } from '../../activities/notifications';
 import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
-import { deliverMailWorkflowId, installMailDispatcher } from '../../temporal/mail';
+import { deliverMailWorkflowId, mailDelivery } from '../../temporal/mail';
 import { TaskQueue } from '../../temporal/common/queues';
 import { ensureSchedules, schedules, SCHEDULE_TIME_ZONE } from '../../temporal/schedules';
 import { jobWorkflowId } from '../../temporal/ids';
@@ -31,6 +30,7 @@ import { TestMailDev, type ReceivedMail } from '../helpers/maildev';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
 import { namespaceOf } from '../helpers/temporal';
 import { callJson, listenApp } from '../helpers/appServer';
+import type { StartDelivery } from '../../domain/notifications/outbox';
 
 const store = createStore();
 
@@ -38,6 +38,8 @@ let rig: SyncRig;
 let mail: TestMailDev;
 let notifWorker: Worker;
 let notifRun: Promise<void>;
+/** How this file starts a mail's delivery: in its own namespace, on its notifications worker. */
+let deliver: StartDelivery;
 let server: http.Server;
 let base: string;
 let dan: TestSession;
@@ -99,7 +101,7 @@ beforeAll(async () => {
   notifWorker = w.get(TaskQueue.notifications)!;
   notifRun = notifWorker.run();
   // Deliveries started by notify() in this process run in this file's namespace, on its workers.
-  installMailDispatcher(store.pool);
+  deliver = mailDelivery(store.pool);
   ({ server, base } = await listenApp(createApp({ store })));
   dan = await createTestSessionRecord({ email: danEmail, name: 'Dan Ștefănescu', company: 'U', db: rig.db });
   mihai = await createTestSessionRecord({ email: mihaiEmail, name: 'Mihai Țurcanu', company: 'G', db: rig.db });
@@ -107,7 +109,6 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  setMailDispatcher(undefined);
   await new Promise((r) => server?.close(r));
   const users = [dan?.data.user.id, mihai?.data.user.id, elena?.data.user.id].filter(Boolean);
   await Promise.allSettled([dan?.end(), mihai?.end(), elena?.end()]);
@@ -158,11 +159,11 @@ describe('preferences and the in-app inbox', () => {
 
   test('a type turned off writes nothing; the inbox lists items with the unread count and marks them read', async () => {
     await api('PUT', '/api/notifications/preferences', { body: { exportReady: false, instantEmail: false, dailyDigest: false } });
-    const off = await notify(rig.db, { userId: dan.data.user.id, type: 'export-ready', title: 'Export gata', body: 'x', idempotencyKey: `t-off-${tag}` });
+    const off = await notify(rig.db, deliver, { userId: dan.data.user.id, type: 'export-ready', title: 'Export gata', body: 'x', idempotencyKey: `t-off-${tag}` });
     expect(off.created).toBe(false);
     const ids: string[] = [];
     for (const i of [1, 2, 3]) {
-      const r = await notify(rig.db, { userId: dan.data.user.id, type: 'cf-extract-ready', title: `Extras CF ${i} gata`, body: 'Documentul poate fi descărcat.', link: `/extrase-cf?id=${i}`, idempotencyKey: `t-inbox-${tag}-${i}` });
+      const r = await notify(rig.db, deliver, { userId: dan.data.user.id, type: 'cf-extract-ready', title: `Extras CF ${i} gata`, body: 'Documentul poate fi descărcat.', link: `/extrase-cf?id=${i}`, idempotencyKey: `t-inbox-${tag}-${i}` });
       expect(r).toMatchObject({ created: true, email: null });
       ids.push(r.id!);
     }
@@ -186,7 +187,7 @@ describe('preferences and the in-app inbox', () => {
 
 describe('instant e-mails', () => {
   test('a status change mails once although the notify activity and the delivery ran twice', async () => {
-    const activities = createNotificationActivities({ db: rig.db });
+    const activities = createNotificationActivities({ db: rig.db, deliverMail: deliver });
     const input = {
       userId: dan.data.user.id,
       type: 'status-change' as const,
@@ -220,7 +221,7 @@ describe('instant e-mails', () => {
   test('SMTP down: the delivery is retried and the mail arrives once when the server is back', async () => {
     await mail.stop();
     const title = `Pas eșuat în sincronizarea de weekend (${tag})`;
-    const r = await notify(rig.db, { userId: dan.data.user.id, type: 'weekend-sync-failed', title, body: 'Pasul „sync_cladiri” pentru Târgu Secuiesc a eșuat.', link: '/parcel-sync', idempotencyKey: `weekend-failed:${tag}` });
+    const r = await notify(rig.db, deliver, { userId: dan.data.user.id, type: 'weekend-sync-failed', title, body: 'Pasul „sync_cladiri” pentru Târgu Secuiesc a eșuat.', link: '/parcel-sync', idempotencyKey: `weekend-failed:${tag}` });
     expect(r.email).toBe('instant');
     const row = await outboxRow('idempotency_key = $1', [`notification:weekend-failed:${tag}`]);
     // At least two refused attempts while the server is down; nothing marked sent.
@@ -237,14 +238,9 @@ describe('instant e-mails', () => {
   });
 
   test('a mail whose delivery start was lost goes out with the outbox sweep', async () => {
-    // No dispatcher: as if the process died between queueing and starting the delivery.
-    setMailDispatcher(undefined);
+    // No delivery start: as if the process died between queueing and starting the delivery.
     const title = `Extrasul CF 50999 este gata (${tag})`;
-    try {
-      await notify(rig.db, { userId: dan.data.user.id, type: 'cf-extract-ready', title, body: 'Documentul poate fi descărcat.', idempotencyKey: `lost-start:${tag}` });
-    } finally {
-      installMailDispatcher(store.pool);
-    }
+    await notify(rig.db, null, { userId: dan.data.user.id, type: 'cf-extract-ready', title, body: 'Documentul poate fi descărcat.', idempotencyKey: `lost-start:${tag}` });
     const row = await outboxRow('idempotency_key = $1', [`notification:lost-start:${tag}`]);
     expect(row).toMatchObject({ status: 'pending', attempts: 0 });
     await rig.db.query(`UPDATE mail_outbox SET created_at = now() - interval '5 minutes' WHERE id = $1`, [row.id]);
@@ -256,9 +252,9 @@ describe('instant e-mails', () => {
 
   test('preferences decide the channel: digest-only holds the mail, critical is never held, a report goes to the admins', async () => {
     await api('PUT', '/api/notifications/preferences', { body: { instantEmail: false } });
-    const held = await notify(rig.db, { userId: dan.data.user.id, type: 'export-ready', title: `Exportul UAT-ului Întorsura Buzăului e gata (${tag})`, body: 'Arhiva poate fi descărcată.', link: '/parcel-sync/export', idempotencyKey: `export:${tag}` });
+    const held = await notify(rig.db, deliver, { userId: dan.data.user.id, type: 'export-ready', title: `Exportul UAT-ului Întorsura Buzăului e gata (${tag})`, body: 'Arhiva poate fi descărcată.', link: '/parcel-sync/export', idempotencyKey: `export:${tag}` });
     expect(held.email).toBe('digest');
-    const critical = await notify(rig.db, { userId: dan.data.user.id, type: 'weekend-sync-failed', title: `Eroare critică (${tag})`, body: 'Sesiunea de weekend s-a oprit.', idempotencyKey: `critical:${tag}`, critical: true });
+    const critical = await notify(rig.db, deliver, { userId: dan.data.user.id, type: 'weekend-sync-failed', title: `Eroare critică (${tag})`, body: 'Sesiunea de weekend s-a oprit.', idempotencyKey: `critical:${tag}`, critical: true });
     expect(critical.email).toBe('instant');
     const criticalRow = await outboxRow('idempotency_key = $1', [`notification:critical:${tag}`]);
     await settled(criticalRow.id);
@@ -266,8 +262,8 @@ describe('instant e-mails', () => {
     // Nothing was queued for the held one.
     expect(await outboxRow('idempotency_key = $1', [`notification:export:${tag}`])).toBeUndefined();
     await rig.db.query(`UPDATE app_users SET is_admin = true WHERE id = $1`, [mihai.data.user.id]);
-    const report = await mailReport(rig.db, { to: [mihai.data.user.id], subject: `Raport sesiune weekend (${tag})`, text: 'Sesiunea s-a încheiat.\n\n3 orașe sincronizate, 1 pas eșuat.', idempotencyKey: `weekend-session:${tag}` });
-    const reportAgain = await mailReport(rig.db, { to: [mihai.data.user.id], subject: `Raport sesiune weekend (${tag})`, text: 'Sesiunea s-a încheiat.', idempotencyKey: `weekend-session:${tag}` });
+    const report = await mailReport(rig.db, deliver, { to: [mihai.data.user.id], subject: `Raport sesiune weekend (${tag})`, text: 'Sesiunea s-a încheiat.\n\n3 orașe sincronizate, 1 pas eșuat.', idempotencyKey: `weekend-session:${tag}` });
+    const reportAgain = await mailReport(rig.db, deliver, { to: [mihai.data.user.id], subject: `Raport sesiune weekend (${tag})`, text: 'Sesiunea s-a încheiat.', idempotencyKey: `weekend-session:${tag}` });
     expect(reportAgain.outboxId).toBe(report.outboxId);
     await settled(report.outboxId!);
     const got = (await mail.mailsTo(mihaiEmail)).filter(bySubject(`Raport sesiune weekend (${tag})`));
@@ -299,7 +295,7 @@ describe('the daily digest', () => {
 
   test('each user gets what concerns them, held notifications included, once a day; company G sees every company', async () => {
     const now = new Date();
-    const r = await runDailyDigest(rig.db, { now, userIds: [dan.data.user.id, mihai.data.user.id] });
+    const r = await runDailyDigest(rig.db, deliver, { now, userIds: [dan.data.user.id, mihai.data.user.id] });
     expect(r.sent).toBe(2);
     await Promise.all(r.outboxIds.map(settled));
     const [danMail] = (await mail.mailsTo(danEmail)).filter((m) => m.subject.startsWith('Rezumatul zilei'));
@@ -318,7 +314,7 @@ describe('the daily digest', () => {
     expect(mihaiMail.html).toContain('Adresă către Oficiul de Cadastru');
     expect(mihaiMail.html).not.toContain('50123'); // dan's extract
     // The same day again: nobody gets a second digest; the held item went out once.
-    const again = await runDailyDigest(rig.db, { now, userIds: [dan.data.user.id, mihai.data.user.id] });
+    const again = await runDailyDigest(rig.db, deliver, { now, userIds: [dan.data.user.id, mihai.data.user.id] });
     expect(again.sent).toBe(0);
     const held = await rig.db.query(`SELECT emailed_at FROM notifications WHERE idempotency_key = $1`, [`export:${tag}`]);
     expect(held.rows[0].emailed_at).not.toBeNull();
@@ -329,7 +325,7 @@ describe('the daily digest', () => {
     const tomorrow = new Date(Date.now() + 26 * 3600_000);
     await api('PUT', '/api/notifications/preferences', { who: mihai, body: { dailyDigest: false } });
     // elena has nothing due and nothing held; mihai turned the digest off.
-    const r = await runDailyDigest(rig.db, { now: tomorrow, userIds: [elena.data.user.id, mihai.data.user.id] });
+    const r = await runDailyDigest(rig.db, deliver, { now: tomorrow, userIds: [elena.data.user.id, mihai.data.user.id] });
     expect(r).toMatchObject({ considered: 2, sent: 0, skipped: 2 });
     await api('PUT', '/api/notifications/preferences', { who: mihai, body: { dailyDigest: true } });
   });
@@ -469,8 +465,8 @@ describe('watchlist', () => {
     const id = f.rows[0].id;
     const e = (owners: string, address: string) => ({ PROPRIETARI: owners, NR_CF: '50123', ADRESA: address, CATEGORIE: 'A:1200' }) as never;
     // The first enrichment is what is known, not a change; the second is history although nobody follows the parcel.
-    await writeEnrichment(rig.db, id, e('POPESCU ION (1/1)', 'Str. Morii nr. 1'), new Date());
-    await writeEnrichment(rig.db, id, e('POPA ANA (1/1)', 'Str. Morii nr. 1'), new Date(), 'enrich:test:1');
+    await writeEnrichment(rig.db, deliver, id, e('POPESCU ION (1/1)', 'Str. Morii nr. 1'), new Date());
+    await writeEnrichment(rig.db, deliver, id, e('POPA ANA (1/1)', 'Str. Morii nr. 1'), new Date(), 'enrich:test:1');
     const unfollowed = await api('GET', `/api/geoportal/feature-history?id=${id}`);
     expect(unfollowed.body.items).toEqual([
       { at: expect.any(String), field: 'PROPRIETARI', before: 'POPESCU ION (1/1)', after: 'POPA ANA (1/1)', syncRunId: null, source: 'enrichment', jobId: 'enrich:test:1' },
@@ -481,7 +477,7 @@ describe('watchlist', () => {
     expect(await parcelNotes()).toHaveLength(0);
 
     expect((await api('POST', '/api/watchlist', { body: { featureId: id } })).status).toBe(201);
-    await writeEnrichment(rig.db, id, e('IONESCU ȘTEFANIA (1/2); IONESCU ȚEPEȘ (1/2)', 'Str. Gării nr. 7'), new Date());
+    await writeEnrichment(rig.db, deliver, id, e('IONESCU ȘTEFANIA (1/2); IONESCU ȚEPEȘ (1/2)', 'Str. Gării nr. 7'), new Date());
     const full = await api('GET', `/api/geoportal/feature-history?id=${id}`);
     expect(full.body.items.slice(0, 2)).toEqual([
       { at: expect.any(String), field: 'ADRESA', before: 'Str. Morii nr. 1', after: 'Str. Gării nr. 7', syncRunId: null, source: 'enrichment', jobId: null },

@@ -89,7 +89,7 @@ beforeAll(async () => {
     let router = routers.get(pace);
     if (!router) {
       router = express.Router();
-      registerLandregEnrichmentRoutes(router, { db: pool, portal: enrichmentPortal(new LandregClient({ db: pool, baseUrl: sim.url, requestsPerSecond: pace })) });
+      registerLandregEnrichmentRoutes(router, { db: pool, deliverMail: null, portal: enrichmentPortal(new LandregClient({ db: pool, baseUrl: sim.url, requestsPerSecond: pace })) });
       routers.set(pace, router);
     }
     return router;

@@ -1,11 +1,12 @@
 /**
  * What Express hands to every Remix loader and action (api/web.ts getLoadContext): the session
  * the auth middleware attached to the request (undefined only when no session exists, which the
- * page guard normally prevents) and the store the server built at start-up, the same the API's
- * routers use.
+ * page guard normally prevents), the store the server built at start-up, the same the API's
+ * routers use, and how a mail queued on it starts its delivery.
  */
 import type { SessionContext } from '../../domain/auth/sessionContext';
 import type { Store } from '../../domain/db/store';
+import type { StartDelivery } from '../../domain/notifications/outbox';
 
 export type { SessionContext, Store };
 
@@ -13,6 +14,8 @@ declare module '@remix-run/server-runtime' {
   interface AppLoadContext {
     auth?: SessionContext;
     store: Store;
+    /** Starts the e-mails of what a page's action queues (temporal/mail.ts `mailDelivery` on `store`). */
+    deliverMail: StartDelivery;
   }
 }
 

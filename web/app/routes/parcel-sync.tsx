@@ -53,8 +53,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   let error: string | null = null;
   if (tab === 'search' && siruta) {
     try {
-      if (cad) search = await searchCadastral(enrichmentDeps(context.store.pool), { siruta, cadastralNumbers: cad }, viewer);
-      if (owner) owners = await searchOwner(enrichmentDeps(context.store.pool), { siruta, name: owner }, viewer);
+      if (cad) search = await searchCadastral(enrichmentDeps(context.store.pool, context.deliverMail), { siruta, cadastralNumbers: cad }, viewer);
+      if (owner) owners = await searchOwner(enrichmentDeps(context.store.pool, context.deliverMail), { siruta, name: owner }, viewer);
     } catch (err) {
       error = failureMessage(err);
     }

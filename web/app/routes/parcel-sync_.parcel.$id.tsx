@@ -37,7 +37,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   // Spec 5.9: enrichment is a legacy write; central-API users get the 410 message.
   if (auth.useCentralApi) return { ok: false, message: goneCentralApiMessage() };
   try {
-    const f = await enrichOne(enrichmentDeps(context.store.pool), { id: params.id ?? '' }, viewerOf(auth), true);
+    const f = await enrichOne(enrichmentDeps(context.store.pool, context.deliverMail), { id: params.id ?? '' }, viewerOf(auth), true);
     return { ok: true, message: `Parcela a fost îmbogățită (${formatWhen(f.enrichedAt ?? Date.now(), 'dateTimeSeconds')}).` };
   } catch (err) {
     return { ok: false, message: failureMessage(err) };
