@@ -178,7 +178,7 @@ export async function compressPdf(input: string, level: LocalLevel, workDir: str
 }
 
 /**
- * The pipeline behind every level (also the PDF service simulator's): Ghostscript with `settings`,
+ * The pipeline behind every level (the PDF service simulator has its own): Ghostscript with `settings`,
  * then qpdf; the smallest candidate, or the original when nothing is gained.
  */
 export async function compressWithSettings(

@@ -117,7 +117,11 @@ export class SimControl {
       }
       let delay = f.latencyMs;
       if (f.slowEvery && this.callNo % f.slowEvery === 0) delay += f.slowMs ?? 2000;
-      if (delay > 0) await sleep(delay);
+      if (delay > 0) {
+        // Extension: says which calls a fault slowed, so a test need not judge it by the clock.
+        res.setHeader('X-Sim-Delay-Ms', String(delay));
+        await sleep(delay);
+      }
       if (f.errorRate > 0 && this.errorDice.next() < f.errorRate) {
         this.faulted++;
         if (this.opts.errorAnswer) return this.opts.errorAnswer(res, this.callNo);
