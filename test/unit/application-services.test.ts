@@ -99,20 +99,22 @@ describe('application services: one function behind a page and its API route', (
   });
 
   test('the check catches a planted page that goes round the service, or calls an entry the API does not', () => {
+    // The planted page's way up to the root, as its imports would spell it.
+    const up = path.posix.relative('web/app/lib', '.');
     const page = {
       file: 'web/app/lib/planted.server.ts',
       text: `
-        import type { EntryPage } from '../../../domain/registry/entries';
-        import { listEntries } from '../../../domain/registry/entries';
-        import { type RegistryEntry, getEntry, entryHistory } from '../../../domain/registry/service';
-        import * as registry from '../../../domain/registry/service';
-        import { foldName } from '../../../domain/text/fold';
-        import { config } from '../../../domain/config';
-        import { runningPortalJobs } from '../../../temporal/jobs';
-        import { enrichParcels } from '../../../activities/enrichment';
+        import type { EntryPage } from '${up}/domain/registry/entries';
+        import { listEntries } from '${up}/domain/registry/entries';
+        import { type RegistryEntry, getEntry, entryHistory } from '${up}/domain/registry/service';
+        import * as registry from '${up}/domain/registry/service';
+        import { foldName } from '${up}/domain/text/fold';
+        import { config } from '${up}/domain/config';
+        import { runningPortalJobs } from '${up}/temporal/jobs';
+        import { enrichParcels } from '${up}/activities/enrichment';
         import { requireSession } from './auth.server';
-        export { uatDashboard } from '../../../domain/enrichment/dashboard';
-        export { storedParcel } from '../../../domain/enrichment/service';`,
+        export { uatDashboard } from '${up}/domain/enrichment/dashboard';
+        export { storedParcel } from '${up}/domain/enrichment/service';`,
     };
     const route = { file: 'api/routes/registratura.ts', text: `import { getEntry } from '../../domain/registry/service';\nimport { entryHistory } from '../../domain/registry/entries';` };
     expect(offences([page], [route])).toEqual([
