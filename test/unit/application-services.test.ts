@@ -12,11 +12,11 @@
  *   - or the settings, `domain/config.ts`, which both doors hand a service alike.
  * A query written in web code is caught by test/unit/table-owners.test.ts (web/app owns no table).
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from '@jest/globals';
 import { projectRoot } from '../../domain/config';
+import { projectFiles } from '../helpers/projectFiles';
 import { inFiles } from '../../domain/db/owners';
 import { fileExistsIn, valueImports } from '../helpers/valueImports';
 
@@ -46,10 +46,8 @@ type Source = { file: string; text: string };
 const exists = fileExistsIn(projectRoot);
 
 function sources(folder: string): Source[] {
-  const out = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard', folder], { cwd: projectRoot, encoding: 'utf8' });
-  return out
-    .split('\0')
-    .filter((f) => /\.tsx?$/.test(f) && exists(f))
+  return projectFiles(folder)
+    .filter((f) => /\.tsx?$/.test(f))
     .map((file) => ({ file, text: fs.readFileSync(path.join(projectRoot, file), 'utf8') }));
 }
 

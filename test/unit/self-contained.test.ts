@@ -3,22 +3,18 @@
  * test or build file may name a path above the repository root (the design folder beside a
  * developer's checkout, say). Docs may cite such material; code may not read it.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from '@jest/globals';
 import { projectRoot } from '../../domain/config';
+import { projectFiles } from '../helpers/projectFiles';
 
 const CODE_FILE = /\.(ts|tsx|js|mjs|cjs|sh|py|json|ya?ml|sql|prisma)$|(^|\/)(bootstrap|run|Dockerfile|\.env\.example)$/;
 // `../` runs followed by a name: `../x/data`, `../../x`, `..` alone at the end of a run.
 const UP_PATH = /(?:^|[^\w.\-/])((?:\.\.\/)+(?:\.\.)?[\w.\-/]*)/g;
 
 function trackedCodeFiles(): string[] {
-  const out = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: projectRoot, encoding: 'utf8' });
-  return out
-    .split('\0')
-    .filter((f) => f && CODE_FILE.test(f) && !f.startsWith('node_modules/') && f !== 'package-lock.json')
-    .filter((f) => fs.existsSync(path.join(projectRoot, f)));
+  return projectFiles().filter((f) => CODE_FILE.test(f) && !f.startsWith('node_modules/') && f !== 'package-lock.json');
 }
 
 const inside = (p: string) => p === projectRoot || p.startsWith(projectRoot + path.sep);

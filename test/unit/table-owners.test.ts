@@ -5,11 +5,11 @@
  * scripts/). Not scanned, like the tests: the benchmarks (scripts/bench/) and the demo seed
  * (scripts/seed-demo.ts), which lay out and measure fixtures in the store as a test does.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from '@jest/globals';
 import { projectRoot } from '../../domain/config';
+import { projectFiles } from '../helpers/projectFiles';
 import { AREA_FILES, SHARED_TABLES, TABLE_OWNERS, inFiles, mayAccess, type Table } from '../../domain/db/owners';
 import { tableAccesses, tablesInSql } from '../helpers/tableAccess';
 
@@ -19,11 +19,7 @@ const NOT_SCANNED = ['scripts/bench/', 'scripts/seed-demo.ts'];
 const read = (file: string) => fs.readFileSync(path.join(projectRoot, file), 'utf8');
 
 function sourceFiles(): string[] {
-  const out = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard', ...SCANNED], { cwd: projectRoot, encoding: 'utf8' });
-  return out
-    .split('\0')
-    .filter((f) => /\.tsx?$/.test(f) && !inFiles(f, NOT_SCANNED))
-    .filter((f) => fs.existsSync(path.join(projectRoot, f)));
+  return projectFiles(...SCANNED).filter((f) => /\.tsx?$/.test(f) && !inFiles(f, NOT_SCANNED));
 }
 
 /** Prisma delegate name → table, from the `@@map` of each model. */
