@@ -88,7 +88,7 @@ async function exchange(db: Db, req: CentralRequest, token: string, stream: bool
         timeoutMs: config.central.timeoutMs,
       },
     );
-    const ok = answer.status >= 200 && answer.status < 300;
+    const { ok } = answer;
     if (stream && ok) return { res: { status: answer.status, ok, headers: answer.headers, body: answer.untimed() } };
     return { res: { status: answer.status, ok, headers: answer.headers, body: answer.stream() }, text: await answer.text() };
   } catch (err) {

@@ -71,6 +71,7 @@ export interface PortalDocument {
 }
 
 type Body = Record<string, unknown>;
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 const cookies = new Map<string, string>();
 
 /** An answer of the portal, read whole (JSON or a PDF). */
@@ -101,7 +102,7 @@ export class CfportalClient {
   }
 
   /** One exchange on the outside-call transport, its answer read whole within the deadline. */
-  private async raw(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body: Body | undefined, cookie: string | null): Promise<Answer & { cookie?: string }> {
+  private async raw(method: Method, path: string, body: Body | undefined, cookie: string | null): Promise<Answer & { cookie?: string }> {
     const headers: Record<string, string> = { accept: 'application/json, application/pdf' };
     if (cookie) headers.cookie = cookie;
     if (body) headers['content-type'] = 'application/json';
@@ -143,7 +144,7 @@ export class CfportalClient {
    * again. A POST answered 401 was refused before the portal acted, so it is sent again once
    * with the new session, as every call is.
    */
-  private call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: Body): Promise<Answer> {
+  private call(method: Method, path: string, body?: Body): Promise<Answer> {
     return outsideCall(
       {
         service: 'cfportal',
@@ -175,7 +176,7 @@ export class CfportalClient {
     },
   };
 
-  private async json<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: Body): Promise<{ status: number; body: T }> {
+  private async json<T>(method: Method, path: string, body?: Body): Promise<{ status: number; body: T }> {
     const res = await this.call(method, path, body);
     const text = res.bytes.toString('utf8');
     let parsed: unknown;
@@ -187,7 +188,7 @@ export class CfportalClient {
     return { status: res.status, body: parsed as T };
   }
 
-  private async ok<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: Body): Promise<T> {
+  private async ok<T>(method: Method, path: string, body?: Body): Promise<T> {
     const r = await this.json<T>(method, path, body);
     if (r.status >= 400) throw new CfPortalRejectedError(r.status, `${method} ${path}: ${(r.body as { message?: string } | null)?.message ?? ''}`);
     return r.body;

@@ -46,6 +46,8 @@ export interface OutsideRequest {
 
 export interface OutsideAnswer {
   status: number;
+  /** A 2xx status. */
+  ok: boolean;
   headers: IncomingHttpHeaders;
   text(): Promise<string>;
   bytes(): Promise<Buffer>;
@@ -88,6 +90,7 @@ export async function send(target: OutsideTarget, req: OutsideRequest): Promise<
   body.once('close', limit.clear);
   return {
     status: answer.statusCode,
+    ok: answer.statusCode >= 200 && answer.statusCode < 300,
     headers: answer.headers,
     text: () => body.text(),
     bytes: async () => Buffer.from(await body.arrayBuffer()),

@@ -53,7 +53,7 @@ export async function readStatusPage(db: Db, target: StatusAuthorityTarget, requ
           throw new ReadFailure(failure === 'timeout' ? `timeout după ${target.timeoutMs} ms` : `eroare de rețea: ${(err as Error).message}`, true);
         }
         const text = await res.text().catch(() => '');
-        if (res.status < 200 || res.status >= 300) throw new ReadFailure(`HTTP ${res.status}`, res.status >= 500);
+        if (!res.ok) throw new ReadFailure(`HTTP ${res.status}`, res.status >= 500);
         return text;
       },
     );
