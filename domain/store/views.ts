@@ -11,13 +11,13 @@
  */
 import { createHash } from 'node:crypto';
 import { withTransaction, type Db } from '../db/pool';
-import { GRID_COLUMN, MINZOOM_COLUMN, MINZOOM_FUNCTION, MINZOOM_INDEX_ZOOMS, gridGeomSql, minzoomFunctionSql } from '../tiles/density';
+import { GRID_ZOOMS, MINZOOM_COLUMN, MINZOOM_FUNCTION, MINZOOM_INDEX_ZOOMS, gridColumn, gridGeomSql, minzoomFunctionSql } from '../tiles/density';
 import { ENRICHED_LAYER_IDS, STORED_PROPERTIES_COLUMN, enrichmentMembersSql } from '../ogc/collections';
 
 export const TILE_SCHEMA = 'tiles';
 /**
- * Twins of the feature and status views with two more columns: `geom_grid` (gis_features'
- * GRID_COLUMN, the feature's tile geometry at GRID_ZOOM, read by the tiles of that zoom) and
+ * Twins of the feature and status views with more columns: gis_features' gridColumn(z) of each
+ * grid zoom (the feature's tile geometry at that zoom, read by the tiles of that zoom) and
  * MINZOOM_COLUMN (its lowest generalised zoom, read by the tiles of MINZOOM_INDEX_ZOOMS;
  * domain/tiles/density.ts). Kept apart because the views of spec 4.1 expose exactly the slim columns.
  */
@@ -49,10 +49,10 @@ function uatViewSql(view: string, column: string): string {
   WHERE u.${column} IS NOT NULL`;
 }
 
-/** `schema`: TILE_SCHEMA, or TILE_GRID_SCHEMA for the twin that adds geom_grid. */
+/** `schema`: TILE_SCHEMA, or TILE_GRID_SCHEMA for the twin that adds the grid columns. */
 const slim = (a: string, schema: string) =>
   `${a}.id, ${a}.layer_id, ${a}.siruta, ${a}.object_id, ${a}.cadastral_ref, ${a}.area_value, ${a}.is_active, ${a}.geom_3857 AS geom${
-    schema === TILE_GRID_SCHEMA ? `, ${a}.${GRID_COLUMN} AS geom_grid, ${a}.${MINZOOM_COLUMN}` : ''
+    schema === TILE_GRID_SCHEMA ? `, ${GRID_ZOOMS.map((z) => `${a}.${gridColumn(z)}`).join(', ')}, ${a}.${MINZOOM_COLUMN}` : ''
   }`;
 
 function featureViewSql(schema: string, view: string, where: string): string {
@@ -174,22 +174,23 @@ ${MINZOOM_INDEX_ZOOMS.map(
 ).join(';\n')}`;
 
 /**
- * gis_features.GRID_COLUMN kept in step with geom by a trigger (after gis_features_geom_3857,
- * which fills geom_3857: BEFORE triggers fire in name order), and filled for every feature when
- * this SQL changes (its checksum), as the minzoom indexes are rebuilt with their rule.
+ * gis_features' grid columns (one a grid zoom) kept in step with geom by a trigger (after
+ * gis_features_geom_3857, which fills geom_3857: BEFORE triggers fire in name order), and filled
+ * for every feature when this SQL changes (its checksum), as the minzoom indexes are rebuilt
+ * with their rule.
  */
 const TILE_GRID_FUNCTION = 'public.f_gis_features_tile_grid';
 const TILE_GRID_TRIGGER = 'gis_features_tile_grid';
 const tileGridSql = `CREATE OR REPLACE FUNCTION ${TILE_GRID_FUNCTION}() RETURNS trigger
   LANGUAGE plpgsql AS $fn$
 BEGIN
-  NEW.${GRID_COLUMN} := ${gridGeomSql('NEW.geom_3857')};
+${GRID_ZOOMS.map((z) => `  NEW.${gridColumn(z)} := ${gridGeomSql('NEW.geom_3857', z)};`).join('\n')}
   RETURN NEW;
 END $fn$;
 DROP TRIGGER IF EXISTS ${TILE_GRID_TRIGGER} ON public.gis_features;
 CREATE TRIGGER ${TILE_GRID_TRIGGER} BEFORE INSERT OR UPDATE OF geom ON public.gis_features
   FOR EACH ROW EXECUTE FUNCTION ${TILE_GRID_FUNCTION}();
-${fillKeepingStamps(`UPDATE public.gis_features SET ${GRID_COLUMN} = ${gridGeomSql('geom_3857')} WHERE geom_3857 IS NOT NULL`)}`;
+${fillKeepingStamps(`UPDATE public.gis_features SET ${GRID_ZOOMS.map((z) => `${gridColumn(z)} = ${gridGeomSql('geom_3857', z)}`).join(', ')} WHERE geom_3857 IS NOT NULL`)}`;
 
 /**
  * A building's keys to its parent parcel (migration 030), read by gis_cladiri_status: the parcel

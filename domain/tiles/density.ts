@@ -119,21 +119,39 @@ END
 $fn$`;
 }
 
-/**
- * The zoom whose tile geometry the store keeps ready (issue 31). z14 is where the map's live
- * parcel tiles start and nearly every parcel is kept (4 px²), so its tiles are the fullest: the
- * per-feature ST_Simplify and ST_AsMVTGeom (GEOS validation) were half of a dense tile's time.
- * Each feature's column GRID_COLUMN holds exactly what ST_AsMVTGeom gives it at this zoom, in
- * world tile units: the whole world as one tile LOW_ZOOM_EXTENT · 2^GRID_ZOOM units wide, not
- * clipped. In tile (x, y) a feature lying inside the tile's buffer is that geometry shifted by
- * (x, y) · LOW_ZOOM_EXTENT, the same integers as ST_AsMVTGeom over that tile gives; a feature
- * crossing the buffer's edge is still clipped per tile (mvt.ts).
- */
-export const GRID_ZOOM = 14;
-export const GRID_COLUMN = `geom_z${GRID_ZOOM}`;
+/** MVT extent and buffer in tile units of exact (DETAIL_MINZOOM and up) tiles: Martin's and ST_AsMVT's defaults. */
+export const MVT_EXTENT = 4096;
+export const MVT_BUFFER = 64;
 
-/** SQL: the GRID_ZOOM tile geometry of a 3857 geometry, in world tile units (see GRID_ZOOM). */
-export function gridGeomSql(geom: string): string {
+/**
+ * The zooms whose tile geometry the store keeps ready (issue 31), each in the column
+ * gridColumn(z) of gis_features. z14 is where the map's live parcel tiles start and nearly every
+ * parcel is kept (4 px²), so its tiles are the fullest of the generalised ones; z16 is the first
+ * exact zoom, the one the map shows parcels at. In both, the per-feature ST_AsMVTGeom (GEOS
+ * validation, and at z14 ST_Simplify) was most of a dense tile's time inside PostgreSQL: half at
+ * z14, about three quarters at z16 (docs/tiles.md "Performance").
+ * Each column holds exactly what ST_AsMVTGeom gives the feature at its zoom, in world tile units:
+ * the whole world as one tile gridExtent(z) · 2^z units wide, not clipped. In tile (x, y) a
+ * feature lying inside the tile's buffer is that geometry shifted by (x, y) · gridExtent(z), the
+ * same integers as ST_AsMVTGeom over that tile gives; a feature crossing the buffer's edge is
+ * still clipped per tile (mvt.ts).
+ */
+export const GRID_ZOOMS = [14, DETAIL_MINZOOM] as const;
+export type GridZoom = (typeof GRID_ZOOMS)[number];
+
+export const isGridZoom = (z: number): z is GridZoom => (GRID_ZOOMS as readonly number[]).includes(z);
+
+export const gridColumn = (z: GridZoom) => `geom_z${z}`;
+
+/** The MVT extent of a grid zoom's tiles: generalised tiles are LOW_ZOOM_EXTENT wide, exact ones MVT_EXTENT. */
+export const gridExtent = (z: GridZoom) => (z < DETAIL_MINZOOM ? LOW_ZOOM_EXTENT : MVT_EXTENT);
+
+/**
+ * SQL: the zoom-z tile geometry of a 3857 geometry, in world tile units. Below DETAIL_MINZOOM
+ * simplified to a pixel first, as the generalised tiles are (mvt.ts).
+ */
+export function gridGeomSql(geom: string, z: GridZoom): string {
   const half = WORLD_3857_M / 2;
-  return `ST_AsMVTGeom(ST_Simplify(${geom}, ${pixelSize3857(GRID_ZOOM)}, true), ST_MakeEnvelope(${-half}, ${-half}, ${half}, ${half}, 3857)::box2d, ${LOW_ZOOM_EXTENT * 2 ** GRID_ZOOM}, 0, false)`;
+  const g = z < DETAIL_MINZOOM ? `ST_Simplify(${geom}, ${pixelSize3857(z)}, true)` : geom;
+  return `ST_AsMVTGeom(${g}, ST_MakeEnvelope(${-half}, ${-half}, ${half}, ${half}, 3857)::box2d, ${gridExtent(z) * 2 ** z}, 0, false)`;
 }

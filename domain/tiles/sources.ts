@@ -48,8 +48,8 @@ export interface TileSourceRecord {
   /** Schema-qualified view it reads (geom in EPSG:3857, docs/store.md). */
   relation: string;
   /**
-   * The same view with what the store keeps ready for generalised tiles (density.ts): `geom_grid`,
-   * each feature's tile geometry at GRID_ZOOM, read by the GRID_ZOOM tiles, and `tile_minzoom`,
+   * The same view with what the store keeps ready for tiles (density.ts): `geom_z14` and
+   * `geom_z16`, each feature's tile geometry at GRID_ZOOMS, read by those zooms' tiles, and `tile_minzoom`,
    * its lowest zoom, read by the tiles of MINZOOM_INDEX_ZOOMS (feature and status sources).
    */
   gridRelation?: string;

@@ -259,7 +259,7 @@ async function benchTiles(): Promise<void> {
 /** z16 parcel tiles of the side-by-side run (each asked once per server and pass). */
 const MARTIN_TILES = 320;
 /** Passes in each order (Martin first, ours first): medians over them are the result. */
-const MARTIN_ROUNDS_PER_ORDER = 2;
+const MARTIN_ROUNDS_PER_ORDER = 4;
 
 /** One keep-alive pool of CONCURRENCY sockets a server, as a browser keeps to one origin. */
 function tileClient(headers: Record<string, string>) {
@@ -324,10 +324,13 @@ async function benchMartin(): Promise<void> {
   try {
     const ourUrls = tiles.map((t) => tileUrl(PARCEL_SOURCE, t));
     const theirUrls = tiles.map((t) => `${martin.base}/${PARCEL_SOURCE}/${t.z}/${t.x}/${t.y}`);
-    // Warm-up outside the measure: connections, prepared statements, JIT of Node's paths.
-    await tilePass(theirs.get, theirUrls.slice(0, 20));
+    // Warm-up outside the measure, one whole pass each: connections, prepared statements (each
+    // connection prepares its own), PostgreSQL's buffers for both, and the JIT of Node's paths,
+    // which a web process just started has not compiled yet (twenty tiles left our first pass
+    // a third slower than our later ones, 2026-11-26): a server in use has served these paths.
+    await tilePass(theirs.get, theirUrls);
     await bump(PARCEL_SOURCE);
-    await tilePass(ours.get, ourUrls.slice(0, 20));
+    await tilePass(ours.get, ourUrls);
     const results: Record<'martin' | 'ours', SideResult[]> = { martin: [], ours: [] };
     let notMisses = 0;
     let ourBytes = 0;

@@ -362,9 +362,10 @@ describe('tile views', () => {
     expect(await migrate(scratchUrl)).toEqual({ applied: [], derived: [] });
   });
 
-  it('filling the z14 tile geometry anew (a changed rule) keeps every feature\'s sync stamp, and later writes still touch it', async () => {
-    const stamps = () => pool.query(`SELECT id, updated_at, geom_z14 IS NOT NULL AS filled FROM gis_features WHERE geom_3857 IS NOT NULL ORDER BY id`);
-    await pool.query(`UPDATE gis_features SET geom_z14 = NULL WHERE siruta = 900001`);
+  it('filling the z14 and z16 tile geometries anew (a changed rule) keeps every feature\'s sync stamp, and later writes still touch it', async () => {
+    const stamps = () =>
+      pool.query(`SELECT id, updated_at, geom_z14 IS NOT NULL AND geom_z16 IS NOT NULL AS filled FROM gis_features WHERE geom_3857 IS NOT NULL ORDER BY id`);
+    await pool.query(`UPDATE gis_features SET geom_z14 = NULL, geom_z16 = NULL WHERE siruta = 900001`);
     const before = (await stamps()).rows;
     expect(before.length).toBeGreaterThan(2);
     // Without its checksum the rule is applied again by the next start, filling every feature.

@@ -12,7 +12,7 @@ import { VectorTile, type VectorTileFeature } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
 import { closePool, getPool, getTilePool } from '../../domain/db/pool';
 import { wgs84ToStereo70 } from '../../domain/geo/epsg3844';
-import { GRID_ZOOM, keepAreaPx2, pixelSize3857 } from '../../domain/tiles/density';
+import { DETAIL_MINZOOM, GRID_ZOOMS, gridExtent, keepAreaPx2, pixelSize3857, type GridZoom } from '../../domain/tiles/density';
 import { getTile, LOW_ZOOM_MAX_FEATURES, renderTile } from '../../domain/tiles/mvt';
 import { tilesChanged } from '../../domain/tiles/versions';
 import { removeTileTestData, tileCentre, tileOf } from '../helpers/tilesFixtures';
@@ -21,8 +21,8 @@ const SIRUTA = 997003;
 /** The density test's own UAT code and place (Timișoara, far from every other test's data). */
 const DENSE_SIRUTA = 997004;
 const DENSE_CENTRE: [number, number] = [21.2087, 45.7489];
-/** The z14 test's own UAT code and place (Oradea). */
-const GRID_SIRUTA = 997005;
+/** The grid zoom tests' own UAT codes (one a zoom) and place (Oradea). */
+const GRID_SIRUTAS: Record<GridZoom, number> = { 14: 997005, 16: 997007 };
 const GRID_PLACE: [number, number] = [21.9189, 47.0722];
 /** A z16 tile in Cluj-Napoca; every planted feature lies well inside it. */
 const Z16 = tileOf(23.6, 46.77, 16);
@@ -60,7 +60,7 @@ async function features(source: string, z: number): Promise<Map<string, VectorTi
 const vertices = (f: VectorTileFeature | undefined) => (f ? f.loadGeometry().reduce((n, ring) => n + ring.length, 0) : 0);
 
 beforeAll(async () => {
-  await removeTileTestData(getPool(), GRID_SIRUTA);
+  for (const siruta of Object.values(GRID_SIRUTAS)) await removeTileTestData(getPool(), siruta);
   await removeTileTestData(getPool(), DENSE_SIRUTA);
   await removeTileTestData(getPool(), SIRUTA);
   let objectId = 1;
@@ -74,7 +74,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await removeTileTestData(getPool(), GRID_SIRUTA);
+  for (const siruta of Object.values(GRID_SIRUTAS)) await removeTileTestData(getPool(), siruta);
   await removeTileTestData(getPool(), DENSE_SIRUTA);
   await removeTileTestData(getPool(), SIRUTA);
   await closePool();
@@ -273,8 +273,13 @@ describe('the density rule below z16', () => {
   });
 });
 
-describe('z14 tiles read the tile geometry the store keeps ready', () => {
-  /** A z14 tile of Oradea (~1.7 km wide) and its eastern neighbour. */
+describe.each(GRID_ZOOMS)('z%i tiles read the tile geometry the store keeps ready', (GRID_ZOOM) => {
+  const GRID_SIRUTA = GRID_SIRUTAS[GRID_ZOOM];
+  /** Sizes and offsets below are those of z14 (a tile ~1.7 km wide), scaled to the zoom's tile. */
+  const s = 2 ** (14 - GRID_ZOOM);
+  const generalised = GRID_ZOOM < DETAIL_MINZOOM;
+  const extent = gridExtent(GRID_ZOOM);
+  /** A tile of Oradea and its eastern neighbour. */
   const T = tileOf(GRID_PLACE[0], GRID_PLACE[1], GRID_ZOOM);
   const E = { x: T.x + 1, y: T.y };
   const EAST_EDGE = ((T.x + 1) / 2 ** GRID_ZOOM) * 360 - 180;
@@ -283,24 +288,27 @@ describe('z14 tiles read the tile geometry the store keeps ready', () => {
   /** object_id → what it is; 1–3 parcels, 4 a building. */
   const REFS = ['inside', 'round', 'edge', 'building'];
   const STATUS = { inside: { has_enrichment: 1, has_building: 1, build_legal: 0 }, round: { has_enrichment: 0 }, edge: { has_enrichment: 1, has_building: 0, build_legal: 1 } };
+  /** A z14 feature's attributes but its UAT: the status flags alone; a z16 feature's status flags (it carries every attribute). */
+  const flags = (f: VectorTileFeature) =>
+    Object.fromEntries(Object.entries(f.properties).filter(([k]) => (generalised ? k !== 'siruta' : ['has_enrichment', 'has_building', 'build_legal'].includes(k))));
 
   beforeAll(async () => {
     const rows: Array<[number, string, string, string, object | null]> = [
-      [1, 'TERENURI_ACTIVE', square(tx - 200, ty - 100, 30), 'x', { HAS_BUILDING: 1, BUILD_LEGAL: 0 }],
-      [2, 'TERENURI_ACTIVE', `POINT(${tx + 150} ${ty + 150})`, 'buffer', null], // 257 vertices, simplified at z14
-      [3, 'TERENURI_ACTIVE', square(ex - 20, ey - 20, 40), 'x', { HAS_BUILDING: 0, BUILD_LEGAL: 1 }], // across the tile edge
-      [4, 'CLADIRI_ACTIVE', square(tx - 195, ty - 95, 12), 'x', null], // on parcel 1
+      [1, 'TERENURI_ACTIVE', square(tx - 200 * s, ty - 100 * s, 30 * s), 'x', { HAS_BUILDING: 1, BUILD_LEGAL: 0 }],
+      [2, 'TERENURI_ACTIVE', `POINT(${tx + 150 * s} ${ty + 150 * s})`, 'buffer', null], // 257 vertices, simplified at z14
+      [3, 'TERENURI_ACTIVE', square(ex - 20 * s, ey - 20 * s, 40 * s), 'x', { HAS_BUILDING: 0, BUILD_LEGAL: 1 }], // across the tile edge
+      [4, 'CLADIRI_ACTIVE', square(tx - 195 * s, ty - 95 * s, 12 * s), 'x', null], // on parcel 1
     ];
     for (const [objectId, layer, wkt, kind, enrichment] of rows) {
       await getPool().query(
         `INSERT INTO gis_features (layer_id, siruta, object_id, cadastral_ref, geom, enrichment)
-         VALUES ($1, $2, $3, $4, CASE WHEN $6 = 'buffer' THEN ST_Buffer(ST_GeomFromText($5, 3844), 60, 64) ELSE ST_GeomFromText($5, 3844) END, $7)`,
-        [layer, GRID_SIRUTA, objectId, objectId === 4 ? 'p1-C1' : `p${objectId}`, wkt, kind, enrichment && JSON.stringify(enrichment)],
+         VALUES ($1, $2, $3, $4, CASE WHEN $6 = 'buffer' THEN ST_Buffer(ST_GeomFromText($5, 3844), $8::float8, 64) ELSE ST_GeomFromText($5, 3844) END, $7)`,
+        [layer, GRID_SIRUTA, objectId, objectId === 4 ? 'p1-C1' : `p${objectId}`, wkt, kind, enrichment && JSON.stringify(enrichment), 60 * s],
       );
     }
   });
 
-  /** The planted features of a decoded z14 tile, by what they are. */
+  /** The planted features of a decoded tile, by what they are. */
   function planted(body: Buffer, source: string): Map<string, VectorTileFeature> {
     const layer = new VectorTile(new PbfReader(body)).layers[source];
     const out = new Map<string, VectorTileFeature>();
@@ -312,15 +320,16 @@ describe('z14 tiles read the tile geometry the store keeps ready', () => {
   }
 
   /**
-   * What ST_AsMVTGeom makes of each planted feature in tile (x, y) at z14 after the pixel
-   * simplification, the rendering of every other low zoom: the reference, computed without the
-   * stored column.
+   * What ST_AsMVTGeom makes of each planted feature in tile (x, y) (at z14 after the pixel
+   * simplification, the rendering of every other low zoom; at z16 exactly, as every deeper zoom):
+   * the reference, computed without the stored column.
    */
   async function reference(x: number, y: number): Promise<Map<string, number[][][]>> {
+    const geom = generalised ? `ST_Simplify(geom_3857, $4::float8, true)` : `geom_3857`;
     const r = await getPool().query<{ object_id: string; g: string | null }>(
-      `SELECT object_id, ST_AsGeoJSON(ST_AsMVTGeom(ST_Simplify(geom_3857, $4::float8, true), ST_TileEnvelope($2, $3, $5), 1024, 16, true)) AS g
-         FROM gis_features WHERE siruta = $1`,
-      [GRID_SIRUTA, GRID_ZOOM, x, pixelSize3857(GRID_ZOOM), y],
+      `SELECT object_id, ST_AsGeoJSON(ST_AsMVTGeom(${geom}, ST_TileEnvelope($2, $3, $5), $6::int, $7::int, true)) AS g
+         FROM gis_features WHERE siruta = $1 AND $4::float8 IS NOT NULL`,
+      [GRID_SIRUTA, GRID_ZOOM, x, pixelSize3857(GRID_ZOOM), y, extent, extent / 64],
     );
     const out = new Map<string, number[][][]>();
     for (const row of r.rows) {
@@ -341,25 +350,24 @@ describe('z14 tiles read the tile geometry the store keeps ready', () => {
       expect([...parcels.keys()].sort()).toEqual(expected);
       for (const name of expected) {
         expect({ name, rings: rings(parcels.get(name)) }).toEqual({ name, rings: ref.get(name) });
-        const { siruta: _siruta, ...flags } = parcels.get(name)!.properties;
-        expect({ name, flags }).toEqual({ name, flags: STATUS[name as keyof typeof STATUS] });
+        expect({ name, flags: flags(parcels.get(name)!) }).toEqual({ name, flags: STATUS[name as keyof typeof STATUS] });
       }
-      if (t === T) expect(vertices(parcels.get('round'))).toBeLessThan(60); // of 257: simplified to a pixel
+      if (t === T && generalised) expect(vertices(parcels.get('round'))).toBeLessThan(60); // of 257: simplified to a pixel
       // A plain feature view and the buildings' status view read the same column.
       const plain = planted(await renderTile(getTilePool(), { source: 'gis_features', z: GRID_ZOOM, ...t }), 'gis_features');
       for (const name of [...expected, ...(t === T ? ['building'] : [])]) expect({ name, rings: rings(plain.get(name)) }).toEqual({ name, rings: ref.get(name) });
     }
     const buildings = planted(await renderTile(getTilePool(), { source: 'gis_cladiri_status', z: GRID_ZOOM, ...T }), 'gis_cladiri_status');
     expect(rings(buildings.get('building'))).toEqual((await reference(T.x, T.y)).get('building'));
-    expect(buildings.get('building')!.properties).toEqual({ siruta: GRID_SIRUTA, has_enrichment: 0, has_building: 1, build_legal: 0 });
+    expect(flags(buildings.get('building')!)).toEqual({ has_enrichment: 0, has_building: 1, build_legal: 0 });
   });
 
-  test('after a sync moves a parcel and an enrichment fills another, the z14 tile shows both', async () => {
+  test('after a sync moves a parcel and an enrichment fills another, the tile shows both', async () => {
     const addr = { source: 'gis_terenuri_status', z: GRID_ZOOM, ...T };
     const store = { pool: getPool(), tilePool: getTilePool() };
     const before = await getTile(store, addr);
     const old = (await reference(T.x, T.y)).get('inside');
-    await getPool().query(`UPDATE gis_features SET geom = ST_Translate(geom, 300, 0) WHERE siruta = $1 AND object_id = 1`, [GRID_SIRUTA]);
+    await getPool().query(`UPDATE gis_features SET geom = ST_Translate(geom, $2::float8, 0) WHERE siruta = $1 AND object_id = 1`, [GRID_SIRUTA, 300 * s]);
     await tilesChanged(getPool(), { kind: 'layer', layerId: 'TERENURI_ACTIVE' });
     const moved = await getTile(store, addr);
     expect(moved.etag).not.toBe(before.etag);
@@ -372,7 +380,7 @@ describe('z14 tiles read the tile geometry the store keeps ready', () => {
     await tilesChanged(getPool(), { kind: 'enrichment' });
     const enriched = await getTile(store, addr);
     expect(enriched.etag).not.toBe(moved.etag);
-    expect(planted(gunzipSync(enriched.gzipped), 'gis_terenuri_status').get('round')!.properties).toEqual({ siruta: GRID_SIRUTA, has_enrichment: 1, has_building: 0 });
+    expect(flags(planted(gunzipSync(enriched.gzipped), 'gis_terenuri_status').get('round')!)).toEqual({ has_enrichment: 1, has_building: 0 });
   });
 });
 
