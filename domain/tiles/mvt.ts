@@ -206,7 +206,7 @@ export function clearTileCache(): void {
 }
 
 export interface TileTag {
-  /** Strong ETag, quoted. */
+  /** Weak ETag (`W/"…"`): see tileTag. */
   etag: string;
   cacheKey: string;
   version: number;
@@ -214,13 +214,17 @@ export interface TileTag {
 
 /**
  * The ETag depends only on the address and the source's data version, so a revalidation is
- * answered with 304 without rendering anything.
+ * answered with 304 without rendering anything. It is weak: one version of a tile holds the same
+ * features with the same attributes however it is rendered, but not always in the same order (at
+ * z16 and up the features come in the order of the plan's scan, which PostgreSQL changes after a
+ * prepared statement's fifth execution, and each web process renders for itself), so its bytes
+ * may differ; a strong ETag promises identical bytes (RFC 9110 8.8.1).
  */
 export async function tileTag(db: Db, addr: TileAddress): Promise<TileTag> {
   checkTileAddress(addr);
   const v = await tileVersion(db, addr.source);
   const cacheKey = `${addr.source}/${addr.z}/${addr.x}/${addr.y}@${v.version}:${v.bumpedAt}`;
-  const etag = `"${createHash('sha1').update(cacheKey).digest('base64url').slice(0, 22)}"`;
+  const etag = `W/"${createHash('sha1').update(cacheKey).digest('base64url').slice(0, 22)}"`;
   return { etag, cacheKey, version: v.version };
 }
 
@@ -265,9 +269,11 @@ export async function getTile(store: Pick<Store, 'pool' | 'tilePool'>, addr: Til
   return { ...tag, gzipped, cached: false };
 }
 
-/** Does an If-None-Match header match this ETag (list, weak forms and `*` included)? */
+const opaqueTag = (tag: string) => tag.trim().replace(/^W\//, '');
+
+/** Does an If-None-Match header match this ETag (list, `*` included)? Weak comparison, as GET's (RFC 9110 13.1.2). */
 export function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
   if (!ifNoneMatch) return false;
   if (ifNoneMatch.trim() === '*') return true;
-  return ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+  return ifNoneMatch.split(',').some((t) => opaqueTag(t) === opaqueTag(etag));
 }

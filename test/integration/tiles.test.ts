@@ -161,7 +161,8 @@ describe('vector tiles from PostGIS', () => {
     const path = `/tiles/gis_terenuri/${z}/${x}/${y}`;
     const first = await get(path, user);
     const etag = first.headers.get('etag')!;
-    expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    // Weak: the same version of a tile is the same features, not always in the same order.
+    expect(etag).toMatch(/^W\/"[A-Za-z0-9_-]+"$/);
     expect(first.headers.get('cache-control')).toBe(`private, max-age=${config.tiles.maxAgeSeconds}`);
     await first.arrayBuffer();
 
