@@ -39,6 +39,7 @@ import {
   MVT_BUFFER,
   MVT_EXTENT,
   gridColumn,
+  gridExtent,
   isGridZoom,
   type GridZoom,
   keptSql,
@@ -48,7 +49,6 @@ import {
 import { fieldsAtZoom, tileSource, type TileSourceRecord } from './sources';
 import { tileVersion } from './versions';
 
-export { MVT_BUFFER, MVT_EXTENT };
 /** Most features a generalised tile holds, whatever the data (the safety cap above). */
 export const LOW_ZOOM_MAX_FEATURES = 16384;
 /** Highest zoom a tile may be asked for; deeper than this no map library asks. */
@@ -78,22 +78,29 @@ const ENVELOPES = `ST_TileEnvelope($1::int, $2::int, $3::int) AS env,
  */
 const asMvt = (extent: number, fidArg: string) => `encode(ST_AsMVT(q.*, $4::text, ${extent}, 'geom'${fidArg}), 'base64') AS mvt`;
 
+/** MVT buffer in tile units at `extent`: the same share of the tile at every extent (64/4096). */
+const bufferAt = (extent: number) => (MVT_BUFFER * extent) / MVT_EXTENT;
+
 /**
- * The tile geometry of feature `a` at zoom z, `clipped` its per-tile expression. At a grid zoom
- * (density.ts GRID_ZOOMS) the store holds each feature's tile geometry ready in world tile units:
- * a feature inside the buffer, one unit in from its edge so that ST_AsMVTGeom would clip
+ * The tile geometry of feature `a` at grid zoom z, `clipped` its per-tile expression. At a grid
+ * zoom (density.ts GRID_ZOOMS) the store holds each feature's tile geometry ready in world tile
+ * units: a feature inside the buffer, one unit in from its edge so that ST_AsMVTGeom would clip
  * nothing, is that geometry shifted to the tile; one crossing the edge is clipped as elsewhere.
  * Needs `b.inner` (gridInner) and the grid relation's column.
  */
-function gridGeom(a: string, z: GridZoom, extent: number, clipped: string): string {
+function gridGeom(a: string, z: GridZoom, clipped: string): string {
   const col = `${a}.${gridColumn(z)}`;
+  const extent = gridExtent(z);
   return `CASE WHEN ${col} @ b.inner THEN ST_Translate(${col}, -$2::float8 * ${extent}, -$3::float8 * ${extent}) ELSE ${clipped} END`;
 }
 
-/** SQL: the tile's box in world tile units at `extent`, one unit inside its buffer (gridGeom). */
-const gridInner = (extent: number, buffer: number) =>
-  `ST_MakeEnvelope($2::float8 * ${extent} - ${buffer - 1}, $3::float8 * ${extent} - ${buffer - 1},
-                          ($2::float8 + 1) * ${extent} + ${buffer - 1}, ($3::float8 + 1) * ${extent} + ${buffer - 1}, 3857) AS inner`;
+/** SQL: the tile's box in world tile units at grid zoom z, one unit inside its buffer (gridGeom). */
+function gridInner(z: GridZoom): string {
+  const extent = gridExtent(z);
+  const inset = bufferAt(extent) - 1;
+  return `ST_MakeEnvelope($2::float8 * ${extent} - ${inset}, $3::float8 * ${extent} - ${inset},
+                          ($2::float8 + 1) * ${extent} + ${inset}, ($3::float8 + 1) * ${extent} + ${inset}, 3857) AS inner`;
+}
 
 /**
  * The query of one source at zoom z. Relation and column expressions come from the fixed
@@ -111,16 +118,16 @@ function tileSql(source: TileSourceRecord, z: number): string {
     const clipped = `ST_AsMVTGeom(t.geom, b.env, ${MVT_EXTENT}, ${MVT_BUFFER}, true)`;
     return `WITH b AS (
     SELECT ${ENVELOPES}${grid !== null ? `,
-           ${gridInner(MVT_EXTENT, MVT_BUFFER)}` : ''}
+           ${gridInner(grid)}` : ''}
   ), q AS (
-    SELECT ${grid !== null ? gridGeom('t', grid, MVT_EXTENT, clipped) : clipped} AS geom, ${list}${fid}
+    SELECT ${grid !== null ? gridGeom('t', grid, clipped) : clipped} AS geom, ${list}${fid}
     FROM ${grid !== null ? source.gridRelation : source.relation} t, b
     WHERE t.geom && b.wide
   )
   SELECT ${asMvt(MVT_EXTENT, fidArg)} FROM q`;
   }
   const extent = LOW_ZOOM_EXTENT;
-  const buffer = (MVT_BUFFER * LOW_ZOOM_EXTENT) / MVT_EXTENT;
+  const buffer = bufferAt(extent);
   const names = fields.map((f) => `k.${f.name}`).join(', ');
   // The density rule (density.ts). Where the store indexes the features kept from this zoom, the
   // condition is written as that index's predicate so the planner reads only them; above, it is
@@ -133,7 +140,7 @@ function tileSql(source: TileSourceRecord, z: number): string {
   return `WITH b AS (
     SELECT ${ENVELOPES},
            ${pixelSql('$1')} AS px${grid !== null ? `,
-           ${gridInner(extent, buffer)}` : ''}
+           ${gridInner(grid)}` : ''}
   ), c AS (
     SELECT t.geom, ${grid !== null ? `t.${gridColumn(grid)}, ` : ''}${list}${fid}, ${sampleSql('t.object_id')} AS u
     FROM ${grid !== null || indexed ? source.gridRelation : source.relation} t, b
@@ -146,7 +153,7 @@ function tileSql(source: TileSourceRecord, z: number): string {
                                        ELSE ST_Area(c.geom) / c.u END DESC
     LIMIT ${LOW_ZOOM_MAX_FEATURES}
   ), q AS (
-    SELECT ${grid !== null ? gridGeom('k', grid, extent, clipped) : clipped} AS geom, ${names}${source.featureId ? `, k.${FEATURE_ID_COLUMN}` : ''}
+    SELECT ${grid !== null ? gridGeom('k', grid, clipped) : clipped} AS geom, ${names}${source.featureId ? `, k.${FEATURE_ID_COLUMN}` : ''}
     FROM k, b
   )
   SELECT ${asMvt(extent, fidArg)} FROM q`;

@@ -12,7 +12,7 @@ import { VectorTile, type VectorTileFeature } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
 import { closePool, getPool, getTilePool } from '../../domain/db/pool';
 import { wgs84ToStereo70 } from '../../domain/geo/epsg3844';
-import { DETAIL_MINZOOM, GRID_ZOOMS, gridExtent, keepAreaPx2, pixelSize3857, type GridZoom } from '../../domain/tiles/density';
+import { DETAIL_MINZOOM, GRID_ZOOMS, MVT_BUFFER, MVT_EXTENT, gridExtent, keepAreaPx2, pixelSize3857, type GridZoom } from '../../domain/tiles/density';
 import { getTile, LOW_ZOOM_MAX_FEATURES, renderTile } from '../../domain/tiles/mvt';
 import { tilesChanged } from '../../domain/tiles/versions';
 import { removeTileTestData, tileCentre, tileOf } from '../helpers/tilesFixtures';
@@ -325,11 +325,11 @@ describe.each(GRID_ZOOMS)('z%i tiles read the tile geometry the store keeps read
    * the reference, computed without the stored column.
    */
   async function reference(x: number, y: number): Promise<Map<string, number[][][]>> {
-    const geom = generalised ? `ST_Simplify(geom_3857, $4::float8, true)` : `geom_3857`;
+    const geom = generalised ? `ST_Simplify(geom_3857, ${pixelSize3857(GRID_ZOOM)}, true)` : 'geom_3857';
     const r = await getPool().query<{ object_id: string; g: string | null }>(
-      `SELECT object_id, ST_AsGeoJSON(ST_AsMVTGeom(${geom}, ST_TileEnvelope($2, $3, $5), $6::int, $7::int, true)) AS g
-         FROM gis_features WHERE siruta = $1 AND $4::float8 IS NOT NULL`,
-      [GRID_SIRUTA, GRID_ZOOM, x, pixelSize3857(GRID_ZOOM), y, extent, extent / 64],
+      `SELECT object_id, ST_AsGeoJSON(ST_AsMVTGeom(${geom}, ST_TileEnvelope($2, $3, $4), $5::int, $6::int, true)) AS g
+         FROM gis_features WHERE siruta = $1`,
+      [GRID_SIRUTA, GRID_ZOOM, x, y, extent, (extent * MVT_BUFFER) / MVT_EXTENT],
     );
     const out = new Map<string, number[][][]>();
     for (const row of r.rows) {
