@@ -189,7 +189,7 @@ export function tilesRouter(store: Store): Router {
     {
       method: 'get',
       path: '/tiles/:source/:z/:x/:y',
-      summary: 'One Mapbox Vector Tile (optional .pbf/.mvt suffix); ETag by data version, 304 on If-None-Match, 204 when empty',
+      summary: 'One Mapbox Vector Tile (optional .pbf/.mvt suffix); weak ETag by data version, 304 on If-None-Match, 204 when empty',
       tags: ['tiles'],
       auth: 'session',
       params: TileParams,
