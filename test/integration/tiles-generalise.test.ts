@@ -372,6 +372,8 @@ describe.each(GRID_ZOOMS)('z%i tiles read the tile geometry the store keeps read
     const moved = await getTile(store, addr);
     expect(moved.etag).not.toBe(before.etag);
     expect(moved.cached).toBe(false);
+    // What the tile cache keeps is the tile's bytes alone, not a slice pinning a shared slab.
+    expect(moved.gzipped.buffer.byteLength).toBe(moved.gzipped.length);
     const now = await reference(T.x, T.y);
     expect(now.get('inside')).not.toEqual(old);
     expect(rings(planted(gunzipSync(moved.gzipped), 'gis_terenuri_status').get('inside'))).toEqual(now.get('inside'));
