@@ -8,6 +8,7 @@
 import type { Db } from '../db/pool';
 import { escapeLike, matchingOwner } from './text';
 import { parcelsExtent } from './uat';
+import { holdsLayerSql } from '../store/holdings';
 import type { Bbox, SearchResult, Viewer } from './types';
 
 /** CONTRACT.md section 4: default 20, maximum 50. */
@@ -59,7 +60,7 @@ async function searchUats(db: Db, q: string, limit: number): Promise<SearchResul
         LIMIT $2)
      SELECT h.siruta, h.name, h.county, ${bboxColumns('b.box')},
             h.geom IS NOT NULL AS has_boundary, c.box IS NOT NULL AS county_box,
-            EXISTS (SELECT 1 FROM gis_features f WHERE f.siruta = h.siruta AND f.layer_id = $3) AS synced
+            ${holdsLayerSql('h.siruta', '$3::text')} AS synced
        FROM hits h
        LEFT JOIN LATERAL (
          SELECT box2d(ST_Transform(ST_SetSRID(ST_Extent(o.geom)::geometry, 3844), 4326)) AS box

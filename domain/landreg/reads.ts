@@ -7,6 +7,7 @@
  */
 import type { Db } from '../db/pool';
 import { Prisma, type PrismaClient } from '../db/prisma';
+import { holdsLayerSql } from '../store/holdings';
 
 export interface UatEntry {
   siruta: number;
@@ -118,10 +119,10 @@ export async function cadastralRefs(db: Db, featureIds: readonly string[]): Prom
 export async function uatNamedIn(prisma: PrismaClient, text: string, parcelLayer: string): Promise<{ siruta: number; name: string; county: string | null } | null> {
   const rows = await prisma.$queryRaw<Array<{ siruta: number; name: string; county: string | null }>>`
     SELECT u.siruta, u.name, u.county
-      FROM gis_uats u
+      FROM gis_uats u, (SELECT ${parcelLayer}::text AS layer) p
      WHERE (' ' || regexp_replace(f_norm(${text}), '[^a-z0-9]+', ' ', 'g') || ' ')
            LIKE ('% ' || trim(regexp_replace(f_norm(u.name), '[^a-z0-9]+', ' ', 'g')) || ' %')
-     ORDER BY EXISTS (SELECT 1 FROM gis_features f WHERE f.siruta = u.siruta AND f.layer_id = ${parcelLayer}) DESC,
+     ORDER BY ${Prisma.raw(holdsLayerSql('u.siruta', 'p.layer'))} DESC,
               length(u.name) DESC, u.siruta
      LIMIT 1`;
   return rows[0] ?? null;
