@@ -1,6 +1,6 @@
 /**
  * SQL: does the store hold features of UAT `siruta` in layer `layer` (both SQL expressions), as
- * one probe of gis_features_layer_uat_object_key whatever the planner's statistics say.
+ * one probe of an index led by (siruta, layer_id), whatever the planner's statistics say.
  *
  * Not `EXISTS (… WHERE f.siruta = u.siruta AND f.layer_id = …)` where the UAT comes from another
  * row: PostgreSQL then estimates its selectivity as one over the number of UATs the store holds,
