@@ -9,12 +9,16 @@ import { toSyncRun, type GisSyncRun } from './sync/store';
 /** `GET /sync-status`: per UAT and layer, the latest run and the last successful one. */
 export async function syncStatus(db: Db, siruta?: number): Promise<{ items: Array<{ siruta: number; uatName: string | null; layerId: string; featureCount: number; lastRun: GisSyncRun; lastSuccessAt: string | null }> }> {
   const r = await db.query(
-    `SELECT DISTINCT ON (r.siruta, r.layer_id) r.*, u.name AS uat_name,
+    // The latest run of each UAT and layer first, then its counts: counted per run row, a UAT's
+    // features were counted once for every sync it ever had (7 runs of the bench UAT: 250 ms).
+    `SELECT r.*, u.name AS uat_name,
             (SELECT max(finished_at) FROM gis_sync_runs d WHERE d.siruta = r.siruta AND d.layer_id = r.layer_id AND d.status = 'done') AS last_success,
             (SELECT count(*)::int FROM gis_features f WHERE f.siruta = r.siruta AND f.layer_id = r.layer_id) AS feature_count
-       FROM gis_sync_runs r LEFT JOIN gis_uats u ON u.siruta = r.siruta
-      WHERE ($1::int IS NULL OR r.siruta = $1)
-      ORDER BY r.siruta, r.layer_id, r.started_at DESC`,
+       FROM (SELECT DISTINCT ON (siruta, layer_id) * FROM gis_sync_runs
+              WHERE ($1::int IS NULL OR siruta = $1)
+              ORDER BY siruta, layer_id, started_at DESC) r
+       LEFT JOIN gis_uats u ON u.siruta = r.siruta
+      ORDER BY r.siruta, r.layer_id`,
     [siruta ?? null],
   );
   return {
