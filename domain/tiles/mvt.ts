@@ -265,6 +265,9 @@ const GZIP_INLINE_MAX_BYTES = 64 * 1024;
  */
 const GZIP_OPTIONS = { level: 1, windowBits: 12 } as const;
 
+/** Room for gzip's header, trailer and stored-block overhead beyond the input (and zlib's minimum chunk). */
+const GZIP_SLACK_BYTES = 64;
+
 /**
  * One scratch buffer for the MVT on its way from base64 to gzip: the decode and the compression
  * run in one synchronous step, so no other tile can reach it in between.
@@ -288,9 +291,6 @@ function compressBase64(base64: string): Buffer | Promise<Buffer> {
   const n = scratch.write(base64, 'base64');
   return ownCopy(gzipSync(scratch.subarray(0, n), { ...GZIP_OPTIONS, chunkSize: n + GZIP_SLACK_BYTES }));
 }
-
-/** Room for gzip's header, trailer and stored-block overhead beyond the input (and zlib's minimum chunk). */
-const GZIP_SLACK_BYTES = 64;
 
 function ownCopy(b: Buffer): Buffer {
   const own = Buffer.allocUnsafeSlow(b.length);
