@@ -233,18 +233,27 @@ export function createLandregApp(opts: LandregSimOptions = {}) {
       fields: l.fields,
     });
   });
-  const query = (req: Request, res: Response) => {
+  const query = (req: Request, res: Response, next: NextFunction) => {
     const params: Record<string, string | undefined> = {};
     const src = { ...(req.query as Record<string, unknown>), ...((req.body as Record<string, unknown>) ?? {}) };
     for (const [k, v] of Object.entries(src)) if (typeof v === 'string') params[k] = v;
     const layerId = req.params.layerId;
-    const out = engine.run(layerId, params, { duplicatePages: control.faults.duplicatePages === true });
-    control.hit(`query:${out.kind}:${layerId}`);
-    if (out.siruta !== null) control.hit(`query:${out.kind}:${layerId}:${out.siruta}`);
-    // A query over several UATs fails too when one of them is failing (a county's statistics).
-    const failing = (out.sirutas ?? []).some((s) => (control.faults.failSirutas ?? []).includes(s));
-    const body = failing ? esriError('Unable to complete operation.', [`Simulated failure for ADMIN_UNIT_ID ${out.siruta}`]) : out.body;
-    res.type(params.f === 'pjson' ? 'text/plain' : 'application/json').send(JSON.stringify(body));
+    const run = () => engine.run(layerId, params, { duplicatePages: control.faults.duplicatePages === true });
+    const isIn = (out: ReturnType<typeof run>, list: number[] | undefined) => (out.sirutas ?? []).some((s) => (list ?? []).includes(s));
+    const answer = (out: ReturnType<typeof run>) => {
+      control.hit(`query:${out.kind}:${layerId}`);
+      if (out.siruta !== null) control.hit(`query:${out.kind}:${layerId}:${out.siruta}`);
+      // A query over several UATs fails too when one of them is failing (a county's statistics).
+      const body = isIn(out, control.faults.failSirutas) ? esriError('Unable to complete operation.', [`Simulated failure for ADMIN_UNIT_ID ${out.siruta}`]) : out.body;
+      res.type(params.f === 'pjson' ? 'text/plain' : 'application/json').send(JSON.stringify(body));
+    };
+    const out = run();
+    if (!isIn(out, control.faults.holdSirutas)) return answer(out);
+    // Answered, once released, from the truth as it stands then.
+    control
+      .whileHeld(() => isIn(out, control.faults.holdSirutas))
+      .then(() => answer(run()))
+      .catch(next);
   };
   api.get('/map/rest/:layerId/query', query);
   api.post('/map/rest/:layerId/query', form, query);

@@ -31,6 +31,12 @@ export interface Faults {
    */
   failSirutas?: number[];
   /**
+   * Extension (landreg): layer queries restricted to one of these UATs wait, unanswered, until
+   * the faults change so that the UAT is no longer listed: a sync of that UAT stays running for
+   * exactly as long as a test needs, whatever the machine's speed.
+   */
+  holdSirutas?: number[];
+  /**
    * Extension (cfportal): a submit is accepted (credits taken, cart emptied) but its answer is
    * lost (504) and the order appears in the order list only this many seconds later.
    */
@@ -46,6 +52,7 @@ const faultsBody = z.object({
   slowMs: z.number().min(0).optional(),
   duplicatePages: z.boolean().optional(),
   failSirutas: z.array(z.number().int().positive()).max(1000).optional(),
+  holdSirutas: z.array(z.number().int().positive()).max(1000).optional(),
   submitListedAfterSeconds: z.number().min(0).max(86_400).optional(),
 });
 
@@ -74,6 +81,8 @@ export class SimControl {
   private faulted = 0;
   private callNo = 0;
   private errorDice = new Prng(hashSeed('faults'));
+  /** Calls waiting for the faults to change (`holdSirutas`). */
+  private faultWaiters: Array<() => void> = [];
 
   /**
    * `errorAnswer` (extension): how this simulator answers a call picked by `errorRate`; default a
@@ -99,9 +108,21 @@ export class SimControl {
   }
 
   clearFaults(): void {
-    this.faults = { ...NO_FAULTS };
+    this.setFaults({ ...NO_FAULTS });
     this.callNo = 0;
     this.errorDice = new Prng(hashSeed('faults'));
+  }
+
+  private setFaults(next: Faults): void {
+    this.faults = next;
+    const waiters = this.faultWaiters;
+    this.faultWaiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  /** Resolves once `held()` is false, re-checked each time the faults change. */
+  async whileHeld(held: () => boolean): Promise<void> {
+    while (held()) await new Promise<void>((wake) => this.faultWaiters.push(wake));
   }
 
   /** Applies maintenance, latency, slow calls and random errors to every non-/__sim call. */
@@ -160,7 +181,7 @@ export class SimControl {
         res.status(400).json({ error: 'invalid_faults', issues: parsed.error.issues });
         return;
       }
-      this.faults = { ...this.faults, ...parsed.data };
+      this.setFaults({ ...this.faults, ...parsed.data });
       res.json(this.faults);
     });
     r.delete('/faults', (_req, res) => {

@@ -372,6 +372,25 @@ describe('fault injection takes effect and clears', () => {
     expect(after.features).toHaveLength(count);
   });
 
+  test('holdSirutas keeps a held UAT\'s queries unanswered until a change of faults releases it; other UATs answer meanwhile', async () => {
+    const count = (siruta: number) => c.json<{ count: number }>(c.query('TERENURI_ACTIVE', { where: `ADMIN_UNIT_ID=${siruta}`, returnCountOnly: 'true' }));
+    const before = (await count(UATS[0].siruta)).count;
+    let answered = false;
+    try {
+      await c.control('POST', '/faults', { holdSirutas: [UATS[0].siruta] });
+      const held = count(UATS[0].siruta).then((r) => ((answered = true), r));
+      // Another UAT, and a change of faults that still lists the held one, leave it held.
+      expect((await count(UATS[1].siruta)).count).toBeGreaterThan(0);
+      await c.control('POST', '/faults', { latencyMs: 0 });
+      expect((await count(UATS[2].siruta)).count).toBeGreaterThan(0);
+      expect(answered).toBe(false);
+      await c.control('POST', '/faults', { holdSirutas: [] });
+      expect(await held).toEqual({ count: before });
+    } finally {
+      await c.control('DELETE', '/faults');
+    }
+  });
+
   test('reset clears every fault', async () => {
     await c.control('POST', '/faults', { errorRate: 1, latencyMs: 50, duplicatePages: true, maintenance: true });
     await c.control('POST', '/reset', {});

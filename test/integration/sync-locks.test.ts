@@ -101,8 +101,8 @@ describe('one sync of a UAT at a time, whatever its kind', () => {
   test('a background sync is refused while a foreground sync of the same UAT runs, and the other way round; another UAT syncs beside it', async () => {
     const [a, b] = [uats[0].siruta, uats[1].siruta];
     await Promise.all([forgetUat(rig.db, a), forgetUat(rig.db, b)]);
-    // A slow portal keeps the foreground sync running while we ask for more.
-    await rig.simJson('POST', '/__sim/faults', { latencyMs: 1500 });
+    // The portal holds both UATs' queries: both syncs stay running until the test lets them go.
+    await rig.simJson('POST', '/__sim/faults', { holdSirutas: [a, b] });
     try {
       const foreground = api('POST', '/api/landreg/sync', { siruta: a, layer: 'TERENURI_ACTIVE' });
       const fgId = await runningForegroundSync(a);
@@ -121,7 +121,7 @@ describe('one sync of a UAT at a time, whatever its kind', () => {
       expect((await foreground).status).toBe(200);
       expect(await finished(other.body.jobId)).toMatchObject({ status: 'done' });
 
-      await rig.simJson('POST', '/__sim/faults', { latencyMs: 1500 });
+      await rig.simJson('POST', '/__sim/faults', { holdSirutas: [a] });
       const background = await api('POST', '/api/landreg/sync-background', { siruta: a, mode: 'base' });
       expect(background.status).toBe(202);
       const waiting = await api('POST', '/api/landreg/sync', { siruta: a, layer: 'TERENURI_ACTIVE' });
@@ -136,7 +136,8 @@ describe('one sync of a UAT at a time, whatever its kind', () => {
 
   test("a county job leaves a UAT a user's sync holds to that sync and syncs the others", async () => {
     const held = uats[0];
-    await rig.simJson('POST', '/__sim/faults', { latencyMs: 1500 });
+    // The user's sync stays running, its portal queries held, until the county job has ended.
+    await rig.simJson('POST', '/__sim/faults', { holdSirutas: [held.siruta] });
     let userJob: string;
     let result;
     try {
