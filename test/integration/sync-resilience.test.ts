@@ -191,7 +191,8 @@ describe('sync routes', () => {
 
   test('disconnect is refused with 409 jobs_running while a sync runs, and allowed after', async () => {
     expect((await api('POST', '/api/landreg/login', {})).status).toBe(200);
-    await simJson('POST', '/__sim/faults', { latencyMs: 500 });
+    // The portal holds the UAT's queries: the sync runs until the test lets it go.
+    await simJson('POST', '/__sim/faults', { holdSirutas: [API_SIRUTA] });
     try {
       const r = await api('POST', '/api/landreg/sync-background', { siruta: API_SIRUTA, mode: 'base', layers: [LAYER] });
       expect(r.status).toBe(202);

@@ -175,8 +175,8 @@ describe('sync jobs', () => {
 
   test('sync-background answers 202, refuses a twin with 409, refuses a disconnect, and reports progress', async () => {
     await rig.simJson('POST', '/__sim/mutate', { siruta, layerId: 'TERENURI_ACTIVE', add: 4, remove: 1 });
-    // Slow the portal down so the job is still running while we poke at it.
-    await rig.simJson('POST', '/__sim/faults', { latencyMs: 400 });
+    // The portal holds the UAT's queries, so the job is still running while we poke at it.
+    await rig.simJson('POST', '/__sim/faults', { holdSirutas: [siruta] });
     try {
       const r = await api('POST', '/api/landreg/sync-background', { body: { siruta, mode: 'base' } });
       expect(r.status).toBe(202);
@@ -221,7 +221,7 @@ describe('sync jobs', () => {
     // Ilfov's third-smallest UAT: nothing runs for it yet.
     const other = (await pickUat(rig, 234, 2)).siruta;
     await forgetUat(rig.db, other);
-    await rig.simJson('POST', '/__sim/faults', { latencyMs: 200 });
+    await rig.simJson('POST', '/__sim/faults', { holdSirutas: [other] });
     try {
       const answers = await Promise.all([1, 2, 3].map(() => api('POST', '/api/landreg/sync-background', { body: { siruta: other, mode: 'base' } })));
       const started = answers.filter((a) => a.status === 202);
