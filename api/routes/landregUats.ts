@@ -2,7 +2,7 @@
 import type { Router } from 'express';
 import { z } from 'zod';
 import {
-  cachedFeatureCounts,
+  featureCounts,
   listCounties,
   listUats,
   patchUatCatalogue,
@@ -35,13 +35,13 @@ export function registerLandregUatRoutes(router: Router, landregApi: LandregApi)
       tags: TAGS,
       auth: 'session',
       query: z.object({ features: z.enum(['true', 'false']).optional() }),
-      response: { description: 'UAT-urile; cu features=true fiecare are numărul local de obiecte (cache 5 min)', schema: z.object({ items: z.array(UatItem), total: z.number().int() }) },
+      response: { description: 'UAT-urile; cu features=true fiecare are numărul local de obiecte', schema: z.object({ items: z.array(UatItem), total: z.number().int() }) },
     },
     async ({ query }) => {
       const db = landregApi.db;
       const items = await listUats(db);
       if (query.features === 'true') {
-        const counts = await cachedFeatureCounts(db);
+        const counts = await featureCounts(db);
         for (const u of items) (u as z.infer<typeof UatItem>).featureCount = counts.get(u.siruta) ?? 0;
       }
       return { items, total: items.length };

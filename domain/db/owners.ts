@@ -32,6 +32,7 @@ export const TABLE_OWNERS = {
   gis_uats: 'store',
   gis_layers: 'store',
   gis_features: 'store',
+  gis_layer_counts: 'store',
   gis_sync_runs: 'store',
   gis_sync_pending: 'store',
   landreg_portal_sessions: 'store',

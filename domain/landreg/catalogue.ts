@@ -12,9 +12,6 @@ import { tilesChanged } from '../tiles/versions';
 import type { LandregClient } from './client';
 import { fetchAllFeatures, listWorkspaces, listWorkspaceUats, uatDetail, type PortalUat } from './portal';
 
-/** Spec 4.4: the per-UAT feature counts of `GET /uats?features=true` are refreshed after 5 minutes. */
-export const FEATURE_COUNT_CACHE_MS = 5 * 60_000;
-
 /** Spec 4.4 PATCH: geometry is skipped when more than 50% of UATs already have it. */
 export const GEOMETRY_SKIP_RATIO = 0.5;
 
@@ -48,31 +45,14 @@ export async function listUats(db: Db): Promise<UatItem[]> {
   }));
 }
 
-async function readFeatureCounts(db: Db): Promise<Map<number, number>> {
-  const r = await db.query<{ siruta: number; n: number }>(`SELECT siruta, count(*)::int AS n FROM gis_features GROUP BY siruta`);
-  return new Map(r.rows.map((x) => [x.siruta, x.n]));
-}
-
-let countsMemo: { at: number; counts: Map<number, number> } | undefined;
-let countsRefresh: Promise<Map<number, number>> | undefined;
-
 /**
- * Per-UAT feature counts, cached: the first call waits for the query, later calls answer from
- * the cache and, once it is older than 5 minutes, refresh it in the background.
+ * Per-UAT feature counts, from gis_layer_counts (migration 035, kept by triggers): exact and
+ * current at the cost of one small read, where the spec's 5-minute cache of a full count of the
+ * store was both stale and, at country scale, a scan of millions of rows every five minutes.
  */
-export async function cachedFeatureCounts(db: Db, now = Date.now()): Promise<Map<number, number>> {
-  const refresh = () =>
-    (countsRefresh ??= readFeatureCounts(db)
-      .then((counts) => {
-        countsMemo = { at: Date.now(), counts };
-        return counts;
-      })
-      .finally(() => {
-        countsRefresh = undefined;
-      }));
-  if (!countsMemo) return refresh();
-  if (now - countsMemo.at > FEATURE_COUNT_CACHE_MS) void refresh().catch(() => undefined);
-  return countsMemo.counts;
+export async function featureCounts(db: Db): Promise<Map<number, number>> {
+  const r = await db.query<{ siruta: number; n: number }>(`SELECT siruta, sum(total)::int AS n FROM gis_layer_counts WHERE total > 0 GROUP BY siruta`);
+  return new Map(r.rows.map((x) => [x.siruta, x.n]));
 }
 
 /**

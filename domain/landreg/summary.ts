@@ -13,7 +13,7 @@ export async function syncStatus(db: Db, siruta?: number): Promise<{ items: Arra
     // features were counted once for every sync it ever had (7 runs of the bench UAT: 250 ms).
     `SELECT r.*, u.name AS uat_name,
             (SELECT max(finished_at) FROM gis_sync_runs d WHERE d.siruta = r.siruta AND d.layer_id = r.layer_id AND d.status = 'done') AS last_success,
-            (SELECT count(*)::int FROM gis_features f WHERE f.siruta = r.siruta AND f.layer_id = r.layer_id) AS feature_count
+            coalesce((SELECT c.total FROM gis_layer_counts c WHERE c.siruta = r.siruta AND c.layer_id = r.layer_id), 0)::int AS feature_count
        FROM (SELECT DISTINCT ON (siruta, layer_id) * FROM gis_sync_runs
               WHERE ($1::int IS NULL OR siruta = $1)
               ORDER BY siruta, layer_id, started_at DESC) r
@@ -67,17 +67,25 @@ export async function lastSyncChanges(db: Db, siruta: number): Promise<LayerSync
   }));
 }
 
+/**
+ * The store's summaries read gis_layer_counts (migration 035), kept by statement triggers on
+ * gis_features: a few rows per UAT, whatever the store holds.
+ */
+const COUNTED = `gis_layer_counts WHERE total > 0`;
+
 /** `GET /stats`: counts of UATs, parcels, buildings and the store's size. */
 export async function storeStats(db: Db): Promise<{ uats: number; uatsWithFeatures: number; parcels: number; buildings: number; features: number; enrichedParcels: number; storeSizeBytes: number; lastSyncAt: string | null }> {
   const r = await db.query(
     `SELECT (SELECT count(*)::int FROM gis_uats) AS uats,
-            (SELECT count(DISTINCT siruta)::int FROM gis_features) AS uats_with_features,
-            (SELECT count(*)::int FROM gis_features WHERE layer_id = 'TERENURI_ACTIVE') AS parcels,
-            (SELECT count(*)::int FROM gis_features WHERE layer_id = 'CLADIRI_ACTIVE') AS buildings,
-            (SELECT count(*)::int FROM gis_features) AS features,
-            (SELECT count(*)::int FROM gis_features WHERE layer_id = 'TERENURI_ACTIVE' AND enrichment IS NOT NULL) AS enriched,
+            c.uats_with_features, c.parcels, c.buildings, c.features, c.enriched,
             (pg_total_relation_size('gis_features') + pg_total_relation_size('gis_uats'))::bigint::text AS size,
-            (SELECT max(finished_at) FROM gis_sync_runs WHERE status = 'done') AS last_sync`,
+            (SELECT max(finished_at) FROM gis_sync_runs WHERE status = 'done') AS last_sync
+       FROM (SELECT count(DISTINCT siruta)::int AS uats_with_features,
+                    coalesce(sum(total) FILTER (WHERE layer_id = 'TERENURI_ACTIVE'), 0)::int AS parcels,
+                    coalesce(sum(total) FILTER (WHERE layer_id = 'CLADIRI_ACTIVE'), 0)::int AS buildings,
+                    coalesce(sum(total), 0)::int AS features,
+                    coalesce(sum(enriched) FILTER (WHERE layer_id = 'TERENURI_ACTIVE'), 0)::int AS enriched
+               FROM ${COUNTED}) c`,
   );
   const x = r.rows[0];
   return {
@@ -95,15 +103,11 @@ export async function storeStats(db: Db): Promise<{ uats: number; uatsWithFeatur
 /** `GET /db-summary`: per UAT with features, per layer: with geometry, without (NO_GEOMETRY), enriched. */
 export async function dbSummary(db: Db): Promise<{ uats: Array<{ siruta: number; name: string | null; county: string | null; layers: Record<string, { total: number; withGeometry: number; noGeometry: number; enriched: number; reenrichMarked: number }>; lastSyncAt: string | null }> }> {
   const r = await db.query(
-    `SELECT f.siruta, u.name, u.county, f.layer_id,
-            count(*)::int AS total,
-            count(*) FILTER (WHERE f.geom IS NOT NULL)::int AS with_geometry,
-            count(*) FILTER (WHERE f.geometry_source = 'NO_GEOMETRY')::int AS no_geometry,
-            count(*) FILTER (WHERE f.enrichment IS NOT NULL)::int AS enriched,
-            count(*) FILTER (WHERE f.reenrich_marked)::int AS reenrich_marked,
-            (SELECT max(finished_at) FROM gis_sync_runs r WHERE r.siruta = f.siruta AND r.status = 'done') AS last_sync
-       FROM gis_features f LEFT JOIN gis_uats u ON u.siruta = f.siruta
-      GROUP BY f.siruta, u.name, u.county, f.layer_id ORDER BY u.county, u.name, f.siruta, f.layer_id`,
+    `SELECT c.siruta, u.name, u.county, c.layer_id, c.total::int, c.with_geometry::int, c.no_geometry::int, c.enriched::int,
+            c.reenrich_marked::int,
+            (SELECT max(finished_at) FROM gis_sync_runs r WHERE r.siruta = c.siruta AND r.status = 'done') AS last_sync
+       FROM (SELECT * FROM ${COUNTED}) c LEFT JOIN gis_uats u ON u.siruta = c.siruta
+      ORDER BY u.county, u.name, c.siruta, c.layer_id`,
   );
   const bySiruta = new Map<number, { siruta: number; name: string | null; county: string | null; layers: Record<string, { total: number; withGeometry: number; noGeometry: number; enriched: number; reenrichMarked: number }>; lastSyncAt: string | null }>();
   for (const x of r.rows) {
@@ -118,7 +122,7 @@ export async function dbSummary(db: Db): Promise<{ uats: Array<{ siruta: number;
 export async function layersSummary(db: Db): Promise<{ layers: Array<{ layerId: string; category: string | null; name: string | null; features: number; uats: number }> }> {
   const r = await db.query(
     `SELECT l.layer_id, l.category, l.name, coalesce(c.n, 0)::int AS features, coalesce(c.uats, 0)::int AS uats
-       FROM gis_layers l LEFT JOIN (SELECT layer_id, count(*) AS n, count(DISTINCT siruta) AS uats FROM gis_features GROUP BY layer_id) c USING (layer_id)
+       FROM gis_layers l LEFT JOIN (SELECT layer_id, sum(total) AS n, count(*) AS uats FROM ${COUNTED} GROUP BY layer_id) c USING (layer_id)
       ORDER BY l.category, l.layer_id`,
   );
   return { layers: r.rows.map((x) => ({ layerId: x.layer_id, category: x.category, name: x.name, features: x.features, uats: x.uats })) };
@@ -145,7 +149,8 @@ export async function listFeatures(db: Db, q: { siruta?: number; layerId?: strin
          FROM gis_features WHERE ${where} ORDER BY siruta, layer_id, object_id LIMIT $3 OFFSET $4`,
       [...params, q.limit, q.offset],
     ),
-    db.query<{ n: number }>(`SELECT count(*)::int AS n FROM gis_features WHERE ${where}`, params),
+    // The same filter over the kept counts: a page of the whole store does not count the store.
+    db.query<{ n: number }>(`SELECT coalesce(sum(total), 0)::int AS n FROM gis_layer_counts WHERE ${where}`, params),
   ]);
   return {
     items: items.rows.map((x) => ({

@@ -138,11 +138,65 @@ CREATE TRIGGER gis_uats_derive_geom BEFORE INSERT OR UPDATE ON public.gis_uats
 /**
  * The fill of a trigger-kept column for the rows that exist: a derived column is not a sync, so it
  * keeps each feature's updated_at (the sync stamp the OGC datetime filter and the export
- * staleness read). It runs inside its object's transaction, so the touch trigger is never left off.
+ * staleness read), and it changes nothing the layer counts count, so their statement trigger need
+ * not copy the whole store into its transition tables. Every user trigger is off for the fill (the
+ * others fire only on columns a fill does not set); it runs inside its object's transaction, so
+ * none is ever left off.
  */
-const fillKeepingStamps = (update: string) => `ALTER TABLE public.gis_features DISABLE TRIGGER gis_features_touch;
+const fillKeepingStamps = (update: string) => `ALTER TABLE public.gis_features DISABLE TRIGGER USER;
 ${update};
-ALTER TABLE public.gis_features ENABLE TRIGGER gis_features_touch`;
+ALTER TABLE public.gis_features ENABLE TRIGGER USER`;
+
+/**
+ * Feature counts per UAT and layer (table gis_layer_counts, migration 035), kept by statement
+ * triggers that add what a statement inserted and subtract what it removed, read from its
+ * transition tables: a page of the sync adds one delta per UAT and layer, not one per row, and the
+ * summaries read a few rows instead of counting the store. Rows are locked in key order, so two
+ * statements touching the same UATs cannot deadlock on them. Refilled from the features whenever
+ * this SQL changes (its checksum), with writers held off meanwhile.
+ */
+const LAYER_COUNTS_FUNCTION = 'public.f_gis_features_layer_counts';
+const LAYER_COUNTS_TRIGGER = 'gis_features_layer_counts_insert';
+const LAYER_COUNTED = `count(*), count(*) FILTER (WHERE geom IS NOT NULL), count(*) FILTER (WHERE geometry_source = 'NO_GEOMETRY'),
+         count(*) FILTER (WHERE enrichment IS NOT NULL), count(*) FILTER (WHERE reenrich_marked)`;
+const layerCountsDelta = (rows: string, sign: '+' | '-') => `INSERT INTO public.gis_layer_counts AS c (siruta, layer_id, total, with_geometry, no_geometry, enriched, reenrich_marked)
+  SELECT siruta, layer_id, ${LAYER_COUNTED.replace(/count\(/g, `${sign}count(`)}
+    FROM ${rows} GROUP BY siruta, layer_id ORDER BY siruta, layer_id
+  ON CONFLICT (siruta, layer_id) DO UPDATE SET total = c.total + EXCLUDED.total, with_geometry = c.with_geometry + EXCLUDED.with_geometry,
+    no_geometry = c.no_geometry + EXCLUDED.no_geometry, enriched = c.enriched + EXCLUDED.enriched, reenrich_marked = c.reenrich_marked + EXCLUDED.reenrich_marked`;
+const layerCountsSql = `LOCK TABLE public.gis_features IN SHARE ROW EXCLUSIVE MODE;
+CREATE OR REPLACE FUNCTION ${LAYER_COUNTS_FUNCTION}() RETURNS trigger
+  LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF TG_OP IN ('UPDATE', 'DELETE') THEN
+    ${layerCountsDelta('old_rows', '-')};
+  END IF;
+  IF TG_OP IN ('INSERT', 'UPDATE') THEN
+    ${layerCountsDelta('new_rows', '+')};
+  END IF;
+  RETURN NULL;
+END $fn$;
+CREATE OR REPLACE FUNCTION public.f_gis_features_layer_counts_truncate() RETURNS trigger
+  LANGUAGE plpgsql AS $fn$
+BEGIN
+  DELETE FROM public.gis_layer_counts;
+  RETURN NULL;
+END $fn$;
+DROP TRIGGER IF EXISTS ${LAYER_COUNTS_TRIGGER} ON public.gis_features;
+DROP TRIGGER IF EXISTS gis_features_layer_counts_update ON public.gis_features;
+DROP TRIGGER IF EXISTS gis_features_layer_counts_delete ON public.gis_features;
+DROP TRIGGER IF EXISTS gis_features_layer_counts_truncate ON public.gis_features;
+CREATE TRIGGER ${LAYER_COUNTS_TRIGGER} AFTER INSERT ON public.gis_features
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${LAYER_COUNTS_FUNCTION}();
+CREATE TRIGGER gis_features_layer_counts_update AFTER UPDATE ON public.gis_features
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${LAYER_COUNTS_FUNCTION}();
+CREATE TRIGGER gis_features_layer_counts_delete AFTER DELETE ON public.gis_features
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION ${LAYER_COUNTS_FUNCTION}();
+CREATE TRIGGER gis_features_layer_counts_truncate AFTER TRUNCATE ON public.gis_features
+  FOR EACH STATEMENT EXECUTE FUNCTION public.f_gis_features_layer_counts_truncate();
+DELETE FROM public.gis_layer_counts;
+INSERT INTO public.gis_layer_counts (siruta, layer_id, total, with_geometry, no_geometry, enriched, reenrich_marked)
+  SELECT siruta, layer_id, ${LAYER_COUNTED} FROM public.gis_features GROUP BY siruta, layer_id`;
 
 /**
  * The lowest zoom each feature is kept from in generalised tiles (domain/tiles/density.ts): the
@@ -260,7 +314,7 @@ ${fillKeepingStamps(`UPDATE public.gis_features f SET ${STORED_PROPERTIES_COLUMN
 
 type Derived = {
   name: string;
-  group: 'uat-trigger' | 'tile-minzoom' | 'tile-grid' | 'building-parent' | 'ogc-properties' | 'uat-views' | 'feature-views' | 'status-views' | 'grid-views';
+  group: 'uat-trigger' | 'layer-counts' | 'tile-minzoom' | 'tile-grid' | 'building-parent' | 'ogc-properties' | 'uat-views' | 'feature-views' | 'status-views' | 'grid-views';
   sql: string;
   /** A trigger function: current only while this trigger calls it. */
   trigger?: string;
@@ -282,6 +336,7 @@ const featureViews = (schema: string): Array<[string, string]> => [
 /** In dependency order: the trigger before the views, plain feature views before status views. */
 export const DERIVED_OBJECTS: readonly Derived[] = [
   { name: 'public.f_gis_uats_derive_geom', group: 'uat-trigger', sql: `${uatTriggerFunctionSql};\n${uatTriggerSql}`, trigger: 'gis_uats_derive_geom' },
+  { name: LAYER_COUNTS_FUNCTION, group: 'layer-counts', sql: layerCountsSql, trigger: LAYER_COUNTS_TRIGGER },
   { name: MINZOOM_FUNCTION, group: 'tile-minzoom', sql: tileMinzoomSql },
   { name: TILE_GRID_FUNCTION, group: 'tile-grid', sql: tileGridSql, trigger: TILE_GRID_TRIGGER },
   { name: BUILDING_PARENT_FUNCTION, group: 'building-parent', sql: buildingParentSql, trigger: BUILDING_PARENT_TRIGGER },
@@ -364,7 +419,7 @@ async function applyGroups(db: Db, groups: Derived['group'][], force: boolean): 
 
 /** Applies every derived object whose SQL changed or that is missing; returns what it (re)created. */
 export async function ensureDerivedObjects(db: Db): Promise<string[]> {
-  return applyGroups(db, ['uat-trigger', 'tile-minzoom', 'tile-grid', 'building-parent', 'ogc-properties', 'uat-views', 'feature-views', 'status-views', 'grid-views'], false);
+  return applyGroups(db, ['uat-trigger', 'layer-counts', 'tile-minzoom', 'tile-grid', 'building-parent', 'ogc-properties', 'uat-views', 'feature-views', 'status-views', 'grid-views'], false);
 }
 
 export type ViewState = { name: string; exists: boolean; current: boolean };

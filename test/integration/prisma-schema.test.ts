@@ -9,8 +9,8 @@ import path from 'node:path';
 import { projectRoot } from '../../domain/config';
 import { closePool, getPool } from '../../domain/db/pool';
 
-/** Tables worked on with pg only (PostGIS, COPY, bookkeeping of the tools), not through Prisma. */
-const PG_ONLY_TABLES = new Set(['schemaversion', 'spatial_ref_sys', 'tile_versions', 'tile_archive_builds']);
+/** Tables worked on with pg only (PostGIS, COPY, kept by triggers, bookkeeping of the tools), not through Prisma. */
+const PG_ONLY_TABLES = new Set(['schemaversion', 'spatial_ref_sys', 'tile_versions', 'tile_archive_builds', 'gis_layer_counts']);
 
 interface ModelShape {
   model: string;

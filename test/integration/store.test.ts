@@ -19,6 +19,8 @@ import {
   uatViewsExist,
 } from '../../domain/store/views';
 import { TILE_SOURCES } from '../../domain/tiles/sources';
+import { dbSummary, layersSummary, listFeatures, storeStats, syncStatus } from '../../domain/landreg/summary';
+import { featureCounts } from '../../domain/landreg/catalogue';
 
 const scratch = scratchDatabase('geoportal_store_test');
 const scratchUrl = scratch.url;
@@ -464,5 +466,79 @@ describe('tile views', () => {
     expect(JSON.parse(`{${written.full_text}}`)).toMatchObject({ PROPRIETARI: 'Ioana Şerban (1/1)', CATEGORIE: 'V:100' });
     expect(JSON.parse(`{${written.restricted}}`)).toMatchObject({ CATEGORIE: 'V:100' });
     expect(written.restricted).not.toContain('Şerban');
+  });
+
+  it('the store summaries count what every write left, without counting the store: inserts, updates, layer moves, deletes, a refill, a truncate', async () => {
+    const recount = () =>
+      pool.query(
+        `SELECT siruta, layer_id, count(*)::int AS total, count(*) FILTER (WHERE geom IS NOT NULL)::int AS with_geometry,
+                count(*) FILTER (WHERE geometry_source = 'NO_GEOMETRY')::int AS no_geometry, count(*) FILTER (WHERE enrichment IS NOT NULL)::int AS enriched,
+                count(*) FILTER (WHERE reenrich_marked)::int AS reenrich_marked
+           FROM gis_features GROUP BY siruta, layer_id ORDER BY siruta, layer_id`,
+      );
+    const kept = () =>
+      pool.query(
+        `SELECT siruta, layer_id, total::int, with_geometry::int, no_geometry::int, enriched::int, reenrich_marked::int
+           FROM gis_layer_counts WHERE total > 0 ORDER BY siruta, layer_id`,
+      );
+    const uat = async (siruta: number) => (await dbSummary(pool)).uats.find((u) => u.siruta === siruta)?.layers;
+
+    // One statement, two layers: three parcels with geometry, one imported without, two buildings.
+    await pool.query(
+      `INSERT INTO gis_features (layer_id, siruta, object_id, cadastral_ref, geom, geometry_source)
+       SELECT l, 900077, n, n::text, CASE WHEN n = 4 THEN NULL ELSE ST_Translate(ST_GeomFromText($1, 3844), n * 200, 0) END,
+              CASE WHEN n = 4 THEN 'NO_GEOMETRY' END
+         FROM (VALUES ('TERENURI_ACTIVE', 1), ('TERENURI_ACTIVE', 2), ('TERENURI_ACTIVE', 3), ('TERENURI_ACTIVE', 4), ('CLADIRI_ACTIVE', 5), ('CLADIRI_ACTIVE', 6)) v(l, n)`,
+      [parcelWkt],
+    );
+    expect(await uat(900077)).toEqual({
+      TERENURI_ACTIVE: { total: 4, withGeometry: 3, noGeometry: 1, enriched: 0, reenrichMarked: 0 },
+      CLADIRI_ACTIVE: { total: 2, withGeometry: 2, noGeometry: 0, enriched: 0, reenrichMarked: 0 },
+    });
+    // Enrichment of two parcels, one marked for re-enrichment, one parcel losing its geometry, a building moved to another layer.
+    await pool.query(`UPDATE gis_features SET enrichment = '{"NR_CF": "1"}', enriched_at = now() WHERE siruta = 900077 AND object_id IN (1, 2)`);
+    await pool.query(`UPDATE gis_features SET reenrich_marked = true WHERE siruta = 900077 AND object_id = 2`);
+    await pool.query(`UPDATE gis_features SET geom = NULL WHERE siruta = 900077 AND object_id = 3`);
+    await pool.query(`UPDATE gis_features SET layer_id = 'LIMITE_UAT' WHERE siruta = 900077 AND object_id = 6`);
+    expect(await uat(900077)).toEqual({
+      TERENURI_ACTIVE: { total: 4, withGeometry: 2, noGeometry: 1, enriched: 2, reenrichMarked: 1 },
+      CLADIRI_ACTIVE: { total: 1, withGeometry: 1, noGeometry: 0, enriched: 0, reenrichMarked: 0 },
+      LIMITE_UAT: { total: 1, withGeometry: 1, noGeometry: 0, enriched: 0, reenrichMarked: 0 },
+    });
+    // Deleting the moved feature: its layer drops out of the UAT's summary and the layers' summary.
+    await pool.query(`DELETE FROM gis_features WHERE siruta = 900077 AND layer_id = 'LIMITE_UAT'`);
+    expect(Object.keys((await uat(900077))!)).toEqual(['CLADIRI_ACTIVE', 'TERENURI_ACTIVE']);
+    expect((await kept()).rows).toEqual((await recount()).rows);
+
+    const truth = (await recount()).rows;
+    const sum = (pick: (r: (typeof truth)[number]) => boolean, col: 'total' | 'enriched' = 'total') => truth.filter(pick).reduce((a, r) => a + r[col], 0);
+    expect(await storeStats(pool)).toMatchObject({
+      uatsWithFeatures: new Set(truth.map((r) => r.siruta)).size,
+      parcels: sum((r) => r.layer_id === 'TERENURI_ACTIVE'),
+      buildings: sum((r) => r.layer_id === 'CLADIRI_ACTIVE'),
+      features: sum(() => true),
+      enrichedParcels: sum((r) => r.layer_id === 'TERENURI_ACTIVE', 'enriched'),
+    });
+    const layers = (await layersSummary(pool)).layers;
+    expect(layers.find((l) => l.layerId === 'TERENURI_ACTIVE')).toMatchObject({ features: sum((r) => r.layer_id === 'TERENURI_ACTIVE'), uats: truth.filter((r) => r.layer_id === 'TERENURI_ACTIVE').length });
+    expect(layers.find((l) => l.layerId === 'LIMITE_UAT')).toMatchObject({ features: sum((r) => r.layer_id === 'LIMITE_UAT') });
+    expect((await featureCounts(pool)).get(900077)).toBe(5);
+    expect((await listFeatures(pool, { siruta: 900077, limit: 1, offset: 0 })).total).toBe(5);
+    expect((await listFeatures(pool, { siruta: 900077, layerId: 'CLADIRI_ACTIVE', limit: 1, offset: 0 })).total).toBe(1);
+    expect((await listFeatures(pool, { limit: 1, offset: 0 })).total).toBe(sum(() => true));
+    const run = await pool.query(`INSERT INTO gis_sync_runs (siruta, layer_id, mode, trigger, status) VALUES (900077, 'TERENURI_ACTIVE', 'full', 'manual', 'done') RETURNING id`);
+    expect((await syncStatus(pool, 900077)).items).toEqual([expect.objectContaining({ layerId: 'TERENURI_ACTIVE', featureCount: 4 })]);
+    await pool.query(`DELETE FROM gis_sync_runs WHERE id = $1`, [run.rows[0].id]);
+
+    // Counts gone wrong (a hand edit) are refilled from the features when the rule is applied again.
+    await pool.query(`UPDATE gis_layer_counts SET total = total + 100`);
+    await pool.query(`COMMENT ON FUNCTION public.f_gis_features_layer_counts() IS NULL`);
+    expect(await migrate(scratchUrl)).toEqual({ applied: [], derived: ['public.f_gis_features_layer_counts'] });
+    expect((await kept()).rows).toEqual(truth);
+
+    // The last test of the file: a truncate empties every count.
+    await pool.query(`TRUNCATE gis_features CASCADE`);
+    expect(await storeStats(pool)).toMatchObject({ uatsWithFeatures: 0, parcels: 0, buildings: 0, features: 0, enrichedParcels: 0 });
+    expect((await dbSummary(pool)).uats).toEqual([]);
   });
 });
