@@ -6,6 +6,7 @@
  */
 import type pg from 'pg';
 import type { Db } from '../db/pool';
+import { LAYER_COUNTS_SQL } from '../store/holdings';
 import type { PrismaClient } from '../db/prisma';
 import { mapBounded } from '../concurrency';
 import { tilesChanged } from '../tiles/versions';
@@ -51,7 +52,7 @@ export async function listUats(db: Db): Promise<UatItem[]> {
  * store was both stale and, at country scale, a scan of millions of rows every five minutes.
  */
 export async function featureCounts(db: Db): Promise<Map<number, number>> {
-  const r = await db.query<{ siruta: number; n: number }>(`SELECT siruta, sum(total)::int AS n FROM gis_layer_counts WHERE total > 0 GROUP BY siruta`);
+  const r = await db.query<{ siruta: number; n: number }>(`SELECT siruta, sum(total)::int AS n FROM ${LAYER_COUNTS_SQL} c GROUP BY siruta`);
   return new Map(r.rows.map((x) => [x.siruta, x.n]));
 }
 

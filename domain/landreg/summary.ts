@@ -3,6 +3,7 @@
  * stats, per-UAT summary, per-layer counts, the feature list and the local half of debug-fields.
  */
 import type { Db } from '../db/pool';
+import { LAYER_COUNTS_SQL } from '../store/holdings';
 import { describeSyncChanges } from './sync/rules';
 import { toSyncRun, type GisSyncRun } from './sync/store';
 
@@ -13,7 +14,7 @@ export async function syncStatus(db: Db, siruta?: number): Promise<{ items: Arra
     // features were counted once for every sync it ever had (7 runs of the bench UAT: 250 ms).
     `SELECT r.*, u.name AS uat_name,
             (SELECT max(finished_at) FROM gis_sync_runs d WHERE d.siruta = r.siruta AND d.layer_id = r.layer_id AND d.status = 'done') AS last_success,
-            coalesce((SELECT c.total FROM gis_layer_counts c WHERE c.siruta = r.siruta AND c.layer_id = r.layer_id), 0)::int AS feature_count
+            coalesce((SELECT sum(c.total) FROM gis_layer_counts c WHERE c.siruta = r.siruta AND c.layer_id = r.layer_id), 0)::int AS feature_count
        FROM (SELECT DISTINCT ON (siruta, layer_id) * FROM gis_sync_runs
               WHERE ($1::int IS NULL OR siruta = $1)
               ORDER BY siruta, layer_id, started_at DESC) r
@@ -67,12 +68,6 @@ export async function lastSyncChanges(db: Db, siruta: number): Promise<LayerSync
   }));
 }
 
-/**
- * The store's summaries read gis_layer_counts (migration 035), kept by statement triggers on
- * gis_features: a few rows per UAT, whatever the store holds.
- */
-const COUNTED = `gis_layer_counts WHERE total > 0`;
-
 /** `GET /stats`: counts of UATs, parcels, buildings and the store's size. */
 export async function storeStats(db: Db): Promise<{ uats: number; uatsWithFeatures: number; parcels: number; buildings: number; features: number; enrichedParcels: number; storeSizeBytes: number; lastSyncAt: string | null }> {
   const r = await db.query(
@@ -85,7 +80,7 @@ export async function storeStats(db: Db): Promise<{ uats: number; uatsWithFeatur
                     coalesce(sum(total) FILTER (WHERE layer_id = 'CLADIRI_ACTIVE'), 0)::int AS buildings,
                     coalesce(sum(total), 0)::int AS features,
                     coalesce(sum(enriched) FILTER (WHERE layer_id = 'TERENURI_ACTIVE'), 0)::int AS enriched
-               FROM ${COUNTED}) c`,
+               FROM ${LAYER_COUNTS_SQL} k) c`,
   );
   const x = r.rows[0];
   return {
@@ -106,7 +101,7 @@ export async function dbSummary(db: Db): Promise<{ uats: Array<{ siruta: number;
     `SELECT c.siruta, u.name, u.county, c.layer_id, c.total::int, c.with_geometry::int, c.no_geometry::int, c.enriched::int,
             c.reenrich_marked::int,
             (SELECT max(finished_at) FROM gis_sync_runs r WHERE r.siruta = c.siruta AND r.status = 'done') AS last_sync
-       FROM (SELECT * FROM ${COUNTED}) c LEFT JOIN gis_uats u ON u.siruta = c.siruta
+       FROM ${LAYER_COUNTS_SQL} c LEFT JOIN gis_uats u ON u.siruta = c.siruta
       ORDER BY u.county, u.name, c.siruta, c.layer_id`,
   );
   const bySiruta = new Map<number, { siruta: number; name: string | null; county: string | null; layers: Record<string, { total: number; withGeometry: number; noGeometry: number; enriched: number; reenrichMarked: number }>; lastSyncAt: string | null }>();
@@ -122,7 +117,7 @@ export async function dbSummary(db: Db): Promise<{ uats: Array<{ siruta: number;
 export async function layersSummary(db: Db): Promise<{ layers: Array<{ layerId: string; category: string | null; name: string | null; features: number; uats: number }> }> {
   const r = await db.query(
     `SELECT l.layer_id, l.category, l.name, coalesce(c.n, 0)::int AS features, coalesce(c.uats, 0)::int AS uats
-       FROM gis_layers l LEFT JOIN (SELECT layer_id, sum(total) AS n, count(*) AS uats FROM ${COUNTED} GROUP BY layer_id) c USING (layer_id)
+       FROM gis_layers l LEFT JOIN (SELECT layer_id, sum(total) AS n, count(*) AS uats FROM ${LAYER_COUNTS_SQL} k GROUP BY layer_id) c USING (layer_id)
       ORDER BY l.category, l.layer_id`,
   );
   return { layers: r.rows.map((x) => ({ layerId: x.layer_id, category: x.category, name: x.name, features: x.features, uats: x.uats })) };

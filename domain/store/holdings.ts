@@ -14,3 +14,14 @@ export function holdsLayerSql(siruta: string, layer: string): string {
   return `COALESCE((SELECT (f.siruta, f.layer_id) = (${siruta}, ${layer}) FROM gis_features f
             WHERE (f.siruta, f.layer_id) >= (${siruta}, ${layer}) ORDER BY f.siruta, f.layer_id LIMIT 1), false)`;
 }
+
+/**
+ * SQL: the store's feature counts per UAT and layer, one row per key holding features: `siruta`,
+ * `layer_id`, `total`, `with_geometry`, `no_geometry`, `enriched`, `reenrich_marked` (bigint).
+ * Read from gis_layer_counts (migration 035), where a key's count is the sum of a few rows the
+ * write triggers append and fold (domain/store/views.ts, derived object `layer-counts`): a few rows
+ * per UAT read, never the features counted.
+ */
+export const LAYER_COUNTS_SQL = `(SELECT siruta, layer_id, sum(total) AS total, sum(with_geometry) AS with_geometry, sum(no_geometry) AS no_geometry,
+         sum(enriched) AS enriched, sum(reenrich_marked) AS reenrich_marked
+    FROM gis_layer_counts GROUP BY siruta, layer_id HAVING sum(total) > 0)`;

@@ -149,30 +149,52 @@ ALTER TABLE public.gis_features ENABLE TRIGGER USER`;
 
 /**
  * Feature counts per UAT and layer (table gis_layer_counts, migration 035), kept by statement
- * triggers that add what a statement inserted and subtract what it removed, read from its
- * transition tables: a page of the sync adds one delta per UAT and layer, not one per row, and the
- * summaries read a few rows instead of counting the store. Rows are locked in key order, so two
- * statements touching the same UATs cannot deadlock on them. Refilled from the features whenever
- * this SQL changes (its checksum), with writers held off meanwhile.
+ * triggers: a statement appends what it inserted, minus what it removed (an update: both; nothing
+ * when what it changed is not counted), one row per UAT and layer it touched, and folds the older
+ * rows of those keys that no other transaction holds into one (SKIP LOCKED). A key's count is the
+ * sum of its rows, a handful at most. No writer ever waits on another here, so the counts add no
+ * lock to the sync's pages or to an enrichment of the same UAT (an upserted row per key would:
+ * a page holding it while it updates a parcel an enrichment holds is a deadlock). Refilled from
+ * the features whenever this SQL changes (its checksum), with writers held off meanwhile.
  */
 const LAYER_COUNTS_FUNCTION = 'public.f_gis_features_layer_counts';
 const LAYER_COUNTS_TRIGGER = 'gis_features_layer_counts_insert';
-const LAYER_COUNTED = `count(*), count(*) FILTER (WHERE geom IS NOT NULL), count(*) FILTER (WHERE geometry_source = 'NO_GEOMETRY'),
-         count(*) FILTER (WHERE enrichment IS NOT NULL), count(*) FILTER (WHERE reenrich_marked)`;
-const layerCountsDelta = (rows: string, sign: '+' | '-') => `INSERT INTO public.gis_layer_counts AS c (siruta, layer_id, total, with_geometry, no_geometry, enriched, reenrich_marked)
-  SELECT siruta, layer_id, ${LAYER_COUNTED.replace(/count\(/g, `${sign}count(`)}
-    FROM ${rows} GROUP BY siruta, layer_id ORDER BY siruta, layer_id
-  ON CONFLICT (siruta, layer_id) DO UPDATE SET total = c.total + EXCLUDED.total, with_geometry = c.with_geometry + EXCLUDED.with_geometry,
-    no_geometry = c.no_geometry + EXCLUDED.no_geometry, enriched = c.enriched + EXCLUDED.enriched, reenrich_marked = c.reenrich_marked + EXCLUDED.reenrich_marked`;
+/** Each count column and what one feature row `r` adds to it. */
+const COUNTED: Array<[column: string, of: (r: string) => string]> = [
+  ['total', () => '1'],
+  ['with_geometry', (r) => `(${r}.geom IS NOT NULL)::int`],
+  ['no_geometry', (r) => `(${r}.geometry_source IS NOT DISTINCT FROM 'NO_GEOMETRY')::int`],
+  ['enriched', (r) => `(${r}.enrichment IS NOT NULL)::int`],
+  ['reenrich_marked', (r) => `(${r}.reenrich_marked)::int`],
+];
+const COUNT_COLUMNS = COUNTED.map(([c]) => c).join(', ');
+const sums = COUNTED.map(([c]) => `sum(${c})`).join(', ');
+const nonZero = COUNTED.map(([c]) => `sum(${c}) <> 0`).join(' OR ');
+const countsOfRows = (table: string, sign: '' | '-') => `SELECT r.siruta, r.layer_id, ${COUNTED.map(([c, of]) => `${sign}${of('r')} AS ${c}`).join(', ')} FROM ${table} r`;
+const layerCountsDelta = (rows: string) => `WITH d AS (${rows}),
+    delta AS (
+      INSERT INTO public.gis_layer_counts (siruta, layer_id, ${COUNT_COLUMNS})
+      SELECT siruta, layer_id, ${sums} FROM d GROUP BY siruta, layer_id HAVING ${nonZero}
+      RETURNING siruta, layer_id),
+    free AS (
+      SELECT c.ctid AS row_id FROM public.gis_layer_counts c
+       WHERE (c.siruta, c.layer_id) IN (SELECT siruta, layer_id FROM delta)
+         FOR UPDATE OF c SKIP LOCKED),
+    folded AS (
+      DELETE FROM public.gis_layer_counts c WHERE c.ctid = ANY (ARRAY(SELECT row_id FROM free))
+      RETURNING c.*)
+    INSERT INTO public.gis_layer_counts (siruta, layer_id, ${COUNT_COLUMNS})
+    SELECT siruta, layer_id, ${sums} FROM folded GROUP BY siruta, layer_id HAVING ${nonZero}`;
 const layerCountsSql = `LOCK TABLE public.gis_features IN SHARE ROW EXCLUSIVE MODE;
 CREATE OR REPLACE FUNCTION ${LAYER_COUNTS_FUNCTION}() RETURNS trigger
   LANGUAGE plpgsql AS $fn$
 BEGIN
-  IF TG_OP IN ('UPDATE', 'DELETE') THEN
-    ${layerCountsDelta('old_rows', '-')};
-  END IF;
-  IF TG_OP IN ('INSERT', 'UPDATE') THEN
-    ${layerCountsDelta('new_rows', '+')};
+  IF TG_OP = 'INSERT' THEN
+    ${layerCountsDelta(countsOfRows('new_rows', ''))};
+  ELSIF TG_OP = 'DELETE' THEN
+    ${layerCountsDelta(countsOfRows('old_rows', '-'))};
+  ELSE
+    ${layerCountsDelta(`${countsOfRows('old_rows', '-')} UNION ALL ${countsOfRows('new_rows', '')}`)};
   END IF;
   RETURN NULL;
 END $fn$;
@@ -195,8 +217,9 @@ CREATE TRIGGER gis_features_layer_counts_delete AFTER DELETE ON public.gis_featu
 CREATE TRIGGER gis_features_layer_counts_truncate AFTER TRUNCATE ON public.gis_features
   FOR EACH STATEMENT EXECUTE FUNCTION public.f_gis_features_layer_counts_truncate();
 DELETE FROM public.gis_layer_counts;
-INSERT INTO public.gis_layer_counts (siruta, layer_id, total, with_geometry, no_geometry, enriched, reenrich_marked)
-  SELECT siruta, layer_id, ${LAYER_COUNTED} FROM public.gis_features GROUP BY siruta, layer_id`;
+INSERT INTO public.gis_layer_counts (siruta, layer_id, ${COUNT_COLUMNS})
+  SELECT siruta, layer_id, ${sums} FROM (${countsOfRows('public.gis_features', '')}) f
+   GROUP BY siruta, layer_id`;
 
 /**
  * The lowest zoom each feature is kept from in generalised tiles (domain/tiles/density.ts): the

@@ -478,8 +478,9 @@ describe('tile views', () => {
       );
     const kept = () =>
       pool.query(
-        `SELECT siruta, layer_id, total::int, with_geometry::int, no_geometry::int, enriched::int, reenrich_marked::int
-           FROM gis_layer_counts WHERE total > 0 ORDER BY siruta, layer_id`,
+        `SELECT siruta, layer_id, sum(total)::int AS total, sum(with_geometry)::int AS with_geometry, sum(no_geometry)::int AS no_geometry,
+                sum(enriched)::int AS enriched, sum(reenrich_marked)::int AS reenrich_marked
+           FROM gis_layer_counts GROUP BY siruta, layer_id HAVING sum(total) > 0 ORDER BY siruta, layer_id`,
       );
     const uat = async (siruta: number) => (await dbSummary(pool)).uats.find((u) => u.siruta === siruta)?.layers;
 
@@ -529,6 +530,34 @@ describe('tile views', () => {
     const run = await pool.query(`INSERT INTO gis_sync_runs (siruta, layer_id, mode, trigger, status) VALUES (900077, 'TERENURI_ACTIVE', 'full', 'manual', 'done') RETURNING id`);
     expect((await syncStatus(pool, 900077)).items).toEqual([expect.objectContaining({ layerId: 'TERENURI_ACTIVE', featureCount: 4 })]);
     await pool.query(`DELETE FROM gis_sync_runs WHERE id = $1`, [run.rows[0].id]);
+
+    // Two writers of the same UAT and layer never wait for each other on the counts: a page of a
+    // sync left open while an enrichment writes a parcel of the same layer (each would otherwise
+    // hold what the other wants next: a deadlock).
+    const page = await pool.connect();
+    try {
+      await page.query('BEGIN');
+      await page.query(`INSERT INTO gis_features (layer_id, siruta, object_id, cadastral_ref) VALUES ('TERENURI_ACTIVE', 900077, 7, '7')`);
+      const enrich = await pool.connect();
+      try {
+        await enrich.query(`SET lock_timeout = '2s'`);
+        await enrich.query(`UPDATE gis_features SET enrichment = '{"NR_CF": "3"}' WHERE siruta = 900077 AND object_id = 3`);
+        await enrich.query(`RESET lock_timeout`);
+      } finally {
+        enrich.release();
+      }
+      await page.query(`UPDATE gis_features SET reenrich_marked = true WHERE siruta = 900077 AND object_id = 3`);
+      await page.query('COMMIT');
+    } finally {
+      page.release();
+    }
+    expect((await uat(900077))!.TERENURI_ACTIVE).toEqual({ total: 5, withGeometry: 2, noGeometry: 1, enriched: 3, reenrichMarked: 2 });
+    // However many statements wrote a key, it stays a handful of rows.
+    const rows = await pool.query(`SELECT count(*)::int AS n FROM gis_layer_counts WHERE siruta = 900077 AND layer_id = 'TERENURI_ACTIVE'`);
+    expect(rows.rows[0].n).toBeLessThanOrEqual(2);
+    await pool.query(`DELETE FROM gis_features WHERE siruta = 900077 AND object_id = 7`);
+    await pool.query(`UPDATE gis_features SET enrichment = NULL, reenrich_marked = false WHERE siruta = 900077 AND object_id = 3`);
+    expect((await kept()).rows).toEqual(truth);
 
     // Counts gone wrong (a hand edit) are refilled from the features when the rule is applied again.
     await pool.query(`UPDATE gis_layer_counts SET total = total + 100`);
