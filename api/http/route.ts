@@ -27,8 +27,11 @@ export interface RouteSpec<B extends ZodType | undefined, Q extends ZodType | un
   body?: B;
   query?: Q;
   params?: ZodType;
-  /** Documented success answer. */
-  response?: { status?: number; description: string; schema?: ZodType; contentType?: string };
+  /**
+   * Documented success answer. A file or stream answer gives its media type(s) and no schema: it
+   * is documented as binary under each type.
+   */
+  response?: { status?: number; description: string; schema?: ZodType; contentType?: string | readonly string[] };
   /** Extra documented failures beyond 400/401/500. */
   failures?: Record<number, string>;
   /** Runs before the auth check and body validation (the legacy write gate answers 410 first). */
@@ -205,6 +208,16 @@ function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 }
 
+const BINARY = z.string().openapi({ format: 'binary' });
+
+/** The OpenAPI content of a success answer: its schema as JSON (or its one type), or binary under each media type. */
+function successContent(response: RouteSpec<undefined, undefined>['response']): { content?: Record<string, { schema: ZodType }> } {
+  if (!response) return {};
+  const types = response.contentType === undefined ? [] : typeof response.contentType === 'string' ? [response.contentType] : [...response.contentType];
+  if (response.schema) return { content: { [types[0] ?? 'application/json']: { schema: response.schema } } };
+  return types.length ? { content: Object.fromEntries(types.map((t) => [t, { schema: BINARY }])) } : {};
+}
+
 export function defineRoute<B extends ZodType | undefined = undefined, Q extends ZodType | undefined = undefined>(
   router: Router,
   spec: RouteSpec<B, Q>,
@@ -214,9 +227,7 @@ export function defineRoute<B extends ZodType | undefined = undefined, Q extends
   const responses: RouteConfig['responses'] = {
     [okStatus]: {
       description: spec.response?.description ?? 'OK',
-      ...(spec.response?.schema
-        ? { content: { [spec.response.contentType ?? 'application/json']: { schema: spec.response.schema } } }
-        : {}),
+      ...successContent(spec.response),
     },
     400: { description: 'Invalid input', content: { 'application/json': { schema: ErrorBody } } },
     500: { description: 'Unexpected failure', content: { 'application/json': { schema: ErrorBody } } },

@@ -138,7 +138,7 @@ export function registerExportRoutes(router: Router, store: Store): void {
       tags: ['landreg', 'exports'],
       auth: 'session',
       query: DownloadQuery,
-      response: { description: 'The export file as an attachment', contentType: 'application/zip' },
+      response: { description: 'The export file as an attachment', contentType: ['application/zip', 'application/geopackage+sqlite3'] },
       failures: {
         404: 'Unknown job, not an export, or not yours',
         409: 'export_not_ready (still running) or export_failed',

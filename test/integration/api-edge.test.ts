@@ -113,6 +113,10 @@ test('the OpenAPI document is public, 3.1, and documents the routes with their s
   const sync = doc.paths['/api/landreg/sync'].post;
   expect(sync.requestBody.content['application/json'].schema).toBeDefined();
   expect(sync.responses['400']).toBeDefined();
+  // A file answer is documented as binary under each media type it can have.
+  const download = doc.paths['/api/landreg/export-download'].get.responses['200'].content;
+  expect(Object.keys(download).sort()).toEqual(['application/geopackage+sqlite3', 'application/zip']);
+  expect(download['application/zip'].schema).toMatchObject({ type: 'string', format: 'binary' });
   expect(doc.components.schemas.Error.properties).toEqual(
     expect.objectContaining({ error: expect.anything(), message: expect.anything() }),
   );
