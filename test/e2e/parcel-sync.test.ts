@@ -95,6 +95,37 @@ describe('parcel sync in the browser', () => {
     await context.close();
   }, 120_000);
 
+  test("the local store's row of a UAT adds up: every parcel counted, those without a drawing apart", async () => {
+    const a = fx.uatA.siruta;
+    // A portal parcel without geometry and an immovable imported without one (NO_GEOMETRY).
+    await getPool().query(
+      `INSERT INTO gis_features (layer_id, siruta, object_id, cadastral_ref, geom, geometry_source)
+       VALUES ('TERENURI_ACTIVE', $1, 990001, '990001', NULL, NULL), ('TERENURI_ACTIVE', $1, -990002, '990002', NULL, 'NO_GEOMETRY')`,
+      [a],
+    );
+    const truth = await getPool().query<{ total: number; drawn: number; buildings: number }>(
+      `SELECT count(*) FILTER (WHERE layer_id = 'TERENURI_ACTIVE')::int AS total,
+              count(*) FILTER (WHERE layer_id = 'TERENURI_ACTIVE' AND geom IS NOT NULL)::int AS drawn,
+              count(*) FILTER (WHERE layer_id = 'CLADIRI_ACTIVE')::int AS buildings
+         FROM gis_features WHERE siruta = $1`,
+      [a],
+    );
+    const t = truth.rows[0];
+    expect(t.total - t.drawn).toBe(2);
+    const { context, page, errors, consoleErrors } = await openSignedIn(browser, '/parcel-sync', ANA);
+    const row = page.locator('tr', { hasText: `(${a})` });
+    await row.waitFor();
+    const cells = await row.locator('td').allInnerTexts();
+    const int = (n: number) => n.toLocaleString('ro-RO');
+    // UAT, county, parcels, buildings, without a drawing, …
+    expect(cells.slice(0, 5)).toEqual([`${fx.uatA.name} (${a})`, 'Brașov', int(t.total), int(t.buildings), '2']);
+    expect(errors).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+    await context.close();
+    // The other tests of the file read the planted UAT as planted.
+    await getPool().query(`DELETE FROM gis_features WHERE siruta = $1 AND object_id IN (990001, -990002)`, [a]);
+  }, 120_000);
+
   test('search an owner without diacritics: the local parcel, its source, and its page', async () => {
     const { context, page, errors, consoleErrors } = await openSignedIn(browser, '/parcel-sync?tab=search', ANA);
     await pickUat(page, fx);

@@ -467,9 +467,10 @@ function StoreSummary({ store, refreshing }: { store: StoreSummaryView; refreshi
                   {u.name ?? '—'} <span className="muted">({u.siruta})</span>
                 </td>
                 <td>{u.county ?? '—'}</td>
-                <td className="num">{p ? fmtInt(p.withGeometry) : '—'}</td>
+                <td className="num">{p ? fmtInt(p.total) : '—'}</td>
                 <td className="num">{b ? fmtInt(b.total) : '—'}</td>
-                <td className="num">{p ? fmtInt(p.noGeometry) : '—'}</td>
+                {/* Every parcel without a drawing: the immovables imported without one and the portal's parcels that have none. */}
+                <td className="num">{p ? fmtInt(p.total - p.withGeometry) : '—'}</td>
                 <td className="num">
                   {p && p.total > 0 ? (
                     <>
