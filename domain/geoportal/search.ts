@@ -99,15 +99,23 @@ type FeatureRow = BboxRow & {
 };
 
 async function searchParcels(db: Db, q: string, limit: number, siruta: number | undefined): Promise<SearchResult[]> {
-  // Cadastral references are numbers (sometimes with a suffix): an exact match first, then
-  // references that start with the query.
+  // Cadastral references are numbers (sometimes with a suffix): an exact match first, then the
+  // references that start with the query, shortest first. The exact match is the one match of
+  // the query's own length, so that order is (length, reference, UAT), and the page is read
+  // length by length through gis_features_cadref_prefix (migration 036): `limit` index rows at
+  // most per length, not every reference that starts with the typed digits. `USING ~<~` is the
+  // index's byte order (text_pattern_ops), which is the order of the digits too.
   const r = await db.query<FeatureRow>(
     `SELECT f.id, f.siruta, f.object_id, f.cadastral_ref, u.name AS uat_name, u.county,
             ${bboxColumns('box2d(ST_Transform(f.geom, 4326))')}
-       FROM gis_features f
+       FROM generate_series(length($4::text), (SELECT max(length(cadastral_ref)) FROM gis_features WHERE layer_id = $3)) AS k(len)
+      CROSS JOIN LATERAL (
+        SELECT f.id, f.siruta, f.object_id, f.cadastral_ref, f.geom FROM gis_features f
+         WHERE f.layer_id = $3 AND length(f.cadastral_ref) = k.len AND f.cadastral_ref LIKE $1 || '%' AND ($5::int IS NULL OR f.siruta = $5)
+         ORDER BY f.cadastral_ref USING ~<~, f.siruta
+         LIMIT $2) f
        LEFT JOIN gis_uats u ON u.siruta = f.siruta
-      WHERE f.layer_id = $3 AND f.cadastral_ref LIKE $1 || '%' AND ($5::int IS NULL OR f.siruta = $5)
-      ORDER BY f.cadastral_ref = $4 DESC, length(f.cadastral_ref), f.cadastral_ref, u.name
+      ORDER BY k.len, f.cadastral_ref USING ~<~, f.siruta
       LIMIT $2`,
     [escapeLike(q), limit, PARCEL_LAYER, q, siruta ?? null],
   );

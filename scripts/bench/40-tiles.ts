@@ -23,7 +23,9 @@
  *   cache cold, passes in both orders, medians printed; and the floor, the same tiles' statement
  *   timed inside PostgreSQL. Lines `"bench":"tiles-vs-martin"`.
  * - Search `GET /api/geoportal/search?q=`: UAT names, cadastral references of the bench UAT,
- *   owner names (of enriched parcels; only those exist in the store).
+ *   the same references as they are typed (their first one, two and three digits: a keystroke's
+ *   query, matched by a ninth of the store down to a thousandth), owner names (of enriched
+ *   parcels; only those exist in the store).
  * - Export of 5,000 parcels through `POST /api/geoportal/export` (gpkg), beside one plain
  *   ogr2ogr of the same rows from PostGIS to GPKG, in the same run (each EXPORT_RUNS times).
  */
@@ -411,6 +413,7 @@ async function benchSearch(): Promise<void> {
   const kinds: Array<[string, string[]]> = [
     ['uat', ['Cluj-Napoca', ...uats]],
     ['cadastral_ref', refs],
+    ['cadastral_typed', refs.flatMap((r) => [r.slice(0, 1), r.slice(0, 2), r.slice(0, 3)])],
     ['owner', owners],
   ];
   await fetch(`${base}/api/geoportal/search?q=cluj`, { headers: { cookie } }); // warm-up

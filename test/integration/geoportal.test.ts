@@ -92,6 +92,30 @@ describe('geoportal search', () => {
     }
   });
 
+  it('lists cadastral numbers exact first, then shorter before longer, then by number and UAT, however many share the prefix', async () => {
+    const [a, b] = [fx.uatA.siruta, fx.uatB.siruta];
+    // Longer numbers planted first and a number in both UATs: the order must come from the search, not the table.
+    await getPool().query(
+      `INSERT INTO gis_features (layer_id, siruta, object_id, cadastral_ref)
+       SELECT 'TERENURI_ACTIVE', s, 880000 + n, r FROM (VALUES ($1::int, 1, '8807311'), ($1, 2, '880739'), ($2, 3, '88073'), ($1, 4, '880731'),
+                                                              ($1, 5, '88073'), ($2, 6, '880730'), ($1, 7, '88073-C1')) v(s, n, r)`,
+      [a, b],
+    );
+    const refs = async (q: string, limit: number, siruta?: number) => {
+      const { status, body } = await get(`/api/geoportal/search?q=${q}&limit=${limit}${siruta ? `&siruta=${siruta}` : ''}`, dan);
+      expect(status).toBe(200);
+      return body.results.map((r: any) => `${r.cadastralRef}@${r.siruta === a ? 'A' : 'B'}`);
+    };
+    const order = ['88073@' + (a < b ? 'A' : 'B'), '88073@' + (a < b ? 'B' : 'A'), '880730@B', '880731@A', '880739@A', '8807311@A', '88073-C1@A'];
+    expect(await refs('88073', 10)).toEqual(order);
+    // A page is the head of that order, whatever the limit.
+    expect(await refs('88073', 3)).toEqual(order.slice(0, 3));
+    expect(await refs('8807', 4)).toEqual(order.slice(0, 4));
+    // One UAT's numbers only, in the same order.
+    expect(await refs('88073', 10, a)).toEqual(order.filter((x) => x.endsWith('@A')));
+    await getPool().query(`DELETE FROM gis_features WHERE siruta IN ($1, $2) AND object_id BETWEEN 880001 AND 880007`, [a, b]);
+  });
+
   it('finds a parcel by cadastral reference with its UAT name, in every UAT that uses the number', async () => {
     const { status, body } = await get(`/api/geoportal/search?q=${fx.shared.refInBoth}`, dan);
     expect(status).toBe(200);
