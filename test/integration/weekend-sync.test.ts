@@ -157,6 +157,9 @@ describe('weekend deep sync session', () => {
       const handle = await rig.env.client.workflow.start<typeof weekendSync>('weekendSync', { taskQueue: store, workflowId, args: [{ forced: true, runNow: true, requestTileRebuild: false }] });
       const stepOf = async (step: string) => (await listQueue(prisma)).find((q) => q.siruta === good.siruta)!.steps[step as 'sync_cladiri'];
       await until('the buildings step to run', async () => (await stepOf('sync_cladiri')) === 'running', 120_000);
+      // From here the portal holds the city's queries: the buildings step cannot finish before the
+      // worker stops, however fast or slow the machine (the latency alone left that to timing).
+      await rig.simJson('POST', '/__sim/faults', { holdSirutas: [good.siruta] });
       const child = await until('the buildings sync child', async () => (await handle.describe()).raw.pendingChildren?.[0]?.workflowId, 30_000);
       expect(await stepOf('sync_terenuri')).toBe('done');
 
@@ -170,7 +173,7 @@ describe('weekend deep sync session', () => {
       const state = await until('the session view', async () => (await readJob<WeekendState>(workflowId, rig.env.client))?.progress?.detail, 30_000);
       expect(state).toMatchObject({ syncStatus: 'running', currentActivity: `${good.name}: sync_cladiri` });
       const finished = handle.result();
-      await rig.simJson('POST', '/__sim/faults', { latencyMs: 0 });
+      await rig.simJson('POST', '/__sim/faults', { latencyMs: 0, holdSirutas: [] });
 
       const tally = await finished;
       expect(tally).toMatchObject({ stepsRun: 4, stepsFailed: 0 });
@@ -190,7 +193,7 @@ describe('weekend deep sync session', () => {
       // The buildings sync that was running before the restart is the one that finished (one run).
       expect((await rig.env.client.workflow.getHandle(child).describe()).status.name).toBe('COMPLETED');
     } finally {
-      await rig.simJson('POST', '/__sim/faults', { latencyMs: 0 });
+      await rig.simJson('POST', '/__sim/faults', { latencyMs: 0, holdSirutas: [] });
       await prisma.$disconnect();
     }
   }, 300_000);
