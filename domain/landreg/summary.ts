@@ -14,7 +14,7 @@ export async function syncStatus(db: Db, siruta?: number): Promise<{ items: Arra
     // features were counted once for every sync it ever had (7 runs of the bench UAT: 250 ms).
     `SELECT r.*, u.name AS uat_name,
             (SELECT max(finished_at) FROM gis_sync_runs d WHERE d.siruta = r.siruta AND d.layer_id = r.layer_id AND d.status = 'done') AS last_success,
-            coalesce((SELECT sum(c.total) FROM gis_layer_counts c WHERE c.siruta = r.siruta AND c.layer_id = r.layer_id), 0)::int AS feature_count
+            coalesce((SELECT c.total FROM ${LAYER_COUNTS_SQL} c WHERE c.siruta = r.siruta AND c.layer_id = r.layer_id), 0)::int AS feature_count
        FROM (SELECT DISTINCT ON (siruta, layer_id) * FROM gis_sync_runs
               WHERE ($1::int IS NULL OR siruta = $1)
               ORDER BY siruta, layer_id, started_at DESC) r
@@ -145,7 +145,7 @@ export async function listFeatures(db: Db, q: { siruta?: number; layerId?: strin
       [...params, q.limit, q.offset],
     ),
     // The same filter over the kept counts: a page of the whole store does not count the store.
-    db.query<{ n: number }>(`SELECT coalesce(sum(total), 0)::int AS n FROM gis_layer_counts WHERE ${where}`, params),
+    db.query<{ n: number }>(`SELECT coalesce(sum(total), 0)::int AS n FROM ${LAYER_COUNTS_SQL} c WHERE ${where}`, params),
   ]);
   return {
     items: items.rows.map((x) => ({

@@ -21,6 +21,7 @@ import {
 import { TILE_SOURCES } from '../../domain/tiles/sources';
 import { dbSummary, layersSummary, listFeatures, storeStats, syncStatus } from '../../domain/landreg/summary';
 import { featureCounts } from '../../domain/landreg/catalogue';
+import { LAYER_COUNTS_SQL } from '../../domain/store/holdings';
 
 const scratch = scratchDatabase('geoportal_store_test');
 const scratchUrl = scratch.url;
@@ -478,9 +479,8 @@ describe('tile views', () => {
       );
     const kept = () =>
       pool.query(
-        `SELECT siruta, layer_id, sum(total)::int AS total, sum(with_geometry)::int AS with_geometry, sum(no_geometry)::int AS no_geometry,
-                sum(enriched)::int AS enriched, sum(reenrich_marked)::int AS reenrich_marked
-           FROM gis_layer_counts GROUP BY siruta, layer_id HAVING sum(total) > 0 ORDER BY siruta, layer_id`,
+        `SELECT siruta, layer_id, total::int, with_geometry::int, no_geometry::int, enriched::int, reenrich_marked::int
+           FROM ${LAYER_COUNTS_SQL} c ORDER BY siruta, layer_id`,
       );
     const uat = async (siruta: number) => (await dbSummary(pool)).uats.find((u) => u.siruta === siruta)?.layers;
 
