@@ -204,6 +204,21 @@ export const config = {
         `postgresql://${encodeURIComponent(this.user)}:${encodeURIComponent(this.password)}@${this.host}:${this.port}/${this.database}`,
       );
     },
+    /**
+     * The readers' server (domain/db/readers.ts): tiles, OGC, search and the feature panel read
+     * here. Default: the primary (`url`), and then no second pool is opened.
+     */
+    get readUrl(): string {
+      return str('DATABASE_READ_URL', this.url);
+    },
+    /** `REPLICA=1 npm start`: the launcher starts a streaming replica of its primary for the readers. */
+    localReplica: flag('REPLICA'),
+    /** The local stack's streaming replica: its port. */
+    replicaPort: port('REPLICA_PGPORT', 55433),
+    /** Connections of the replica's plain-query pool in each process (the tile pool has its own cap). */
+    readPoolMax: int('DATABASE_READ_POOL_MAX', 10),
+    /** How long readers stay on the primary after the replica failed, before they try it again. */
+    replicaRetryMs: int('REPLICA_RETRY_MS', 5_000),
   },
 
   temporal: {

@@ -6,14 +6,15 @@
  *   --infra-only          start infrastructure and simulators, not the workers and the app
  *   --fresh               delete the profile's data first (the test runner's clean slate)
  *   --no-seed             do not seed the demo data (the dev profile seeds it by default)
- * `WORKERS=N` starts N worker processes (default 1) polling the same task queues.
+ * `WORKERS=N` starts N worker processes (default 1) polling the same task queues; `REPLICA=1`
+ * a streaming replica of PostgreSQL that the web process's readers use (docs/operations.md).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import pg from 'pg';
 import { config, projectRoot } from '../domain/config';
-import { services, appServices, pgDataDir, type Service } from './stack/services';
+import { services, appServices, pgDataDir, replicaDataDir, replicaService, type Service } from './stack/services';
 import { RESTART_STABLE_MS, restartDelayMs, waitFor, prefixer, startProcess, type Proc } from './stack/proc';
 import { wrongNode } from './stack/runtime';
 
@@ -96,6 +97,21 @@ async function prepareDatabase(): Promise<void> {
   }
 }
 
+/**
+ * `REPLICA=1`: a streaming replica of the embedded primary (made once, then reused), and the web
+ * process's readers pointed at it unless DATABASE_READ_URL already names a server.
+ */
+async function startReplica(): Promise<void> {
+  if (config.db.external) {
+    say('REPLICA=1 ignored: the primary is external (set DATABASE_READ_URL to its replica)');
+    return;
+  }
+  const replica = replicaService();
+  await bringUp(replica);
+  process.env.DATABASE_READ_URL ??=
+    `postgresql://${encodeURIComponent(config.db.user)}:${encodeURIComponent(config.db.password)}@${config.db.host}:${config.db.replicaPort}/${config.db.database}`;
+}
+
 async function prepareStorage(): Promise<void> {
   const { ensureBuckets } = await import('../domain/storage/s3');
   const created = await ensureBuckets();
@@ -129,7 +145,7 @@ async function main(): Promise<void> {
     if (await infraAlreadyRunning()) {
       say('--fresh: services of this profile are already running; reusing their data');
     } else {
-      for (const dir of [config.dataDir, pgDataDir()]) fs.rmSync(dir, { recursive: true, force: true });
+      for (const dir of [config.dataDir, pgDataDir(), replicaDataDir()]) fs.rmSync(dir, { recursive: true, force: true });
     }
   }
   fs.mkdirSync(config.dataDir, { recursive: true });
@@ -137,6 +153,7 @@ async function main(): Promise<void> {
   const infra = services();
   await Promise.all(infra.map(bringUp));
   await Promise.all([prepareDatabase(), prepareStorage()]);
+  if (config.db.localReplica) await startReplica();
   const apps = infraOnly ? [] : appServices();
   await Promise.all(apps.map(bringUp));
 
@@ -150,6 +167,7 @@ async function main(): Promise<void> {
     ...(infra.some((s) => s.name === 'cfportal') ? [`Certificate portal    ${config.cfportal.baseUrl}`] : []),
     `DWG converter         ${config.dwg.url}/health`,
     `PostgreSQL            ${config.db.host}:${config.db.port}/${config.db.database}`,
+    ...(config.db.localReplica && !config.db.external ? [`PostgreSQL replica    ${config.db.host}:${config.db.replicaPort} (readers)`] : []),
   ];
   say('ready. Ctrl-C stops everything.');
   for (const l of lines) say('  ' + l);

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import type { Router } from 'express';
 import type { Store } from '../../domain/db/store';
+import { readOn } from '../../domain/db/readers';
 import { z } from 'zod';
 import { defineRoute } from '../http/route';
 import { clientGone } from '../http/download';
@@ -121,7 +122,7 @@ export function registerGeoportalRoutes(router: Router, store: Store): void {
       query: SearchQuery,
       response: { description: 'UATs, then parcels, then owners; case- and diacritic-insensitive', schema: SearchBody },
     },
-    ({ query, auth }) => searchGeoportal(query.q, query.limit, viewerOf(auth), { siruta: query.siruta }, store.pool),
+    ({ query, auth }) => readOn(store, (r) => searchGeoportal(query.q, query.limit, viewerOf(auth), { siruta: query.siruta }, r.pool)),
   );
 
   defineRoute(
@@ -137,10 +138,12 @@ export function registerGeoportalRoutes(router: Router, store: Store): void {
       failures: { 404: 'No such feature' },
     },
     ({ query, auth }) =>
-      getFeature(
-        query.id !== undefined ? { id: query.id } : { siruta: query.siruta!, objectId: query.objectId!, layerId: query.layerId },
-        viewerOf(auth),
-        store.pool,
+      readOn(store, (r) =>
+        getFeature(
+          query.id !== undefined ? { id: query.id } : { siruta: query.siruta!, objectId: query.objectId!, layerId: query.layerId },
+          viewerOf(auth),
+          r.pool,
+        ),
       ),
   );
 

@@ -13,6 +13,7 @@
  */
 import type { Request, Response, Router } from 'express';
 import type { Store } from '../../domain/db/store';
+import { readOn } from '../../domain/db/readers';
 import { z } from 'zod';
 import { OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
 import { defineRoute } from '../http/route';
@@ -221,7 +222,7 @@ export function registerOgcRoutes(router: Router, store: Store): void {
     router,
     { ...common, method: 'get', path: '/ogc/collections', summary: 'The four collections', response: { description: 'Collections', schema: Collections } },
     async () => {
-      const extents = await collectionExtents(OGC_COLLECTIONS.map((c) => c.layerId), store.pool);
+      const extents = await readOn(store, (r) => collectionExtents(OGC_COLLECTIONS.map((c) => c.layerId), r.pool));
       return {
         collections: OGC_COLLECTIONS.map((c) => collectionDoc(c, extents.get(c.layerId))),
         links: [link(`${base()}/collections`, 'self', 'application/json', 'Colecții')],
@@ -242,7 +243,7 @@ export function registerOgcRoutes(router: Router, store: Store): void {
     },
     async ({ params }) => {
       const c = collectionOr404(params.collectionId);
-      const extents = await collectionExtents(OGC_COLLECTIONS.map((x) => x.layerId), store.pool);
+      const extents = await readOn(store, (r) => collectionExtents(OGC_COLLECTIONS.map((x) => x.layerId), r.pool));
       return collectionDoc(c, extents.get(c.layerId));
     },
   );
@@ -333,7 +334,7 @@ export function registerOgcRoutes(router: Router, store: Store): void {
       const release = await heavyWork.ogcItems.acquire(callerKey(req));
       try {
         const ahead = query.cursor ? readAhead.take(aheadKey(query.cursor)) : undefined;
-        const page = (ahead && (await ahead.catch(() => undefined))) || (await queryItems(q, { db: store.pool, signal: clientGone(res) }));
+        const page = (ahead && (await ahead.catch(() => undefined))) || (await readOn(store, (r) => queryItems(q, { db: r.pool, signal: clientGone(res) })));
         // The links repeat the caller's own parameters (as sent) with the position replaced.
         const url = `${base()}/collections/${collection.id}/items`;
         const withCursor = (cursor?: string) => {
@@ -362,7 +363,7 @@ export function registerOgcRoutes(router: Router, store: Store): void {
         res.end(']}');
         if (page.hasNext && page.last && limit >= READ_AHEAD_MIN_LIMIT) {
           const next = { direction: 'after' as const, ...page.last };
-          readAhead.start(aheadKey(encodeCursor(next)), userId, () => heavyWork.ogcItems.tryAcquire(callerKey(req)), () => queryItems({ ...q, cursor: next }, { db: store.pool }));
+          readAhead.start(aheadKey(encodeCursor(next)), userId, () => heavyWork.ogcItems.tryAcquire(callerKey(req)), () => readOn(store, (r) => queryItems({ ...q, cursor: next }, { db: r.pool })));
         }
       } finally {
         release();
@@ -385,7 +386,7 @@ export function registerOgcRoutes(router: Router, store: Store): void {
     async ({ res, params, query, auth }) => {
       const collection = collectionOr404(params.collectionId);
       const crs = parseCrs(query.crs, 'crs');
-      const feature = await queryItem({ collection, viewer: viewerOf(auth), crs, id: params.featureId }, store.pool);
+      const feature = await readOn(store, (r) => queryItem({ collection, viewer: viewerOf(auth), crs, id: params.featureId }, r.pool));
       const self = `${base()}/collections/${collection.id}/items/${params.featureId}`;
       const links = [
         link(self, 'self', GEOJSON, 'Acest obiect'),

@@ -14,6 +14,7 @@ import { defineRoute, reply } from '../http/route';
 import { requireBearer } from '../auth/bearer';
 import { config } from '../../domain/config';
 import type { Store } from '../../domain/db/store';
+import { readOn } from '../../domain/db/readers';
 import { AppError, errors } from '../../domain/errors';
 import { etagMatches, getTile, tileTag } from '../../domain/tiles/mvt';
 import { tileJson, tileCatalog } from '../../domain/tiles/tilejson';
@@ -115,7 +116,7 @@ export function tilesRouter(store: Store): Router {
       auth: 'session',
       response: { description: 'Catalog', schema: CatalogBody },
     },
-    async () => tileCatalog(await tileVersions(store.pool)),
+    async () => tileCatalog(await readOn(store, (r) => tileVersions(r.pool))),
   );
 
   defineRoute(
@@ -166,7 +167,7 @@ export function tilesRouter(store: Store): Router {
     async ({ params, res }) => {
       knownSource(params.source);
       res.set('Cache-Control', tileCacheControl());
-      const ours = tileJson(params.source, (await tileVersion(store.pool, params.source)).version);
+      const ours = tileJson(params.source, (await readOn(store, (r) => tileVersion(r.pool, params.source))).version);
       if (!proxyEnabled()) return ours;
       // The upstream's TileJSON knows its own data (bounds, zooms); its tile URLs are replaced by
       // ours so the browser stays on this origin.
@@ -206,14 +207,19 @@ export function tilesRouter(store: Store): Router {
       }
       const inm = typeof req.headers['if-none-match'] === 'string' ? req.headers['if-none-match'] : undefined;
       const common = { 'Cache-Control': tileCacheControl(), Vary: 'Cookie, Accept-Encoding' };
-      if (inm) {
-        const tag = await tileTag(store.pool, addr);
-        if (etagMatches(inm, tag.etag)) {
-          res.status(304).set({ ...common, ETag: tag.etag }).end();
-          return;
+      // The version and the tile from one server (domain/db/readers.ts).
+      const answer = await readOn(store, async (readers) => {
+        if (inm) {
+          const tag = await tileTag(readers.pool, addr);
+          if (etagMatches(inm, tag.etag)) return { notModified: tag.etag };
         }
+        return { tile: await getTile(readers, addr) };
+      });
+      if (!answer.tile) {
+        res.status(304).set({ ...common, ETag: answer.notModified }).end();
+        return;
       }
-      const tile = await getTile(store, addr);
+      const tile = answer.tile;
       res.set({ ...common, ETag: tile.etag, 'X-Tile-Cache': tile.cached ? 'hit' : 'miss' });
       if (tile.gzipped.length === 0) {
         res.status(204).end();

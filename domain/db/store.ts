@@ -9,6 +9,7 @@ import type pg from 'pg';
 import { config } from '../config';
 import { closePool, createPool, getPool, getTilePool } from './pool';
 import { createPrisma, disconnectPrisma, getPrisma, type PrismaClient } from './prisma';
+import { closeReplica, createReplica, type Replica } from './readers';
 
 export interface Store {
   /** Raw PostGIS work (COPY, views, advisory locks, named statements); Prisma shares it. */
@@ -21,21 +22,30 @@ export interface Store {
    * pg opens connections on first use, so a process that serves no tile opens none.
    */
   tilePool: pg.Pool;
+  /**
+   * The readers' replica when `DATABASE_READ_URL` names another server: tiles, OGC, search and
+   * the feature panel read through `readOn(store, …)` (domain/db/readers.ts), which falls back
+   * to the pools above while it is away. Absent: the readers read the primary.
+   */
+  replica?: Replica;
   /** Ends what this store opened (not a pool passed to `storeOn`). */
   close(): Promise<void>;
 }
 
-export function createStore(url = config.db.url, opts: { max?: number } = {}): Store {
+export function createStore(url = config.db.url, opts: { max?: number; readUrl?: string } = {}): Store {
   const pool = createPool(url, opts.max);
   const tilePool = createPool(url, config.tiles.dbPoolMax, '-c jit=off');
   const prisma = createPrisma(pool);
+  const readUrl = opts.readUrl ?? (url === config.db.url ? config.db.readUrl : url);
+  const replica = readUrl !== url ? createReplica(readUrl) : undefined;
   return {
     pool,
     prisma,
     tilePool,
+    replica,
     async close() {
       await prisma.$disconnect();
-      await Promise.all([pool.end(), tilePool.end()]);
+      await Promise.all([pool.end(), tilePool.end(), closeReplica(replica)]);
     },
   };
 }
@@ -52,5 +62,15 @@ export function storeOn(pool: pg.Pool): Store {
  * the same connections.
  */
 export function processStore(): Store {
-  return { pool: getPool(), prisma: getPrisma(), tilePool: getTilePool(), close: async () => { await disconnectPrisma(); await closePool(); } };
+  const replica = config.db.readUrl !== config.db.url ? createReplica(config.db.readUrl) : undefined;
+  return {
+    pool: getPool(),
+    prisma: getPrisma(),
+    tilePool: getTilePool(),
+    replica,
+    close: async () => {
+      await disconnectPrisma();
+      await Promise.all([closePool(), closeReplica(replica)]);
+    },
+  };
 }

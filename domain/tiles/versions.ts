@@ -9,6 +9,9 @@
  * (a cached tile is answered in well under a millisecond, the read would double that). After
  * REFRESH_IDLE_STOP_MS without a request the timer stops; the first request after that reads
  * the table inline once, which also happens on the very first request.
+ *
+ * Each server has its own copy (the primary, and a read replica when the readers use one): a tile's
+ * version is read from the server that renders it (domain/db/readers.ts).
  */
 import pg from 'pg';
 import { config } from '../config';
@@ -25,13 +28,28 @@ const NEVER: SourceVersion = { version: 0, bumpedAt: 0 };
 /** The background refresh stops when no tile was asked for this long. */
 const REFRESH_IDLE_STOP_MS = 60_000;
 
-/** `at`: when the read that produced it started (its age is never understated). */
-let memo: { at: number; versions: Map<string, SourceVersion> } | undefined;
-let inflight: Promise<Map<string, SourceVersion>> | undefined;
-/** Bumped on every local bump/reset: a read that started before one must not be stored. */
+/**
+ * What a process knows of one server's versions (the primary's, and a read replica's when the
+ * readers use one, domain/db/readers.ts): a tile's version is read from the server its tile is
+ * rendered from, so a replica's older data is never cached under the primary's newer version.
+ */
+interface Known {
+  /** `at`: when the read that produced it started (its age is never understated). */
+  memo?: { at: number; generation: number; versions: Map<string, SourceVersion> };
+  inflight?: { generation: number; read: Promise<Map<string, SourceVersion>> };
+  lastUse: number;
+  refresher?: NodeJS.Timeout;
+}
+
+const known = new WeakMap<Db, Known>();
+/** Bumped on every local bump/reset: a copy read, or a read started, before one is not used. */
 let generation = 0;
-let lastUse = 0;
-let refresher: NodeJS.Timeout | undefined;
+
+function knownOf(db: Db): Known {
+  let k = known.get(db);
+  if (!k) known.set(db, (k = { lastUse: 0 }));
+  return k;
+}
 
 async function readAll(db: Db): Promise<Map<string, SourceVersion>> {
   const r = await db.query<{ source: string; version: string; bumped_ms: string }>(
@@ -40,32 +58,34 @@ async function readAll(db: Db): Promise<Map<string, SourceVersion>> {
   return new Map(r.rows.map((row) => [row.source, { version: Number(row.version), bumpedAt: Number(row.bumped_ms) }]));
 }
 
-/** One read at a time; concurrent callers share it. */
+/** One read at a time per server; concurrent callers share it. */
 function refresh(db: Db): Promise<Map<string, SourceVersion>> {
-  if (inflight) return inflight;
+  const k = knownOf(db);
+  if (k.inflight?.generation === generation) return k.inflight.read;
   const startedAt = Date.now();
   const startedGeneration = generation;
   const p = readAll(db)
     .then((versions) => {
-      if (generation === startedGeneration) memo = { at: startedAt, versions };
+      if (generation === startedGeneration) k.memo = { at: startedAt, generation: startedGeneration, versions };
       return versions;
     })
     .finally(() => {
-      if (inflight === p) inflight = undefined;
+      if (k.inflight?.read === p) k.inflight = undefined;
     });
-  inflight = p;
+  k.inflight = { generation: startedGeneration, read: p };
   return p;
 }
 
 /** Keeps the copy fresh while tiles are asked for (see the module comment). */
 function scheduleRefresh(db: Db): void {
   const ttl = config.tiles.versionTtlMs;
+  const k = knownOf(db);
   // Only on a pool: a single client handed in by a caller may be released or ended meanwhile.
-  if (refresher || ttl <= 0 || !(db instanceof pg.Pool)) return;
-  const due = memo ? Math.max(0, memo.at + ttl / 2 - Date.now()) : 0;
-  refresher = setTimeout(() => {
-    refresher = undefined;
-    if (Date.now() - lastUse > REFRESH_IDLE_STOP_MS) return;
+  if (k.refresher || ttl <= 0 || !(db instanceof pg.Pool)) return;
+  const due = k.memo?.generation === generation ? Math.max(0, k.memo.at + ttl / 2 - Date.now()) : 0;
+  k.refresher = setTimeout(() => {
+    k.refresher = undefined;
+    if (Date.now() - k.lastUse > REFRESH_IDLE_STOP_MS) return;
     // On failure (database away, pool closed) the loop stops; a request that finds the copy
     // stale reads inline and starts it again.
     refresh(db).then(
@@ -74,14 +94,15 @@ function scheduleRefresh(db: Db): void {
     );
   }, due);
   // Never what keeps a process (a test, a script) alive.
-  refresher.unref();
+  k.refresher.unref();
 }
 
 /** The current version of every source (missing rows read as version 0). */
 export async function tileVersions(db: Db): Promise<Map<string, SourceVersion>> {
   const now = Date.now();
-  lastUse = now;
-  const fresh = memo && now - memo.at < config.tiles.versionTtlMs ? memo.versions : undefined;
+  const k = knownOf(db);
+  k.lastUse = now;
+  const fresh = k.memo && k.memo.generation === generation && now - k.memo.at < config.tiles.versionTtlMs ? k.memo.versions : undefined;
   const versions = fresh ?? (await refresh(db));
   scheduleRefresh(db);
   return versions;
@@ -117,9 +138,8 @@ export async function tilesChanged(db: Db, change: TileChange): Promise<void> {
   await bumpTileVersion(db, tileSourcesChangedBy(change));
 }
 
+/** A bump is seen at once in this process: every server's copy is read again (a replica's, once replayed). */
 function forgetVersions(): void {
   generation++;
-  memo = undefined;
-  inflight = undefined;
 }
 

@@ -72,9 +72,9 @@ function initPostgres(dir: string): void {
   }
 }
 
-async function pgReady(): Promise<boolean> {
+async function pgReady(port = config.db.port): Promise<boolean> {
   const client = new pg.Client({
-    host: config.db.host, port: config.db.port, user: config.db.user, password: config.db.password,
+    host: config.db.host, port, user: config.db.user, password: config.db.password,
     database: 'postgres', connectionTimeoutMillis: 1000,
   });
   try {
@@ -86,6 +86,54 @@ async function pgReady(): Promise<boolean> {
   }
 }
 
+/** The server settings of the embedded PostgreSQL, its replica's too (a standby needs at least the primary's max_connections). */
+function pgSettings(port: number): string[] {
+  return [
+    `port=${port}`, 'listen_addresses=127.0.0.1', 'unix_socket_directories=',
+    'shared_buffers=512MB', 'work_mem=32MB', 'maintenance_work_mem=256MB', 'max_connections=200',
+    'max_wal_size=2GB', 'checkpoint_timeout=15min',
+    // The test store is disposable: trade durability for speed there only.
+    ...(config.profile === 'test' ? ['synchronous_commit=off', 'fsync=off', 'full_page_writes=off'] : []),
+  ].flatMap((s) => ['-c', s]);
+}
+
+const shellWords = (words: string[]) => words.map((w) => `'${w.replace(/'/g, `'\\''`)}'`).join(' ');
+
+/** Where the local stack's replica keeps its data: beside the primary's. */
+export function replicaDataDir(): string {
+  return `${pgDataDir()}-replica`;
+}
+
+/**
+ * A streaming replica of the embedded primary (`REPLICA=1 npm start`; docs/operations.md "A read
+ * replica"): on its first start `pg_basebackup -R` copies the primary into `dir` and leaves the
+ * standby's settings there (standby.signal, primary_conninfo); from then on it runs as a hot
+ * standby on `port`, replaying the primary's WAL as it streams. The readers' test starts one of
+ * its own on a directory and port of its own (test/integration/read-replica.test.ts).
+ */
+export function replicaService(dir = replicaDataDir(), port = config.db.replicaPort): Service {
+  return {
+    name: 'postgres-replica',
+    embedded: true,
+    url: `postgresql://${config.db.host}:${port}/${config.db.database}`,
+    readyTimeoutMs: 300_000,
+    ready: () => pgReady(port),
+    start() {
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      if (isRoot) spawnSync('chown', ['postgres:postgres', dir]);
+      const copy = shellWords([
+        pgBin('pg_basebackup'), '-h', config.db.host, '-p', String(config.db.port), '-U', config.db.user,
+        '-D', dir, '-R', '-X', 'stream', '--checkpoint=fast',
+      ]);
+      const run = shellWords([pgBin('postgres'), '-D', dir, ...pgSettings(port)]);
+      // One process from the copy to the server, so the launcher's restart and stop see one child.
+      const [cmd, args] = asPostgres('sh', ['-c', `[ -f ${shellWords([path.join(dir, 'PG_VERSION')])} ] || ${copy} || exit 1; exec ${run}`]);
+      // The copy signs in to the primary with the store's password, in the environment only.
+      return startProcess('postgres-replica', cmd, args, { env: { ...childEnv('postgres-replica'), PGPASSWORD: config.db.password } });
+    },
+  };
+}
+
 export function services(): Service[] {
   const d = config.dataDir;
   return [
@@ -94,18 +142,11 @@ export function services(): Service[] {
       embedded: !config.db.external,
       url: `postgresql://${config.db.host}:${config.db.port}/${config.db.database}`,
       readyTimeoutMs: 60_000,
-      ready: pgReady,
+      ready: () => pgReady(),
       start() {
         const dir = pgDataDir();
         initPostgres(dir);
-        const settings = [
-          `port=${config.db.port}`, 'listen_addresses=127.0.0.1', 'unix_socket_directories=',
-          'shared_buffers=512MB', 'work_mem=32MB', 'maintenance_work_mem=256MB', 'max_connections=200',
-          'max_wal_size=2GB', 'checkpoint_timeout=15min',
-          // The test store is disposable: trade durability for speed there only.
-          ...(config.profile === 'test' ? ['synchronous_commit=off', 'fsync=off', 'full_page_writes=off'] : []),
-        ].flatMap((s) => ['-c', s]);
-        const [cmd, args] = asPostgres(pgBin('postgres'), ['-D', dir, ...settings]);
+        const [cmd, args] = asPostgres(pgBin('postgres'), ['-D', dir, ...pgSettings(config.db.port)]);
         return startProcess('postgres', cmd, args, { env: childEnv('postgres') });
       },
     },
