@@ -14,9 +14,10 @@ import { projectRoot } from '../domain/config';
 const filter = process.argv.slice(2);
 /**
  * Benchmarks a plain `npm run bench` leaves out, run only when named: the country slice (`scale`)
- * takes about 40 minutes and empties the bench store's features.
+ * takes about 40 minutes and empties the bench store's features; `scale-out` loads a county beside
+ * a streaming replica.
  */
-const ON_REQUEST = new Set(['97-scale.ts']);
+const ON_REQUEST = new Set(['97-scale.ts', '98-scale-out.ts']);
 // The bench stack runs on development secrets: its profile is named, since an unset NODE_ENV is
 // production for the secret check (domain/config.ts isProductionEnv).
 const env = {
