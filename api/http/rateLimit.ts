@@ -10,6 +10,7 @@ import type { Request, Response } from 'express';
 import { rateLimit, type Options } from 'express-rate-limit';
 import { WorkSlots, type Release } from '../../domain/concurrency';
 import { errors } from '../../domain/errors';
+import { callerKeyOf, portalSlots } from '../../domain/outside/door';
 import { bearerToken } from '../auth/bearer';
 import { config } from '../../domain/config';
 
@@ -40,7 +41,7 @@ const bearerCall = (req: Parameters<NonNullable<Options['skip']>>[0]) => !req.au
 
 /** Who a limit counts: the signed-in user, else the address (whatever headers it sends). */
 export function callerKey(req: Request): string {
-  return req.auth ? `u:${req.auth.user.id}` : `ip:${req.ip}`;
+  return req.auth ? callerKeyOf(req.auth.user.id) : `ip:${req.ip}`;
 }
 
 export function userRateLimit(limit = config.app.rateLimitPerMinute) {
@@ -111,12 +112,8 @@ export const heavyWork = {
     retryAfterSeconds: 5,
     messages: { user: ownMessage('un export al selecției'), global: busyMessage('exporturi') },
   }),
-  portal: new WorkSlots({
-    global: () => config.limits.portal.global,
-    perUser: () => config.limits.portal.perUser,
-    retryAfterSeconds: 5,
-    messages: { user: ownMessage('prea multe căutări pe portal'), global: busyMessage('cereri către portalul de cadastru') },
-  }),
+  /** Portal-bound work, whoever starts it: the one door's slots (domain/outside/door.ts). */
+  portal: portalSlots,
   /**
    * OGC item pages run a statement of up to 10,000 features each: a few at a time per caller
    * (QGIS asks for several tiles of a view at once) and a bounded number for everyone.

@@ -11,7 +11,9 @@ import { readPortalSession, recordPortalHealth } from '../../domain/landreg/sess
 import { config } from '../../domain/config';
 import type { SessionContext } from '../../domain/auth/sessionContext';
 import { requireAdmin } from '../auth/guards';
+import { tokensEqual } from '../auth/bearer';
 import { childLogger } from '../../domain/log';
+import { withinDeadline } from '../http/deadline';
 import { defineRoute } from '../http/route';
 import type { LandregApi } from '../landreg/context';
 import { runningPortalJobs, start } from '../../temporal/jobs';
@@ -35,10 +37,16 @@ async function refreshCountiesIfMissing(landregApi: LandregApi): Promise<void> {
 /**
  * The shared portal account serves every user, so only an administrator may point it at another
  * account or drop it (issue 13). Anyone may (re)connect the account already in use: the stored
- * one, else the configured LANDREG_USERNAME; a wrong password for it changes nothing.
+ * one, else the configured LANDREG_USERNAME. Only an administrator may sign in with a password
+ * other than the configured account's (issue 40): a non-admin's guesses would each be a portal
+ * sign-in under the office's account.
  */
 async function assertMayReplace(landregApi: LandregApi, auth: SessionContext | undefined, creds: z.infer<typeof Credentials>): Promise<void> {
-  if (auth?.isAdmin || creds.username === undefined) return;
+  if (auth?.isAdmin) return;
+  if (creds.password !== undefined && !tokensEqual(creds.password, config.landreg.password)) {
+    requireAdmin(auth, 'Doar administratorii se pot conecta la portalul de cadastru cu altă parolă decât cea a contului configurat.');
+  }
+  if (creds.username === undefined) return;
   const current = await readPortalSession(landregApi.db);
   const account = current.username ?? config.landreg.username;
   if (creds.username !== account) requireAdmin(auth, 'Doar administratorii pot schimba contul comun al portalului de cadastru.');
@@ -47,11 +55,13 @@ async function assertMayReplace(landregApi: LandregApi, auth: SessionContext | u
 /** The session as this router's store and Temporal see it. */
 const sessionState = (landregApi: LandregApi) => readSessionState({ db: landregApi.db, runningPortalJobs });
 
+type Http = Parameters<typeof withinDeadline>[0];
+
 /** Connect (spec 3.1): 503 portal_maintenance while the portal is in maintenance. */
-async function connect(landregApi: LandregApi, auth: SessionContext | undefined, creds: z.infer<typeof Credentials>): Promise<SessionState> {
+async function connect(landregApi: LandregApi, http: Http, auth: SessionContext | undefined, creds: z.infer<typeof Credentials>): Promise<SessionState> {
   await assertMayReplace(landregApi, auth, creds);
   try {
-    await landregApi.client.connect(creds);
+    await withinDeadline(http, () => landregApi.client.connect(creds));
   } catch (err) {
     if (err instanceof PortalMaintenanceError) await recordPortalHealth(landregApi.db, { available: false, maintenance: true });
     throw err;
@@ -72,12 +82,13 @@ export function registerLandregSessionRoutes(router: Router, landregApi: Landreg
       body: Credentials,
       response: { description: 'Starea sesiunii după conectare', schema: SessionState },
       failures: {
-        403: 'Alt cont decât cel folosit acum: doar administratorii îl pot schimba',
+        403: 'Alt cont decât cel folosit acum, sau altă parolă decât a contului configurat: doar administratorii',
+        429: 'Peste limita cererilor către portal, per utilizator sau în total (Retry-After)',
         422: 'Portalul a refuzat datele de autentificare',
         503: 'Portalul este în mentenanță (portal_maintenance)',
       },
     },
-    async ({ body, auth }) => connect(landregApi, auth, body),
+    async ({ body, auth, req, res }) => connect(landregApi, { req, res }, auth, body),
   );
 
   defineRoute(
@@ -105,14 +116,15 @@ export function registerLandregSessionRoutes(router: Router, landregApi: Landreg
       body: SessionAction,
       response: { description: 'Starea sesiunii', schema: SessionState },
       failures: {
-        403: 'Deconectarea sau schimbarea contului comun: doar administratorii',
+        403: 'Deconectarea, schimbarea contului comun sau altă parolă decât a contului configurat: doar administratorii',
+        429: 'Peste limita cererilor către portal, per utilizator sau în total (Retry-After)',
         409: 'Deconectare refuzată: rulează lucrări de sincronizare sau export (jobs_running, runningJobs)',
         422: 'Portalul a refuzat datele de autentificare',
         503: 'Portalul este în mentenanță (portal_maintenance)',
       },
     },
-    async ({ body, auth }) => {
-      if (body.action === 'connect') return connect(landregApi, auth, body);
+    async ({ body, auth, req, res }) => {
+      if (body.action === 'connect') return connect(landregApi, { req, res }, auth, body);
       // Running jobs first: the disconnect is refused for everyone then (CONTRACT.md 409, the same
       // count GET shows anyone); only a disconnect that would happen needs an administrator.
       const jobs = await runningPortalJobs(landregApi.db);
@@ -123,7 +135,7 @@ export function registerLandregSessionRoutes(router: Router, landregApi: Landreg
         });
       }
       requireAdmin(auth, 'Doar administratorii pot deconecta contul comun al portalului de cadastru.');
-      await landregApi.client.disconnect();
+      await withinDeadline({ req, res }, () => landregApi.client.disconnect());
       return sessionState(landregApi);
     },
   );
@@ -145,9 +157,9 @@ export function registerLandregSessionRoutes(router: Router, landregApi: Landreg
       auth: 'session',
       response: { description: 'Rezultatul verificării', schema: Health },
     },
-    async () => {
+    async ({ req, res }) => {
       const db = landregApi.db;
-      const h = await landregApi.client.ping();
+      const h = await withinDeadline({ req, res }, () => landregApi.client.ping());
       const { consecutiveFailures } = await recordPortalHealth(db, h);
       return {
         portalAvailable: h.available,

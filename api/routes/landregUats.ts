@@ -8,6 +8,7 @@ import {
   patchUatCatalogue,
   refreshUatCatalogue,
 } from '../../domain/landreg/catalogue';
+import { withinDeadline } from '../http/deadline';
 import { legacyWriteGate } from '../http/gates';
 import { defineRoute } from '../http/route';
 import type { LandregApi } from '../landreg/context';
@@ -61,9 +62,9 @@ export function registerLandregUatRoutes(router: Router, landregApi: LandregApi)
         description: 'Rezultatul comparării și al actualizării',
         schema: z.object({ counties: z.number().int(), fetchedCounties: z.number().int(), upserted: z.number().int(), totalUats: z.number().int(), unchanged: z.boolean() }),
       },
-      failures: { 410: 'Utilizator pe calea API-ului central (gone_central_api)', 503: 'Portalul este în mentenanță' },
+      failures: { 410: 'Utilizator pe calea API-ului central (gone_central_api)', 429: 'Peste limita cererilor către portal (Retry-After)', 503: 'Portalul este în mentenanță' },
     },
-    async () => refreshUatCatalogue(landregApi.client, landregApi.db),
+    ({ req, res }) => withinDeadline({ req, res }, () => refreshUatCatalogue(landregApi.client, landregApi.db)),
   );
 
   defineRoute(
@@ -76,9 +77,9 @@ export function registerLandregUatRoutes(router: Router, landregApi: LandregApi)
       auth: 'session',
       gate: legacyWriteGate,
       response: { description: 'Ce s-a actualizat, cu mostre de depanare' },
-      failures: { 410: 'Utilizator pe calea API-ului central (gone_central_api)', 503: 'Portalul este în mentenanță' },
+      failures: { 410: 'Utilizator pe calea API-ului central (gone_central_api)', 429: 'Peste limita cererilor către portal (Retry-After)', 503: 'Portalul este în mentenanță' },
     },
-    async () => patchUatCatalogue(landregApi.client, landregApi.db),
+    ({ req, res }) => withinDeadline({ req, res }, () => patchUatCatalogue(landregApi.client, landregApi.db)),
   );
 
   defineRoute(

@@ -9,7 +9,11 @@
  * of everyone, a call is refused (429) instead of queued; a call whose caller's signal aborts
  * (deadline, client gone) leaves the queue at once. The caller is read from the outside-caller
  * context (`domain/outside/caller.ts`); calls without one (workflow activities, paced also by
- * their task queue) share one background lane and are never refused.
+ * their task queue; a user's work always has a caller, given by the door of ./door.ts) share one
+ * background lane. That lane is one caller in the rotation, so however long it grows it takes
+ * one slot in turn and cannot starve the users; its calls do not count in the users' total, so
+ * it never gets a user refused; and it is bounded too (`total` calls waiting), so a runaway of
+ * work without a caller is refused rather than stored.
  */
 import { errors } from '../errors';
 import type { Db } from '../db/pool';
@@ -97,6 +101,8 @@ export class RateLimiter {
   /** Waiting calls per caller, in the order the callers are served. */
   private readonly lanes = new Map<string, Waiter[]>();
   private waiting = 0;
+  /** Of `waiting`, the background lane's: they do not count against the users' total. */
+  private waitingBackground = 0;
   /** Booked slots not handed out yet (epoch ms). */
   private slots: number[] = [];
   private pumping = false;
@@ -139,6 +145,7 @@ export class RateLimiter {
         const waiter = lane.shift()!;
         if (lane.length) this.lanes.set(key, lane);
         this.waiting--;
+        if (key === BACKGROUND) this.waitingBackground--;
         waiter.grant();
       }
     } finally {
@@ -154,7 +161,9 @@ export class RateLimiter {
     const lane = this.lanes.get(key) ?? [];
     if (caller) {
       if (lane.length >= this.bounds.perCaller) throw errors.rateLimited(2, this.bounds.messages?.caller);
-      if (this.waiting >= this.bounds.total) throw errors.rateLimited(2, this.bounds.messages?.total);
+      if (this.waiting - this.waitingBackground >= this.bounds.total) throw errors.rateLimited(2, this.bounds.messages?.total);
+    } else if (this.waitingBackground >= this.bounds.total) {
+      throw errors.rateLimited(2, this.bounds.messages?.total);
     }
     return new Promise<void>((resolve, reject) => {
       const signal = caller?.signal;
@@ -177,6 +186,7 @@ export class RateLimiter {
       lane.push(waiter);
       if (!this.lanes.has(key)) this.lanes.set(key, lane);
       this.waiting++;
+      if (!caller) this.waitingBackground++;
       void this.pump();
     });
   }

@@ -13,8 +13,15 @@ export type { UatOption };
 /** Spec 5.9: what a central-API user is told when a page offers a legacy write. */
 export const goneCentralApiMessage = (): string => errors.goneCentralApi().message;
 
-/** The Romanian message of a failure, as every error panel shows it. */
+/**
+ * The Romanian message of a failure, as every error panel shows it; a refusal past a cap says
+ * when to try again (its Retry-After).
+ */
 export function failureMessage(err: unknown): string {
+  if (err instanceof AppError && err.status === 429) {
+    const seconds = Number(err.headers?.['Retry-After']) || 5;
+    return `Prea multe cereri în acest moment; reîncercați în ${seconds} s.`;
+  }
   if (err instanceof AppError) return err.message;
   return 'A apărut o eroare neașteptată.';
 }

@@ -3,10 +3,11 @@
  * sync jobs, store summary) and `search` (several cadastral numbers at once, and owner search with
  * the source of each hit shown) and `epay` (CF extract orders, spec 4.3; `&cad=` prefills). The UAT
  * dashboard and the export are their own routes, under the same tab bar (ParcelSyncLayout).
- * The loader calls the domain services directly, with the API's viewer rules.
+ * The loader calls the domain services directly, with the API's viewer rules; its portal work goes
+ * through the one door (lib/portal.server.ts), so a refusal past the caps answers 429.
  */
 import { useState } from 'react';
-import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
+import { data, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node';
 import { Form, Link, useLoaderData, useNavigation } from '@remix-run/react';
 import parcelSyncCss from '../styles/parcel-sync.css?url';
 import enrichmentCss from '../styles/enrichment.css?url';
@@ -18,6 +19,7 @@ import { UatPicker, UatSummary } from '../components/sync/UatPicker';
 import type { UatChoice } from '../components/sync/uatSearch';
 import { requireSession } from '../lib/auth.server';
 import { canSearchOwners, enrichmentDeps, failureMessage, searchCadastral, searchOwner, uatOption, viewerOf } from '../lib/enrichment.server';
+import { refusalInit, withinPortalDoor } from '../lib/portal.server';
 import type { CadastralSearchResult, OwnerSearchResult } from '../../../domain/enrichment/service';
 import { EnrichmentFields } from '../components/enrichment/EnrichmentFields';
 import { EpayTab } from '../components/cf/EpayTab';
@@ -51,17 +53,23 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   let search: CadastralSearchResult | null = null;
   let owners: OwnerSearchResult | null = null;
   let error: string | null = null;
+  let refused: ResponseInit | undefined;
   if (tab === 'search' && siruta) {
+    const deps = enrichmentDeps(context.store.pool, context.deliverMail);
     try {
-      if (cad) search = await searchCadastral(enrichmentDeps(context.store.pool, context.deliverMail), { siruta, cadastralNumbers: cad }, viewer);
-      if (owner) owners = await searchOwner(enrichmentDeps(context.store.pool, context.deliverMail), { siruta, name: owner }, viewer);
+      if (cad) search = await withinPortalDoor(request, auth, () => searchCadastral(deps, { siruta, cadastralNumbers: cad }, viewer));
+      if (owner) owners = await withinPortalDoor(request, auth, () => searchOwner(deps, { siruta, name: owner }, viewer));
     } catch (err) {
+      // Abandoned by the browser: nobody reads the page, and its portal calls have stopped.
+      if (request.signal.aborted) throw err;
       error = failureMessage(err);
+      refused = refusalInit(err);
     }
   }
   // The "Sincronizare" tab (issue 5): portal session and store summary, from the domain services.
   const sync = tab === 'sync' ? await syncTabData(context.store) : null;
-  return {
+  return data(
+    {
     tab,
     sync,
     useCentralApi: auth.useCentralApi,
@@ -76,7 +84,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     error,
     canSearchOwners: canSearchOwners(viewer),
     redacted: !viewer.personalData,
-  };
+    },
+    refused,
+  );
 }
 
 const HEAD: Record<Tab, { title: string; sub: string }> = {

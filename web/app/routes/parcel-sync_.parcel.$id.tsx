@@ -3,12 +3,13 @@
  * the restriction notice for basic panel users, and "enrich now" (the same code path as
  * POST /api/geoportal/enrich, including its 410 rule for central-API users).
  */
-import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
+import { data, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node';
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
 import parcelSyncCss from '../styles/parcel-sync.css?url';
 import enrichmentCss from '../styles/enrichment.css?url';
 import { requireSession } from '../lib/auth.server';
 import { enrichOne, enrichmentDeps, failureMessage, goneCentralApiMessage, storedParcel, viewerOf } from '../lib/enrichment.server';
+import { refusalInit, withinPortalDoor } from '../lib/portal.server';
 import { EnrichmentFields } from '../components/enrichment/EnrichmentFields';
 import { formatArea } from '../components/enrichment/format';
 import { AREA_LABELS } from '../lib/areas';
@@ -35,12 +36,14 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
 export async function action({ request, context, params }: ActionFunctionArgs) {
   const auth = requireSession(request, context);
   // Spec 5.9: enrichment is a legacy write; central-API users get the 410 message.
-  if (auth.useCentralApi) return { ok: false, message: goneCentralApiMessage() };
+  if (auth.useCentralApi) return data({ ok: false, message: goneCentralApiMessage() });
+  const deps = enrichmentDeps(context.store.pool, context.deliverMail);
   try {
-    const f = await enrichOne(enrichmentDeps(context.store.pool, context.deliverMail), { id: params.id ?? '' }, viewerOf(auth), true);
-    return { ok: true, message: `Parcela a fost îmbogățită (${formatWhen(f.enrichedAt ?? Date.now(), 'dateTimeSeconds')}).` };
+    const f = await withinPortalDoor(request, auth, () => enrichOne(deps, { id: params.id ?? '' }, viewerOf(auth), true));
+    return data({ ok: true, message: `Parcela a fost îmbogățită (${formatWhen(f.enrichedAt ?? Date.now(), 'dateTimeSeconds')}).` });
   } catch (err) {
-    return { ok: false, message: failureMessage(err) };
+    if (request.signal.aborted) throw err;
+    return data({ ok: false, message: failureMessage(err) }, refusalInit(err));
   }
 }
 

@@ -1,0 +1,19 @@
+/**
+ * The pages' side of the one door of portal-bound work (domain/outside/door.ts): a loader or
+ * action that reaches the portal runs its work here, under the same per-user and global caps and
+ * deadline as the API routes, counted as the signed-in user's, and stopped as soon as the browser
+ * abandons the page load (Remix aborts `request.signal` when the client closes the connection).
+ */
+import type { SessionContext } from '../../../domain/auth/sessionContext';
+import { AppError } from '../../../domain/errors';
+import { callerKeyOf, throughPortalDoor, type DoorOptions } from '../../../domain/outside/door';
+
+export function withinPortalDoor<T>(request: Request, auth: SessionContext, work: () => Promise<T>, opts: DoorOptions = {}): Promise<T> {
+  return throughPortalDoor({ key: callerKeyOf(auth.user.id), signal: request.signal }, work, opts);
+}
+
+/** A refusal past the caps, as the page answers it: the API's 429 status and Retry-After. */
+export function refusalInit(err: unknown): ResponseInit | undefined {
+  if (!(err instanceof AppError) || err.status !== 429) return undefined;
+  return { status: 429, headers: err.headers };
+}
