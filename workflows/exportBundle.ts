@@ -20,6 +20,7 @@ import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import { executeChildJob } from './childJobs';
 import type { layerSync } from './layerSync';
 import { RETRY } from '../temporal/common/retryPolicies';
+import { layerNoun } from '../domain/text/labels';
 
 type PipelineStep = Parameters<ExportActivities['buildExport']>[0]['pipelineBefore'][number];
 type StoredExport = Awaited<ReturnType<ExportActivities['buildExport']>>;
@@ -175,7 +176,7 @@ async function runExportJob(
         s.kind === 'layer'
           ? {
               step: `sync:${s.layerId}`,
-              label: `Sincronizare ${s.layerId}`,
+              label: `Sincronizare ${layerNoun(s.layerId!)}`,
               phase: 'sincronizare',
               done: `${s.description} Sincronizat din portal.`,
               run: async () =>

@@ -26,6 +26,7 @@ import type { NotificationActivities } from '../activities/notifications';
 import type { SchedulingActivities } from '../activities/scheduling';
 import type { SessionTally } from '../domain/scheduling/report';
 import { layersOf } from '../domain/scheduling/rules';
+import { WEEKEND_STEP_LABELS } from '../domain/text/labels';
 import { sessionWeekendWindow, wallClock, weekendWindow } from '../domain/scheduling/windows';
 import type { NextStep, WeekendStep } from '../domain/scheduling/weekend';
 import { TaskQueue } from '../temporal/common/queues';
@@ -226,7 +227,7 @@ export async function weekendSync(args: WeekendSyncArgs = {}): Promise<SessionTa
     }
     state.syncStatus = 'running';
     state.nextWindowStart = null;
-    state.currentActivity = `${next.name}: ${next.step}`;
+    state.currentActivity = `${next.name}: ${WEEKEND_STEP_LABELS[next.step]}`;
     const attempt = await act.weekendStartStep({ siruta: next.siruta, step: next.step, at: Date.now() });
     tally.stepsRun++;
     try {

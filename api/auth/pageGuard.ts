@@ -85,6 +85,24 @@ export const pageGuard: RequestHandler = (req, res, next) => {
     res.status(204).set({ 'X-Remix-Redirect': location, 'X-Remix-Status': '302' }).end();
     return;
   }
+  if (req.method === 'GET' && req.get('sec-fetch-mode') === 'navigate') {
+    // The browser alone knows the page's fragment (a shared map view, `/geoportal#14/45.7/26.3`),
+    // and the identity provider's form post drops it: a one-line page adds it to the way back.
+    res.status(200).type('html').send(hashKeepingRedirect(location));
+    return;
+  }
   // 303 after a form POST so the browser switches to GET.
   res.redirect(req.method === 'GET' || req.method === 'HEAD' ? 302 : 303, location);
 };
+
+/** Navigates to sign-in with the fragment added to the callback (without script: plain sign-in). */
+export function hashKeepingRedirect(location: string): string {
+  const js = JSON.stringify(location).replace(/</g, '\\u003c');
+  const attr = location.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+  return (
+    `<!doctype html><html lang="ro"><head><meta charset="utf-8"><title>Autentificare</title>` +
+    `<script>location.replace(${js} + encodeURIComponent(location.hash))</script>` +
+    `<noscript><meta http-equiv="refresh" content="0;url=${attr}"></noscript></head>` +
+    `<body><p><a href="${attr}">Autentificare</a></p></body></html>`
+  );
+}

@@ -91,6 +91,7 @@ const ExtractBody = z
     downloadUrl: z.string().nullable(),
     error: z.string().nullable(),
     reconcileAt: z.string().nullable().openapi({ description: 'Set while an admin must reconcile a submit the portal did not list' }),
+    cancellable: z.boolean().openapi({ description: 'Whether PATCH {status: cancelled} is accepted now: pending and not yet about to be submitted' }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })

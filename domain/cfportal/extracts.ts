@@ -7,6 +7,7 @@
  */
 import { Prisma, type PrismaClient } from '../db/prisma';
 import { errors } from '../errors';
+import { EXTRACT_STATUS_LABELS } from '../text/labels';
 import { directoryNames } from '../notifications/users';
 import { uiState, type CfUiState } from '../geoportal/cfStatus';
 
@@ -59,6 +60,8 @@ export interface CfExtractView {
   error: string | null;
   /** The portal did not list this batch's submit in time: an admin reconciles before anything is ordered again. */
   reconcileAt: string | null;
+  /** What `cancelExtract` accepts: pending, its batch not yet about to be submitted (the page offers "Anulează" only then). */
+  cancellable: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -92,6 +95,7 @@ export function extractView(r: Row, opts: { hidePersonal: boolean; now?: Date })
     downloadUrl: r.status === 'completed' && hasFile ? downloadUrlOf(r.id) : null,
     error: r.error,
     reconcileAt: r.reconcileAt?.toISOString() ?? null,
+    cancellable: r.status === 'pending' && r.submitIntentAt === null,
     createdAt: r.createdAt.toISOString(),
     updatedAt: r.updatedAt.toISOString(),
   };
@@ -301,7 +305,9 @@ export async function cancelExtract(prisma: PrismaClient, id: string, who: { use
   });
   if (done.count === 0) {
     const now = await prisma.cfExtract.findUniqueOrThrow({ where: { id }, select: { status: true } });
-    throw errors.conflict('invalid_state', `Extrasul în starea „${now.status}” nu mai poate fi anulat: doar un extras în așteptare se poate anula.`, { status: now.status });
+    // Still pending here means its batch is being submitted: no longer waiting, whatever the column says.
+    const state = now.status === 'pending' ? 'în curs de trimitere la portal' : (EXTRACT_STATUS_LABELS[now.status] ?? 'în lucru');
+    throw errors.conflict('invalid_state', `Extrasul este ${state} și nu mai poate fi anulat: doar un extras care așteaptă în coadă se poate anula.`, { status: now.status });
   }
   const row = await prisma.cfExtract.findUniqueOrThrow({ where: { id }, select: LIST_SELECT });
   return extractView((await withFileFlag(prisma, [row]))[0], { hidePersonal: who.hidePersonal });

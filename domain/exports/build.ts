@@ -31,6 +31,7 @@ import path from 'node:path';
 import type { Db } from '../db/pool';
 import { EPSG_3844 } from '../geo/epsg3844';
 import { slug } from '../geoportal/text';
+import { EXPORT_MODE_FILE_WORDS, EXPORT_MODE_LABELS } from '../text/labels';
 import { EXPORT_SESSION_OPTIONS, GdalError, SIDE_CONVERSION_NICE, ogr2ogr, pgDatasource } from './gdal';
 import {
   BUNDLE_LAYERS,
@@ -130,7 +131,7 @@ export function uatStem(siruta: number, name: string | null): string {
 }
 
 export function exportFileName(stem: string, target: ExportTarget, now: Date): string {
-  const what = target.kind === 'bundle' ? (target.mode === 'magic' ? 'export-magic' : 'export-baza') : `strat-${exportLayerFor(target.layerId).table}`;
+  const what = target.kind === 'bundle' ? `export-${EXPORT_MODE_FILE_WORDS[target.mode]}` : `strat-${exportLayerFor(target.layerId).table}`;
   return `${stem}_${what}_${fileStamp(now)}.${target.kind === 'bundle' ? 'zip' : 'gpkg'}`;
 }
 
@@ -254,7 +255,7 @@ export async function buildExport(opts: BuildOptions): Promise<BuiltExport> {
     const gpkgFiles: Array<{ name: string; features: Record<string, number> }> = [];
 
     if (magic) {
-      const name = `${stem}_magic.gpkg`;
+      const name = `${stem}_${EXPORT_MODE_FILE_WORDS.magic}.gpkg`;
       const features: Record<string, number> = {};
       gpkgFiles.push({ name, features });
       plan('gpkg', () =>
@@ -390,7 +391,7 @@ export async function buildExport(opts: BuildOptions): Promise<BuiltExport> {
 
     const title =
       target.kind === 'bundle'
-        ? `Export ${target.mode === 'magic' ? 'magic' : 'de bază'} — ${where}`
+        ? `Export ${EXPORT_MODE_LABELS[target.mode]} — ${where}`
         : `Export strat ${plans[0].layer.title} — ${where}`;
     const report: ExportReport = {
       title,

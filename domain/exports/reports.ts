@@ -3,6 +3,7 @@
  * as a self-contained HTML page in Romanian for people. Pure: the builder gathers the facts.
  */
 import type { QualityReport } from './quality';
+import { layerLabel } from '../text/labels';
 
 export type StepStatus = 'done' | 'skipped' | 'failed';
 
@@ -116,18 +117,12 @@ export function exportReportHtml(r: ExportReport): string {
   );
 }
 
-const LAYER_RO: Record<string, string> = {
-  TERENURI_ACTIVE: 'Parcele',
-  CLADIRI_ACTIVE: 'Clădiri',
-  LIMITE_INTRAV_DYNAMIC: 'Limite intravilan',
-  LIMITE_UAT: 'Limita UAT',
-};
 
 export function qualityReportHtml(q: QualityReport, title: string): string {
   const counts = table(
     ['Strat', 'Total', 'Cu geometrie', 'Fără geometrie', 'Importate fără geometrie', 'Îmbogățite', 'Geometrii invalide reparate', 'Nr. cadastrale duplicate', 'Geometrii duplicate'],
     q.layers.map((l) => [
-      escapeHtml(LAYER_RO[l.layerId] ?? l.layerId),
+      escapeHtml(layerLabel(l.layerId)),
       fmtInt(l.total),
       fmtInt(l.withGeometry),
       fmtInt(l.withoutGeometry),
@@ -145,10 +140,10 @@ export function qualityReportHtml(q: QualityReport, title: string): string {
     [1],
   );
   const invalid = q.layers.flatMap((l) =>
-    l.invalidSamples.map((s) => [escapeHtml(LAYER_RO[l.layerId] ?? l.layerId), String(s.objectId), escapeHtml(s.cadastralRef ?? '—'), escapeHtml(s.reason)]),
+    l.invalidSamples.map((s) => [escapeHtml(layerLabel(l.layerId)), String(s.objectId), escapeHtml(s.cadastralRef ?? '—'), escapeHtml(s.reason)]),
   );
   const dups = q.layers.flatMap((l) =>
-    l.duplicateCadastralRefs.samples.map((s) => [escapeHtml(LAYER_RO[l.layerId] ?? l.layerId), escapeHtml(s.cadastralRef), fmtInt(s.count)]),
+    l.duplicateCadastralRefs.samples.map((s) => [escapeHtml(layerLabel(l.layerId)), escapeHtml(s.cadastralRef), fmtInt(s.count)]),
   );
   return page(
     title,

@@ -9,6 +9,7 @@ import type { PrismaClient } from '../db/prisma';
 import type { Db } from '../db/pool';
 import { errors } from '../errors';
 import { uatsBySiruta } from '../landreg/reads';
+import { WEEKEND_STEP_LABELS } from '../text/labels';
 
 export const WEEKEND_STEPS = ['sync_terenuri', 'sync_cladiri', 'import_nogeom', 'enrich'] as const;
 export type WeekendStep = (typeof WEEKEND_STEPS)[number];
@@ -17,12 +18,7 @@ export type StepState = (typeof STEP_STATES)[number];
 export type StepStates = Record<WeekendStep, StepState>;
 
 /** Romanian names of the steps, for the UI, notifications and the report. */
-export const STEP_LABELS: Record<WeekendStep, string> = {
-  sync_terenuri: 'sincronizare terenuri',
-  sync_cladiri: 'sincronizare clădiri',
-  import_nogeom: 'import parcele fără geometrie',
-  enrich: 'îmbogățire',
-};
+export const STEP_LABELS: Record<WeekendStep, string> = WEEKEND_STEP_LABELS;
 
 const PAUSED_KEY = 'weekendSync.paused';
 const LAST_REPORT_KEY = 'weekendSync.lastReport';

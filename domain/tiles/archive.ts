@@ -103,6 +103,19 @@ function describe(err: unknown): string {
   return (e.stderr?.trim() || e.message || String(err)).slice(0, 2000);
 }
 
+/**
+ * Why a build failed, in words the infrastructure page shows (issue 42: "eșuată" alone said
+ * nothing). The tool's own output (English, server paths) stays in the log.
+ */
+export function failureReason(err: unknown): string {
+  const e = err as { code?: string; signal?: string; killed?: boolean };
+  const text = describe(err);
+  if (e.code === 'ENOSPC' || /no space left/i.test(text)) return 'spațiu insuficient pe disc pentru arhivă';
+  if (e.killed || e.signal === 'SIGTERM' || e.signal === 'SIGKILL' || /timed? ?out/i.test(text)) return 'a depășit timpul permis și a fost oprită';
+  if (/ECONNREFUSED|connection refused|could not connect/i.test(text)) return 'baza de date sau stocarea nu a răspuns';
+  return 'programul de conversie a raportat o eroare (detaliile sunt în jurnalul serverului)';
+}
+
 /** Runs one build to the end (the caller holds the lock). */
 async function runBuild(db: pg.Pool, id: string, opts: BuildOptions): Promise<void> {
   const dir = await makeTempDir('overview');
@@ -125,7 +138,7 @@ async function runBuild(db: pg.Pool, id: string, opts: BuildOptions): Promise<vo
     log.info({ buildId: id, sizeBytes: size, ...c }, 'overview archive built');
   } catch (err) {
     log.error({ buildId: id, err: describe(err) }, 'overview archive build failed');
-    await db.query(`UPDATE tile_archive_builds SET status = 'failed', finished_at = now(), error = $2 WHERE id = $1`, [id, describe(err)]);
+    await db.query(`UPDATE tile_archive_builds SET status = 'failed', finished_at = now(), error = $2 WHERE id = $1`, [id, failureReason(err)]);
     throw err;
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -87,7 +87,8 @@ describe('geoportal on the central API path, end to end', () => {
     expect(await status.textContent()).toMatch(/Extras CF (în curs de procesare|valabil până la)/);
 
     // The refresh token dies at the IdP; the central API refuses the current access token.
-    const toSignIn = page.waitForRequest((r) => r.url() === `${E2E_ORIGIN}/auth/login?callbackUrl=${encodeURIComponent('/geoportal')}`, { timeout: 20_000 });
+    // Back to the page and its view: the map keeps its view in the fragment (`#zoom/lat/lon`).
+    const toSignIn = page.waitForRequest((r) => r.url().startsWith(`${E2E_ORIGIN}/auth/login?callbackUrl=${encodeURIComponent('/geoportal#')}`), { timeout: 20_000 });
     const callback = page.waitForRequest((r) => r.url().startsWith(`${E2E_ORIGIN}/auth/callback?`), { timeout: 30_000 });
     await revokeRefreshTokenOf(context);
     const reject = await fetch(`${config.central.baseUrl}/__sim/reject-tokens`, {

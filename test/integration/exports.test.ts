@@ -192,14 +192,14 @@ describe('magic bundle', () => {
     if (early.status === 409) expect(early.body.error).toBe('export_not_ready');
     done = await waitDone(job.jobId);
     dl = await download(job.downloadUrl);
-    gpkg = path.join(dl.dir, `campia-noua-${SIRUTA}_magic.gpkg`);
+    gpkg = path.join(dl.dir, `campia-noua-${SIRUTA}_complet.gpkg`);
   }, 180_000);
 
   test('202 answers jobId, progressUrl and downloadUrl; the file name says what is inside', () => {
     expect(job.jobId).toMatch(new RegExp(`^export-bundle:${SIRUTA}:[0-9A-Z]{26}$`));
     expect(job.progressUrl).toBe(`/api/landreg/progress?jobId=${encodeURIComponent(job.jobId)}`);
     expect(job.downloadUrl).toBe(`/api/landreg/export-download?jobId=${encodeURIComponent(job.jobId)}`);
-    expect(dl.fileName).toMatch(new RegExp(`^campia-noua-${SIRUTA}_export-magic_\\d{4}-\\d{2}-\\d{2}_\\d{4}\\.zip$`));
+    expect(dl.fileName).toMatch(new RegExp(`^campia-noua-${SIRUTA}_export-complet_\\d{4}-\\d{2}-\\d{2}_\\d{4}\\.zip$`));
   });
 
   test('the GPKG opens in ogrinfo in EPSG:3844 with a spatial index and the store counts, rows without geometry included', async () => {
@@ -310,7 +310,7 @@ describe('other bundles', () => {
     expect(r.status).toBe(202);
     await waitDone(r.body.jobId, elena);
     const dl = await download(r.body.downloadUrl, elena);
-    const gpkg = path.join(dl.dir, `campia-noua-${SIRUTA}_magic.gpkg`);
+    const gpkg = path.join(dl.dir, `campia-noua-${SIRUTA}_complet.gpkg`);
     expect(await gpkgCount(gpkg, 'parcele')).toBe(await storeCount(`layer_id = 'TERENURI_ACTIVE' AND geom IS NOT NULL`));
     expect(await ogrSql(gpkg, 'SELECT count(*) AS n FROM parcele WHERE HAS_GEOMETRY = 0')).toContain('n (Integer) = 0');
     expect(await ogrSql(gpkg, 'SELECT count(*) AS n FROM parcele WHERE PROPRIETARI_ACTUALI IS NOT NULL')).toContain('n (Integer) = 0');
@@ -341,7 +341,7 @@ describe('export-local', () => {
     const file = path.join(tmp, fileName);
     await fs.writeFile(file, Buffer.from(await res.arrayBuffer()));
     const listing = (await run('unzip', ['-l', file])).stdout;
-    expect(listing).toContain(`campia-noua-${SIRUTA}_magic.gpkg`);
+    expect(listing).toContain(`campia-noua-${SIRUTA}_complet.gpkg`);
     expect(listing).toContain('raport-calitate.json');
     await run('unzip', ['-tq', file]);
     expect(await rig.simJson('GET', '/__sim/requests')).toEqual(before);

@@ -2,6 +2,7 @@
  * The pure rules of a layer sync (spec 4.4 "Sync behaviours" 1, 2; spec 8 limits). No I/O:
  * table-driven tests in test/unit/landreg-sync-rules.test.ts.
  */
+import { layerNoun, layerNounDefinite } from '../../text/labels';
 
 /** Spec 8 "delta threshold": a delta above 50% of the stored features turns into a full sync. */
 export const DELTA_FULL_SYNC_RATIO = 0.5;
@@ -87,31 +88,11 @@ export function pageChunks(pages: number, perChunk: number): Array<{ fromPage: n
   return out;
 }
 
-/** The layers' names as a user reads them (the portal's layer ids are not words). */
-const LAYER_WORDS: Record<string, string> = {
-  TERENURI_ACTIVE: 'parcele',
-  CLADIRI_ACTIVE: 'clădiri',
-  LIMITE_INTRAV_DYNAMIC: 'limite de intravilan',
-  LIMITE_UAT: 'limite UAT',
-};
-
-/** "parcele", "clădiri"…: a layer's name as a user reads it, the portal's id only for a layer not listed. */
-export function layerWord(layerId: string): string {
-  return LAYER_WORDS[layerId] ?? layerId;
-}
-
-/** The same with the article, as a sentence of the progress uses them. */
-const LAYER_NAMES: Record<string, string> = {
-  TERENURI_ACTIVE: 'parcelele',
-  CLADIRI_ACTIVE: 'clădirile',
-  LIMITE_INTRAV_DYNAMIC: 'limitele de intravilan',
-  LIMITE_UAT: 'limita UAT',
-};
+/** "parcele", "clădiri"…: a layer's name as a user reads it (domain/text/labels.ts). */
+export const layerWord = layerNoun;
 
 /** "Se sincronizează parcelele…" rather than the portal's id `TERENURI_ACTIVE` (issue 30). */
-export function layerName(layerId: string): string {
-  return LAYER_NAMES[layerId] ?? `stratul ${layerId}`;
-}
+export const layerName = layerNounDefinite;
 
 /** Counts of what a sync changed in one layer (a GisSyncRun has them all). */
 export interface LayerChangeCounts {
@@ -133,7 +114,7 @@ export function describeSyncChanges(runs: readonly LayerChangeCounts[]): string 
   if (runs.length === 0) return 'nicio schimbare';
   return runs
     .map((r) => {
-      const word = LAYER_WORDS[r.layerId] ?? `stratul ${r.layerId}`;
+      const word = layerNoun(r.layerId);
       const parts = [
         r.added > 0 ? count(r.added, 'adăugată', 'adăugate') : null,
         r.removed > 0 ? count(r.removed, 'eliminată', 'eliminate') : null,

@@ -28,10 +28,10 @@ export class ApiError extends Error {
 export const BUSY_MESSAGE = 'Prea multe cereri în acest moment; reîncercați în câteva secunde.';
 export const OFFLINE_MESSAGE = 'Serverul nu răspunde. Verificați conexiunea și încercați din nou.';
 
-/** The sign-in that returns to this very page (spec 5.4), as the server's page guard builds it. */
+/** The sign-in that returns to this very page and view (spec 5.4; the map's view is in the fragment), as the server's page guard builds it. */
 export function signInAgainUrl(): string {
   if (typeof window === 'undefined') return '/auth/login';
-  return `/auth/login?callbackUrl=${encodeURIComponent(window.location.pathname + window.location.search)}`;
+  return `/auth/login?callbackUrl=${encodeURIComponent(window.location.pathname + window.location.search + window.location.hash)}`;
 }
 
 type ErrorBody = { error?: string; message?: string; details?: unknown } & Record<string, unknown>;

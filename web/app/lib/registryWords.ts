@@ -1,4 +1,5 @@
 import { formatDay } from './dates';
+import { formatBytes } from './tilesFormat';
 
 /**
  * How the registry page words an entry's change history (issue 30): field names in Romanian and
@@ -23,10 +24,6 @@ export const FIELD_LABEL: Record<string, string> = {
 
 const DIRECTIONS: Record<string, string> = { intrare: 'intrare', iesire: 'ieșire' };
 
-export function formatFileSize(n: number): string {
-  if (n < 1024) return `${n} o`;
-  return n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
-}
 
 function valueOf(field: string, x: unknown): string {
   if (x === null || x === undefined || x === '') return '—';
@@ -36,7 +33,7 @@ function valueOf(field: string, x: unknown): string {
   if (field === 'attachments') {
     const a = x as { name?: unknown; size?: unknown };
     const name = typeof a.name === 'string' ? a.name : 'fișier fără nume';
-    return typeof a.size === 'number' ? `${name} (${formatFileSize(a.size)})` : name;
+    return typeof a.size === 'number' ? `${name} (${formatBytes(a.size)})` : name;
   }
   // Other objects (the tracking block): their readable parts, never an internal id.
   return Object.entries(x as Record<string, unknown>)

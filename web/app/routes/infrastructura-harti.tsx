@@ -158,9 +158,12 @@ export default function TileInfrastructure() {
                 </thead>
                 <tbody>
                   {status.builds.map((b) => (
-                    <tr key={b.id} title={b.error ?? undefined}>
+                    <tr key={b.id}>
                       <td>{formatDate(b.startedAt)}</td>
-                      <td>{BUILD_STATUS_LABEL[b.status] ?? b.status}</td>
+                      <td data-testid="build-status">
+                        {BUILD_STATUS_LABEL[b.status] ?? b.status}
+                        {b.status === 'failed' && b.error ? <span className="muted">: {b.error}</span> : null}
+                      </td>
                       <td>{b.phase ? (BUILD_PHASE_LABEL[b.phase] ?? b.phase) : '—'}</td>
                       <td>
                         {b.uatCount ?? '—'} / {b.parcelCount ?? '—'}

@@ -152,7 +152,7 @@ export default function QgisAccess() {
               </li>
               <li>Alegeți colecția (Parcele, Clădiri, Limite intravilan, Limite UAT) și sistemul de coordonate EPSG:3844 (Stereo 70).</li>
             </ol>
-            <p className="office-muted">Ghidul complet: docs/qgis.md. Tokenul are drepturile contului dumneavoastră, nimic în plus.</p>
+            <p className="office-muted">Tokenul are drepturile contului dumneavoastră, nimic în plus.</p>
           </Card>
         </div>
       </div>

@@ -17,7 +17,8 @@ import { Card } from '../components/Card';
 import type { Company } from '../../../domain/auth/sessionContext';
 import { formatWhen, todayInRomania } from '../lib/dates';
 import { countOf } from '../lib/words';
-import { describeChange, FIELD_LABEL, formatFileSize } from '../lib/registryWords';
+import { describeChange, FIELD_LABEL } from '../lib/registryWords';
+import { formatBytes } from '../lib/tilesFormat';
 import { companyLabel } from '../lib/companies';
 import { api, apiUrl, uploadError } from '../lib/api';
 
@@ -265,7 +266,7 @@ function Attachments({ entry, canWrite, onChange }: { entry: RegistryEntry; canW
           {entry.attachments.map((a) => (
             <li key={a.id}>
               <a href={apiUrl('/api/registratura/entries/{id}/attachments/{attachmentId}', { id: entry.id, attachmentId: a.id })} download>{a.name}</a>
-              <span className="reg-muted">{formatFileSize(a.size)}</span>
+              <span className="reg-muted">{formatBytes(a.size)}</span>
               {canWrite && <button type="button" className="btn btn--link" onClick={() => void remove(a.id, a.name)}>Șterge</button>}
             </li>
           ))}

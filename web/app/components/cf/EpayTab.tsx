@@ -12,7 +12,7 @@ import { UatPicker } from '../sync/UatPicker';
 import type { UatChoice } from '../sync/uatSearch';
 import { Card } from '../Card';
 import { formatWhen } from '../../lib/dates';
-import { countOf } from '../../lib/words';
+import { EXTRACT_STATUS_LABELS, countOf } from '../../lib/words';
 import { ApiError, api, apiUrl } from '../../lib/api';
 
 interface Extract {
@@ -33,6 +33,7 @@ interface Extract {
   downloadUrl: string | null;
   error: string | null;
   reconcileAt: string | null;
+  cancellable: boolean;
   createdAt: string;
 }
 
@@ -91,7 +92,9 @@ export function ExtractState({ e }: { e: Extract | null }) {
     if (e.reconcileAt) return <span className="cf-state cf-state--processing">în verificare la portal · un administrator confirmă plata</span>;
     return (
       <span className="cf-state cf-state--processing">
-        în lucru · pasul {e.stepNo}/{e.stepsTotal}: {STEP_LABELS[e.currentStep ?? ''] ?? e.currentStep}
+        {e.cancellable
+          ? 'în coadă · se poate anula'
+          : `în lucru · pasul ${e.stepNo}/${e.stepsTotal}: ${STEP_LABELS[e.currentStep ?? ''] ?? EXTRACT_STATUS_LABELS[e.status] ?? 'în lucru'}`}
       </span>
     );
   }
@@ -419,7 +422,7 @@ export function EpayTab({
                   <td>{formatWhen(e.createdAt, 'dateTimeSeconds')}</td>
                   <OrderActions
                     pdf={e.downloadUrl}
-                    onCancel={e.status === 'pending' && (e.userId === userId || isAdmin) ? () => void cancel('/api/cfportal/extracts/{id}', e.id) : null}
+                    onCancel={e.cancellable && (e.userId === userId || isAdmin) ? () => void cancel('/api/cfportal/extracts/{id}', e.id) : null}
                   />
                 </tr>
               ))}

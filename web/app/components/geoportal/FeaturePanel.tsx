@@ -10,6 +10,7 @@ import {
   enrichCentral,
   loadCentralCfStatus,
   loadCfStatus,
+  loadFeature,
   orderCentralCf,
   type CfStatus,
   type PanelFeature,
@@ -23,7 +24,8 @@ import { formatWhen } from '../../lib/dates';
  * `buildLegal`: a building's legal state as the map draws it (the tile's build_legal, read from
  * its parcel's enrichment), so the panel never contradicts the building's colour.
  */
-export type PanelState = { loading: true } | { error: string; signInAgain?: boolean } | { feature: PanelFeature; buildLegal?: number | null };
+/** `building` while loading: the click said what was clicked, so the panel names it before it loads. */
+export type PanelState = { loading: true; building?: boolean } | { error: string; signInAgain?: boolean } | { feature: PanelFeature; buildLegal?: number | null };
 
 const FIELDS: [string, string][] = [
   ['NR_CF', 'Nr. carte funciară'],
@@ -153,7 +155,7 @@ export function FeaturePanel({
   /** A newer version of the shown feature (after the central enrichment). */
   onFeature?: (f: PanelFeature) => void;
 }) {
-  const building = 'feature' in state && isBuilding(state.feature);
+  const building = 'feature' in state ? isBuilding(state.feature) : 'loading' in state && state.building === true;
   return (
     <aside className="gp-panel" data-testid="feature-panel" aria-label={building ? 'Informații clădire' : 'Informații parcelă'}>
       <header className="gp-panel__head">
@@ -263,6 +265,7 @@ function PanelBody({
   basicScope: boolean;
   onFeature?: (f: PanelFeature) => void;
 }) {
+  const twin = useLocalTwin(central && !('restricted' in feature) ? feature : null);
   if ('restricted' in feature) {
     return (
       <>
@@ -275,14 +278,17 @@ function PanelBody({
       </>
     );
   }
-  const e = feature.enrichment ?? {};
+  // Not yet enriched through the central API: the office's store may hold what the search found there.
+  const fromStore = central && !feature.enrichment && twin?.enrichment ? twin : null;
+  const facts = fromStore ?? feature;
+  const e = facts.enrichment ?? {};
   return (
     <>
       {/* The actions first: at 1440×900 they stay in view whatever the facts' length. */}
       {feature.cadastralRef || !central ? (
         <div className="gp-panel__actions" data-testid="panel-actions">
           {feature.cadastralRef ? <CfStatusLine nrCad={feature.cadastralRef} siruta={feature.siruta} central={central} /> : null}
-          {central ? null : <FollowButton target={{ featureId: feature.id }} label={{ on: 'Nu mai urmări parcela', off: 'Urmărește parcela' }} />}
+          {central ? null : <FollowButton target={{ featureId: feature.id }} label={FOLLOW_PARCEL} />}
         </div>
       ) : null}
       <dl className="gp-facts">
@@ -290,16 +296,18 @@ function PanelBody({
           {feature.uatName ?? '—'} <span className="gp-muted">({feature.siruta})</span>
         </Fact>
         <Fact label={AREA_LABELS.layer} testId="area-layer">{area(feature.areaValue)}</Fact>
-        {feature.enrichment ? (
+        {facts.enrichment ? (
           FIELDS.filter(([k]) => k in e).map(([k, label]) => (
             <Fact key={k} label={label}>{show(k, e[k])}</Fact>
           ))
         ) : null}
       </dl>
-      <p className="gp-panel__note">
-        {feature.enrichedAt
-          ? `Date îmbogățite la ${formatWhen(feature.enrichedAt, 'dateTimeSeconds')}.`
-          : 'Parcela nu are încă date îmbogățite (proprietari, CF, adresă).'}
+      <p className="gp-panel__note" data-testid="enrichment-note">
+        {fromStore?.enrichedAt
+          ? `Date din baza locală a biroului, îmbogățite la ${formatWhen(fromStore.enrichedAt, 'dateTimeSeconds')}; „Îmbogățește parcela” le aduce din API-ul central.`
+          : facts.enrichedAt
+            ? `Date îmbogățite la ${formatWhen(facts.enrichedAt, 'dateTimeSeconds')}.`
+            : 'Parcela nu are încă date îmbogățite (proprietari, CF, adresă).'}
       </p>
       {basicScope ? (
         <p className="gp-panel__notice" data-testid="scope-notice">
@@ -307,7 +315,57 @@ function PanelBody({
         </p>
       ) : null}
       {central ? <CentralEnrich feature={feature} onFeature={onFeature} /> : null}
-      {central ? null : <ChangeTimeline featureId={feature.id} />}
+      {central ? <CentralWatch twin={twin} /> : <ChangeTimeline featureId={feature.id} />}
+    </>
+  );
+}
+
+const FOLLOW_PARCEL = { on: 'Nu mai urmări parcela', off: 'Urmărește parcela' };
+
+type LocalFeature = Exclude<PanelFeature, { restricted: true }>;
+
+/**
+ * The office store's copy of a central parcel (same layer, SIRUTA and object id): undefined while
+ * looking, null when the store does not hold it. The central API keeps no following and no change
+ * history, and its detail has no owners until enriched, while the search found them in the store:
+ * the panel reads both from here (docs/central.md "UI").
+ */
+function useLocalTwin(feature: LocalFeature | null): LocalFeature | null | undefined {
+  const [twin, setTwin] = useState<LocalFeature | null | undefined>(undefined);
+  const siruta = feature?.siruta;
+  const objectId = feature?.objectId;
+  const layerId = feature?.layerId;
+  useEffect(() => {
+    if (siruta === undefined || objectId === undefined) return;
+    let stale = false;
+    setTwin(undefined);
+    loadFeature({ siruta, objectId, layerId }, false).then(
+      (r) => !stale && setTwin('restricted' in r.feature ? null : r.feature),
+      () => !stale && setTwin(null),
+    );
+    return () => {
+      stale = true;
+    };
+  }, [siruta, objectId, layerId]);
+  return twin;
+}
+
+/** Following and the change history on the central path, on the store's copy of the parcel. */
+function CentralWatch({ twin }: { twin: LocalFeature | null | undefined }) {
+  if (twin === undefined) return null;
+  if (twin === null) {
+    return (
+      <p className="gp-panel__note" data-testid="central-watch-missing">
+        Urmărirea și istoricul modificărilor se țin în baza locală a biroului, care nu conține încă această parcelă: apar după sincronizarea UAT-ului.
+      </p>
+    );
+  }
+  return (
+    <>
+      <div className="gp-panel__actions" data-testid="central-watch">
+        <FollowButton target={{ featureId: twin.id }} label={FOLLOW_PARCEL} />
+      </div>
+      <ChangeTimeline featureId={twin.id} />
     </>
   );
 }

@@ -116,11 +116,11 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
    */
   const openFeature = useCallback(
     (key: FeatureLookup, opts: { fit?: boolean; buildLegal?: number | null } = {}) => {
-      setPanel({ loading: true });
-      setUatCard(null);
       // A central uuid is not the uuid of our tiles: central features highlight by their key; a
       // building's key is not a parcel's.
       const building = !('id' in key) && key.layerId === BUILDING_LAYER;
+      setPanel({ loading: true, building });
+      setUatCard(null);
       highlight('id' in key ? (central ? {} : { id: key.id }) : building || !('objectId' in key) ? {} : { key: keyString(key) });
       loadFeature(key, central).then(
         (r) => {
@@ -553,32 +553,35 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
     <div className={selecting ? 'geoportal is-selecting' : 'geoportal'} data-testid="geoportal">
       <div ref={container} className="geoportal__map" data-testid="geoportal-map" data-ready={ready ? '1' : '0'} />
 
-      <div className="gp-toolbar">
-        <SearchBox onPick={flyTo} central={central} uat={uatFilter} onUat={setUatFilter} />
-      </div>
+      {/* One column on a phone (geoportal.css), so the tools never lie over the search box. */}
+      <div className="gp-controls">
+        <div className="gp-toolbar">
+          <SearchBox onPick={flyTo} central={central} uat={uatFilter} onUat={setUatFilter} />
+        </div>
 
-      <div className="gp-tools">
-        <label className="gp-select">
-          <span className="gp-select__label">Fundal</span>
-          <select value={basemap} onChange={(e) => switchBasemap(e.target.value as BasemapId)} data-testid="basemap-select">
-            {BASEMAPS.map((b) => (
-              <option key={b.id} value={b.id}>
-                {b.label}
-                {b.online ? ' (internet)' : ''}
-              </option>
-            ))}
-          </select>
-        </label>
-        <button
-          type="button"
-          className={selecting ? 'gp-btn gp-btn--on' : 'gp-btn'}
-          aria-pressed={selecting}
-          data-testid="selection-toggle"
-          onClick={() => setSelecting((s) => !s)}
-          title="Selecție: clic pe parcele (sau Shift+clic oricând); Esc sau clic dreapta pentru ieșire"
-        >
-          {selecting ? 'Selecție activă' : 'Selectează parcele'}
-        </button>
+        <div className="gp-tools">
+          <label className="gp-select">
+            <span className="gp-select__label">Fundal</span>
+            <select value={basemap} onChange={(e) => switchBasemap(e.target.value as BasemapId)} data-testid="basemap-select">
+              {BASEMAPS.map((b) => (
+                <option key={b.id} value={b.id}>
+                  {b.label}
+                  {b.online ? ' (internet)' : ''}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button
+            type="button"
+            className={selecting ? 'gp-btn gp-btn--on' : 'gp-btn'}
+            aria-pressed={selecting}
+            data-testid="selection-toggle"
+            onClick={() => setSelecting((s) => !s)}
+            title="Selecție: clic pe parcele (sau Shift+clic oricând); Esc sau clic dreapta pentru ieșire"
+          >
+            {selecting ? 'Selecție activă' : 'Selectează parcele'}
+          </button>
+        </div>
       </div>
 
       {panel ? (

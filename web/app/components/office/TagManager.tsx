@@ -9,6 +9,7 @@ import { api } from '../../lib/api';
 import { OutcomeLine, type Outcome } from './shared';
 import { Card } from '../Card';
 import { formatWhen } from '../../lib/dates';
+import { countOf } from '../../lib/words';
 
 const COMPANY_CHOICES = ['B', 'U', 'S', 'G'] as const;
 const LEVEL_LABEL: Record<string, string> = { project: 'Proiect', phase: 'Fază', activity: 'Activitate' };
@@ -242,10 +243,13 @@ export function TagManager({
         ) : (
           <>
             <p className="office-muted">
-              {plan.file.path ? <>Fișier: <code>{plan.file.path}</code></> : 'Fișierul de etichete al biroului'} {plan.file.exists ? `(${plan.file.lines} etichete)` : '(nu există încă)'} · ultima
+              {/* Its name only: where the server keeps it is no business of the page. */}
+              {plan.file.path ? <>Fișier: <code>{plan.file.path.split(/[\\/]/).pop()}</code></> : 'Fișierul de etichete al biroului'} {plan.file.exists ? `(${countOf(plan.file.lines, 'etichetă', 'etichete')})` : '(nu există încă)'} · ultima
               sincronizare: {plan.lastSyncAt ? formatWhen(plan.lastSyncAt, 'dateTimeSeconds') : 'niciodată'}
             </p>
-            {plan.plan.inSync ? (
+            {!plan.file.exists && plan.plan.inSync ? (
+              <p className="office-muted" data-testid="tags-file-missing">Fișierul nu există încă: se creează la prima sincronizare.</p>
+            ) : plan.plan.inSync ? (
               <p className="office-ok">Fișierul și aplicația sunt sincronizate.</p>
             ) : (
               <div className="office-plan">

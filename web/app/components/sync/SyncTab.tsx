@@ -15,7 +15,7 @@ import type { UatChoice } from './uatSearch';
 import { UatPicker, UatSummary } from './UatPicker';
 import { Card } from '../Card';
 import { formatWhen } from '../../lib/dates';
-import { countOf } from '../../lib/words';
+import { countOf, layerCategoryLabel, layerLabel, syncPhaseLabel } from '../../lib/words';
 import { Fact } from '../Fact';
 import { api } from '../../lib/api';
 
@@ -154,22 +154,12 @@ interface Job {
   error: string | null;
 }
 
-const PHASES: Record<string, string> = {
-  plan: 'Comparare cu portalul',
-  download: 'Descărcare',
-  remove: 'Ștergere',
-  probe: 'Verificare îmbogățire',
-  enrich: 'Îmbogățire',
-  synced: 'Sincronizat',
-  done: 'Gata',
-  failed: 'Eșuat',
-};
 
 function JobRow({ job }: { job: Job }) {
   const p = job.progress;
   const status = job.error ? 'failed' : (p?.status ?? 'running');
   const percent = p?.status === 'done' ? 100 : (p?.percent ?? 0);
-  const phase = p?.phase.startsWith('sync:') ? `Strat ${p.phase.slice(5)}` : (PHASES[p?.phase ?? ''] ?? p?.phase ?? 'Pornește');
+  const phase = syncPhaseLabel(p?.phase);
   return (
     <li className={`sync-job sync-job--${status}`} data-testid="sync-job">
       <div className="sync-job__head">
@@ -186,8 +176,22 @@ function JobRow({ job }: { job: Job }) {
   );
 }
 
-function SyncActions(props: { connected: boolean; useCentralApi: boolean; initialUat: UatChoice | null; onUat: (u: UatChoice | null) => void; onJobDone: () => void }) {
-  const { connected, useCentralApi, onJobDone } = props;
+/** The picked UAT with its parcels as the store now holds them (the picker's count was read before any sync it started). */
+function withStoreCount(uat: UatChoice, store: StoreSummaryView): UatChoice {
+  const held = store.uats.find((u) => u.siruta === uat.siruta);
+  return held ? { ...uat, parcels: held.layers.TERENURI_ACTIVE?.total ?? 0 } : uat;
+}
+
+function SyncActions(props: {
+  connected: boolean;
+  useCentralApi: boolean;
+  initialUat: UatChoice | null;
+  onUat: (u: UatChoice | null) => void;
+  onJobDone: () => void;
+  /** The store summary, revalidated when a job ends: the picked UAT's line reads its count from here. */
+  store: StoreSummaryView;
+}) {
+  const { connected, useCentralApi, onJobDone, store } = props;
   const [uat, setUatState] = useState<UatChoice | null>(props.initialUat);
   const onUat = props.onUat;
   const setUat = useCallback(
@@ -246,7 +250,7 @@ function SyncActions(props: { connected: boolean; useCentralApi: boolean; initia
     <>
       <Card title="Sincronizare UAT">
         <UatPicker value={uat} onPick={setUat} />
-        {uat && <UatSummary uat={uat} />}
+        {uat && <UatSummary uat={withStoreCount(uat, store)} />}
         <div className="sync-actions">
           <button
             type="button"
@@ -492,10 +496,8 @@ function StoreSummary({ store, refreshing }: { store: StoreSummaryView; refreshi
         <SummaryTable wrapClass="sync-table--layers" caption="Pe strat" columns={[['Strat'], ['Categorie'], ['Obiecte', 'num'], ['UAT-uri', 'num']]}>
           {layers.map((l) => (
             <tr key={l.layerId}>
-              <td>
-                {l.name ?? l.layerId} <code className="muted">{l.layerId}</code>
-              </td>
-              <td>{l.category ?? '—'}</td>
+              <td>{layerLabel(l.layerId, l.name)}</td>
+              <td>{layerCategoryLabel(l.category)}</td>
               <td className="num">{fmtInt(l.features)}</td>
               <td className="num">{fmtInt(l.uats)}</td>
             </tr>
@@ -539,6 +541,7 @@ export function SyncTab(props: {
         initialUat={props.initialUat ?? null}
         onUat={onUat}
         onJobDone={onJobDone}
+        store={props.store}
       />
       <StoreSummary store={props.store} refreshing={revalidator.state === 'loading'} />
     </div>

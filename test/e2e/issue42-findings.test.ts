@@ -1,0 +1,291 @@
+/**
+ * The findings of issue 42's walk, each as a person meets it in the browser (Romania's time zone,
+ * any page or console error failing the test):
+ * - on a 390x844 phone /notificari fits the screen and "Marchează toate ca citite" is on it;
+ *   the map's search box is not covered by the basemap and selection bar;
+ * - the sync tab's per-layer table names layers and categories in Romanian;
+ * - the QGIS page and the tags card show no server path;
+ * - an extract whose batch is being submitted offers no "Anulează"; one waiting in the queue does,
+ *   and a refused cancel says why in Romanian;
+ * - Mihai (central API path) follows a parcel and reads its history and owners from the store;
+ * - a shared map link opened signed out keeps its view through the sign-in;
+ * - a failed map rebuild says why;
+ * - the registry writes sizes as every page does ("1,5 MB") and breaks no word in its table;
+ * - the export page's complete bundle has no "magic" in its file name.
+ * This file owns SIRUTA 993400-993499, registry year 2052 and cadastral numbers 99342xx.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { E2E_BASE_URL, launchChromium, openSignedIn } from '../helpers/e2e';
+import { config } from '../../domain/config';
+import { closePool, getPool } from '../../domain/db/pool';
+import { notify } from '../../domain/notifications/notify';
+import { plantGeoportalFixtures, removeGeoportalFixtures, type GeoportalFixture } from '../helpers/geoportalFixtures';
+import { PHONE, coveredInputs, internalWords, overflowOf, pageText } from '../helpers/pageWalk';
+
+const SIRUTA_BASE = 993400;
+const YEAR = 2052;
+const ANA = { email: 'ana@birou.ro', password: 'parola-ana' };
+const DAN = { email: 'dan@birou.ro', password: 'parola-dan' };
+const MIHAI = { email: 'mihai@birou.ro', password: 'parola-mihai' };
+const CAD_QUEUED = '9934201';
+const CAD_SUBMITTING = '9934202';
+
+const userIdOf = async (email: string) =>
+  (await getPool().query<{ id: string }>(`SELECT id FROM app_users WHERE email = $1 AND id NOT LIKE 'test-%'`, [email])).rows[0].id;
+
+/** Each word of the element's text drawn on one line: no "Direcți e", no "28.11.202 6". */
+const brokenWords = (page: Page, selector: string) =>
+  page.locator(selector).evaluate((root) => {
+    const out: string[] = [];
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of (node.textContent ?? '').matchAll(/\S+/g)) {
+        const r = document.createRange();
+        r.setStart(node, m.index);
+        r.setEnd(node, m.index + m[0].length);
+        const tops = new Set([...r.getClientRects()].map((b) => Math.round(b.top)));
+        if (tops.size > 1) out.push(m[0]);
+      }
+    }
+    return out;
+  });
+
+async function cleanUp(): Promise<void> {
+  const db = getPool();
+  await db.query(`DELETE FROM cf_extracts WHERE nr_cadastral LIKE '99342%'`);
+  await db.query(`DELETE FROM registry_entries WHERE year = $1`, [YEAR]);
+  await db.query(`DELETE FROM registry_counters WHERE year = $1`, [YEAR]);
+  await db.query(`DELETE FROM tile_archive_builds WHERE error LIKE '%(probă 42)%'`);
+  await db.query(`DELETE FROM notifications WHERE idempotency_key LIKE 'e2e:issue42:%'`);
+  await removeGeoportalFixtures(db, SIRUTA_BASE);
+}
+
+describe('issue 42 findings in the browser', () => {
+  let browser: Browser;
+  let fx: GeoportalFixture;
+
+  beforeAll(async () => {
+    await cleanUp();
+    fx = await plantGeoportalFixtures(getPool(), { sirutaBase: SIRUTA_BASE, centre: [26.3, 45.7], nameA: 'Ghelința Probă Pagini', nameB: 'Sânzieni Probă Pagini', county: 'Covasna' });
+    browser = await launchChromium(['--use-angle=swiftshader', '--enable-unsafe-swiftshader']);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await cleanUp();
+    await closePool();
+  });
+
+  test('phone: /notificari fits the screen with its buttons on it; the map search is not covered', async () => {
+    const { context, page, errors, consoleErrors } = await openSignedIn(browser, '/notificari', ANA, { viewport: PHONE });
+    const userId = await userIdOf(ANA.email);
+    // A title as the office gets them: long, with a reference that has no space to break at.
+    await notify(getPool(), null, {
+      userId,
+      type: 'cf-extract-ready',
+      title: 'Extrasul CF pentru parcela 993420193442019344201 din Ghelința Probă Pagini este gata de descărcare',
+      body: 'Documentul poate fi descărcat din geoportal.',
+      link: `/geoportal?feature=${fx.enriched.id}`,
+      idempotencyKey: 'e2e:issue42:long',
+    });
+    await page.reload();
+    await page.getByTestId('notification').first().waitFor();
+    expect(await overflowOf(page)).toBe(0);
+    const button = (await page.getByTestId('mark-all-read').boundingBox())!;
+    expect(button.x).toBeGreaterThanOrEqual(0);
+    expect(button.x + button.width).toBeLessThanOrEqual(PHONE.width);
+
+    await page.goto(`${E2E_BASE_URL}/geoportal`);
+    const search = page.getByRole('search').locator('input');
+    await search.waitFor();
+    await search.fill(fx.enriched.cadastralRef);
+    expect(await coveredInputs(page)).toEqual([]);
+    // What was typed is on screen: the element at the box's centre is the box itself.
+    await expect(search.inputValue()).resolves.toBe(fx.enriched.cadastralRef);
+    await page.getByTestId('geoportal-search-results').waitFor();
+    fs.mkdirSync(path.join(process.cwd(), 'test-results'), { recursive: true });
+    await page.screenshot({ path: 'test-results/issue42-geoportal-phone.png' });
+    expect(errors).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+    await context.close();
+  }, 180_000);
+
+  test('no code or server path on the sync tab, the QGIS page and the tags card', async () => {
+    const { context, page, errors, consoleErrors } = await openSignedIn(browser, '/parcel-sync', ANA);
+    const store = page.getByTestId('sync-store');
+    await store.waitFor();
+    const layers = store.locator('table', { has: page.getByText('Pe strat') });
+    await expect(layers.innerText()).resolves.toContain('Parcele');
+    await expect(layers.innerText()).resolves.toContain('clădiri');
+    expect(internalWords(await store.innerText())).toEqual([]);
+
+    await page.goto(`${E2E_BASE_URL}/instrumente/qgis`);
+    await page.getByTestId('ogc-url').waitFor();
+    expect(internalWords(await pageText(page))).toEqual([]);
+
+    // The tag file moved away: the card says it does not exist, and nothing contradicts it.
+    const tagFile = config.office.tagFilePath;
+    const aside = `${tagFile}.issue42`;
+    const had = fs.existsSync(tagFile);
+    if (had) fs.renameSync(tagFile, aside);
+    try {
+      await page.goto(`${E2E_BASE_URL}/utilitare`);
+      const card = page.locator('section, div.card', { hasText: 'Sincronizare cu fișierul de etichete' }).last();
+      await card.getByText('(nu există încă)').waitFor();
+      const text = await card.innerText();
+      expect(internalWords(text)).toEqual([]);
+      expect(text).not.toContain(path.dirname(tagFile));
+      expect(text).not.toContain('sunt sincronizate');
+    } finally {
+      if (had) fs.renameSync(aside, tagFile);
+    }
+    expect(errors).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+    await context.close();
+  }, 180_000);
+
+  test('an extract being submitted offers no "Anulează"; one waiting in the queue does and is cancelled', async () => {
+    const { context, page, errors, consoleErrors } = await openSignedIn(browser, '/parcel-sync?tab=epay', DAN);
+    const userId = await userIdOf(DAN.email);
+    const plant = (cad: string, step: string, stepNo: number, intent: boolean) =>
+      getPool().query(
+        `INSERT INTO cf_extracts (user_id, nr_cadastral, siruta, uat_name, order_id, status, current_step, step_no, submit_intent_at)
+         VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, $8)`,
+        [userId, cad, fx.uatA.siruta, fx.uatA.name, `e2e-issue42-${cad}`, step, stepNo, intent ? new Date() : null],
+      );
+    await plant(CAD_QUEUED, 'queued', 1, false);
+    await plant(CAD_SUBMITTING, 'submit', 5, true);
+    await page.reload();
+    const orders = page.getByTestId('cf-orders');
+    const submitting = orders.locator('tr', { hasText: CAD_SUBMITTING });
+    const queued = orders.locator('tr', { hasText: CAD_QUEUED });
+    await submitting.getByText('trimitere comandă').waitFor({ timeout: 20_000 });
+    await queued.getByText('în coadă').waitFor();
+    await expect(submitting.getByTestId('cf-cancel').count()).resolves.toBe(0);
+
+    // The API refuses the one being submitted in Romanian, naming no internal state.
+    const id = (await getPool().query<{ id: string }>(`SELECT id FROM cf_extracts WHERE nr_cadastral = $1`, [CAD_SUBMITTING])).rows[0].id;
+    const refused = await page.evaluate(async (x) => {
+      const r = await fetch(`/api/cfportal/extracts/${x}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ status: 'cancelled' }) });
+      return { status: r.status, body: (await r.json()) as { message: string } };
+    }, id);
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toMatch(/^Extrasul este în curs de trimitere la portal și nu mai poate fi anulat/);
+    expect(internalWords(refused.body.message)).toEqual([]);
+
+    await queued.getByTestId('cf-cancel').click();
+    await page.getByText('Comanda a fost anulată').waitFor();
+    await queued.getByText('anulat').waitFor();
+    expect(errors).toEqual([]);
+    // The browser logs the refusal asked for above; nothing else.
+    expect(consoleErrors.filter((e) => !e.includes(`/api/cfportal/extracts/${id}`))).toEqual([]);
+    await context.close();
+  }, 180_000);
+
+  test('a shared map link opened signed out keeps its view after sign-in', async () => {
+    const { context, page, errors, consoleErrors } = await openSignedIn(browser, '/geoportal#14/45.7/26.3', ANA);
+    await page.waitForURL((u) => u.pathname === '/geoportal');
+    await page.waitForFunction(() => (window as any).geoportalMap?.loaded?.(), null, { timeout: 30_000 });
+    const view = await page.evaluate(() => {
+      const m = (window as any).geoportalMap;
+      return { zoom: Math.round(m.getZoom()), lat: Number(m.getCenter().lat.toFixed(1)), lon: Number(m.getCenter().lng.toFixed(1)) };
+    });
+    expect(view).toEqual({ zoom: 14, lat: 45.7, lon: 26.3 });
+    expect(errors).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  test('Mihai, on the central path, follows a parcel the office store holds and reads its history and its owners as the search found them', async () => {
+    const { context, page, errors, consoleErrors } = await openSignedIn(browser, '/geoportal', MIHAI);
+    await page.waitForSelector('[data-testid="geoportal-map"][data-ready="1"]', { timeout: 30_000 });
+    // A central parcel, and the store's copy of it (as after the office synced and enriched its UAT).
+    const hit = await page.evaluate(async () => {
+      const s = (await (await fetch('/api/gis/search?q=1000&limit=12')).json()) as { features: Array<{ id: string; layerId: string }> };
+      const id = s.features.find((f) => f.layerId === 'TERENURI_ACTIVE')!.id;
+      return (await (await fetch(`/api/gis/parcela/${id}`)).json()) as { siruta: number; objectId: number; cadastralRef: string; uatName: string };
+    });
+    const planted = await getPool().query<{ id: string }>(
+      `INSERT INTO gis_features (layer_id, siruta, object_id, cadastral_ref, enrichment, enriched_at)
+       VALUES ('TERENURI_ACTIVE', $1, $2, $3, $4, now()) ON CONFLICT DO NOTHING RETURNING id`,
+      [hit.siruta, hit.objectId, hit.cadastralRef, JSON.stringify({ PROPRIETARI: 'MOCANU DUMITRU (1/1)' })],
+    );
+    try {
+      await page.getByTestId('geoportal-search').fill(hit.cadastralRef);
+      const hits = page.getByTestId('geoportal-search-results').getByRole('button', { name: new RegExp(`Nr\\. cadastral ${hit.cadastralRef} · (${hit.uatName}|UAT ${hit.siruta})`) });
+      await hits.first().click();
+      await page.getByTestId('feature-panel-title').filter({ hasText: hit.cadastralRef }).waitFor({ timeout: 20_000 });
+      const follow = page.getByTestId('central-watch').getByTestId('follow-button');
+      await follow.filter({ hasText: 'Urmărește parcela' }).waitFor({ timeout: 20_000 });
+      await page.getByTestId('watch-panel').getByText('Istoric modificări').waitFor();
+      if (planted.rowCount) {
+        await page.getByTestId('feature-panel').getByText('MOCANU DUMITRU (1/1)').waitFor();
+        await page.getByTestId('enrichment-note').filter({ hasText: 'Date din baza locală a biroului' }).waitFor();
+      }
+      await follow.click();
+      await follow.filter({ hasText: 'Nu mai urmări parcela' }).waitFor();
+      await follow.click();
+      await follow.filter({ hasText: 'Urmărește parcela' }).waitFor();
+    } finally {
+      if (planted.rowCount) await getPool().query(`DELETE FROM gis_features WHERE id = $1`, [planted.rows[0].id]);
+    }
+    expect(errors).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+    await context.close();
+  }, 180_000);
+
+  test('a failed map rebuild says why', async () => {
+    await getPool().query(
+      `INSERT INTO tile_archive_builds (status, started_at, finished_at, phase, error)
+       VALUES ('failed', now() + interval '1 day', now() + interval '1 day', 'export', 'spațiu insuficient pe disc pentru arhivă (probă 42)')`,
+    );
+    const { context, page, errors, consoleErrors } = await openSignedIn(browser, '/infrastructura-harti', ANA);
+    await page.getByTestId('build-status').first().waitFor();
+    await expect(page.getByTestId('build-status').first().innerText()).resolves.toBe('eșuată: spațiu insuficient pe disc pentru arhivă (probă 42)');
+    expect(errors).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  test('the registry writes "1,5 MB" and breaks no word in its table', async () => {
+    const { context, page, errors, consoleErrors } = await openSignedIn(browser, '/registratura', DAN, { viewport: { width: 1440, height: 900 } });
+    await page.getByRole('button', { name: 'Înregistrare nouă' }).click();
+    const form = page.getByTestId('registry-form');
+    await form.getByLabel('Data', { exact: true }).fill(`${YEAR}-11-28`);
+    await form.getByLabel('Subiect', { exact: true }).fill('Cerere de certificat de urbanism pentru Direcția de Urbanism');
+    await form.getByLabel('Expeditor', { exact: true }).fill('Direcția Generală de Urbanism și Amenajarea Teritoriului');
+    await form.getByRole('button', { name: 'Înregistrează' }).click();
+    await page.getByTestId('registry-number').filter({ hasText: `-${YEAR}-00001` }).waitFor();
+    await page.getByTestId('registry-attachments').locator('input[type="file"]').setInputFiles({
+      name: 'plan-situatie.pdf',
+      mimeType: 'application/pdf',
+      buffer: Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(1.5 * 1024 * 1024 - 9, 0x20)]),
+    });
+    const attachment = page.getByTestId('registry-attachments').locator('li', { hasText: 'plan-situatie.pdf' });
+    await attachment.waitFor();
+    await expect(attachment.innerText()).resolves.toContain('1,5 MB');
+    await page.reload();
+    await page.getByTestId('registry-list').locator('tr', { hasText: 'Cerere de certificat' }).waitFor();
+    expect(await brokenWords(page, '[data-testid="registry-list"]')).toEqual([]);
+    expect(errors).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+    await context.close();
+  }, 180_000);
+
+  test('the complete export bundle is named without "magic"', async () => {
+    const { context, page, errors, consoleErrors } = await openSignedIn(browser, '/parcel-sync/export', ANA);
+    await page.getByLabel('UAT', { exact: true }).fill('ghelinta proba');
+    await page.getByRole('option', { name: new RegExp(`${fx.uatA.name}.*SIRUTA ${fx.uatA.siruta}`) }).click();
+    await page.getByRole('button', { name: 'Export local (fără portal)' }).click();
+    const link = page.getByRole('link', { name: /\.zip$/ });
+    await link.waitFor({ timeout: 90_000 });
+    const name = await link.innerText();
+    expect(name).toMatch(/_export-local-complet_\d{4}-\d{2}-\d{2}_\d{4}\.zip$/);
+    expect(internalWords(await pageText(page))).toEqual([]);
+    expect(errors).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+    await context.close();
+  }, 180_000);
+});
