@@ -173,6 +173,9 @@ export async function withUpload<T>(req: Request, opts: UploadOptions, fn: (uplo
   const base = opts.tmpDir ?? config.uploads.tmpDir;
   const maxBytes = opts.maxBytes ?? config.uploads.maxBytes;
   const slot = heavyWork.upload.tryAcquire(callerKey(req));
+  // The user's next upload may start as soon as this one's answer is out (its temp files still
+  // being removed keep their disk reservation until they are gone).
+  req.res?.once('finish', slot);
   try {
     await fs.mkdir(base, { recursive: true });
     const unreserve = await reserveDisk(req, base, maxBytes, opts);

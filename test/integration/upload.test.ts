@@ -210,6 +210,8 @@ describe('caps: uploads in flight per user, and the temp disk budget', () => {
     // Only Ana's upload is on the disk.
     expect((await fs.readdir(capTmp)).length).toBe(1);
     expect(await big.finish()).toBe(200);
+    // Her reservation goes with her temp files.
+    expect(await receiving(0)).toBe(0);
     expect((await send('dan', 2 * MB)).status).toBe(200);
     expect((await send('dan', 1000, '/full')).status).toBe(507);
     expect(await receiving(0)).toBe(0);
