@@ -7,7 +7,7 @@ import cookieParser from 'cookie-parser';
 import { childLogger } from '../domain/log';
 import { errors } from '../domain/errors';
 import { errorMapper } from './http/errorMapper';
-import { checkJsonShape } from './http/route';
+import { jsonBody } from './http/jsonBody';
 import { apiRateLimits } from './http/rateLimit';
 import { requestLog } from './http/requestLog';
 import { sessionMiddleware, sameOriginWrites, authRouter, registerAuthApiRoutes } from './auth';
@@ -23,7 +23,7 @@ import { registerRegistryRoutes } from './routes/registratura';
 import { registerCfportalRoutes } from './routes/cfportal';
 import { registerRgiRoutes } from './routes/landregRgi';
 import { registerCentralApiRoutes } from './routes/centralApi';
-import { registerStorageRoutes } from './routes/officeStorage';
+import { registerStorageRoutes, type StorageRouteOptions } from './routes/officeStorage';
 import { registerVaultRoutes } from './routes/officeVault';
 import { registerAddressBookRoutes } from './routes/officeAddressBook';
 import { registerTagRoutes } from './routes/officeTags';
@@ -42,7 +42,7 @@ import type { RegistryRouteOptions } from './routes/registratura';
 import type { PdfRouteOptions } from './routes/pdfTools';
 import { mailDelivery } from '../temporal/mail';
 
-export const JSON_BODY_LIMIT = '25mb'; // CONTRACT.md section 5
+export const JSON_BODY_LIMIT = 25 * 1024 * 1024; // CONTRACT.md section 5, bytes
 
 /**
  * What the app is built from: the process's store (built once by the entry point, api/server.ts;
@@ -62,6 +62,8 @@ export interface AppDeps {
   registry?: RegistryRouteOptions;
   /** The PDF tools' upload settings (default: the upload helper's). */
   pdf?: PdfRouteOptions;
+  /** The storage quota per company (default config.office.storageQuotaBytes). */
+  storage?: StorageRouteOptions;
 }
 
 /** Every area registers its routes here; one router file per area (STYLE.md). */
@@ -80,7 +82,7 @@ export function apiRouter(deps: Omit<AppDeps, 'web'>): Router {
   registerCfportalRoutes(router, store, deps.cf);
   registerRgiRoutes(router, store, deps.landreg);
   registerCentralApiRoutes(router, store);
-  registerStorageRoutes(router, store);
+  registerStorageRoutes(router, store, deps.storage);
   registerVaultRoutes(router, store);
   registerAddressBookRoutes(router, store);
   registerTagRoutes(router, store);
@@ -125,7 +127,7 @@ export function createApp(deps: AppDeps): Express {
   app.use('/tiles', (req, _res, next) => next(req.auth ? errors.notFound('Resursa de tile-uri nu există.') : errors.unauthorized()));
   app.use('/tiles', errorMapper);
 
-  app.use('/api', ...limits, express.json({ limit: JSON_BODY_LIMIT, verify: (_req, _res, buf) => checkJsonShape(buf) }));
+  app.use('/api', ...limits, jsonBody({ limit: JSON_BODY_LIMIT }));
   app.use(apiRouter(deps));
   // Unknown /api route: without a session the caller learns nothing about what exists.
   app.use('/api', (req, _res, next) => next(req.auth ? errors.notFound('Ruta API nu există.') : errors.unauthorized()));

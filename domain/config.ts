@@ -369,6 +369,15 @@ export const config = {
     maxBytes: int('UPLOAD_MAX_BYTES', 500 * 1024 * 1024),
     /** Where upload temp files live until the request ends (removed on every path). */
     tmpDir: str('UPLOAD_TMP_DIR', os.tmpdir()),
+    /** Uploads one user may have in flight at once (429 past it: never another user's turn). */
+    perUser: Math.max(1, int('UPLOAD_MAX_PER_USER', 2)),
+    /**
+     * Bytes of upload temp files in flight, every user together (each upload reserves its declared
+     * length); past it 507 `insufficient_storage` before anything is written.
+     */
+    tmpBudgetBytes: Math.max(1, int('UPLOAD_TMP_BUDGET_BYTES', 4 * 1024 ** 3)),
+    /** Free space the temp disk keeps whatever the budget says (fs.statfs before each upload). */
+    tmpFreeMarginBytes: Math.max(0, int('UPLOAD_TMP_FREE_MARGIN_BYTES', 1024 ** 3)),
   },
 
   /** Certificate portal (CF extracts, docs/cf.md): its own account, separate from landreg's. */
@@ -432,6 +441,15 @@ export const config = {
     portal: { global: Math.max(1, int('PORTAL_MAX_CONCURRENT', 16)), perUser: Math.max(1, int('PORTAL_MAX_PER_USER', 4)) },
     /** Selection exports (POST /api/geoportal/export), each one ogr2ogr. */
     selectionExport: { global: Math.max(1, int('SELECTION_EXPORT_MAX_CONCURRENT', 4)), perUser: Math.max(1, int('SELECTION_EXPORT_MAX_PER_USER', 2)) },
+    /**
+     * JSON bodies over `inlineBytes` are parsed and checked in worker threads (api/http/jsonBody.ts):
+     * that many at once in all (the threads kept), and per user; past them 429.
+     */
+    jsonBody: {
+      global: Math.max(1, int('JSON_BODY_MAX_CONCURRENT', 2)),
+      perUser: Math.max(1, int('JSON_BODY_MAX_PER_USER', 1)),
+      inlineBytes: Math.max(1024, int('JSON_BODY_INLINE_BYTES', 256 * 1024)),
+    },
     /** Vault requests that derive a key (create, update, reveal). */
     vault: { global: Math.max(1, int('VAULT_MAX_CONCURRENT', 16)), perUser: Math.max(1, int('VAULT_MAX_PER_USER', 4)) },
     /** PBKDF2 derivations running at once on libuv's thread pool (the rest wait, bounded). */
@@ -545,6 +563,8 @@ export const config = {
 
   /** Office utilities (docs/office.md): the tag manager's two-way sync target. */
   office: {
+    /** CONTRACT.md 6: bytes of storage values (their JSON text) one company keeps at most. */
+    storageQuotaBytes: Math.max(0, int('STORAGE_QUOTA_BYTES', 1024 ** 3)),
     /** The time tracker's tag file (CONTRACT.md 3); default inside the profile's data directory. */
     get tagFilePath(): string {
       return path.resolve(projectRoot, str('TAG_FILE_PATH', path.join(str('DATA_DIR', `.data/${profile}`), 'manictime', 'tags.txt')));

@@ -127,6 +127,23 @@ export const heavyWork = {
       global: 'Serviciul OGC este ocupat. Încercați din nou peste câteva secunde.',
     },
   }),
+  /** JSON bodies over the inline size, parsed in a worker thread (api/http/jsonBody.ts), held for the request. */
+  jsonBody: new WorkSlots({
+    global: () => config.limits.jsonBody.global,
+    perUser: () => config.limits.jsonBody.perUser,
+    retryAfterSeconds: 5,
+    messages: { user: ownMessage('o cerere mare'), global: busyMessage('cereri mari') },
+  }),
+  /** Multipart uploads (api/http/upload.ts): per user only, so one user's large file never refuses another's. */
+  upload: new WorkSlots({
+    global: () => Number.MAX_SAFE_INTEGER,
+    perUser: () => config.uploads.perUser,
+    retryAfterSeconds: 10,
+    messages: {
+      user: 'Aveți deja prea multe fișiere în curs de încărcare; așteptați să se termine, apoi reîncercați.',
+      global: busyMessage('încărcări'),
+    },
+  }),
   vault: new WorkSlots({
     global: () => config.limits.vault.global,
     perUser: () => config.limits.vault.perUser,

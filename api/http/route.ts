@@ -12,6 +12,8 @@ import type { SessionContext } from '../../domain/auth/sessionContext';
 import { requireBearer } from '../auth/bearer';
 import { requireAdmin } from '../auth/guards';
 import { config } from '../../domain/config';
+import { JsonShapeError, scanJsonShape, walkJson } from './jsonShape';
+import { declareRawFields } from './rawJson';
 
 export type AuthKind = 'public' | 'session' | 'admin' | 'cron' | 'addressbook';
 
@@ -36,6 +38,11 @@ export interface RouteSpec<B extends ZodType | undefined, Q extends ZodType | un
   failures?: Record<number, string>;
   /** Runs before the auth check and body validation (the legacy write gate answers 410 first). */
   gate?: (req: Request) => void;
+  /**
+   * Top-level body fields the handler takes as JSON text when the body is large (api/http/rawJson.ts:
+   * a `RawJson`, read with `jsonText`): parsed and checked off the event loop, never rebuilt on it.
+   */
+  rawJson?: readonly string[];
 }
 
 type Infer<T> = T extends ZodType ? z.infer<T> : undefined;
@@ -63,95 +70,40 @@ export function zodDetails(err: z.ZodError): Array<{ field: string; problem: str
   return err.issues.map((i) => ({ field: i.path.join('.') || '(body)', problem: i.message }));
 }
 
-/** CONTRACT.md: a JSON body nested deeper than this is a 400 (every walk of it stays shallow). */
-export const MAX_JSON_DEPTH = 64;
-/** Values (objects, arrays, scalars) one JSON body may hold; a 25 MB body of tiny values is refused. */
-export const MAX_JSON_NODES = 1_000_000;
-/** NUL paths reported at most (the walk goes on only to find whether there are any). */
-const MAX_NUL_PATHS = 20;
+export { MAX_JSON_DEPTH, MAX_JSON_NODES } from './jsonShape';
 
-/** A container (object or array) met by the walk; scalars never get one. */
-interface Visit {
-  value: object;
-  key: string | number;
-  parent: Visit | null;
-  depth: number;
+/** A refusal of the shared checks (api/http/jsonShape.ts) as the contract's 400. */
+export function shapeFailure(err: JsonShapeError): AppError {
+  return errors.badRequest(err.message, err.details);
 }
 
-function pathOf(v: Visit | null, last?: string | number): string {
-  const keys: Array<string | number> = last === undefined ? [] : [last];
-  for (let at = v; at && at.parent; at = at.parent) keys.push(at.key);
-  return keys.reverse().join('.') || '(body)';
-}
-
-const tooMany = () =>
-  errors.badRequest(`Corpul cererii are prea multe valori (cel mult ${MAX_JSON_NODES}).`, [
-    { field: '(body)', problem: `more than ${MAX_JSON_NODES} JSON values` },
-  ]);
-
-const tooDeep = (field: string) =>
-  errors.badRequest(`Corpul cererii este imbricat prea adânc (cel mult ${MAX_JSON_DEPTH} de niveluri).`, [
-    { field, problem: `nested deeper than ${MAX_JSON_DEPTH} levels` },
-  ]);
-
-/**
- * The raw body's nesting and size, checked byte by byte before JSON.parse sees it (express.json's
- * `verify`): V8 parsed 13.5 MB of nested brackets in 2.8 s of the event loop before any walk of
- * the result could refuse it, so three such PUTs stalled every user for eight seconds. Stops at
- * the 65th open bracket; a comma counts a value (a body holds more values than commas).
- */
-export function checkJsonShape(buf: Uint8Array): void {
-  let depth = 0;
-  let commas = 0;
-  let inString = false;
-  for (let i = 0; i < buf.length; i++) {
-    const c = buf[i];
-    if (inString) {
-      if (c === 0x5c) i++; // a backslash: the next byte is escaped, even a quote
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > MAX_JSON_DEPTH) throw tooDeep('(body)');
-    } else if (c === 0x5d || c === 0x7d) depth--;
-    else if (c === 0x2c && ++commas >= MAX_JSON_NODES) throw tooMany();
+function contractShape<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    throw err instanceof JsonShapeError ? shapeFailure(err) : err;
   }
 }
 
+/** The raw body's nesting and size, byte by byte, before JSON.parse sees it (jsonShape.ts `scanJsonShape`). */
+export function checkJsonShape(buf: Uint8Array): void {
+  contractShape(() => scanJsonShape(buf));
+}
+
 /**
- * One iterative walk of a parsed JSON value (no recursion: no stack to overflow; linear in its
- * size, and a container's size is counted before its values are looked at): refuses a value
- * deeper than MAX_JSON_DEPTH or with more than MAX_JSON_NODES values (400 `bad_request`), and
- * returns the paths of the strings holding a NUL character (PostgreSQL text and jsonb cannot store
- * one, so it would fail deep in a query as a 500).
+ * One walk of a parsed JSON value (jsonShape.ts `walkJson`): 400 past the depth or size cap,
+ * else the paths of its strings holding a NUL character.
  */
 export function nulPaths(value: unknown): string[] {
-  const out: string[] = [];
-  if (typeof value === 'string') return value.includes('\u0000') ? ['(body)'] : out;
-  if (!value || typeof value !== 'object') return out;
-  const stack: Visit[] = [{ value, key: '', parent: null, depth: 0 }];
-  let nodes = 1;
-  const child = (x: unknown, key: string | number, parent: Visit) => {
-    if (typeof x === 'string') {
-      if (out.length < MAX_NUL_PATHS && x.includes('\u0000')) out.push(pathOf(parent, key));
-    } else if (x && typeof x === 'object') {
-      stack.push({ value: x, key, parent, depth: parent.depth + 1 });
-    }
-  };
-  while (stack.length) {
-    const v = stack.pop()!;
-    if (v.depth >= MAX_JSON_DEPTH) throw tooDeep(pathOf(v));
-    if (Array.isArray(v.value)) {
-      const items = v.value as unknown[];
-      if ((nodes += items.length) > MAX_JSON_NODES) throw tooMany();
-      for (let i = items.length - 1; i >= 0; i--) child(items[i], i, v);
-    } else {
-      const keys = Object.keys(v.value);
-      if ((nodes += keys.length) > MAX_JSON_NODES) throw tooMany();
-      const obj = v.value as Record<string, unknown>;
-      for (let i = keys.length - 1; i >= 0; i--) child(obj[keys[i]], keys[i], v);
-    }
-  }
-  return out;
+  return contractShape(() => walkJson(value));
+}
+
+/** Strings holding NUL (PostgreSQL cannot store one): the 400 naming each place. */
+export function nulFailure(paths: string[], where: string): AppError {
+  return errors.badRequest(
+    `Parametrii cererii (${where}) nu sunt valizi.`,
+    paths.map((field) => ({ field, problem: 'Textul conține caracterul NUL (\\u0000), care nu este permis.' })),
+  );
 }
 
 function parseWith<T extends ZodType>(schema: T, value: unknown, where: string): z.infer<T> {
@@ -162,12 +114,7 @@ function parseWith<T extends ZodType>(schema: T, value: unknown, where: string):
     throw errors.badRequest(`Parametrii cererii (${where}) nu sunt valizi.`, zodDetails(result.error));
   }
   const nul = nulPaths(result.data);
-  if (nul.length) {
-    throw errors.badRequest(
-      `Parametrii cererii (${where}) nu sunt valizi.`,
-      nul.map((field) => ({ field, problem: 'Textul conține caracterul NUL (\\u0000), care nu este permis.' })),
-    );
-  }
+  if (nul.length) throw nulFailure(nul, where);
   return result.data;
 }
 
@@ -223,6 +170,7 @@ export function defineRoute<B extends ZodType | undefined = undefined, Q extends
   spec: RouteSpec<B, Q>,
   handler: (ctx: HandlerContext<Infer<B>, Infer<Q>>) => Promise<unknown> | unknown,
 ): void {
+  if (spec.rawJson) declareRawFields(spec.method, spec.path, spec.rawJson);
   const okStatus = spec.response?.status ?? 200;
   const responses: RouteConfig['responses'] = {
     [okStatus]: {

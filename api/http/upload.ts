@@ -7,6 +7,13 @@
  *
  * The temp directory is removed on every path: success, handler error, limit exceeded (413
  * `payload_too_large`), malformed body (400) and client disconnect.
+ *
+ * Before a byte is read, the upload takes one of its user's upload slots (`heavyWork.upload`:
+ * per user only, 429 past it, so one user's large upload never refuses another user's file) and
+ * reserves its declared length (the limit when undeclared) on the temp disk's budget: the bytes
+ * of every upload in flight stay under `tmpBudgetBytes`, and the disk keeps `tmpFreeMarginBytes`
+ * free (fs.statfs); otherwise 507 `insufficient_storage` before the disk fills. Both are given
+ * back when the request ends.
  */
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
@@ -19,6 +26,7 @@ import type { Request } from 'express';
 import { config } from '../../domain/config';
 import { AppError, errors } from '../../domain/errors';
 import { makeTempDir } from '../../domain/storage/tempDirs';
+import { callerKey, heavyWork } from './rateLimit';
 import { countOf } from '../../domain/text/plural';
 
 export interface UploadedFile {
@@ -46,6 +54,10 @@ export interface UploadOptions {
   maxFiles?: number;
   /** Where the per-request temp directory is made; default config.uploads.tmpDir. */
   tmpDir?: string;
+  /** Bytes of uploads in flight in all; default config.uploads.tmpBudgetBytes. */
+  tmpBudgetBytes?: number;
+  /** Free bytes the temp disk keeps; default config.uploads.tmpFreeMarginBytes. */
+  tmpFreeMarginBytes?: number;
 }
 
 /**
@@ -159,12 +171,58 @@ async function receive(req: Request, opts: Required<Pick<UploadOptions, 'maxByte
  */
 export async function withUpload<T>(req: Request, opts: UploadOptions, fn: (upload: Upload) => Promise<T>): Promise<T> {
   const base = opts.tmpDir ?? config.uploads.tmpDir;
-  await fs.mkdir(base, { recursive: true });
-  const dir = await makeTempDir('upload', base);
+  const maxBytes = opts.maxBytes ?? config.uploads.maxBytes;
+  const slot = heavyWork.upload.tryAcquire(callerKey(req));
+  // The user's next upload may start as soon as this one's answer is out (its temp files still
+  // being removed keep their disk reservation until they are gone).
+  req.res?.once('finish', slot);
   try {
-    const upload = await receive(req, { maxBytes: opts.maxBytes ?? config.uploads.maxBytes, maxFiles: opts.maxFiles ?? 1, ...opts }, dir);
-    return await fn(upload);
+    await fs.mkdir(base, { recursive: true });
+    const unreserve = await reserveDisk(req, base, maxBytes, opts);
+    try {
+      const dir = await makeTempDir('upload', base);
+      try {
+        const upload = await receive(req, { maxBytes, maxFiles: opts.maxFiles ?? 1, ...opts }, dir);
+        return await fn(upload);
+      } finally {
+        await fs.rm(dir, { recursive: true, force: true });
+      }
+    } finally {
+      unreserve();
+    }
   } finally {
-    await fs.rm(dir, { recursive: true, force: true });
+    slot();
   }
+}
+
+/** Bytes reserved on the temp disk by the uploads in flight in this process. */
+let reservedBytes = 0;
+
+const insufficientStorage = () =>
+  new AppError(507, 'insufficient_storage', 'Spațiul temporar pentru încărcări este ocupat în acest moment; reîncercați peste câteva minute.', {
+    // Nothing of the body is written; Node discards the rest as it arrives.
+    headers: { 'Retry-After': '60' },
+  });
+
+/** Reserves the upload's bytes on the budget and checks the disk's free space (507 otherwise); returns the release. */
+async function reserveDisk(req: Request, base: string, maxBytes: number, opts: UploadOptions): Promise<() => void> {
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  const want = Number.isFinite(declared) && declared >= 0 ? Math.min(declared, maxBytes + 1024 * 1024) : maxBytes;
+  if (reservedBytes + want > (opts.tmpBudgetBytes ?? config.uploads.tmpBudgetBytes)) throw insufficientStorage();
+  reservedBytes += want;
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    reservedBytes -= want;
+  };
+  try {
+    const disk = await fs.statfs(base);
+    // The reservations of uploads still arriving are not on the disk yet: counted as if they were.
+    if (disk.bavail * disk.bsize - reservedBytes < (opts.tmpFreeMarginBytes ?? config.uploads.tmpFreeMarginBytes)) throw insufficientStorage();
+  } catch (err) {
+    release();
+    throw err;
+  }
+  return release;
 }

@@ -5,10 +5,12 @@
  *   PUT    /api/storage {namespace, key, value, scope?, company?} → {namespace, key, created}
  *   DELETE /api/storage ?namespace=&key=&scope=&company=          → {deleted:true}; 404 only when absent
  * A namespace is the caller's company's (the default, the spec's shape unchanged: the firm's
- * shared values) or, with `scope=user`, the caller's own. Another company's namespace is not
- * there for the caller (404); the group company G reaches any company's with `company=`. The
- * export is streamed batch by batch (records up to 25 MB each), whole by default or a page with
- * `limit` and `cursor`. Bodies up to the API's 25 MB JSON limit (413 above it).
+ * shared values) or, with `scope=user`, the caller's own. A name another company holds is not
+ * there for the caller (404); the group company G reads the company holding it, or any with
+ * `company=` (domain/office/storage.ts `storageOwner`). The export is streamed batch by batch
+ * (records up to 25 MB each), whole by default or a page with `limit` and `cursor`. Bodies up to
+ * the API's 25 MB JSON limit (413 above it), a large value parsed off the event loop and stored
+ * as its JSON text; a company's values up to its quota (413 `storage_quota_exceeded`).
  * POST /api/storage/migrate-blobs belongs to the registry area.
  */
 import type { Response, Router } from 'express';
@@ -19,18 +21,10 @@ import type { SessionContext } from '../../domain/auth/sessionContext';
 import { defineRoute, reply } from '../http/route';
 import { clientGone } from '../http/download';
 import { childLogger } from '../../domain/log';
-import { errors } from '../../domain/errors';
+import { config } from '../../domain/config';
 import { COMPANIES } from '../../domain/office/vault';
-import {
-  companyOwner,
-  deleteItem,
-  hasRowsAfter,
-  itemJson,
-  namespaceRows,
-  putItem,
-  userOwner,
-  type StorageOwner,
-} from '../../domain/office/storage';
+import { deleteItem, hasRowsAfter, itemJson, namespaceRows, putItem, storageOwner, type StorageCaller } from '../../domain/office/storage';
+import { jsonText } from '../http/rawJson';
 
 const log = childLogger('storage');
 
@@ -80,28 +74,22 @@ const PutBody = z
   .refine((b) => b.value !== undefined, { message: 'Câmpul value este obligatoriu.', path: ['value'] });
 const DeleteQuery = z.object({ namespace: Namespace, key: Key, ...Owner });
 
-/**
- * The owner a request addresses. An account without a company has no shared namespace (403, as
- * in the vault); naming another company is allowed to G only, and to anyone else that namespace
- * simply does not exist (404: nothing is revealed about it).
- */
-function ownerOf(auth: SessionContext | undefined, q: { scope: 'company' | 'user'; company?: string }): StorageOwner {
-  const user = auth!.user;
-  if (q.scope === 'user') {
-    if (q.company !== undefined) throw errors.badRequest('Parametrul company nu se folosește cu scope=user.', [{ field: 'company', problem: 'doar cu scope=company' }]);
-    return userOwner(user.id);
-  }
-  if (!user.company) throw errors.forbidden('Contul nu aparține unei firme: folosiți spațiul personal (scope=user).');
-  const company = q.company ?? user.company;
-  if (company !== user.company && user.company !== 'G') throw errors.notFound('Spațiul de stocare nu există.');
-  return companyOwner(company);
+/** The caller as the storage rules see them. */
+function callerOf(auth: SessionContext | undefined): StorageCaller {
+  return { userId: auth!.user.id, company: auth!.user.company };
 }
 
 async function write(res: Response, chunk: string): Promise<void> {
   if (!res.write(chunk)) await once(res, 'drain');
 }
 
-export function registerStorageRoutes(router: Router, store: Store): void {
+export interface StorageRouteOptions {
+  /** Bytes of values one company keeps at most (default config.office.storageQuotaBytes). */
+  quotaBytes?: number;
+}
+
+export function registerStorageRoutes(router: Router, store: Store, options: StorageRouteOptions = {}): void {
+  const quota = () => options.quotaBytes ?? config.office.storageQuotaBytes;
   defineRoute(
     router,
     {
@@ -115,8 +103,8 @@ export function registerStorageRoutes(router: Router, store: Store): void {
       failures: { 403: 'scope=company for an account without a company', 404: 'Another company’s namespace' },
     },
     async ({ query, auth, res }) => {
-      const owner = ownerOf(auth, query);
       const db = store.pool;
+      const owner = await storageOwner(db, callerOf(auth), query.namespace, query);
       const signal = clientGone(res);
       const rows = namespaceRows(db, owner, query.namespace, { after: query.cursor, limit: query.limit, signal });
       // The first batch before the status: a failure there is still an ordinary error answer.
@@ -154,11 +142,19 @@ export function registerStorageRoutes(router: Router, store: Store): void {
       tags: ['storage'],
       auth: 'session',
       body: PutBody,
+      // A large value reaches the handler as the JSON text the worker thread made: stored as it is.
+      rawJson: ['value'],
       response: { description: 'Written', schema: z.object({ namespace: z.string(), key: z.string(), created: z.boolean() }) },
-      failures: { 403: 'scope=company for an account without a company', 404: 'Another company’s namespace', 413: 'Body over 25 MB' },
+      failures: {
+        403: 'scope=company for an account without a company',
+        404: 'Another company’s namespace',
+        413: 'Body over 25 MB (`payload_too_large`), or the company’s storage quota would be passed (`storage_quota_exceeded`, with `used` and `quota` in bytes)',
+        429: 'The caller (or everyone) already has the most large bodies in work',
+      },
     },
     async ({ body, auth }) => {
-      const { created } = await putItem(store.prisma, ownerOf(auth, body), body.namespace, body.key, body.value);
+      const item = { namespace: body.namespace, key: body.key, ...jsonText(body.value) };
+      const { created } = await putItem(store.pool, callerOf(auth), body, item, quota());
       return { namespace: body.namespace, key: body.key, created };
     },
   );
@@ -176,7 +172,7 @@ export function registerStorageRoutes(router: Router, store: Store): void {
       failures: { 403: 'scope=company for an account without a company', 404: 'No such record (or another company’s namespace)' },
     },
     async ({ query, auth }) => {
-      await deleteItem(store.prisma, ownerOf(auth, query), query.namespace, query.key);
+      await deleteItem(store.pool, await storageOwner(store.pool, callerOf(auth), query.namespace, query), query.namespace, query.key);
       return reply(200, { deleted: true });
     },
   );

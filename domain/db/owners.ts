@@ -57,6 +57,7 @@ export const TABLE_OWNERS = {
   tag_sync_state: 'office',
   contacts: 'office',
   storage_items: 'office',
+  storage_usage: 'office',
   vault_entries: 'office',
   vault_access_log: 'office',
   tile_versions: 'tiles',

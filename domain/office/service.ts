@@ -5,3 +5,4 @@
  */
 export { listContacts, listProjectTags } from './addressBook';
 export { listVault, vaultAccessLog, vaultCaller } from './vault';
+export { storageUsed } from './storage';

@@ -5,8 +5,10 @@
  * payloads (base64 files and images) by a marker so a listing stays small.
  */
 import type pg from 'pg';
-import { Prisma, type PrismaClient } from '../db/prisma';
-import { errors } from '../errors';
+import { withTransaction } from '../db/pool';
+import { AppError, errors } from '../errors';
+import { formatBytes } from '../text/bytes';
+import { GROUP_COMPANY } from './vault';
 
 /** Spec 8 "lightweight strip": strings over 1 KB. */
 export const LIGHTWEIGHT_STRIP_BYTES = 1024;
@@ -113,27 +115,111 @@ export function itemJson(row: StorageRow, lightweight: boolean): string {
   return `{"key":${JSON.stringify(row.key)},"value":${value}}`;
 }
 
-/** JSON null is a value of its own in jsonb; Prisma wants it spelled as JsonNull. */
-function jsonValue(value: unknown): Prisma.InputJsonValue | typeof Prisma.JsonNull {
-  return value === null ? Prisma.JsonNull : (value as Prisma.InputJsonValue);
+/** Who is asking: the user and their company (none: no shared namespace). */
+export interface StorageCaller {
+  userId: string;
+  company: string | null;
 }
 
+/** What a request addresses: its company's shared namespace (another company's: G only) or the caller's own. */
+export interface StorageAddress {
+  scope: 'company' | 'user';
+  company?: string;
+}
+
+type Db = pg.Pool | pg.PoolClient | pg.Client;
+
+/** The companies holding records under a namespace name (normally one), by letter. */
+async function holdersOf(db: Db, namespace: string): Promise<string[]> {
+  const r = await db.query<{ owner: string }>(
+    `SELECT DISTINCT owner FROM storage_items WHERE namespace = $1 AND owner LIKE 'company:%' ORDER BY owner`,
+    [namespace],
+  );
+  return r.rows.map((row) => row.owner.slice('company:'.length));
+}
+
+const noSuchNamespace = () => errors.notFound('Spațiul de stocare nu există.');
+
+/**
+ * The owner a request reaches (CONTRACT.md 6: a namespace belongs to the caller's company, the
+ * group company G reads all, another company's namespace is 404). A namespace name belongs to the
+ * company that holds it: anyone else's request for it is 404, revealing nothing; a name nobody
+ * holds is the caller's company's (empty until written). G reaches the company holding the name
+ * (its own first), or any company's with `company=`. An account without a company has no shared
+ * namespace (403, as in the vault); `scope=user` is the caller's own whatever the name.
+ */
+export async function storageOwner(db: Db, caller: StorageCaller, namespace: string, at: StorageAddress): Promise<StorageOwner> {
+  if (at.scope === 'user') {
+    if (at.company !== undefined) throw errors.badRequest('Parametrul company nu se folosește cu scope=user.', [{ field: 'company', problem: 'doar cu scope=company' }]);
+    return userOwner(caller.userId);
+  }
+  if (!caller.company) throw errors.forbidden('Contul nu aparține unei firme: folosiți spațiul personal (scope=user).');
+  const isGroup = caller.company === GROUP_COMPANY;
+  if (at.company !== undefined && at.company !== caller.company && !isGroup) throw noSuchNamespace();
+  const holders = await holdersOf(db, namespace);
+  const wanted = at.company ?? caller.company;
+  if (holders.length === 0 || holders.includes(wanted)) return companyOwner(wanted);
+  if (isGroup && at.company === undefined) return companyOwner(holders[0]);
+  throw noSuchNamespace();
+}
+
+/** Whose quota a record counts against: its company, or for a user's own the user's company (else the user). */
+function quotaHolder(owner: StorageOwner, caller: StorageCaller): string {
+  return owner.startsWith('user:') && caller.company ? companyOwner(caller.company) : owner;
+}
+
+/** CONTRACT.md 6: 413 `storage_quota_exceeded` with `{used, quota}` at the top level of the body. */
+export function quotaExceeded(used: number, quota: number): AppError {
+  return new AppError(413, 'storage_quota_exceeded', `Spațiul de stocare al firmei este plin: ${formatBytes(used)} folosiți din ${formatBytes(quota)}.`, {
+    hint: 'Ștergeți înregistrări de care nu mai aveți nevoie sau cereți administratorului o cotă mai mare (STORAGE_QUOTA_BYTES).',
+    extra: { used, quota },
+  });
+}
+
+/** Bytes a company's values take (its quota's `used`): one row of the counter the trigger keeps. */
+export async function storageUsed(db: Db, company: string): Promise<number> {
+  const r = await db.query<{ used: string }>(`SELECT used_bytes::text AS used FROM storage_usage WHERE holder = $1`, [companyOwner(company)]);
+  return Number(r.rows[0]?.used ?? 0);
+}
+
+/**
+ * Writes one record, its value given as compact JSON text with its UTF-8 size (stored as jsonb
+ * text: the value is never rebuilt or serialised again here). In one transaction: the namespace
+ * name is locked (two companies cannot both take a new name), the owner resolved, the holder's
+ * counter locked and the quota checked against what the write adds (an overwrite frees the old
+ * value's bytes first); past the quota 413 and nothing is written.
+ */
 export async function putItem(
-  prisma: PrismaClient,
-  owner: StorageOwner,
-  namespace: string,
-  key: string,
-  value: unknown,
+  db: pg.Pool,
+  caller: StorageCaller,
+  at: StorageAddress,
+  item: { namespace: string; key: string; text: string; bytes: number },
+  quota: number,
 ): Promise<{ created: boolean }> {
-  const v = jsonValue(value);
-  const id = { owner_namespace_key: { owner, namespace, key } };
-  const before = await prisma.storageItem.findUnique({ where: id, select: { key: true } });
-  await prisma.storageItem.upsert({ where: id, create: { owner, namespace, key, value: v }, update: { value: v } });
-  return { created: !before };
+  return withTransaction(async (tx) => {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('storage-namespace'), hashtext($1))`, [item.namespace]);
+    const owner = await storageOwner(tx, caller, item.namespace, at);
+    const holder = quotaHolder(owner, caller);
+    await tx.query(`INSERT INTO storage_usage (holder) VALUES ($1) ON CONFLICT (holder) DO NOTHING`, [holder]);
+    const usage = await tx.query<{ used: string }>(`SELECT used_bytes::text AS used FROM storage_usage WHERE holder = $1 FOR UPDATE`, [holder]);
+    const used = Number(usage.rows[0].used);
+    const old = await tx.query<{ size: string; holder: string }>(
+      `SELECT size_bytes::text AS size, quota_holder AS holder FROM storage_items WHERE owner = $1 AND namespace = $2 AND key = $3 FOR UPDATE`,
+      [owner, item.namespace, item.key],
+    );
+    const freed = old.rows[0]?.holder === holder ? Number(old.rows[0].size) : 0;
+    if (used - freed + item.bytes > quota) throw quotaExceeded(used, quota);
+    await tx.query(
+      `INSERT INTO storage_items (owner, namespace, key, value, size_bytes, quota_holder) VALUES ($1, $2, $3, $4::jsonb, $5, $6)
+         ON CONFLICT (owner, namespace, key) DO UPDATE SET value = EXCLUDED.value, size_bytes = EXCLUDED.size_bytes, quota_holder = EXCLUDED.quota_holder`,
+      [owner, item.namespace, item.key, item.text, item.bytes, holder],
+    );
+    return { created: old.rows.length === 0 };
+  }, db);
 }
 
 /** 404 `not_found` only when the record is absent; any other failure propagates as it is. */
-export async function deleteItem(prisma: PrismaClient, owner: StorageOwner, namespace: string, key: string): Promise<void> {
-  const { count } = await prisma.storageItem.deleteMany({ where: { owner, namespace, key } });
-  if (count === 0) throw errors.notFound(`Înregistrarea „${key}” nu există în spațiul „${namespace}”.`);
+export async function deleteItem(db: pg.Pool, owner: StorageOwner, namespace: string, key: string): Promise<void> {
+  const r = await db.query(`DELETE FROM storage_items WHERE owner = $1 AND namespace = $2 AND key = $3`, [owner, namespace, key]);
+  if (!r.rowCount) throw errors.notFound(`Înregistrarea „${key}” nu există în spațiul „${namespace}”.`);
 }

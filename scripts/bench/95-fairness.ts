@@ -11,6 +11,9 @@
  *   pdf         8 heavy PDF compressions at once (a 30-page scan, `extreme`)
  *   dwg         20 DWG conversions at once
  *   siruta      40 searches of a SIRUTA the UAT catalogue does not know, 10 at a time
+ *   flat-json   six storage PUTs of 24.8 MB flat JSON (990,000 short strings), three at a time
+ *               (`flatJsonFlood`, below: ana also searches the portal, and is measured again
+ *               from 10 s after the flood)
  * For each, her p50/p95/max per kind side by side with the idle ones, and the flood's answers by
  * status (the excess must be 429). After the PDF flood its clients leave mid-compression and the
  * bench counts the Ghostscript/qpdf children of the web process still alive 5 s later.
@@ -183,6 +186,103 @@ function emit(idle: Phase, p: Phase, goals: boolean[]): void {
   for (const [code, n] of Object.entries(p.statuses)) jsonLine(BENCH, `${p.name}.flood.status_${code}`, n, 'requests');
 }
 
+/**
+ * The flat-JSON flood (issue 40): dan PUTs six 24.8 MB bodies of flat JSON (990,000 short
+ * strings) to /api/storage, three at a time; each used to hold the event loop about a second
+ * (parse, walks, stringify). ana pans the map, searches the geoportal and searches the portal
+ * (`POST /api/landreg/search`, one number of the bench UAT), idle, during the flood and again from
+ * 10 s after it. Goal: her tile and search p95 under 2 × idle or under 100 ms, her portal search
+ * always 200 with its p95 under 2 × idle or under 200 ms. Returns whether each goal was met.
+ */
+async function flatJsonFlood(): Promise<boolean[]> {
+  const NAME = 'flat-json';
+  const ref = (
+    await getPool().query<{ r: string }>(
+      `SELECT cadastral_ref AS r FROM gis_features WHERE siruta = $1 AND layer_id = 'TERENURI_ACTIVE' AND cadastral_ref IS NOT NULL ORDER BY 1 LIMIT 1`,
+      [BENCH_SIRUTA],
+    )
+  ).rows[0]?.r;
+  if (!ref) throw new Error('no cadastral number in the bench UAT');
+  const value = Array.from({ length: 990_000 }, (_, i) => `s${String(i).padStart(21, '0')}`);
+  const body = (i: number) => JSON.stringify({ namespace: 'bench-fairness', key: `flat-${i % 3}`, value });
+  jsonLine(BENCH, `${NAME}.body_bytes`, Buffer.byteLength(body(0)), 'bytes');
+  const headers = { cookie: ana.cookie, 'accept-encoding': 'gzip' };
+  type Kind3 = 'tile' | 'search' | 'portal';
+  const portalStatuses: Record<string, Record<string, number>> = {};
+  const sample = async (phaseName: string, kind: Kind3, url: string, init: RequestInit = {}): Promise<number> => {
+    const t0 = performance.now();
+    const res = await fetch(url, { ...init, headers: { ...headers, ...(init.headers as Record<string, string>) } });
+    await res.arrayBuffer();
+    const ms = performance.now() - t0;
+    if (kind === 'portal') {
+      const byStatus = (portalStatuses[phaseName] ??= {});
+      byStatus[res.status] = (byStatus[res.status] ?? 0) + 1;
+    } else if (res.status >= 400) throw new Error(`${url} answered ${res.status}`);
+    return ms;
+  };
+  const measure = async (phaseName: string, stop: Promise<unknown>): Promise<Record<Kind3, number[]>> => {
+    let stopped = false;
+    void stop.finally(() => (stopped = true));
+    const out: Record<Kind3, number[]> = { tile: [], search: [], portal: [] };
+    while (!stopped || out.tile.length < MIN_SAMPLES) {
+      const round = performance.now();
+      const t = tiles[nextTile++ % tiles.length];
+      out.tile.push(await sample(phaseName, 'tile', `${base}/tiles/${TILE_SOURCE}/${TILE_ZOOM}/${t.x}/${t.y}`));
+      out.search.push(await sample(phaseName, 'search', `${base}/api/geoportal/search?q=${searches[out.search.length % searches.length]}`));
+      out.portal.push(
+        await sample(phaseName, 'portal', `${base}/api/landreg/search`, {
+          method: 'POST',
+          headers: { origin: new URL(base).origin, 'content-type': 'application/json' },
+          body: JSON.stringify({ siruta: BENCH_SIRUTA, cadastralNumbers: ref }),
+        }),
+      );
+      const rest = ROUND_MS - (performance.now() - round);
+      if (rest > 0) await new Promise((r) => setTimeout(r, rest));
+    }
+    return out;
+  };
+
+  say(`${NAME}: idle…`);
+  await measure('warmup', Promise.resolve());
+  const idle = await measure('idle', Promise.resolve());
+  say(`${NAME}: six PUTs of ${Math.round(Buffer.byteLength(body(0)) / 1e5) / 10} MB, three at a time…`);
+  const flood: Record<string, number> = {};
+  const floodDone = pool(6, 3, (i) =>
+    status(fetch(`${base}/api/storage`, { method: 'PUT', headers: asDan({ 'content-type': 'application/json' }), body: body(i) })),
+  ).then((codes) => {
+    for (const c of codes) flood[String(c)] = (flood[String(c)] ?? 0) + 1;
+  });
+  const during = await measure('during', floodDone);
+  await floodDone;
+  say(`${NAME}: 10 s after the flood…`);
+  await new Promise((r) => setTimeout(r, 10_000));
+  const after = await measure('after', Promise.resolve());
+  await getPool().query(`DELETE FROM storage_items WHERE namespace = 'bench-fairness'`).catch(() => undefined);
+
+  const goals: boolean[] = [];
+  for (const [name, times] of [['idle', idle], ['during', during], ['after', after]] as const) {
+    for (const kind of ['tile', 'search', 'portal'] as const) {
+      const p = percentiles(times[kind]);
+      jsonLine(BENCH, `${NAME}.${name}.${kind}.p50`, p.p50, 'ms');
+      jsonLine(BENCH, `${NAME}.${name}.${kind}.p95`, p.p95, 'ms');
+      if (name === 'idle') continue;
+      const limit = kind === 'portal' ? 200 : GOAL_P95_MS;
+      const i = percentiles(idle[kind]);
+      jsonLine(BENCH, `${NAME}.${name}.${kind}.p95_vs_idle`, p.p95 / i.p95, 'ratio');
+      const ok = p.p95 < GOAL_RATIO * i.p95 || p.p95 < limit;
+      jsonLine(BENCH, `${NAME}.${name}.${kind}.goal_met`, ok, `p95 < ${GOAL_RATIO} × idle p95 or < ${limit} ms`);
+      goals.push(ok);
+    }
+    if (name !== 'idle') {
+      const only200 = Object.keys(portalStatuses[name] ?? {}).every((c) => c === '200');
+      jsonLine(BENCH, `${NAME}.${name}.portal.always_200`, only200, 'every portal search of hers answered 200');
+      goals.push(only200);
+    }
+  }
+  for (const [code, n] of Object.entries(flood)) jsonLine(BENCH, `${NAME}.flood.status_${code}`, n, 'requests');
+  return goals;
+}
+
 async function main(): Promise<void> {
   await ensureBenchUatSynced(say);
   await waitForIdleTileArchive(say);
@@ -190,6 +290,17 @@ async function main(): Promise<void> {
   if (tiles.length < MIN_SAMPLES) throw new Error(`only ${tiles.length} tiles with parcels at z${TILE_ZOOM}`);
   ana = await createTestSessionRecord({ email: 'bench-ana@birou.ro', company: 'B', enrichmentScope: 'full' });
   dan = await createTestSessionRecord({ email: 'bench-dan@birou.ro', company: 'B', enrichmentScope: 'full' });
+  // FAIRNESS_FLOOD=flat-json runs that flood alone (the others take minutes on a small machine).
+  if (process.env.FAIRNESS_FLOOD === 'flat-json') {
+    try {
+      const met = await flatJsonFlood();
+      jsonLine(BENCH, 'goals_met', met.every(Boolean), `${met.filter(Boolean).length}/${met.length}`);
+    } finally {
+      await ana.end();
+      await dan.end();
+    }
+    return;
+  }
   const work = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-fairness-'));
   try {
     say('fixtures: a 30-page scan and a DWG drawing…');
@@ -247,6 +358,7 @@ async function main(): Promise<void> {
         ),
       ),
     );
+    const flatJsonGoals = await flatJsonFlood();
     await getPool().query(`DELETE FROM vault_entries WHERE name LIKE 'bench-%'`).catch(() => undefined);
 
     for (const kind of ['tile', 'search', 'version'] as const) {
@@ -257,6 +369,7 @@ async function main(): Promise<void> {
     }
     const goals: boolean[] = [orphans.length === 0];
     for (const p of phases) emit(idle, p, goals);
+    goals.push(...flatJsonGoals);
     jsonLine(BENCH, 'goals_met', goals.every(Boolean), `${goals.filter(Boolean).length}/${goals.length}`);
   } finally {
     await fs.rm(work, { recursive: true, force: true });

@@ -4,7 +4,7 @@
  * moves it to company U from the tree; adds a vault entry, is told in Romanian that a
  * `javascript:` address is refused, edits the entry's notes, address and password and reads the
  * new password; adds a contact spelled with diacritics, finds it typed without them, edits its
- * phone and company. The browser is on Romania's time zone and the page may log no error. Every
+ * phone and company; the page shows her company's storage against its quota. The browser is on Romania's time zone and the page may log no error. Every
  * name carries a tag of the run, and the rows are removed after. Screenshots in test-results/.
  * Runs against E2E_BASE_URL or config.app.publicUrl (the stack).
  */
@@ -50,6 +50,8 @@ describe('office utilities in the browser', () => {
     const { context, page, errors, consoleErrors } = await openSignedIn(browser, '/utilitare?tab=etichete', ANA);
     expect(new URL(page.url()).pathname).toBe('/utilitare');
     page.on('dialog', (d) => void d.accept());
+    // Her company's storage against its quota (CONTRACT.md 6).
+    await expect(page.getByTestId('storage-usage').textContent()).resolves.toMatch(/^Spațiu folosit: [\d,]+ (B|KB|MB|GB) din 1 GB$/);
 
     // Tags: a project with a phase, then the project renamed and moved to company U.
     await page.getByLabel('Proiect', { exact: true }).fill(PROJECT);

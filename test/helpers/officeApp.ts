@@ -8,6 +8,7 @@
 import { scratchDatabase } from './scratchDb';
 import { createTestSessionRecord, type TestSession, type TestSessionOptions } from './session';
 import { listenApp } from './appServer';
+import type { AppDeps } from '../../api/app';
 
 export interface OfficeApp {
   base: string;
@@ -18,7 +19,8 @@ export interface OfficeApp {
   close(): Promise<void>;
 }
 
-export async function startOfficeApp(prefix: string): Promise<OfficeApp> {
+/** `deps`: settings of the app beyond its store (a small storage quota, say). */
+export async function startOfficeApp(prefix: string, deps: Omit<AppDeps, 'store'> = {}): Promise<OfficeApp> {
   const scratch = scratchDatabase(prefix);
   await scratch.create();
   const { migrate } = await import('../../domain/db/migrate');
@@ -30,7 +32,7 @@ export async function startOfficeApp(prefix: string): Promise<OfficeApp> {
   const { disconnectPrisma } = await import('../../domain/db/prisma');
   const { createStore } = await import('../../domain/db/store');
   const store = createStore(scratch.url);
-  const { server, base } = await listenApp(createApp({ store }));
+  const { server, base } = await listenApp(createApp({ ...deps, store }));
   const sessions: TestSession[] = [];
   return {
     base,

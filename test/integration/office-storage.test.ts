@@ -1,8 +1,8 @@
 /**
  * Key-value storage as a client meets it (spec 4.6, CONTRACT.md sections 4, 5 and 6): records
  * written and exported, the lightweight strip at any depth, delete semantics, bad input, the
- * 25 MB body limit; namespaces scoped to a company or a user (another company can neither read,
- * overwrite nor delete; G reaches all), the paged export and a streamed one of several records of
+ * 25 MB body limit; namespaces scoped to a company or a user (another company's namespace is
+ * 404 to read, write or delete; G reads all), the paged export and a streamed one of several records of
  * 20 MB. The whole API in process on a scratch database.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
@@ -114,33 +114,39 @@ test('a body over 25 MB is refused with 413 and nothing is written', async () =>
 describe('scopes: a company’s shared namespaces and each user’s own', () => {
   const secret = { title: 'Oferta U', fileData: big(2000) };
 
-  test('a user of another company can neither read, overwrite nor delete; the owner’s record stays whole', async () => {
+  test('another company’s namespace is 404 to read, write or delete; the owner’s record stays whole', async () => {
     expect((await app.call('PUT', '/api/storage', { auth: cookie, body: { namespace: 'oferte', key: 'o-1', value: secret } })).status).toBe(200);
 
-    // Ana (company B, even an administrator) reading the same name gets her own company's namespace: empty.
-    expect((await app.call('GET', '/api/storage?namespace=oferte', { auth: ana })).body).toEqual({ namespace: 'oferte', items: [] });
-    // Naming company U outright: it does not exist for her.
-    const read = await app.call('GET', '/api/storage?namespace=oferte&company=U', { auth: ana });
+    // Ana (company B, even an administrator): the name belongs to U, so for her it does not exist.
+    const read = await app.call('GET', '/api/storage?namespace=oferte', { auth: ana });
     expect(read.status).toBe(404);
     expect(read.body.error).toBe('not_found');
     expect(JSON.stringify(read.body)).not.toContain('Oferta U');
+    expect((await app.call('GET', '/api/storage?namespace=oferte&company=U', { auth: ana })).status).toBe(404);
 
-    // Her PUT of the same namespace and key lands in B's namespace; addressed to U it is refused.
-    const mine = await app.call('PUT', '/api/storage', { auth: ana, body: { namespace: 'oferte', key: 'o-1', value: 'al lui B' } });
-    expect(mine.body).toEqual({ namespace: 'oferte', key: 'o-1', created: true });
-    expect((await app.call('PUT', '/api/storage', { auth: ana, body: { namespace: 'oferte', key: 'o-1', value: 'suprascris', company: 'U' } })).status).toBe(404);
-
-    // Delete: her own record goes; U's cannot be reached.
+    // Writing or deleting under that name, addressed to U or not, is refused the same way.
+    expect((await app.call('PUT', '/api/storage', { auth: ana, body: { namespace: 'oferte', key: 'o-1', value: 'al lui B' } })).status).toBe(404);
+    expect((await app.call('PUT', '/api/storage', { auth: ana, body: { namespace: 'oferte', key: 'o-2', value: 'nou', company: 'U' } })).status).toBe(404);
     expect((await app.call('DELETE', '/api/storage?namespace=oferte&key=o-1&company=U', { auth: ana })).status).toBe(404);
-    expect((await app.call('DELETE', '/api/storage?namespace=oferte&key=o-1', { auth: ana })).status).toBe(200);
+    expect((await app.call('DELETE', '/api/storage?namespace=oferte&key=o-1', { auth: ana })).status).toBe(404);
+
+    // A name nobody holds is hers to take: then it is B's, and U's users get 404 on it.
+    expect((await app.call('PUT', '/api/storage', { auth: ana, body: { namespace: 'oferte-b', key: 'o-1', value: 'al lui B' } })).body).toEqual({ namespace: 'oferte-b', key: 'o-1', created: true });
+    expect((await app.call('GET', '/api/storage?namespace=oferte-b', { auth: bogdan })).status).toBe(404);
 
     // Dan's colleague at U shares the namespace; the record is intact.
     expect((await app.call('GET', '/api/storage?namespace=oferte', { auth: bogdan })).body.items).toEqual([{ key: 'o-1', value: secret }]);
   });
 
-  test('the group company G reaches any company’s namespace by name, and only by name', async () => {
-    expect((await app.call('GET', '/api/storage?namespace=oferte', { auth: mihai })).body.items).toEqual([]);
+  test('the group company G reads every company’s namespace by its name', async () => {
+    expect((await app.call('GET', '/api/storage?namespace=oferte', { auth: mihai })).body).toEqual({ namespace: 'oferte', items: [{ key: 'o-1', value: secret }] });
+    expect((await app.call('GET', '/api/storage?namespace=oferte-b', { auth: mihai })).body.items).toEqual([{ key: 'o-1', value: 'al lui B' }]);
     expect((await app.call('GET', '/api/storage?namespace=oferte&company=U', { auth: mihai })).body.items).toEqual([{ key: 'o-1', value: secret }]);
+    // Naming a company that does not hold the name: nothing there.
+    expect((await app.call('GET', '/api/storage?namespace=oferte&company=B', { auth: mihai })).status).toBe(404);
+    // G's own namespaces stay its own: a name nobody holds is G's.
+    expect((await app.call('PUT', '/api/storage', { auth: mihai, body: { namespace: 'grup', key: 'g', value: 1 } })).status).toBe(200);
+    expect((await app.call('GET', '/api/storage?namespace=grup', { auth: cookie })).status).toBe(404);
   });
 
   test('scope=user is the caller’s own: a colleague of the same company does not see it', async () => {

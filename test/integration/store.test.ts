@@ -210,7 +210,7 @@ describe('every Prisma model reads and writes the migrated schema', () => {
     const c = await prisma.contact.create({ data: { name: 'Ion Țuțea', company: 'U', email: 'ion@example.ro', phone: '0722000000' } });
     expect(await prisma.contact.findUniqueOrThrow({ where: { id: c.id } })).toMatchObject({ type: 'person', name: 'Ion Țuțea' });
 
-    await prisma.storageItem.create({ data: { owner: 'company:B', namespace: 'ui', key: 'layout', value: { panels: ['harta'] } } });
+    await prisma.storageItem.create({ data: { owner: 'company:B', namespace: 'ui', key: 'layout', value: { panels: ['harta'] }, sizeBytes: 20n, quotaHolder: 'company:B' } });
     expect(
       (await prisma.storageItem.findUniqueOrThrow({ where: { owner_namespace_key: { owner: 'company:B', namespace: 'ui', key: 'layout' } } })).value,
     ).toEqual({ panels: ['harta'] });

@@ -1,9 +1,11 @@
 /**
  * The streamed multipart helper (api/http/upload.ts) on a real HTTP server: files land on disk
  * with their size and SHA-256, an over-limit body answers 413 `payload_too_large`, and the temp
- * files are gone after every outcome, a client that hangs up mid-upload included.
+ * files are gone after every outcome, a client that hangs up mid-upload included; one user's
+ * uploads in flight are capped (429) without touching another user's, and the temp disk's byte
+ * budget and free margin refuse an upload with 507 before it is written.
  */
-import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import http from 'node:http';
@@ -111,4 +113,107 @@ test('a client that hangs up mid-upload leaves no temp file', async () => {
 test('a request that is not multipart answers 400', async () => {
   const r = await fetch(`${base}/up`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
   expect(r.status).toBe(400);
+});
+
+describe('caps: uploads in flight per user, and the temp disk budget', () => {
+  const MB = 1024 * 1024;
+  let capped: http.Server;
+  let capBase: string;
+  let capTmp: string;
+
+  beforeAll(async () => {
+    capTmp = await fs.mkdtemp(path.join(os.tmpdir(), 'upload-cap-test-'));
+    const app = express();
+    // The user a request counts for, as the session middleware would set it.
+    app.use((req, _res, next) => {
+      const id = req.get('x-user');
+      if (id) (req as unknown as { auth: unknown }).auth = { user: { id } };
+      next();
+    });
+    const route = (p: string, margin: number) =>
+      app.post(p, (req, res, next) => {
+        withUpload(req, { maxBytes: 8 * MB, fileFields: ['file'], tmpDir: capTmp, tmpBudgetBytes: 6 * MB, tmpFreeMarginBytes: margin }, async (up) => {
+          res.json({ size: up.files[0].size });
+        }).catch(next);
+      });
+    route('/up', 0);
+    // A disk that must keep more free space than any disk has.
+    route('/full', Number.MAX_SAFE_INTEGER);
+    app.use(errorMapper);
+    ({ server: capped, base: capBase } = await new Promise<{ server: http.Server; base: string }>((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve({ server: s, base: `http://127.0.0.1:${(s.address() as AddressInfo).port}` }));
+    }));
+  });
+  afterAll(async () => {
+    await new Promise((r) => capped.close(r));
+    await fs.rm(capTmp, { recursive: true, force: true });
+  });
+
+  const send = async (user: string, size: number, route = '/up') => {
+    const form = new FormData();
+    form.append('file', new Blob([randomBytes(size)]), 'act.pdf');
+    const r = await fetch(`${capBase}${route}`, { method: 'POST', body: form, headers: { 'x-user': user } });
+    return { status: r.status, body: await r.json() };
+  };
+
+  /** An upload whose client sends the start of its body and keeps the rest until `finish`. */
+  const held = (user: string, size: number) => {
+    const head = Buffer.from('--h\r\nContent-Disposition: form-data; name="file"; filename="mare.bin"\r\nContent-Type: application/octet-stream\r\n\r\n');
+    const tail = Buffer.from('\r\n--h--\r\n');
+    const data = randomBytes(size);
+    const req = http.request(`${capBase}/up`, {
+      method: 'POST',
+      headers: { 'x-user': user, 'content-type': 'multipart/form-data; boundary=h', 'content-length': String(head.length + size + tail.length) },
+    });
+    const answer = new Promise<number>((resolve, reject) => {
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+    });
+    req.write(head);
+    req.write(data.subarray(0, 1000));
+    return {
+      answer,
+      finish: () => {
+        req.end(Buffer.concat([data.subarray(1000), tail]));
+        return answer;
+      },
+    };
+  };
+
+  /** Uploads the server is receiving: one temp directory each. */
+  const receiving = async (n: number) => {
+    for (let i = 0; i < 100 && (await fs.readdir(capTmp)).length !== n; i++) await new Promise((r) => setTimeout(r, 20));
+    return (await fs.readdir(capTmp)).length;
+  };
+
+  test('past their cap a user’s next upload is 429; another user’s 1 MB file is accepted meanwhile (issue 42)', async () => {
+    const mine = [held('ana', 2 * MB), held('ana', 2 * MB)];
+    expect(await receiving(2)).toBe(2);
+    const third = await send('ana', 1000);
+    expect(third.status).toBe(429);
+    expect(third.body).toMatchObject({ error: 'rate_limited', message: expect.stringContaining('încărcare') });
+    expect(await send('dan', MB)).toEqual({ status: 200, body: { size: MB } });
+    expect(await Promise.all(mine.map((u) => u.finish()))).toEqual([200, 200]);
+    expect((await send('ana', 1000)).status).toBe(200);
+    expect(await receiving(0)).toBe(0);
+  });
+
+  test('an upload that would pass the temp disk budget is 507 insufficient_storage before a byte is written; so is one that would eat the free margin', async () => {
+    const big = held('ana', 5 * MB);
+    expect(await receiving(1)).toBe(1);
+    const refused = await send('dan', 2 * MB);
+    expect(refused.status).toBe(507);
+    expect(refused.body).toMatchObject({ error: 'insufficient_storage', message: expect.stringContaining('Spațiul temporar') });
+    // Only Ana's upload is on the disk.
+    expect((await fs.readdir(capTmp)).length).toBe(1);
+    expect(await big.finish()).toBe(200);
+    // Her reservation goes with her temp files.
+    expect(await receiving(0)).toBe(0);
+    expect((await send('dan', 2 * MB)).status).toBe(200);
+    expect((await send('dan', 1000, '/full')).status).toBe(507);
+    expect(await receiving(0)).toBe(0);
+  });
 });

@@ -7,7 +7,7 @@ import type { SessionContext } from '../context';
 import { config } from '../../../domain/config';
 import type { Store } from '../../../domain/db/store';
 import { AppError } from '../../../domain/errors';
-import { listContacts, listVault, vaultAccessLog, vaultCaller } from '../../../domain/office/service';
+import { listContacts, listVault, storageUsed, vaultAccessLog, vaultCaller } from '../../../domain/office/service';
 import { listTags, tagSyncPlan } from '../../../domain/tags/service';
 
 async function orError<T>(p: Promise<T>, fallback: string): Promise<{ data: T | null; error: string | null }> {
@@ -21,12 +21,16 @@ async function orError<T>(p: Promise<T>, fallback: string): Promise<{ data: T | 
 export async function officePage(store: Store, auth: SessionContext) {
   const { prisma } = store;
   const caller = vaultCaller(auth);
-  const [tags, plan, vault, accessLog, contacts] = await Promise.all([
+  const company = auth.user.company;
+  const [tags, plan, vault, accessLog, contacts, storageUse] = await Promise.all([
     orError(listTags(prisma), 'Etichetele nu au putut fi citite.'),
     orError(tagSyncPlan(prisma, config.office.tagFilePath), 'Fișierul de etichete nu a putut fi citit.'),
     orError(listVault(prisma, caller), 'Seiful nu a putut fi citit.'),
     orError(vaultAccessLog(prisma, caller, undefined, 50), 'Jurnalul de acces nu a putut fi citit.'),
     orError(listContacts(prisma, {}), 'Agenda nu a putut fi citită.'),
+    // The company's storage against its quota (CONTRACT.md 6), as the storage API counts it.
+    orError<number | null>(company ? storageUsed(store.pool, company) : Promise.resolve(null), 'Spațiul de stocare folosit nu a putut fi citit.'),
   ]);
-  return { tags, plan, vault, accessLog, contacts };
+  const storage = { used: storageUse.data, quota: config.office.storageQuotaBytes, error: storageUse.error };
+  return { tags, plan, vault, accessLog, contacts, storage };
 }

@@ -2,15 +2,7 @@
 import { formatWhen } from './dates';
 import { countOf } from './words';
 
-const bytesFormat = new Intl.NumberFormat('ro-RO', { maximumFractionDigits: 1 });
-
-export function formatBytes(n: number | null | undefined): string {
-  if (n === null || n === undefined) return '—';
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${bytesFormat.format(n / 1024)} KB`;
-  if (n < 1024 ** 3) return `${bytesFormat.format(n / 1024 ** 2)} MB`;
-  return `${bytesFormat.format(n / 1024 ** 3)} GB`;
-}
+export { formatBytes } from '../../../domain/text/bytes';
 
 /** "acum 3 minute", "acum 2 ore", "acum 5 zile". */
 export function formatAge(seconds: number | null | undefined): string {

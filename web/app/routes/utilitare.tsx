@@ -14,6 +14,7 @@ import { TagManager } from '../components/office/TagManager';
 import { Vault } from '../components/office/Vault';
 import { AddressBook } from '../components/office/AddressBook';
 import { DOC_TOOL_TABS, OFFICE_TABS } from '../components/tools/ToolsLayout';
+import { formatBytes } from '../lib/tilesFormat';
 
 export const meta: MetaFunction = () => [{ title: 'Utilitare · Geoportal cadastral' }];
 export const links: LinksFunction = () => [{ rel: 'stylesheet', href: officeCss }];
@@ -44,6 +45,12 @@ export default function Utilitare() {
         <p className="page-head__eyebrow">Birou</p>
         <h1 className="page-head__title">Utilitare</h1>
         <p className="page-head__sub">Etichete de proiect sincronizate cu fișierul aplicației de pontaj, parole comune, agenda firmelor și instrumentele pentru documente.</p>
+        {d.storage.used !== null && (
+          <p className="office-muted" data-testid="storage-usage">
+            Spațiu folosit: {formatBytes(d.storage.used)} din {formatBytes(d.storage.quota)}
+          </p>
+        )}
+        {d.storage.error && <p className="office-error" role="alert">{d.storage.error}</p>}
       </header>
       <nav className="tabs" aria-label="Utilitare">
         {TABS.map((t) => (
