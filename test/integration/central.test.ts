@@ -306,8 +306,11 @@ describe('CF extracts on the central path', () => {
     const cancel = await getJson(b, `/api/cf/${id}`, { method: 'PATCH', json: { status: 'cancelled' } });
     expect(cancel).toMatchObject({ status: 409, body: { error: 'invalid_state' } });
 
-    // Another user orders the same parcel: the valid extract answers 409 catalog_hit, unchanged.
-    const repeat = await getJson(await as('ioana'), '/api/cf/order', { method: 'POST', json: { siruta: parcel.siruta, cadastralRef: '1000' } });
+    // A viewer without the personal-data right may not order (an extract names the owners, CONTRACT 6).
+    const refused = await getJson(await as('ioana'), '/api/cf/order', { method: 'POST', json: { siruta: parcel.siruta, cadastralRef: '1000' } });
+    expect(refused).toMatchObject({ status: 403, body: { error: 'forbidden' } });
+    // A repeat: the valid extract answers 409 catalog_hit, unchanged.
+    const repeat = await getJson(b, '/api/cf/order', { method: 'POST', json: { siruta: parcel.siruta, cadastralRef: '1000' } });
     expect(repeat.status).toBe(409);
     expect(repeat.body).toMatchObject({ error: 'catalog_hit', message: expect.stringContaining('valabil'), extract: { id, status: 'completed' } });
     const forced = await getJson(b, '/api/cf/order', { method: 'POST', json: { siruta: parcel.siruta, cadastralRef: '1000', force: true } });
@@ -317,10 +320,12 @@ describe('CF extracts on the central path', () => {
     expect(catalog.body.items).toEqual(expect.arrayContaining([expect.objectContaining({ orderId: id, cadastralRef: '1000' })]));
     const mine = await getJson(b, '/api/cf/orders?limit=10&status=completed');
     expect(mine.body.items.map((o: { id: string }) => o.id)).toContain(id);
-    // A completed extract is in the shared catalog: ioana, who got catalog_hit, may download it;
-    // someone else's order in progress is not hers (the upstream's 404).
+    // A completed extract is in the shared catalog, but not for a viewer without the personal-data
+    // right (ioana, scope basic; radu, no claim); someone else's order in progress is not hers (the upstream's 404).
     expect((await b.request(`${appUrl}/api/cf/${id}/pdf`)).status).toBe(200);
-    expect((await getJson(await as('ioana'), `/api/cf/${id}/pdf`)).status).toBe(200);
+    for (const user of ['ioana', 'radu'] as const) {
+      expect(await getJson(await as(user), `/api/cf/${id}/pdf`)).toMatchObject({ status: 403, body: { error: 'forbidden' } });
+    }
     expect((await getJson(await as('ioana'), `/api/cf/${forced.body.id}`)).status).toBe(404);
     // A processing order has no PDF yet: the upstream's 409.
     expect((await getJson(b, `/api/cf/${forced.body.id}/pdf`)).body).toMatchObject({ error: 'not_ready' });
