@@ -335,8 +335,8 @@ describe('CF extracts on the central path', () => {
     const parcel = (await truth('cadastralRef=1000'))[7];
     const first = await getJson(await as('mihai'), '/api/cf/order', { method: 'POST', json: { siruta: parcel.siruta, cadastralRef: '1000' } });
     expect(first).toMatchObject({ status: 201, body: { status: 'processing' } });
-    for (const [user, force] of [['mihai', false], ['ioana', true]] as const) {
-      const again = await getJson(await as(user), '/api/cf/order', { method: 'POST', json: { siruta: parcel.siruta, cadastralRef: '1000', force } });
+    for (const force of [false, true]) {
+      const again = await getJson(await as('mihai'), '/api/cf/order', { method: 'POST', json: { siruta: parcel.siruta, cadastralRef: '1000', force } });
       expect(again).toMatchObject({ status: 409, body: { error: 'order_in_progress', orderId: first.body.id, message: expect.stringContaining('în lucru') } });
     }
     // The office's portal account is never used for a pilot user.
@@ -346,7 +346,7 @@ describe('CF extracts on the central path', () => {
 });
 
 describe('the scope rule (seed 5.5): a token without enrichment_scope', () => {
-  it('gets 403 insufficient_scope with a Romanian reason from every central route, the search included', async () => {
+  it('gets 403 insufficient_scope with a Romanian reason from every central route, the search included (CF extracts: refused before the call)', async () => {
     const radu = await as('radu');
     const [parcel] = await truth('cadastralRef=1000');
     const ref = { siruta: parcel.siruta, cadastralRef: '1000' };
@@ -355,16 +355,24 @@ describe('the scope rule (seed 5.5): a token without enrichment_scope', () => {
       ['GET', `/api/gis/parcela/${parcel.id}`, undefined],
       ['POST', '/api/gis/parcel/tech', ref],
       ['POST', '/api/gis/parcel/enrich', ref],
-      ['POST', '/api/cf/order', ref],
       ['GET', '/api/cf/orders', undefined],
       ['GET', '/api/cf/catalog', undefined],
       ['GET', '/api/cf/cf-000001', undefined],
-      ['GET', '/api/cf/cf-000001/pdf', undefined],
     ] as const) {
       const res = await getJson(radu, path, { method, json });
       expect({ path, status: res.status, error: res.body.error }).toEqual({ path, status: 403, error: 'insufficient_scope' });
       expect(res.body.message).toContain('enrichment_scope');
     }
+    // Ordering and downloading an extract need the personal-data right (CONTRACT 6): our own 403, no central call.
+    const before = (await counts(centralUrl))['caller:usr-radu'] ?? 0;
+    for (const [method, path, json] of [
+      ['POST', '/api/cf/order', ref],
+      ['GET', '/api/cf/cf-000001/pdf', undefined],
+    ] as const) {
+      const res = await getJson(radu, path, { method, json });
+      expect({ path, status: res.status, error: res.body.error }).toEqual({ path, status: 403, error: 'forbidden' });
+    }
+    expect((await counts(centralUrl))['caller:usr-radu'] ?? 0).toBe(before);
     // A token with the claim searches as before.
     expect((await getJson(await as('mihai'), '/api/gis/search?q=1000')).status).toBe(200);
   });

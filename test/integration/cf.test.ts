@@ -144,7 +144,8 @@ describe('a batch of five parcels', () => {
       expect(state.body.extract).toMatchObject({ id: untouched.id, state: 'valid', cfNumber: null });
       expect(await call('GET', done[0].downloadUrl, { as })).toMatchObject({ status: 403, body: { error: 'forbidden' } });
       const order = await call('POST', '/api/cfportal/order', { body: { nrCadastral: untouched.nrCadastral, siruta: untouched.siruta }, as });
-      expect(order).toMatchObject({ status: 403, body: { error: 'forbidden' } });
+      // A central-API pilot (ioana) meets the legacy gate first: the office's account is never hers.
+      expect(order).toMatchObject(as.data.flags.useCentralApi ? { status: 410, body: { error: 'gone_central_api' } } : { status: 403, body: { error: 'forbidden' } });
     }
   });
 });

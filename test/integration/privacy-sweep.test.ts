@@ -191,7 +191,7 @@ describe('the sweep can see a leak', () => {
     const ogc = await call('GET', `/ogc/collections/parcels/items/${fx.enriched.id}`, dan);
     expect(ogc.status).toBe(200);
     expect(leaks(ogc.text)).toEqual(expect.arrayContaining(['POPESCU MARIA', 'CFV-PROBA-44178']));
-    const exported = await call('POST', '/api/geoportal/export', dan, { format: 'csv', featureIds: [fx.enriched.id] });
+    const exported = await call('POST', '/api/geoportal/export', dan, { format: 'geojson', featureIds: [fx.enriched.id] });
     expect(leaks(exported.text)).toContain('CFV-PROBA-44178');
   });
 
