@@ -33,7 +33,7 @@ import { registerAiChatRoutes } from './routes/aiChat';
 import { registerTokenRoutes } from './routes/tokens';
 import { registerOgcRoutes } from './routes/ogc';
 import { personalTokenAuth } from './auth/personalToken';
-import type { AiSettings } from '../domain/config';
+import { config, type AiSettings } from '../domain/config';
 import type { Store } from '../domain/db/store';
 import { enrichmentDeps } from '../domain/enrichment/service';
 import type { LandregRouteOptions } from './routes/landreg';
@@ -103,7 +103,9 @@ export function ogcRouter(store: Store): Router {
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  // The client's address (req.ip, the key of the rate limits) as the deployment sees it: behind a
+  // reverse proxy, from X-Forwarded-For of the proxies TRUST_PROXY names.
+  app.set('trust proxy', config.app.trustProxy);
   // Plain key=value queries (repeated keys make arrays): no route takes qs's nested a[b]=c
   // forms, and qs's parser was a twentieth of the central proxy's CPU per request.
   app.set('query parser', 'simple');
@@ -119,22 +121,24 @@ export function createApp(deps: AppDeps): Express {
   app.use('/auth', express.urlencoded({ extended: false, limit: '64kb' }), authRouter(deps.store));
 
   const limits = apiRateLimits();
+  // Wrong tokens on /tiles are throttled as on /ogc and /api (one counter per address).
+  app.use('/tiles', limits.bearerFailures);
   // The tile-rebuild webhook is a bearer route like the API's: the same limits, same counters.
-  app.use('/tiles/rebuild-webhook', ...limits);
+  app.use('/tiles/rebuild-webhook', limits.user, limits.token);
   // Tiles: before /api and its catch-all; a session is required (defineRoute answers 401 JSON).
   // No per-user rate limit on tiles themselves: one map view asks for dozens of tiles at once.
   app.use(tilesRouter(deps.store));
   app.use('/tiles', (req, _res, next) => next(req.auth ? errors.notFound('Resursa de tile-uri nu există.') : errors.unauthorized()));
   app.use('/tiles', errorMapper);
 
-  app.use('/api', ...limits, jsonBody({ limit: JSON_BODY_LIMIT }));
+  app.use('/api', ...limits.all, jsonBody({ limit: JSON_BODY_LIMIT }));
   app.use(apiRouter(deps));
   // Unknown /api route: without a session the caller learns nothing about what exists.
   app.use('/api', (req, _res, next) => next(req.auth ? errors.notFound('Ruta API nu există.') : errors.unauthorized()));
   app.use('/api', errorMapper);
 
   // OGC API Features: the same limits and counters as /api (a token counts as its user).
-  app.use('/ogc', ...limits);
+  app.use('/ogc', ...limits.all);
   app.use(ogcRouter(deps.store));
   app.use('/ogc', (req, _res, next) => next(req.auth ? errors.notFound('Resursa OGC nu există.') : errors.unauthorized()));
   app.use('/ogc', errorMapper);

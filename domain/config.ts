@@ -64,6 +64,20 @@ function flag(name: string, fallback = false): boolean {
   return v === '1' || v.toLowerCase() === 'true';
 }
 
+/**
+ * TRUST_PROXY as express's `trust proxy` takes it: `true`/`false`, a hop count, or a list of
+ * addresses, subnets and the names loopback, linklocal, uniquelocal. The default trusts only a
+ * proxy on this host: a request's X-Forwarded-For from anywhere else is ignored, so a client
+ * cannot pick the address the rate limits key on.
+ */
+export function trustProxySetting(raw: string | undefined): boolean | number | string {
+  const v = (raw ?? '').trim();
+  if (v === '') return 'loopback';
+  if (/^(true|false)$/i.test(v)) return v.toLowerCase() === 'true';
+  if (/^\d+$/.test(v)) return Number(v);
+  return v;
+}
+
 const port = (name: string, base: number) => int(name, base + portShift);
 
 const appPort = port('PORT', 3000);
@@ -120,8 +134,8 @@ export function aiSettingsFrom(source: Readonly<Record<string, string | undefine
     const v = source[name];
     return v !== undefined && v !== '' ? v.trim() : fallback;
   };
-  // Production is NODE_ENV=production set explicitly (as assertProductionSecrets reads it).
-  const production = source.NODE_ENV === 'production';
+  // Production as the secret check reads it: every NODE_ENV but development and test.
+  const production = isProductionEnv(source);
   const simulatorDefaults = !production && get('AI_SIMULATOR', '1') !== '0' && AI_VARIABLES.every((n) => source[n] === undefined);
   const sim = `http://127.0.0.1:${simPort}`;
   const chosen = get('AI_PROVIDER').toLowerCase();
@@ -181,8 +195,10 @@ export const config = {
     /** CONTRACT.md section 5: per user on /api/*, and per bearer token on token routes. */
     rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 600),
     tokenRateLimitPerMinute: int('TOKEN_RATE_LIMIT_PER_MINUTE', 60),
-    /** Wrong bearer tokens (401 answers) one address may send a minute before it gets 429s. */
+    /** Wrong tokens (401 answers, Bearer or Basic) one address may send a minute before it gets 429s. */
     bearerFailuresPerMinute: int('BEARER_FAILURES_PER_MINUTE', 20),
+    /** Which proxies' X-Forwarded-For names the client (express `trust proxy`; trustProxySetting). */
+    trustProxy: trustProxySetting(env.TRUST_PROXY),
   },
 
   db: {
@@ -585,14 +601,14 @@ export function isDevelopmentSecret(value: string, devDefault: string): boolean 
 }
 
 /**
- * Whether an environment is a production one for the secret check: NODE_ENV=production, and also
- * NODE_ENV unset (config.nodeEnv's default: a container or a service unit that forgot it runs as
- * production, so it must not skip the check). The local stack, the tests and the benches name
- * their profile (`npm start` development, `npm test` test).
+ * Whether an environment is a production one for the secret check: every NODE_ENV but
+ * `development` and `test`, unset included (config.nodeEnv's default). A `staging` or a mistyped
+ * `prod` deployment faces real users too, so only the two local profiles skip the check: the
+ * local stack, the tests and the benches name theirs (`npm start` development, `npm test` test).
  */
-export function isProductionEnv(source: NodeJS.ProcessEnv = env): boolean {
-  const v = source.NODE_ENV;
-  return v === undefined || v.trim() === '' || v === 'production';
+export function isProductionEnv(source: Readonly<Record<string, string | undefined>> = env): boolean {
+  const v = source.NODE_ENV?.trim();
+  return v !== 'development' && v !== 'test';
 }
 
 /**
@@ -625,7 +641,7 @@ export function productionSecretProblems(source: NodeJS.ProcessEnv = env): strin
 }
 
 /**
- * Spec 5.8: in production (isProductionEnv: NODE_ENV=production or unset) a process refuses to
+ * Spec 5.8: in production (isProductionEnv: any NODE_ENV but development and test) a process refuses to
  * start while any secret is missing, a development default or too short, or the identity
  * provider is not named. Called first by every entry point (web, workers, migrations, sidecar).
  */
@@ -633,7 +649,7 @@ export function assertProductionSecrets(source: NodeJS.ProcessEnv = env): void {
   if (!isProductionEnv(source)) return;
   const problems = productionSecretProblems(source);
   if (problems.length > 0) {
-    const how = source.NODE_ENV ? 'NODE_ENV=production' : 'NODE_ENV unset (production)';
+    const how = source.NODE_ENV?.trim() ? `NODE_ENV=${source.NODE_ENV.trim()}` : 'NODE_ENV unset (production)';
     throw new Error(
       `Refusing to start with ${how}: ${problems.join(', ')} ${problems.length === 1 ? 'is' : 'are'} missing, still a development default ` +
         `or (own secrets) shorter than ${MIN_SECRET_LENGTH} characters. ` +

@@ -10,6 +10,25 @@ export function bearerToken(req: Request): string | null {
   return m ? m[1].trim() : null;
 }
 
+/**
+ * A personal access token as desktop GIS clients send it (CONTRACT.md section 6): `Bearer
+ * <token>`, or HTTP Basic for clients without a custom-header method (QGIS 3.22, ArcGIS Pro, FME)
+ * with the token as the password (`<any name>:<token>`, the name ignored) or as the user name
+ * with an empty password (`<token>:`). Any Basic header is a presented token, well-formed or not,
+ * so a wrong one is counted by the wrong-token limit exactly as a wrong bearer token is.
+ */
+export function presentedToken(req: Request): string | null {
+  const bearer = bearerToken(req);
+  if (bearer !== null) return bearer;
+  const m = /^Basic\s+(\S*)$/i.exec(req.headers.authorization?.trim() ?? '');
+  if (!m) return null;
+  const pair = Buffer.from(m[1], 'base64').toString('utf8');
+  const colon = pair.indexOf(':');
+  if (colon < 0) return pair;
+  const password = pair.slice(colon + 1);
+  return password !== '' ? password : pair.slice(0, colon);
+}
+
 /** A per-process key: the digests compared below mean nothing outside this process. */
 const COMPARE_KEY = randomBytes(32);
 const digest = (s: string) => createHmac('sha256', COMPARE_KEY).update(s, 'utf8').digest();

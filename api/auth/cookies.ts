@@ -61,11 +61,13 @@ export function clearFlowCookie(res: Response): void {
 
 /**
  * Only a same-origin path may be a return target (no open redirect): it must start with one
- * slash, not `//` or `/\`, resolve to our own origin, and not point back into /auth.
+ * slash, not `//` or `/\`, resolve to our own origin, and not point back into /auth. The check
+ * is repeated on the normalised result because dot segments (`/.//x`, `/%2e//x`, `/./\x`)
+ * collapse into a scheme-relative `//x` that a browser would follow to another host.
  */
 export function safeCallbackUrl(raw: unknown): string {
   if (typeof raw !== 'string' || raw === '' || raw.length > 2000) return '/';
-  if (!raw.startsWith('/') || raw.startsWith('//') || raw.startsWith('/\\')) return '/';
+  if (!isSinglySlashed(raw)) return '/';
   // Control characters (CR/LF, tab) could split headers or be stripped into `//` by URL parsing.
   for (let i = 0; i < raw.length; i++) {
     const c = raw.charCodeAt(i);
@@ -76,8 +78,30 @@ export function safeCallbackUrl(raw: unknown): string {
     const u = new URL(raw, base);
     if (u.origin !== base) return '/';
     if (u.pathname === '/auth' || u.pathname.startsWith('/auth/')) return '/';
-    return `${u.pathname}${u.search}${u.hash}`;
+    const target = `${u.pathname}${u.search}${u.hash}`;
+    return isSinglySlashed(target) && isSinglySlashed(fullyDecoded(u.pathname)) ? target : '/';
   } catch {
     return '/';
   }
+}
+
+/** Percent-decoding repeated until stable: a proxy that decodes `%2F` once more must not meet `//`. */
+function fullyDecoded(path: string): string {
+  let current = path;
+  for (let i = 0; i < 5; i++) {
+    let next: string;
+    try {
+      next = decodeURIComponent(current);
+    } catch {
+      return current;
+    }
+    if (next === current) return current;
+    current = next;
+  }
+  return current;
+}
+
+/** A path a browser resolves on our own host: one slash, then neither a slash nor a backslash. */
+function isSinglySlashed(path: string): boolean {
+  return path.startsWith('/') && path[1] !== '/' && path[1] !== '\\';
 }

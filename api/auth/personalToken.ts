@@ -1,7 +1,8 @@
 /**
  * Personal access tokens as a way in (CONTRACT.md section 6): on GET/HEAD /ogc/* and
- * /tiles/* a request carrying `Authorization: Bearer` signs in as the token's user and nothing
- * else decides, not even a session cookie beside it. A revoked, expired or unknown token leaves
+ * /tiles/* a request carrying a token (`Authorization: Bearer`, or HTTP Basic with the token as
+ * the password or the user name: api/auth/bearer.ts presentedToken) signs in as the token's user
+ * and nothing else decides, not even a session cookie beside it. A revoked, expired or unknown token leaves
  * the request without a caller, so the route answers 401 and the bearer-failure limit counts it.
  * The caller is a session context built from the token's identity with the flags evaluated
  * again against today's lists, so the viewer rule reads it exactly as it reads a session.
@@ -11,13 +12,13 @@ import type pg from 'pg';
 import { config } from '../../domain/config';
 import { evaluateFlags } from '../../domain/auth/flags';
 import { findLiveToken, tokenHash, type TokenIdentity } from '../../domain/auth/personalTokens';
-import { bearerToken } from './bearer';
+import { presentedToken } from './bearer';
 import type { SessionContext } from '../../domain/auth/sessionContext';
 import type { StoredSession } from './sessionStore';
 
 export const personalTokenAuth = (db: pg.Pool): RequestHandler => (req, _res, next) => {
   if (req.method !== 'GET' && req.method !== 'HEAD') return next();
-  const secret = bearerToken(req);
+  const secret = presentedToken(req);
   if (secret === null) return next();
   req.auth = undefined;
   findLiveToken(db, tokenHash(secret))

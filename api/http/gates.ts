@@ -10,8 +10,20 @@
  *   defineRoute(router, { ..., auth: 'session', gate: legacyWriteGate, body: ... }, handler)
  */
 import type { Request } from 'express';
+import { viewerOf } from '../../domain/auth/viewer';
 import { errors } from '../../domain/errors';
 
 export function legacyWriteGate(req: Request): void {
   if (req.auth?.useCentralApi) throw errors.goneCentralApi();
+}
+
+/**
+ * CONTRACT.md section 6: a CF extract carries the land-book number and the owners, so ordering or
+ * downloading one needs the personal-data right (not the basic panel, scope `full`). Before body
+ * validation, like the legacy gate; without a session the auth check answers 401 as usual.
+ */
+export function cfExtractGate(req: Request): void {
+  if (req.auth && !viewerOf(req.auth).personalData) {
+    throw errors.forbidden('Extrasele CF poartă numărul cărții funciare și proprietarii; contul dumneavoastră nu are acces la date personale.');
+  }
 }

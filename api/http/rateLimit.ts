@@ -2,8 +2,12 @@
  * Rate limits of CONTRACT.md section 5: 600 requests a minute per user on /api/*, 60 a minute per
  * bearer token on token routes. Answers 429 with Retry-After and the contract's error body.
  * Without a session the caller's address is the key whatever headers it sends (a made-up bearer
- * token buys no fresh bucket), and wrong bearer tokens are counted per address, so a token cannot
- * be guessed at request speed. `apiRateLimits()` is the one set, shared by every mount point.
+ * token buys no fresh bucket), and wrong tokens (Bearer or Basic) are counted per address, so a
+ * token cannot be guessed at request speed. The address is the client's as the deployment sees it
+ * (`req.ip` under express's `trust proxy`, config.app.trustProxy). A valid personal token has
+ * signed its request in before these run (req.auth), so it is never counted nor refused: one
+ * client guessing from the office's address does not lock out its QGIS users. `apiRateLimits()`
+ * is the one set, shared by every mount point (/api, /ogc, /tiles).
  */
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
@@ -11,7 +15,7 @@ import { rateLimit, type Options } from 'express-rate-limit';
 import { WorkSlots, type Release } from '../../domain/concurrency';
 import { errors } from '../../domain/errors';
 import { callerKeyOf, portalSlots } from '../../domain/outside/door';
-import { bearerToken } from '../auth/bearer';
+import { presentedToken } from '../auth/bearer';
 import { config } from '../../domain/config';
 
 const WINDOW_MS = 60_000;
@@ -36,8 +40,8 @@ function minuteLimit(limit: number, rules: Pick<Partial<Options>, 'keyGenerator'
   });
 }
 
-/** Bearer-token calls without a session (session callers are counted per user instead). */
-const bearerCall = (req: Parameters<NonNullable<Options['skip']>>[0]) => !req.auth && bearerToken(req) !== null;
+/** Token calls without a signed-in caller (session and valid-token callers are counted per user instead). */
+const bearerCall = (req: Parameters<NonNullable<Options['skip']>>[0]) => !req.auth && presentedToken(req) !== null;
 
 /** Who a limit counts: the signed-in user, else the address (whatever headers it sends). */
 export function callerKey(req: Request): string {
@@ -51,11 +55,11 @@ export function userRateLimit(limit = config.app.rateLimitPerMinute) {
 export function tokenRateLimit(limit = config.app.tokenRateLimitPerMinute) {
   return minuteLimit(limit, {
     skip: (req) => !bearerCall(req),
-    keyGenerator: (req) => `t:${createHash('sha256').update(bearerToken(req) ?? '').digest('hex').slice(0, 16)}`,
+    keyGenerator: (req) => `t:${createHash('sha256').update(presentedToken(req) ?? '').digest('hex').slice(0, 16)}`,
   });
 }
 
-/** Wrong bearer tokens (answers 401) per address; correct ones and session callers do not count. */
+/** Wrong tokens (answers 401) per address; correct ones and session callers do not count. */
 export function bearerFailureLimit(limit = config.app.bearerFailuresPerMinute) {
   return minuteLimit(limit, {
     skip: (req) => !bearerCall(req),
@@ -65,9 +69,16 @@ export function bearerFailureLimit(limit = config.app.bearerFailuresPerMinute) {
   });
 }
 
-/** The limits of every rate-limited mount (/api, the tile-rebuild webhook), sharing their counters. */
+/**
+ * The limits of every rate-limited mount, sharing their counters: `all` on /api, /ogc and the
+ * tile-rebuild webhook; `bearerFailures` alone on /tiles (a map view asks for dozens of tiles at
+ * once, so no per-user count there, but a wrong token is a wrong token wherever it is tried).
+ */
 export function apiRateLimits() {
-  return [userRateLimit(), tokenRateLimit(), bearerFailureLimit()];
+  const user = userRateLimit();
+  const token = tokenRateLimit();
+  const bearerFailures = bearerFailureLimit();
+  return { all: [user, token, bearerFailures], user, token, bearerFailures };
 }
 
 const busyMessage = (what: string) => `Se procesează deja prea multe ${what} în acest moment; reîncercați în câteva secunde.`;

@@ -15,6 +15,7 @@ import { decodeJwt } from 'jose';
 import { z } from 'zod';
 import { contentDisposition } from '../http/contentDisposition';
 import { defineRoute, type HandlerContext } from '../http/route';
+import { cfExtractGate } from '../http/gates';
 import { LayerId, Siruta } from '../http/schemas';
 import { callerTokenSource } from '../auth/accessToken';
 import type { SessionContext } from '../../domain/auth/sessionContext';
@@ -205,6 +206,9 @@ export function registerCentralApiRoutes(router: Router, store: Store): void {
   );
 
   // ---- CF extracts on the central path ---------------------------------------------------------
+  const CF_EXTRACT_FORBIDDEN = {
+    403: `forbidden: the caller may not see personal data (scope basic or none, basic panel), an extract names the owners; or ${UPSTREAM_FAILURES[403]}`,
+  };
   const OrderId = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,80}$/, 'Identificator de comandă invalid.') });
 
   defineRoute(
@@ -215,9 +219,10 @@ export function registerCentralApiRoutes(router: Router, store: Store): void {
       summary: 'Order a CF extract through the central API (409 catalog_hit forwarded: a valid extract exists)',
       tags: CF,
       auth: 'session',
+      gate: cfExtractGate,
       body: ParcelRef,
       response: { status: 201, description: 'The new order', schema: Upstream },
-      failures: { ...UPSTREAM_FAILURES, 409: 'catalog_hit: a valid extract exists (the UI treats it as success)' },
+      failures: { ...UPSTREAM_FAILURES, ...CF_EXTRACT_FORBIDDEN, 409: 'catalog_hit: a valid extract exists (the UI treats it as success)' },
     },
     async (ctx) => {
       const out = await call(store.pool, auth(ctx), { method: 'POST', path: '/cf/order', body: ctx.body });
@@ -299,9 +304,10 @@ export function registerCentralApiRoutes(router: Router, store: Store): void {
       summary: 'The extract PDF, streamed; file name from documentName, else cf-<id>.pdf',
       tags: CF,
       auth: 'session',
+      gate: cfExtractGate,
       params: OrderId,
       response: { description: 'PDF', contentType: 'application/pdf', schema: z.string().openapi({ format: 'binary' }) },
-      failures: { ...UPSTREAM_FAILURES, 409: 'The extract is not issued yet (upstream code)' },
+      failures: { ...UPSTREAM_FAILURES, ...CF_EXTRACT_FORBIDDEN, 409: 'The extract is not issued yet (upstream code)' },
     },
     async (ctx) => {
       const a = auth(ctx);

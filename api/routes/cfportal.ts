@@ -18,7 +18,7 @@ import type { Store } from '../../domain/db/store';
 import { cfApiContext, type CfRouteOptions } from '../cfportal/context';
 import { Siruta, WorkspacePk } from '../http/schemas';
 import { defineRoute, reply } from '../http/route';
-import { legacyWriteGate } from '../http/gates';
+import { cfExtractGate, legacyWriteGate } from '../http/gates';
 import { start } from '../../temporal/jobs';
 import { errors } from '../../domain/errors';
 import { contentDisposition } from '../http/contentDisposition';
@@ -184,12 +184,15 @@ export function registerCfportalRoutes(router: Router, store: Store, opts: CfRou
       tags: TAGS,
       auth: 'session',
       // Central-API (pilot) users order through /api/cf/* under their own token, never the office's account.
-      gate: legacyWriteGate,
+      gate: (req) => {
+        legacyWriteGate(req);
+        cfExtractGate(req);
+      },
       body: OrderBody,
       response: { status: 202, description: 'Queued', schema: z.object({ orderId: z.string(), extracts: z.array(ExtractBody) }) },
       failures: {
         402: 'insufficient_credits: the balance does not cover this order (plus earlier queued ones); body has credits and needed',
-        403: 'ordering for another user without being an admin',
+        403: 'forbidden: the caller may not see personal data (basic panel, scope basic or none), or orders for another user without being an admin',
         409:
           'order_in_progress: a parcel has an unfinished extract (force does not override it); body has extractId. ' +
           'catalog_hit: a parcel has a valid extract (send force: true to order anyway); body has hits (each with its downloadUrl) and downloadUrl',
@@ -324,14 +327,18 @@ export function registerCfportalRoutes(router: Router, store: Store, opts: CfRou
       summary: 'The PDF of a completed extract, streamed from object storage (legacy records: inline pdfData)',
       tags: TAGS,
       auth: 'session',
+      gate: cfExtractGate,
       query: IdQuery,
       response: { description: 'PDF attachment', contentType: 'application/pdf' },
-      failures: { 404: 'Unknown extract, or not yours (restricted viewers)', 409: 'cf_not_ready: the extract is not completed' },
+      failures: {
+        403: 'forbidden: the caller may not see personal data (basic panel, scope basic or none); an extract names the owners',
+        404: 'Unknown extract',
+        409: 'cf_not_ready: the extract is not completed',
+      },
     },
-    async ({ query, auth, res }) => {
+    async ({ query, res }) => {
       const e = await getExtract(cfApi.prisma, query.id);
-      // Restricted viewers may not read other people's land-book extracts (personal data).
-      if (!e || (hidesPersonalData(auth!) && e.userId !== auth!.user.id)) throw errors.notFound('Extrasul CF nu există.');
+      if (!e) throw errors.notFound('Extrasul CF nu există.');
       if (e.status !== 'completed') {
         throw errors.conflict('cf_not_ready', (IN_FLIGHT_STATUSES as readonly string[]).includes(e.status) ? 'Extrasul CF este încă în lucru.' : 'Extrasul CF nu a fost emis.', {
           status: e.status,

@@ -1,8 +1,9 @@
 /**
  * Personal access tokens (issue 29, CONTRACT.md section 6; docs/qgis.md):
- *   GET    /api/tokens       → {items:[{id, name, createdAt, expiresAt, lastUsedAt}]} (the caller's own, live)
+ *   GET    /api/tokens       → {items:[{id, name, createdAt, expiresAt, lastUsedAt}]} (the caller's own, live;
+ *                             `?all=true` by an administrator: every user's, each with userEmail)
  *   POST   /api/tokens       {name, expiresInDays?} → 201 {id, name, token, createdAt, expiresAt, lastUsedAt}
- *   DELETE /api/tokens/:id   → {revoked:true}
+ *   DELETE /api/tokens/:id   → {revoked:true} (the caller's own; an administrator's: any)
  * Session only: a token never manages tokens (tokens are accepted on GET /ogc/* and /tiles/* only).
  */
 import type { Router } from 'express';
@@ -21,6 +22,13 @@ const TokenSummary = z.object({
   createdAt: z.string(),
   expiresAt: z.string(),
   lastUsedAt: z.string().nullable(),
+  userEmail: z.string().optional().openapi({ description: 'The owner: only in an administrator’s list of every user’s tokens (all=true)' }),
+});
+const ListQuery = z.object({
+  all: z
+    .enum(['true', 'false'])
+    .optional()
+    .openapi({ description: 'true: every user’s tokens, for an administrator (ignored for anyone else)' }),
 });
 const CreateBody = z.object({
   name: z.string().trim().min(1, 'Dați tokenului un nume.').max(100).openapi({ example: 'QGIS birou' }),
@@ -40,12 +48,13 @@ export function registerTokenRoutes(router: Router, store: Store): void {
     {
       method: 'get',
       path: '/api/tokens',
-      summary: "The caller's personal access tokens that still work (no secrets)",
+      summary: "The caller's personal access tokens that still work (no secrets); an administrator's all=true lists every user's",
       tags: ['tokens'],
       auth: 'session',
+      query: ListQuery,
       response: { description: 'Newest first', schema: z.object({ items: z.array(TokenSummary) }) },
     },
-    async ({ auth }) => ({ items: await listTokens(store.pool, auth!.user.id) }),
+    async ({ auth, query }) => ({ items: await listTokens(store.pool, auth!.user.id, { everyUser: query.all === 'true' && auth!.isAdmin }) }),
   );
 
   defineRoute(
@@ -74,15 +83,15 @@ export function registerTokenRoutes(router: Router, store: Store): void {
     {
       method: 'delete',
       path: '/api/tokens/:id',
-      summary: 'Revoke one of the caller’s tokens (401 from then on)',
+      summary: 'Revoke one of the caller’s tokens, or any user’s by an administrator (401 from then on)',
       tags: ['tokens'],
       auth: 'session',
       params: IdParams,
       response: { description: 'Revoked', schema: z.object({ revoked: z.literal(true) }) },
-      failures: { 404: 'Not a live token of the caller' },
+      failures: { 404: 'Not a live token of the caller (an administrator: not a live token)' },
     },
     async ({ auth, params }) => {
-      await revokeToken(store.pool, auth!.user.id, params.id);
+      await revokeToken(store.pool, { userId: auth!.user.id, isAdmin: auth!.isAdmin }, params.id);
       return { revoked: true as const };
     },
   );

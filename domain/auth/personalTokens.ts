@@ -10,7 +10,7 @@
  * every use against today's lists, like a session refresh does.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { Db } from '../db/pool';
+import { withTransaction, type Db } from '../db/pool';
 import { errors } from '../errors';
 import type { EnrichmentScope } from './viewer';
 
@@ -37,57 +37,74 @@ export interface TokenSummary {
   createdAt: string;
   expiresAt: string;
   lastUsedAt: string | null;
+  /** The owner's e-mail: only in an administrator's list of every user's tokens. */
+  userEmail?: string;
 }
 
 export const tokenHash = (secret: string) => createHash('sha256').update(secret, 'utf8').digest('hex');
 
-type Row = { id: string; name: string; created_at: Date; expires_at: Date; last_used_at: Date | null };
+type Row = { id: string; name: string; created_at: Date; expires_at: Date; last_used_at: Date | null; user_email?: string };
 const summary = (r: Row): TokenSummary => ({
   id: r.id,
   name: r.name,
   createdAt: r.created_at.toISOString(),
   expiresAt: r.expires_at.toISOString(),
   lastUsedAt: r.last_used_at ? r.last_used_at.toISOString() : null,
+  ...(r.user_email !== undefined ? { userEmail: r.user_email } : {}),
 });
 
 export async function createToken(db: Db, identity: TokenIdentity, input: { name: string; expiresInDays: number }): Promise<TokenSummary & { token: string }> {
   const secret = TOKEN_PREFIX + randomBytes(32).toString('base64url');
-  // One statement: the count and the insert cannot interleave with a second create of the user.
-  const r = await db.query<Row>(
-    `INSERT INTO personal_access_tokens (user_id, name, token_hash, identity, expires_at)
-     SELECT $1, $2, $3, $4, now() + make_interval(days => $5)
-      WHERE (SELECT count(*) FROM personal_access_tokens
-              WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now()) < $6
-     RETURNING id, name, created_at, expires_at, last_used_at`,
-    [identity.user.id, input.name, tokenHash(secret), JSON.stringify(identity), input.expiresInDays, MAX_TOKENS_PER_USER],
-  );
-  if (!r.rows[0]) {
+  // A lock per user around the count and the insert: under READ COMMITTED two creates running
+  // side by side would each count 19 and both insert; the second now counts after the first commits.
+  const row = await withTransaction(async (tx) => {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('personal-access-tokens:' || $1))`, [identity.user.id]);
+    const r = await tx.query<Row>(
+      `INSERT INTO personal_access_tokens (user_id, name, token_hash, identity, expires_at)
+       SELECT $1, $2, $3, $4, now() + make_interval(days => $5)
+        WHERE (SELECT count(*) FROM personal_access_tokens
+                WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now()) < $6
+       RETURNING id, name, created_at, expires_at, last_used_at`,
+      [identity.user.id, input.name, tokenHash(secret), JSON.stringify(identity), input.expiresInDays, MAX_TOKENS_PER_USER],
+    );
+    return r.rows[0];
+  }, db);
+  if (!row) {
     throw errors.conflict(
       'too_many_tokens',
       `Aveți deja ${MAX_TOKENS_PER_USER} tokenuri active. Revocați unul pe care nu îl mai folosiți, apoi creați altul.`,
     );
   }
-  return { ...summary(r.rows[0]), token: secret };
+  return { ...summary(row), token: secret };
 }
 
-/** The caller's own tokens that still work (not revoked, not expired), newest first. */
-export async function listTokens(db: Db, userId: string): Promise<TokenSummary[]> {
-  const r = await db.query<Row>(
-    `SELECT id, name, created_at, expires_at, last_used_at FROM personal_access_tokens
-      WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now()
-      ORDER BY created_at DESC, id`,
-    [userId],
-  );
+/**
+ * Tokens that still work (not revoked, not expired), newest first: the caller's own, or with
+ * `everyUser` (an administrator's view, CONTRACT 6) every user's, each with its owner's e-mail.
+ */
+export async function listTokens(db: Db, userId: string, opts: { everyUser?: boolean } = {}): Promise<TokenSummary[]> {
+  const r = opts.everyUser
+    ? await db.query<Row>(
+        `SELECT id, name, created_at, expires_at, last_used_at, identity->'user'->>'email' AS user_email FROM personal_access_tokens
+          WHERE revoked_at IS NULL AND expires_at > now()
+          ORDER BY created_at DESC, id`,
+      )
+    : await db.query<Row>(
+        `SELECT id, name, created_at, expires_at, last_used_at FROM personal_access_tokens
+          WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now()
+          ORDER BY created_at DESC, id`,
+        [userId],
+      );
   return r.rows.map(summary);
 }
 
-/** Revokes one of the caller's tokens; another user's token or an unknown id is 404. */
-export async function revokeToken(db: Db, userId: string, id: string): Promise<string> {
+/** Revokes a live token: the caller's own, or any user's for an administrator; otherwise 404. */
+export async function revokeToken(db: Db, caller: { userId: string; isAdmin: boolean }, id: string): Promise<string> {
   const r = await db.query<{ token_hash: string }>(
     `UPDATE personal_access_tokens SET revoked_at = now()
-      WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL
+      WHERE id = $1 AND ($3 OR user_id = $2) AND revoked_at IS NULL
       RETURNING token_hash`,
-    [id, userId],
+    [id, caller.userId, caller.isAdmin],
   );
   if (!r.rows[0]) throw errors.notFound('Tokenul nu există sau a fost deja revocat.');
   return r.rows[0].token_hash;

@@ -14,8 +14,12 @@
 
 export type EnrichmentScope = 'full' | 'basic' | 'none';
 
-/** The enrichment keys that are personal data (CONTRACT.md section 3: null under scope `basic`). */
-export const PERSONAL_ENRICHMENT_KEYS = ['NR_CF', 'ADRESA', 'PROPRIETARI', 'PROPRIETARI_VECHI', 'SOLICITANT', 'DOC'] as const;
+/**
+ * The enrichment keys that are personal data (CONTRACT.md section 3: null under scope `basic`;
+ * section 6: `NR_CF_VECHI` is personal like `NR_CF`, it opens the same land book). The one list:
+ * routes, exports, tiles, OGC items and pages all read it.
+ */
+export const PERSONAL_ENRICHMENT_KEYS = ['NR_CF', 'NR_CF_VECHI', 'ADRESA', 'PROPRIETARI', 'PROPRIETARI_VECHI', 'SOLICITANT', 'DOC'] as const;
 export type PersonalEnrichmentKey = (typeof PERSONAL_ENRICHMENT_KEYS)[number];
 
 /** The parts of a session the rule reads (api/auth/types.ts SessionContext has them all). */

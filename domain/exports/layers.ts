@@ -101,8 +101,8 @@ export interface Column {
   name: string;
   /** SQL over `f` (gis_features) and `u` (gis_uats). */
   expr: string;
-  /** Enrichment key whose value is personal (nulled under enrichment scope basic/none). */
-  personalKey?: string;
+  /** The enrichment key the column reads; nulled when the key is personal and the viewer may not see it. */
+  enrichmentKey?: string;
 }
 
 const COMMON_HEAD: Column[] = [
@@ -125,27 +125,27 @@ const COMMON_TAIL: Column[] = [
 /** Parcels carry every enrichment key of CONTRACT.md section 3 (owners split per spec 2.4 rule 1). */
 const PARCEL_COLUMNS: Column[] = [
   ...COMMON_HEAD,
-  { name: 'NR_CF', expr: e('NR_CF'), personalKey: 'NR_CF' },
-  { name: 'NR_CF_VECHI', expr: e('NR_CF_VECHI') },
-  { name: 'NR_TOPO', expr: e('NR_TOPO') },
+  { name: 'NR_CF', expr: e('NR_CF'), enrichmentKey: 'NR_CF' },
+  { name: 'NR_CF_VECHI', expr: e('NR_CF_VECHI'), enrichmentKey: 'NR_CF_VECHI' },
+  { name: 'NR_TOPO', expr: e('NR_TOPO'), enrichmentKey: 'NR_TOPO' },
   { name: 'IMMOVABLE_ID', expr: `COALESCE(${e('IMMOVABLE_ID')}, f.attributes->>'IMMOVABLE_ID')` },
   { name: 'WORKSPACE_ID', expr: `COALESCE(${e('WORKSPACE_ID')}, f.attributes->>'WORKSPACE_ID')` },
-  { name: 'TIP_IMOBIL', expr: e('TIP_IMOBIL') },
+  { name: 'TIP_IMOBIL', expr: e('TIP_IMOBIL'), enrichmentKey: 'TIP_IMOBIL' },
   { name: 'SUPRAFATA', expr: num(e('SUPRAFATA')) },
   { name: 'SUPRAFATA_MASURATA', expr: num(e('SUPRAFATA_MASURATA')) },
   { name: 'SUPRAFATA_ACTE', expr: num(e('SUPRAFATA_ACTE')) },
-  { name: 'INTRAVILAN', expr: e('INTRAVILAN') },
-  { name: 'CATEGORIE', expr: e('CATEGORIE') },
+  { name: 'INTRAVILAN', expr: e('INTRAVILAN'), enrichmentKey: 'INTRAVILAN' },
+  { name: 'CATEGORIE', expr: e('CATEGORIE'), enrichmentKey: 'CATEGORIE' },
   { name: 'FOLOSINTE', expr: `(f.enrichment->'FOLOSINTE')::text` },
-  { name: 'ADRESA', expr: e('ADRESA'), personalKey: 'ADRESA' },
-  { name: 'PROPRIETARI_ACTUALI', expr: e('PROPRIETARI'), personalKey: 'PROPRIETARI' },
-  { name: 'PROPRIETARI_VECHI', expr: e('PROPRIETARI_VECHI'), personalKey: 'PROPRIETARI_VECHI' },
+  { name: 'ADRESA', expr: e('ADRESA'), enrichmentKey: 'ADRESA' },
+  { name: 'PROPRIETARI_ACTUALI', expr: e('PROPRIETARI'), enrichmentKey: 'PROPRIETARI' },
+  { name: 'PROPRIETARI_VECHI', expr: e('PROPRIETARI_VECHI'), enrichmentKey: 'PROPRIETARI_VECHI' },
   { name: 'NR_PROPRIETARI', expr: num(e('NR_PROPRIETARI')) },
-  { name: 'SOLICITANT', expr: e('SOLICITANT'), personalKey: 'SOLICITANT' },
+  { name: 'SOLICITANT', expr: e('SOLICITANT'), enrichmentKey: 'SOLICITANT' },
   { name: 'HAS_BUILDING', expr: int01(e('HAS_BUILDING')) },
   { name: 'BUILD_LEGAL', expr: int01(e('BUILD_LEGAL')) },
-  { name: 'DOC', expr: e('DOC'), personalKey: 'DOC' },
-  { name: 'DATA_SURSA', expr: e('DATA_SURSA') },
+  { name: 'DOC', expr: e('DOC'), enrichmentKey: 'DOC' },
+  { name: 'DATA_SURSA', expr: e('DATA_SURSA'), enrichmentKey: 'DATA_SURSA' },
   ...COMMON_TAIL,
   { name: 'IMBOGATIT_LA', expr: isoTime('f.enriched_at') },
 ];
@@ -184,7 +184,7 @@ function whereClause(o: Pick<SelectOptions, 'siruta' | 'layerId' | 'includeNullG
 export function layerSelectSql(o: SelectOptions): string {
   const hidden = new Set<string>(o.hidePersonal ? PERSONAL_ENRICHMENT_KEYS : []);
   const cols = columnsFor(o.layerId).map((c) => {
-    const expr = c.personalKey && hidden.has(c.personalKey) ? 'NULL::text' : c.expr;
+    const expr = c.enrichmentKey && hidden.has(c.enrichmentKey) ? 'NULL::text' : c.expr;
     return `${o.asText ? `(${expr})::text` : expr} AS "${c.name}"`;
   });
   if (!o.asText) cols.push(`${geometryExpr(o.geometryKind)} AS geom`);

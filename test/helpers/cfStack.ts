@@ -187,9 +187,11 @@ export function freshCadastral(i: number): string {
   return `${Date.now() % 10_000_000}${String(i).padStart(2, '0')}${Math.floor(Math.random() * 90 + 10)}`;
 }
 
-export async function sessions(db: pg.Pool): Promise<Record<'dan' | 'ana' | 'elena' | 'ioana', TestSession>> {
+export async function sessions(db: pg.Pool): Promise<Record<'dan' | 'ion' | 'ana' | 'elena' | 'ioana', TestSession>> {
   return {
     dan: await createTestSessionRecord({ email: 'dan@birou.ro', company: 'U', db }),
+    // A second ordinary user with the personal-data right (elena, on the basic panel, may not order).
+    ion: await createTestSessionRecord({ email: 'ion@birou.ro', company: 'B', db }),
     ana: await createTestSessionRecord({ email: 'ana@birou.ro', company: 'B', groups: ['admin'], db }),
     elena: await createTestSessionRecord({ email: 'elena@birou.ro', company: 'B', db }),
     ioana: await createTestSessionRecord({ email: 'ioana@birou.ro', company: 'S', enrichmentScope: 'basic', db }),

@@ -111,6 +111,7 @@ export async function plantGeoportalFixtures(
   const enrichedId = await insert('TERENURI_ACTIVE', a.siruta, enrichedRef, rect(cx, cy, cx + 60, cy + 50), {
     NR_CAD: enrichedRef,
     NR_CF: `${enrichedRef}-C1`,
+    NR_CF_VECHI: 'CFV-PROBA-44178',
     SIRUTA: a.siruta,
     UAT: a.name,
     JUDET: county,

@@ -26,7 +26,7 @@ export interface BrowserRequestInit {
 export class Browser {
   private jar = new Map<string, Map<string, string>>();
   /** Every response seen, with its Set-Cookie lines, for checking cookie attributes. */
-  hops: Array<{ url: string; status: number; setCookie: string[] }> = [];
+  hops: Array<{ url: string; status: number; setCookie: string[]; location: string | null }> = [];
 
   constructor(readonly appUrl: string) {}
 
@@ -80,7 +80,7 @@ export class Browser {
     if (method !== 'GET' && method !== 'HEAD' && !Object.keys(headers).some((h) => h.toLowerCase() === 'origin')) headers.origin = url.origin;
     const res = await fetch(url, { method, headers, body, redirect: 'manual' });
     const setCookie = res.headers.getSetCookie();
-    this.hops.push({ url: url.href, status: res.status, setCookie });
+    this.hops.push({ url: url.href, status: res.status, setCookie, location: res.headers.get('location') });
     this.store(url, setCookie);
     return res;
   }

@@ -169,6 +169,18 @@ describe('sign-in through the development identity provider', () => {
     expect(end.url).toBe(`${appUrl}/`);
   });
 
+  it.each(['/.//evil.example/x', '/%2e//evil.example/x', '/./\\evil.example/x', 'https://evil.example/x', 'javascript:alert(1)', '/%2F%2Fevil.example/x'])(
+    'returns home after signing in with callbackUrl=%s (the callback answers Location: /)',
+    async (callbackUrl) => {
+      const b = new Browser();
+      const end = await b.signIn('dan@birou.ro', 'parola-dan', callbackUrl);
+      const callbackHop = b.hops.find((h) => h.url.startsWith(`${appUrl}/auth/callback`))!;
+      expect(callbackHop.status).toBe(302);
+      expect(callbackHop.location).toBe('/');
+      expect(end.url).toBe(`${appUrl}/`);
+    },
+  );
+
   it('answers 401 JSON on the API without a session, even with AUTH_DEV_BYPASS=1 in tests', async () => {
     const res = await fetch(`${appUrl}/api/anything`);
     expect(res.status).toBe(401);

@@ -306,8 +306,11 @@ describe('CF extracts on the central path', () => {
     const cancel = await getJson(b, `/api/cf/${id}`, { method: 'PATCH', json: { status: 'cancelled' } });
     expect(cancel).toMatchObject({ status: 409, body: { error: 'invalid_state' } });
 
-    // Another user orders the same parcel: the valid extract answers 409 catalog_hit, unchanged.
-    const repeat = await getJson(await as('ioana'), '/api/cf/order', { method: 'POST', json: { siruta: parcel.siruta, cadastralRef: '1000' } });
+    // A viewer without the personal-data right may not order (an extract names the owners, CONTRACT 6).
+    const refused = await getJson(await as('ioana'), '/api/cf/order', { method: 'POST', json: { siruta: parcel.siruta, cadastralRef: '1000' } });
+    expect(refused).toMatchObject({ status: 403, body: { error: 'forbidden' } });
+    // A repeat: the valid extract answers 409 catalog_hit, unchanged.
+    const repeat = await getJson(b, '/api/cf/order', { method: 'POST', json: { siruta: parcel.siruta, cadastralRef: '1000' } });
     expect(repeat.status).toBe(409);
     expect(repeat.body).toMatchObject({ error: 'catalog_hit', message: expect.stringContaining('valabil'), extract: { id, status: 'completed' } });
     const forced = await getJson(b, '/api/cf/order', { method: 'POST', json: { siruta: parcel.siruta, cadastralRef: '1000', force: true } });
@@ -317,10 +320,12 @@ describe('CF extracts on the central path', () => {
     expect(catalog.body.items).toEqual(expect.arrayContaining([expect.objectContaining({ orderId: id, cadastralRef: '1000' })]));
     const mine = await getJson(b, '/api/cf/orders?limit=10&status=completed');
     expect(mine.body.items.map((o: { id: string }) => o.id)).toContain(id);
-    // A completed extract is in the shared catalog: ioana, who got catalog_hit, may download it;
-    // someone else's order in progress is not hers (the upstream's 404).
+    // A completed extract is in the shared catalog, but not for a viewer without the personal-data
+    // right (ioana, scope basic; radu, no claim); someone else's order in progress is not hers (the upstream's 404).
     expect((await b.request(`${appUrl}/api/cf/${id}/pdf`)).status).toBe(200);
-    expect((await getJson(await as('ioana'), `/api/cf/${id}/pdf`)).status).toBe(200);
+    for (const user of ['ioana', 'radu'] as const) {
+      expect(await getJson(await as(user), `/api/cf/${id}/pdf`)).toMatchObject({ status: 403, body: { error: 'forbidden' } });
+    }
     expect((await getJson(await as('ioana'), `/api/cf/${forced.body.id}`)).status).toBe(404);
     // A processing order has no PDF yet: the upstream's 409.
     expect((await getJson(b, `/api/cf/${forced.body.id}/pdf`)).body).toMatchObject({ error: 'not_ready' });
@@ -330,8 +335,8 @@ describe('CF extracts on the central path', () => {
     const parcel = (await truth('cadastralRef=1000'))[7];
     const first = await getJson(await as('mihai'), '/api/cf/order', { method: 'POST', json: { siruta: parcel.siruta, cadastralRef: '1000' } });
     expect(first).toMatchObject({ status: 201, body: { status: 'processing' } });
-    for (const [user, force] of [['mihai', false], ['ioana', true]] as const) {
-      const again = await getJson(await as(user), '/api/cf/order', { method: 'POST', json: { siruta: parcel.siruta, cadastralRef: '1000', force } });
+    for (const force of [false, true]) {
+      const again = await getJson(await as('mihai'), '/api/cf/order', { method: 'POST', json: { siruta: parcel.siruta, cadastralRef: '1000', force } });
       expect(again).toMatchObject({ status: 409, body: { error: 'order_in_progress', orderId: first.body.id, message: expect.stringContaining('în lucru') } });
     }
     // The office's portal account is never used for a pilot user.
@@ -341,7 +346,7 @@ describe('CF extracts on the central path', () => {
 });
 
 describe('the scope rule (seed 5.5): a token without enrichment_scope', () => {
-  it('gets 403 insufficient_scope with a Romanian reason from every central route, the search included', async () => {
+  it('gets 403 insufficient_scope with a Romanian reason from every central route, the search included (CF extracts: refused before the call)', async () => {
     const radu = await as('radu');
     const [parcel] = await truth('cadastralRef=1000');
     const ref = { siruta: parcel.siruta, cadastralRef: '1000' };
@@ -350,16 +355,24 @@ describe('the scope rule (seed 5.5): a token without enrichment_scope', () => {
       ['GET', `/api/gis/parcela/${parcel.id}`, undefined],
       ['POST', '/api/gis/parcel/tech', ref],
       ['POST', '/api/gis/parcel/enrich', ref],
-      ['POST', '/api/cf/order', ref],
       ['GET', '/api/cf/orders', undefined],
       ['GET', '/api/cf/catalog', undefined],
       ['GET', '/api/cf/cf-000001', undefined],
-      ['GET', '/api/cf/cf-000001/pdf', undefined],
     ] as const) {
       const res = await getJson(radu, path, { method, json });
       expect({ path, status: res.status, error: res.body.error }).toEqual({ path, status: 403, error: 'insufficient_scope' });
       expect(res.body.message).toContain('enrichment_scope');
     }
+    // Ordering and downloading an extract need the personal-data right (CONTRACT 6): our own 403, no central call.
+    const before = (await counts(centralUrl))['caller:usr-radu'] ?? 0;
+    for (const [method, path, json] of [
+      ['POST', '/api/cf/order', ref],
+      ['GET', '/api/cf/cf-000001/pdf', undefined],
+    ] as const) {
+      const res = await getJson(radu, path, { method, json });
+      expect({ path, status: res.status, error: res.body.error }).toEqual({ path, status: 403, error: 'forbidden' });
+    }
+    expect((await counts(centralUrl))['caller:usr-radu'] ?? 0).toBe(before);
     // A token with the claim searches as before.
     expect((await getJson(await as('mihai'), '/api/gis/search?q=1000')).status).toBe(200);
   });

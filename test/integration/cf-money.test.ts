@@ -98,7 +98,7 @@ describe('with no worker running yet (every batch waits in its queue)', () => {
   test('a pending extract is cancelled by its orderer or an admin, nobody else; its credit is released; then it is not pending any more', async () => {
     const before = (await call('GET', '/api/cfportal/credits')).body.reserved as number;
     const mine = await call('POST', '/api/cfportal/order', { body: parcel(2) });
-    const hers = await call('POST', '/api/cfportal/order', { body: parcel(3), as: who.elena });
+    const his = await call('POST', '/api/cfportal/order', { body: parcel(3), as: who.ion });
     expect((await call('GET', '/api/cfportal/credits')).body.reserved).toBe(before + 2);
 
     const id = mine.body.extracts[0].id;
@@ -112,7 +112,7 @@ describe('with no worker running yet (every batch waits in its queue)', () => {
     const again = await call('PATCH', `/api/cfportal/extracts/${id}`, { body: { status: 'cancelled' } });
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ error: 'invalid_state', status: 'cancelled' });
-    const byAdmin = await call('PATCH', `/api/cfportal/extracts/${hers.body.extracts[0].id}`, { body: { status: 'cancelled' }, as: who.ana });
+    const byAdmin = await call('PATCH', `/api/cfportal/extracts/${his.body.extracts[0].id}`, { body: { status: 'cancelled' }, as: who.ana });
     expect(byAdmin.status).toBe(200);
     expect((await call('GET', '/api/cfportal/credits')).body.reserved).toBe(before);
     expect((await call('PATCH', '/api/cfportal/extracts/00000000-0000-4000-8000-000000000000', { body: { status: 'cancelled' } })).status).toBe(404);

@@ -314,6 +314,8 @@ describe('other bundles', () => {
     expect(await gpkgCount(gpkg, 'parcele')).toBe(await storeCount(`layer_id = 'TERENURI_ACTIVE' AND geom IS NOT NULL`));
     expect(await ogrSql(gpkg, 'SELECT count(*) AS n FROM parcele WHERE HAS_GEOMETRY = 0')).toContain('n (Integer) = 0');
     expect(await ogrSql(gpkg, 'SELECT count(*) AS n FROM parcele WHERE PROPRIETARI_ACTUALI IS NOT NULL')).toContain('n (Integer) = 0');
+    // The old CF number is personal like the CF number (CONTRACT 6); every seeded parcel has one.
+    expect(await ogrSql(gpkg, 'SELECT count(*) AS n FROM parcele WHERE NR_CF_VECHI IS NOT NULL')).toContain('n (Integer) = 0');
   }, 120_000);
 
   test('base bundle: a GPKG of parcels and one of buildings, geometry only', async () => {

@@ -497,7 +497,7 @@ describe('the viewer rule', () => {
         const r = await ogc(p, auth);
         expect([who, p, r.status]).toEqual([who, p, 200]);
         expect([who, p, leaks(r.text)]).toEqual([who, p, []]);
-        for (const k of ['PROPRIETARI', 'NR_CF', 'ADRESA', 'SOLICITANT', 'DOC']) expect(r.text).not.toContain(`"${k}"`);
+        for (const k of ['PROPRIETARI', 'NR_CF', 'NR_CF_VECHI', 'ADRESA', 'SOLICITANT', 'DOC']) expect(r.text).not.toContain(`"${k}"`);
       }
     }
   });

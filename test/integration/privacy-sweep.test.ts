@@ -24,8 +24,8 @@ const run = promisify(execFile);
 const SIRUTA_BASE = 990400;
 const base = E2E_BASE_URL;
 
-/** What the planted parcel's personal fields hold (test/helpers/geoportalFixtures.ts), folded. */
-const NEEDLES = ['STEFANESCU ION', 'POPESCU MARIA', 'IONESCU GHEORGHE', 'STR. FLORILOR'];
+/** What the planted parcel's personal fields hold (test/helpers/geoportalFixtures.ts), folded; the old CF number too (CONTRACT 6). */
+const NEEDLES = ['STEFANESCU ION', 'POPESCU MARIA', 'IONESCU GHEORGHE', 'STR. FLORILOR', 'CFV-PROBA-44178'];
 
 const fold = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toUpperCase();
 const leaks = (text: string) => NEEDLES.filter((n) => fold(text).includes(n));
@@ -181,16 +181,18 @@ afterAll(async () => {
 describe('the sweep can see a leak', () => {
   it('a full-scope user finds the owners in the feature, the parcel page and the local export', async () => {
     const feature = await call('GET', `/api/geoportal/feature?id=${fx.enriched.id}`, dan);
-    expect(leaks(feature.text)).toEqual(expect.arrayContaining(['STEFANESCU ION', 'POPESCU MARIA']));
+    expect(leaks(feature.text)).toEqual(expect.arrayContaining(['STEFANESCU ION', 'POPESCU MARIA', 'CFV-PROBA-44178']));
     const page = await call('GET', `/parcel-sync/parcel/${fx.enriched.id}`, dan);
     expect(page.status).toBe(200);
-    expect(leaks(page.text)).toContain('POPESCU MARIA');
+    expect(leaks(page.text)).toEqual(expect.arrayContaining(['POPESCU MARIA', 'CFV-PROBA-44178']));
     const zip = await call('POST', '/api/landreg/export-local', dan, { siruta: fx.uatA.siruta, mode: 'magic' });
     expect(zip.status).toBe(200);
-    expect(leaks(zip.text)).toContain('POPESCU MARIA');
+    expect(leaks(zip.text)).toEqual(expect.arrayContaining(['POPESCU MARIA', 'CFV-PROBA-44178']));
     const ogc = await call('GET', `/ogc/collections/parcels/items/${fx.enriched.id}`, dan);
     expect(ogc.status).toBe(200);
-    expect(leaks(ogc.text)).toContain('POPESCU MARIA');
+    expect(leaks(ogc.text)).toEqual(expect.arrayContaining(['POPESCU MARIA', 'CFV-PROBA-44178']));
+    const exported = await call('POST', '/api/geoportal/export', dan, { format: 'geojson', featureIds: [fx.enriched.id] });
+    expect(leaks(exported.text)).toContain('CFV-PROBA-44178');
   });
 
   it('debug-fields is for administrators only', async () => {
@@ -241,7 +243,38 @@ describe('no answer carries personal data to a restricted user', () => {
     const zip = await call('POST', '/api/landreg/export-local', restricted['radu (no scope claim)'], { siruta: fx.uatA.siruta, mode: 'magic' });
     expect(zip.status).toBe(200);
     expect(zip.text).toContain('PROPRIETARI_ACTUALI');
+    expect(zip.text).toContain('NR_CF_VECHI');
+    expect(zip.text).toContain('Date personale');
     expect(leaks(zip.text)).toEqual([]);
+  });
+
+  it('no CF extract is ordered or downloaded by a restricted user, on either path; the tab offers none', async () => {
+    const siruta = fx.uatA.siruta;
+    const cad = fx.enriched.cadastralRef;
+    for (const [who, session] of Object.entries(restricted)) {
+      const central = session.data.flags.useCentralApi;
+      const doors: Array<[string, string, unknown, number]> = [
+        // A central-API user is told first that the legacy route is gone for them (CONTRACT 1).
+        ['POST', '/api/cfportal/order', { nrCadastral: cad, siruta }, central ? 410 : 403],
+        ['GET', '/api/cfportal/download?id=00000000-0000-4000-8000-000000000000', undefined, 403],
+        ['POST', '/api/cf/order', { siruta, cadastralRef: cad }, 403],
+        ['GET', '/api/cf/ord-1/pdf', undefined, 403],
+      ];
+      for (const [method, url, body, status] of doors) {
+        const a = await call(method, url, session, body);
+        const error = a.status === 403 ? (JSON.parse(a.text) as { error: string }).error : null;
+        expect(`${who}: ${method} ${url} → ${a.status}${error ? ` ${error}` : ''}`).toBe(`${who}: ${method} ${url} → ${status}${status === 403 ? ' forbidden' : ''}`);
+      }
+      const tab = await call('GET', `/parcel-sync?tab=epay&siruta=${siruta}&cad=${encodeURIComponent(cad)}`, session);
+      expect(tab.status).toBe(200);
+      expect(tab.text).toContain('data-testid="cf-restricted-notice"');
+      expect(tab.text).not.toContain('data-testid="epay"');
+    }
+    // Without a session the door is 401 as everywhere; a full viewer passes the check (404: no such extract).
+    expect((await fetch(`${base}/api/cfportal/download?id=00000000-0000-4000-8000-000000000000`)).status).toBe(401);
+    expect((await call('GET', '/api/cfportal/download?id=00000000-0000-4000-8000-000000000000', dan)).status).toBe(404);
+    const tab = await call('GET', `/parcel-sync?tab=epay&siruta=${siruta}`, dan);
+    expect(tab.text).not.toContain('cf-restricted-notice');
   });
 
   it('every web page whose loader reads parcels', async () => {

@@ -1,8 +1,9 @@
 /** The one viewer rule (domain/auth/viewer.ts): who may see personal data, derived from the session. */
 import { describe, expect, it } from '@jest/globals';
 import { PERSONAL_ENRICHMENT_KEYS, redactEnrichment, redactRow, viewerOf } from '../../domain/auth/viewer';
+import { PARCELS_LAYER, columnsFor, layerSelectSql } from '../../domain/exports/layers';
 
-const enrichment = { NR_CAD: '104738', NR_CF: '50123', ADRESA: 'Str. Mare 1', PROPRIETARI: 'Zăvoianu Cornelia (1/2)', PROPRIETARI_VECHI: 'X (1/1)', SOLICITANT: 'Y', DOC: 'Z', SUPRAFATA: 500 };
+const enrichment = { NR_CAD: '104738', NR_CF: '50123', NR_CF_VECHI: '367', ADRESA: 'Str. Mare 1', PROPRIETARI: 'Zăvoianu Cornelia (1/2)', PROPRIETARI_VECHI: 'X (1/1)', SOLICITANT: 'Y', DOC: 'Z', SUPRAFATA: 500 };
 
 describe('viewer rule', () => {
   it.each([
@@ -18,6 +19,26 @@ describe('viewer rule', () => {
     for (const k of PERSONAL_ENRICHMENT_KEYS) expect(out[k] === null).toBe(!allowed);
     expect(out.NR_CAD).toBe('104738');
     expect(enrichment.PROPRIETARI).not.toBeNull();
+  });
+
+  it('NR_CF_VECHI is personal like NR_CF (CONTRACT 6): one list', () => {
+    expect(PERSONAL_ENRICHMENT_KEYS).toEqual(expect.arrayContaining(['NR_CF', 'NR_CF_VECHI']));
+    expect(redactEnrichment(enrichment, viewerOf({ basicPanel: true, enrichmentScope: 'full' }))!.NR_CF_VECHI).toBeNull();
+  });
+
+  it('the UAT exports read the same list: every column of a personal key is empty when personal data is hidden', () => {
+    const select = (hidePersonal: boolean) =>
+      layerSelectSql({ siruta: 42708, layerId: PARCELS_LAYER, includeNullGeometry: true, includeNoGeometryImports: true, hidePersonal, geometryKind: 'polygon' });
+    const personalColumns = columnsFor(PARCELS_LAYER).filter((c) => c.enrichmentKey && (PERSONAL_ENRICHMENT_KEYS as readonly string[]).includes(c.enrichmentKey));
+    expect(personalColumns.map((c) => c.name)).toEqual(expect.arrayContaining(['NR_CF', 'NR_CF_VECHI', 'ADRESA', 'PROPRIETARI_ACTUALI', 'PROPRIETARI_VECHI']));
+    // Every column reading a personal key names it, so none can be forgotten by the hiding rule.
+    for (const c of columnsFor(PARCELS_LAYER)) {
+      for (const k of PERSONAL_ENRICHMENT_KEYS) if (c.expr.includes(`'${k}'`)) expect([c.name, c.enrichmentKey]).toEqual([c.name, k]);
+    }
+    for (const c of personalColumns) {
+      expect(select(true)).toContain(`NULL::text AS "${c.name}"`);
+      expect(select(false)).not.toContain(`NULL::text AS "${c.name}"`);
+    }
   });
 
   it('no session at all is the most restricted viewer', () => {

@@ -41,6 +41,15 @@ describe('feature panel on the central path', () => {
     expect(html).not.toContain('central-enrich-button');
   });
 
+  it('offers CF extracts only to a viewer with the personal-data right (CONTRACT 6)', () => {
+    for (const central of [false, true]) {
+      expect(render({ state: { feature }, central })).toContain('data-testid="cf-status-button"');
+      const restricted = render({ state: { feature }, central, basicScope: true });
+      expect(restricted).not.toContain('cf-status-button');
+      expect(restricted).not.toContain('cf-order-link');
+    }
+  });
+
   it('offers a new sign-in after scope_insufficient', () => {
     const html = render({ state: { error: 'Contul nu are dreptul.', signInAgain: true }, central: true });
     expect(html).toContain('data-testid="sign-in-again"');

@@ -1,7 +1,8 @@
 /**
- * docker-compose.yml as a production deployment reads it (issue 25): the identity provider has
- * no default, and nothing but the app is published to the network (the Temporal UI read-only on
- * loopback, MailDev and the development identity provider only in the staging profile).
+ * docker-compose.yml as a production deployment reads it (issues 25 and 40): the identity provider
+ * and the land-registry portal have no default, and nothing but the app is published to the
+ * network (the Temporal UI read-only on loopback, MailDev and the simulators only in the staging
+ * profile).
  */
 import { expect, it } from '@jest/globals';
 import fs from 'node:fs';
@@ -33,7 +34,7 @@ function services(): Map<string, string[]> {
 }
 
 it('the identity provider, the mail server and every secret must be given: no default', () => {
-  for (const name of ['OIDC_ISSUER', 'SMTP_HOST', 'SESSION_SECRET', 'ENCRYPTION_SECRET', 'OIDC_CLIENT_SECRET', 'CRON_SECRET', 'S3_SECRET_KEY']) {
+  for (const name of ['OIDC_ISSUER', 'SMTP_HOST', 'LANDREG_BASE_URL', 'SESSION_SECRET', 'ENCRYPTION_SECRET', 'OIDC_CLIENT_SECRET', 'CRON_SECRET', 'S3_SECRET_KEY']) {
     expect([name, new RegExp(`\\$\\{${name}:\\?`).test(text), new RegExp(`\\$\\{${name}:-`).test(text)]).toEqual([name, true, false]);
   }
   expect(text).toMatch(/NODE_ENV: production/);
@@ -52,6 +53,10 @@ it('only the app is published; the Temporal UI is read-only on loopback, MailDev
   expect(ui.join('\n')).toMatch(/TEMPORAL_DISABLE_WRITE_ACTIONS: "true"/);
   expect(ui.join('\n')).toMatch(/ports: \["127\.0\.0\.1:/);
   for (const name of ['maildev', 'oidc']) expect([name, all.get(name)!.some((l) => /^profiles:\s*\[staging\]/.test(l))]).toEqual([name, true]);
+  // Every simulator (a service running simulators/…) is a staging service: production never starts one.
+  const simulators = [...all].filter(([, lines]) => lines.some((l) => l.includes('simulators/'))).map(([name]) => name);
+  expect(simulators).toEqual(expect.arrayContaining(['oidc', 'landreg']));
+  for (const name of simulators) expect([name, all.get(name)!.some((l) => /^profiles:\s*\[staging\]/.test(l))]).toEqual([name, true]);
   expect(all.get('app')!.find((l) => l.startsWith('ports:'))).toBe('ports: ["3000:3000"]');
 });
 

@@ -112,14 +112,14 @@ describe('what a parcel carries for each viewer', () => {
     propertiesFor(parcels, viewerOf({ basicPanel, enrichmentScope: scope })).map((p) => p.name);
 
   it('scope full: the owners and the CF number are there', () => {
-    expect(names('full')).toEqual(expect.arrayContaining(['PROPRIETARI', 'NR_CF', 'ADRESA', 'cadastral_ref']));
+    expect(names('full')).toEqual(expect.arrayContaining(['PROPRIETARI', 'NR_CF', 'NR_CF_VECHI', 'ADRESA', 'cadastral_ref']));
   });
 
   it('scope basic, no scope claim: no personal key at all, the rest of the enrichment stays', () => {
     for (const scope of ['basic', null] as const) {
       const n = names(scope);
-      for (const k of ['NR_CF', 'ADRESA', 'PROPRIETARI', 'PROPRIETARI_VECHI', 'SOLICITANT', 'DOC']) expect(n).not.toContain(k);
-      expect(n).toEqual(expect.arrayContaining(['SUPRAFATA', 'INTRAVILAN', 'cadastral_ref']));
+      for (const k of ['NR_CF', 'NR_CF_VECHI', 'ADRESA', 'PROPRIETARI', 'PROPRIETARI_VECHI', 'SOLICITANT', 'DOC']) expect(n).not.toContain(k);
+      expect(n).toEqual(expect.arrayContaining(['SUPRAFATA', 'INTRAVILAN', 'NR_TOPO', 'cadastral_ref']));
     }
   });
 

@@ -1,5 +1,6 @@
 /**
- * Spec 5.8 / issues 13 and 25: a production start (NODE_ENV=production or unset) refuses missing,
+ * Spec 5.8 / issues 13, 25 and 40: a production start (any NODE_ENV but development and test,
+ * unset included) refuses missing,
  * development-default or (our own) short secrets and an unnamed identity provider, naming them.
  */
 import { expect, it } from '@jest/globals';
@@ -55,6 +56,13 @@ it('NODE_ENV=production and an unset NODE_ENV refuse; development and test do no
   expect(isProductionEnv({ NODE_ENV: 'development' } as NodeJS.ProcessEnv)).toBe(false);
 });
 
+it.each(['staging', 'prod', 'Production', 'preview', ' production '])('NODE_ENV=%s runs the production check too', (nodeEnv) => {
+  const weak = { ...STRONG, CRON_SECRET: 'dev-cron-secret' };
+  expect(isProductionEnv(asEnv({ NODE_ENV: nodeEnv }))).toBe(true);
+  expect(() => assertProductionSecrets(asEnv({ NODE_ENV: nodeEnv, ...weak }))).toThrow(/CRON_SECRET/);
+  expect(() => assertProductionSecrets(asEnv({ NODE_ENV: nodeEnv, ...STRONG }))).not.toThrow();
+});
+
 it('our own secrets shorter than 32 characters are refused; credentials issued by other systems are not measured', () => {
   const short = 'Qe5Rt7Yu9Io1Pa3Sd5Fg7Hj9Kl1Zx3C'; // 31 characters, no development shape
   expect(short).toHaveLength(MIN_SECRET_LENGTH - 1);
@@ -90,4 +98,15 @@ it('the web process started without NODE_ENV and development defaults exits 1 (a
   expect(r.stderr).toContain('NODE_ENV unset (production)');
   expect(r.stderr).toContain('SESSION_SECRET');
   expect(r.stderr).toContain('OIDC_ISSUER');
+});
+
+it('the web process started with NODE_ENV=staging and the development defaults exits 1, naming the variables but never their values', () => {
+  // Weak values given outright, so the test can look for each one in the output.
+  const weak = { SESSION_SECRET: 'dev-session-secret-staging', CRON_SECRET: 'change-me-cron-staging', ENCRYPTION_SECRET: 'short-staging' };
+  const env = asEnv({ PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'staging', PORT: '1', ...weak });
+  const r = spawnSync('node_modules/.bin/tsx', ['api/server.ts'], { env, encoding: 'utf8', timeout: 60_000 });
+  expect(r.status).toBe(1);
+  expect(r.stderr).toContain('NODE_ENV=staging');
+  for (const name of ['SESSION_SECRET', 'CRON_SECRET', 'ENCRYPTION_SECRET', 'OIDC_ISSUER', 'TILE_REBUILD_WEBHOOK_TOKEN']) expect(r.stderr).toContain(name);
+  for (const value of Object.values(weak)) expect(r.stdout + r.stderr).not.toContain(value);
 });

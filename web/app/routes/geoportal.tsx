@@ -6,6 +6,7 @@ import geoportalCss from '../styles/geoportal.css?url';
 // The UAT filter is the parcel-sync pages' UAT picker, styled there.
 import parcelSyncCss from '../styles/parcel-sync.css?url';
 import { requireSession } from '../lib/auth.server';
+import { viewerOf } from '../../../domain/auth/viewer';
 import { GeoportalMap } from '../components/geoportal/GeoportalMap';
 
 export const meta: MetaFunction = () => [{ title: 'Geoportal · Geoportal cadastral' }];
@@ -19,7 +20,8 @@ export const links: LinksFunction = () => [
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
-  return { basicPanel: auth.basicPanel, central: auth.useCentralApi, basicScope: auth.enrichmentScope === 'basic' };
+  // Scope basic or none (or no claim): personal fields withheld and no CF extracts (CONTRACT 6).
+  return { basicPanel: auth.basicPanel, central: auth.useCentralApi, basicScope: !viewerOf(auth).personalData };
 }
 
 export default function GeoportalPage() {

@@ -1,8 +1,9 @@
 /**
  * /instrumente/qgis (issue 29, docs/qgis.md): the address QGIS and GDAL connect to (OGC API
  * Features under /ogc) and the user's personal access tokens: create one with a name and an
- * expiry (its secret shown once), see when each was last used, revoke it. Calls POST/DELETE
- * /api/tokens; the list comes from the loader and is read again after each change.
+ * expiry (its secret shown once), see when each was last used, revoke it. An administrator also
+ * sees every user's tokens with their owner and may revoke any (CONTRACT 6). Calls POST/DELETE
+ * /api/tokens; the lists come from the loader and are read again after each change.
  */
 import { useState, type FormEvent } from 'react';
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
@@ -25,13 +26,13 @@ export const links: LinksFunction = () => [
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
-  return qgisAccessPage(context.store, auth.user.id);
+  return qgisAccessPage(context.store, { userId: auth.user.id, isAdmin: auth.isAdmin });
 }
 
 const when = (iso: string | null) => (iso ? formatWhen(iso, 'dateTimeMedium') : 'niciodată');
 
 export default function QgisAccess() {
-  const { tokens, ogcUrl, defaultDays, maxDays } = useLoaderData<typeof loader>();
+  const { tokens, everyUsersTokens, ogcUrl, defaultDays, maxDays } = useLoaderData<typeof loader>();
   const revalidator = useRevalidator();
   const [name, setName] = useState('');
   const [days, setDays] = useState(String(defaultDays));
@@ -51,7 +52,8 @@ export default function QgisAccess() {
     }
   };
   const revoke = async (t: TokenSummary) => {
-    if (!window.confirm(`Revocați tokenul „${t.name}”? Programele care îl folosesc nu se vor mai putea conecta.`)) return;
+    const whose = t.userEmail ? ` al utilizatorului ${t.userEmail}` : '';
+    if (!window.confirm(`Revocați tokenul „${t.name}”${whose}? Programele care îl folosesc nu se vor mai putea conecta.`)) return;
     try {
       await api.delete('/api/tokens/{id}', { params: { id: t.id } });
       if (created?.id === t.id) setCreated(null);
@@ -106,6 +108,42 @@ export default function QgisAccess() {
             </p>
           )}
         </Card>
+        {everyUsersTokens && (
+          <Card title="Tokenurile tuturor utilizatorilor" testId="all-tokens-card">
+            {everyUsersTokens.length === 0 ? (
+              <p className="office-muted">Niciun utilizator nu are un token activ.</p>
+            ) : (
+              <table className="office-table" data-testid="all-tokens-table">
+                <thead>
+                  <tr>
+                    <th>Nume</th>
+                    <th>Utilizator</th>
+                    <th>Creat</th>
+                    <th>Expiră</th>
+                    <th>Ultima folosire</th>
+                    <th />
+                  </tr>
+                </thead>
+                <tbody>
+                  {everyUsersTokens.map((t) => (
+                    <tr key={t.id}>
+                      <td>{t.name}</td>
+                      <td>{t.userEmail}</td>
+                      <td>{when(t.createdAt)}</td>
+                      <td>{when(t.expiresAt)}</td>
+                      <td>{when(t.lastUsedAt)}</td>
+                      <td>
+                        <button type="button" className="btn btn--secondary" onClick={() => void revoke(t)} data-testid={`revoke-any-${t.id}`}>
+                          Revocă
+                        </button>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+          </Card>
+        )}
         <div style={{ display: 'grid', gap: 'var(--space-4)' }}>
           <Card title="Token nou">
             <form className="office-form office-form--stack" onSubmit={(e) => void create(e)}>
@@ -147,8 +185,9 @@ export default function QgisAccess() {
                 URL: <code data-testid="ogc-url">{ogcUrl}</code>
               </li>
               <li>
-                La <em>Authentication</em> adăugați o configurație <em>API Header</em> cu cheia <code>Authorization</code> și valoarea{' '}
-                <code>Bearer &lt;token&gt;</code>.
+                La <em>Authentication</em> adăugați o configurație <em>API Header</em> (QGIS 3.24 sau mai nou) cu cheia <code>Authorization</code> și
+                valoarea <code>Bearer &lt;token&gt;</code>; în QGIS 3.22, ArcGIS Pro sau FME alegeți <em>Basic</em>, cu orice nume de utilizator și
+                tokenul ca parolă.
               </li>
               <li>Alegeți colecția (Parcele, Clădiri, Limite intravilan, Limite UAT) și sistemul de coordonate EPSG:3844 (Stereo 70).</li>
             </ol>

@@ -120,7 +120,18 @@ export default function ParcelSync() {
     <ParcelSyncLayout active={d.tab} siruta={uat?.siruta ?? null} title={head.title} sub={head.sub}>
       {d.tab === 'sync' && d.sync && <SyncTab session={d.sync.session} store={d.sync.store} useCentralApi={d.useCentralApi} isAdmin={d.isAdmin} initialUat={d.uat} onUat={setUat} />}
 
-      {d.tab === 'epay' && <EpayTab initialUat={d.uat} initialCad={d.cad} isAdmin={d.isAdmin} central={d.useCentralApi} userId={d.userId} />}
+      {d.tab === 'epay' &&
+        (d.redacted ? (
+          // CONTRACT 6: an extract carries the CF number and the owners; the API refuses these viewers too.
+          <Card>
+            <p className="notice" data-testid="cf-restricted-notice">
+              Extrasele CF poartă numărul cărții funciare și proprietarii; contul dumneavoastră nu are acces la date personale, deci nu poate comanda sau
+              descărca extrase CF.
+            </p>
+          </Card>
+        ) : (
+          <EpayTab initialUat={d.uat} initialCad={d.cad} isAdmin={d.isAdmin} central={d.useCentralApi} userId={d.userId} />
+        ))}
 
       {d.tab === 'search' && (
         <>

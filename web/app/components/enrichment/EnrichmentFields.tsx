@@ -3,6 +3,7 @@
  * notice for basic panel users (spec 5.6). Redaction already happened on the server; a null shows
  * as a dash, and a key nulled by the `basic` scope says so.
  */
+import { PERSONAL_ENRICHMENT_KEYS } from '../../../../domain/auth/viewer';
 import { formatArea } from './format';
 import { AREA_LABELS } from '../../lib/areas';
 import { formatWhen } from '../../lib/dates';
@@ -37,7 +38,7 @@ const LABELS: Array<[string, string]> = [
   ['ENRICHED_AT', 'Îmbogățit la'],
 ];
 
-const PERSONAL = new Set(['NR_CF', 'ADRESA', 'PROPRIETARI', 'PROPRIETARI_VECHI', 'SOLICITANT', 'DOC']);
+const PERSONAL: ReadonlySet<string> = new Set<string>(PERSONAL_ENRICHMENT_KEYS);
 const AREAS = new Set(['SUPRAFATA', 'SUPRAFATA_MASURATA', 'SUPRAFATA_ACTE']);
 
 function show(key: string, v: unknown): string {

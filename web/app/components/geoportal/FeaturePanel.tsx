@@ -150,7 +150,7 @@ export function FeaturePanel({
   onClose: () => void;
   /** The caller is on the central API path. */
   central?: boolean;
-  /** The caller's enrichment scope is `basic`: personal fields are withheld (spec 5.5). */
+  /** The caller may not see personal data (scope `basic`, `none` or no claim): personal fields and CF extracts are withheld (spec 5.5, CONTRACT 6). */
   basicScope?: boolean;
   /** A newer version of the shown feature (after the central enrichment). */
   onFeature?: (f: PanelFeature) => void;
@@ -287,7 +287,8 @@ function PanelBody({
       {/* The actions first: at 1440×900 they stay in view whatever the facts' length. */}
       {feature.cadastralRef || !central ? (
         <div className="gp-panel__actions" data-testid="panel-actions">
-          {feature.cadastralRef ? <CfStatusLine nrCad={feature.cadastralRef} siruta={feature.siruta} central={central} /> : null}
+          {/* A CF extract names the owners: not offered to a viewer without the personal-data right. */}
+          {feature.cadastralRef && !basicScope ? <CfStatusLine nrCad={feature.cadastralRef} siruta={feature.siruta} central={central} /> : null}
           {central ? null : <FollowButton target={{ featureId: feature.id }} label={FOLLOW_PARCEL} />}
         </div>
       ) : null}
