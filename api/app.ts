@@ -12,6 +12,7 @@ import { apiRateLimits } from './http/rateLimit';
 import { requestLog } from './http/requestLog';
 import { sessionMiddleware, sameOriginWrites, authRouter, registerAuthApiRoutes } from './auth';
 import { registerSystemRoutes } from './routes/system';
+import { registerAdminBackupRoutes } from './routes/adminBackups';
 import { registerLandregEnrichmentRoutes } from './routes/landregEnrichment';
 import { registerExportRoutes } from './routes/landregExports';
 import { registerLandregRoutes } from './routes/landreg';
@@ -71,6 +72,7 @@ export function apiRouter(deps: Omit<AppDeps, 'web'>): Router {
   const { store } = deps;
   const router = Router();
   registerSystemRoutes(router, store);
+  registerAdminBackupRoutes(router, store);
   registerAuthApiRoutes(router);
   registerLandregRoutes(router, store, deps.landreg);
   registerLandregEnrichmentRoutes(router, enrichmentDeps(store.pool, mailDelivery(store.pool), deps.landreg));

@@ -304,6 +304,39 @@ export const config = {
     embedded: !env.S3_ENDPOINT,
   },
 
+  /**
+   * Backups (docs/operations.md "Backups"): pgBackRest archives the WAL continuously into an S3
+   * repository and takes the nightly backups; the object store's buckets are mirrored beside it.
+   * pgBackRest speaks S3 over HTTPS only: `BACKUP_S3_ENDPOINT` names an HTTPS endpoint (any S3);
+   * unset, the local stack puts a TLS front before MinIO on `BACKUP_S3_TLS_PORT`.
+   */
+  backup: {
+    bucket: str('S3_BUCKET_BACKUPS', 'backups'),
+    /** Repository path inside the bucket, and pgBackRest's stanza (one per database cluster). */
+    repoPath: str('BACKUP_REPO_PATH', '/pgbackrest'),
+    stanza: str('BACKUP_STANZA', 'geoportal'),
+    tlsPort: port('BACKUP_S3_TLS_PORT', 9002),
+    get s3Endpoint(): string {
+      return str('BACKUP_S3_ENDPOINT', `https://127.0.0.1:${this.tlsPort}`);
+    },
+    /** Set: the backups go to an HTTPS endpoint of their own, and the stack starts no TLS front. */
+    externalEndpoint: !!env.BACKUP_S3_ENDPOINT,
+    /** The data directory of a server the stack does not start (a container's volume); empty: the stack's. */
+    pgData: str('PGDATA', ''),
+    /** Our own TLS front has a self-signed certificate; a real S3 endpoint's is verified. */
+    verifyTls: flag('BACKUP_S3_VERIFY_TLS', !!env.BACKUP_S3_ENDPOINT),
+    /** Set: the repository is encrypted (aes-256-cbc) with it. Never logged. */
+    encryptionKey: str('BACKUP_ENCRYPTION_KEY', ''),
+    retention: {
+      daily: int('BACKUP_KEEP_DAILY', 7),
+      weekly: int('BACKUP_KEEP_WEEKLY', 4),
+      monthly: int('BACKUP_KEEP_MONTHLY', 6),
+    },
+    /** A backup older than this (hours) is late: health turns red and the administrators are told. */
+    maxAgeHours: int('BACKUP_MAX_AGE_HOURS', 26),
+    pgbackrest: str('PGBACKREST', 'pgbackrest'),
+  },
+
   mail: {
     smtpHost: str('SMTP_HOST', '127.0.0.1'),
     smtpPort: port('SMTP_PORT', 1025),

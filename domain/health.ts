@@ -4,7 +4,9 @@
  * stack launcher. Each probe is bounded by a timeout so a dead dependency shows as red instead of
  * hanging the page.
  */
+import { lastBackup } from './backup/service';
 import type { Db } from './db/pool';
+import { lastPortalPing } from './landreg/sessionStore';
 import { mailTransport } from './mail/transport';
 import { checkBuckets } from './storage/s3';
 
@@ -12,6 +14,18 @@ export interface ProbeResult {
   ok: boolean;
   ms: number;
   detail?: string;
+}
+
+/** A check as health answers it: the probe, and since when it is in that state. */
+export interface CheckResult extends ProbeResult {
+  /** When this process first saw the check in its present state (it came up, or went down). */
+  since: string;
+}
+
+export interface BackupCheck extends CheckResult {
+  /** End of the newest good backup (null: none yet). */
+  lastAt: string | null;
+  ageSeconds: number | null;
 }
 
 export async function probe(fn: () => Promise<string | void>, timeoutMs = 3000): Promise<ProbeResult> {
@@ -32,15 +46,36 @@ export async function probe(fn: () => Promise<string | void>, timeoutMs = 3000):
   }
 }
 
+export type CheckKey = 'database' | 'temporal' | 'storage' | 'mail' | 'portal';
+
 export interface InfrastructureHealth {
   ok: boolean;
   checkedAt: string;
-  checks: Record<'database' | 'temporal' | 'storage' | 'mail', ProbeResult>;
+  checks: Record<CheckKey, CheckResult> & { backup: BackupCheck };
+}
+
+/** State changes seen by this process: a check's `since` moves only when its `ok` flips. */
+const transitions = new Map<string, { ok: boolean; since: string }>();
+function withSince<P extends ProbeResult>(key: string, p: P, now: string): P & { since: string } {
+  const last = transitions.get(key);
+  if (!last || last.ok !== p.ok) transitions.set(key, { ok: p.ok, since: now });
+  return { ...p, since: transitions.get(key)!.since };
+}
+
+/** The portal as the 3-minute health ping (spec 3.1) last found it; no ping yet is no outage. */
+async function portalProbe(db: Db): Promise<string> {
+  const ping = await lastPortalPing(db);
+  if (!ping?.at) return 'neverificat încă';
+  const at = ping.at.toISOString().slice(11, 16);
+  if (ping.maintenance) throw new Error(`în mentenanță (verificat la ${at} UTC)`);
+  if (!ping.available) throw new Error(`nu răspunde (${ping.consecutiveFailures} verificări eșuate la rând, ultima la ${at} UTC)`);
+  return `disponibil (verificat la ${at} UTC)`;
 }
 
 /** `db`: the caller's store's pool; `checkTemporal` is temporal/client.ts's, passed in: this layer does not import the client. */
 export async function infrastructureHealth(db: Db, checkTemporal: () => Promise<string>): Promise<InfrastructureHealth> {
-  const [database, temporal, storage, mail] = await Promise.all([
+  let backupState: Awaited<ReturnType<typeof lastBackup>> | null = null;
+  const [database, temporal, storage, mail, portal, backup] = await Promise.all([
     probe(async () => {
       const r = await db.query<{ v: string }>(`SELECT postgis_lib_version() AS v`);
       return `PostGIS ${r.rows[0].v}`;
@@ -51,7 +86,25 @@ export async function infrastructureHealth(db: Db, checkTemporal: () => Promise<
       await mailTransport().verify();
       return 'SMTP';
     }),
+    probe(() => portalProbe(db)),
+    probe(async () => {
+      backupState = await lastBackup();
+      const b = backupState;
+      if (!b.lastAt) throw new Error('nicio copie de siguranță reușită încă');
+      const hours = Math.floor((b.ageSeconds ?? 0) / 3600);
+      if (!b.ok) throw new Error(`ultima copie reușită e veche de ${hours} h`);
+      return `ultima copie acum ${hours} h`;
+    }),
   ]);
-  const checks = { database, temporal, storage, mail };
-  return { ok: Object.values(checks).every((c) => c.ok), checkedAt: new Date().toISOString(), checks };
+  const checkedAt = new Date().toISOString();
+  const b = backupState as Awaited<ReturnType<typeof lastBackup>> | null;
+  const checks = {
+    database: withSince('database', database, checkedAt),
+    temporal: withSince('temporal', temporal, checkedAt),
+    storage: withSince('storage', storage, checkedAt),
+    mail: withSince('mail', mail, checkedAt),
+    portal: withSince('portal', portal, checkedAt),
+    backup: withSince('backup', { ...backup, lastAt: b?.lastAt ?? null, ageSeconds: b?.ageSeconds ?? null }, checkedAt),
+  };
+  return { ok: Object.values(checks).every((c) => c.ok), checkedAt, checks };
 }

@@ -15,6 +15,7 @@ import { execFileSync } from 'node:child_process';
 import pg from 'pg';
 import { config, projectRoot } from '../domain/config';
 import { services, appServices, pgDataDir, replicaDataDir, replicaService, type Service } from './stack/services';
+import { stackTarget } from '../domain/backup/pgbackrest';
 import { RESTART_STABLE_MS, restartDelayMs, waitFor, prefixer, startProcess, type Proc } from './stack/proc';
 import { wrongNode } from './stack/runtime';
 
@@ -118,6 +119,21 @@ async function prepareStorage(): Promise<void> {
   if (created.length) say(`buckets created: ${created.join(', ')}`);
 }
 
+/**
+ * The backup bucket and pgBackRest's stanza, once PostgreSQL and the object store answer: the
+ * server's archive command pushes WAL from then on. A failure is a warning: the stack still runs,
+ * and the health line shows the backups red.
+ */
+async function prepareBackups(): Promise<void> {
+  if (config.db.external) return;
+  const { ensureBackupRepository } = await import('../domain/backup/service');
+  try {
+    await ensureBackupRepository(stackTarget(pgDataDir()));
+  } catch (err) {
+    say(`backups not ready: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
 async function infraAlreadyRunning(): Promise<boolean> {
   const embedded = services().filter((s) => s.embedded);
   const states = await Promise.all(embedded.map((s) => s.ready().catch(() => false)));
@@ -153,6 +169,7 @@ async function main(): Promise<void> {
   const infra = services();
   await Promise.all(infra.map(bringUp));
   await Promise.all([prepareDatabase(), prepareStorage()]);
+  await prepareBackups();
   if (config.db.localReplica) await startReplica();
   const apps = infraOnly ? [] : appServices();
   await Promise.all(apps.map(bringUp));

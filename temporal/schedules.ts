@@ -134,6 +134,20 @@ export const schedules: readonly ScheduleDeclaration[] = [
     workflowRunTimeout: '5 minutes',
     catchupWindow: '4 hours',
   }),
+  // Issue 41: the nightly backup (full on the first night of a week without one, else
+  // differential; docs/operations.md "Backups"), at 02:30, clear of the auto-refresh's UATs.
+  scheduled('backup-nightly', 'nightly', undefined, {
+    description: 'Copia de siguranță a bazei de date și a fișierelor, în fiecare noapte la 02:30',
+    calendars: [{ hour: 2, minute: 30, comment: 'daily 02:30 Europe/Bucharest' }],
+    workflowRunTimeout: '5 minutes',
+    catchupWindow: '6 hours',
+  }),
+  // A late backup (older than BACKUP_MAX_AGE_HOURS, 26 h) is told to the administrators.
+  scheduled('backup-watch', 'hourly', undefined, {
+    description: 'Verifică vârsta ultimei copii de siguranță, din oră în oră',
+    calendars: [{ minute: 45, hour: '*', comment: 'hourly at :45' }],
+    workflowRunTimeout: '5 minutes',
+  }),
 ];
 
 export type EnsureOutcome = 'created' | 'updated' | 'unchanged';

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import type { WorkerOptions } from '@temporalio/worker';
 import { createStoreActivities } from '../activities/store';
+import { createBackupActivities } from '../activities/backup';
 import { createExportActivities } from '../activities/exports';
 import { createEnrichmentPortalActivities, createEnrichmentStoreActivities } from '../activities/enrichment';
 import { createTileActivities, createTileBuildActivities } from '../activities/tiles';
@@ -96,6 +97,8 @@ export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
       ...createRegistryActivities(deps),
       // Sync rules and the weekend queue (docs/scheduling.md).
       ...createSchedulingActivities({ ...deps, jobs: { listRunningJobs, start } }),
+      // Backups (domain/backup): pgBackRest beside the database server, the buckets' mirror.
+      ...createBackupActivities(deps),
       // Parent workflows' claim of a child job's lock (workflows/childJobs.ts).
       ...createJobActivities({ db: deps.db, locks: { claimChildJobLock, releaseChildJobLock, heldChildJobLocks } }),
     }),

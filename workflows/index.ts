@@ -23,3 +23,5 @@ export { registryStatusCheck } from './registryStatusCheck';
 export { cfOrderQueue, cfOrderBatch } from './cfOrders';
 // Scheduling (issue 21, docs/scheduling.md)
 export { syncRuleScheduler, weekendSync, weekendSyncKick } from './scheduling';
+// Backups (issue 41, docs/operations.md "Backups")
+export { databaseBackup, backupKick, backupWatch } from './backup';

@@ -24,11 +24,18 @@ const VersionBody = z.object({
   modules: z.object({ tags: z.string(), vault: z.string() }),
 });
 
-const Probe = z.object({ ok: z.boolean(), ms: z.number(), detail: z.string().optional() });
+const Probe = z.object({
+  ok: z.boolean(),
+  ms: z.number(),
+  detail: z.string().optional(),
+  /** When this process first saw the check in its present state. */
+  since: z.string(),
+});
+const BackupProbe = Probe.extend({ lastAt: z.string().nullable(), ageSeconds: z.number().int().nullable() });
 const HealthBody = z.object({
   ok: z.boolean(),
   checkedAt: z.string(),
-  checks: z.object({ database: Probe, temporal: Probe, storage: Probe, mail: Probe }),
+  checks: z.object({ database: Probe, temporal: Probe, storage: Probe, mail: Probe, portal: Probe, backup: BackupProbe }),
 });
 
 export function registerSystemRoutes(router: Router, store: Store): void {
@@ -72,7 +79,7 @@ export function registerSystemRoutes(router: Router, store: Store): void {
     {
       method: 'get',
       path: '/api/health',
-      summary: 'Live state of the database, Temporal, object storage and mail',
+      summary: 'Live state of the database, Temporal, object storage, mail, the land-registry portal and the last backup',
       tags: ['system'],
       auth: 'session',
       response: { description: 'One probe per dependency', schema: HealthBody },

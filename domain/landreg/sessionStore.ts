@@ -126,6 +126,17 @@ export interface HealthRecord {
   maintenance: boolean;
 }
 
+/** The last portal health ping (spec 3.1, every 3 minutes), for the infrastructure health. */
+export async function lastPortalPing(db: Db): Promise<{ at: Date | null; available: boolean; maintenance: boolean; consecutiveFailures: number } | null> {
+  const r = await db.query<Pick<Row, 'last_health_check_at' | 'portal_available' | 'portal_maintenance' | 'consecutive_failures'>>(
+    `SELECT last_health_check_at, portal_available, portal_maintenance, consecutive_failures FROM landreg_portal_sessions WHERE id = 'shared'`,
+  );
+  const row = r.rows[0];
+  return row
+    ? { at: row.last_health_check_at, available: row.portal_available, maintenance: row.portal_maintenance, consecutiveFailures: row.consecutive_failures }
+    : null;
+}
+
 /** Records one health ping; consecutive failures count up until a ping succeeds. */
 export async function recordPortalHealth(db: Db, h: HealthRecord): Promise<{ consecutiveFailures: number }> {
   const r = await db.query<{ consecutive_failures: number }>(

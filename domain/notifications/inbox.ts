@@ -63,6 +63,7 @@ export const PREFERENCE_KEY: Record<NotificationType, PreferenceTypeKey> = {
   'cf-extract-ready': 'cfExtractReady',
   'export-ready': 'exportReady',
   'watch-change': 'watchChange',
+  'backup-failed': 'backupFailed',
 };
 export type PreferenceTypeKey =
   | 'statusChange'
@@ -71,7 +72,8 @@ export type PreferenceTypeKey =
   | 'weekendSyncFailed'
   | 'cfExtractReady'
   | 'exportReady'
-  | 'watchChange';
+  | 'watchChange'
+  | 'backupFailed';
 export const PREFERENCE_KEYS = [...Object.values(PREFERENCE_KEY), 'dailyDigest', 'instantEmail'] as const;
 export type PreferenceKey = (typeof PREFERENCE_KEYS)[number];
 export type Preferences = Record<PreferenceKey, boolean>;

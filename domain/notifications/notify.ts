@@ -25,6 +25,7 @@ export const NOTIFICATION_TYPES = [
   'cf-extract-ready',
   'export-ready',
   'watch-change',
+  'backup-failed',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
@@ -37,6 +38,7 @@ export const PREFERENCE_COLUMN: Record<NotificationType, string> = {
   'cf-extract-ready': 'cf_extract_ready',
   'export-ready': 'export_ready',
   'watch-change': 'watch_change',
+  'backup-failed': 'backup_failed',
 };
 
 export interface NotifyInput {

@@ -8,9 +8,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { aiUsesSimulator, config, projectRoot } from '../../domain/config';
+import { archiveSettings, asPostgres, pgbackrestEnv, pgDataDir, stackTarget } from '../../domain/backup/pgbackrest';
+
+export { pgDataDir };
 import { startProcess, httpOk, tcpOpen, type Proc } from './proc';
 
 export interface Service {
@@ -32,25 +34,6 @@ const pgBin = (bin: string) => path.join(config.db.binDir, bin);
 
 function childEnv(service: string): NodeJS.ProcessEnv {
   return { ...process.env, SERVICE_NAME: service };
-}
-
-/** Runs a command as the `postgres` user when we are root: initdb and postgres refuse root. */
-function asPostgres(cmd: string, args: string[]): [string, string[]] {
-  return isRoot ? ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', cmd, ...args]] : [cmd, args];
-}
-
-/**
- * The PostgreSQL data directory: `<dataDir>/pg`, unless the postgres user cannot reach it (a
- * clone under /root, say); then a directory of its own under /var/lib/postgresql.
- */
-export function pgDataDir(): string {
-  const preferred = path.join(config.dataDir, 'pg');
-  if (!isRoot) return preferred;
-  fs.mkdirSync(config.dataDir, { recursive: true });
-  const probe = spawnSync('setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', 'test', '-x', config.dataDir]);
-  if (probe.status === 0) return preferred;
-  const key = createHash('sha256').update(projectRoot).digest('hex').slice(0, 8);
-  return path.join('/var/lib/postgresql/cadastral-geoportal', `${config.profile}-${key}`);
 }
 
 function initPostgres(dir: string): void {
@@ -87,11 +70,12 @@ async function pgReady(port = config.db.port): Promise<boolean> {
 }
 
 /** The server settings of the embedded PostgreSQL, its replica's too (a standby needs at least the primary's max_connections). */
-function pgSettings(port: number): string[] {
+function pgSettings(port: number, extra: string[] = []): string[] {
   return [
-    `port=${port}`, 'listen_addresses=127.0.0.1', 'unix_socket_directories=',
+    `port=${port}`, 'listen_addresses=127.0.0.1',
     'shared_buffers=512MB', 'work_mem=32MB', 'maintenance_work_mem=256MB', 'max_connections=200',
     'max_wal_size=2GB', 'checkpoint_timeout=15min',
+    ...extra,
     // The test store is disposable: trade durability for speed there only.
     ...(config.profile === 'test' ? ['synchronous_commit=off', 'fsync=off', 'full_page_writes=off'] : []),
   ].flatMap((s) => ['-c', s]);
@@ -125,7 +109,7 @@ export function replicaService(dir = replicaDataDir(), port = config.db.replicaP
         pgBin('pg_basebackup'), '-h', config.db.host, '-p', String(config.db.port), '-U', config.db.user,
         '-D', dir, '-R', '-X', 'stream', '--checkpoint=fast',
       ]);
-      const run = shellWords([pgBin('postgres'), '-D', dir, ...pgSettings(port)]);
+      const run = shellWords([pgBin('postgres'), '-D', dir, ...pgSettings(port, ['unix_socket_directories='])]);
       // One process from the copy to the server, so the launcher's restart and stop see one child.
       const [cmd, args] = asPostgres('sh', ['-c', `[ -f ${shellWords([path.join(dir, 'PG_VERSION')])} ] || ${copy} || exit 1; exec ${run}`]);
       // The copy signs in to the primary with the store's password, in the environment only.
@@ -146,8 +130,10 @@ export function services(): Service[] {
       start() {
         const dir = pgDataDir();
         initPostgres(dir);
-        const [cmd, args] = asPostgres(pgBin('postgres'), ['-D', dir, ...pgSettings(config.db.port)]);
-        return startProcess('postgres', cmd, args, { env: childEnv('postgres') });
+        // Continuous archiving into the backup repository (domain/backup/pgbackrest.ts); the archive
+        // command reads pgBackRest's options from the server's environment.
+        const [cmd, args] = asPostgres(pgBin('postgres'), ['-D', dir, ...pgSettings(config.db.port, archiveSettings(stackTarget(dir)))]);
+        return startProcess('postgres', cmd, args, { env: { ...childEnv('postgres'), ...pgbackrestEnv(stackTarget(dir)) } });
       },
     },
     {
@@ -192,6 +178,15 @@ export function services(): Service[] {
           },
         });
       },
+    },
+    {
+      // pgBackRest speaks S3 over HTTPS only (scripts/stack/s3TlsFront.ts); not needed when the
+      // backups go to an HTTPS endpoint of their own.
+      name: 's3-tls-front',
+      embedded: config.s3.embedded && !config.backup.externalEndpoint,
+      readyTimeoutMs: 30_000,
+      ready: () => tcpOpen('127.0.0.1', config.backup.tlsPort),
+      start: () => startProcess('s3-tls-front', tsx, [path.join(projectRoot, 'scripts/stack/s3TlsFront.ts')], { env: childEnv('s3-tls-front') }),
     },
     {
       name: 'maildev',

@@ -75,6 +75,8 @@ export const JOBS = {
   // A certificate-portal account's FIFO queue of orders, and each order's batch (its child, one at a time).
   'cf-order-queue': { workflow: 'cfOrderQueue', queue: TaskQueue.store, scope: (i: { account: string }) => i.account, singleton: true, signal: 'enqueueBatch' },
   'cf-order-batch': { workflow: 'cfOrderBatch', queue: TaskQueue.store, scope: (i: { account: string; orderId: string }) => `${i.account}:${i.orderId}`, singleton: true },
+  // One backup at a time (pgBackRest holds the repository too): by hand or by the nightly kick.
+  backup: { workflow: 'databaseBackup', queue: TaskQueue.store, scope: 'repository', singleton: true },
   // Periodic jobs that only their schedules start (temporal/schedules.ts names each id's scope).
   'session-housekeeping': { workflow: 'sessionHousekeeping', queue: TaskQueue.store },
   'portal-health': { workflow: 'portalHealth', queue: TaskQueue.store },
@@ -82,6 +84,8 @@ export const JOBS = {
   'daily-digest': { workflow: 'dailyDigest', queue: TaskQueue.store },
   'sync-rule-scheduler': { workflow: 'syncRuleScheduler', queue: TaskQueue.store },
   'weekend-sync-kick': { workflow: 'weekendSyncKick', queue: TaskQueue.store },
+  'backup-nightly': { workflow: 'backupKick', queue: TaskQueue.store },
+  'backup-watch': { workflow: 'backupWatch', queue: TaskQueue.store },
 } as const satisfies Record<string, JobSpec>;
 
 export type JobKind = keyof typeof JOBS;

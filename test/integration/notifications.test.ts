@@ -140,7 +140,7 @@ describe('preferences and the in-app inbox', () => {
     expect(first.status).toBe(200);
     expect(first.body).toEqual({
       statusChange: true, countySyncDone: true, registryDeadline: true, weekendSyncFailed: true,
-      cfExtractReady: true, exportReady: true, watchChange: true, dailyDigest: true, instantEmail: true,
+      cfExtractReady: true, exportReady: true, watchChange: true, backupFailed: true, dailyDigest: true, instantEmail: true,
     });
     const put = await api('PUT', '/api/notifications/preferences', { body: { exportReady: false, 'county-sync-done': false } });
     expect(put.status).toBe(200);

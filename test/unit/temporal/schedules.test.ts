@@ -18,6 +18,8 @@ describe('schedules from the job table', () => {
       ['registry-status-check:hourly', 'registryStatusCheck', 'store', []],
       ['sync-rule-scheduler:global', 'syncRuleScheduler', 'store', []],
       ['weekend-sync-kick:nightly', 'weekendSyncKick', 'store', []],
+      ['backup-nightly:nightly', 'backupKick', 'store', []],
+      ['backup-watch:hourly', 'backupWatch', 'store', []],
     ]);
   });
 

@@ -1,6 +1,7 @@
 /**
- * The live health line: database, Temporal, object storage and mail, green or red, with the
- * probe's detail in a tooltip. First values come from the page loader; then the browser asks
+ * The live health line: database, Temporal, object storage, mail, the land-registry portal and
+ * the last backup, green or red, each with since when it is in that state and the probe's detail
+ * in a tooltip. First values come from the page loader; then the browser asks
  * GET /api/health every 15 s. A failed request turns the whole line red with the reason.
  */
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
@@ -141,6 +142,11 @@ function Indicator(props: { testId: string; label: string; probe?: HealthProbe; 
       <span className="indicator__text">
         <span className="indicator__label">{label}</span>
         <span className="indicator__status">{status}</span>
+        {probe?.since && !failed && !pending ? (
+          <span className="indicator__since" data-testid={`${testId}-since`}>
+            din {formatWhen(probe.since)}
+          </span>
+        ) : null}
       </span>
       {probe && !failed && !pending ? <span className="indicator__ms">{probe.ms} ms</span> : null}
       <span role="tooltip" id={tipId} className="indicator__tip">

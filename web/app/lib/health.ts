@@ -6,9 +6,11 @@ export interface HealthProbe {
   ok: boolean;
   ms: number;
   detail?: string;
+  /** Since when the check is in its present state (ISO time). */
+  since?: string;
 }
 
-export type HealthCheckKey = 'database' | 'temporal' | 'storage' | 'mail';
+export type HealthCheckKey = 'database' | 'temporal' | 'storage' | 'mail' | 'portal' | 'backup';
 
 export interface HealthReport {
   ok: boolean;
@@ -21,6 +23,8 @@ export const HEALTH_CHECKS: readonly { key: HealthCheckKey; label: string }[] = 
   { key: 'temporal', label: 'Temporal' },
   { key: 'storage', label: 'Stocare obiecte' },
   { key: 'mail', label: 'E-mail' },
+  { key: 'portal', label: 'Portal cadastru' },
+  { key: 'backup', label: 'Copii de siguranță' },
 ];
 
 /** How often the home page asks /api/health again. */

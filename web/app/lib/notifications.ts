@@ -36,4 +36,5 @@ export const TYPE_NAMES: Record<string, string> = {
   'cf-extract-ready': 'Extras CF gata',
   'export-ready': 'Export gata',
   'watch-change': 'Parcelă urmărită modificată',
+  'backup-failed': 'Copie de siguranță eșuată sau întârziată',
 };

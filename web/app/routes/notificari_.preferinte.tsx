@@ -28,6 +28,7 @@ const TYPE_SWITCHES: Array<[keyof Preferences, string]> = [
   ['cfExtractReady', 'Extrase CF gata de descărcat'],
   ['exportReady', 'Exporturi gata de descărcat'],
   ['watchChange', 'Modificări ale parcelelor și UAT-urilor urmărite'],
+  ['backupFailed', 'Copii de siguranță eșuate sau întârziate (administratori)'],
 ];
 
 export default function PreferencesPage() {

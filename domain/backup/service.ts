@@ -1,0 +1,167 @@
+/**
+ * Backups of the store and the object store (docs/operations.md "Backups"): what the nightly job,
+ * `POST /api/admin/backups`, the health check and `npm run restore` call. Each run is recorded in
+ * the backup bucket (`runs/<stanza>/<id>.json`), not in the database it backs up, so a restore
+ * neither loses nor rewinds the record of backups taken after the point restored to.
+ */
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { config } from '../config';
+import type { Db } from '../db/pool';
+import { notify } from '../notifications/notify';
+import type { StartDelivery } from '../notifications/outbox';
+import { adminUsers } from '../notifications/users';
+import { countOf } from '../text/plural';
+import { bucketNames, s3 } from '../storage/s3';
+import { ensureBackupBucket, listAll, mirrorBuckets, pruneObjects, restoreBuckets, type ObjectRestoreResult } from './objects';
+import { ensureStanza, expireBackup, repoBackups, restoreFiles, takeBackup, type BackupTarget, type BackupType } from './pgbackrest';
+import { backupsToExpire, backupsToKeep, nextBackupType } from './retention';
+
+export interface BackupRun {
+  id: string;
+  type: BackupType;
+  startedAt: string;
+  endedAt: string | null;
+  /** Database backup (compressed) plus the object versions copied by this run. */
+  sizeBytes: number | null;
+  status: 'running' | 'done' | 'failed';
+  error?: string;
+  /** pgBackRest's label of the database backup. */
+  label?: string;
+}
+
+type Repo = Pick<BackupTarget, 'stanza' | 'repoPath'>;
+
+const runsPrefix = (t: Repo) => `runs/${t.stanza}/`;
+const objectsPrefix = (t: BackupTarget) => `objects/${t.stanza}`;
+
+/** The local stack's repository (what the web process reads: it needs no data directory). */
+export const stackRepo = (): Repo => ({ stanza: config.backup.stanza, repoPath: config.backup.repoPath });
+
+async function saveRun(t: BackupTarget, run: BackupRun): Promise<void> {
+  await s3().send(new PutObjectCommand({
+    Bucket: config.backup.bucket, Key: `${runsPrefix(t)}${run.id}.json`, Body: JSON.stringify(run), ContentType: 'application/json',
+  }));
+}
+
+/** The backup bucket and the stanza: safe at every start of the stack. */
+export async function ensureBackupRepository(t: BackupTarget): Promise<void> {
+  await ensureBackupBucket();
+  await ensureStanza(t);
+}
+
+/** Every recorded run, newest first. */
+export async function backupRuns(t: Repo): Promise<BackupRun[]> {
+  const keys = (await listAll(config.backup.bucket, runsPrefix(t))).map((o) => o.Key!);
+  const runs = await Promise.all(keys.map(async (Key) => {
+    const r = await s3().send(new GetObjectCommand({ Bucket: config.backup.bucket, Key }));
+    return JSON.parse(await r.Body!.transformToString()) as BackupRun;
+  }));
+  return runs.sort((a, b) => b.startedAt.localeCompare(a.startedAt));
+}
+
+/** The time of the newest WAL segment in the archive: a restore reaches up to it. */
+export async function walArchivedUpTo(t: Repo): Promise<string | null> {
+  const wal = await listAll(config.backup.bucket, `${t.repoPath.replace(/^\//, '')}/archive/${t.stanza}/`);
+  const newest = wal.filter((o) => /\/[0-9A-F]{24}-/.test(o.Key ?? '')).reduce<Date | null>(
+    (max, o) => (o.LastModified && (!max || o.LastModified > max) ? o.LastModified : max), null);
+  return newest?.toISOString() ?? null;
+}
+
+export interface LastBackup {
+  /** End of the newest successful backup; null when none was ever taken. */
+  lastAt: string | null;
+  sizeBytes: number | null;
+  /** A successful backup newer than config.backup.maxAgeHours. */
+  ok: boolean;
+  ageSeconds: number | null;
+}
+
+/** The newest good backup, for the health check, the late-backup alert and the metrics' gauges. */
+export async function lastBackup(t: Repo = stackRepo(), now = new Date()): Promise<LastBackup> {
+  const last = (await backupRuns(t)).find((r) => r.status === 'done');
+  if (!last?.endedAt) return { lastAt: null, sizeBytes: null, ok: false, ageSeconds: null };
+  const ageSeconds = Math.max(0, Math.round((now.getTime() - Date.parse(last.endedAt)) / 1000));
+  return { lastAt: last.endedAt, sizeBytes: last.sizeBytes, ok: ageSeconds <= config.backup.maxAgeHours * 3600, ageSeconds };
+}
+
+export interface BackupOutcome {
+  run: BackupRun;
+  expired: string[];
+}
+
+/**
+ * One backup: the database (full once a week, else differential, unless `type` is given), the
+ * buckets' new object versions with this backup's manifest, then the retention. The run is
+ * recorded as running first, so the list shows it, and as done or failed at the end.
+ */
+export async function runBackup(t: BackupTarget, o: { id: string; type?: BackupType; buckets?: readonly string[] }): Promise<BackupOutcome> {
+  const before = await repoBackups(t);
+  const type = o.type ?? nextBackupType(before, new Date());
+  const run: BackupRun = { id: o.id, type, startedAt: new Date().toISOString(), endedAt: null, sizeBytes: null, status: 'running' };
+  await saveRun(t, run);
+  try {
+    const made = await takeBackup(t, type);
+    const mirror = await mirrorBuckets(objectsPrefix(t), made.label, o.buckets ?? bucketNames());
+    const sets = await repoBackups(t);
+    const policy = config.backup.retention;
+    const expired = backupsToExpire(sets, policy);
+    for (const label of expired) await expireBackup(t, label);
+    await pruneObjects(objectsPrefix(t), backupsToKeep(sets, policy));
+    Object.assign(run, { endedAt: new Date().toISOString(), sizeBytes: made.sizeBytes + mirror.copiedBytes, status: 'done', label: made.label });
+    await saveRun(t, run);
+    return { run, expired };
+  } catch (err) {
+    Object.assign(run, { endedAt: new Date().toISOString(), status: 'failed', error: err instanceof Error ? err.message : String(err) });
+    await saveRun(t, run).catch(() => undefined);
+    throw err;
+  }
+}
+
+export interface RestoreOutcome {
+  to: string | null;
+  objects: ObjectRestoreResult;
+}
+
+/**
+ * Restores the files of `t`'s stopped cluster and the buckets to `to` (default: the newest the
+ * archive holds). The WAL replay itself runs when the server next starts (`recover`).
+ */
+export async function restoreFilesAndObjects(t: BackupTarget, o: { to?: Date; buckets?: readonly string[] } = {}): Promise<RestoreOutcome> {
+  await restoreFiles(t, o.to);
+  const objects = await restoreBuckets(objectsPrefix(t), o.buckets ?? bucketNames(), o.to);
+  return { to: o.to?.toISOString() ?? null, objects };
+}
+
+/**
+ * Tells every administrator (in-app and, being critical, by e-mail at once) that a backup failed
+ * or that the newest good one is late. `key` makes a repeat (a retried activity, the next hourly
+ * check of the same late backup) a no-op.
+ */
+export async function notifyBackupProblem(
+  db: Db,
+  deliver: StartDelivery,
+  p: { problem: 'failed' | 'late'; detail: string; key: string },
+): Promise<number> {
+  const admins = await adminUsers(db);
+  const title = p.problem === 'failed' ? 'Copia de siguranță a eșuat' : 'Copia de siguranță este întârziată';
+  let created = 0;
+  for (const admin of admins) {
+    const r = await notify(db, deliver, {
+      userId: admin.id, type: 'backup-failed', title, body: p.detail, link: '/infrastructura-harti',
+      idempotencyKey: `backup-${p.problem}:${p.key}:${admin.id}`, critical: true,
+    });
+    if (r.created) created += 1;
+  }
+  return created;
+}
+
+/** The hourly check: a late (or never taken) backup is told to the administrators once. */
+export async function checkBackupAge(db: Db, deliver: StartDelivery, t: Repo, now = new Date()): Promise<LastBackup & { notified: number }> {
+  const last = await lastBackup(t, now);
+  if (last.ok) return { ...last, notified: 0 };
+  const detail = last.lastAt
+    ? `Ultima copie de siguranță reușită este din ${last.lastAt.slice(0, 16).replace('T', ' ')} UTC, de acum ${countOf(Math.floor((last.ageSeconds ?? 0) / 3600), 'oră', 'ore')} (limita: ${countOf(config.backup.maxAgeHours, 'oră', 'ore')}).`
+    : 'Nu există încă nicio copie de siguranță reușită a bazei de date.';
+  const notified = await notifyBackupProblem(db, deliver, { problem: 'late', detail, key: last.lastAt ?? 'none' });
+  return { ...last, notified };
+}
