@@ -9,11 +9,16 @@ import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { AppError, errors } from '../../domain/errors';
 import { registry, ErrorBody } from './openapi';
 import type { SessionContext } from '../../domain/auth/sessionContext';
-import { requireBearer } from '../auth/bearer';
+import { bearerToken, requireBearer } from '../auth/bearer';
 import { requireAdmin } from '../auth/guards';
 import { config } from '../../domain/config';
+import { isLoopback } from '../../domain/net/loopback';
 
-export type AuthKind = 'public' | 'session' | 'admin' | 'cron' | 'addressbook';
+/**
+ * `metrics`: a loopback caller, `Authorization: Bearer <METRICS_TOKEN>`, or an admin session
+ * (CONTRACT.md section 6, `GET /metrics`).
+ */
+export type AuthKind = 'public' | 'session' | 'admin' | 'cron' | 'addressbook' | 'metrics';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -198,6 +203,12 @@ function checkAuth(kind: AuthKind, req: Request): void {
     case 'admin':
       if (!liveSession(req)) throw noSession(req);
       return requireAdmin(req.auth);
+    case 'metrics':
+      // req.ip is the client a loopback proxy forwards for (trust proxy), never the proxy itself.
+      if (isLoopback(req.ip)) return;
+      if (bearerToken(req) !== null) return requireBearer(req, config.tokens.metricsToken);
+      if (!liveSession(req)) throw noSession(req);
+      return requireAdmin(req.auth);
   }
 }
 
@@ -235,7 +246,7 @@ export function defineRoute<B extends ZodType | undefined = undefined, Q extends
   if (spec.auth !== 'public') {
     responses[401] = { description: 'No session or bad token', content: { 'application/json': { schema: ErrorBody } } };
   }
-  if (spec.auth === 'admin') {
+  if (spec.auth === 'admin' || spec.auth === 'metrics') {
     responses[403] = { description: 'Not an admin', content: { 'application/json': { schema: ErrorBody } } };
   }
   for (const [status, description] of Object.entries(spec.failures ?? {})) {
@@ -246,7 +257,7 @@ export function defineRoute<B extends ZodType | undefined = undefined, Q extends
       ? []
       : spec.auth === 'cron'
         ? [{ bearer: [] }]
-        : spec.auth === 'addressbook'
+        : spec.auth === 'addressbook' || spec.auth === 'metrics'
           ? [{ bearer: [] }, { session: [] }]
           : [{ session: [] }];
   registry.registerPath({
