@@ -17,6 +17,7 @@ import { bearerOf, tokensEqual } from '../domain/crypto/tokens';
 import { AppError, errors } from '../domain/errors';
 import { childLogger } from '../domain/log';
 import { jobDuration, jobsEnded, jobsStarted, scrape } from '../domain/metrics';
+import { applyKeepAlive } from '../domain/net/keepAlive';
 import { isLoopback } from '../domain/net/loopback';
 import { jobKindOf, type JobMetricSinks } from '../temporal/common/jobMetrics';
 
@@ -77,7 +78,7 @@ function sendError(res: http.ServerResponse, err: AppError): void {
 
 /** Serves `GET /metrics` on `port`; resolves once listening. */
 export async function serveWorkerMetrics(port: number, sdkPort: number): Promise<http.Server> {
-  const server = http.createServer((req, res) => {
+  const server = applyKeepAlive(http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?', 1)[0];
     if (path !== '/metrics' || req.method !== 'GET') return sendError(res, errors.notFound());
     if (!workerMetricsAllowed(req)) return sendError(res, errors.unauthorized('Token de acces lipsă sau invalid.'));
@@ -88,7 +89,7 @@ export async function serveWorkerMetrics(port: number, sdkPort: number): Promise
         sendError(res, errors.internal());
       },
     );
-  });
+  }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, config.workers.metricsHost, () => resolve());

@@ -5,12 +5,22 @@
  * matched is `(unmatched)` under the API prefixes and `(ui)` elsewhere (the Remix pages and their
  * assets, which have no Express route).
  */
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { httpDuration, httpRequests } from '../../domain/metrics';
 
 const API_PREFIXES = ['/api/', '/tiles/', '/ogc', '/auth/'];
 
-export function routeLabel(req: Request): string {
+const ROUTE = Symbol('route template');
+
+/** Records the template of the route that took the request (defineRoute does, as it starts). */
+export function markRoute(res: Response, template: string): void {
+  (res.locals as Record<symbol, string>)[ROUTE] = template;
+}
+
+export function routeLabel(req: Request, res: Response): string {
+  const marked = (res.locals as Record<symbol, string | undefined>)[ROUTE];
+  if (marked) return marked;
+  // A plain Express route (sign-in's redirects): its router's mount is still req.baseUrl.
   const path = (req.route as { path?: unknown } | undefined)?.path;
   if (typeof path === 'string') return `${req.baseUrl}${path}`;
   return API_PREFIXES.some((p) => req.originalUrl.startsWith(p)) ? '(unmatched)' : '(ui)';
@@ -23,7 +33,7 @@ export function httpMetrics(): RequestHandler {
       res.off('finish', done);
       res.off('close', done);
       // A client that left before the answer ended is counted with the status that was set.
-      const labels = { route: routeLabel(req), method: req.method, status: String(res.statusCode) };
+      const labels = { route: routeLabel(req, res), method: req.method, status: String(res.statusCode) };
       httpRequests.inc(labels);
       httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
     };

@@ -13,6 +13,7 @@ import { bearerToken, requireBearer } from '../auth/bearer';
 import { requireAdmin } from '../auth/guards';
 import { config } from '../../domain/config';
 import { isLoopback } from '../../domain/net/loopback';
+import { markRoute } from './metrics';
 
 /**
  * `metrics`: a loopback caller, `Authorization: Bearer <METRICS_TOKEN>`, or an admin session
@@ -275,6 +276,9 @@ export function defineRoute<B extends ZodType | undefined = undefined, Q extends
   });
 
   const wrapped: RequestHandler = async (req, res, next) => {
+    // The route's template for the request metrics, taken now: a failure answered by a later
+    // mount (`app.use('/tiles', errorMapper)`) changes req.baseUrl before the answer ends.
+    markRoute(res, `${req.baseUrl}${spec.path}`);
     try {
       // The gate first: a signed-in central-API user on a cron route (auto-refresh) learns that
       // the route is gone (410), not that a bearer token is missing (spec 5.9).

@@ -36,6 +36,7 @@ const { workerMetricsAllowed } = await import('../../workers/metrics');
 const { getTemporalClient, closeTemporalClient } = await import('../../temporal/client');
 const { listenApp } = await import('../helpers/appServer');
 const { until } = await import('../helpers/wait');
+const { applyKeepAlive } = await import('../../domain/net/keepAlive');
 const { createTestSessionRecord } = await import('../helpers/session');
 
 const PROMTOOL_VERSION = 'v0.316.0';
@@ -53,6 +54,7 @@ let sim: LandregSimulator | undefined;
 
 beforeAll(async () => {
   ({ server, base } = await listenApp(createApp({ store })));
+  applyKeepAlive(server); // as api/server.ts: a scrape never lands on a socket the server is closing
   admin = await createTestSessionRecord({ email: 'metrics-admin@birou.ro', flags: { isAdmin: true }, db: store.pool });
   viewer = await createTestSessionRecord({ email: 'metrics-user@birou.ro', flags: { isAdmin: false }, db: store.pool });
   flooder = await createTestSessionRecord({ email: 'metrics-flood@birou.ro', flags: { isAdmin: false }, db: store.pool });
@@ -160,6 +162,11 @@ describe('each family of the web process moves with its event', () => {
     expect(value(after, series) - value(before, series)).toBe(1);
     expect(value(after, hist) - value(before, hist)).toBe(1);
     expect(after).not.toContain('/tiles/gis_uats_z12/12/2301/1451');
+
+    // Refused without a session: answered by the error mount of /tiles, counted under the same template.
+    const refused = 'geoportal_http_requests_total{route="/tiles/:source/:z/:x/:y",method="GET",status="401"}';
+    expect((await fetch(`${base}/tiles/gis_uats_z12/12/2301/1451`)).status).toBe(401);
+    expect(value(await webScrape(), refused) - value(after, refused)).toBe(1);
   });
 
   test('a tile asked twice: a miss, then a hit', async () => {
