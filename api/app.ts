@@ -10,6 +10,8 @@ import { errorMapper } from './http/errorMapper';
 import { jsonBody } from './http/jsonBody';
 import { apiRateLimits } from './http/rateLimit';
 import { requestLog } from './http/requestLog';
+import { httpMetrics } from './http/metrics';
+import { metricsRouter } from './routes/metrics';
 import { sessionMiddleware, sameOriginWrites, authRouter, registerAuthApiRoutes } from './auth';
 import { registerSystemRoutes } from './routes/system';
 import { registerAdminBackupRoutes } from './routes/adminBackups';
@@ -113,6 +115,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('query parser', 'simple');
   // Only /api requests are logged: a map view sends dozens of tile requests a second.
   app.use(requestLog(childLogger('http'), (req) => !req.path.startsWith('/api') || req.path === '/api/health'));
+  app.use(httpMetrics());
   app.use(cookieParser());
   app.use(sessionMiddleware(deps.store.pool));
   // Before every router (API, tiles, sign-out, the UI's actions): a cookie-signed write from
@@ -121,6 +124,9 @@ export function createApp(deps: AppDeps): Express {
   // Personal access tokens sign in GET requests of desktop GIS clients on these two prefixes only.
   app.use(['/ogc', '/tiles'], personalTokenAuth(deps.store.pool));
   app.use('/auth', express.urlencoded({ extended: false, limit: '64kb' }), authRouter(deps.store));
+  // Prometheus' scrape: its own access rule (defineRoute 'metrics'), none of the API's limits.
+  app.use(metricsRouter());
+  app.use('/metrics', errorMapper);
 
   const limits = apiRateLimits();
   // Wrong tokens on /tiles are throttled as on /ogc and /api (one counter per address).

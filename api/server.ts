@@ -9,10 +9,12 @@ import { getTemporalClient } from '../temporal/client';
 import { ensureOverviewArchive } from '../temporal/tileArchive';
 import { sweepStaleTempDirs } from '../domain/storage/tempDirs';
 import { processStore } from '../domain/db/store';
+import { trackPools } from '../domain/metrics';
 
 refuseUnsafeProductionStart();
 // The one store of the process, handed to the routers, to every page's loader and to the job starts.
 const store = processStore();
+trackPools({ pool: store.pool, tilePool: store.tilePool });
 const app = createApp({ store, web: [pageGuard, ...(await createWebHandlers(store))] });
 const server = applyKeepAlive(app.listen(config.app.port, () => {
   logger.info({ url: config.app.publicUrl }, 'geoportal listening');

@@ -1,4 +1,5 @@
 import { errors } from './errors';
+import { heavyWorkRefused, trackWorkSlots } from './metrics';
 
 /**
  * The one bounded-concurrency helper: runs `fn` over `items` with at most `limit` in flight;
@@ -28,6 +29,8 @@ export async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (
 export type Release = () => void;
 
 export interface WorkSlotsOptions {
+  /** Its name in the metrics (work in flight, waiting, refused); unnamed slots are not shown. */
+  kind?: string;
   /** Slots held at once by everyone together. */
   global: () => number;
   /** Slots held at once by one caller. */
@@ -59,7 +62,9 @@ export class WorkSlots {
   private total = 0;
   private readonly waiting: Waiter[] = [];
 
-  constructor(private readonly opts: WorkSlotsOptions) {}
+  constructor(private readonly opts: WorkSlotsOptions) {
+    if (opts.kind) trackWorkSlots(opts.kind, this);
+  }
 
   get active(): number {
     return this.total;
@@ -69,7 +74,9 @@ export class WorkSlots {
     return this.waiting.length;
   }
 
-  private refuse(message: string): never {
+  private refuse(cap: 'user' | 'global'): never {
+    if (this.opts.kind) heavyWorkRefused.inc({ kind: this.opts.kind, cap });
+    const message = cap === 'user' ? this.opts.messages.user : this.opts.messages.global;
     throw errors.rateLimited(this.opts.retryAfterSeconds, message);
   }
 
@@ -99,8 +106,8 @@ export class WorkSlots {
 
   /** Takes a slot now or throws 429, never waiting: for work nobody waits on (a read-ahead). */
   tryAcquire(key: string): Release {
-    if ((this.held.get(key) ?? 0) >= this.opts.perUser()) this.refuse(this.opts.messages.user);
-    if (this.total >= this.opts.global() || this.waiting.length) this.refuse(this.opts.messages.global);
+    if ((this.held.get(key) ?? 0) >= this.opts.perUser()) this.refuse('user');
+    if (this.total >= this.opts.global() || this.waiting.length) this.refuse('global');
     return this.take(key);
   }
 
@@ -111,10 +118,10 @@ export class WorkSlots {
   async acquire(key: string, signal?: AbortSignal): Promise<Release> {
     const mine = this.held.get(key) ?? 0;
     const waitingMine = this.waiting.filter((w) => w.key === key).length;
-    if (mine + waitingMine >= this.opts.perUser()) this.refuse(this.opts.messages.user);
+    if (mine + waitingMine >= this.opts.perUser()) this.refuse('user');
     if (this.total < this.opts.global() && this.waiting.length === 0) return this.take(key);
     const queue = this.opts.queue;
-    if (!queue || this.waiting.length >= queue.max) this.refuse(this.opts.messages.global);
+    if (!queue || this.waiting.length >= queue.max) this.refuse('global');
     signal?.throwIfAborted();
     return new Promise<Release>((resolve, reject) => {
       const waiter: Waiter = {
@@ -138,7 +145,7 @@ export class WorkSlots {
         signal?.removeEventListener('abort', onAbort);
         leave();
         try {
-          this.refuse(this.opts.messages.global);
+          this.refuse('global');
         } catch (err) {
           reject(err);
         }

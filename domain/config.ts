@@ -266,6 +266,15 @@ export const config = {
       Math.max(1, Math.floor(landregRequestsPerSecond / landregSyncPagesPerActivity)),
     ),
     landregMaxConcurrentActivities: int('LANDREG_MAX_CONCURRENT_ACTIVITIES', 4),
+    /** This process's place among the stack's worker processes (0…WORKERS-1; the stack sets it). */
+    index: int('WORKER_INDEX', 0),
+    /**
+     * The metrics port of worker 0 (CONTRACT.md section 6); worker i serves on this + i, so
+     * WORKERS=N processes on one host never collide. Shifted with the stack's ports.
+     */
+    metricsBasePort: port('WORKER_METRICS_PORT', 9464),
+    /** Where the worker metrics listen: all interfaces in a container, loopback on a developer's machine. */
+    metricsHost: str('WORKER_METRICS_HOST', '127.0.0.1'),
   },
 
   /** Scheduled syncs (docs/scheduling.md). */
@@ -563,6 +572,11 @@ export const config = {
   tokens: {
     cronSecret: secret('CRON_SECRET', 'dev-cron-secret'),
     addressBookApiKey: secret('ADDRESSBOOK_API_KEY', 'dev-addressbook-key'),
+    /**
+     * The bearer token of a Prometheus server scraping `/metrics` from another host (loopback
+     * callers need none). Unset: only admin sessions and loopback callers are served.
+     */
+    metricsToken: secret('METRICS_TOKEN', '', { requiredWith: 'METRICS_TOKEN' }),
   },
 
   flags: {

@@ -12,6 +12,8 @@ import { closeTemporalClient, getTemporalClient } from '../temporal/client';
 import { isTaskQueueName, type TaskQueueName } from '../temporal/common/queues';
 import { ensureSchedules } from '../temporal/schedules';
 import { createQueueWorkers, workerIdentity } from './start';
+import { freeLoopbackPort, serveWorkerMetrics, workerMetricsPort } from './metrics';
+import { trackPools } from '../domain/metrics';
 import { ensureExportLifecycle } from '../domain/storage/s3';
 import { sweepStaleTempDirs } from '../domain/storage/tempDirs';
 import { seedWeekendQueue } from '../domain/scheduling/weekend';
@@ -26,12 +28,17 @@ const pinoLevel: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'>
   ERROR: 'error',
 };
 
-function installRuntime(): void {
+function installRuntime(sdkMetricsPort: number): void {
   const sdk = childLogger('temporal-sdk');
   Runtime.install({
     // The SDK's and the Rust core's logs go through pino (redaction, one format for the stack).
     logger: new DefaultLogger('INFO', ({ level, message, meta }) => sdk[pinoLevel[level]](meta ?? {}, message)),
-    telemetryOptions: { logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'WARN', other: 'WARN' }) } },
+    telemetryOptions: {
+      logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'WARN', other: 'WARN' }) },
+      // Read by our metrics endpoint and served beside our own (workers/metrics.ts); `_total`
+      // on counters and seconds for durations, as Prometheus names them (promtool's lint).
+      metrics: { prometheus: { bindAddress: `127.0.0.1:${sdkMetricsPort}`, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true } },
+    },
     // The Runtime calls shutdown() on every Worker on these signals; run() then resolves.
     shutdownSignals: ['SIGINT', 'SIGTERM'],
   });
@@ -61,11 +68,19 @@ async function connectWithRetry(deadlineMs = 30_000): Promise<NativeConnection> 
 
 async function main(): Promise<void> {
   refuseUnsafeProductionStart();
-  installRuntime();
+  const sdkMetricsPort = await freeLoopbackPort();
+  installRuntime(sdkMetricsPort);
   const started = Date.now();
+  // A worker without its metrics (the port still held by a predecessor shutting down) still
+  // works; Prometheus shows the target down.
+  const metricsServer = await serveWorkerMetrics(workerMetricsPort(), sdkMetricsPort).catch((err: unknown) => {
+    log.error({ err: (err as Error).message, port: workerMetricsPort() }, 'worker metrics not served');
+    return undefined;
+  });
   const connection = await connectWithRetry();
   // The one store of the process, handed to every activity factory.
   const store = processStore();
+  trackPools({ pool: store.pool, tilePool: store.tilePool });
   let exitCode = 0;
   try {
     const workers = await createQueueWorkers({
@@ -94,11 +109,11 @@ async function main(): Promise<void> {
         for (const w of workers.values()) if (w.getState() === 'RUNNING') w.shutdown();
       }),
     );
-    log.info({ queues: [...workers.keys()], identity: workerIdentity(), address: config.temporal.address, ms: Date.now() - started }, 'workers running');
+    log.info({ queues: [...workers.keys()], identity: workerIdentity(), address: config.temporal.address, metricsPort: workerMetricsPort(), ms: Date.now() - started }, 'workers running');
     await Promise.all(runs);
     log.info('workers stopped');
   } finally {
-    await Promise.allSettled([store.close(), closeTemporalClient(), connection.close()]);
+    await Promise.allSettled([store.close(), closeTemporalClient(), connection.close(), new Promise((r) => (metricsServer ? metricsServer.close(r) : r(undefined)))]);
   }
   process.exitCode = exitCode;
 }

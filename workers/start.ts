@@ -3,11 +3,16 @@
  * integration tests, so tests run exactly the wiring production runs (on their own task queue).
  */
 import os from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { config } from '../domain/config';
 import { childLogger } from '../domain/log';
 import type { TaskQueueName } from '../temporal/common/queues';
 import { activityDeps, hasRegisteredWork, workerRegistry, type QueueWorkerEntry, type WorkerDeps } from './registry';
+import { jobMetricSinks } from './metrics';
+
+/** Every workflow bundle carries the job-metrics interceptor; every Worker the sink it calls. */
+const JOB_METRICS_INTERCEPTOR = fileURLToPath(new URL('../workflows/jobMetrics.ts', import.meta.url));
 
 const log = childLogger('workers');
 
@@ -20,6 +25,7 @@ export function workflowBundleFor(workflowsPath: string): Promise<WorkflowBundle
     const started = Date.now();
     b = bundleWorkflowCode({
       workflowsPath,
+      workflowInterceptorModules: [JOB_METRICS_INTERCEPTOR],
       // Webpack's chatter is noise in the stack's prefixed logs; keep warnings and errors.
       logger: {
         log: () => {},
@@ -70,7 +76,7 @@ export async function createQueueWorkers(opts: CreateWorkersOptions): Promise<Ma
       namespace: opts.namespace,
       taskQueue: queue,
       identity: workerIdentity(),
-      ...(entry.workflowsPath ? { workflowBundle: await workflowBundleFor(entry.workflowsPath) } : {}),
+      ...(entry.workflowsPath ? { workflowBundle: await workflowBundleFor(entry.workflowsPath), sinks: jobMetricSinks() } : {}),
       ...(entry.activities ? { activities: entry.activities(activityDeps(opts.deps)) } : {}),
       shutdownGraceTime: '10 seconds',
       ...entry.options,

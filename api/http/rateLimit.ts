@@ -17,10 +17,15 @@ import { errors } from '../../domain/errors';
 import { callerKeyOf, portalSlots } from '../../domain/outside/door';
 import { presentedToken } from '../auth/bearer';
 import { config } from '../../domain/config';
+import { rateLimited } from '../../domain/metrics';
 
 const WINDOW_MS = 60_000;
 
-const handler: Options['handler'] = (req, res, _next, options) => {
+/** Which limit refused, in the metrics (geoportal_rate_limited_total's `cap`). */
+type Cap = 'user' | 'token' | 'bearer_failures';
+
+const handlerFor = (cap: Cap): Options['handler'] => (req, res, _next, options) => {
+  rateLimited.inc({ cap });
   const resetTime = (req as any).rateLimit?.resetTime as Date | undefined;
   const retryAfter = Math.max(1, Math.ceil(((resetTime?.getTime() ?? Date.now() + options.windowMs) - Date.now()) / 1000));
   const err = errors.rateLimited(retryAfter);
@@ -28,14 +33,14 @@ const handler: Options['handler'] = (req, res, _next, options) => {
 };
 
 /** One minute window, the contract's headers and 429 body; each limiter adds its key and rules. */
-function minuteLimit(limit: number, rules: Pick<Partial<Options>, 'keyGenerator' | 'skip' | 'skipSuccessfulRequests' | 'requestWasSuccessful'>) {
+function minuteLimit(cap: Cap, limit: number, rules: Pick<Partial<Options>, 'keyGenerator' | 'skip' | 'skipSuccessfulRequests' | 'requestWasSuccessful'>) {
   return rateLimit({
     windowMs: WINDOW_MS,
     limit,
     standardHeaders: 'draft-7',
     legacyHeaders: false,
     validate: { keyGeneratorIpFallback: false },
-    handler,
+    handler: handlerFor(cap),
     ...rules,
   });
 }
@@ -49,11 +54,11 @@ export function callerKey(req: Request): string {
 }
 
 export function userRateLimit(limit = config.app.rateLimitPerMinute) {
-  return minuteLimit(limit, { keyGenerator: callerKey });
+  return minuteLimit('user', limit, { keyGenerator: callerKey });
 }
 
 export function tokenRateLimit(limit = config.app.tokenRateLimitPerMinute) {
-  return minuteLimit(limit, {
+  return minuteLimit('token', limit, {
     skip: (req) => !bearerCall(req),
     keyGenerator: (req) => `t:${createHash('sha256').update(presentedToken(req) ?? '').digest('hex').slice(0, 16)}`,
   });
@@ -61,7 +66,7 @@ export function tokenRateLimit(limit = config.app.tokenRateLimitPerMinute) {
 
 /** Wrong tokens (answers 401) per address; correct ones and session callers do not count. */
 export function bearerFailureLimit(limit = config.app.bearerFailuresPerMinute) {
-  return minuteLimit(limit, {
+  return minuteLimit('bearer_failures', limit, {
     skip: (req) => !bearerCall(req),
     keyGenerator: (req) => `bf:${req.ip}`,
     skipSuccessfulRequests: true,
@@ -90,24 +95,28 @@ const ownMessage = (what: string) => `Aveți deja ${what} în lucru; așteptați
  */
 export const heavyWork = {
   pdf: new WorkSlots({
+    kind: 'pdf',
     global: () => config.limits.pdf.global,
     perUser: () => config.limits.pdf.perUser,
     retryAfterSeconds: 10,
     messages: { user: ownMessage('o prelucrare PDF'), global: busyMessage('documente PDF') },
   }),
   dwg: new WorkSlots({
+    kind: 'dwg',
     global: () => config.limits.dwg.global,
     perUser: () => config.limits.dwg.perUser,
     retryAfterSeconds: 10,
     messages: { user: ownMessage('o conversie DWG'), global: busyMessage('conversii DWG') },
   }),
   ai: new WorkSlots({
+    kind: 'ai',
     global: () => config.limits.ai.global,
     perUser: () => config.limits.ai.perUser,
     retryAfterSeconds: 5,
     messages: { user: ownMessage('întrebări la asistent'), global: busyMessage('întrebări la asistent') },
   }),
   localExport: new WorkSlots({
+    kind: 'localExport',
     global: () => config.exports.localMaxConcurrent,
     perUser: () => 1,
     retryAfterSeconds: 30,
@@ -118,6 +127,7 @@ export const heavyWork = {
   }),
   /** Selection exports (spec 4.1): one ogr2ogr of up to 5,000 features each. */
   selectionExport: new WorkSlots({
+    kind: 'selectionExport',
     global: () => config.limits.selectionExport.global,
     perUser: () => config.limits.selectionExport.perUser,
     retryAfterSeconds: 5,
@@ -130,6 +140,7 @@ export const heavyWork = {
    * (QGIS asks for several tiles of a view at once) and a bounded number for everyone.
    */
   ogcItems: new WorkSlots({
+    kind: 'ogcItems',
     global: () => 16,
     perUser: () => 4,
     retryAfterSeconds: 2,
@@ -140,6 +151,7 @@ export const heavyWork = {
   }),
   /** JSON bodies over the inline size, parsed in a worker thread (api/http/jsonBody.ts), held for the request. */
   jsonBody: new WorkSlots({
+    kind: 'jsonBody',
     global: () => config.limits.jsonBody.global,
     perUser: () => config.limits.jsonBody.perUser,
     retryAfterSeconds: 5,
@@ -147,6 +159,7 @@ export const heavyWork = {
   }),
   /** Multipart uploads (api/http/upload.ts): per user only, so one user's large file never refuses another's. */
   upload: new WorkSlots({
+    kind: 'upload',
     global: () => Number.MAX_SAFE_INTEGER,
     perUser: () => config.uploads.perUser,
     retryAfterSeconds: 10,
@@ -156,6 +169,7 @@ export const heavyWork = {
     },
   }),
   vault: new WorkSlots({
+    kind: 'vault',
     global: () => config.limits.vault.global,
     perUser: () => config.limits.vault.perUser,
     retryAfterSeconds: 2,

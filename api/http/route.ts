@@ -9,13 +9,19 @@ import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { AppError, errors } from '../../domain/errors';
 import { registry, ErrorBody } from './openapi';
 import type { SessionContext } from '../../domain/auth/sessionContext';
-import { requireBearer } from '../auth/bearer';
+import { bearerToken, requireBearer } from '../auth/bearer';
 import { requireAdmin } from '../auth/guards';
 import { config } from '../../domain/config';
 import { JsonShapeError, scanJsonShape, walkJson } from './jsonShape';
 import { declareRawFields } from './rawJson';
+import { isLoopback } from '../../domain/net/loopback';
+import { markRoute } from './metrics';
 
-export type AuthKind = 'public' | 'session' | 'admin' | 'cron' | 'addressbook';
+/**
+ * `metrics`: a loopback caller, `Authorization: Bearer <METRICS_TOKEN>`, or an admin session
+ * (CONTRACT.md section 6, `GET /metrics`).
+ */
+export type AuthKind = 'public' | 'session' | 'admin' | 'cron' | 'addressbook' | 'metrics';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -145,6 +151,12 @@ function checkAuth(kind: AuthKind, req: Request): void {
     case 'admin':
       if (!liveSession(req)) throw noSession(req);
       return requireAdmin(req.auth);
+    case 'metrics':
+      // req.ip is the client a loopback proxy forwards for (trust proxy), never the proxy itself.
+      if (isLoopback(req.ip)) return;
+      if (bearerToken(req) !== null) return requireBearer(req, config.tokens.metricsToken);
+      if (!liveSession(req)) throw noSession(req);
+      return requireAdmin(req.auth);
   }
 }
 
@@ -183,7 +195,7 @@ export function defineRoute<B extends ZodType | undefined = undefined, Q extends
   if (spec.auth !== 'public') {
     responses[401] = { description: 'No session or bad token', content: { 'application/json': { schema: ErrorBody } } };
   }
-  if (spec.auth === 'admin') {
+  if (spec.auth === 'admin' || spec.auth === 'metrics') {
     responses[403] = { description: 'Not an admin', content: { 'application/json': { schema: ErrorBody } } };
   }
   for (const [status, description] of Object.entries(spec.failures ?? {})) {
@@ -194,7 +206,7 @@ export function defineRoute<B extends ZodType | undefined = undefined, Q extends
       ? []
       : spec.auth === 'cron'
         ? [{ bearer: [] }]
-        : spec.auth === 'addressbook'
+        : spec.auth === 'addressbook' || spec.auth === 'metrics'
           ? [{ bearer: [] }, { session: [] }]
           : [{ session: [] }];
   registry.registerPath({
@@ -212,6 +224,9 @@ export function defineRoute<B extends ZodType | undefined = undefined, Q extends
   });
 
   const wrapped: RequestHandler = async (req, res, next) => {
+    // The route's template for the request metrics, taken now: a failure answered by a later
+    // mount (`app.use('/tiles', errorMapper)`) changes req.baseUrl before the answer ends.
+    markRoute(res, `${req.baseUrl}${spec.path}`);
     try {
       // The gate first: a signed-in central-API user on a cron route (auto-refresh) learns that
       // the route is gone (410), not that a bearer token is missing (spec 5.9).

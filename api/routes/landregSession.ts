@@ -11,7 +11,7 @@ import { readPortalSession, recordPortalHealth } from '../../domain/landreg/sess
 import { config } from '../../domain/config';
 import type { SessionContext } from '../../domain/auth/sessionContext';
 import { requireAdmin } from '../auth/guards';
-import { tokensEqual } from '../auth/bearer';
+import { tokensEqual } from '../../domain/crypto/tokens';
 import { childLogger } from '../../domain/log';
 import { withinDeadline } from '../http/deadline';
 import { defineRoute } from '../http/route';

@@ -53,6 +53,7 @@ const keyMemo = new Map<string, Promise<Buffer>>();
 const busy = 'Prea multe operații criptografice în acest moment; reîncercați în câteva secunde.';
 /** The bounded pool of derivations (one key: callers are capped per user before they get here). */
 const kdfSlots = new WorkSlots({
+  kind: 'keyDerivation',
   global: () => config.limits.kdfConcurrency,
   perUser: () => Number.POSITIVE_INFINITY,
   retryAfterSeconds: 2,

@@ -19,6 +19,7 @@ import { config } from '../config';
 import type { Db } from '../db/pool';
 import { AppError } from '../errors';
 import { childLogger } from '../log';
+import { outsideCallDuration, outsideCalls } from '../metrics';
 import { callerSignals, insideActivity } from './caller';
 import { RateLimiter, SharedPace } from './rateLimiter';
 
@@ -205,6 +206,25 @@ const NO_RETRY: RetryPolicy = { retries: 0, baseDelayMs: 0 };
  * an activity, never once the caller has gone.
  */
 export async function outsideCall<T, S = undefined>(
+  opts: OutsideCallOptions & { session?: OutsideSession<S, T> },
+  exchange: (attempt: number, session: S) => Promise<T>,
+): Promise<T> {
+  const end = outsideCallDuration.startTimer({ service: opts.service });
+  const outcome = (o: 'ok' | 'unavailable' | 'error' | 'aborted') => {
+    outsideCalls.inc({ service: opts.service, outcome: o });
+    end({ outcome: o });
+  };
+  try {
+    const answer = await tryCall(opts, exchange);
+    outcome('ok');
+    return answer;
+  } catch (err) {
+    outcome(callerGone(opts.signal) ? 'aborted' : opts.transient?.(err) ? 'unavailable' : 'error');
+    throw err;
+  }
+}
+
+async function tryCall<T, S>(
   opts: OutsideCallOptions & { session?: OutsideSession<S, T> },
   exchange: (attempt: number, session: S) => Promise<T>,
 ): Promise<T> {

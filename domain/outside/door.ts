@@ -20,6 +20,7 @@ import { withOutsideCaller } from './caller';
 
 /** Portal-bound work in flight: a global and a per-caller cap (CONTRACT.md section 6 "heavy routes"). */
 export const portalSlots = new WorkSlots({
+  kind: 'portal',
   global: () => config.limits.portal.global,
   perUser: () => config.limits.portal.perUser,
   retryAfterSeconds: 5,

@@ -31,6 +31,7 @@ import { errors } from '../errors';
 import type { Db } from '../db/pool';
 import type { Store } from '../db/store';
 import { ByteLru } from './lru';
+import { tileCacheRequests, trackTileCache } from '../metrics';
 import {
   DETAIL_MINZOOM,
   LOW_ZOOM_EXTENT,
@@ -210,6 +211,8 @@ async function renderTileBase64(db: Db, addr: TileAddress): Promise<string> {
 
 const cache = new ByteLru(config.tiles.cacheMaxEntries, config.tiles.cacheMaxBytes);
 
+trackTileCache(() => cache.stats());
+
 export function tileCacheStats() {
   return cache.stats();
 }
@@ -302,6 +305,7 @@ function ownCopy(b: Buffer): Buffer {
 export async function getTile(store: Pick<Store, 'pool' | 'tilePool'>, addr: TileAddress): Promise<CachedTile> {
   const tag = await tileTag(store.pool, addr);
   const hit = cache.get(tag.cacheKey);
+  tileCacheRequests.inc({ result: hit ? 'hit' : 'miss' });
   if (hit) return { ...tag, gzipped: hit, cached: true };
   const gzipped = await compressBase64(await renderTileBase64(store.tilePool, addr));
   cache.set(tag.cacheKey, gzipped);

@@ -277,7 +277,8 @@ export function services(): Service[] {
 /**
  * The stack's worker processes: `WORKERS` (default 1) of them, each polling every task queue, so
  * Temporal spreads the tasks over them. One is named `workers`; several `workers-1`…`workers-N`
- * (their log prefix, `SERVICE_NAME` and Temporal worker identity), each restarted on its own.
+ * (their log prefix, `SERVICE_NAME` and Temporal worker identity), each restarted on its own;
+ * worker i serves its metrics on WORKER_METRICS_PORT + i.
  */
 export function workerServices(count = config.workers.processes): Service[] {
   return Array.from({ length: count }, (_, i) => {
@@ -287,7 +288,7 @@ export function workerServices(count = config.workers.processes): Service[] {
       embedded: true,
       readyTimeoutMs: 120_000,
       ready: () => workersPolling(name),
-      start: () => startProcess(name, tsx, [path.join(projectRoot, 'workers/main.ts')], { env: { ...childEnv(name), WORKER_NAME: name } }),
+      start: () => startProcess(name, tsx, [path.join(projectRoot, 'workers/main.ts')], { env: { ...childEnv(name), WORKER_NAME: name, WORKER_INDEX: String(i) } }),
     };
   });
 }

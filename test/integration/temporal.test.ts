@@ -14,6 +14,7 @@ import { TaskQueue } from '../../temporal/common/queues';
 import { ensureSchedules, SCHEDULE_TIME_ZONE, schedules, type ScheduleDeclaration } from '../../temporal/schedules';
 import type { sessionHousekeeping } from '../../workflows/sessionHousekeeping';
 import { createQueueWorkers, workflowBundleFor } from '../../workers/start';
+import { jobMetricSinks } from '../../workers/metrics';
 import { localEnv, runSuffix, timeSkippingEnv, namespaceOf } from '../helpers/temporal';
 import type { sleepThreeDays } from '../helpers/workflows';
 import { storeOn } from '../../domain/db/store';
@@ -152,6 +153,7 @@ describe('Temporal time-skipping test server', () => {
       connection: env.nativeConnection,
       taskQueue,
       workflowBundle: await workflowBundleFor(path.join(projectRoot, 'test', 'helpers', 'workflows.ts')),
+      sinks: jobMetricSinks(),
     });
     const wallStart = Date.now();
     const slept = await worker.runUntil(

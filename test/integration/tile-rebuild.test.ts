@@ -23,6 +23,7 @@ import { OVERVIEW_BUILD_WORKFLOW_ID, TILE_REBUILD_WORKFLOW_ID } from '../../temp
 import { requestTileArchiveRebuild, tileRebuildJob } from '../../temporal/tileArchive';
 import { ALL_WORKFLOWS_PATH } from '../../workers/registry';
 import { createQueueWorkers, workflowBundleFor } from '../../workers/start';
+import { jobMetricSinks } from '../../workers/metrics';
 import type { OverviewArchiveBuildResult } from '../../workflows/overviewArchiveBuild';
 import type { TileArchiveRebuildResult, TileRebuildProgress } from '../../workflows/tileArchiveRebuild';
 import { localEnv, timeSkippingEnv, namespaceOf } from '../helpers/temporal';
@@ -40,6 +41,7 @@ async function worker(env: TestWorkflowEnvironment, builder: 'ours' | 'webhook')
     namespace: namespaceOf(env),
     taskQueue: TaskQueue.store,
     workflowBundle: await workflowBundleFor(ALL_WORKFLOWS_PATH),
+    sinks: jobMetricSinks(),
     activities: createTileActivities({
       webhook: builder === 'webhook' ? { url: `${app.url}/tiles/rebuild-webhook`, token: config.tiles.rebuildWebhookToken } : null,
     }),

@@ -1,0 +1,44 @@
+/**
+ * Every request counted and timed by the route that answered it (docs/operations.md "Watching
+ * it"): Express's matched route path (`/api/registratura/entries/:id`), never the raw URL, so ids
+ * and query strings never become label values and the series stay bounded. A request no route
+ * matched is `(unmatched)` under the API prefixes and `(ui)` elsewhere (the Remix pages and their
+ * assets, which have no Express route).
+ */
+import type { Request, RequestHandler, Response } from 'express';
+import { httpDuration, httpRequests } from '../../domain/metrics';
+
+const API_PREFIXES = ['/api/', '/tiles/', '/ogc', '/auth/'];
+
+const ROUTE = Symbol('route template');
+
+/** Records the template of the route that took the request (defineRoute does, as it starts). */
+export function markRoute(res: Response, template: string): void {
+  (res.locals as Record<symbol, string>)[ROUTE] = template;
+}
+
+export function routeLabel(req: Request, res: Response): string {
+  const marked = (res.locals as Record<symbol, string | undefined>)[ROUTE];
+  if (marked) return marked;
+  // A plain Express route (sign-in's redirects): its router's mount is still req.baseUrl.
+  const path = (req.route as { path?: unknown } | undefined)?.path;
+  if (typeof path === 'string') return `${req.baseUrl}${path}`;
+  return API_PREFIXES.some((p) => req.originalUrl.startsWith(p)) ? '(unmatched)' : '(ui)';
+}
+
+export function httpMetrics(): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    const done = () => {
+      res.off('finish', done);
+      res.off('close', done);
+      // A client that left before the answer ended is counted with the status that was set.
+      const labels = { route: routeLabel(req, res), method: req.method, status: String(res.statusCode) };
+      httpRequests.inc(labels);
+      httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+    };
+    res.on('finish', done);
+    res.on('close', done);
+    next();
+  };
+}

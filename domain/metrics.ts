@@ -1,0 +1,235 @@
+/**
+ * The process's metrics (docs/operations.md "Watching it"): one prom-client registry per process,
+ * served by the web process at `/metrics` (api/routes/metrics.ts) and by each worker process on
+ * its own port (workers/metrics.ts). Every family is defined here, so the names, labels and
+ * buckets that the dashboard and the alert rules (docs/grafana, docs/prometheus) read are in one
+ * place; the code where an event happens only increments or observes.
+ *
+ * Labels stay bounded: route templates (never raw paths), kinds and services from fixed lists,
+ * statuses. Nothing personal and no id ever becomes a label.
+ */
+import type pg from 'pg';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export const metricsRegistry = new Registry();
+// Event-loop lag (nodejs_eventloop_lag_*: the monitorEventLoopDelay histogram's mean and
+// percentiles), heap and resident memory, GC pauses, handles: prom-client's defaults.
+collectDefaultMetrics({ register: metricsRegistry });
+
+/** Seconds: requests and outside calls run from a millisecond (a cached tile) to minutes (an export). */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+/** Seconds: a job runs from a second (a mail) to hours (a county's sync). */
+const JOB_BUCKETS = [1, 5, 15, 60, 300, 900, 1800, 3600, 7200, 14400, 43200];
+
+export const httpRequests = new Counter({
+  name: 'geoportal_http_requests_total',
+  help: 'HTTP requests answered, by route template, method and status.',
+  labelNames: ['route', 'method', 'status'] as const,
+  registers: [metricsRegistry],
+});
+
+export const httpDuration = new Histogram({
+  name: 'geoportal_http_request_duration_seconds',
+  help: 'Time from a request arriving to its answer finishing, by route template, method and status.',
+  labelNames: ['route', 'method', 'status'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [metricsRegistry],
+});
+
+/** `cap`: the limiter that refused (user, token, bearer_failures: CONTRACT.md section 5). */
+export const rateLimited = new Counter({
+  name: 'geoportal_rate_limited_total',
+  help: 'Requests refused with 429 by the per-minute rate limits, by cap.',
+  labelNames: ['cap'] as const,
+  registers: [metricsRegistry],
+});
+
+/** `cap`: user (the caller's own slots were full) or global (everyone's were). */
+export const heavyWorkRefused = new Counter({
+  name: 'geoportal_heavy_work_refused_total',
+  help: 'Heavy work refused with 429 (domain/concurrency.ts WorkSlots), by kind and cap.',
+  labelNames: ['kind', 'cap'] as const,
+  registers: [metricsRegistry],
+});
+
+const workSlots = new Map<string, { active: number; queued: number }>();
+
+/** A named WorkSlots shows its work in flight and waiting; the last one of a kind wins (one per kind per process). */
+export function trackWorkSlots(kind: string, slots: { active: number; queued: number }): void {
+  workSlots.set(kind, slots);
+}
+
+new Gauge({
+  name: 'geoportal_heavy_work_in_flight',
+  help: 'Heavy work holding a slot now, by kind.',
+  labelNames: ['kind'] as const,
+  registers: [metricsRegistry],
+  collect() {
+    for (const [kind, slots] of workSlots) this.set({ kind }, slots.active);
+  },
+});
+
+new Gauge({
+  name: 'geoportal_heavy_work_waiting',
+  help: 'Heavy work waiting in its short bounded queue now, by kind.',
+  labelNames: ['kind'] as const,
+  registers: [metricsRegistry],
+  collect() {
+    for (const [kind, slots] of workSlots) this.set({ kind }, slots.queued);
+  },
+});
+
+/**
+ * `outcome`: ok (an answer came back), unavailable (the last try failed in a way the client
+ * counts as passing: a 5xx, a timeout, no answer), error (any other failure: a refusal,
+ * maintenance, a malformed answer, a wrong account), aborted (the caller left first: its request
+ * closed, its activity was cancelled).
+ */
+export const outsideCalls = new Counter({
+  name: 'geoportal_outside_calls_total',
+  help: 'Calls to outside services (domain/outside/call.ts outsideCall, retries included), by service and outcome.',
+  labelNames: ['service', 'outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+export const outsideCallDuration = new Histogram({
+  name: 'geoportal_outside_call_duration_seconds',
+  help: 'Duration of calls to outside services, retries and waits for the shared pace included, by service and outcome.',
+  labelNames: ['service', 'outcome'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [metricsRegistry],
+});
+
+export const tileCacheRequests = new Counter({
+  name: 'geoportal_tile_cache_requests_total',
+  help: 'Vector tiles asked of the in-process tile cache, by result (hit, miss).',
+  labelNames: ['result'] as const,
+  registers: [metricsRegistry],
+});
+
+let tileCacheStats: (() => { entries: number; bytes: number }) | undefined;
+
+/** The tile cache's size, read at scrape time (domain/tiles/mvt.ts). */
+export function trackTileCache(stats: () => { entries: number; bytes: number }): void {
+  tileCacheStats = stats;
+}
+
+new Gauge({
+  name: 'geoportal_tile_cache_entries',
+  help: 'Tiles held by the in-process tile cache.',
+  registers: [metricsRegistry],
+  collect() {
+    if (tileCacheStats) this.set(tileCacheStats().entries);
+  },
+});
+
+new Gauge({
+  name: 'geoportal_tile_cache_bytes',
+  help: 'Bytes of gzip-compressed tiles held by the in-process tile cache.',
+  registers: [metricsRegistry],
+  collect() {
+    if (tileCacheStats) this.set(tileCacheStats().bytes);
+  },
+});
+
+const pools = new Map<string, pg.Pool>();
+
+/**
+ * The pools an entry point's store holds (`pool`, `tilePool`): their connections and, above all,
+ * the queries waiting for one (a pool too small for the load shows there first).
+ */
+export function trackPools(named: Record<string, pg.Pool>): void {
+  for (const [name, pool] of Object.entries(named)) {
+    // A store on one pool (storeOn) names it twice: counted once, under the first name.
+    if (![...pools.values()].includes(pool)) pools.set(name, pool);
+  }
+}
+
+new Gauge({
+  name: 'geoportal_db_pool_connections',
+  help: 'Connections of a PostgreSQL pool, by pool and state (total, idle).',
+  labelNames: ['pool', 'state'] as const,
+  registers: [metricsRegistry],
+  collect() {
+    for (const [name, pool] of pools) {
+      this.set({ pool: name, state: 'total' }, pool.totalCount);
+      this.set({ pool: name, state: 'idle' }, pool.idleCount);
+    }
+  },
+});
+
+new Gauge({
+  name: 'geoportal_db_pool_waiting',
+  help: 'Queries waiting for a connection of a PostgreSQL pool, by pool.',
+  labelNames: ['pool'] as const,
+  registers: [metricsRegistry],
+  collect() {
+    for (const [name, pool] of pools) this.set({ pool: name }, pool.waitingCount);
+  },
+});
+
+/** Jobs (Temporal workflows) a worker process began running, by job kind. */
+export const jobsStarted = new Counter({
+  name: 'geoportal_jobs_started_total',
+  help: 'Jobs (Temporal workflow runs) started on this worker process, by kind.',
+  labelNames: ['kind'] as const,
+  registers: [metricsRegistry],
+});
+
+/** `status`: completed, failed, cancelled, continued (continue-as-new: the job goes on in a new run). */
+export const jobsEnded = new Counter({
+  name: 'geoportal_jobs_ended_total',
+  help: 'Jobs (Temporal workflow runs) ended on this worker process, by kind and status.',
+  labelNames: ['kind', 'status'] as const,
+  registers: [metricsRegistry],
+});
+
+export const jobDuration = new Histogram({
+  name: 'geoportal_job_duration_seconds',
+  help: 'Duration of a job run from its start to its end, by kind and status.',
+  labelNames: ['kind', 'status'] as const,
+  buckets: JOB_BUCKETS,
+  registers: [metricsRegistry],
+});
+
+/** What a worker knows of the last good backup (the backups area reads it from its own records). */
+export interface BackupState {
+  lastAt?: Date;
+  sizeBytes?: number;
+}
+
+/**
+ * A gauge without a sample while `read` knows no value: prom-client's plain gauge would say 0,
+ * which for a backup's age reads as "just now".
+ */
+class OptionalGauge extends Gauge {
+  constructor(name: string, help: string, private readonly read: () => Promise<number | undefined>) {
+    super({ name, help, registers: [metricsRegistry] });
+  }
+
+  override async get() {
+    const [value, metric] = await Promise.all([this.read(), super.get()]);
+    return { ...metric, values: value === undefined ? [] : [{ value, labels: {} }] };
+  }
+}
+
+/**
+ * The backup gauges: the last good backup's age and size, read at each scrape through `read`
+ * (the backups area's own record of its runs). Registered once by the worker process. While no
+ * good backup is known, or the read fails, the gauges have no sample, so the "backup too old"
+ * alert's `absent()` fires instead of a stale or zero value passing for a fresh backup.
+ */
+export function registerBackupGauges(read: () => Promise<BackupState>): void {
+  if (metricsRegistry.getSingleMetric('geoportal_backup_last_age_seconds')) return;
+  const state = () => read().catch((): BackupState => ({}));
+  new OptionalGauge('geoportal_backup_last_age_seconds', 'Seconds since the last good backup ended.', async () => {
+    const { lastAt } = await state();
+    return lastAt ? (Date.now() - lastAt.getTime()) / 1000 : undefined;
+  });
+  new OptionalGauge('geoportal_backup_last_size_bytes', 'Size of the last good backup, in bytes.', async () => (await state()).sizeBytes);
+}
+
+/** The registry's text in the Prometheus exposition format 0.0.4, and its media type. */
+export async function scrape(): Promise<{ contentType: string; text: string }> {
+  return { contentType: metricsRegistry.contentType, text: await metricsRegistry.metrics() };
+}
