@@ -7,7 +7,7 @@
  * address taken from X-Forwarded-For of a trusted proxy, and a valid token is never refused at
  * an address that is being throttled. GDAL's own OAPIF driver reads /ogc with Basic credentials.
  * In-process apps on the real database: each test that counts builds its own app, so its rate
- * counters are its own.
+ * counters are its own; the QGIS access page is read from the running stack (same database).
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,6 +22,7 @@ const { callJson } = await import('../helpers/appServer');
 const { closePool, getPool } = await import('../../domain/db/pool');
 const { config, trustProxySetting } = await import('../../domain/config');
 const { MAX_TOKENS_PER_USER } = await import('../../domain/auth/personalTokens');
+const { E2E_BASE_URL } = await import('../helpers/e2e');
 
 type Session = Awaited<ReturnType<typeof createTestSessionRecord>>;
 const run = promisify(execFile);
@@ -111,14 +112,21 @@ describe('an administrator sees and cuts off every user’s desktop access', () 
     expect((await api(base, ana, 'DELETE', `/api/tokens/${dans.id}`)).status).toBe(404);
   });
 
-  it('the QGIS access page shows an admin every user’s tokens with owner and a revoke button; a user only their own', async () => {
-    const radus = await newToken(radu, 'Pagina admin');
-    const page = await import('../../web/app/lib/tokens.server');
-    const forAdmin = await page.qgisAccessPage(store, { userId: ana.data.user.id, isAdmin: true });
-    expect(forAdmin.everyUsersTokens).toEqual(expect.arrayContaining([expect.objectContaining({ id: radus.id, userEmail: 'radu@birou.ro' })]));
-    const forUser = await page.qgisAccessPage(store, { userId: radu.data.user.id, isAdmin: false });
-    expect(forUser.everyUsersTokens).toBeNull();
-    expect(forUser.tokens.map((t) => t.id)).toContain(radus.id);
+  it('the QGIS access page (as the running stack serves it) shows an admin every user’s tokens with owner, dates and a revoke button; a user only their own', async () => {
+    const radus = await newToken(radu, 'Pagina QGIS');
+    const page = async (who: Session) => {
+      const res = await fetch(`${E2E_BASE_URL}/instrumente/qgis`, { headers: { cookie: who.cookie } });
+      expect(res.status).toBe(200);
+      return res.text();
+    };
+    const forAdmin = await page(ana);
+    expect(forAdmin).toContain('Tokenurile tuturor utilizatorilor');
+    const row = forAdmin.slice(forAdmin.indexOf('data-testid="all-tokens-table"'));
+    for (const text of ['Utilizator', 'Creat', 'Expiră', 'Ultima folosire', 'Pagina QGIS', 'radu@birou.ro', `data-testid="revoke-any-${radus.id}"`]) expect(row).toContain(text);
+    const forUser = await page(radu);
+    expect(forUser).toContain('Pagina QGIS');
+    expect(forUser).not.toContain('all-tokens-table');
+    expect(forUser).not.toContain('Tokenurile tuturor utilizatorilor');
   });
 });
 
