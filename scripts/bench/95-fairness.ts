@@ -11,6 +11,9 @@
  *   pdf         8 heavy PDF compressions at once (a 30-page scan, `extreme`)
  *   dwg         20 DWG conversions at once
  *   siruta      40 searches of a SIRUTA the UAT catalogue does not know, 10 at a time
+ *   page-search 300 loads of the sync page's search tab with 100 cadastral numbers, 100 at a
+ *               time, each abandoned by its client after 1 s (`pageSearchFlood`, below: ana also
+ *               searches the portal, and is measured again from 10 s after the flood)
  * For each, her p50/p95/max per kind side by side with the idle ones, and the flood's answers by
  * status (the excess must be 429). After the PDF flood its clients leave mid-compression and the
  * bench counts the Ghostscript/qpdf children of the web process still alive 5 s later.
@@ -183,6 +186,118 @@ function emit(idle: Phase, p: Phase, goals: boolean[]): void {
   for (const [code, n] of Object.entries(p.statuses)) jsonLine(BENCH, `${p.name}.flood.status_${code}`, n, 'requests');
 }
 
+/** What ana does in the page-search flood: the map, the geoportal search and a portal search. */
+type PortalKind = 'tile' | 'search' | 'portal';
+const PORTAL_GOAL_P95_MS = 200;
+
+/**
+ * The page-search flood (issue 40): dan loads `/parcel-sync?tab=search&siruta=<bench UAT>&cad=<100
+ * numbers>` 300 times, 100 at a time, each load abandoned by its client after 1 s, the way a
+ * browser script that gives up does. ana pans the map, searches the geoportal and searches the
+ * portal (`POST /api/landreg/search`, one number of the bench UAT), idle, during the flood and
+ * again from 10 s after it (abandoned work that went on calling the portal would show there).
+ * Goal: her portal search answers 200 every time, its p95 under 2 × idle or under 200 ms; her
+ * tile and search p95 under 2 × idle or under 100 ms. Returns whether each goal was met.
+ */
+async function pageSearchFlood(): Promise<boolean[]> {
+  const refs = (
+    await getPool().query<{ r: string }>(
+      `SELECT DISTINCT cadastral_ref AS r FROM gis_features WHERE siruta = $1 AND layer_id = 'TERENURI_ACTIVE' AND cadastral_ref IS NOT NULL ORDER BY 1 LIMIT 101`,
+      [BENCH_SIRUTA],
+    )
+  ).rows.map((x) => x.r);
+  if (refs.length < 101) throw new Error(`only ${refs.length} cadastral numbers in the bench UAT`);
+  const [hers, ...his] = refs;
+  const pageUrl = `${base}/parcel-sync?tab=search&siruta=${BENCH_SIRUTA}&cad=${encodeURIComponent(his.join(','))}`;
+  const headers = { cookie: ana.cookie, 'accept-encoding': 'gzip' };
+  const portalStatuses: Record<string, Record<string, number>> = {};
+
+  const sample = async (phaseName: string, kind: PortalKind, url: string, init: RequestInit = {}): Promise<number> => {
+    const t0 = performance.now();
+    const res = await fetch(url, { ...init, headers: { ...headers, ...(init.headers as Record<string, string>) } });
+    await res.arrayBuffer();
+    const ms = performance.now() - t0;
+    if (kind === 'portal') {
+      const byStatus = (portalStatuses[phaseName] ??= {});
+      byStatus[res.status] = (byStatus[res.status] ?? 0) + 1;
+    } else if (res.status >= 400) throw new Error(`${url} answered ${res.status}`);
+    return ms;
+  };
+  /** ana's rounds until `stop` resolves and she has MIN_SAMPLES of each kind. */
+  const measure = async (phaseName: string, stop: Promise<unknown>): Promise<Record<PortalKind, number[]>> => {
+    let stopped = false;
+    void stop.finally(() => (stopped = true));
+    const out: Record<PortalKind, number[]> = { tile: [], search: [], portal: [] };
+    while (!stopped || out.tile.length < MIN_SAMPLES) {
+      const round = performance.now();
+      const t = tiles[nextTile++ % tiles.length];
+      out.tile.push(await sample(phaseName, 'tile', `${base}/tiles/${TILE_SOURCE}/${TILE_ZOOM}/${t.x}/${t.y}`));
+      out.search.push(await sample(phaseName, 'search', `${base}/api/geoportal/search?q=${searches[out.search.length % searches.length]}`));
+      out.portal.push(
+        await sample(phaseName, 'portal', `${base}/api/landreg/search`, {
+          method: 'POST',
+          headers: { origin: new URL(base).origin, 'content-type': 'application/json' },
+          body: JSON.stringify({ siruta: BENCH_SIRUTA, cadastralNumbers: hers }),
+        }),
+      );
+      const rest = ROUND_MS - (performance.now() - round);
+      if (rest > 0) await new Promise((r) => setTimeout(r, rest));
+    }
+    return out;
+  };
+
+  say('page-search: idle…');
+  // Warm-up: the portal session, the workspace of the bench UAT.
+  await measure('warmup', Promise.resolve());
+  const idle = await measure('idle', Promise.resolve());
+  say('page-search: 300 page loads, 100 at a time, each abandoned after 1 s…');
+  const flood: Record<string, number> = {};
+  const floodDone = pool(300, 100, async () => {
+    const leave = new AbortController();
+    const timer = setTimeout(() => leave.abort(), 1000);
+    try {
+      const res = await fetch(pageUrl, { headers: { cookie: dan.cookie }, signal: leave.signal });
+      await res.arrayBuffer();
+      return res.status;
+    } catch {
+      return 0;
+    } finally {
+      clearTimeout(timer);
+    }
+  }).then((codes) => {
+    for (const c of codes) flood[c === 0 ? 'abandoned' : String(c)] = (flood[c === 0 ? 'abandoned' : String(c)] ?? 0) + 1;
+  });
+  const during = await measure('during', floodDone);
+  await floodDone;
+  say('page-search: 10 s after the flood…');
+  await new Promise((r) => setTimeout(r, 10_000));
+  const after = await measure('after', Promise.resolve());
+
+  const goals: boolean[] = [];
+  for (const [name, times] of [['idle', idle], ['during', during], ['after', after]] as const) {
+    for (const kind of ['tile', 'search', 'portal'] as const) {
+      const p = percentiles(times[kind]);
+      jsonLine(BENCH, `page-search.${name}.${kind}.p50`, p.p50, 'ms');
+      jsonLine(BENCH, `page-search.${name}.${kind}.p95`, p.p95, 'ms');
+      if (name === 'idle') continue;
+      const limit = kind === 'portal' ? PORTAL_GOAL_P95_MS : GOAL_P95_MS;
+      const i = percentiles(idle[kind]);
+      jsonLine(BENCH, `page-search.${name}.${kind}.p95_vs_idle`, p.p95 / i.p95, 'ratio');
+      const ok = p.p95 < GOAL_RATIO * i.p95 || p.p95 < limit;
+      jsonLine(BENCH, `page-search.${name}.${kind}.goal_met`, ok, `p95 < ${GOAL_RATIO} × idle p95 or < ${limit} ms`);
+      goals.push(ok);
+    }
+    for (const [code, n] of Object.entries(portalStatuses[name] ?? {})) jsonLine(BENCH, `page-search.${name}.portal.status_${code}`, n, 'requests');
+    if (name !== 'idle') {
+      const only200 = Object.keys(portalStatuses[name] ?? {}).every((c) => c === '200');
+      jsonLine(BENCH, `page-search.${name}.portal.always_200`, only200, 'every portal search of hers answered 200');
+      goals.push(only200);
+    }
+  }
+  for (const [code, n] of Object.entries(flood)) jsonLine(BENCH, `page-search.flood.status_${code}`, n, 'requests');
+  return goals;
+}
+
 async function main(): Promise<void> {
   await ensureBenchUatSynced(say);
   await waitForIdleTileArchive(say);
@@ -190,6 +305,17 @@ async function main(): Promise<void> {
   if (tiles.length < MIN_SAMPLES) throw new Error(`only ${tiles.length} tiles with parcels at z${TILE_ZOOM}`);
   ana = await createTestSessionRecord({ email: 'bench-ana@birou.ro', company: 'B', enrichmentScope: 'full' });
   dan = await createTestSessionRecord({ email: 'bench-dan@birou.ro', company: 'B', enrichmentScope: 'full' });
+  // FAIRNESS_FLOOD=page-search runs that flood alone (the others take minutes on a small machine).
+  if (process.env.FAIRNESS_FLOOD === 'page-search') {
+    try {
+      const met = await pageSearchFlood();
+      jsonLine(BENCH, 'goals_met', met.every(Boolean), `${met.filter(Boolean).length}/${met.length}`);
+    } finally {
+      await ana.end();
+      await dan.end();
+    }
+    return;
+  }
   const work = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-fairness-'));
   try {
     say('fixtures: a 30-page scan and a DWG drawing…');
@@ -247,6 +373,7 @@ async function main(): Promise<void> {
         ),
       ),
     );
+    const pageSearchGoals = await pageSearchFlood();
     await getPool().query(`DELETE FROM vault_entries WHERE name LIKE 'bench-%'`).catch(() => undefined);
 
     for (const kind of ['tile', 'search', 'version'] as const) {
@@ -257,6 +384,7 @@ async function main(): Promise<void> {
     }
     const goals: boolean[] = [orphans.length === 0];
     for (const p of phases) emit(idle, p, goals);
+    goals.push(...pageSearchGoals);
     jsonLine(BENCH, 'goals_met', goals.every(Boolean), `${goals.filter(Boolean).length}/${goals.length}`);
   } finally {
     await fs.rm(work, { recursive: true, force: true });
