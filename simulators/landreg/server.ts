@@ -311,22 +311,44 @@ export function createLandregApp(opts: LandregSimOptions = {}) {
   });
   api.get('/immovable/ownership', (req, res) => {
     const f = withImmovable(req, res);
-    if (f) res.json({ immovablePk: f.imm.immovablePk, nodes: ownershipTree(store.seed, f.uat, f.imm) });
+    if (!f) return;
+    control.hit(`immovable:ownership:${f.uat.siruta}`);
+    res.json({ immovablePk: f.imm.immovablePk, nodes: ownershipTree(store.seed, f.uat, f.imm) });
   });
-  api.get('/immovable/search', (req, res) => {
-    const numbers = typeof req.query.cadastralNumbers === 'string' ? req.query.cadastralNumbers.split(',') : [];
-    if (numbers.length === 0) return badRequest(res, 'cadastralNumbers este obligatoriu');
-    const scope = scopeUats(req);
-    if (typeof scope === 'string') return badRequest(res, scope);
-    res.json(searchByCadastral(store.seed, nom, scope, numbers));
-  });
-  api.get('/immovable/search-owner', (req, res) => {
-    const name = typeof req.query.name === 'string' ? req.query.name : '';
-    if (name.trim().length < 3) return badRequest(res, 'Numele căutat trebuie să aibă cel puțin 3 caractere');
-    const scope = scopeUats(req);
-    if (typeof scope === 'string') return badRequest(res, scope);
-    res.json(searchByOwner(store.seed, scope, name));
-  });
+  /**
+   * Extension: the searches of one UAT are counted per UAT on arrival (`immovable:<kind>:<siruta>`)
+   * and, like its layer queries, wait unanswered while the UAT is in `holdSirutas`.
+   */
+  const uatSearch = (kind: string, handle: (req: Request, res: Response) => void) => (req: Request, res: Response, next: NextFunction) => {
+    const siruta = intParam(req.query.adminUnitId);
+    if (siruta !== null) control.hit(`immovable:${kind}:${siruta}`);
+    const held = () => siruta !== null && (control.faults.holdSirutas ?? []).includes(siruta);
+    if (!held()) return handle(req, res);
+    control
+      .whileHeld(held)
+      .then(() => handle(req, res))
+      .catch(next);
+  };
+  api.get(
+    '/immovable/search',
+    uatSearch('search', (req, res) => {
+      const numbers = typeof req.query.cadastralNumbers === 'string' ? req.query.cadastralNumbers.split(',') : [];
+      if (numbers.length === 0) return badRequest(res, 'cadastralNumbers este obligatoriu');
+      const scope = scopeUats(req);
+      if (typeof scope === 'string') return badRequest(res, scope);
+      res.json(searchByCadastral(store.seed, nom, scope, numbers));
+    }),
+  );
+  api.get(
+    '/immovable/search-owner',
+    uatSearch('search-owner', (req, res) => {
+      const name = typeof req.query.name === 'string' ? req.query.name : '';
+      if (name.trim().length < 3) return badRequest(res, 'Numele căutat trebuie să aibă cel puțin 3 caractere');
+      const scope = scopeUats(req);
+      if (typeof scope === 'string') return badRequest(res, scope);
+      res.json(searchByOwner(store.seed, scope, name));
+    }),
+  );
 
   api.use('/rgi', rgiRouter(() => ({ seed: store.seed, nom, store })));
 

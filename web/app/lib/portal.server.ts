@@ -12,8 +12,17 @@ export function withinPortalDoor<T>(request: Request, auth: SessionContext, work
   return throughPortalDoor({ key: callerKeyOf(auth.user.id), signal: request.signal }, work, opts);
 }
 
-/** A refusal past the caps, as the page answers it: the API's 429 status and Retry-After. */
+/**
+ * A refusal past the caps, as the page answers it: the API's 429 status and Retry-After (the
+ * route passes the header on with `retryAfterHeaders`).
+ */
 export function refusalInit(err: unknown): ResponseInit | undefined {
   if (!(err instanceof AppError) || err.status !== 429) return undefined;
   return { status: 429, headers: err.headers };
+}
+
+/** A route's `headers` export: a document refused past the caps carries its loader's or action's Retry-After. */
+export function retryAfterHeaders({ loaderHeaders, actionHeaders }: { loaderHeaders: Headers; actionHeaders: Headers }): HeadersInit {
+  const retryAfter = actionHeaders.get('Retry-After') ?? loaderHeaders.get('Retry-After');
+  return retryAfter ? { 'Retry-After': retryAfter } : {};
 }

@@ -7,7 +7,7 @@
  * through the one door (lib/portal.server.ts), so a refusal past the caps answers 429.
  */
 import { useState } from 'react';
-import { data, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node';
+import { data, type HeadersFunction, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node';
 import { Form, Link, useLoaderData, useNavigation } from '@remix-run/react';
 import parcelSyncCss from '../styles/parcel-sync.css?url';
 import enrichmentCss from '../styles/enrichment.css?url';
@@ -19,7 +19,7 @@ import { UatPicker, UatSummary } from '../components/sync/UatPicker';
 import type { UatChoice } from '../components/sync/uatSearch';
 import { requireSession } from '../lib/auth.server';
 import { canSearchOwners, enrichmentDeps, failureMessage, searchCadastral, searchOwner, uatOption, viewerOf } from '../lib/enrichment.server';
-import { refusalInit, withinPortalDoor } from '../lib/portal.server';
+import { refusalInit, retryAfterHeaders, withinPortalDoor } from '../lib/portal.server';
 import type { CadastralSearchResult, OwnerSearchResult } from '../../../domain/enrichment/service';
 import { EnrichmentFields } from '../components/enrichment/EnrichmentFields';
 import { EpayTab } from '../components/cf/EpayTab';
@@ -27,6 +27,7 @@ import cfCss from '../styles/cf.css?url';
 import { Card } from '../components/Card';
 
 export const meta: MetaFunction = () => [{ title: 'Sincronizare parcele · Geoportal cadastral' }];
+export const headers: HeadersFunction = retryAfterHeaders;
 export const links: LinksFunction = () => [
   { rel: 'stylesheet', href: parcelSyncCss },
   { rel: 'stylesheet', href: enrichmentCss },

@@ -3,13 +3,13 @@
  * the restriction notice for basic panel users, and "enrich now" (the same code path as
  * POST /api/geoportal/enrich, including its 410 rule for central-API users).
  */
-import { data, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node';
+import { data, type ActionFunctionArgs, type HeadersFunction, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node';
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react';
 import parcelSyncCss from '../styles/parcel-sync.css?url';
 import enrichmentCss from '../styles/enrichment.css?url';
 import { requireSession } from '../lib/auth.server';
 import { enrichOne, enrichmentDeps, failureMessage, goneCentralApiMessage, storedParcel, viewerOf } from '../lib/enrichment.server';
-import { refusalInit, withinPortalDoor } from '../lib/portal.server';
+import { refusalInit, retryAfterHeaders, withinPortalDoor } from '../lib/portal.server';
 import { EnrichmentFields } from '../components/enrichment/EnrichmentFields';
 import { formatArea } from '../components/enrichment/format';
 import { AREA_LABELS } from '../lib/areas';
@@ -18,6 +18,7 @@ import { Card } from '../components/Card';
 import { formatWhen } from '../lib/dates';
 
 export const meta: MetaFunction = () => [{ title: 'Parcelă · Sincronizare parcele' }];
+export const headers: HeadersFunction = retryAfterHeaders;
 export const links: LinksFunction = () => [
   { rel: 'stylesheet', href: parcelSyncCss },
   { rel: 'stylesheet', href: enrichmentCss },
