@@ -82,7 +82,7 @@ function TopBar({ user, unread }: { user?: ShellUser; unread: number }) {
   return (
     <header className="topbar">
       <div className="topbar__inner">
-        <a className="brand" href="/">
+        <a className="brand" href="/" aria-label={PRODUCT_NAME}>
           <BrandMark />
           <span className="brand__name">{PRODUCT_NAME}</span>
         </a>

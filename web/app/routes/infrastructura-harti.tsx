@@ -146,33 +146,35 @@ export default function TileInfrastructure() {
             {status.builds.length === 0 ? (
               <p className="prose prose--muted">Nicio construire înregistrată.</p>
             ) : (
-              <table className="table" data-testid="builds">
-                <thead>
-                  <tr>
-                    <th>Pornită</th>
-                    <th>Stare</th>
-                    <th>Etapă</th>
-                    <th>UAT / parcele</th>
-                    <th>Dimensiune</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {status.builds.map((b) => (
-                    <tr key={b.id}>
-                      <td>{formatDate(b.startedAt)}</td>
-                      <td data-testid="build-status">
-                        {BUILD_STATUS_LABEL[b.status] ?? b.status}
-                        {b.status === 'failed' && b.error ? <span className="muted">: {b.error}</span> : null}
-                      </td>
-                      <td>{b.phase ? (BUILD_PHASE_LABEL[b.phase] ?? b.phase) : '—'}</td>
-                      <td>
-                        {b.uatCount ?? '—'} / {b.parcelCount ?? '—'}
-                      </td>
-                      <td>{formatBytes(b.sizeBytes)}</td>
+              <div className="table-wrap" tabIndex={0} role="region" aria-label="Construiri recente">
+                <table className="table" data-testid="builds">
+                  <thead>
+                    <tr>
+                      <th>Pornită</th>
+                      <th>Stare</th>
+                      <th>Etapă</th>
+                      <th>UAT / parcele</th>
+                      <th>Dimensiune</th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
+                  </thead>
+                  <tbody>
+                    {status.builds.map((b) => (
+                      <tr key={b.id}>
+                        <td>{formatDate(b.startedAt)}</td>
+                        <td data-testid="build-status">
+                          {BUILD_STATUS_LABEL[b.status] ?? b.status}
+                          {b.status === 'failed' && b.error ? <span className="muted">: {b.error}</span> : null}
+                        </td>
+                        <td>{b.phase ? (BUILD_PHASE_LABEL[b.phase] ?? b.phase) : '—'}</td>
+                        <td>
+                          {b.uatCount ?? '—'} / {b.parcelCount ?? '—'}
+                        </td>
+                        <td>{formatBytes(b.sizeBytes)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
             )}
           </Card>
 

@@ -136,40 +136,42 @@ export default function WeekendSync() {
             </div>
           </Card>
           <Card>
-            <table className="table" data-testid="weekend-queue">
-              <thead>
-                <tr>
-                  <th>Localitate</th>
-                  {STEPS.map(([k, label]) => (
-                    <th key={k}>{label}</th>
-                  ))}
-                  <th />
-                </tr>
-              </thead>
-              <tbody>
-                {view.queue.map((q) => (
-                  <tr key={q.siruta}>
-                    <td>
-                      {q.name} <small>({q.siruta})</small>
-                      {q.lastError && <div className="weekend-step-error">{q.lastError}</div>}
-                    </td>
-                    {STEPS.map(([k]) => (
-                      <td key={k} data-state={q.steps[k]}>
-                        <span className={`badge weekend-state weekend-state--${q.steps[k]}`}>{STATE_LABEL[q.steps[k]]}</span>
-                      </td>
+            <div className="table-wrap" tabIndex={0} role="region" aria-label="Coada de weekend">
+              <table className="table" data-testid="weekend-queue">
+                <thead>
+                  <tr>
+                    <th>Localitate</th>
+                    {STEPS.map(([k, label]) => (
+                      <th key={k}>{label}</th>
                     ))}
-                    <td className="weekend-actions">
-                      <button type="button" className="btn btn--secondary" disabled={locked} onClick={() => void act('trigger', q.siruta)}>
-                        Pornește
-                      </button>{' '}
-                      <button type="button" className="btn btn--danger" disabled={locked} onClick={() => void act('remove', q.siruta)}>
-                        Elimină
-                      </button>
-                    </td>
+                    <th />
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {view.queue.map((q) => (
+                    <tr key={q.siruta}>
+                      <td>
+                        {q.name} <small>({q.siruta})</small>
+                        {q.lastError && <div className="weekend-step-error">{q.lastError}</div>}
+                      </td>
+                      {STEPS.map(([k]) => (
+                        <td key={k} data-state={q.steps[k]}>
+                          <span className={`badge weekend-state weekend-state--${q.steps[k]}`}>{STATE_LABEL[q.steps[k]]}</span>
+                        </td>
+                      ))}
+                      <td className="weekend-actions">
+                        <button type="button" className="btn btn--secondary" disabled={locked} onClick={() => void act('trigger', q.siruta)}>
+                          Pornește
+                        </button>{' '}
+                        <button type="button" className="btn btn--danger" disabled={locked} onClick={() => void act('remove', q.siruta)}>
+                          Elimină
+                        </button>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
             <form
               className="form-row"
               onSubmit={(e) => {

@@ -397,69 +397,73 @@ export function EpayTab({
         {(central ? centralItems : items) === null && !listError ? <p className="prose prose--muted">Se încarcă…</p> : null}
         {(central ? centralItems : items)?.length === 0 ? <p className="prose prose--muted">Nu există încă extrase comandate.</p> : null}
         {!central && items && items.length > 0 ? (
-          <table className="table" data-testid="cf-orders">
-            <thead>
-              <tr>
-                <th>Nr. cadastral</th>
-                <th>UAT</th>
-                <th>Nr. CF</th>
-                <th>Versiune</th>
-                <th>Stare</th>
-                <th>Comandat</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((e) => (
-                <tr key={e.id}>
-                  <td>{e.nrCadastral}</td>
-                  <td>{e.uatName ?? e.siruta ?? '—'}</td>
-                  <td>{e.cfNumber ?? '—'}</td>
-                  <td>{e.version}</td>
-                  <td>
-                    <ExtractState e={e} />
-                  </td>
-                  <td>{formatWhen(e.createdAt, 'dateTimeSeconds')}</td>
-                  <OrderActions
-                    pdf={e.downloadUrl}
-                    onCancel={e.cancellable && (e.userId === userId || isAdmin) ? () => void cancel('/api/cfportal/extracts/{id}', e.id) : null}
-                  />
+          <div className="table-wrap" tabIndex={0} role="region" aria-label="Extrase comandate">
+            <table className="table" data-testid="cf-orders">
+              <thead>
+                <tr>
+                  <th>Nr. cadastral</th>
+                  <th>UAT</th>
+                  <th>Nr. CF</th>
+                  <th>Versiune</th>
+                  <th>Stare</th>
+                  <th>Comandat</th>
+                  <th />
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {items.map((e) => (
+                  <tr key={e.id}>
+                    <td>{e.nrCadastral}</td>
+                    <td>{e.uatName ?? e.siruta ?? '—'}</td>
+                    <td>{e.cfNumber ?? '—'}</td>
+                    <td>{e.version}</td>
+                    <td>
+                      <ExtractState e={e} />
+                    </td>
+                    <td>{formatWhen(e.createdAt, 'dateTimeSeconds')}</td>
+                    <OrderActions
+                      pdf={e.downloadUrl}
+                      onCancel={e.cancellable && (e.userId === userId || isAdmin) ? () => void cancel('/api/cfportal/extracts/{id}', e.id) : null}
+                    />
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         ) : null}
         {central && centralItems && centralItems.length > 0 ? (
-          <table className="table" data-testid="cf-orders">
-            <thead>
-              <tr>
-                <th>Nr. cadastral</th>
-                <th>UAT</th>
-                <th>Versiune</th>
-                <th>Stare</th>
-                <th>Valabil până la</th>
-                <th>Comandat</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {centralItems.map((o) => (
-                <tr key={o.id}>
-                  <td>{o.cadastralRef}</td>
-                  <td>{o.uatName}</td>
-                  <td>{o.version}</td>
-                  <td>
-                    <span className={`cf-state cf-state--${o.status === 'completed' ? 'valid' : o.status === 'processing' ? 'processing' : o.status === 'failed' ? 'failed' : 'expired'}`}>
-                      {CENTRAL_STATUS[o.status] ?? o.status}
-                    </span>
-                  </td>
-                  <td>{date(o.expiresAt)}</td>
-                  <td>{formatWhen(o.createdAt, 'dateTimeSeconds')}</td>
-                  <OrderActions pdf={o.status === 'completed' ? centralPdf(o.id) : null} onCancel={o.status === 'processing' ? () => void cancel('/api/cf/{id}', o.id) : null} />
+          <div className="table-wrap" tabIndex={0} role="region" aria-label="Extrase comandate">
+            <table className="table" data-testid="cf-orders">
+              <thead>
+                <tr>
+                  <th>Nr. cadastral</th>
+                  <th>UAT</th>
+                  <th>Versiune</th>
+                  <th>Stare</th>
+                  <th>Valabil până la</th>
+                  <th>Comandat</th>
+                  <th />
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {centralItems.map((o) => (
+                  <tr key={o.id}>
+                    <td>{o.cadastralRef}</td>
+                    <td>{o.uatName}</td>
+                    <td>{o.version}</td>
+                    <td>
+                      <span className={`cf-state cf-state--${o.status === 'completed' ? 'valid' : o.status === 'processing' ? 'processing' : o.status === 'failed' ? 'failed' : 'expired'}`}>
+                        {CENTRAL_STATUS[o.status] ?? o.status}
+                      </span>
+                    </td>
+                    <td>{date(o.expiresAt)}</td>
+                    <td>{formatWhen(o.createdAt, 'dateTimeSeconds')}</td>
+                    <OrderActions pdf={o.status === 'completed' ? centralPdf(o.id) : null} onCancel={o.status === 'processing' ? () => void cancel('/api/cf/{id}', o.id) : null} />
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         ) : null}
         {total > PAGE ? (
           <div className="form-row" data-testid="cf-pager">

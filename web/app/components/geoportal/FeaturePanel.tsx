@@ -278,9 +278,10 @@ function PanelBody({
       </>
     );
   }
-  // Not yet enriched through the central API: the office's store may hold what the search found there.
-  const fromStore = central && !feature.enrichment && twin?.enrichment ? twin : null;
-  const facts = fromStore ?? feature;
+  // No owners from the central API yet (not enriched there): the office's store may hold the ones
+  // the owner search found; the central facts it has win over the store's.
+  const fromStore = central && !feature.enrichment?.PROPRIETARI && twin?.enrichment?.PROPRIETARI ? twin : null;
+  const facts = fromStore ? { ...feature, enrichment: { ...fromStore.enrichment, ...known(feature.enrichment) } } : feature;
   const e = facts.enrichment ?? {};
   return (
     <>
@@ -320,6 +321,10 @@ function PanelBody({
     </>
   );
 }
+
+/** The fields that hold a value (the central API's public facts carry its personal fields as null). */
+const known = (e: Record<string, unknown> | null): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(e ?? {}).filter(([, v]) => v !== null && v !== undefined && v !== ''));
 
 const FOLLOW_PARCEL = { on: 'Nu mai urmări parcela', off: 'Urmărește parcela' };
 

@@ -404,7 +404,8 @@ function NoGeomScanCard({ uat, disabled }: { uat: UatChoice | null; disabled: bo
 /** One table of the store summary: its caption, its column heads (`num`: a right-aligned number column), the rows. */
 function SummaryTable({ wrapClass, caption, columns, children }: { wrapClass: string; caption: string; columns: Array<[head: string, num?: 'num']>; children: ReactNode }) {
   return (
-    <div className={`table-wrap ${wrapClass}`}>
+    // Focusable so a keyboard scrolls a table wider than a phone (axe scrollable-region-focusable).
+    <div className={`table-wrap ${wrapClass}`} tabIndex={0} role="region" aria-label={caption}>
       <table className="table sync-table">
         <caption>{caption}</caption>
         <thead>
