@@ -5,8 +5,8 @@
  * larger one is heavy work: it takes a slot of `heavyWork.jsonBody` (per user and in all, 429
  * past them, before its bytes are read when its length is declared), held until the answer is
  * sent, and a worker thread checks its shape, parses it and walks it (api/http/jsonShape.ts).
- * The loop gets back the route's raw fields as JSON text (`RawJson`) and the rest as a small text
- * it parses again (at most MAX_LOOP_NODES values).
+ * The loop gets back the route's raw fields as UTF-8 JSON text in memory moved from the thread
+ * (`RawJson`) and the rest as a small text it parses again (at most MAX_LOOP_NODES values).
  */
 import { Worker } from 'node:worker_threads';
 import type { Request, RequestHandler, Response } from 'express';
@@ -77,9 +77,14 @@ function refuse(req: Request, err: AppError): Promise<never> {
   return Promise.reject(err);
 }
 
-/** Reads the body; takes the large-body slot as soon as the body is known to be large. */
-function readBody(req: Request, limit: number, inline: number, takeSlot: () => void): Promise<Buffer> {
+/**
+ * Reads the body; takes the large-body slot as soon as the body is known to be large. A body of
+ * declared length is copied chunk by chunk into memory of its own as it arrives (copying 24 MB
+ * at the end took the loop 0.12 s, and the chunks kept until then fed the garbage collector).
+ */
+function readBody(req: Request, limit: number, inline: number, declared: number, takeSlot: () => void): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
+    const whole = declared > inline && declared <= limit ? Buffer.allocUnsafeSlow(declared) : null;
     const chunks: Buffer[] = [];
     let size = 0;
     let failed = false;
@@ -90,19 +95,23 @@ function readBody(req: Request, limit: number, inline: number, takeSlot: () => v
     };
     req.on('data', (chunk: Buffer) => {
       if (failed) return;
-      size += chunk.length;
-      if (size > limit) return fail(errors.payloadTooLarge());
-      if (size > inline) {
+      if (size + chunk.length > limit) return fail(errors.payloadTooLarge());
+      if (size + chunk.length > inline) {
         try {
           takeSlot();
         } catch (err) {
           return fail(err as AppError);
         }
       }
-      chunks.push(chunk);
+      if (whole) {
+        // Node's parser holds a body to its Content-Length; this never happens, but must not overflow.
+        if (size + chunk.length > whole.length) return fail(notJson('body longer than its Content-Length'));
+        chunk.copy(whole, size);
+      } else chunks.push(chunk);
+      size += chunk.length;
     });
     req.once('end', () => {
-      if (!failed) resolve(Buffer.concat(chunks, size));
+      if (!failed) resolve(whole ? whole.subarray(0, size) : Buffer.concat(chunks, size));
     });
     req.once('error', (err) => {
       if (failed) return;
@@ -145,7 +154,7 @@ async function parseBody(req: Request, res: Response, opts: JsonBodyOptions): Pr
       return refuse(req, err as AppError);
     }
   }
-  const buf = await readBody(req, opts.limit, inline, takeSlot);
+  const buf = await readBody(req, opts.limit, inline, declared, takeSlot);
   const first = firstByte(buf);
   if (first === undefined) return;
   if (first !== 0x7b && first !== 0x5b) throw notJson('a JSON body is an object or an array');
@@ -164,7 +173,9 @@ async function parseBody(req: Request, res: Response, opts: JsonBodyOptions): Pr
   if (result.nul.length) throw nulFailure(result.nul, 'corp');
   const body = JSON.parse(result.rest) as unknown;
   if (body && typeof body === 'object' && !Array.isArray(body)) {
-    for (const [field, raw] of Object.entries(result.raw)) (body as Record<string, unknown>)[field] = new RawJson(raw.text, raw.bytes);
+    for (const [field, utf8] of Object.entries(result.raw)) {
+      (body as Record<string, unknown>)[field] = new RawJson(Buffer.from(utf8.buffer, utf8.byteOffset, utf8.byteLength));
+    }
   }
   req.body = body;
 }

@@ -2,31 +2,26 @@
  * Body fields a route takes as JSON text (`defineRoute` `rawJson`): a large body's such field is
  * parsed and checked in a worker thread and reaches the handler as its compact JSON text, never
  * as a structure the event loop must rebuild or serialise again (a million values cost a second
- * each way). Small bodies, parsed on the loop, keep their values; `jsonText` reads either.
+ * each way). Small bodies, parsed on the loop, keep their values; `jsonUtf8` reads either.
  */
 
-/** A field's JSON text, checked (depth, size, no NUL) by the worker. No enumerable keys: walks skip it. */
+/** A field's compact JSON text in UTF-8, checked (depth, size, no NUL) by the worker. No enumerable keys: walks skip it. */
 export class RawJson {
-  readonly #text: string;
-  readonly #bytes: number;
-  constructor(text: string, bytes: number) {
-    this.#text = text;
-    this.#bytes = bytes;
+  readonly #utf8: Buffer;
+  constructor(utf8: Buffer) {
+    this.#utf8 = utf8;
   }
-  get text(): string {
-    return this.#text;
-  }
-  /** UTF-8 size of the text. */
-  get bytes(): number {
-    return this.#bytes;
+  get utf8(): Buffer {
+    return this.#utf8;
   }
 }
 
-/** A body field's value as compact JSON text and its UTF-8 size, whichever way the body was parsed. */
-export function jsonText(value: unknown): { text: string; bytes: number } {
-  if (value instanceof RawJson) return { text: value.text, bytes: value.bytes };
-  const text = JSON.stringify(value);
-  return { text, bytes: Buffer.byteLength(text, 'utf8') };
+/**
+ * A body field's value as compact JSON text in UTF-8 (its length is the value's size), whichever
+ * way the body was parsed: what PostgreSQL is sent as a binary `text` parameter, not re-encoded.
+ */
+export function jsonUtf8(value: unknown): Buffer {
+  return value instanceof RawJson ? value.utf8 : Buffer.from(JSON.stringify(value), 'utf8');
 }
 
 const rawFields = new Map<string, readonly string[]>();

@@ -46,7 +46,7 @@ export interface RouteSpec<B extends ZodType | undefined, Q extends ZodType | un
   gate?: (req: Request) => void;
   /**
    * Top-level body fields the handler takes as JSON text when the body is large (api/http/rawJson.ts:
-   * a `RawJson`, read with `jsonText`): parsed and checked off the event loop, never rebuilt on it.
+   * a `RawJson`, read with `jsonUtf8`): parsed and checked off the event loop, never rebuilt on it.
    */
   rawJson?: readonly string[];
 }

@@ -24,7 +24,7 @@ import { childLogger } from '../../domain/log';
 import { config } from '../../domain/config';
 import { COMPANIES } from '../../domain/office/vault';
 import { deleteItem, hasRowsAfter, itemJson, namespaceRows, putItem, storageOwner, type StorageCaller } from '../../domain/office/storage';
-import { jsonText } from '../http/rawJson';
+import { jsonUtf8 } from '../http/rawJson';
 
 const log = childLogger('storage');
 
@@ -142,7 +142,7 @@ export function registerStorageRoutes(router: Router, store: Store, options: Sto
       tags: ['storage'],
       auth: 'session',
       body: PutBody,
-      // A large value reaches the handler as the JSON text the worker thread made: stored as it is.
+      // A large value reaches the handler as the UTF-8 JSON text the worker thread made: stored as it is.
       rawJson: ['value'],
       response: { description: 'Written', schema: z.object({ namespace: z.string(), key: z.string(), created: z.boolean() }) },
       failures: {
@@ -153,7 +153,7 @@ export function registerStorageRoutes(router: Router, store: Store, options: Sto
       },
     },
     async ({ body, auth }) => {
-      const item = { namespace: body.namespace, key: body.key, ...jsonText(body.value) };
+      const item = { namespace: body.namespace, key: body.key, json: jsonUtf8(body.value) };
       const { created } = await putItem(store.pool, callerOf(auth), body, item, quota());
       return { namespace: body.namespace, key: body.key, created };
     },

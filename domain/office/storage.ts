@@ -183,8 +183,9 @@ export async function storageUsed(db: Db, company: string): Promise<number> {
 }
 
 /**
- * Writes one record, its value given as compact JSON text with its UTF-8 size (stored as jsonb
- * text: the value is never rebuilt or serialised again here). In one transaction: the namespace
+ * Writes one record, its value given as compact JSON text in UTF-8, whose length is its size: sent
+ * to PostgreSQL as a binary `text` parameter and cast to jsonb there, so the value is never
+ * rebuilt, serialised or encoded again here. In one transaction: the namespace
  * name is locked (two companies cannot both take a new name), the owner resolved, the holder's
  * counter locked and the quota checked against what the write adds (an overwrite frees the old
  * value's bytes first); past the quota 413 and nothing is written.
@@ -193,7 +194,7 @@ export async function putItem(
   db: pg.Pool,
   caller: StorageCaller,
   at: StorageAddress,
-  item: { namespace: string; key: string; text: string; bytes: number },
+  item: { namespace: string; key: string; json: Buffer },
   quota: number,
 ): Promise<{ created: boolean }> {
   return withTransaction(async (tx) => {
@@ -208,11 +209,12 @@ export async function putItem(
       [owner, item.namespace, item.key],
     );
     const freed = old.rows[0]?.holder === holder ? Number(old.rows[0].size) : 0;
-    if (used - freed + item.bytes > quota) throw quotaExceeded(used, quota);
+    const size = item.json.length;
+    if (used - freed + size > quota) throw quotaExceeded(used, quota);
     await tx.query(
-      `INSERT INTO storage_items (owner, namespace, key, value, size_bytes, quota_holder) VALUES ($1, $2, $3, $4::jsonb, $5, $6)
+      `INSERT INTO storage_items (owner, namespace, key, value, size_bytes, quota_holder) VALUES ($1, $2, $3, $4::text::jsonb, $5, $6)
          ON CONFLICT (owner, namespace, key) DO UPDATE SET value = EXCLUDED.value, size_bytes = EXCLUDED.size_bytes, quota_holder = EXCLUDED.quota_holder`,
-      [owner, item.namespace, item.key, item.text, item.bytes, holder],
+      [owner, item.namespace, item.key, item.json, size, holder],
     );
     return { created: old.rows.length === 0 };
   }, db);
