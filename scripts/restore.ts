@@ -8,8 +8,8 @@
  */
 import pg from 'pg';
 import { config, refuseUnsafeProductionStart } from '../domain/config';
-import { recover, stackTarget } from '../domain/backup/pgbackrest';
-import { restoreFilesAndObjects } from '../domain/backup/service';
+import { stackTarget } from '../domain/backup/pgbackrest';
+import { restore } from '../domain/backup/service';
 import { pgDataDir, services } from './stack/services';
 import { prefixer, waitFor, type Proc } from './stack/proc';
 
@@ -54,10 +54,10 @@ async function main(): Promise<void> {
     const target = stackTarget(pgDataDir());
     const began = Date.now();
     say(to ? `restoring to ${to.toISOString()}…` : 'restoring to the newest state the archive holds…');
-    const { objects } = await restoreFilesAndObjects(target, { to });
-    say(`database files restored; objects: ${objects.restored} put back, ${objects.removed} removed (manifest ${objects.manifest ?? 'none'})`);
-    await recover(target, { binDir: config.db.binDir });
-    say(`WAL replayed and the database promoted in ${((Date.now() - began) / 1000).toFixed(1)} s. Start the stack: npm start`);
+    const { objects, reached } = await restore(target, { to, binDir: config.db.binDir });
+    say(reached === 'target' ? 'database replayed up to the time given' : 'database replayed to the end of the archive (no later write in it)');
+    say(`objects: ${objects.restored} put back, ${objects.removed} removed (manifest ${objects.manifest ?? 'none'})`);
+    say(`restored and promoted in ${((Date.now() - began) / 1000).toFixed(1)} s. Start the stack: npm start`);
   } finally {
     for (const p of started.reverse()) await p.stop();
   }

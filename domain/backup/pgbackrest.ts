@@ -229,12 +229,14 @@ export async function restoreFiles(t: BackupTarget, to?: Date): Promise<void> {
  * (fast shutdown), leaving a cluster the stack starts as usual.
  */
 export async function recover(t: BackupTarget, o: { binDir: string; timeoutMs?: number }): Promise<void> {
-  const settings = [`port=${t.pgPort}`, 'listen_addresses=127.0.0.1', ...archiveSettings(t)].flatMap((x) => ['-c', x]);
+  // No hot standby: a standby's connection and lock limits must match the primary's, which a
+  // replay that nobody queries does not need; the server accepts connections once promoted.
+  const settings = [`port=${t.pgPort}`, 'listen_addresses=127.0.0.1', 'hot_standby=off', ...archiveSettings(t)].flatMap((x) => ['-c', x]);
   const [cmd, args] = asPostgres(path.join(o.binDir, 'postgres'), ['-D', t.pgDataDir, ...settings]);
   const server = spawn(cmd, args, { env: { ...process.env, ...pgbackrestEnv(t) }, stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   server.stderr.on('data', (d: Buffer) => {
-    log = (log + d.toString()).slice(-4000);
+    log = (log + d.toString()).slice(-16_000);
   });
   const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
   let running = true;
@@ -244,7 +246,10 @@ export async function recover(t: BackupTarget, o: { binDir: string; timeoutMs?: 
   const deadline = Date.now() + (o.timeoutMs ?? 30 * 60_000);
   try {
     for (;;) {
-      if (!running) throw new BackupToolError('recovery', `the server stopped during recovery: ${log.trim().split('\n').slice(-3).join(' ')}`);
+      if (!running) {
+        const cause = log.split('\n').filter((l) => /FATAL|PANIC|ERROR/.test(l)).slice(-3).join(' ') || log.trim().split('\n').slice(-3).join(' ');
+        throw new BackupToolError('recovery', `the server stopped during recovery: ${cause}`);
+      }
       if (Date.now() > deadline) throw new BackupToolError('recovery', 'recovery did not end in time');
       const client = new pg.Client({ host: '127.0.0.1', port: t.pgPort, user: t.pgUser, password: t.pgPassword, database: 'postgres', connectionTimeoutMillis: 1000 });
       const inRecovery = await client.connect()

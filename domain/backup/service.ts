@@ -13,7 +13,7 @@ import { adminUsers } from '../notifications/users';
 import { countOf } from '../text/plural';
 import { bucketNames, s3 } from '../storage/s3';
 import { ensureBackupBucket, listAll, mirrorBuckets, pruneObjects, restoreBuckets, type ObjectRestoreResult } from './objects';
-import { ensureStanza, expireBackup, repoBackups, restoreFiles, takeBackup, type BackupTarget, type BackupType } from './pgbackrest';
+import { ensureStanza, expireBackup, recover, repoBackups, restoreFiles, takeBackup, type BackupTarget, type BackupType } from './pgbackrest';
 import { backupsToExpire, backupsToKeep, nextBackupType } from './retention';
 
 export interface BackupRun {
@@ -119,17 +119,32 @@ export async function runBackup(t: BackupTarget, o: { id: string; type?: BackupT
 
 export interface RestoreOutcome {
   to: string | null;
+  /** Where the replay stopped: at `to`, or at the archive's end (no commit after `to` in it, or no `to`). */
+  reached: 'target' | 'end-of-archive';
   objects: ObjectRestoreResult;
 }
 
 /**
- * Restores the files of `t`'s stopped cluster and the buckets to `to` (default: the newest the
- * archive holds). The WAL replay itself runs when the server next starts (`recover`).
+ * Restores `t`'s stopped cluster and the buckets to `to` (default: the newest state the archive
+ * holds): the files from the newest backup before it, the WAL replayed up to it (the server
+ * started, promoted and stopped again), and the buckets as they were then.
  */
-export async function restoreFilesAndObjects(t: BackupTarget, o: { to?: Date; buckets?: readonly string[] } = {}): Promise<RestoreOutcome> {
+export async function restore(t: BackupTarget, o: { to?: Date; binDir: string; buckets?: readonly string[] }): Promise<RestoreOutcome> {
+  let reached: RestoreOutcome['reached'] = o.to ? 'target' : 'end-of-archive';
   await restoreFiles(t, o.to);
+  try {
+    await recover(t, { binDir: o.binDir });
+  } catch (err) {
+    // PostgreSQL stops at a time target only on the first commit after it; with none archived
+    // (a quiet server since then, or a timeline restored to that time before) the state at `to`
+    // is the end of the archive, so the replay runs to there instead.
+    if (!o.to || !/recovery ended before configured recovery target was reached/.test(String(err))) throw err;
+    await restoreFiles(t);
+    await recover(t, { binDir: o.binDir });
+    reached = 'end-of-archive';
+  }
   const objects = await restoreBuckets(objectsPrefix(t), o.buckets ?? bucketNames(), o.to);
-  return { to: o.to?.toISOString() ?? null, objects };
+  return { to: o.to?.toISOString() ?? null, reached, objects };
 }
 
 /**

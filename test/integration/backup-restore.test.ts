@@ -16,9 +16,9 @@ import { config } from '../../domain/config';
 import { createStore, type Store } from '../../domain/db/store';
 import { migrate } from '../../domain/db/migrate';
 import { bucketNames, ensureBuckets, s3 } from '../../domain/storage/s3';
-import { recover, switchWal } from '../../domain/backup/pgbackrest';
+import { switchWal } from '../../domain/backup/pgbackrest';
 import { listAll } from '../../domain/backup/objects';
-import { backupRuns, ensureBackupRepository, lastBackup, restoreFilesAndObjects, runBackup, walArchivedUpTo } from '../../domain/backup/service';
+import { backupRuns, ensureBackupRepository, lastBackup, restore, runBackup, walArchivedUpTo } from '../../domain/backup/service';
 import { createEntry } from '../../domain/registry/entries';
 import { addAttachment, openAttachment } from '../../domain/registry/attachments';
 import { registryViewer } from '../../domain/registry/access';
@@ -123,10 +123,9 @@ test('a restore to a time between two sets of writes gives back exactly the firs
   cluster.wipe();
 
   const restoreBegan = Date.now();
-  const restored = await restoreFilesAndObjects(cluster.target, { to: between });
-  await recover(cluster.target, { binDir: config.db.binDir });
+  const restored = await restore(cluster.target, { to: between, binDir: config.db.binDir });
   const restoreSeconds = (Date.now() - restoreBegan) / 1000;
-  expect(restored.objects).toMatchObject({ manifest: run.label, removed: second.length });
+  expect(restored).toMatchObject({ reached: 'target', objects: { manifest: run.label, removed: second.length } });
   await cluster.start();
   store = createStore(cluster.url(dbName), { max: 4 });
 
