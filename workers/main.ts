@@ -13,7 +13,8 @@ import { isTaskQueueName, type TaskQueueName } from '../temporal/common/queues';
 import { ensureSchedules } from '../temporal/schedules';
 import { createQueueWorkers, workerIdentity } from './start';
 import { freeLoopbackPort, serveWorkerMetrics, workerMetricsPort } from './metrics';
-import { trackPools } from '../domain/metrics';
+import { registerBackupGauges, trackPools } from '../domain/metrics';
+import { lastBackup } from '../domain/backup/service';
 import { ensureExportLifecycle } from '../domain/storage/s3';
 import { sweepStaleTempDirs } from '../domain/storage/tempDirs';
 import { seedWeekendQueue } from '../domain/scheduling/weekend';
@@ -81,6 +82,11 @@ async function main(): Promise<void> {
   // The one store of the process, handed to every activity factory.
   const store = processStore();
   trackPools({ pool: store.pool, tilePool: store.tilePool });
+  // The backup gauges read the repository the backup job writes (docs/operations.md "Backups").
+  registerBackupGauges(async () => {
+    const b = await lastBackup();
+    return b.lastAt ? { lastAt: new Date(b.lastAt), sizeBytes: b.sizeBytes ?? undefined } : {};
+  });
   let exitCode = 0;
   try {
     const workers = await createQueueWorkers({
