@@ -5,12 +5,17 @@
  * reachable (nothing lying over it), say nothing in the code's words (layer codes, English state
  * names, export modes, server paths) and, by axe-core run in the page, have no serious or critical
  * accessibility violation. Each problem is reported with its page and size, so one run lists
- * them all. Runs against E2E_BASE_URL or config.app.publicUrl (the stack).
+ * them all. The mails in the stack's MailDev (its REST API) are scanned for the same words. Runs against E2E_BASE_URL or config.app.publicUrl (the stack).
  */
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { E2E_BASE_URL, launchChromium, openSignedIn } from '../helpers/e2e';
 import { DESK, PHONE, WALK_PAGES, coveredInputs, internalWords, overflowOf, pageText, settle } from '../helpers/pageWalk';
+import type { ReceivedMail } from '../helpers/maildev';
+import { config } from '../../domain/config';
+import { closePool, getPool } from '../../domain/db/pool';
+import { notify } from '../../domain/notifications/notify';
+import { until } from '../helpers/wait';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const USERS = {
@@ -38,7 +43,10 @@ describe('every page on a desk and on a phone', () => {
 
   afterAll(async () => {
     await browser?.close();
+    await getPool().query(`DELETE FROM notifications WHERE idempotency_key LIKE 'e2e:walk:%'`);
+    await closePool();
   });
+
 
   for (const [who, user] of Object.entries(USERS)) {
     for (const [size, viewport] of Object.entries({ desk: DESK, phone: PHONE })) {
@@ -62,4 +70,17 @@ describe('every page on a desk and on a phone', () => {
       }, 600_000);
     }
   }
+
+  test("the mails in the stack's MailDev say nothing in the code's words", async () => {
+    // Ana has been filed in the users directory by the walk's sign-ins above.
+    const ana = await getPool().query<{ id: string }>(`SELECT id FROM app_users WHERE email = $1 AND id NOT LIKE 'test-%' LIMIT 1`, [USERS.ana.email]);
+    expect(ana.rows).toHaveLength(1);
+    const key = `e2e:walk:${Date.now()}`;
+    // An instant mail through the product's template and its outbox (delivered by the sweep), besides every mail other suites sent.
+    await notify(getPool(), null, { userId: ana.rows[0].id, type: 'export-ready', title: `Exportul este gata ${key}`, body: 'Arhiva poate fi descărcată.', link: '/parcel-sync/export', idempotencyKey: key, critical: true });
+    const mails = async () => (await (await fetch(`${config.mail.webUrl}/api/email`)).json()) as ReceivedMail[];
+    await until('the walk mail', async () => (await mails()).some((m) => m.subject.includes(key)), 200_000, 2000);
+    const problems = (await mails()).flatMap((m) => internalWords(`${m.subject}\n${m.text}\n${m.html.replace(/<[^>]+>/g, ' ')}`).map((w) => `${m.subject}: ${w}`));
+    expect(problems).toEqual([]);
+  }, 240_000);
 });

@@ -70,6 +70,10 @@ describe('RGI in the browser', () => {
     await last.click();
     await page.getByTestId('rgi-details').getByText(`Cererea ${no}`).waitFor({ timeout: 20_000 });
     expect(await detailsInView(page)).toBe(true);
+    // Each issued document's state agrees with any type before it ("Încheiere disponibil" did not).
+    const docs = page.getByTestId('rgi-details').locator('.cf-epay__parcels li');
+    await docs.first().waitFor({ timeout: 20_000 });
+    for (const d of await docs.allInnerTexts()) expect(d).toMatch(/ (gata de descărcare|în pregătire)( |$)/);
     await page.screenshot({ path: 'test-results/e2e-rgi.png' });
 
     // A narrow screen: the details sit below the list, and the page takes the user to them.

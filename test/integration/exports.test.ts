@@ -339,7 +339,7 @@ describe('export-local', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/zip');
     const fileName = decodeURIComponent(/filename\*=UTF-8''([^;]+)/.exec(res.headers.get('content-disposition')!)![1]);
-    expect(fileName).toContain('_export-local-magic_');
+    expect(fileName).toContain('_export-local-complet_');
     const file = path.join(tmp, fileName);
     await fs.writeFile(file, Buffer.from(await res.arrayBuffer()));
     const listing = (await run('unzip', ['-l', file])).stdout;

@@ -133,7 +133,7 @@ export default function RgiPage() {
 
   async function download(doc: Doc) {
     if (!selected || !workspaceId) return;
-    const blocked = () => setNotice(`„${doc.documentType}” nu este încă disponibil la portal. Încercați din nou mai târziu.`);
+    const blocked = () => setNotice(`Documentul „${doc.documentType}” nu este încă disponibil la portal. Încercați din nou mai târziu.`);
     let res: Response;
     try {
       res = await apiFetch('get', '/api/landreg/rgi/download-doc', {
@@ -265,7 +265,8 @@ export default function RgiPage() {
                 {(docs?.items ?? []).map((doc) => (
                   <li key={doc.documentPk}>
                     {doc.documentType}{' '}
-                    <span className={`cf-state ${doc.available ? 'cf-state--valid' : 'cf-state--processing'}`}>{doc.available ? 'disponibil' : 'în pregătire'}</span>{' '}
+                    {/* After the document's type ("Încheiere", "Certificat"): words that agree with any of them. */}
+                    <span className={`cf-state ${doc.available ? 'cf-state--valid' : 'cf-state--processing'}`}>{doc.available ? 'gata de descărcare' : 'în pregătire'}</span>{' '}
                     {docs?.downloadable ? (
                       <button type="button" className="btn" onClick={() => void download(doc)}>
                         Descarcă
