@@ -171,7 +171,7 @@ describe('weekend deep sync session', () => {
       await startStoreWorker();
       // The session's view, as the queue page reads it: the detail of its progress.
       const state = await until('the session view', async () => (await readJob<WeekendState>(workflowId, rig.env.client))?.progress?.detail, 30_000);
-      expect(state).toMatchObject({ syncStatus: 'running', currentActivity: `${good.name}: sync_cladiri` });
+      expect(state).toMatchObject({ syncStatus: 'running', currentActivity: `${good.name}: sincronizare clădiri` });
       const finished = handle.result();
       await rig.simJson('POST', '/__sim/faults', { latencyMs: 0, holdSirutas: [] });
 

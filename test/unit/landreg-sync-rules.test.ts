@@ -98,7 +98,7 @@ describe('what a finished sync says it changed', () => {
       ]),
     ).toBe('parcele: 3 adăugate, 1 eliminată, 4 modificate; clădiri: nicio schimbare');
     expect(describeSyncChanges([{ layerId: 'LIMITE_UAT', added: 1, removed: 0, changed: 1 }])).toBe('limite UAT: 1 adăugată, 1 modificată');
-    expect(describeSyncChanges([{ layerId: 'ALT_STRAT', added: 1, removed: 0, changed: 0 }])).toBe('stratul ALT_STRAT: 1 adăugată');
+    expect(describeSyncChanges([{ layerId: 'ALT_STRAT', added: 1, removed: 0, changed: 0 }])).toBe('alt strat: 1 adăugată');
     expect(describeSyncChanges([])).toBe('nicio schimbare');
   });
 
