@@ -4,7 +4,7 @@
  * 429 `rate_limited` with Retry-After; past the deadline 504 `upstream_timeout`.
  */
 import type { Request, Response } from 'express';
-import { throughPortalDoor, type DoorOptions } from '../../domain/outside/door';
+import { throughPortalDoor, type DoorOptions } from '../../domain/outside/service';
 import { clientGone } from './download';
 import { callerKey } from './rateLimit';
 

@@ -40,6 +40,7 @@ const PAGE_ONLY: ReadonlyArray<{ module: string; name: string; why: string }> = 
   { module: 'domain/landreg/service.ts', name: 'lastSyncChanges', why: "the UAT dashboard's card of the last finished sync per layer" },
   { module: 'domain/enrichment/service.ts', name: 'storedParcel', why: 'the parcel page (the map panel is GET /api/geoportal/feature, with geometry and attributes)' },
   { module: 'domain/enrichment/service.ts', name: 'canSearchOwners', why: "the viewer rule shown as the owner search's form; searchOwner applies it on both doors" },
+  { module: 'domain/office/service.ts', name: 'storageUsed', why: "the utilities page's usage line; the API reports the same figure in its 413 storage_quota_exceeded body" },
 ];
 
 type Source = { file: string; text: string };

@@ -6,7 +6,7 @@ describe('registry history lines', () => {
   const id = '3f2c1a9e-5b7d-4c2e-9a1f-0e6d8b4c2a10';
 
   test('an added or removed attachment is its file name and size, not its id', () => {
-    expect(describeChange({ field: 'attachments', before: null, after: { id, name: 'contract.pdf', size: 12_288 } })).toBe('atașamente: — → contract.pdf (12.0 KB)');
+    expect(describeChange({ field: 'attachments', before: null, after: { id, name: 'contract.pdf', size: 12_288 } })).toBe('atașamente: — → contract.pdf (12 KB)');
     expect(describeChange({ field: 'attachments', before: { id, name: 'aviz.pdf', size: 300 }, after: null })).toBe('atașamente: aviz.pdf (300 o) → —');
   });
 

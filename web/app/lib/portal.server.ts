@@ -6,7 +6,7 @@
  */
 import type { SessionContext } from '../../../domain/auth/sessionContext';
 import { AppError } from '../../../domain/errors';
-import { callerKeyOf, throughPortalDoor, type DoorOptions } from '../../../domain/outside/door';
+import { callerKeyOf, throughPortalDoor, type DoorOptions } from '../../../domain/outside/service';
 
 export function withinPortalDoor<T>(request: Request, auth: SessionContext, work: () => Promise<T>, opts: DoorOptions = {}): Promise<T> {
   return throughPortalDoor({ key: callerKeyOf(auth.user.id), signal: request.signal }, work, opts);
