@@ -7,7 +7,7 @@ describe('registry history lines', () => {
 
   test('an added or removed attachment is its file name and size, not its id', () => {
     expect(describeChange({ field: 'attachments', before: null, after: { id, name: 'contract.pdf', size: 12_288 } })).toBe('atașamente: — → contract.pdf (12 KB)');
-    expect(describeChange({ field: 'attachments', before: { id, name: 'aviz.pdf', size: 300 }, after: null })).toBe('atașamente: aviz.pdf (300 o) → —');
+    expect(describeChange({ field: 'attachments', before: { id, name: 'aviz.pdf', size: 300 }, after: null })).toBe('atașamente: aviz.pdf (300 B) → —');
   });
 
   test('plain fields and the tracking block read as values', () => {
