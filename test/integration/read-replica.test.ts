@@ -10,7 +10,6 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import net from 'node:net';
 import pg from 'pg';
 import { VectorTile } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
@@ -25,6 +24,7 @@ import { jobWorkflowId } from '../../temporal/ids';
 import { TaskQueue } from '../../temporal/common/queues';
 import type { layerSync } from '../../workflows/layerSync';
 import { listenApp } from '../helpers/appServer';
+import { freeLoopbackPort } from '../../workers/metrics';
 import { createTestSession } from '../helpers/session';
 import { tileOf } from '../helpers/tilesFixtures';
 import { forgetUat, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
@@ -38,17 +38,6 @@ let app: { server: import('node:http').Server; base: string };
 let cookie: string;
 let tmp: string;
 let siruta: number;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const get = (p: string) => fetch(`${app.base}${p}`, { headers: { cookie } });
 
@@ -104,7 +93,7 @@ beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cgp-replica-'));
   // The standby runs as the postgres user, which must reach its directory.
   fs.chmodSync(tmp, 0o755);
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const svc = replicaService(path.join(tmp, 'pg'), port);
   standby = svc.start();
   await waitFor('replica', svc.ready, { timeoutMs: 180_000, proc: standby });

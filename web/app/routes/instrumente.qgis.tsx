@@ -75,32 +75,7 @@ export default function QgisAccess() {
           {tokens.length === 0 ? (
             <p className="office-muted">Nu aveți niciun token activ.</p>
           ) : (
-            <table className="office-table" data-testid="tokens-table">
-              <thead>
-                <tr>
-                  <th>Nume</th>
-                  <th>Creat</th>
-                  <th>Expiră</th>
-                  <th>Ultima folosire</th>
-                  <th />
-                </tr>
-              </thead>
-              <tbody>
-                {tokens.map((t) => (
-                  <tr key={t.id}>
-                    <td>{t.name}</td>
-                    <td>{when(t.createdAt)}</td>
-                    <td>{when(t.expiresAt)}</td>
-                    <td>{when(t.lastUsedAt)}</td>
-                    <td>
-                      <button type="button" className="btn btn--secondary" onClick={() => void revoke(t)} data-testid={`revoke-${t.name}`}>
-                        Revocă
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <TokensTable tokens={tokens} testId="tokens-table" revokeTestId={(t) => `revoke-${t.name}`} onRevoke={revoke} />
           )}
           {message && (
             <p className={message.ok ? 'office-ok' : 'office-error'} role={message.ok ? 'status' : 'alert'}>
@@ -113,34 +88,7 @@ export default function QgisAccess() {
             {everyUsersTokens.length === 0 ? (
               <p className="office-muted">Niciun utilizator nu are un token activ.</p>
             ) : (
-              <table className="office-table" data-testid="all-tokens-table">
-                <thead>
-                  <tr>
-                    <th>Nume</th>
-                    <th>Utilizator</th>
-                    <th>Creat</th>
-                    <th>Expiră</th>
-                    <th>Ultima folosire</th>
-                    <th />
-                  </tr>
-                </thead>
-                <tbody>
-                  {everyUsersTokens.map((t) => (
-                    <tr key={t.id}>
-                      <td>{t.name}</td>
-                      <td>{t.userEmail}</td>
-                      <td>{when(t.createdAt)}</td>
-                      <td>{when(t.expiresAt)}</td>
-                      <td>{when(t.lastUsedAt)}</td>
-                      <td>
-                        <button type="button" className="btn btn--secondary" onClick={() => void revoke(t)} data-testid={`revoke-any-${t.id}`}>
-                          Revocă
-                        </button>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <TokensTable tokens={everyUsersTokens} testId="all-tokens-table" revokeTestId={(t) => `revoke-any-${t.id}`} onRevoke={revoke} withOwner />
             )}
           </Card>
         )}
@@ -196,5 +144,46 @@ export default function QgisAccess() {
         </div>
       </div>
     </ToolsLayout>
+  );
+}
+
+/** A list of tokens with their dates and a revoke button; `withOwner` adds the owner's e-mail (the administrator's list). */
+function TokensTable<T extends TokenSummary & { userEmail?: string }>(props: {
+  tokens: readonly T[];
+  testId: string;
+  revokeTestId: (t: T) => string;
+  onRevoke: (t: T) => Promise<void>;
+  withOwner?: boolean;
+}) {
+  const { tokens, testId, revokeTestId, onRevoke, withOwner } = props;
+  return (
+    <table className="office-table" data-testid={testId}>
+      <thead>
+        <tr>
+          <th>Nume</th>
+          {withOwner ? <th>Utilizator</th> : null}
+          <th>Creat</th>
+          <th>Expiră</th>
+          <th>Ultima folosire</th>
+          <th />
+        </tr>
+      </thead>
+      <tbody>
+        {tokens.map((t) => (
+          <tr key={t.id}>
+            <td>{t.name}</td>
+            {withOwner ? <td>{t.userEmail}</td> : null}
+            <td>{when(t.createdAt)}</td>
+            <td>{when(t.expiresAt)}</td>
+            <td>{when(t.lastUsedAt)}</td>
+            <td>
+              <button type="button" className="btn btn--secondary" onClick={() => void onRevoke(t)} data-testid={revokeTestId(t)}>
+                Revocă
+              </button>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
