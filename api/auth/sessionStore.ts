@@ -10,7 +10,7 @@
  * this process writes (logout and re-sign-in delete, token refresh, touch) updates or drops its
  * entry at once; a change made by another process is seen within the TTL, or at once in shared
  * mode: a trigger names every changed or deleted row on channel `app_sessions_changed` (migration
- * 038) and each web process listens (followSessionChanges), so a sign-out through one process is
+ * 039) and each web process listens (followSessionChanges), so a sign-out through one process is
  * refused by all.
  */
 import { createHash, randomBytes } from 'node:crypto';
