@@ -4,10 +4,11 @@
  * mode on with SHARED_LIMITS=1 as on two hosts) against the test store. A user's PDF work held on
  * A caps the same user's on B while a colleague is served; wrong tokens are counted once across
  * both; a token revoked through A and a session signed out through A are refused by B within a
- * second, though B keeps sessions in memory for a minute.
+ * second, though B keeps sessions in memory for a minute. And `WEB=2` (what `WEB=2 npm start`
+ * runs): one address served by two web processes, one of them killed is replaced.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -33,7 +34,7 @@ async function freePort(): Promise<number> {
 }
 
 /** One web process as `npm start` runs it, on a port of its own, shared mode on. */
-async function startWeb(): Promise<WebChild> {
+async function startWeb(env: Record<string, string> = {}): Promise<WebChild> {
   const port = await freePort();
   const proc = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'api/server.ts')], {
     cwd: projectRoot,
@@ -47,6 +48,7 @@ async function startWeb(): Promise<WebChild> {
       BEARER_FAILURES_PER_MINUTE: '3',
       PDF_MAX_PER_USER: '1',
       PDF_MAX_CONCURRENT: '2',
+      ...env,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -125,11 +127,13 @@ afterAll(async () => {
 describe('two web processes, one set of limits', () => {
   it("a user's PDF work held on A refuses the same user's on B (429), a colleague on B is served, and B frees once A's ends", async () => {
     const held = slowPdf(a.base, ana);
-    // A holds the slot once its lease row is written; B sees the same row.
-    const refused = await until('the second process to refuse', async () => {
-      const r = await pdfPost(b.base, ana);
-      return r.status === 429 ? r : undefined;
-    }, 10_000, 100);
+    // A holds the slot once its lease row is written (B is asked only then: its own 400 would hold the slot a moment).
+    await until('A to hold the PDF slot', async () => {
+      const r = await getPool().query(`SELECT 1 FROM work_slot_leases WHERE kind = 'pdf' AND caller_key = $1`, [`u:${ana.data.user.id}`]);
+      return r.rowCount === 1;
+    }, 10_000, 50);
+    const refused = await pdfPost(b.base, ana);
+    expect(refused.status).toBe(429);
     expect(refused.body).toMatchObject({ error: 'rate_limited', message: expect.stringContaining('Aveți deja o prelucrare PDF în lucru') });
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     // The colleague passes the caps: the answer is about the missing file, not the limit.
@@ -156,7 +160,11 @@ describe('two web processes, one set of limits', () => {
   it('a token revoked through A is refused by B within a second', async () => {
     const created = await callJson(a.base, 'POST', '/api/tokens', { cookie: dan.cookie, origin: a.base, body: { name: 'QGIS birou' } });
     expect(created.status).toBe(201);
-    const ogc = (base: string) => fetch(`${base}/ogc`, { headers: { authorization: `Bearer ${created.body.token}` } }).then((r) => r.arrayBuffer().then(() => r.status));
+    // Each probe from an address of its own: the wrong-token throttle (tested above) stays out of it.
+    const ogc = (base: string) =>
+      fetch(`${base}/ogc`, { headers: { authorization: `Bearer ${created.body.token}`, 'x-forwarded-for': `198.18.${randomBytes(1)[0]}.${1 + (randomBytes(1)[0] % 250)}` } }).then((r) =>
+        r.arrayBuffer().then(() => r.status),
+      );
     expect([await ogc(a.base), await ogc(b.base)]).toEqual([200, 200]);
     expect((await callJson(a.base, 'DELETE', `/api/tokens/${created.body.id}`, { cookie: dan.cookie, origin: a.base })).status).toBe(200);
     await until('B to refuse the token', async () => (await ogc(b.base)) === 401, 1000, 50);
@@ -175,4 +183,41 @@ describe('two web processes, one set of limits', () => {
     await until('B to refuse the session', async () => (await me(b.base)).status === 401, 1000, 50);
     expect((await me(a.base)).status).toBe(401);
   }, 30_000);
+});
+
+describe('WEB=2', () => {
+  /** The web processes the cluster's primary runs. */
+  const children = (pid: number): number[] => {
+    try {
+      return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+        .split('\n')
+        .map((l) => Number(l.trim()))
+        .filter((n) => n > 0);
+    } catch {
+      // ps answers 1 when the process has no child.
+      return [];
+    }
+  };
+
+  it('serves one address from two web processes, and replaces one that is killed', async () => {
+    const web = await startWeb({ WEB: '2', SHARED_LIMITS: '0' });
+    try {
+      const first = await until('two web processes', async () => {
+        const pids = children(web.proc.pid!);
+        return pids.length === 2 ? pids : undefined;
+      }, 60_000, 200);
+      process.kill(first[0], 'SIGKILL');
+      const next = await until('a new web process', async () => {
+        const pids = children(web.proc.pid!);
+        return pids.length === 2 && !pids.includes(first[0]) ? pids : undefined;
+      }, 60_000, 200);
+      expect(next).toContain(first[1]);
+      await until('the address to answer', async () => (await fetch(`${web.base}/api/version`)).ok, 60_000, 200);
+    } finally {
+      web.proc.kill('SIGTERM');
+      await web.exited;
+    }
+    // The primary took its web processes with it.
+    expect(children(web.proc.pid!)).toEqual([]);
+  }, 180_000);
 });
