@@ -128,7 +128,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(metricsRouter());
   app.use('/metrics', errorMapper);
 
-  const limits = apiRateLimits();
+  const limits = apiRateLimits(config.app.sharedLimits ? deps.store.pool : undefined);
   // Wrong tokens on /tiles are throttled as on /ogc and /api (one counter per address).
   app.use('/tiles', limits.bearerFailures);
   // The tile-rebuild webhook is a bearer route like the API's: the same limits, same counters.

@@ -1,5 +1,32 @@
 import { errors } from './errors';
+import type { Db } from './db/pool';
+import { WorkSlotLeases } from './limits/workSlotLeases';
+import { childLogger } from './log';
 import { heavyWorkRefused, trackWorkSlots } from './metrics';
+
+const log = childLogger('limits');
+
+/** How often a caller waiting in the queue of a shared kind asks for a slot again. */
+const SHARED_POLL_MS = 100;
+
+/** The slots of every process, once `shareWorkSlots` ran (shared mode); absent: this process's own. */
+let leases: WorkSlotLeases | undefined;
+
+/**
+ * Shared mode (config.app.sharedLimits, issue 44 item 3): from here on every named `WorkSlots`
+ * counts its `acquire`d slots across every process on `db`. Called once by the web process's entry point.
+ */
+export function shareWorkSlots(db: Db, ttlMs: number): WorkSlotLeases {
+  leases?.stop();
+  leases = new WorkSlotLeases(db, ttlMs);
+  return leases;
+}
+
+/** Back to per-process slots (tests). */
+export function unshareWorkSlots(): void {
+  leases?.stop();
+  leases = undefined;
+}
 
 /**
  * The one bounded-concurrency helper: runs `fn` over `items` with at most `limit` in flight;
@@ -55,7 +82,11 @@ interface Waiter {
  * The one limiter of heavy work (PDF tools, DWG conversion, AI chat, local exports, portal-bound
  * requests, key derivation): a global and a per-caller cap on work in flight; past them the caller
  * gets 429 `rate_limited` with Retry-After, or waits in a short bounded queue. Never an unbounded
- * queue: a flood by one caller is refused, not stored. Per process, like the rate limits.
+ * queue: a flood by one caller is refused, not stored. In shared mode (`shareWorkSlots`) the caps
+ * of `acquire`/`run` hold across every web process (a slot is a lease row,
+ * domain/limits/workSlotLeases.ts) and a queued caller polls for a slot; `tryAcquire` stays this
+ * process's, since what it guards (a read-ahead on this process's pool, a body parsed in its
+ * worker threads, an upload on its temp disk) is the process's own.
  */
 export class WorkSlots {
   private readonly held = new Map<string, number>();
@@ -71,8 +102,11 @@ export class WorkSlots {
   }
 
   get queued(): number {
-    return this.waiting.length;
+    return this.waiting.length + this.waitingShared;
   }
+
+  /** Callers of this process polling for a shared slot. */
+  private waitingShared = 0;
 
   private refuse(cap: 'user' | 'global'): never {
     if (this.opts.kind) heavyWorkRefused.inc({ kind: this.opts.kind, cap });
@@ -116,6 +150,47 @@ export class WorkSlots {
    * queue, and stops waiting (AbortError) when `signal` aborts.
    */
   async acquire(key: string, signal?: AbortSignal): Promise<Release> {
+    if (leases && this.opts.kind) return this.acquireShared(leases, this.opts.kind, key, signal);
+    return this.acquireHere(key, signal);
+  }
+
+  private async acquireShared(shared: WorkSlotLeases, kind: string, key: string, signal?: AbortSignal): Promise<Release> {
+    const queue = this.opts.queue;
+    const until = Date.now() + (queue?.waitMs ?? 0);
+    let waiting = false;
+    try {
+      for (;;) {
+        let claim;
+        try {
+          claim = await shared.claim(kind, key, this.opts.global(), this.opts.perUser());
+        } catch (err) {
+          // The work matters more than its bookkeeping: this process's caps until the store answers.
+          log.warn({ kind, err: (err as Error).message }, 'shared work slots unavailable; capping in process');
+          return await this.acquireHere(key, signal);
+        }
+        if ('lease' in claim) {
+          const lease = claim.lease;
+          const local = this.take(key);
+          return () => {
+            local();
+            void shared.release(lease);
+          };
+        }
+        if (claim.refused === 'user') this.refuse('user');
+        if (!queue || Date.now() >= until || (!waiting && this.waitingShared >= queue.max)) this.refuse('global');
+        signal?.throwIfAborted();
+        if (!waiting) {
+          waiting = true;
+          this.waitingShared++;
+        }
+        await pause(SHARED_POLL_MS, signal);
+      }
+    } finally {
+      if (waiting) this.waitingShared--;
+    }
+  }
+
+  private async acquireHere(key: string, signal?: AbortSignal): Promise<Release> {
     const mine = this.held.get(key) ?? 0;
     const waitingMine = this.waiting.filter((w) => w.key === key).length;
     if (mine + waitingMine >= this.opts.perUser()) this.refuse('user');
@@ -164,4 +239,19 @@ export class WorkSlots {
       release();
     }
   }
+}
+
+/** Waits `ms`, or rejects with the signal's reason when it aborts first. */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }

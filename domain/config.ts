@@ -189,9 +189,22 @@ export const config = {
     /**
      * How long a process answers a session from memory before reading app_sessions again (0 = read
      * on every request). A logout through this process takes effect at once; one through another
-     * process within this time (api/auth/sessionStore.ts).
+     * process within this time, or at once in shared mode (api/auth/sessionStore.ts).
      */
     sessionCacheTtlMs: int('SESSION_CACHE_TTL_MS', 5000),
+    /**
+     * Web processes on this machine (`WEB`, api/server.ts forks them behind one port with Node's
+     * cluster); more than one turns shared mode on.
+     */
+    webProcesses: Math.max(1, int('WEB', 1)),
+    /**
+     * Shared mode (issue 44 item 3): the rate limits, the heavy-work caps and the session cache
+     * hold across every web process through PostgreSQL (domain/limits/). On with WEB > 1, or with
+     * SHARED_LIMITS=1 when the processes run on several hosts; off, they cost nothing.
+     */
+    sharedLimits: int('WEB', 1) > 1 || str('SHARED_LIMITS', '0') === '1',
+    /** In shared mode, how long a killed process's heavy-work slots stay taken (renewed meanwhile). */
+    workSlotLeaseMs: Math.max(1000, int('WORK_SLOT_LEASE_MS', 30_000)),
     /** CONTRACT.md section 5: per user on /api/*, and per bearer token on token routes. */
     rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 600),
     tokenRateLimitPerMinute: int('TOKEN_RATE_LIMIT_PER_MINUTE', 60),

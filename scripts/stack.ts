@@ -6,8 +6,10 @@
  *   --infra-only          start infrastructure and simulators, not the workers and the app
  *   --fresh               delete the profile's data first (the test runner's clean slate)
  *   --no-seed             do not seed the demo data (the dev profile seeds it by default)
- * `WORKERS=N` starts N worker processes (default 1) polling the same task queues; `REPLICA=1`
- * a streaming replica of PostgreSQL that the web process's readers use (docs/operations.md).
+ * `WORKERS=N` starts N worker processes (default 1) polling the same task queues; `WEB=N` N web
+ * processes behind the one app port (Node's cluster in api/server.ts, their limits shared through
+ * PostgreSQL); `REPLICA=1` a streaming replica of PostgreSQL that the web process's readers use
+ * (docs/operations.md).
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -8,12 +8,16 @@
  * so a process keeps the sessions it read for config.app.sessionCacheTtlMs (loadSessionCached).
  * Expiry (absolute and idle) is checked against the cached timestamps on every request. Whatever
  * this process writes (logout and re-sign-in delete, token refresh, touch) updates or drops its
- * entry at once; a change made by another process is seen within the TTL.
+ * entry at once; a change made by another process is seen within the TTL, or at once in shared
+ * mode: a trigger names every changed or deleted row on channel `app_sessions_changed` (migration
+ * 039) and each web process listens (followSessionChanges), so a sign-out through one process is
+ * refused by all.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type pg from 'pg';
+import pg from 'pg';
 import { config } from '../../domain/config';
 import { leaseToken, untilSettled } from '../../domain/db/lease';
+import { childLogger } from '../../domain/log';
 import type { Company, EnrichmentScope, SessionUser } from '../../domain/auth/sessionContext';
 import type { SessionFlags } from '../../domain/auth/flags';
 import { SESSION_IDLE_TIMEOUT_SECONDS } from '../../domain/auth/sessionCleanup';
@@ -159,12 +163,70 @@ export function clearSessionCache(): void {
   reading.clear();
 }
 
+const log = childLogger('auth');
+
+/** How long a lost listening connection waits before it connects again. */
+const RELISTEN_MS = 1000;
+
+/**
+ * Keeps one connection of `db`'s server listening on `app_sessions_changed` and drops the named
+ * session from this process's cache as each notification arrives (shared mode). While the
+ * connection is down nothing is cached (sessions read the row on every request); when it is back,
+ * the cache starts empty, as notifications sent meanwhile are lost. Answers a stop function.
+ */
+export function followSessionChanges(db: pg.Pool): () => Promise<void> {
+  let client: pg.Client | undefined;
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+  const connect = async () => {
+    const c = new pg.Client(db.options);
+    const lost = (err?: Error) => {
+      if (client !== c) return;
+      client = undefined;
+      listening = false;
+      clearSessionCache();
+      c.end().catch(() => undefined);
+      if (stopped) return;
+      log.warn({ err: err?.message }, 'session change listener lost; reconnecting');
+      retry = setTimeout(() => void connect(), RELISTEN_MS);
+    };
+    client = c;
+    c.on('notification', (n) => n.payload && forgetSession(n.payload));
+    c.on('error', lost);
+    c.on('end', () => lost());
+    try {
+      await c.connect();
+      await c.query('LISTEN app_sessions_changed');
+      clearSessionCache();
+      listening = true;
+    } catch (err) {
+      lost(err as Error);
+    }
+  };
+  following = true;
+  void connect();
+  return async () => {
+    stopped = true;
+    following = false;
+    listening = false;
+    clearTimeout(retry);
+    const c = client;
+    client = undefined;
+    await c?.end().catch(() => undefined);
+  };
+}
+
+/** Whether this process follows other processes' changes (shared mode), and hears them now. */
+let following = false;
+let listening = false;
+
 /**
  * loadSession, answered from this process's memory when it read the row less than
  * config.app.sessionCacheTtlMs ago and the row is still live by its own timestamps.
  */
 export async function loadSessionCached(db: pg.Pool, id: string): Promise<SessionRow | null> {
-  const ttl = config.app.sessionCacheTtlMs;
+  // In shared mode a copy is only trusted while the listener would hear of its change.
+  const ttl = following && !listening ? 0 : config.app.sessionCacheTtlMs;
   const now = Date.now();
   const hit = cached.get(id);
   if (hit && now - hit.readAt < ttl && alive(hit.row, now)) return hit.row;

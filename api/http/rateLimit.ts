@@ -7,11 +7,15 @@
  * (`req.ip` under express's `trust proxy`, config.app.trustProxy). A valid personal token has
  * signed its request in before these run (req.auth), so it is never counted nor refused: one
  * client guessing from the office's address does not lock out its QGIS users. `apiRateLimits()`
- * is the one set, shared by every mount point (/api, /ogc, /tiles).
+ * is the one set, shared by every mount point (/api, /ogc, /tiles). In shared mode (WEB > 1 or
+ * SHARED_LIMITS=1) the counts live in PostgreSQL (domain/limits/rateLimitStore.ts), so they hold
+ * across every web process; otherwise in this process's memory.
  */
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { rateLimit, type Options } from 'express-rate-limit';
+import type { Db } from '../../domain/db/pool';
+import { PgRateLimitStore } from '../../domain/limits/rateLimitStore';
 import { WorkSlots, type Release } from '../../domain/concurrency';
 import { errors } from '../../domain/errors';
 import { portalSlots } from '../../domain/outside/door';
@@ -34,8 +38,13 @@ const handlerFor = (cap: Cap): Options['handler'] => (req, res, _next, options) 
 };
 
 /** One minute window, the contract's headers and 429 body; each limiter adds its key and rules. */
-function minuteLimit(cap: Cap, limit: number, rules: Pick<Partial<Options>, 'keyGenerator' | 'skip' | 'skipSuccessfulRequests' | 'requestWasSuccessful'>) {
+function minuteLimit(cap: Cap, limit: number, rules: Pick<Partial<Options>, 'keyGenerator' | 'skip' | 'skipSuccessfulRequests' | 'requestWasSuccessful'>, shared?: Db) {
   return rateLimit({
+    ...(shared && {
+      store: new PgRateLimitStore(shared, `${cap}:`),
+      // A store that does not answer lets the request through (logged) rather than failing it.
+      passOnStoreError: true,
+    }),
     windowMs: WINDOW_MS,
     limit,
     standardHeaders: 'draft-7',
@@ -54,25 +63,36 @@ export function callerKey(req: Request): string {
   return req.auth ? callerKeyOf(req.auth.user.id) : `ip:${req.ip}`;
 }
 
-export function userRateLimit(limit = config.app.rateLimitPerMinute) {
-  return minuteLimit('user', limit, { keyGenerator: callerKey });
+/** `shared`: the store whose counts every process shares (shared mode); absent, this process counts alone. */
+export function userRateLimit(limit = config.app.rateLimitPerMinute, shared?: Db) {
+  return minuteLimit('user', limit, { keyGenerator: callerKey }, shared);
 }
 
-export function tokenRateLimit(limit = config.app.tokenRateLimitPerMinute) {
-  return minuteLimit('token', limit, {
-    skip: (req) => !bearerCall(req),
-    keyGenerator: (req) => `t:${createHash('sha256').update(presentedToken(req) ?? '').digest('hex').slice(0, 16)}`,
-  });
+export function tokenRateLimit(limit = config.app.tokenRateLimitPerMinute, shared?: Db) {
+  return minuteLimit(
+    'token',
+    limit,
+    {
+      skip: (req) => !bearerCall(req),
+      keyGenerator: (req) => `t:${createHash('sha256').update(presentedToken(req) ?? '').digest('hex').slice(0, 16)}`,
+    },
+    shared,
+  );
 }
 
 /** Wrong tokens (answers 401) per address; correct ones and session callers do not count. */
-export function bearerFailureLimit(limit = config.app.bearerFailuresPerMinute) {
-  return minuteLimit('bearer_failures', limit, {
-    skip: (req) => !bearerCall(req),
-    keyGenerator: (req) => `bf:${req.ip}`,
-    skipSuccessfulRequests: true,
-    requestWasSuccessful: (_req, res) => res.statusCode !== 401,
-  });
+export function bearerFailureLimit(limit = config.app.bearerFailuresPerMinute, shared?: Db) {
+  return minuteLimit(
+    'bearer_failures',
+    limit,
+    {
+      skip: (req) => !bearerCall(req),
+      keyGenerator: (req) => `bf:${req.ip}`,
+      skipSuccessfulRequests: true,
+      requestWasSuccessful: (_req, res) => res.statusCode !== 401,
+    },
+    shared,
+  );
 }
 
 /**
@@ -80,10 +100,10 @@ export function bearerFailureLimit(limit = config.app.bearerFailuresPerMinute) {
  * tile-rebuild webhook; `bearerFailures` alone on /tiles (a map view asks for dozens of tiles at
  * once, so no per-user count there, but a wrong token is a wrong token wherever it is tried).
  */
-export function apiRateLimits() {
-  const user = userRateLimit();
-  const token = tokenRateLimit();
-  const bearerFailures = bearerFailureLimit();
+export function apiRateLimits(shared?: Db) {
+  const user = userRateLimit(undefined, shared);
+  const token = tokenRateLimit(undefined, shared);
+  const bearerFailures = bearerFailureLimit(undefined, shared);
   return { all: [user, token, bearerFailures], user, token, bearerFailures };
 }
 

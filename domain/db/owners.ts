@@ -24,6 +24,8 @@ export const AREA_FILES = {
   ogc: ['domain/ogc/'],
   jobs: ['temporal/jobs.ts'],
   outsideCalls: ['domain/outside/'],
+  /** The limits every web process shares in shared mode (issue 44 item 3). */
+  limits: ['domain/limits/'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type Area = keyof typeof AREA_FILES;
@@ -64,6 +66,8 @@ export const TABLE_OWNERS = {
   tile_archive_builds: 'tiles',
   job_slots: 'jobs',
   outside_call_pace: 'outsideCalls',
+  work_slot_leases: 'limits',
+  rate_limit_hits: 'limits',
 } as const satisfies Record<string, Area>;
 
 export type Table = keyof typeof TABLE_OWNERS;

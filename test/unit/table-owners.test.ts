@@ -38,7 +38,7 @@ function migratedTables(): Set<string> {
   const tables = new Set<string>();
   for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.sql')).sort()) {
     const sql = fs.readFileSync(path.join(dir, file), 'utf8').replace(/--.*$/gm, '');
-    const statements = /\b(CREATE|DROP|ALTER)\s+TABLE\s+(?:IF\s+(?:NOT\s+)?EXISTS\s+)?(?:public\.)?(\w+)(?:\s+RENAME\s+TO\s+(\w+))?/gi;
+    const statements = /\b(CREATE|DROP|ALTER)\s+(?:UNLOGGED\s+)?TABLE\s+(?:IF\s+(?:NOT\s+)?EXISTS\s+)?(?:public\.)?(\w+)(?:\s+RENAME\s+TO\s+(\w+))?/gi;
     for (const [, verb, table, renamed] of sql.matchAll(statements)) {
       if (verb.toUpperCase() === 'CREATE') tables.add(table);
       else if (verb.toUpperCase() === 'DROP') tables.delete(table);
