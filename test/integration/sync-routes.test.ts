@@ -80,7 +80,11 @@ describe('portal session (spec 3.1)', () => {
   });
 
   test('wrong credentials are refused without touching the shared session', async () => {
-    const r = await api('POST', '/api/landreg/login', { body: { username: 'geoportal', password: 'gresit' } });
+    // Another password than the configured account's is an administrator's to try (issue 40).
+    const user = await api('POST', '/api/landreg/login', { body: { username: 'geoportal', password: 'gresit' } });
+    expect(user.status).toBe(403);
+    expect(user.body.error).toBe('forbidden');
+    const r = await api('POST', '/api/landreg/login', { body: { username: 'geoportal', password: 'gresit' }, who: 'admin' });
     expect(r.status).toBe(422);
     expect(r.body.error).toBe('portal_credentials_invalid');
     expect((await api('GET', '/api/landreg/session')).body.connected).toBe(true);
