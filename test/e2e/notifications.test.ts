@@ -38,7 +38,7 @@ describe('notifications in the browser', () => {
     if (userId) {
       await db.query(`DELETE FROM notifications WHERE user_id = $1 AND (idempotency_key LIKE $2 OR type = 'watch-change')`, [userId, `e2e:${tag}:%`]);
       await db.query(`DELETE FROM watchlist WHERE user_id = $1 AND siruta BETWEEN $2 AND $2 + 99`, [userId, SIRUTA_BASE]);
-      await db.query(`UPDATE notification_preferences SET instant_email = true WHERE user_id = $1`, [userId]);
+      await db.query(`UPDATE notification_preferences SET instant_email = true, backup_failed = true WHERE user_id = $1`, [userId]);
     }
     await db.query(`DELETE FROM feature_changes WHERE siruta BETWEEN $1 AND $1 + 99`, [SIRUTA_BASE]);
     await removeGeoportalFixtures(db, SIRUTA_BASE);
@@ -64,6 +64,9 @@ describe('notifications in the browser', () => {
     await page.getByRole('status').filter({ hasText: 'Preferințele au fost salvate.' }).waitFor();
     const prefs = await getPool().query(`SELECT instant_email FROM notification_preferences WHERE user_id = $1`, [userId]);
     expect(prefs.rows[0].instant_email).toBe(false);
+    // Her inbox counts this test's notifications only: the backup alerts that other suites raise for
+    // every administrator meanwhile (admin-backups.test.ts) are switched off for her here.
+    await getPool().query(`UPDATE notification_preferences SET backup_failed = false WHERE user_id = $1`, [userId]);
 
     await page.evaluate(() => fetch('/api/notifications/app', { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ all: true }) }));
     for (const i of [1, 2]) {
