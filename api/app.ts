@@ -35,6 +35,7 @@ import { registerDwgRoutes } from './routes/dwg';
 import { registerAiChatRoutes } from './routes/aiChat';
 import { registerTokenRoutes } from './routes/tokens';
 import { registerOgcRoutes } from './routes/ogc';
+import { registerQgisProjectRoutes } from './routes/qgisProject';
 import { personalTokenAuth } from './auth/personalToken';
 import { config, type AiSettings } from '../domain/config';
 import type { Store } from '../domain/db/store';
@@ -94,6 +95,7 @@ export function apiRouter(deps: Omit<AppDeps, 'web'>): Router {
   registerDwgRoutes(router);
   registerAiChatRoutes(router, store, deps.ai);
   registerTokenRoutes(router, store);
+  registerQgisProjectRoutes(router, store);
   return router;
 }
 

@@ -279,3 +279,26 @@ export async function collectionExtents(layerIds: readonly string[], db: Db): Pr
   extentCache = { at: Date.now(), value };
   return value;
 }
+
+/** Romania in EPSG:3844 (the CRS's area of use): where a project of no known extent opens. */
+const ROMANIA_3844 = { xmin: 116_000, ymin: 215_000, xmax: 1_000_000, ymax: 780_000 };
+
+/**
+ * What a QGIS project opens on, in EPSG:3844: one UAT's limit (its features when the limit is not
+ * synced yet), or every UAT's with a store-wide project; Romania when the store has neither.
+ * `null` for a siruta the store does not know.
+ */
+export async function projectExtent(siruta: number | null, db: Db): Promise<{ name: string | null; extent: typeof ROMANIA_3844 } | null> {
+  const r = await db.query<{ name: string | null; xmin: number | null; ymin: number | null; xmax: number | null; ymax: number | null }>(
+    `WITH b AS (
+       SELECT (SELECT u.name FROM gis_uats u WHERE u.siruta = $1) AS name,
+              COALESCE((SELECT ST_Extent(u.geom) FROM gis_uats u WHERE ($1::int IS NULL OR u.siruta = $1) AND u.geom IS NOT NULL),
+                       (SELECT ST_Extent(f.geom) FROM gis_features f WHERE f.siruta = $1)) AS e)
+     SELECT name, ST_XMin(e) AS xmin, ST_YMin(e) AS ymin, ST_XMax(e) AS xmax, ST_YMax(e) AS ymax FROM b`,
+    [siruta],
+  );
+  const row = r.rows[0];
+  if (siruta !== null && row.name === null) return null;
+  const extent = row.xmin === null ? ROMANIA_3844 : { xmin: row.xmin, ymin: row.ymin!, xmax: row.xmax!, ymax: row.ymax! };
+  return { name: row.name, extent };
+}

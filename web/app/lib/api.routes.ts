@@ -90,6 +90,7 @@ export interface ApiRoutes {
   '/api/openapi.json': 'get';
   '/api/pdf/unlock': 'post';
   '/api/project-tags': 'get';
+  '/api/qgis/project': 'get';
   '/api/registratura/debug-sequences': 'get' | 'post';
   '/api/registratura/entries': 'get' | 'post';
   '/api/registratura/entries/{id}': 'get' | 'put' | 'delete';

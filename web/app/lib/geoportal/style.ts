@@ -18,6 +18,7 @@
  */
 import type { ExpressionSpecification, LayerSpecification, SourceSpecification, StyleSpecification, FilterSpecification, SymbolLayerSpecification } from 'maplibre-gl';
 import { GLYPHS_URL, LABEL_FONT } from './glyphs';
+import { MAP_COLORS } from '../../../../domain/geo/mapColors';
 
 export interface CatalogSource {
   name: string;
@@ -31,19 +32,7 @@ export interface OverviewInfo {
   layers: { id: string; minzoom?: number; maxzoom?: number }[];
 }
 
-export const COLORS = {
-  background: '#f3f2ee',
-  uat: '#4b5563',
-  parcelPlain: '#d97706', // amber: not enriched
-  parcelEnriched: '#16a34a', // green: enriched
-  parcelOverview: '#64748b', // grey: the overview's mesh, whose enrichment state is not known
-  buildingIllegal: '#dc2626',
-  buildingLegal: '#2563eb',
-  buildingUnknown: '#6b7280',
-  intravilan: '#7c3aed',
-  selection: '#0284c7',
-  highlight: '#111827',
-};
+export const COLORS = MAP_COLORS;
 
 /** Zoom from which intravilan is drawn and cadastral labels appear (spec 4.1). */
 export const INTRAVILAN_MINZOOM = 13;

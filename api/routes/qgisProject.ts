@@ -1,0 +1,52 @@
+/**
+ * The ready QGIS project (issue 42; docs/qgis.md, "A ready project"):
+ *   GET /api/qgis/project[?siruta=]  → a .qgz (zip of one .qgs) whose layers are /ogc's collections
+ *                                     in EPSG:3844, limited to the UAT when one is given
+ * Offered by the UAT card of the map, the sync page's UAT and /instrumente/qgis. Session only, as
+ * the rest of /api: the project names the QGIS authentication configuration the user fills with a
+ * personal token, never the token itself. Its styles follow the caller's viewer class.
+ */
+import type { Router } from 'express';
+import { z } from 'zod';
+import type { Store } from '../../domain/db/store';
+import { readOn } from '../../domain/db/readers';
+import { config } from '../../domain/config';
+import { errors } from '../../domain/errors';
+import { viewerOf } from '../../domain/auth/viewer';
+import { uatStem } from '../../domain/exports/build';
+import { writeZip } from '../../domain/exports/zip';
+import { projectExtent } from '../../domain/ogc/features';
+import { qgisProjectXml } from '../../domain/ogc/qgisProject';
+import { defineRoute } from '../http/route';
+import { contentDisposition } from '../http/contentDisposition';
+import { Siruta } from '../http/schemas';
+
+const QGZ = 'application/vnd.qgis.qgz';
+
+const ProjectQuery = z.object({ siruta: Siruta.optional().openapi({ description: 'The UAT the layers are limited to; without it, every UAT of the store' }) }).strict();
+
+export function registerQgisProjectRoutes(router: Router, store: Store): void {
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/qgis/project',
+      summary: 'A ready QGIS project (.qgz) with the parcels, buildings, intravilan and UAT boundaries of /ogc, one UAT or all',
+      tags: ['ogc'],
+      auth: 'session',
+      query: ProjectQuery,
+      response: { description: 'QGIS project archive (.qgz)', contentType: QGZ, schema: z.string().openapi({ format: 'binary' }) },
+      failures: { 404: 'Unknown UAT' },
+    },
+    async ({ res, query, auth }) => {
+      const siruta = query.siruta ?? null;
+      const found = await readOn(store, (r) => projectExtent(siruta, r.pool));
+      if (!found) throw errors.notFound('UAT-ul nu există în baza locală.');
+      const uat = siruta !== null ? { siruta, name: found.name ?? `UAT ${siruta}` } : null;
+      const xml = qgisProjectXml({ publicUrl: config.app.publicUrl, viewer: viewerOf(auth), uat, extent: found.extent });
+      const stem = uat ? `${uatStem(uat.siruta, found.name)}_proiect-qgis` : 'geoportal_proiect-qgis';
+      res.status(200).set({ 'Content-Type': QGZ, 'Content-Disposition': contentDisposition(`${stem}.qgz`), 'Cache-Control': 'private, no-cache' });
+      await writeZip([{ name: `${stem}.qgs`, content: xml }], res);
+    },
+  );
+}
