@@ -11,6 +11,7 @@
 import type pg from 'pg';
 import { errors } from '../errors';
 import type { Db } from '../db/pool';
+import { LAYER_COUNTS_SQL } from '../store/holdings';
 import type { Viewer } from '../auth/viewer';
 import { COMMON_PROPERTIES, STORED_PROPERTIES_COLUMN, enrichmentMembersSql, propertyClass, type OgcCollection } from './collections';
 import { STEREO70, clipToStoreArea, type Cursor, type Envelope, type OgcCrs, type TimeRange } from './params';
@@ -301,4 +302,15 @@ export async function projectExtent(siruta: number | null, db: Db): Promise<{ na
   if (siruta !== null && row.name === null) return null;
   const extent = row.xmin === null ? ROMANIA_3844 : { xmin: row.xmin, ymin: row.ymin!, xmax: row.xmax!, ymax: row.ymax! };
   return { name: row.name, extent };
+}
+
+/** The UATs whose parcels the store holds with a drawing: what a QGIS project can show, by name. */
+export async function uatsWithParcels(db: Db): Promise<{ siruta: number; name: string; county: string | null }[]> {
+  const r = await db.query<{ siruta: number; name: string; county: string | null }>(
+    `SELECT u.siruta, u.name, u.county
+       FROM ${LAYER_COUNTS_SQL} c JOIN gis_uats u ON u.siruta = c.siruta
+      WHERE c.layer_id = 'TERENURI_ACTIVE' AND c.with_geometry > 0
+      ORDER BY u.name, u.siruta`,
+  );
+  return r.rows;
 }

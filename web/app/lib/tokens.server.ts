@@ -1,10 +1,13 @@
 /**
- * The loader of /instrumente/qgis: the user's tokens and the address QGIS connects to; for an
- * administrator also every user's tokens (what GET /api/tokens?all=true answers).
+ * The loader of /instrumente/qgis: the user's tokens, the address QGIS connects to, and what the
+ * ready QGIS project needs (the UATs it can be made for, the authentication entry it names); for
+ * an administrator also every user's tokens (what GET /api/tokens?all=true answers).
  */
 import { config } from '../../../domain/config';
 import type { Store } from '../../../domain/db/store';
 import { DEFAULT_TOKEN_DAYS, MAX_TOKEN_DAYS, listTokens } from '../../../domain/auth/service';
+import { uatsWithParcels } from '../../../domain/ogc/features';
+import { QGIS_AUTHCFG } from '../../../domain/ogc/qgisProject';
 
 export async function qgisAccessPage(store: Store, caller: { userId: string; isAdmin: boolean }) {
   return {
@@ -13,5 +16,7 @@ export async function qgisAccessPage(store: Store, caller: { userId: string; isA
     ogcUrl: `${config.app.publicUrl.replace(/\/+$/, '')}/ogc`,
     defaultDays: DEFAULT_TOKEN_DAYS,
     maxDays: MAX_TOKEN_DAYS,
+    projectUats: await uatsWithParcels(store.pool),
+    authcfg: QGIS_AUTHCFG,
   };
 }

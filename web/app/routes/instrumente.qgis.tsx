@@ -3,7 +3,8 @@
  * Features under /ogc) and the user's personal access tokens: create one with a name and an
  * expiry (its secret shown once), see when each was last used, revoke it. An administrator also
  * sees every user's tokens with their owner and may revoke any (CONTRACT 6). Calls POST/DELETE
- * /api/tokens; the lists come from the loader and are read again after each change.
+ * /api/tokens; the lists come from the loader and are read again after each change. The ready
+ * QGIS project (GET /api/qgis/project) of one UAT or of the whole store is downloaded here too.
  */
 import { useState, type FormEvent } from 'react';
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
@@ -17,6 +18,7 @@ import { api } from '../lib/api';
 import { qgisAccessPage } from '../lib/tokens.server';
 import type { TokenSummary } from '../../../domain/auth/personalTokens';
 import { formatWhen } from '../lib/dates';
+import { QgisProjectLink } from '../components/tools/QgisProjectLink';
 
 export const meta: MetaFunction = () => [{ title: 'Acces QGIS · Utilitare · Geoportal cadastral' }];
 export const links: LinksFunction = () => [
@@ -32,12 +34,13 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 const when = (iso: string | null) => (iso ? formatWhen(iso, 'dateTimeMedium') : 'niciodată');
 
 export default function QgisAccess() {
-  const { tokens, everyUsersTokens, ogcUrl, defaultDays, maxDays } = useLoaderData<typeof loader>();
+  const { tokens, everyUsersTokens, ogcUrl, defaultDays, maxDays, projectUats, authcfg } = useLoaderData<typeof loader>();
   const revalidator = useRevalidator();
   const [name, setName] = useState('');
   const [days, setDays] = useState(String(defaultDays));
   const [created, setCreated] = useState<(TokenSummary & { token: string }) | null>(null);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const [projectSiruta, setProjectSiruta] = useState('');
 
   const create = async (e: FormEvent) => {
     e.preventDefault();
@@ -140,6 +143,37 @@ export default function QgisAccess() {
               <li>Alegeți colecția (Parcele, Clădiri, Limite intravilan, Limite UAT) și sistemul de coordonate EPSG:3844 (Stereo 70).</li>
             </ol>
             <p className="office-muted">Tokenul are drepturile contului dumneavoastră, nimic în plus.</p>
+          </Card>
+          <Card title="Proiect QGIS gata făcut" testId="qgis-project-card">
+            <p>
+              Un fișier .qgz cu parcelele, clădirile, limitele de intravilan și limitele UAT ca straturi live, în Stereo 70 (EPSG:3844), colorate ca pe
+              hartă și etichetate cu numărul cadastral.
+            </p>
+            <div className="office-form office-form--stack">
+              <label>
+                UAT
+                <select value={projectSiruta} onChange={(e) => setProjectSiruta(e.target.value)} data-testid="qgis-project-uat">
+                  <option value="">Toate UAT-urile din baza locală</option>
+                  {projectUats.map((u) => (
+                    <option key={u.siruta} value={String(u.siruta)}>
+                      {u.name}
+                      {u.county ? `, județul ${u.county}` : ''} · SIRUTA {u.siruta}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <QgisProjectLink siruta={projectSiruta ? Number(projectSiruta) : undefined} className="btn btn--primary" />
+            </div>
+            <ol>
+              <li>Creați un token (mai sus, la „Token nou”) și copiați-l.</li>
+              <li>
+                În QGIS: <em>Settings → Options → Authentication</em>, apăsați <em>+</em>. La <em>Id</em> apăsați lacătul și scrieți{' '}
+                <code data-testid="qgis-authcfg">{authcfg}</code>, dați un nume, alegeți <em>Basic</em> cu orice nume de utilizator și tokenul ca parolă
+                (în QGIS 3.24 sau mai nou merge și <em>API Header</em>: cheia <code>Authorization</code>, valoarea <code>Bearer &lt;token&gt;</code>). Salvați.
+              </li>
+              <li>Deschideți fișierul descărcat: straturile se încarcă din geoportal, doar pentru UAT-ul ales.</li>
+            </ol>
+            <p className="office-muted">Fișierul nu conține tokenul: îl puteți da unui coleg, care îl deschide cu propriul token.</p>
           </Card>
         </div>
       </div>

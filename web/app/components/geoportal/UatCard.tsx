@@ -1,9 +1,11 @@
 /**
  * The card of a UAT the map shows (a search hit, a followed UAT's link): follow it through the
- * one watchlist API, narrow the search to it, and, when the store holds none of its parcels, say
- * so with a link to sync it instead of an empty map without a word.
+ * one watchlist API, narrow the search to it, open it in QGIS (the ready project), and, when the
+ * store holds none of its parcels, say so with a link to sync it instead of an empty map without
+ * a word.
  */
 import { FollowButton } from '../notifications/WatchPanel';
+import { QgisProjectHint, QgisProjectLink } from '../tools/QgisProjectLink';
 
 export interface UatCardState {
   siruta: number;
@@ -49,6 +51,7 @@ export function UatCard({
         <button type="button" className="gp-btn" disabled={filtered} onClick={onFilter} data-testid="uat-card-filter">
           {filtered ? 'Căutarea este restrânsă aici' : 'Caută doar în acest UAT'}
         </button>
+        {state.synced === false ? null : <QgisProjectLink siruta={state.siruta} name={state.name} className="gp-btn" />}
       </div>
       {state.synced === false ? (
         <p className="gp-panel__notice" data-testid="unsynced-hint">
@@ -67,6 +70,11 @@ export function UatCard({
           )}
         </p>
       ) : null}
+      {state.synced === false ? null : (
+        <p className="gp-panel__note">
+          <QgisProjectHint />
+        </p>
+      )}
       <p className="gp-panel__note">
         SIRUTA {state.siruta} ·{' '}
         <a href={`/parcel-sync/dashboard?${new URLSearchParams({ siruta: String(state.siruta) })}`}>Tablou UAT</a>

@@ -13,6 +13,7 @@ import { useRevalidator } from '@remix-run/react';
 import type { PortalSessionView, StoreSummaryView } from '../../lib/sync.server';
 import type { UatChoice } from './uatSearch';
 import { UatPicker, UatSummary } from './UatPicker';
+import { QgisProjectHint, QgisProjectLink } from '../tools/QgisProjectLink';
 import { Card } from '../Card';
 import { formatWhen } from '../../lib/dates';
 import { countOf, layerCategoryLabel, layerLabel, syncPhaseLabel } from '../../lib/words';
@@ -251,6 +252,11 @@ function SyncActions(props: {
       <Card title="Sincronizare UAT">
         <UatPicker value={uat} onPick={setUat} />
         {uat && <UatSummary uat={withStoreCount(uat, store)} />}
+        {uat && (withStoreCount(uat, store).parcels ?? 0) > 0 && (
+          <p className="muted">
+            <QgisProjectLink siruta={uat.siruta} name={uat.name} className="btn btn--secondary" /> <QgisProjectHint />
+          </p>
+        )}
         <div className="sync-actions">
           <button
             type="button"
