@@ -5,11 +5,12 @@
  * a UAT's card the same way and downloads its ready QGIS project, then on Acces QGIS fills in and submits the token form, picks a UAT in the ready project's list with
  * the arrow keys and downloads the project with Enter. Only Tab, Shift+Tab, Enter, Space, the
  * arrow keys and typing are used; every element the keyboard lands on on our pages must show
- * where the focus is (an outline or ring), and no page or console error may occur.
+ * where the focus is (an outline or ring), and no page or console error may occur. Beside it, the
+ * sync page's picked UAT offers the same project (the map's UAT card is reached above).
  * This file owns SIRUTA 993700-993799.
  */
 import type { Browser, Page } from 'playwright-core';
-import { E2E_BASE_URL, E2E_ORIGIN, launchChromium } from '../helpers/e2e';
+import { E2E_BASE_URL, E2E_ORIGIN, launchChromium, openSignedIn } from '../helpers/e2e';
 import { closePool, getPool } from '../../domain/db/pool';
 import { plantGeoportalFixtures, removeGeoportalFixtures, type GeoportalFixture } from '../helpers/geoportalFixtures';
 
@@ -169,4 +170,16 @@ describe('keyboard alone', () => {
     expect(consoleErrors).toEqual([]);
     await context.close();
   }, 240_000);
+
+  test('the sync page offers the picked UAT’s QGIS project once the store holds its parcels', async () => {
+    const { context, page, errors, consoleErrors } = await openSignedIn(browser, `/parcel-sync?siruta=${fx.uatA.siruta}`, ANA);
+    await page.getByTestId('uat-picked').filter({ hasText: fx.uatA.name }).waitFor();
+    const link = page.getByTestId('qgis-project-link');
+    await expect(link.getAttribute('href')).resolves.toBe(`/api/qgis/project?siruta=${fx.uatA.siruta}`);
+    const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+    expect(download.suggestedFilename()).toBe(`tastatura-proba-${fx.uatA.siruta}_proiect-qgis.qgz`);
+    expect(errors).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+    await context.close();
+  }, 180_000);
 });
