@@ -10,6 +10,7 @@
  * in its database; siruta range 990400-990499.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -47,7 +48,8 @@ async function read(res: Response, name: string): Promise<Answer> {
   const contentType = res.headers.get('content-type') ?? '';
   let text = buf.toString('utf8');
   if (contentType.includes('zip') || buf.subarray(0, 2).toString('latin1') === 'PK') {
-    const file = path.join(tmp, `${name.replace(/[^a-z0-9]+/gi, '_')}.zip`);
+    // The users run side by side and may fetch the same URL at once: one file per answer.
+    const file = path.join(tmp, `${name.replace(/[^a-z0-9]+/gi, '_')}_${randomUUID()}.zip`);
     await fs.writeFile(file, buf);
     const { stdout } = await run('unzip', ['-p', file], { maxBuffer: 512 * 1024 * 1024, encoding: 'buffer' });
     text = (stdout as unknown as Buffer).toString('utf8');
