@@ -179,7 +179,7 @@ export default function ParcelSync() {
                       <span className="badge badge--muted">nu este în baza locală</span>
                     )}
                   </h3>
-                  <EnrichmentFields enrichment={r.enrichment as Record<string, unknown> | null} restricted={r.restricted} redacted={d.redacted} />
+                  <EnrichmentFields enrichment={r.enrichment as Record<string, unknown> | null} restricted={r.restricted} redacted={d.redacted} areaValue={r.featureId ? r.areaValue : undefined} />
                 </article>
               ))}
             </Card>

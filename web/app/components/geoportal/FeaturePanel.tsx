@@ -16,7 +16,7 @@ import {
   type PanelFeature,
 } from '../../lib/geoportal/api';
 import { signInAgainUrl } from '../../lib/api';
-import { AREA_LABELS } from '../../lib/areas';
+import { AREA_LABELS, AREA_NOTE } from '../../lib/areas';
 import { Fact } from '../Fact';
 import { formatWhen } from '../../lib/dates';
 
@@ -270,10 +270,11 @@ function PanelBody({
     return (
       <>
         <dl className="gp-facts">
-          <Fact label={AREA_LABELS.layer}>{area(feature.areaValue)}</Fact>
+          <Fact label={AREA_LABELS.layer} testId="area-layer">{area(feature.areaValue)}</Fact>
         </dl>
+        <p className="gp-panel__note" data-testid="area-note">{AREA_NOTE}</p>
         <p className="gp-panel__notice" data-testid="restricted-notice">
-          Contul dumneavoastră are acces restrâns: sunt afișate doar numărul cadastral și suprafața.
+          Contul dumneavoastră are acces restrâns: sunt afișate doar numărul cadastral și suprafața din stratul cadastral.
         </p>
       </>
     );
@@ -304,6 +305,7 @@ function PanelBody({
           ))
         ) : null}
       </dl>
+      <p className="gp-panel__note" data-testid="area-note">{AREA_NOTE}</p>
       <p className="gp-panel__note" data-testid="enrichment-note">
         {fromStore?.enrichedAt
           ? `Date din baza locală a biroului, îmbogățite la ${formatWhen(fromStore.enrichedAt, 'dateTimeSeconds')}; „Îmbogățește parcela” le aduce din API-ul central.`
