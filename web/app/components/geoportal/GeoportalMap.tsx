@@ -444,6 +444,11 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
     for (const l of SELECTION_LAYERS) if (map.getLayer(l)) map.setFilter(l, keyFilter(keys));
   }, [selected, ready]);
 
+  // A phone has neither Esc nor a right click: its hint names the toggle. Read after hydration,
+  // the server knows no pointer.
+  const [touch, setTouch] = useState(false);
+  useEffect(() => setTouch(window.matchMedia('(pointer: coarse)').matches), []);
+
   // ESC leaves selection mode (spec 4.1).
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -605,7 +610,11 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
           <span className="gp-selection__count" data-testid="selection-count">
             {selected.size === 1 ? '1 parcelă selectată' : `${selected.size} parcele selectate`}
           </span>
-          {selecting ? <span className="gp-muted">Esc sau clic dreapta: ieșire din selecție</span> : null}
+          {selecting ? (
+            <span className="gp-muted" data-testid="selection-hint">
+              {touch ? 'Atingeți parcelele; „Selecție activă”: ieșire' : 'Esc sau clic dreapta: ieșire din selecție'}
+            </span>
+          ) : null}
           <span className="gp-selection__actions">
             {(['geojson', 'dxf', 'gpkg'] as const).map((f) => (
               <button
