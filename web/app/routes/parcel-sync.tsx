@@ -146,7 +146,7 @@ export default function ParcelSync() {
               </label>
               <label className="field field--grow">
                 <span>Proprietar</span>
-                <input name="owner" defaultValue={d.owner} disabled={!d.canSearchOwners} placeholder={d.canSearchOwners ? 'ex. Popescu Ștefan' : 'indisponibil pentru contul dumneavoastră'} />
+                <input name="owner" defaultValue={d.owner} disabled={!d.canSearchOwners} placeholder={d.canSearchOwners ? 'ex. Popescu Ștefan' : 'indisponibil pentru acest cont'} />
               </label>
               <button type="submit" className="btn btn--primary" disabled={busy || !uat}>
                 {busy ? 'Se caută…' : 'Caută'}

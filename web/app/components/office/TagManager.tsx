@@ -154,7 +154,7 @@ export function TagManager({
             void add();
           }}
         >
-          <input aria-label="Proiect" placeholder="Proiect (ex. B-0123 Casa Popescu)" value={form.project} onChange={(e) => setForm({ ...form, project: e.target.value })} required />
+          <input aria-label="Proiect" className="office-form__wide" placeholder="Proiect (ex. B-0123 Casa Popescu)" value={form.project} onChange={(e) => setForm({ ...form, project: e.target.value })} required />
           <input aria-label="Fază" placeholder="Fază (opțional)" value={form.phase} onChange={(e) => setForm({ ...form, phase: e.target.value })} />
           <input aria-label="Activitate" placeholder="Activitate (opțional)" value={form.activity} onChange={(e) => setForm({ ...form, activity: e.target.value })} disabled={!form.phase} />
           <button className="btn btn--primary" disabled={busy}>Adaugă</button>
