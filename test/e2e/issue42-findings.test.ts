@@ -15,7 +15,8 @@
  * - a tag added as a full path has its project and its phase renamed from the tag tree;
  * - the assistant lists the projects the tags name (full paths too), of the user's companies only;
  * - no placeholder is cut by its box, on any page, at 1440x900 or on a 390x844 phone;
- * - Elena reads both areas of a parcel named, and which is which, on the map and in the sync search;
+ * - Elena reads both areas of a parcel named, and which is which, on the map and in the sync search,
+ *   and a building she clicks is called a building;
  * - on a touch phone the map's search, a parcel's panel opened by a tap and the selection by taps work.
  * This file owns SIRUTA 993400-993499, registry year 2052, cadastral numbers 99342xx and project
  * codes 9942xx.
@@ -393,12 +394,30 @@ describe('issue 42 findings in the browser', () => {
     expect(cut).toEqual([]);
   }, 600_000);
 
-  test('Elena reads both areas of a parcel, each named and told apart, on the map and in the sync search', async () => {
+  test('Elena reads both areas of a parcel, each named and told apart, on the map and in the sync search; her building is a building', async () => {
     const { context, page, errors, consoleErrors } = await openSignedIn(browser, `/geoportal?feature=${fx.enriched.id}`, ELENA);
     const panel = page.getByTestId('feature-panel');
     await panel.getByTestId('restricted-notice').waitFor({ timeout: 30_000 });
     await expect(panel.getByText(AREA_LABELS.layer).count()).resolves.toBe(1);
     await expect(panel.getByTestId('area-note').innerText()).resolves.toBe(AREA_NOTE);
+
+    // The building on that parcel opens as a building, though her panel's answer names no layer.
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid="geoportal-map"]')?.getAttribute('data-zoom')) >= 16, null, { timeout: 20_000 });
+    const at = await page.evaluate((id) => {
+      const map = (window as any).geoportalMap;
+      const f = map.queryRenderedFeatures({ layers: ['cladiri-fill'] }).find((x: any) => x.properties.id === id);
+      if (!f) return null;
+      const ring: [number, number][] = f.geometry.type === 'Polygon' ? f.geometry.coordinates[0] : f.geometry.coordinates[0][0];
+      const pt = map.project([ring.reduce((a, c) => a + c[0], 0) / ring.length, ring.reduce((a, c) => a + c[1], 0) / ring.length]);
+      const box = map.getCanvas().getBoundingClientRect();
+      return { x: box.left + pt.x, y: box.top + pt.y };
+    }, fx.building.id);
+    expect(at).not.toBeNull();
+    await page.mouse.click(at!.x, at!.y);
+    await page.getByTestId('feature-panel-title').filter({ hasText: `${fx.enriched.cadastralRef}-C1` }).waitFor({ timeout: 15_000 });
+    await expect(page.getByTestId('feature-panel-kind').textContent()).resolves.toBe('Clădire');
+    await expect(page.getByTestId('building-facts').textContent()).resolves.toContain('Suprafață construită');
+    await page.getByTestId('feature-panel').getByTestId('restricted-notice').waitFor();
 
     // A parcel of the portal's Covasna UAT the enrichment tests use, its stored copy's layer area
     // set apart from the land book's.
