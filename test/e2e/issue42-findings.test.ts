@@ -401,8 +401,20 @@ describe('issue 42 findings in the browser', () => {
     await expect(panel.getByText(AREA_LABELS.layer).count()).resolves.toBe(1);
     await expect(panel.getByTestId('area-note').innerText()).resolves.toBe(AREA_NOTE);
 
-    // The building on that parcel opens as a building, though her panel's answer names no layer.
-    await page.waitForFunction(() => Number(document.querySelector('[data-testid="geoportal-map"]')?.getAttribute('data-zoom')) >= 16, null, { timeout: 20_000 });
+    // The building on that parcel opens as a building, though her panel's answer names no layer
+    // (nor a geometry to fly to: the map is taken there).
+    const centre = (
+      await getPool().query<{ lon: number; lat: number }>(
+        `SELECT ST_X(c) AS lon, ST_Y(c) AS lat FROM (SELECT ST_Transform(ST_Centroid(geom), 4326) AS c FROM gis_features WHERE id = $1) AS p`,
+        [fx.building.id],
+      )
+    ).rows[0];
+    await page.evaluate(({ lon, lat }) => (window as any).geoportalMap.jumpTo({ center: [lon, lat], zoom: 18 }), centre);
+    await page.waitForFunction(
+      (id) => (window as any).geoportalMap.queryRenderedFeatures({ layers: ['cladiri-fill'] }).some((x: any) => x.properties.id === id),
+      fx.building.id,
+      { timeout: 30_000 },
+    );
     const at = await page.evaluate((id) => {
       const map = (window as any).geoportalMap;
       const f = map.queryRenderedFeatures({ layers: ['cladiri-fill'] }).find((x: any) => x.properties.id === id);
