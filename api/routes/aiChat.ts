@@ -45,7 +45,7 @@ const ChatBody = z.object({
     })
     .optional()
     .openapi({ description: 'Earlier turns of the conversation, oldest first' }),
-  projectId: z.string().uuid('Id-ul proiectului nu este valid.').optional().openapi({ description: 'A project tag id (GET /api/project-tags); its context is injected' }),
+  projectId: z.string().uuid('Id-ul proiectului nu este valid.').optional().openapi({ description: 'A project tag id (GET /api/project-tags), or any tag id of a project known only from full-path tags; its context is injected' }),
 });
 const ChatOut = z.object({ reply: z.string(), provider: Provider });
 

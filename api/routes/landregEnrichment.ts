@@ -35,7 +35,12 @@ const SearchAnswer = z.object({
   siruta: z.number().int(),
   workspacePk: z.number().int(),
   workspaceSource: z.enum(['request', 'store', 'nomenclature', 'county_scan']),
-  results: z.array(ParcelView.extend({ matchedBy: z.enum(['cadastral', 'landbook']) })),
+  results: z.array(
+    ParcelView.extend({
+      matchedBy: z.enum(['cadastral', 'landbook']),
+      areaValue: z.number().nullable().openapi({ description: 'The cadastral layer’s area of the office’s stored copy, m² (null when not stored)' }),
+    }),
+  ),
   notFound: z.array(z.string()),
 });
 

@@ -81,6 +81,10 @@ const ChangeBody = z
   .object({
     name: level.min(1, 'Numele nu poate fi gol.').optional().openapi({ description: 'The tag’s own level: project text (with its code), phase or activity' }),
     company: z.enum(COMPANIES).nullable().optional().openapi({ description: 'For the tag and every tag under it; null: the company its project code implies' }),
+    level: z
+      .enum(['project', 'phase', 'activity'], 'Nivelul este project, phase sau activity.')
+      .optional()
+      .openapi({ description: 'The level of the tag’s path that `name` renames (default: the tag’s own); project or phase renames it for every tag sharing it' }),
   })
   .refine((b) => b.name !== undefined || b.company !== undefined, { message: 'Indicați numele nou sau firma.', path: ['name'] });
 const TagId = z.object({ id: z.uuid('Identificatorul nu este valid.') });
@@ -169,7 +173,7 @@ export function registerTagRoutes(router: Router, store: Store): void {
       params: TagId,
       body: ChangeBody,
       response: { description: 'The tag after the change', schema: z.object({ tag: TagOut }) },
-      failures: { 404: 'Unknown tag', 409: 'tag_exists: another tag has that name' },
+      failures: { 400: 'A level below the tag’s own', 404: 'Unknown tag', 409: 'tag_exists: another tag has that name' },
     },
     async ({ params, body }) => ({ tag: await updateTag(store.prisma, params.id, body) }),
   );

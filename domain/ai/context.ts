@@ -1,6 +1,8 @@
 /**
- * The project context of a chat (spec 4.7 "project context is injected"). A project is a project
- * tag (category `project`, the id of `GET /api/project-tags`). Nothing in the store links a tag
+ * The project context of a chat (spec 4.7 "project context is injected"). A project is what the
+ * tags name at their project level, named by the id of its project tag (`GET /api/project-tags`)
+ * or, for a project known only from full-path tags, of one of its tags (the assistant's list,
+ * `listProjects`); a project of a company the caller does not read is unknown to them. Nothing in the store links a tag
  * to a UAT or to registry entries, so the links are read from the text, as people write them:
  *   - registry entries: those the caller may read whose subject, number or notes mention the
  *     project code (or the project name when the tag has no code), through the registry's own
@@ -15,9 +17,9 @@ import type { PrismaClient } from '../db/prisma';
 import type { Viewer } from '../auth/viewer';
 import { errors } from '../errors';
 import { uatNamedIn, uatParcels } from '../landreg/reads';
-import { listProjectTags } from '../office/addressBook';
+import { projectOfTag } from '../tags/service';
 import { listEntries } from '../registry/entries';
-import type { RegistryViewer } from '../registry/access';
+import { readableCompanies, type RegistryViewer } from '../registry/access';
 import type { ProjectContext } from './prompt';
 
 const PARCEL_LAYER = 'TERENURI_ACTIVE';
@@ -41,8 +43,9 @@ export async function projectContext(
   viewer: Viewer,
   registryViewer: RegistryViewer,
 ): Promise<ProjectContext> {
-  const [tag] = await listProjectTags(prisma, { id: projectId });
-  if (!tag) throw errors.notFound('Proiectul nu există (nicio etichetă de proiect cu acest id).');
+  const tag = await projectOfTag(prisma, projectId);
+  const visible = tag && (tag.company === null || (readableCompanies(registryViewer) as string[]).includes(tag.company));
+  if (!tag || !visible) throw errors.notFound('Proiectul nu există (nicio etichetă de proiect cu acest id).');
   const registry = await listEntries(prisma, registryViewer, { q: tag.code ?? tag.name, pageSize: REGISTRY_ITEMS });
   const uat = await findUat(prisma, [tag.name, ...registry.items.map((e) => e.subject)]);
   return {

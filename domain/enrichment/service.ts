@@ -234,7 +234,8 @@ export interface CadastralSearchResult {
   siruta: number;
   workspacePk: number;
   workspaceSource: WorkspaceSource;
-  results: Array<ParcelView & { matchedBy: 'cadastral' | 'landbook' }>;
+  /** `areaValue`: the cadastral layer's area of the office's stored copy (null when not stored), beside the land book's SUPRAFATA. */
+  results: Array<ParcelView & { matchedBy: 'cadastral' | 'landbook'; areaValue: number | null }>;
   notFound: string[];
 }
 
@@ -310,6 +311,7 @@ export async function searchCadastral(
       cadastralRef: h.details.cadastralNumber ?? null,
       immovablePk: h.details.immovablePk,
       matchedBy: byCad ? ('cadastral' as const) : ('landbook' as const),
+      areaValue: h.stored?.areaValue ?? null,
       ...viewEnrichment(h.enrichment as unknown as Record<string, unknown>, viewer),
     };
   });

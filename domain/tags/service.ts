@@ -13,7 +13,7 @@ import { childLogger } from '../log';
 import { mergeTags, planSync, tagKey, type Side, type SyncMode, type SyncPlan } from './merge';
 import { applyToTagFile, emptyTagFile, fileTagPaths, parseTagFile, serializeTagFile, TagFileEncodingError, type TagFileDoc } from './tagFile';
 import { backupTagFile, readTagFileBytes, writeFileAtomic, type AtomicWriteHooks } from './fileStore';
-import { tagFromLevels, validLevel, type TagPath } from './tagPath';
+import { tagFromLevels, validLevel, type TagCategory, type TagPath } from './tagPath';
 
 export const TAGS_MODULE_VERSION = '0.2.0'; // spec 9.5
 
@@ -208,16 +208,25 @@ function subtreeOf(tag: { id: string; category: string; project: string; phase: 
   return tag.category === 'project' ? { project: tag.project } : tag.category === 'phase' ? { project: tag.project, phase: tag.phase } : { id: tag.id };
 }
 
+const DEPTH: Record<string, number> = { project: 0, phase: 1, activity: 2 };
+const LEVEL_WORD: Record<string, string> = { project: 'proiect', phase: 'fază', activity: 'activitate' };
+
 export interface TagChange {
-  /** The tag's own level: the project text (with its code), the phase or the activity. */
+  /** The new text of the level changed: the project text (with its code), the phase or the activity. */
   name?: string;
   /** The company of the tag and of every tag under it; null: the one its code implies. */
   company?: string | null;
+  /**
+   * The level of the tag's path that changes, the tag's own by default. A tag added as a full
+   * path (`Project, Phase, Activity`) has no project or phase tag of its own: its project or
+   * phase is renamed through it, for every tag that shares that project (or project and phase).
+   */
+  level?: TagCategory;
 }
 
 /**
- * Renames a tag's own level and/or sets its company, for the tag and every tag under it (a
- * project's phases and activities follow their project). The paths change with the name, so the
+ * Renames a tag's own level (or, with `level`, its project or phase) and/or sets its company, for
+ * the tag and every tag under it (a project's phases and activities follow their project). The paths change with the name, so the
  * next sync plan shows them as the app's changes (a rename that keeps the project code is a change
  * of the same tag, any other a removal plus an addition: docs/office.md "Identity"). A name
  * another tag already has is 409 `tag_exists`, as for a new tag.
@@ -229,14 +238,18 @@ export async function updateTag(prisma: PrismaClient, id: string, change: TagCha
   return prisma.$transaction(async (tx) => {
     const tag = await tx.tag.findUnique({ where: { id } });
     if (!tag) throw errors.notFound('Eticheta nu există.');
-    const rows = await tx.tag.findMany({ where: subtreeOf(tag) });
+    const level = change.level ?? (tag.category as TagCategory);
+    if (DEPTH[level] > DEPTH[tag.category]) {
+      throw errors.badRequest('Eticheta nu are acest nivel.', [{ field: 'level', problem: `eticheta este de nivel ${LEVEL_WORD[tag.category]}` }]);
+    }
+    const rows = await tx.tag.findMany({ where: subtreeOf({ ...tag, category: level }) });
     const name = change.name?.trim();
     const renamed = (r: (typeof rows)[number]) =>
       name === undefined
         ? tagFromLevels(r.project, r.phase, r.activity)
-        : tag.category === 'project'
+        : level === 'project'
           ? tagFromLevels(name, r.phase, r.activity)
-          : tag.category === 'phase'
+          : level === 'phase'
             ? tagFromLevels(r.project, name, r.activity)
             : tagFromLevels(r.project, r.phase, name);
     const next = rows.map((r) => ({ row: r, to: renamed(r) }));
@@ -265,4 +278,57 @@ export async function deleteTag(prisma: PrismaClient, id: string): Promise<{ del
   if (!tag) throw errors.notFound('Eticheta nu există.');
   const { count } = await prisma.tag.deleteMany({ where: subtreeOf(tag) });
   return { deleted: count };
+}
+
+// --- projects: what the tags name, for the assistant ------------------------------------------
+
+export interface ProjectOut {
+  /** The project tag's id, or (a project known only from full paths) its first tag's: either names the project. */
+  id: string;
+  /** The project level's text, code included (`B-0123 Casa Popescu`). */
+  path: string;
+  code: string | null;
+  name: string;
+  company: string | null;
+}
+
+function projectsOf(rows: Array<{ id: string; category: string; project: string; projectCode: string | null; company: string | null }>): ProjectOut[] {
+  const out = new Map<string, ProjectOut & { own: boolean }>();
+  for (const r of rows) {
+    const seen = out.get(r.project);
+    const own = r.category === 'project';
+    if (seen && (seen.own || !own)) {
+      seen.company ??= r.company;
+      continue;
+    }
+    const t = tagFromLevels(r.project, null, null);
+    out.set(r.project, { id: r.id, path: t.path, code: t.projectCode, name: t.projectName, company: r.company ?? seen?.company ?? null, own });
+  }
+  return [...out.values()].map(({ own: _own, ...p }) => p);
+}
+
+/**
+ * Every project the office's tags name, with or without a project tag of its own (a tag added
+ * as `Project, Phase, Activity` names its project too), limited to `companies` (the ones the
+ * viewer reads; a project without a company is everyone's). Ordered by code, then text.
+ */
+export async function listProjects(prisma: PrismaClient, companies: readonly string[]): Promise<ProjectOut[]> {
+  const rows = await prisma.tag.findMany({
+    where: { OR: [{ company: null }, { company: { in: [...companies] } }] },
+    select: { id: true, category: true, project: true, projectCode: true, company: true },
+    orderBy: [{ project: 'asc' }, { path: 'asc' }],
+  });
+  return projectsOf(rows).sort((a, b) => (a.code ?? '\uffff').localeCompare(b.code ?? '\uffff') || a.path.localeCompare(b.path, 'ro'));
+}
+
+/** The project a tag id names (its project tag or any tag of it), as `listProjects` shows it; null for an unknown id. */
+export async function projectOfTag(prisma: PrismaClient, id: string): Promise<ProjectOut | null> {
+  const tag = await prisma.tag.findUnique({ where: { id }, select: { project: true } });
+  if (!tag) return null;
+  const rows = await prisma.tag.findMany({
+    where: { project: tag.project },
+    select: { id: true, category: true, project: true, projectCode: true, company: true },
+    orderBy: { path: 'asc' },
+  });
+  return projectsOf(rows)[0] ?? null;
 }

@@ -24,7 +24,7 @@ import { projectRoot } from '../../domain/config';
 import { closePool, getPool } from '../../domain/db/pool';
 import { wgs84ToStereo70 } from '../../domain/geo/epsg3844';
 import { tilesChanged } from '../../domain/tiles/versions';
-import { plantGeoportalFixtures, removeGeoportalFixtures, type GeoportalFixture } from '../helpers/geoportalFixtures';
+import { plantGeoportalFixtures, removeGeoportalFixtures, screenPointOf, type GeoportalFixture } from '../helpers/geoportalFixtures';
 
 const BASE_URL = E2E_BASE_URL;
 const SCREENSHOT = path.join(projectRoot, 'test-results', 'geoportal-map.png');
@@ -77,30 +77,6 @@ const camera = (page: Page) =>
   });
 
 const signIn = (page: Page) => signInThroughIdp(page, USER);
-
-type Parcel = GeoportalFixture['parcels'][number];
-
-/**
- * Screen position of a rendered parcel (the mean of its first ring). Found by uuid from zoom 16,
- * by (siruta, feature id = object id) below it, where the tiles carry no uuid.
- */
-async function screenPointOf(page: Page, parcel: Parcel): Promise<{ x: number; y: number }> {
-  const p = await page.evaluate((want) => {
-    const map = (window as any).geoportalMap;
-    const f = map
-      .queryRenderedFeatures({ layers: ['parcele-fill'] })
-      .find((x: any) => x.properties.id === want.id || (x.id === want.objectId && x.properties.siruta === want.siruta));
-    if (!f) return null;
-    const ring: [number, number][] = f.geometry.type === 'Polygon' ? f.geometry.coordinates[0] : f.geometry.coordinates[0][0];
-    const lon = ring.reduce((s, c) => s + c[0], 0) / ring.length;
-    const lat = ring.reduce((s, c) => s + c[1], 0) / ring.length;
-    const pt = map.project([lon, lat]);
-    const box = map.getCanvas().getBoundingClientRect();
-    return { x: box.left + pt.x, y: box.top + pt.y };
-  }, parcel);
-  if (!p) throw new Error(`parcel ${parcel.cadastralRef} is not rendered`);
-  return p;
-}
 
 const selectionCount = async (page: Page) => Number((await page.getByTestId('selection-count').textContent())?.match(/\d+/)?.[0] ?? 0);
 

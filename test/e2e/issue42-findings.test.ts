@@ -11,8 +11,15 @@
  * - a shared map link opened signed out keeps its view through the sign-in;
  * - a failed map rebuild says why;
  * - the registry writes sizes as every page does ("1,5 MB") and breaks no word in its table;
- * - the export page's complete bundle has no "magic" in its file name.
- * This file owns SIRUTA 993400-993499, registry year 2052 and cadastral numbers 99342xx.
+ * - the export page's complete bundle has no "magic" in its file name;
+ * - a tag added as a full path has its project and its phase renamed from the tag tree;
+ * - the assistant lists the projects the tags name (full paths too), of the user's companies only;
+ * - no placeholder is cut by its box, on any page, at 1440x900 or on a 390x844 phone;
+ * - Elena reads both areas of a parcel named, and which is which, on the map and in the sync search,
+ *   and a building she clicks is called a building;
+ * - on a touch phone the map's search, a parcel's panel opened by a tap and the selection by taps work.
+ * This file owns SIRUTA 993400-993499, registry year 2052, cadastral numbers 99342xx and project
+ * codes 9942xx.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,15 +27,24 @@ import type { Browser, Page } from 'playwright-core';
 import { E2E_BASE_URL, launchChromium, openSignedIn } from '../helpers/e2e';
 import { config } from '../../domain/config';
 import { closePool, getPool } from '../../domain/db/pool';
+import { getPrisma } from '../../domain/db/prisma';
 import { notify } from '../../domain/notifications/notify';
-import { plantGeoportalFixtures, removeGeoportalFixtures, type GeoportalFixture } from '../helpers/geoportalFixtures';
-import { PHONE, coveredInputs, internalWords, overflowOf, pageText } from '../helpers/pageWalk';
+import { addTag } from '../../domain/tags/service';
+import { LandregClient } from '../../domain/landreg/client';
+import { fetchFeaturesByIds, fetchObjectIds, uatWhere } from '../../domain/landreg/portal';
+import { AREA_LABELS, AREA_NOTE } from '../../web/app/lib/areas';
+import { formatArea } from '../../web/app/components/enrichment/format';
+import { plantGeoportalFixtures, removeGeoportalFixtures, screenPointOf, type GeoportalFixture } from '../helpers/geoportalFixtures';
+import { DESK, PHONE, WALK_PAGES, coveredInputs, cutPlaceholders, internalWords, overflowOf, pageText, settle } from '../helpers/pageWalk';
 
 const SIRUTA_BASE = 993400;
 const YEAR = 2052;
 const ANA = { email: 'ana@birou.ro', password: 'parola-ana' };
 const DAN = { email: 'dan@birou.ro', password: 'parola-dan' };
 const MIHAI = { email: 'mihai@birou.ro', password: 'parola-mihai' };
+const ELENA = { email: 'elena@birou.ro', password: 'parola-elena' };
+/** Project codes of this file: 9942xx. */
+const TAG_CODES = `project_code LIKE '%-9942__'`;
 const CAD_QUEUED = '9934201';
 const CAD_SUBMITTING = '9934202';
 
@@ -59,6 +75,7 @@ async function cleanUp(): Promise<void> {
   await db.query(`DELETE FROM registry_counters WHERE year = $1`, [YEAR]);
   await db.query(`DELETE FROM tile_archive_builds WHERE error LIKE '%(probă 42)%'`);
   await db.query(`DELETE FROM notifications WHERE idempotency_key LIKE 'e2e:issue42:%'`);
+  await db.query(`DELETE FROM tags WHERE ${TAG_CODES}`);
   await removeGeoportalFixtures(db, SIRUTA_BASE);
 }
 
@@ -100,11 +117,17 @@ describe('issue 42 findings in the browser', () => {
     await page.goto(`${E2E_BASE_URL}/geoportal`);
     const search = page.getByRole('search').locator('input');
     await search.waitFor();
-    await search.fill(fx.enriched.cadastralRef);
     expect(await coveredInputs(page)).toEqual([]);
-    // What was typed is on screen: the element at the box's centre is the box itself.
-    await expect(search.inputValue()).resolves.toBe(fx.enriched.cadastralRef);
+    await search.fill(fx.enriched.cadastralRef);
     await page.getByTestId('geoportal-search-results').waitFor();
+    // What was typed is on screen: the element at the box's centre is the box itself (the open
+    // result list lies over the tools below it, as a list drops over what follows).
+    await expect(search.inputValue()).resolves.toBe(fx.enriched.cadastralRef);
+    const onTop = await search.evaluate((el) => {
+      const b = el.getBoundingClientRect();
+      return document.elementFromPoint(b.left + b.width / 2, b.top + b.height / 2) === el;
+    });
+    expect(onTop).toBe(true);
     fs.mkdirSync(path.join(process.cwd(), 'test-results'), { recursive: true });
     await page.screenshot({ path: 'test-results/issue42-geoportal-phone.png' });
     expect(errors).toEqual([]);
@@ -288,4 +311,219 @@ describe('issue 42 findings in the browser', () => {
     expect(consoleErrors).toEqual([]);
     await context.close();
   }, 180_000);
+
+  test('a tag added as a full path has its project and its phase renamed from the tag tree, every tag under them following', async () => {
+    const project = 'B-994201 Casa Probă Cale';
+    const renamed = 'B-994201 Casa Probă Cale Nouă';
+    // As the time tracker's lines are often written: full paths, no project or phase tag of their own.
+    for (const [phase, activity] of [['Proiectare', 'DTAC'], ['Proiectare', 'PT'], ['Execuție', 'Dirigenție de șantier']]) {
+      await addTag(getPrisma(), { project, phase, activity });
+    }
+    const { context, page, errors, consoleErrors } = await openSignedIn(browser, '/utilitare?tab=etichete', ANA);
+    const edit = page.getByTestId('tag-edit');
+    await page.getByRole('button', { name: `Modifică ${project}`, exact: true }).click();
+    await edit.getByLabel('Proiect', { exact: true }).fill(renamed);
+    await edit.getByRole('button', { name: 'Salvează' }).click();
+    await page.getByText('Eticheta și cele de sub ea au fost modificate.').waitFor();
+    await page.getByRole('button', { name: `Modifică ${renamed}, Proiectare`, exact: true }).click();
+    await edit.getByLabel('Fază', { exact: true }).fill('Proiectare tehnică');
+    await edit.getByRole('button', { name: 'Salvează' }).click();
+    await page.getByRole('button', { name: `Modifică ${renamed}, Proiectare tehnică`, exact: true }).waitFor();
+    const tags = await getPool().query<{ path: string; category: string }>(`SELECT path, category FROM tags WHERE ${TAG_CODES} ORDER BY path`);
+    expect(tags.rows).toEqual([
+      { path: `${renamed}, Execuție, Dirigenție de șantier`, category: 'activity' },
+      { path: `${renamed}, Proiectare tehnică, DTAC`, category: 'activity' },
+      { path: `${renamed}, Proiectare tehnică, PT`, category: 'activity' },
+    ]);
+    expect(errors).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+    await context.close();
+  }, 180_000);
+
+  test("the assistant lists the projects the tags name, full paths too, of the user's company only", async () => {
+    const mine = 'U-994202 Locuință Probă Asistent';
+    const other = 'S-994203 Hală Probă Asistent';
+    await addTag(getPrisma(), { project: mine, phase: 'Autorizare', activity: 'DTAC' });
+    await addTag(getPrisma(), { project: other, phase: 'Autorizare', activity: 'DTAC' });
+    const { context, page, errors, consoleErrors } = await openSignedIn(browser, '/instrumente/asistent', DAN);
+    const select = page.getByTestId('ai-project');
+    await select.waitFor();
+    const options = await select.locator('option').allInnerTexts();
+    expect(options[0]).toBe('Fără proiect');
+    expect(options).toContain(mine);
+    expect(options).not.toContain(other);
+
+    await select.selectOption({ label: mine });
+    const input = page.getByTestId('ai-input');
+    await input.fill('Ce documente trebuie pentru autorizația de construire?');
+    await input.press('Enter');
+    const answer = page.locator('.assistant__msg--assistant').last();
+    await answer.locator('.assistant__who').filter({ hasText: 'Asistent ·' }).waitFor({ timeout: 30_000 });
+    await page.getByRole('button', { name: 'Trimite' }).waitFor({ timeout: 30_000 });
+    expect((await answer.locator('p').innerText()).trim().length).toBeGreaterThan(10);
+    await expect(page.locator('.assistant__error').count()).resolves.toBe(0);
+
+    // Another company's project is not Dan's to ask about, whatever id he sends.
+    const otherId = (await getPool().query<{ id: string }>(`SELECT id FROM tags WHERE project_code = 'S-994203'`)).rows[0].id;
+    const refused = await page.evaluate(
+      async (id) => (await fetch('/api/ai-chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Ce urmează?', projectId: id }) })).status,
+      otherId,
+    );
+    expect(refused).toBe(404);
+    expect(errors).toEqual([]);
+    expect(consoleErrors.filter((e) => !e.includes('/api/ai-chat'))).toEqual([]);
+    await context.close();
+  }, 180_000);
+
+  test('no placeholder is cut by its box on any page, on a desk or a phone, as Ana and as Elena', async () => {
+    const pages = [...WALK_PAGES, '/utilitare?tab=seif', '/utilitare?tab=agenda'];
+    const cut: string[] = [];
+    for (const user of [ANA, ELENA]) {
+      const { context, page, errors } = await openSignedIn(browser, '/', user, { viewport: DESK });
+      for (const size of [DESK, PHONE]) {
+        await page.setViewportSize(size);
+        for (const at of pages) {
+          await page.goto(`${E2E_BASE_URL}${at}`);
+          await settle(page);
+          for (const c of await cutPlaceholders(page)) cut.push(`${user.email} ${size.width}px ${at}: ${c}`);
+        }
+      }
+      expect(errors).toEqual([]);
+      await context.close();
+    }
+    expect(cut).toEqual([]);
+  }, 600_000);
+
+  test('Elena reads both areas of a parcel, each named and told apart, on the map and in the sync search; her building is a building', async () => {
+    const { context, page, errors, consoleErrors } = await openSignedIn(browser, `/geoportal?feature=${fx.enriched.id}`, ELENA);
+    const panel = page.getByTestId('feature-panel');
+    await panel.getByTestId('restricted-notice').waitFor({ timeout: 30_000 });
+    await expect(panel.getByText(AREA_LABELS.layer).count()).resolves.toBe(1);
+    await expect(panel.getByTestId('area-note').innerText()).resolves.toBe(AREA_NOTE);
+
+    // The building on that parcel opens as a building, though her panel's answer names no layer
+    // (nor a geometry to fly to: the map is taken there).
+    const centre = (
+      await getPool().query<{ lon: number; lat: number }>(
+        `SELECT ST_X(c) AS lon, ST_Y(c) AS lat FROM (SELECT ST_Transform(ST_Centroid(geom), 4326) AS c FROM gis_features WHERE id = $1) AS p`,
+        [fx.building.id],
+      )
+    ).rows[0];
+    await page.evaluate(({ lon, lat }) => (window as any).geoportalMap.jumpTo({ center: [lon, lat], zoom: 18 }), centre);
+    await page.waitForFunction(
+      (id) => (window as any).geoportalMap.queryRenderedFeatures({ layers: ['cladiri-fill'] }).some((x: any) => x.properties.id === id),
+      fx.building.id,
+      { timeout: 30_000 },
+    );
+    const at = await page.evaluate((id) => {
+      const map = (window as any).geoportalMap;
+      const f = map.queryRenderedFeatures({ layers: ['cladiri-fill'] }).find((x: any) => x.properties.id === id);
+      if (!f) return null;
+      const ring: [number, number][] = f.geometry.type === 'Polygon' ? f.geometry.coordinates[0] : f.geometry.coordinates[0][0];
+      const pt = map.project([ring.reduce((a, c) => a + c[0], 0) / ring.length, ring.reduce((a, c) => a + c[1], 0) / ring.length]);
+      const box = map.getCanvas().getBoundingClientRect();
+      return { x: box.left + pt.x, y: box.top + pt.y };
+    }, fx.building.id);
+    expect(at).not.toBeNull();
+    await page.mouse.click(at!.x, at!.y);
+    await page.getByTestId('feature-panel-title').filter({ hasText: `${fx.enriched.cadastralRef}-C1` }).waitFor({ timeout: 15_000 });
+    await expect(page.getByTestId('feature-panel-kind').textContent()).resolves.toBe('Clădire');
+    await expect(page.getByTestId('building-facts').textContent()).resolves.toContain('Suprafață construită');
+    await page.getByTestId('feature-panel').getByTestId('restricted-notice').waitFor();
+
+    // A parcel of the portal's Covasna UAT the enrichment tests use, its stored copy's layer area
+    // set apart from the land book's.
+    const siruta = 42708;
+    const portal = new LandregClient({ db: getPool() });
+    const ids = await fetchObjectIds(portal, 'TERENURI_ACTIVE', uatWhere(siruta));
+    const [f] = await fetchFeaturesByIds(portal, 'TERENURI_ACTIVE', uatWhere(siruta), ids.slice(1, 2), { returnGeometry: false });
+    const cad = String(f.attributes.NATIONAL_CADASTRAL_REFERENCE);
+    const layerArea = Number(f.attributes.AREA_VALUE) + 18;
+    const uatAdded = await getPool().query(
+      `INSERT INTO gis_uats (siruta, name, county, workspace_pk) VALUES ($1, 'Probă suprafețe', 'Covasna', $2) ON CONFLICT (siruta) DO NOTHING`,
+      [siruta, f.attributes.WORKSPACE_ID],
+    );
+    const planted = await getPool().query<{ id: string }>(
+      `INSERT INTO gis_features (layer_id, siruta, object_id, cadastral_ref, area_value, attributes)
+       VALUES ('TERENURI_ACTIVE', $1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING id`,
+      [siruta, f.attributes.OBJECTID, cad, layerArea, JSON.stringify({ IMMOVABLE_ID: f.attributes.IMMOVABLE_ID })],
+    );
+    try {
+      await page.goto(`${E2E_BASE_URL}/parcel-sync?tab=search&siruta=${siruta}&cad=${cad}`);
+      const result = page.locator('article.result', { hasText: `Nr. cadastral ${cad}` });
+      await result.getByTestId('area-land-book').waitFor({ timeout: 60_000 });
+      const text = await result.innerText();
+      expect(text).toContain(AREA_LABELS.landBook);
+      expect(text).toContain(AREA_LABELS.layer);
+      if (planted.rowCount) await expect(result.getByTestId('area-layer').innerText()).resolves.toBe(formatArea(layerArea));
+      await expect(result.getByTestId('area-note').innerText()).resolves.toBe(AREA_NOTE);
+    } finally {
+      if (planted.rowCount) await getPool().query(`DELETE FROM gis_features WHERE id = $1`, [planted.rows[0].id]);
+      if (uatAdded.rowCount) await getPool().query(`DELETE FROM gis_uats WHERE siruta = $1`, [siruta]);
+    }
+    expect(errors).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+    await context.close();
+  }, 180_000);
+
+  test('on a touch phone: the map search, a parcel opened by a tap, the selection by taps', async () => {
+    const { context, page, errors, consoleErrors } = await openSignedIn(browser, '/geoportal', ANA, { viewport: PHONE, hasTouch: true, isMobile: true });
+    await page.waitForSelector('[data-testid="geoportal-map"][data-ready="1"]', { timeout: 30_000 });
+    const within = async (selector: string) => {
+      const box = (await page.locator(selector).first().boundingBox())!;
+      return box.x >= 0 && box.y >= 0 && box.x + box.width <= PHONE.width + 0.5 && box.y + box.height <= PHONE.height + 0.5;
+    };
+    const rendered = () =>
+      page.waitForFunction(() => Number(document.querySelector('[data-testid="geoportal-map"]')?.getAttribute('data-rendered-parcels')) > 0, null, { timeout: 30_000 });
+    /** The parcels whose centre is on the map itself (no control, panel or bar over it), with where to tap. */
+    const tappable = async () => {
+      const out: Array<{ cadastralRef: string; x: number; y: number }> = [];
+      for (const p of fx.parcels) {
+        const at = await screenPointOf(page, p).catch(() => null);
+        if (at && (await page.evaluate(({ x, y }) => document.elementFromPoint(x, y)?.tagName === 'CANVAS', at))) out.push({ cadastralRef: p.cadastralRef, ...at });
+      }
+      return out;
+    };
+
+    // The search: typed on the phone's keyboard, the hit tapped.
+    await page.getByTestId('geoportal-search').tap();
+    await page.keyboard.type(fx.enriched.cadastralRef);
+    await page.getByTestId('geoportal-search-results').getByRole('button', { name: new RegExp(`Nr\\. cadastral ${fx.enriched.cadastralRef}`) }).first().tap();
+    const title = page.getByTestId('feature-panel-title');
+    await title.filter({ hasText: fx.enriched.cadastralRef }).waitFor({ timeout: 20_000 });
+    expect(await within('[data-testid="feature-panel"] .gp-panel__close')).toBe(true);
+    await page.getByTestId('feature-panel').getByRole('button', { name: 'Închide' }).tap();
+    await page.getByTestId('feature-panel').waitFor({ state: 'detached' });
+
+    // A tap on a parcel opens its panel.
+    await page.evaluate(() => (window as any).geoportalMap.jumpTo({ zoom: 16.4 }));
+    await rendered();
+    const [first] = await tappable();
+    expect(first).toBeDefined();
+    await page.touchscreen.tap(first.x, first.y);
+    await title.filter({ hasText: first.cadastralRef }).waitFor({ timeout: 15_000 });
+    await page.getByTestId('feature-panel').getByRole('button', { name: 'Închide' }).tap();
+    await page.getByTestId('feature-panel').waitFor({ state: 'detached' });
+
+    // "Selectează parcele", then taps select; the bar says how to leave by touch, and its buttons are on the screen.
+    await page.getByTestId('selection-toggle').tap();
+    await expect(page.getByTestId('selection-toggle').getAttribute('aria-pressed')).resolves.toBe('true');
+    const targets = (await tappable()).slice(0, 2);
+    expect(targets).toHaveLength(2);
+    for (const t of targets) await page.touchscreen.tap(t.x, t.y);
+    await page.getByTestId('selection-count').filter({ hasText: '2 parcele selectate' }).waitFor({ timeout: 10_000 });
+    await expect(page.getByTestId('feature-panel').count()).resolves.toBe(0);
+    const bar = await page.getByTestId('selection-bar').innerText();
+    expect(bar).not.toMatch(/Esc|clic dreapta/);
+    expect(bar).toContain('„Selecție activă”: ieșire');
+    for (const f of ['geojson', 'dxf', 'gpkg']) expect(await within(`[data-testid="export-${f}"]`)).toBe(true);
+    expect(await coveredInputs(page)).toEqual([]);
+    await page.getByTestId('selection-toggle').tap();
+    await expect(page.getByTestId('selection-toggle').getAttribute('aria-pressed')).resolves.toBe('false');
+    fs.mkdirSync(path.join(process.cwd(), 'test-results'), { recursive: true });
+    await page.screenshot({ path: 'test-results/issue42-geoportal-touch.png' });
+    expect(errors).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+    await context.close();
+  }, 240_000);
 });

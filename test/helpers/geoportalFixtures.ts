@@ -6,6 +6,7 @@
  * cadastral number used in both UATs. Each test owns a siruta range of 100 codes.
  */
 import type pg from 'pg';
+import type { Page } from 'playwright-core';
 import { wgs84ToStereo70 } from '../../domain/geo/epsg3844';
 import { tilesChanged } from '../../domain/tiles/versions';
 
@@ -155,4 +156,26 @@ export async function plantGeoportalFixtures(
     shared: { refInBoth, idA, idB },
     building: { id: building },
   };
+}
+
+/**
+ * Screen position of a rendered parcel (the mean of its first ring). Found by uuid from zoom 16,
+ * by (siruta, feature id = object id) below it, where the tiles carry no uuid.
+ */
+export async function screenPointOf(page: Page, parcel: GeoportalFixture['parcels'][number]): Promise<{ x: number; y: number }> {
+  const p = await page.evaluate((want) => {
+    const map = (window as any).geoportalMap;
+    const f = map
+      .queryRenderedFeatures({ layers: ['parcele-fill'] })
+      .find((x: any) => x.properties.id === want.id || (x.id === want.objectId && x.properties.siruta === want.siruta));
+    if (!f) return null;
+    const ring: [number, number][] = f.geometry.type === 'Polygon' ? f.geometry.coordinates[0] : f.geometry.coordinates[0][0];
+    const lon = ring.reduce((s, c) => s + c[0], 0) / ring.length;
+    const lat = ring.reduce((s, c) => s + c[1], 0) / ring.length;
+    const pt = map.project([lon, lat]);
+    const box = map.getCanvas().getBoundingClientRect();
+    return { x: box.left + pt.x, y: box.top + pt.y };
+  }, parcel);
+  if (!p) throw new Error(`parcel ${parcel.cadastralRef} is not rendered`);
+  return p;
 }

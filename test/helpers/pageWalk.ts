@@ -1,7 +1,7 @@
 /**
  * What a person walking a page would notice (issue 42), read from the page in the browser: a page
- * wider than the screen, an input something else lies over, and internal words (layer codes,
- * English state names, server paths) in its text.
+ * wider than the screen, an input something else lies over, a placeholder cut by its box, and
+ * internal words (layer codes, English state names, server paths) in its text.
  */
 import type { Page } from 'playwright-core';
 
@@ -67,6 +67,28 @@ export async function coveredInputs(page: Page): Promise<string[]> {
     if (covered) out.push(covered);
   }
   return out;
+}
+
+/**
+ * The empty inputs whose placeholder does not fit their box: the end of the hint is cut off (the
+ * placeholder's drawn width, in the input's own font, against the box's width inside its padding).
+ */
+export function cutPlaceholders(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const pen = document.createElement('canvas').getContext('2d')!;
+    const textual = new Set(['', 'text', 'search', 'email', 'url', 'tel', 'password', 'number']);
+    const out: string[] = [];
+    for (const el of document.querySelectorAll<HTMLInputElement>('input[placeholder]')) {
+      if (el.value || !textual.has(el.getAttribute('type') ?? '') || !el.checkVisibility()) continue;
+      const s = getComputedStyle(el);
+      pen.font = `${s.fontStyle} ${s.fontWeight} ${s.fontSize} ${s.fontFamily}`;
+      const spacing = parseFloat(s.letterSpacing) || 0;
+      const need = pen.measureText(el.placeholder).width + spacing * el.placeholder.length;
+      const room = el.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
+      if (need > room + 1) out.push(`„${el.placeholder}” (${Math.ceil(need)} px în ${Math.floor(room)} px)`);
+    }
+    return out;
+  });
 }
 
 /** Words of the code, not of the office: the store's layer codes, English job states, server paths. */

@@ -10,3 +10,10 @@ export const AREA_LABELS = {
   measured: 'Suprafață măsurată',
   deeds: 'Suprafață din acte',
 } as const;
+
+/**
+ * Said wherever one of the two areas shows: a person comparing the map's panel with the sync
+ * search (or the land book's extract) sees two numbers and must know which is which.
+ */
+export const AREA_NOTE =
+  'Suprafața din stratul cadastral este cea a conturului parcelei desenat pe hartă; suprafața din cartea funciară este cea înscrisă pentru imobil (măsurată, altfel cea din acte). Cele două pot diferi cu câteva procente.';

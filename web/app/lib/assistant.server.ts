@@ -1,16 +1,19 @@
 /**
  * The AI assistant page's reads: the provider status of GET /api/ai-chat (booleans and a name,
- * never a key) and the project tags of GET /api/project-tags, called in process.
+ * never a key) and the projects the office's tags name (whether added as a project or as a full
+ * path), those of the companies the user reads, called in process.
  */
 import { config } from '../../../domain/config';
+import type { SessionContext } from '../../../domain/auth/sessionContext';
 import type { Store } from '../../../domain/db/store';
+import { readableCompanies, registryViewer } from '../../../domain/registry/access';
 import { providerStatus } from '../../../domain/ai/service';
-import { listProjectTags } from '../../../domain/office/service';
+import { listProjects } from '../../../domain/tags/service';
 
-export async function assistantPage(store: Store) {
+export async function assistantPage(store: Store, auth: SessionContext) {
   const status = providerStatus(config.ai);
   try {
-    const projects = (await listProjectTags(store.prisma, {})).map((p) => ({ id: p.id, path: p.path }));
+    const projects = (await listProjects(store.prisma, readableCompanies(registryViewer(auth)))).map((p) => ({ id: p.id, path: p.path }));
     return { status, projects, projectsError: null };
   } catch {
     return { status, projects: [], projectsError: 'Lista de proiecte nu a putut fi citită.' };

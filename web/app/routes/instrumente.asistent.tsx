@@ -21,8 +21,8 @@ export const links: LinksFunction = () => [
 ];
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  requireSession(request, context);
-  return assistantPage(context.store);
+  const auth = requireSession(request, context);
+  return assistantPage(context.store, auth);
 }
 
 type Provider = 'openai' | 'anthropic' | 'ollama' | 'demo';

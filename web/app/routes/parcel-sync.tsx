@@ -146,7 +146,7 @@ export default function ParcelSync() {
               </label>
               <label className="field field--grow">
                 <span>Proprietar</span>
-                <input name="owner" defaultValue={d.owner} disabled={!d.canSearchOwners} placeholder={d.canSearchOwners ? 'ex. Popescu Ștefan' : 'indisponibil pentru contul dumneavoastră'} />
+                <input name="owner" defaultValue={d.owner} disabled={!d.canSearchOwners} placeholder={d.canSearchOwners ? 'ex. Popescu Ștefan' : 'indisponibil pentru acest cont'} />
               </label>
               <button type="submit" className="btn btn--primary" disabled={busy || !uat}>
                 {busy ? 'Se caută…' : 'Caută'}
@@ -179,7 +179,7 @@ export default function ParcelSync() {
                       <span className="badge badge--muted">nu este în baza locală</span>
                     )}
                   </h3>
-                  <EnrichmentFields enrichment={r.enrichment as Record<string, unknown> | null} restricted={r.restricted} redacted={d.redacted} />
+                  <EnrichmentFields enrichment={r.enrichment as Record<string, unknown> | null} restricted={r.restricted} redacted={d.redacted} areaValue={r.featureId ? r.areaValue : undefined} />
                 </article>
               ))}
             </Card>

@@ -5,7 +5,7 @@
  */
 import { PERSONAL_ENRICHMENT_KEYS } from '../../../../domain/auth/viewer';
 import { formatArea } from './format';
-import { AREA_LABELS } from '../../lib/areas';
+import { AREA_LABELS, AREA_NOTE } from '../../lib/areas';
 import { formatWhen } from '../../lib/dates';
 import { landUseName } from '../../lib/landUse';
 import { LandUseLegend } from './LandUseLegend';
@@ -52,12 +52,34 @@ function show(key: string, v: unknown): string {
 export function RestrictedNotice() {
   return (
     <p className="notice notice--warn" data-testid="restricted-notice">
-      Acces restricționat: contul dumneavoastră vede doar numărul cadastral și suprafața parcelei.
+      Acces restricționat: contul dumneavoastră vede doar numărul cadastral și suprafețele parcelei.
     </p>
   );
 }
 
-export function EnrichmentFields({ enrichment, restricted, redacted }: { enrichment: Record<string, unknown> | null; restricted: boolean; redacted: boolean }) {
+/** The stored copy's layer area beside the land book's, `undefined` where there is no stored copy to read. */
+function LayerArea({ areaValue }: { areaValue: number | null | undefined }) {
+  if (areaValue === undefined) return null;
+  return (
+    <div>
+      <dt>{AREA_LABELS.layer}</dt>
+      <dd data-testid="area-layer">{show('SUPRAFATA', areaValue)}</dd>
+    </div>
+  );
+}
+
+export function EnrichmentFields({
+  enrichment,
+  restricted,
+  redacted,
+  areaValue,
+}: {
+  enrichment: Record<string, unknown> | null;
+  restricted: boolean;
+  redacted: boolean;
+  /** The cadastral layer's area of the office's stored copy, when the page has one. */
+  areaValue?: number | null;
+}) {
   if (restricted) {
     return (
       <>
@@ -68,9 +90,11 @@ export function EnrichmentFields({ enrichment, restricted, redacted }: { enrichm
           </div>
           <div>
             <dt>{AREA_LABELS.landBook}</dt>
-            <dd>{show('SUPRAFATA', enrichment?.SUPRAFATA)}</dd>
+            <dd data-testid="area-land-book">{show('SUPRAFATA', enrichment?.SUPRAFATA)}</dd>
           </div>
+          <LayerArea areaValue={areaValue} />
         </dl>
+        <p className="muted" data-testid="area-note">{AREA_NOTE}</p>
         <RestrictedNotice />
       </>
     );
@@ -83,10 +107,14 @@ export function EnrichmentFields({ enrichment, restricted, redacted }: { enrichm
         {LABELS.map(([key, label]) => (
           <div key={key}>
             <dt>{label}</dt>
-            <dd>{redacted && PERSONAL.has(key) ? <span className="muted">ascuns (acces de bază)</span> : show(key, enrichment[key])}</dd>
+            <dd data-testid={key === 'SUPRAFATA' ? 'area-land-book' : undefined}>
+              {redacted && PERSONAL.has(key) ? <span className="muted">ascuns (acces de bază)</span> : show(key, enrichment[key])}
+            </dd>
           </div>
         ))}
+        <LayerArea areaValue={areaValue} />
       </dl>
+      <p className="muted" data-testid="area-note">{AREA_NOTE}</p>
       {uses.length > 0 && (
         <table className="table">
           <caption>Folosințe</caption>

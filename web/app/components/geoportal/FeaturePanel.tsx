@@ -16,7 +16,7 @@ import {
   type PanelFeature,
 } from '../../lib/geoportal/api';
 import { signInAgainUrl } from '../../lib/api';
-import { AREA_LABELS } from '../../lib/areas';
+import { AREA_LABELS, AREA_NOTE } from '../../lib/areas';
 import { Fact } from '../Fact';
 import { formatWhen } from '../../lib/dates';
 
@@ -25,7 +25,7 @@ import { formatWhen } from '../../lib/dates';
  * its parcel's enrichment), so the panel never contradicts the building's colour.
  */
 /** `building` while loading: the click said what was clicked, so the panel names it before it loads. */
-export type PanelState = { loading: true; building?: boolean } | { error: string; signInAgain?: boolean } | { feature: PanelFeature; buildLegal?: number | null };
+export type PanelState = { loading: true; building?: boolean } | { error: string; signInAgain?: boolean } | { feature: PanelFeature; buildLegal?: number | null; building?: boolean };
 
 const FIELDS: [string, string][] = [
   ['NR_CF', 'Nr. carte funciară'],
@@ -155,7 +155,7 @@ export function FeaturePanel({
   /** A newer version of the shown feature (after the central enrichment). */
   onFeature?: (f: PanelFeature) => void;
 }) {
-  const building = 'feature' in state ? isBuilding(state.feature) : 'loading' in state && state.building === true;
+  const building = 'feature' in state ? isBuilding(state.feature) || state.building === true : 'loading' in state && state.building === true;
   return (
     <aside className="gp-panel" data-testid="feature-panel" aria-label={building ? 'Informații clădire' : 'Informații parcelă'}>
       <header className="gp-panel__head">
@@ -236,21 +236,28 @@ function BuildingBody({ feature, mapLegal }: { feature: PanelFeature; mapLegal: 
   const legal = a.IS_LEGAL ?? mapLegal;
   const parcelRef = feature.cadastralRef?.replace(/-C\d+$/, '') ?? null;
   return (
-    <dl className="gp-facts" data-testid="building-facts">
-      {'uatName' in feature ? (
-        <Fact label="UAT">
-          {feature.uatName ?? '—'} <span className="gp-muted">({feature.siruta})</span>
-        </Fact>
+    <>
+      <dl className="gp-facts" data-testid="building-facts">
+        {'uatName' in feature ? (
+          <Fact label="UAT">
+            {feature.uatName ?? '—'} <span className="gp-muted">({feature.siruta})</span>
+          </Fact>
+        ) : null}
+        <Fact label="Suprafață construită (stratul cadastral)">{area(feature.areaValue)}</Fact>
+        {'attributes' in feature ? (
+          <>
+            <Fact label="Nr. construcție">{show('BUILDING_NO', a.BUILDING_NO)}</Fact>
+            <Fact label="Construcție cu acte">{legal === 1 || legal === '1' ? 'Da' : legal === 0 || legal === '0' ? 'Nu' : 'necunoscut'}</Fact>
+            <Fact label="Parcela">{parcelRef && parcelRef !== feature.cadastralRef ? `Nr. cadastral ${parcelRef}` : '—'}</Fact>
+          </>
+        ) : null}
+      </dl>
+      {'restricted' in feature ? (
+        <p className="gp-panel__notice" data-testid="restricted-notice">
+          Contul dumneavoastră are acces restrâns: sunt afișate doar numărul cadastral și suprafața construită.
+        </p>
       ) : null}
-      <Fact label="Suprafață construită (stratul cadastral)">{area(feature.areaValue)}</Fact>
-      {'attributes' in feature ? (
-        <>
-          <Fact label="Nr. construcție">{show('BUILDING_NO', a.BUILDING_NO)}</Fact>
-          <Fact label="Construcție cu acte">{legal === 1 || legal === '1' ? 'Da' : legal === 0 || legal === '0' ? 'Nu' : 'necunoscut'}</Fact>
-          <Fact label="Parcela">{parcelRef && parcelRef !== feature.cadastralRef ? `Nr. cadastral ${parcelRef}` : '—'}</Fact>
-        </>
-      ) : null}
-    </dl>
+    </>
   );
 }
 
@@ -270,10 +277,11 @@ function PanelBody({
     return (
       <>
         <dl className="gp-facts">
-          <Fact label={AREA_LABELS.layer}>{area(feature.areaValue)}</Fact>
+          <Fact label={AREA_LABELS.layer} testId="area-layer">{area(feature.areaValue)}</Fact>
         </dl>
+        <p className="gp-panel__note" data-testid="area-note">{AREA_NOTE}</p>
         <p className="gp-panel__notice" data-testid="restricted-notice">
-          Contul dumneavoastră are acces restrâns: sunt afișate doar numărul cadastral și suprafața.
+          Contul dumneavoastră are acces restrâns: sunt afișate doar numărul cadastral și suprafața din stratul cadastral.
         </p>
       </>
     );
@@ -304,6 +312,7 @@ function PanelBody({
           ))
         ) : null}
       </dl>
+      <p className="gp-panel__note" data-testid="area-note">{AREA_NOTE}</p>
       <p className="gp-panel__note" data-testid="enrichment-note">
         {fromStore?.enrichedAt
           ? `Date din baza locală a biroului, îmbogățite la ${formatWhen(fromStore.enrichedAt, 'dateTimeSeconds')}; „Îmbogățește parcela” le aduce din API-ul central.`

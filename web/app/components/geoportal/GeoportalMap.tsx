@@ -115,16 +115,17 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
    * building's key names its layer) or, on the central path, by (siruta, cadastral number).
    */
   const openFeature = useCallback(
-    (key: FeatureLookup, opts: { fit?: boolean; buildLegal?: number | null } = {}) => {
+    (key: FeatureLookup, opts: { fit?: boolean; buildLegal?: number | null; building?: boolean } = {}) => {
       // A central uuid is not the uuid of our tiles: central features highlight by their key; a
-      // building's key is not a parcel's.
-      const building = !('id' in key) && key.layerId === BUILDING_LAYER;
+      // building's key is not a parcel's. A click on a building says so itself: the basic panel's
+      // answer names no layer.
+      const building = opts.building ?? (!('id' in key) && key.layerId === BUILDING_LAYER);
       setPanel({ loading: true, building });
       setUatCard(null);
       highlight('id' in key ? (central ? {} : { id: key.id }) : building || !('objectId' in key) ? {} : { key: keyString(key) });
       loadFeature(key, central).then(
         (r) => {
-          setPanel({ feature: r.feature, buildLegal: opts.buildLegal });
+          setPanel({ feature: r.feature, buildLegal: opts.buildLegal, building });
           // Opened from a link: bring the parcel into view.
           const bounds = opts.fit && 'geometry' in r.feature ? geometryBounds(r.feature.geometry?.coordinates) : null;
           if (bounds) mapRef.current?.fitBounds(bounds, { padding: 80, maxZoom: 18, duration: 0 });
@@ -293,7 +294,7 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
         if (buildingPick) {
           const ref = buildingPick.detail?.ref || undefined;
           const legal = onBuilding?.properties?.build_legal;
-          const opts = { buildLegal: legal === 0 || legal === 1 ? legal : null };
+          const opts = { buildLegal: legal === 0 || legal === 1 ? legal : null, building: true };
           if (buildingPick.detail && !central) openFeature({ id: buildingPick.detail.id }, opts);
           else openFeature({ ...buildingPick.key, cadastralRef: ref, layerId: BUILDING_LAYER }, opts);
           return;
@@ -443,6 +444,11 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
     const keys = [...selected.keys()];
     for (const l of SELECTION_LAYERS) if (map.getLayer(l)) map.setFilter(l, keyFilter(keys));
   }, [selected, ready]);
+
+  // A phone has neither Esc nor a right click: its hint names the toggle. Read after hydration,
+  // the server knows no pointer.
+  const [touch, setTouch] = useState(false);
+  useEffect(() => setTouch(window.matchMedia('(pointer: coarse)').matches), []);
 
   // ESC leaves selection mode (spec 4.1).
   useEffect(() => {
@@ -605,7 +611,11 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
           <span className="gp-selection__count" data-testid="selection-count">
             {selected.size === 1 ? '1 parcelă selectată' : `${selected.size} parcele selectate`}
           </span>
-          {selecting ? <span className="gp-muted">Esc sau clic dreapta: ieșire din selecție</span> : null}
+          {selecting ? (
+            <span className="gp-muted" data-testid="selection-hint">
+              {touch ? 'Atingeți parcelele; „Selecție activă”: ieșire' : 'Esc sau clic dreapta: ieșire din selecție'}
+            </span>
+          ) : null}
           <span className="gp-selection__actions">
             {(['geojson', 'dxf', 'gpkg'] as const).map((f) => (
               <button

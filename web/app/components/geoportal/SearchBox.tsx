@@ -83,7 +83,7 @@ export function SearchBox({
         <input
           type="search"
           className="gp-search__input"
-          placeholder={uat ? `Caută în ${uat.name}: număr cadastral sau proprietar` : 'Caută UAT, număr cadastral sau proprietar'}
+          placeholder={uat ? `Caută în ${uat.name}: nr. cadastral sau proprietar` : 'Caută UAT, nr. cadastral sau proprietar'}
           aria-label="Căutare în geoportal"
           data-testid="geoportal-search"
           value={q}

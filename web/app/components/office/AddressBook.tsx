@@ -60,7 +60,7 @@ export function AddressBook({ contacts, onChanged }: { contacts: ContactOut[]; o
       <Card title={`Agendă (${contacts.length})`}>
         <SearchableTable
           search={search}
-          texts={['Caută după nume, organizație, e-mail, telefon…', 'Agenda este goală.', 'Niciun contact nu se potrivește căutării.']}
+          texts={['Caută nume, organizație, e-mail…', 'Agenda este goală.', 'Niciun contact nu se potrivește căutării.']}
           testId="contacts-table"
           headers={['Nume', 'Tip', 'Firmă', 'Organizație', 'E-mail', 'Telefon', '']}
         >

@@ -14,23 +14,35 @@ import { countOf } from '../../lib/words';
 const COMPANY_CHOICES = ['B', 'U', 'S', 'G'] as const;
 const LEVEL_LABEL: Record<string, string> = { project: 'Proiect', phase: 'Fază', activity: 'Activitate' };
 
-/** The level a tag names itself: the project text, the phase or the activity. */
-function ownLevel(t: TagOut): string {
-  return (t.category === 'activity' ? t.activity : t.category === 'phase' ? t.phase : t.project) ?? t.project;
+type Level = 'project' | 'phase' | 'activity';
+
+/** The text of one level of a tag's path: the project text, the phase or the activity. */
+function levelText(t: TagOut, level: Level): string {
+  return (level === 'activity' ? t.activity : level === 'phase' ? t.phase : t.project) ?? t.project;
 }
 
-type Tree = Array<{ project: string; tag?: TagOut; phases: Array<{ phase: string; tag?: TagOut; activities: TagOut[] }> }>;
+/** A tag's path up to a level: what the level stands for in the tree. */
+function levelPath(t: TagOut, level: Level): string {
+  return level === 'project' ? t.project : level === 'phase' ? `${t.project}, ${t.phase}` : t.path;
+}
+
+/**
+ * Each project and phase node carries its own tag when it has one, else the first tag under it
+ * (a tag added as a full path has no project or phase tag): the node is renamed through that tag,
+ * at the node's level.
+ */
+type Tree = Array<{ project: string; tag?: TagOut; via: TagOut; phases: Array<{ phase: string; tag?: TagOut; via: TagOut; activities: TagOut[] }> }>;
 
 function buildTree(tags: TagOut[]): Tree {
   const projects = new Map<string, Tree[number]>();
   for (const t of tags) {
-    const p = projects.get(t.project) ?? { project: t.project, phases: [] };
+    const p = projects.get(t.project) ?? { project: t.project, via: t, phases: [] };
     projects.set(t.project, p);
-    if (t.category === 'project') p.tag = t;
+    if (t.category === 'project') p.tag = p.via = t;
     else {
       let ph = p.phases.find((x) => x.phase === t.phase);
-      if (!ph) p.phases.push((ph = { phase: t.phase!, activities: [] }));
-      if (t.category === 'phase') ph.tag = t;
+      if (!ph) p.phases.push((ph = { phase: t.phase!, via: t, activities: [] }));
+      if (t.category === 'phase') ph.tag = ph.via = t;
       else ph.activities.push(t);
     }
   }
@@ -79,7 +91,7 @@ export function TagManager({
   const [choices, setChoices] = useState<Record<string, 'file' | 'db'>>({});
   const [message, setMessage] = useState<Outcome>(null);
   const [busy, setBusy] = useState(false);
-  const [editing, setEditing] = useState<{ tag: TagOut; name: string; company: string } | null>(null);
+  const [editing, setEditing] = useState<{ tag: TagOut; level: Level; name: string; company: string } | null>(null);
 
   const run = async (fn: () => Promise<string>) => {
     setBusy(true);
@@ -107,21 +119,21 @@ export function TagManager({
       return `Au fost șterse ${r.deleted} etichete.`;
     });
   };
-  const edit = (t: TagOut) => setEditing({ tag: t, name: ownLevel(t), company: t.company ?? '' });
+  const edit = (t: TagOut, level: Level) => setEditing({ tag: t, level, name: levelText(t, level), company: t.company ?? '' });
   const saveEdit = () => {
     if (!editing) return;
-    const { tag, name, company } = editing;
-    const change: { name?: string; company?: string | null } = {};
-    if (name.trim() !== ownLevel(tag)) change.name = name;
-    if (tag.category === 'project' && company !== (tag.company ?? '')) change.company = company || null;
+    const { tag, level, name, company } = editing;
+    const change: { name?: string; company?: string | null; level?: Level } = {};
+    if (name.trim() !== levelText(tag, level)) change.name = name;
+    if (level === 'project' && company !== (tag.company ?? '')) change.company = company || null;
     if (Object.keys(change).length === 0) {
       setEditing(null);
       return;
     }
     void run(async () => {
-      await api.put('/api/tags/{id}', { params: { id: tag.id }, body: change });
+      await api.put('/api/tags/{id}', { params: { id: tag.id }, body: { ...change, level } });
       setEditing(null);
-      return tag.category === 'activity' ? 'Eticheta a fost modificată.' : 'Eticheta și cele de sub ea au fost modificate.';
+      return level === 'activity' ? 'Eticheta a fost modificată.' : 'Eticheta și cele de sub ea au fost modificate.';
     });
   };
   const apply = (mode: 'pull' | 'push' | 'both') =>
@@ -142,7 +154,7 @@ export function TagManager({
             void add();
           }}
         >
-          <input aria-label="Proiect" placeholder="Proiect (ex. B-0123 Casa Popescu)" value={form.project} onChange={(e) => setForm({ ...form, project: e.target.value })} required />
+          <input aria-label="Proiect" className="office-form__wide" placeholder="Proiect (ex. B-0123 Casa Popescu)" value={form.project} onChange={(e) => setForm({ ...form, project: e.target.value })} required />
           <input aria-label="Fază" placeholder="Fază (opțional)" value={form.phase} onChange={(e) => setForm({ ...form, phase: e.target.value })} />
           <input aria-label="Activitate" placeholder="Activitate (opțional)" value={form.activity} onChange={(e) => setForm({ ...form, activity: e.target.value })} disabled={!form.phase} />
           <button className="btn btn--primary" disabled={busy}>Adaugă</button>
@@ -156,14 +168,14 @@ export function TagManager({
               saveEdit();
             }}
           >
-            <strong>Modifică „{editing.tag.path}”</strong>
+            <strong>Modifică „{levelPath(editing.tag, editing.level)}”</strong>
             <input
-              aria-label={LEVEL_LABEL[editing.tag.category] ?? 'Nume'}
+              aria-label={LEVEL_LABEL[editing.level] ?? 'Nume'}
               value={editing.name}
               onChange={(e) => setEditing({ ...editing, name: e.target.value })}
               required
             />
-            {editing.tag.category === 'project' && (
+            {editing.level === 'project' && (
               <select aria-label="Firmă" value={editing.company} onChange={(e) => setEditing({ ...editing, company: e.target.value })}>
                 <option value="">după codul proiectului</option>
                 {COMPANY_CHOICES.map((c) => (
@@ -187,28 +199,32 @@ export function TagManager({
               <li key={p.project}>
                 <span className="office-tree__project">{p.project}</span>
                 {p.tag?.company && <span className="office-muted"> · firma {p.tag.company}</span>}
-                {isAdmin && p.tag && (
+                {isAdmin && (
                   <>
-                    <button className="btn btn--link" onClick={() => edit(p.tag!)} aria-label={`Modifică ${p.project}`}>
+                    <button className="btn btn--link" onClick={() => edit(p.via, 'project')} aria-label={`Modifică ${p.project}`}>
                       modifică
                     </button>
-                    <button className="btn btn--link" onClick={() => remove(p.tag!)} aria-label={`Șterge ${p.project}`}>
-                      șterge
-                    </button>
+                    {p.tag && (
+                      <button className="btn btn--link" onClick={() => remove(p.tag!)} aria-label={`Șterge ${p.project}`}>
+                        șterge
+                      </button>
+                    )}
                   </>
                 )}
                 <ul>
                   {p.phases.map((ph) => (
                     <li key={ph.phase}>
                       {ph.phase}
-                      {isAdmin && ph.tag && (
+                      {isAdmin && (
                         <>
-                          <button className="btn btn--link" onClick={() => edit(ph.tag!)} aria-label={`Modifică ${ph.tag!.path}`}>
+                          <button className="btn btn--link" onClick={() => edit(ph.via, 'phase')} aria-label={`Modifică ${levelPath(ph.via, 'phase')}`}>
                             modifică
                           </button>
-                          <button className="btn btn--link" onClick={() => remove(ph.tag!)}>
-                            șterge
-                          </button>
+                          {ph.tag && (
+                            <button className="btn btn--link" onClick={() => remove(ph.tag!)}>
+                              șterge
+                            </button>
+                          )}
                         </>
                       )}
                       <ul>
@@ -217,7 +233,7 @@ export function TagManager({
                             {a.activity}
                             {isAdmin && (
                               <>
-                                <button className="btn btn--link" onClick={() => edit(a)} aria-label={`Modifică ${a.path}`}>
+                                <button className="btn btn--link" onClick={() => edit(a, 'activity')} aria-label={`Modifică ${a.path}`}>
                                   modifică
                                 </button>
                                 <button className="btn btn--link" onClick={() => remove(a)}>

@@ -106,7 +106,7 @@ export function Vault({
       <Card title={`Seif de parole (${entries.length})`}>
         <SearchableTable
           search={search}
-          texts={['Caută după nume, utilizator, adresă…', 'Seiful este gol.', 'Nicio intrare nu se potrivește căutării.']}
+          texts={['Caută: nume, utilizator, adresă…', 'Seiful este gol.', 'Nicio intrare nu se potrivește căutării.']}
           testId="vault-table"
           headers={['Nume', 'Utilizator', 'Adresă', 'Firmă', 'Parolă', '']}
         >

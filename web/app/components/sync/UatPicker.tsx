@@ -102,7 +102,7 @@ export function UatPicker({ value, onPick, name, label = 'UAT', className }: Uat
           aria-autocomplete="list"
           autoComplete="off"
           spellCheck={false}
-          placeholder="Nume, județ sau cod SIRUTA"
+          placeholder="Nume, județ sau SIRUTA"
           value={text}
           data-testid="uat-picker"
           onFocus={() => {
