@@ -23,6 +23,9 @@ import { HealthLine } from '../components/HealthLine';
 export const meta: MetaFunction = () => [{ title: 'Infrastructură hărți · Geoportal cadastral' }];
 
 const REFRESH_WHILE_RUNNING_MS = 2000;
+const BACKUP_LISTING_WAIT_MS = 120_000;
+/** The web process and the worker that records the run may read slightly different clocks. */
+const CLOCK_SKEW_MS = 5000;
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { isAdmin } = requireSession(request, context);
@@ -41,7 +44,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 const ADMIN_ONLY_REBUILD = 'Doar administratorii pot porni reconstruirea arhivei de ansamblu.';
 const ADMIN_ONLY_BACKUP = 'Doar administratorii pot porni o copie de siguranță.';
 
-type ActionResult = { intent: 'rebuild' | 'backup'; ok: boolean; message: string; jobId: string | null };
+/** `startedAt`: when a backup job was started here, to follow it until its run is listed. */
+type ActionResult = { intent: 'rebuild' | 'backup'; ok: boolean; message: string; jobId: string | null; startedAt?: string };
 
 export async function action({ request, context }: ActionFunctionArgs): Promise<ActionResult> {
   const isAdmin = requireSession(request, context).isAdmin;
@@ -51,7 +55,7 @@ export async function action({ request, context }: ActionFunctionArgs): Promise<
     if (!isAdmin) return { intent, ok: false, message: ADMIN_ONLY_BACKUP, jobId: null };
     try {
       const r = await startBackup(context.store.pool);
-      return { intent, ok: true, message: 'Copia de siguranță a pornit.', jobId: r.jobId };
+      return { intent, ok: true, message: 'Copia de siguranță a pornit.', jobId: r.jobId, startedAt: new Date().toISOString() };
     } catch (err) {
       if (err instanceof AppError && err.code === 'already_running') {
         return { intent, ok: true, message: 'O copie de siguranță este deja în curs; urmăriți-o mai jos.', jobId: null };
@@ -83,13 +87,20 @@ export default function TileInfrastructure() {
   const running = status?.job?.status === 'running';
   const backupRunning = backups?.items[0]?.status === 'running';
 
+  // A backup just started is listed only once a worker has picked it up: follow it until then
+  // (for at most BACKUP_LISTING_WAIT_MS, in case it never is), then while it runs.
+  const startedAt = backupResult?.startedAt ? Date.parse(backupResult.startedAt) : null;
+  const newest = backups?.items[0];
+  const awaitingListing = startedAt !== null && !(newest && Date.parse(newest.startedAt) >= startedAt - CLOCK_SKEW_MS);
+
   useEffect(() => {
-    if (!running && !backupRunning) return;
+    if (!running && !backupRunning && !awaitingListing) return;
     const t = setInterval(() => {
+      if (!running && !backupRunning && startedAt !== null && Date.now() - startedAt > BACKUP_LISTING_WAIT_MS) return clearInterval(t);
       if (revalidator.state === 'idle') revalidator.revalidate();
     }, REFRESH_WHILE_RUNNING_MS);
     return () => clearInterval(t);
-  }, [running, backupRunning, revalidator]);
+  }, [running, backupRunning, awaitingListing, startedAt, revalidator]);
 
   const submitting = navigation.state === 'submitting' && navigation.formData?.get('intent') !== 'backup';
   const startingBackup = navigation.state === 'submitting' && navigation.formData?.get('intent') === 'backup';
@@ -149,7 +160,7 @@ export default function TileInfrastructure() {
                     </thead>
                     <tbody>
                       {backups.items.slice(0, 10).map((b) => (
-                        <tr key={b.id}>
+                        <tr key={b.id} data-run-id={b.id}>
                           <td>{formatWhen(b.startedAt)}</td>
                           <td>{formatWhen(b.endedAt)}</td>
                           <td>{BACKUP_TYPE_LABELS[b.type] ?? b.type}</td>
