@@ -347,6 +347,22 @@ export const config = {
     pgData: str('PGDATA', ''),
     /** Our own TLS front has a self-signed certificate; a real S3 endpoint's is verified. */
     verifyTls: flag('BACKUP_S3_VERIFY_TLS', !!env.BACKUP_S3_ENDPOINT),
+    /** The CA that signed the S3 endpoint's certificate, when it is not a public one (the compose's TLS front). */
+    s3CaFile: str('BACKUP_S3_CA_FILE', ''),
+    /** The TLS front's address and certificate (empty: loopback, and a self-signed one made in the data directory). */
+    tlsFrontHost: str('BACKUP_S3_TLS_HOST', '127.0.0.1'),
+    tlsFrontCertFile: str('BACKUP_S3_TLS_CERT_FILE', ''),
+    tlsFrontKeyFile: str('BACKUP_S3_TLS_KEY_FILE', ''),
+    /**
+     * pgBackRest's TLS server on the database's host, for workers that do not run beside the
+     * database (the compose deployment): the backup reads the data directory through it, with a
+     * client certificate its CA signed. Empty: the data directory is local.
+     */
+    pgHost: str('BACKUP_PG_HOST', ''),
+    pgHostPort: int('BACKUP_PG_HOST_PORT', 8432),
+    tlsCaFile: str('BACKUP_TLS_CA_FILE', ''),
+    tlsCertFile: str('BACKUP_TLS_CERT_FILE', ''),
+    tlsKeyFile: str('BACKUP_TLS_KEY_FILE', ''),
     /** Set: the repository is encrypted (aes-256-cbc) with it. Never logged. */
     encryptionKey: str('BACKUP_ENCRYPTION_KEY', ''),
     retention: {

@@ -88,8 +88,9 @@ export async function infrastructureHealth(db: Db, checkTemporal: () => Promise<
     }),
     probe(() => portalProbe(db)),
     probe(async () => {
-      backupState = await lastBackup();
+      backupState = await lastBackup(undefined, undefined, db);
       const b = backupState;
+      if (b.pending) return 'nicio copie încă: prima se face la 02:30 sau când o pornește un administrator';
       if (!b.lastAt) throw new Error('nicio copie de siguranță reușită încă');
       const hours = Math.floor((b.ageSeconds ?? 0) / 3600);
       if (!b.ok) throw new Error(`ultima copie reușită e veche de ${hours} h`);

@@ -51,7 +51,8 @@ async function main(): Promise<void> {
       started.push(proc);
       await waitFor(svc.name, svc.ready, { timeoutMs: svc.readyTimeoutMs, proc });
     }
-    const target = stackTarget(pgDataDir());
+    // A restore runs on the database's host, on its data directory: never through the TLS server a worker's backup uses.
+    const target = { ...stackTarget(pgDataDir()), pgHost: undefined };
     const began = Date.now();
     say(to ? `restoring to ${to.toISOString()}…` : 'restoring to the newest state the archive holds…');
     const { objects, reached } = await restore(target, { to, binDir: config.db.binDir });

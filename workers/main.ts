@@ -14,7 +14,8 @@ import { ensureSchedules } from '../temporal/schedules';
 import { createQueueWorkers, workerIdentity } from './start';
 import { freeLoopbackPort, serveWorkerMetrics, workerMetricsPort } from './metrics';
 import { registerBackupGauges, trackPools } from '../domain/metrics';
-import { lastBackup } from '../domain/backup/service';
+import { ensureBackupRepository, lastBackup } from '../domain/backup/service';
+import { pgDataDir, stackTarget } from '../domain/backup/pgbackrest';
 import { ensureExportLifecycle } from '../domain/storage/s3';
 import { sweepStaleTempDirs } from '../domain/storage/tempDirs';
 import { seedWeekendQueue } from '../domain/scheduling/weekend';
@@ -102,6 +103,13 @@ async function main(): Promise<void> {
     // What a killed predecessor left behind, and the expiry of old export archives (issue 13).
     sweepStaleTempDirs().then((removed) => removed.length && log.info({ removed }, 'stale temporary directories removed'));
     ensureExportLifecycle().catch((err: unknown) => log.warn({ err: (err as Error).message }, 'export bucket lifecycle not set'));
+    // A database on another host (the compose deployment): no launcher made the backup repository,
+    // so the workers do, through its pgBackRest TLS server (idempotent; docs/operations.md "Backups").
+    if (config.backup.pgHost) {
+      ensureBackupRepository(stackTarget(pgDataDir()))
+        .then(() => log.info({ stanza: config.backup.stanza }, 'backup repository ready'))
+        .catch((err: unknown) => log.warn({ err: (err as Error).message }, 'backup repository not ready'));
+    }
     // The weekend queue's default cities, once the catalogue knows them (docs/scheduling.md).
     seedWeekendQueue(store.pool, config.scheduling.weekendDefaultCities)
       .then((r) => r.added && log.info({ added: r.added }, 'weekend queue seeded'))

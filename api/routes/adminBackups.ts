@@ -5,7 +5,7 @@
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { Store } from '../../domain/db/store';
-import { backupRuns, stackRepo, walArchivedUpTo } from '../../domain/backup/service';
+import { backupList } from '../../domain/backup/service';
 import { startBackup } from '../../temporal/backups';
 import { defineRoute, reply } from '../http/route';
 
@@ -36,17 +36,7 @@ export function registerAdminBackupRoutes(router: Router, store: Store): void {
       auth: 'admin',
       response: { description: 'Backup runs', schema: BackupList },
     },
-    async () => {
-      const repo = stackRepo();
-      const [runs, upTo] = await Promise.all([backupRuns(repo), walArchivedUpTo(repo)]);
-      return {
-        items: runs.map((r) => ({
-          id: r.id, type: r.type, startedAt: r.startedAt, endedAt: r.endedAt, sizeBytes: r.sizeBytes, status: r.status,
-          ...(r.error !== undefined ? { error: r.error } : {}),
-        })),
-        walArchivedUpTo: upTo,
-      };
-    },
+    () => backupList(),
   );
 
   defineRoute(

@@ -27,6 +27,16 @@ export interface BackupTarget {
   pgSocketDir: string;
   pgUser: string;
   pgPassword: string;
+  /** Set: the data directory is on another host, read through its pgBackRest TLS server (backups only; a restore runs on the host). */
+  pgHost?: RemotePgHost;
+}
+
+export interface RemotePgHost {
+  host: string;
+  port: number;
+  caFile: string;
+  certFile: string;
+  keyFile: string;
 }
 
 const isRoot = process.getuid?.() === 0;
@@ -62,6 +72,12 @@ export function stackTarget(pgDataDir: string): BackupTarget {
     pgSocketDir: '/tmp',
     pgUser: config.db.user,
     pgPassword: config.db.password,
+    ...(config.backup.pgHost ? {
+      pgHost: {
+        host: config.backup.pgHost, port: config.backup.pgHostPort,
+        caFile: config.backup.tlsCaFile, certFile: config.backup.tlsCertFile, keyFile: config.backup.tlsKeyFile,
+      },
+    } : {}),
   };
 }
 
@@ -98,6 +114,17 @@ export function pgbackrestEnv(t: BackupTarget): Record<string, string> {
     PGBACKREST_START_FAST: 'y',
     PGPASSWORD: t.pgPassword,
   };
+  if (config.backup.s3CaFile) env.PGBACKREST_REPO1_STORAGE_CA_FILE = config.backup.s3CaFile;
+  if (t.pgHost) {
+    Object.assign(env, {
+      PGBACKREST_PG1_HOST: t.pgHost.host,
+      PGBACKREST_PG1_HOST_TYPE: 'tls',
+      PGBACKREST_PG1_HOST_PORT: String(t.pgHost.port),
+      PGBACKREST_PG1_HOST_CA_FILE: t.pgHost.caFile,
+      PGBACKREST_PG1_HOST_CERT_FILE: t.pgHost.certFile,
+      PGBACKREST_PG1_HOST_KEY_FILE: t.pgHost.keyFile,
+    });
+  }
   if (config.backup.encryptionKey) {
     env.PGBACKREST_REPO1_CIPHER_TYPE = 'aes-256-cbc';
     env.PGBACKREST_REPO1_CIPHER_PASS = config.backup.encryptionKey;

@@ -67,21 +67,76 @@ export async function walArchivedUpTo(t: Repo): Promise<string | null> {
   return newest?.toISOString() ?? null;
 }
 
+export interface BackupList {
+  /** Newest first, as CONTRACT 6 lists them (the pgBackRest label stays inside). */
+  items: Array<Omit<BackupRun, 'label'>>;
+  /** Time of the newest archived WAL segment: a restore reaches up to it (null: nothing archived). */
+  walArchivedUpTo: string | null;
+}
+
+/** The backups an administrator sees (GET /api/admin/backups, the infrastructure page). */
+export async function backupList(t: Repo = stackRepo()): Promise<BackupList> {
+  const [runs, upTo] = await Promise.all([backupRuns(t), walArchivedUpTo(t)]);
+  return {
+    items: runs.map((r) => ({
+      id: r.id, type: r.type, startedAt: r.startedAt, endedAt: r.endedAt, sizeBytes: r.sizeBytes, status: r.status,
+      ...(r.error !== undefined ? { error: r.error } : {}),
+    })),
+    walArchivedUpTo: upTo,
+  };
+}
+
 export interface LastBackup {
   /** End of the newest successful backup; null when none was ever taken. */
   lastAt: string | null;
   sizeBytes: number | null;
-  /** A successful backup newer than config.backup.maxAgeHours. */
+  /**
+   * A successful backup newer than config.backup.maxAgeHours, or a new store whose first backup
+   * is not due yet (`pending`).
+   */
   ok: boolean;
   ageSeconds: number | null;
+  /** No good backup yet, none failed, and the store is younger than maxAgeHours: nothing was due. */
+  pending: boolean;
 }
 
-/** The newest good backup, for the health check, the late-backup alert and the metrics' gauges. */
-export async function lastBackup(t: Repo = stackRepo(), now = new Date()): Promise<LastBackup> {
-  const last = (await backupRuns(t)).find((r) => r.status === 'done');
-  if (!last?.endedAt) return { lastAt: null, sizeBytes: null, ok: false, ageSeconds: null };
-  const ageSeconds = Math.max(0, Math.round((now.getTime() - Date.parse(last.endedAt)) / 1000));
-  return { lastAt: last.endedAt, sizeBytes: last.sizeBytes, ok: ageSeconds <= config.backup.maxAgeHours * 3600, ageSeconds };
+/**
+ * Whether the backups are where they should be, from the recorded runs (newest first). A store
+ * never backed up is late only once it is older than the limit: a new stack has its first backup
+ * at the next 02:30 (or when an administrator starts one), so it is not red until then; a failed
+ * first backup is red at once. `storeCreatedAt` unknown: no grace.
+ */
+export function judgeBackups(runs: readonly BackupRun[], now: Date, storeCreatedAt: Date | null, maxAgeHours = config.backup.maxAgeHours): LastBackup {
+  const last = runs.find((r) => r.status === 'done' && r.endedAt);
+  if (last?.endedAt) {
+    const ageSeconds = Math.max(0, Math.round((now.getTime() - Date.parse(last.endedAt)) / 1000));
+    return { lastAt: last.endedAt, sizeBytes: last.sizeBytes, ok: ageSeconds <= maxAgeHours * 3600, ageSeconds, pending: false };
+  }
+  const pending = !!storeCreatedAt && !runs.some((r) => r.status === 'failed')
+    && now.getTime() - storeCreatedAt.getTime() <= maxAgeHours * 3600_000;
+  return { lastAt: null, sizeBytes: null, ok: pending, ageSeconds: null, pending };
+}
+
+/**
+ * When the database cluster was created (initdb): PostgreSQL's system identifier starts with
+ * that time in seconds, and a restored cluster keeps it. Null when the server does not say.
+ */
+export async function storeCreatedAt(db: Db): Promise<Date | null> {
+  try {
+    const r = await db.query<{ s: string }>('SELECT (system_identifier >> 32)::text AS s FROM pg_control_system()');
+    return r.rows[0] ? new Date(Number(r.rows[0].s) * 1000) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The newest good backup, for the health check, the late-backup alert and the metrics' gauges;
+ * with `db`, a new store's first backup not yet due counts as `pending` (judgeBackups).
+ */
+export async function lastBackup(t: Repo = stackRepo(), now = new Date(), db?: Db): Promise<LastBackup> {
+  const [runs, createdAt] = await Promise.all([backupRuns(t), db ? storeCreatedAt(db) : Promise.resolve(null)]);
+  return judgeBackups(runs, now, createdAt);
 }
 
 export interface BackupOutcome {
@@ -170,9 +225,9 @@ export async function notifyBackupProblem(
   return created;
 }
 
-/** The hourly check: a late (or never taken) backup is told to the administrators once. */
+/** The hourly check: a late backup (or none once one was due) is told to the administrators once. */
 export async function checkBackupAge(db: Db, deliver: StartDelivery, t: Repo, now = new Date()): Promise<LastBackup & { notified: number }> {
-  const last = await lastBackup(t, now);
+  const last = await lastBackup(t, now, db);
   if (last.ok) return { ...last, notified: 0 };
   const detail = last.lastAt
     ? `Ultima copie de siguranță reușită este din ${last.lastAt.slice(0, 16).replace('T', ' ')} UTC, de acum ${countOf(Math.floor((last.ageSeconds ?? 0) / 3600), 'oră', 'ore')} (limita: ${countOf(config.backup.maxAgeHours, 'oră', 'ore')}).`

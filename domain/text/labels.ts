@@ -97,3 +97,7 @@ export const EXPORT_MODE_LABELS = { base: 'de bază', magic: 'complet' } as cons
 
 /** The mode's word in export file names (ASCII: every file system and mail client keeps it). */
 export const EXPORT_MODE_FILE_WORDS = { base: 'baza', magic: 'complet' } as const;
+
+/** A backup's pgBackRest type and its run's state (GET /api/admin/backups), as a person reads them. */
+export const BACKUP_TYPE_LABELS: Record<string, string> = { full: 'completă', diff: 'diferențială', incr: 'incrementală' };
+export const BACKUP_STATUS_LABELS: Record<string, string> = { running: 'în curs', done: 'reușită', failed: 'eșuată' };

@@ -34,7 +34,11 @@ export interface ScratchCluster {
   remove(): Promise<void>;
 }
 
-export async function scratchCluster(name: string): Promise<ScratchCluster> {
+/**
+ * `serverEnv`: the server's pgBackRest environment instead of the product's (the compose
+ * deployment's database host: its configuration file and the compose's variables).
+ */
+export async function scratchCluster(name: string, o: { serverEnv?: (t: BackupTarget) => Record<string, string> } = {}): Promise<ScratchCluster> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), `${name}-`));
   const dataDir = path.join(root, 'pg');
   const port = await freePort();
@@ -77,7 +81,7 @@ export async function scratchCluster(name: string): Promise<ScratchCluster> {
     async start() {
       const settings = [`port=${port}`, 'listen_addresses=127.0.0.1', 'fsync=off', 'max_connections=40', ...archiveSettings(target)].flatMap((s) => ['-c', s]);
       const [c, a] = asPostgres(path.join(config.db.binDir, 'postgres'), ['-D', dataDir, ...settings]);
-      server = spawn(c, a, { env: { ...process.env, ...pgbackrestEnv(target) }, stdio: 'ignore' });
+      server = spawn(c, a, { env: { ...process.env, ...(o.serverEnv ?? pgbackrestEnv)(target) }, stdio: 'ignore' });
       const deadline = Date.now() + 30_000;
       while (!(await ready())) {
         if (Date.now() > deadline) throw new Error('the scratch cluster did not start');

@@ -2,9 +2,10 @@
  * Backups as an administrator sees them (CONTRACT.md section 6): `POST /api/admin/backups` starts
  * a backup of the test stack's store as a Temporal job (409 while it runs), `GET` lists it with
  * how far the WAL archive reaches, `GET /api/health` turns its `backup` check green and names the
- * portal; a failed backup and a late one notify the administrators in-app and by e-mail. The job
- * runs on this file's workers in its own namespace, against the stack's PostgreSQL and its
- * repository (the drill in backup-restore.test.ts restores on a cluster of its own).
+ * portal; a new store is not red before its first backup is due; a failed backup and a late one
+ * notify the administrators in-app and by e-mail. The job runs on this file's workers in its own
+ * namespace, against the stack's PostgreSQL and its repository (the drill in backup-restore.test.ts
+ * restores on a cluster of its own).
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import http from 'node:http';
@@ -13,7 +14,7 @@ import type { Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
 import { config } from '../../domain/config';
 import { createStore } from '../../domain/db/store';
-import { checkBackupAge } from '../../domain/backup/service';
+import { checkBackupAge, runBackup } from '../../domain/backup/service';
 import { stackTarget, pgDataDir } from '../../domain/backup/pgbackrest';
 import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
 import { TaskQueue, type TaskQueueName } from '../../temporal/common/queues';
@@ -99,6 +100,26 @@ describe('backups for administrators', () => {
     expect(health.body.checks.portal).toMatchObject({ ok: expect.any(Boolean), since: expect.any(String) });
     for (const key of ['database', 'temporal', 'storage', 'mail']) expect(health.body.checks[key].since).toEqual(expect.any(String));
   }, 240_000);
+
+  test('a new store without a backup is not red until its first backup is due, and red once it failed', async () => {
+    // A repository of its own that no backup ever reached: the test stack's store is minutes old.
+    const stanza = config.backup.stanza;
+    (config.backup as { stanza: string }).stanza = `new-${Date.now().toString(36)}`;
+    try {
+      const fresh = await call('GET', '/api/health', ana);
+      expect(fresh.body.checks.backup).toMatchObject({ ok: true, lastAt: null, ageSeconds: null, detail: expect.stringContaining('02:30') });
+      // The hourly watch tells nobody either.
+      expect(await checkBackupAge(store.pool, null, stackTarget(pgDataDir()))).toMatchObject({ ok: true, pending: true, notified: 0 });
+
+      // Its first backup fails (the stanza was never created): red at once, without waiting 26 h.
+      await expect(runBackup(stackTarget(pgDataDir()), { id: 'first-fails' })).rejects.toThrow(/pgbackrest/);
+      const failed = await call('GET', '/api/health', ana);
+      expect(failed.body.ok).toBe(false);
+      expect(failed.body.checks.backup).toMatchObject({ ok: false, lastAt: null, detail: 'nicio copie de siguranță reușită încă' });
+    } finally {
+      (config.backup as { stanza: string }).stanza = stanza;
+    }
+  });
 
   test('a backup older than 26 hours notifies every administrator once, in-app and by e-mail', async () => {
     const later = new Date(Date.now() + 27 * 3600_000);

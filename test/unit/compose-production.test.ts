@@ -2,7 +2,8 @@
  * docker-compose.yml as a production deployment reads it (issues 25 and 40): the identity provider
  * and the land-registry portal have no default, and nothing but the app is published to the
  * network (the Temporal UI read-only on loopback, MailDev and the simulators only in the staging
- * profile).
+ * profile); the backups are wired (issue 41): the database archives its WAL with pgBackRest, the
+ * workers back up through its TLS server, one pgBackRest version on both sides.
  */
 import { expect, it } from '@jest/globals';
 import fs from 'node:fs';
@@ -34,7 +35,7 @@ function services(): Map<string, string[]> {
 }
 
 it('the identity provider, the mail server and every secret must be given: no default', () => {
-  for (const name of ['OIDC_ISSUER', 'SMTP_HOST', 'LANDREG_BASE_URL', 'SESSION_SECRET', 'ENCRYPTION_SECRET', 'OIDC_CLIENT_SECRET', 'CRON_SECRET', 'S3_SECRET_KEY']) {
+  for (const name of ['OIDC_ISSUER', 'SMTP_HOST', 'LANDREG_BASE_URL', 'SESSION_SECRET', 'ENCRYPTION_SECRET', 'OIDC_CLIENT_SECRET', 'CRON_SECRET', 'S3_SECRET_KEY', 'BACKUP_ENCRYPTION_KEY']) {
     expect([name, new RegExp(`\\$\\{${name}:\\?`).test(text), new RegExp(`\\$\\{${name}:-`).test(text)]).toEqual([name, true, false]);
   }
   expect(text).toMatch(/NODE_ENV: production/);
@@ -81,4 +82,30 @@ it('Temporal runs on PostgreSQL: the server image, its schema, namespace and sea
   // The app and the workers (the x-app anchor) wait for them.
   const anchor = text.slice(text.indexOf('x-app: &app'), text.indexOf('\nservices:'));
   expect(anchor).toMatch(/temporal-namespace: \{ condition: service_completed_successfully \}/);
+});
+
+it('backups: the database archives with pgBackRest, the workers back up through its TLS server, one pgBackRest version', () => {
+  const all = services();
+  const block = (name: string) => all.get(name)!.join('\n');
+  expect(block('postgres')).toContain('<<: *db-image');
+  expect(block('postgres')).toContain('"archive_command=pgbackrest archive-push %p"');
+  expect(block('pgbackrest')).toContain('command: ["pgbackrest", "server"]');
+  expect(block('pgbackrest')).toContain('user: postgres');
+  for (const volume of ['pgdata:/var/lib/postgresql/data', 'pgsocket:/var/run/postgresql']) {
+    for (const name of ['postgres', 'pgbackrest']) expect([name, block(name).includes(volume)]).toEqual([name, true]);
+  }
+  expect(block('workers')).toMatch(/pgbackrest: \{ condition: service_healthy \}/);
+  expect(block('workers')).toMatch(/s3-tls: \{ condition: service_healthy \}/);
+  const anchor = text.slice(text.indexOf('x-app: &app'), text.indexOf('\nservices:'));
+  expect(anchor).toContain('BACKUP_PG_HOST: pgbackrest');
+  expect(anchor).toContain('BACKUP_S3_ENDPOINT: https://s3-tls:9002');
+  // pgBackRest's TLS protocol wants one version on both hosts: Debian 12's package in both images.
+  const dbImage = fs.readFileSync(path.join(projectRoot, 'deploy/postgres/Dockerfile'), 'utf8');
+  const appImage = fs.readFileSync(path.join(projectRoot, 'Dockerfile'), 'utf8');
+  expect(dbImage).toMatch(/^FROM postgres:15-bookworm$/m);
+  expect(dbImage).toContain('pgbackrest/bookworm');
+  expect(appImage).toMatch(/^FROM node:\d+-bookworm$/m);
+  expect(appImage).toMatch(/ pgbackrest\b/);
+  // The database image's pgBackRest file is the one the compose test runs (test/integration/backup-compose.test.ts).
+  expect(dbImage).toContain('COPY postgres/pgbackrest.conf /etc/pgbackrest/pgbackrest.conf');
 });

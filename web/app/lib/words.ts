@@ -1,6 +1,6 @@
 /** Romanian words of the pages: counted nouns and the labels of internal codes (shared with the API's messages and mails), and capitals. */
 export { countOf } from '../../../domain/text/plural';
-export { EXPORT_MODE_LABELS, EXTRACT_STATUS_LABELS, WEEKEND_STEP_LABELS, layerCategoryLabel, layerLabel, syncPhaseLabel } from '../../../domain/text/labels';
+export { BACKUP_STATUS_LABELS, BACKUP_TYPE_LABELS, EXPORT_MODE_LABELS, EXTRACT_STATUS_LABELS, WEEKEND_STEP_LABELS, layerCategoryLabel, layerLabel, syncPhaseLabel } from '../../../domain/text/labels';
 
 /**
  * "SOLUȚIONATĂ" → "Soluționată", "ÎN CURS DE SOLUȚIONARE" → "În curs de soluționare": the

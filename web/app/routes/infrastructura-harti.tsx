@@ -1,63 +1,109 @@
 /**
- * "Infrastructură hărți": the tile infrastructure monitor (spec 1.7, 3.6). Archive age and size,
- * the builder's recent builds, the rebuild job with its progress, and the tile server mode. While
- * a rebuild runs, the page re-reads its loader every 2 s.
+ * "Infrastructură hărți": the infrastructure the service stands on, with since when each part is in
+ * its state (the health line of GET /api/health), the backups for administrators (the runs, how far
+ * the WAL archive reaches, a backup started now), and the tile infrastructure monitor (spec 1.7,
+ * 3.6): archive age and size, the builder's recent builds, the rebuild job with its progress, and
+ * the tile server mode. While a rebuild or a backup runs, the page re-reads its loader every 2 s.
  */
 import { useEffect } from 'react';
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { Form, useActionData, useLoaderData, useNavigation, useRevalidator } from '@remix-run/react';
 import { requireSession } from '../lib/auth.server';
 import { startTileRebuild, tileInfraStatus } from '../lib/tiles.server';
+import { backupList, startBackup, type BackupList } from '../lib/backups.server';
+import { loadHealth } from '../lib/health.server';
+import type { HealthReport } from '../lib/health';
 import { AppError } from '../../../domain/errors';
 import { BUILD_PHASE_LABEL, BUILD_STATUS_LABEL, formatAge, formatBytes, formatDate } from '../lib/tilesFormat';
+import { BACKUP_STATUS_LABELS, BACKUP_TYPE_LABELS } from '../lib/words';
+import { formatWhen } from '../lib/dates';
 import { Card } from '../components/Card';
+import { HealthLine } from '../components/HealthLine';
 
 export const meta: MetaFunction = () => [{ title: 'Infrastructură hărți · Geoportal cadastral' }];
 
 const REFRESH_WHILE_RUNNING_MS = 2000;
+const BACKUP_LISTING_WAIT_MS = 120_000;
+/** The web process and the worker that records the run may read slightly different clocks. */
+const CLOCK_SKEW_MS = 5000;
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { isAdmin } = requireSession(request, context);
+  // A part that does not answer shows in the health line; the page itself still opens.
+  const [health, backups] = await Promise.all([
+    loadHealth(context.store).catch((): HealthReport | null => null),
+    isAdmin ? backupList().catch((): BackupList | null => null) : Promise.resolve(null),
+  ]);
   try {
-    return { status: await tileInfraStatus(context.store, { technical: isAdmin }), error: null as string | null, isAdmin };
+    return { status: await tileInfraStatus(context.store, { technical: isAdmin }), error: null as string | null, isAdmin, health, backups };
   } catch (err) {
-    return { status: null, error: err instanceof AppError ? err.message : 'Starea infrastructurii de hărți nu a putut fi citită.', isAdmin };
+    return { status: null, error: err instanceof AppError ? err.message : 'Starea infrastructurii de hărți nu a putut fi citită.', isAdmin, health, backups };
   }
 }
 
 const ADMIN_ONLY_REBUILD = 'Doar administratorii pot porni reconstruirea arhivei de ansamblu.';
+const ADMIN_ONLY_BACKUP = 'Doar administratorii pot porni o copie de siguranță.';
 
-export async function action({ request, context }: ActionFunctionArgs) {
+/** `startedAt`: when a backup job was started here, to follow it until its run is listed. */
+type ActionResult = { intent: 'rebuild' | 'backup'; ok: boolean; message: string; jobId: string | null; startedAt?: string };
+
+export async function action({ request, context }: ActionFunctionArgs): Promise<ActionResult> {
+  const isAdmin = requireSession(request, context).isAdmin;
+  const intent = (await request.formData()).get('intent') === 'backup' ? 'backup' : 'rebuild';
+  if (intent === 'backup') {
+    // The same rule as POST /api/admin/backups (CONTRACT 6): administrators only.
+    if (!isAdmin) return { intent, ok: false, message: ADMIN_ONLY_BACKUP, jobId: null };
+    try {
+      const r = await startBackup(context.store.pool);
+      return { intent, ok: true, message: 'Copia de siguranță a pornit.', jobId: r.jobId, startedAt: new Date().toISOString() };
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'already_running') {
+        return { intent, ok: true, message: 'O copie de siguranță este deja în curs; urmăriți-o mai jos.', jobId: null };
+      }
+      return { intent, ok: false, message: err instanceof AppError ? err.message : 'Copia de siguranță nu a putut fi pornită.', jobId: null };
+    }
+  }
   // The same rule as POST /api/geoportal/tiles/rebuild (issue 25): a rebuild is office-wide work.
-  if (!requireSession(request, context).isAdmin) return { ok: false, message: ADMIN_ONLY_REBUILD, jobId: null };
+  if (!isAdmin) return { intent, ok: false, message: ADMIN_ONLY_REBUILD, jobId: null };
   try {
     const r = await startTileRebuild(context.store);
-    return { ok: true, message: 'Reconstruirea arhivei a pornit.', jobId: r.jobId };
+    return { intent, ok: true, message: 'Reconstruirea arhivei a pornit.', jobId: r.jobId };
   } catch (err) {
     if (err instanceof AppError && err.code === 'already_running') {
       // Spec 3.6: "already running" is a valid state, not a failure.
-      return { ok: true, message: 'O reconstruire rulează deja; urmăriți progresul mai jos.', jobId: null };
+      return { intent, ok: true, message: 'O reconstruire rulează deja; urmăriți progresul mai jos.', jobId: null };
     }
-    return { ok: false, message: err instanceof AppError ? err.message : 'Reconstruirea nu a putut fi pornită.', jobId: null };
+    return { intent, ok: false, message: err instanceof AppError ? err.message : 'Reconstruirea nu a putut fi pornită.', jobId: null };
   }
 }
 
 export default function TileInfrastructure() {
-  const { status, error, isAdmin } = useLoaderData<typeof loader>();
-  const result = useActionData<typeof action>();
+  const { status, error, isAdmin, health, backups } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const result = actionData?.intent === 'rebuild' ? actionData : undefined;
+  const backupResult = actionData?.intent === 'backup' ? actionData : undefined;
   const navigation = useNavigation();
   const revalidator = useRevalidator();
   const running = status?.job?.status === 'running';
+  const backupRunning = backups?.items[0]?.status === 'running';
+
+  // A backup just started is listed only once a worker has picked it up: follow it until then
+  // (for at most BACKUP_LISTING_WAIT_MS, in case it never is), then while it runs.
+  const startedAt = backupResult?.startedAt ? Date.parse(backupResult.startedAt) : null;
+  const newest = backups?.items[0];
+  const awaitingListing = startedAt !== null && !(newest && Date.parse(newest.startedAt) >= startedAt - CLOCK_SKEW_MS);
 
   useEffect(() => {
-    if (!running) return;
+    if (!running && !backupRunning && !awaitingListing) return;
     const t = setInterval(() => {
+      if (!running && !backupRunning && startedAt !== null && Date.now() - startedAt > BACKUP_LISTING_WAIT_MS) return clearInterval(t);
       if (revalidator.state === 'idle') revalidator.revalidate();
     }, REFRESH_WHILE_RUNNING_MS);
     return () => clearInterval(t);
-  }, [running, revalidator]);
+  }, [running, backupRunning, awaitingListing, startedAt, revalidator]);
 
-  const submitting = navigation.state === 'submitting';
+  const submitting = navigation.state === 'submitting' && navigation.formData?.get('intent') !== 'backup';
+  const startingBackup = navigation.state === 'submitting' && navigation.formData?.get('intent') === 'backup';
   const progress = status?.job?.progress as { percent?: number; message?: string; polls?: number } | undefined;
 
   return (
@@ -65,8 +111,74 @@ export default function TileInfrastructure() {
       <header className="page-head">
         <p className="page-head__eyebrow">Utilitare</p>
         <h1 className="page-head__title">Infrastructură hărți</h1>
-        <p className="page-head__sub">Arhiva PMTiles de ansamblu, reconstruirea ei și serverul de tile-uri vectoriale.</p>
+        <p className="page-head__sub">
+          Starea serviciilor de care depinde aplicația, copiile de siguranță, arhiva PMTiles de ansamblu și serverul de tile-uri vectoriale.
+        </p>
       </header>
+
+      <HealthLine initial={health} />
+
+      {isAdmin ? (
+        <Card title="Copii de siguranță" testId="backups">
+          <Form method="post">
+            <input type="hidden" name="intent" value="backup" />
+            <button type="submit" className="btn btn--primary" disabled={startingBackup || backupRunning} data-testid="backup-start">
+              {backupRunning ? 'Copie în curs…' : startingBackup ? 'Se pornește…' : 'Pornește o copie acum'}
+            </button>
+          </Form>
+          {backupResult ? (
+            <p className={backupResult.ok ? 'prose' : 'health__banner health__banner--error'} role="status" data-testid="backup-message">
+              {backupResult.message}
+            </p>
+          ) : null}
+          {!backups ? (
+            <p className="health__banner health__banner--error" role="alert">
+              Lista copiilor de siguranță nu a putut fi citită.
+            </p>
+          ) : (
+            <>
+              <p className="prose" data-testid="backup-wal">
+                {backups.walArchivedUpTo
+                  ? `Jurnalul de tranzacții este arhivat până la ${formatWhen(backups.walArchivedUpTo, 'dateTimeSeconds')}: o restaurare poate ajunge până acolo.`
+                  : 'Jurnalul de tranzacții nu a fost arhivat încă.'}
+              </p>
+              {backups.items.length === 0 ? (
+                <p className="prose prose--muted" data-testid="backups-none">
+                  Nicio copie de siguranță încă; prima se face la 02:30 sau când o porniți de aici.
+                </p>
+              ) : (
+                <div className="table-wrap" tabIndex={0} role="region" aria-label="Copii de siguranță">
+                  <table className="table" data-testid="backup-runs">
+                    <thead>
+                      <tr>
+                        <th>Pornită</th>
+                        <th>Încheiată</th>
+                        <th>Tip</th>
+                        <th>Stare</th>
+                        <th>Dimensiune</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {backups.items.slice(0, 10).map((b) => (
+                        <tr key={b.id} data-run-id={b.id}>
+                          <td>{formatWhen(b.startedAt)}</td>
+                          <td>{formatWhen(b.endedAt)}</td>
+                          <td>{BACKUP_TYPE_LABELS[b.type] ?? b.type}</td>
+                          <td data-testid="backup-status">
+                            {BACKUP_STATUS_LABELS[b.status] ?? b.status}
+                            {b.status === 'failed' && b.error ? <span className="muted">: {b.error}</span> : null}
+                          </td>
+                          <td>{b.sizeBytes === null ? '—' : formatBytes(b.sizeBytes)}</td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
+              )}
+            </>
+          )}
+        </Card>
+      ) : null}
 
       {error ? (
         <p className="health__banner health__banner--error" role="alert">
@@ -107,6 +219,7 @@ export default function TileInfrastructure() {
 
           <Card title="Reconstruire">
             <Form method="post">
+              <input type="hidden" name="intent" value="rebuild" />
               <button type="submit" className="btn btn--primary" disabled={!isAdmin || submitting || running} data-testid="rebuild">
                 {running ? 'Reconstruire în curs…' : submitting ? 'Se pornește…' : 'Reconstruiește arhiva'}
               </button>
