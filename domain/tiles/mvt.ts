@@ -239,9 +239,22 @@ export async function tileTag(db: Db, addr: TileAddress): Promise<TileTag> {
   checkTileAddress(addr);
   const v = await tileVersion(db, addr.source);
   const cacheKey = `${addr.source}/${addr.z}/${addr.x}/${addr.y}@${v.version}:${v.bumpedAt}`;
-  const etag = `W/"${createHash('sha1').update(cacheKey).digest('base64url').slice(0, 22)}"`;
+  let etag = etags.get(cacheKey);
+  if (etag === undefined) {
+    etag = `W/"${createHash('sha1').update(cacheKey).digest('base64url').slice(0, 22)}"`;
+    if (etags.size >= ETAG_MEMO_MAX) etags.clear();
+    etags.set(cacheKey, etag);
+  }
   return { etag, cacheKey, version: v.version };
 }
+
+/**
+ * ETags of recent cache keys: a tile asked again (a cached answer, a revalidation) reuses its
+ * tag instead of a hash object a request (issue 45). A key names its version, so an entry is
+ * never stale; the memo is emptied at its bound.
+ */
+const etags = new Map<string, string>();
+const ETAG_MEMO_MAX = 50_000;
 
 export interface CachedTile extends TileTag {
   /** The MVT, gzip-compressed (empty when the tile has no feature). */
