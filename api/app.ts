@@ -19,7 +19,7 @@ import { registerLandregEnrichmentRoutes } from './routes/landregEnrichment';
 import { registerExportRoutes } from './routes/landregExports';
 import { registerLandregRoutes } from './routes/landreg';
 import { registerGeoportalTileRoutes } from './routes/geoportalTiles';
-import { tilesRouter } from './routes/tiles';
+import { tileFastPath, tilesRouter } from './routes/tiles';
 import { registerGeoportalRoutes } from './routes/geoportal';
 import { registerNotificationRoutes } from './routes/notifications';
 import { registerRegistryRoutes } from './routes/registratura';
@@ -118,8 +118,12 @@ export function createApp(deps: AppDeps): Express {
   // Only /api requests are logged: a map view sends dozens of tile requests a second.
   app.use(requestLog(childLogger('http'), (req) => !req.path.startsWith('/api') || req.path === '/api/health'));
   app.use(httpMetrics());
-  app.use(cookieParser());
-  app.use(sessionMiddleware(deps.store.pool));
+  const cookies = cookieParser();
+  const session = sessionMiddleware(deps.store.pool);
+  // A tile request the fast path can answer as the tile route does skips the rest of the stack.
+  app.use(tileFastPath(deps.store, cookies, session));
+  app.use(cookies);
+  app.use(session);
   // Before every router (API, tiles, sign-out, the UI's actions): a cookie-signed write from
   // another site is refused before anything reads its body.
   app.use(sameOriginWrites);

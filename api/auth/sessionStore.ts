@@ -100,8 +100,23 @@ export function newSessionToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
+/**
+ * Session ids of the cookie tokens this process saw lately: every request of a map view (dozens
+ * of tiles a second) derives the same id, and a hash object a request was a measurable part of a
+ * tile's fixed cost (issue 45). The process holds the session rows, tokens included, in its
+ * session cache anyway; the memo is emptied when it reaches its bound.
+ */
+const sessionIds = new Map<string, string>();
+const SESSION_ID_MEMO_MAX = 10_000;
+
 export function sessionIdFor(cookieToken: string): string {
-  return createHash('sha256').update(cookieToken).digest('base64url');
+  let id = sessionIds.get(cookieToken);
+  if (id === undefined) {
+    id = createHash('sha256').update(cookieToken).digest('base64url');
+    if (sessionIds.size >= SESSION_ID_MEMO_MAX) sessionIds.clear();
+    sessionIds.set(cookieToken, id);
+  }
+  return id;
 }
 
 export function isCompany(v: unknown): v is Company {

@@ -24,7 +24,7 @@
  * The UAT sources have their own per-zoom simplified geometries and are never filtered.
  */
 import { promisify } from 'node:util';
-import { gzip, gzipSync } from 'node:zlib';
+import { crc32, gzip, gzipSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
 import { config } from '../config';
 import { errors } from '../errors';
@@ -239,9 +239,22 @@ export async function tileTag(db: Db, addr: TileAddress): Promise<TileTag> {
   checkTileAddress(addr);
   const v = await tileVersion(db, addr.source);
   const cacheKey = `${addr.source}/${addr.z}/${addr.x}/${addr.y}@${v.version}:${v.bumpedAt}`;
-  const etag = `W/"${createHash('sha1').update(cacheKey).digest('base64url').slice(0, 22)}"`;
+  let etag = etags.get(cacheKey);
+  if (etag === undefined) {
+    etag = `W/"${createHash('sha1').update(cacheKey).digest('base64url').slice(0, 22)}"`;
+    if (etags.size >= ETAG_MEMO_MAX) etags.clear();
+    etags.set(cacheKey, etag);
+  }
   return { etag, cacheKey, version: v.version };
 }
+
+/**
+ * ETags of recent cache keys: a tile asked again (a cached answer, a revalidation) reuses its
+ * tag instead of a hash object a request (issue 45). A key names its version, so an entry is
+ * never stale; the memo is emptied at its bound.
+ */
+const etags = new Map<string, string>();
+const ETAG_MEMO_MAX = 50_000;
 
 export interface CachedTile extends TileTag {
   /** The MVT, gzip-compressed (empty when the tile has no feature). */
@@ -292,7 +305,33 @@ function compressBase64(base64: string): Buffer | Promise<Buffer> {
     return gzipAsync(Buffer.from(base64, 'base64'), GZIP_OPTIONS).then(ownCopy);
   }
   const n = scratch.write(base64, 'base64');
+  if (n < STORED_BELOW_BYTES) return storedGzip(scratch.subarray(0, n));
   return ownCopy(gzipSync(scratch.subarray(0, n), { ...GZIP_OPTIONS, chunkSize: n + GZIP_SLACK_BYTES }));
+}
+
+/**
+ * Below this an MVT is sent in a gzip member that stores it uncompressed (issue 45): zlib's
+ * per-call cost (a stream object, the compressor's state set up and torn down) was the largest
+ * item of a sparse tile in the web process (docs/tiles.md "The fixed cost of a tile"), ten times
+ * a stored member's, for a few hundred bytes saved on a body that fits a packet or two either
+ * way. Still gzip on the wire and in the cache, so every reader of a tile stays the same.
+ */
+const STORED_BELOW_BYTES = 2048;
+/** Gzip header (RFC 1952: deflate, no flags, no time, OS Unix as zlib writes it) and a final stored block's type byte. */
+const GZIP_HEADER = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0x01] as const;
+
+/** One gzip member holding `mvt` (under 64 KiB) as a single stored deflate block, in a buffer of its own. */
+function storedGzip(mvt: Buffer): Buffer {
+  const n = mvt.length;
+  const out = Buffer.allocUnsafeSlow(GZIP_HEADER.length + 4 + n + 8);
+  out.set(GZIP_HEADER, 0);
+  let o: number = GZIP_HEADER.length;
+  o = out.writeUInt16LE(n, o);
+  o = out.writeUInt16LE(~n & 0xffff, o);
+  o += mvt.copy(out, o);
+  o = out.writeUInt32LE(crc32(mvt), o);
+  out.writeUInt32LE(n, o);
+  return out;
 }
 
 function ownCopy(b: Buffer): Buffer {

@@ -7,6 +7,8 @@
  *   percentiles(samples)                  p50/p95/p99/min/max/mean of a list of numbers
  *   ensureBenchUatSynced()                the bench UAT's parcels and buildings in the store,
  *                                         synced through the real uatSync workflow when missing
+ *   ensureSparseUatSynced()               the same for SPARSE_SIRUTA, a UAT of a few thousand
+ *                                         parcels (the simulator's demo scale, as `npm start` seeds)
  */
 import { config } from '../../domain/config';
 import { closePool, getPool } from '../../domain/db/pool';
@@ -18,6 +20,14 @@ import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
 import { start } from '../../temporal/jobs';
 
 export { BENCH_SIRUTA };
+
+/**
+ * The sparse store of the tiles bench (issue 45): Sfântu Gheorghe, a county-seat municipality,
+ * 2,400 parcels and their buildings as the simulator generates them at demo scale, the size of
+ * the UATs `npm start` seeds. Its tiles hold tens of features where the bench UAT's hold hundreds,
+ * so a tile's statement is cheap and the request path around it shows.
+ */
+export const SPARSE_SIRUTA = 63394;
 
 /** Prints one result line: `{"bench":…,"metric":…,"value":…,"unit":…}` (value rounded to 0.01). */
 export function jsonLine(bench: string, metric: string, value: number | string | boolean, unit: string): void {
@@ -66,14 +76,14 @@ async function count(sql: string, params: unknown[] = []): Promise<number> {
   return (await getPool().query<{ n: number }>(sql, params)).rows[0].n;
 }
 
-const layerCount = (layer: string) =>
-  count(`SELECT count(*)::int AS n FROM gis_features WHERE siruta = $1 AND layer_id = $2`, [BENCH_SIRUTA, layer]);
+const layerCount = (layer: string, siruta: number) =>
+  count(`SELECT count(*)::int AS n FROM gis_features WHERE siruta = $1 AND layer_id = $2`, [siruta, layer]);
 
-/** Sync jobs of the bench UAT already running (another bench, e.g. 20-sync, may have started one). */
-async function runningSyncOfBenchUat(): Promise<string[]> {
+/** Sync jobs of the UAT already running (another bench, e.g. 20-sync, may have started one). */
+async function runningSyncOf(siruta: number): Promise<string[]> {
   const client = await getTemporalClient();
   const ids: string[] = [];
-  const q = `ExecutionStatus = 'Running' AND JobKind IN ('sync', 'sync-background') AND Siruta = ${BENCH_SIRUTA}`;
+  const q = `ExecutionStatus = 'Running' AND JobKind IN ('sync', 'sync-background') AND Siruta = ${siruta}`;
   for await (const wf of client.workflow.list({ query: q })) ids.push(wf.workflowId);
   return ids;
 }
@@ -96,7 +106,29 @@ export interface BenchUatState {
  * bench) on the bench stack's workers, and waits. A sync of the UAT already running is waited
  * for instead of started twice.
  */
-export async function ensureBenchUatSynced(log: (msg: string) => void = (m) => note('shared', m)): Promise<BenchUatState> {
+export function ensureBenchUatSynced(log: (msg: string) => void = (m) => note('shared', m)): Promise<BenchUatState> {
+  return ensureUatSynced(BENCH_SIRUTA, log);
+}
+
+/**
+ * The same for SPARSE_SIRUTA. Only the demo scale of the simulator holds it, so for a missing
+ * sync the simulator is switched to that scale (same seed) and back afterwards, as the county
+ * bench does for its scale; the bench UAT's rows in the store are not touched.
+ */
+export async function ensureSparseUatSynced(log: (msg: string) => void = (m) => note('shared', m)): Promise<BenchUatState> {
+  if ((await layerCount('TERENURI_ACTIVE', SPARSE_SIRUTA)) > 0 && (await layerCount('CLADIRI_ACTIVE', SPARSE_SIRUTA)) > 0) {
+    return ensureUatSynced(SPARSE_SIRUTA, log);
+  }
+  const info = await simJson<{ scale: string; seed: number }>('GET', '/__sim/info');
+  if (info.scale !== 'demo') await simJson('POST', '/__sim/reset', { scale: 'demo', seed: info.seed });
+  try {
+    return await ensureUatSynced(SPARSE_SIRUTA, log);
+  } finally {
+    if (info.scale !== 'demo') await simJson('POST', '/__sim/reset', { scale: info.scale, seed: info.seed });
+  }
+}
+
+async function ensureUatSynced(siruta: number, log: (msg: string) => void): Promise<BenchUatState> {
   const started = Date.now();
   let synced = false;
   const client = await getTemporalClient();
@@ -104,14 +136,14 @@ export async function ensureBenchUatSynced(log: (msg: string) => void = (m) => n
     log('UAT catalogue empty: running uatCatalogRefresh');
     await (await start('uat-catalog-refresh', {}, { db: getPool(), existing: 'accept' })).handle.result();
   }
-  if ((await count(`SELECT count(*)::int AS n FROM gis_uats WHERE siruta = $1 AND geom IS NOT NULL`, [BENCH_SIRUTA])) === 0) {
-    log('no boundary for the bench UAT: patching the UAT catalogue');
+  if ((await count(`SELECT count(*)::int AS n FROM gis_uats WHERE siruta = $1 AND geom IS NOT NULL`, [siruta])) === 0) {
+    log(`no boundary for UAT ${siruta}: patching the UAT catalogue`);
     await patchUatCatalogue(new LandregClient({ db: getPool() }), getPool());
   }
-  let running = await runningSyncOfBenchUat();
-  if (running.length === 0 && ((await layerCount('TERENURI_ACTIVE')) === 0 || (await layerCount('CLADIRI_ACTIVE')) === 0)) {
-    const { jobId } = await start('sync-background', { siruta: BENCH_SIRUTA, layers: [...DEFAULT_SYNC_LAYERS], mode: 'base', trigger: 'manual', requestTileRebuild: false }, { db: getPool() });
-    log(`syncing the bench UAT ${BENCH_SIRUTA} (${DEFAULT_SYNC_LAYERS.join(', ')}) as ${jobId}`);
+  let running = await runningSyncOf(siruta);
+  if (running.length === 0 && ((await layerCount('TERENURI_ACTIVE', siruta)) === 0 || (await layerCount('CLADIRI_ACTIVE', siruta)) === 0)) {
+    const { jobId } = await start('sync-background', { siruta, layers: [...DEFAULT_SYNC_LAYERS], mode: 'base', trigger: 'manual', requestTileRebuild: false }, { db: getPool() });
+    log(`syncing UAT ${siruta} (${DEFAULT_SYNC_LAYERS.join(', ')}) as ${jobId}`);
     running = [jobId];
   }
   for (const id of running) {
@@ -119,9 +151,9 @@ export async function ensureBenchUatSynced(log: (msg: string) => void = (m) => n
     await client.workflow.getHandle(id).result();
     synced = true;
   }
-  const state = { siruta: BENCH_SIRUTA, parcels: await layerCount('TERENURI_ACTIVE'), buildings: await layerCount('CLADIRI_ACTIVE'), synced, syncMs: Date.now() - started };
-  if (state.parcels === 0) throw new Error(`the bench UAT ${BENCH_SIRUTA} has no parcels after the sync`);
-  log(`bench UAT ${BENCH_SIRUTA}: ${state.parcels} parcels, ${state.buildings} buildings${synced ? ` (synced in ${Math.round(state.syncMs / 1000)} s)` : ''}`);
+  const state = { siruta, parcels: await layerCount('TERENURI_ACTIVE', siruta), buildings: await layerCount('CLADIRI_ACTIVE', siruta), synced, syncMs: Date.now() - started };
+  if (state.parcels === 0) throw new Error(`UAT ${siruta} has no parcels after the sync`);
+  log(`UAT ${siruta}: ${state.parcels} parcels, ${state.buildings} buildings${synced ? ` (synced in ${Math.round(state.syncMs / 1000)} s)` : ''}`);
   return state;
 }
 
