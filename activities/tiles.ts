@@ -10,19 +10,11 @@ import { Context } from '@temporalio/activity';
 import type pg from 'pg';
 import { buildOverviewArchive } from '../domain/tiles/archive';
 import { archiveInfo } from '../domain/tiles/archiveStore';
+import type { ArchiveStamp, RebuildRequest } from '../domain/tiles/jobTypes';
 
 export interface TileActivityDeps {
   /** The outside tile server's rebuild webhook; null when the builder is ours (no TILE_REBUILD_WEBHOOK_URL). */
   webhook: { url: string; token: string } | null;
-}
-
-/** A build this request started, or one already running (a valid state, spec 3.6). */
-export type RebuildRequest = 'started' | 'already_running';
-
-/** What identifies one version of the archive; null when it does not exist. */
-export interface ArchiveStamp {
-  lastModified: string;
-  etag: string;
 }
 
 const WEBHOOK_TIMEOUT_MS = 30_000;

@@ -15,7 +15,7 @@ import { PORTAL_JOB_KINDS, percentOf, progressStillKept, type JobProgress } from
 import { getTemporalClient } from './client';
 import { jobWorkflowId, parseWorkflowId, singletonWorkflowId } from './ids';
 import { jobSearchAttributes } from './common/searchAttributes';
-import type * as workflows from '../workflows';
+import type { JobWorkflows } from '../domain/jobWorkflows';
 import { progressQuery, type ProgressState } from './common/progress';
 import { JOBS, kindsLocking, lockOf, scopeOf, sirutaOfJob, type JobKind, type JobSpec, type StartableKind } from './common/jobTable';
 
@@ -62,10 +62,10 @@ export async function runningPortalJobs(db: Db): Promise<RunningJob[]> {
   return listed;
 }
 
-type WorkflowName = keyof typeof workflows;
+type WorkflowName = keyof JobWorkflows;
 
-/** The workflow a job of `kind` runs (a record naming no workflow of workflows/index.ts fails to compile here). */
-export type JobWorkflow<K extends JobKind> = (typeof workflows)[(typeof JOBS)[K]['workflow']];
+/** The workflow a job of `kind` runs, as domain/jobWorkflows.ts types it (a record naming no workflow there fails to compile here). */
+export type JobWorkflow<K extends JobKind> = JobWorkflows[(typeof JOBS)[K]['workflow']];
 
 /** What a job of `kind` takes: its workflow's first argument. */
 export type JobInput<K extends JobKind> = Parameters<JobWorkflow<K>>[0];
@@ -128,6 +128,30 @@ async function launch(client: Client, kind: JobKind, input: unknown, jobId: stri
     });
   }
   return client.workflow.start(workflowType, options);
+}
+
+/** The kinds whose running singleton takes signals besides its start's (the record's `signals`). */
+type SignalledKind = { [K in JobKind]: (typeof JOBS)[K] extends { signals: object } ? K : never }[JobKind];
+
+/**
+ * Sends one of the record's `signals` to the running singleton of `kind` (the weekend session's
+ * wake-up when its queue or pause switch changed); false when none runs: nothing is started, the
+ * next start reads afresh what the signal would have told.
+ */
+export async function signalJob<K extends SignalledKind>(
+  kind: K,
+  signal: keyof (typeof JOBS)[K]['signals'] & string,
+  o: { input?: JobInput<K>; client?: Client } = {},
+): Promise<boolean> {
+  const client = o.client ?? (await getTemporalClient());
+  const spec: JobSpec = JOBS[kind];
+  try {
+    await client.workflow.getHandle(singletonWorkflowId(kind, scopeOf(kind, o.input))).signal(spec.signals![signal]);
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
 }
 
 export function progressUrl(jobId: string): string {

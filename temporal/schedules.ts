@@ -21,7 +21,7 @@ import {
   type IntervalSpec,
 } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
-import type * as workflows from '../workflows';
+import type { JobWorkflows } from '../domain/jobWorkflows';
 import { JOBS, type JobKind, type JobSpec } from './common/jobTable';
 import type { TaskQueueName } from './common/queues';
 import { singletonWorkflowId } from './ids';
@@ -30,7 +30,7 @@ import type { JobInput } from './jobs';
 /** Every schedule fires on Romanian wall-clock time (DST included). */
 export const SCHEDULE_TIME_ZONE = 'Europe/Bucharest';
 
-export type WorkflowName = keyof typeof workflows;
+export type WorkflowName = keyof JobWorkflows;
 
 /** When a schedule fires and what it does when a run is late or still going. */
 export interface ScheduleTiming {

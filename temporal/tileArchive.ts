@@ -9,7 +9,7 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../domain/db/pool';
 import { archiveInfo } from '../domain/tiles/archiveStore';
-import type { TileArchiveRebuildInput, TileArchiveRebuildResult, TileRebuildDetail, TileRebuildProgress } from '../workflows/tileArchiveRebuild';
+import type { TileArchiveRebuildInput, TileArchiveRebuildResult, TileRebuildDetail, TileRebuildProgress } from '../domain/tiles/jobTypes';
 import type { ProgressState } from './common/progress';
 import { readJob, start } from './jobs';
 import { TILE_REBUILD_WORKFLOW_ID } from './common/singletons';

@@ -9,13 +9,13 @@
  */
 import { ApplicationFailure, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { BackupActivities } from '../activities/backup';
-import type { BackupType } from '../domain/backup/pgbackrest';
 import type { BackupRun } from '../domain/backup/service';
 import { failureMessage } from '../temporal/common/failures';
 import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
 import { startChildJob } from './childJobs';
+import type { DatabaseBackupInput } from '../domain/backup/service';
 
 const backup = proxyActivities<BackupActivities>({
   taskQueue: TaskQueue.store,
@@ -25,10 +25,6 @@ const backup = proxyActivities<BackupActivities>({
   retry: RETRY.build,
 });
 const short = proxyActivities<BackupActivities>({ taskQueue: TaskQueue.store, startToCloseTimeout: '2 minutes', retry: RETRY.periodic });
-
-export interface DatabaseBackupInput {
-  type?: BackupType;
-}
 
 export async function databaseBackup(input: DatabaseBackupInput = {}): Promise<BackupRun> {
   const progress: ProgressState = { status: 'running', phase: 'backup', current: 0, total: 1, message: 'Copie de siguranță în curs' };

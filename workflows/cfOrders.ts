@@ -24,12 +24,14 @@ import {
 } from '@temporalio/workflow';
 import type { CfportalActivities } from '../activities/cfportal';
 import type { NotificationActivities } from '../activities/notifications';
+import { JOBS } from '../temporal/common/jobTable';
 import { TaskQueue } from '../temporal/common/queues';
 import { failureMessage } from '../temporal/common/failures';
 import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import { RETRY } from '../temporal/common/retryPolicies';
 import { batchReadyNotices } from '../domain/cfportal/rules';
 import { executeChildJob } from './childJobs';
+import type { CfOrderBatchInput, CfOrderBatchResult, CfOrderQueueInput } from '../domain/cfportal/jobTypes';
 
 const cfStep = {
   taskQueue: TaskQueue.cfOrders,
@@ -47,22 +49,6 @@ const notify = proxyActivities<NotificationActivities>({
   startToCloseTimeout: '1 minute',
   retry: RETRY.notify,
 });
-
-export interface CfOrderBatchInput {
-  orderId: string;
-  account: string;
-  /** Pause between two status polls (config.cfportal.pollIntervalMs at order time). */
-  pollIntervalMs: number;
-  /** How long a sent submit may stay unlisted before an admin is asked to reconcile (config.cfportal.submitListingWaitMs). */
-  listingWaitMs?: number;
-}
-
-export interface CfOrderBatchResult {
-  orderId: string;
-  portalOrderId: string | null;
-  completed: number;
-  reconciledSubmit: boolean;
-}
 
 /** A submitted order still processing after this long is given up (the records say so). */
 const MAX_PROCESSING_MS = 24 * 60 * 60 * 1000;
@@ -133,13 +119,6 @@ export async function cfOrderBatch(input: CfOrderBatchInput): Promise<CfOrderBat
   }
 }
 
-export interface CfOrderQueueInput {
-  account: string;
-  /** Carried over by continueAsNew: batches signalled but not run yet, in order. */
-  pending?: CfOrderBatchInput[];
-  processed?: number;
-}
-
 export interface CfQueueState {
   account: string;
   current: string | null;
@@ -147,7 +126,7 @@ export interface CfQueueState {
   processed: number;
 }
 
-export const enqueueBatchSignal = defineSignal<[CfOrderBatchInput]>('enqueueBatch');
+export const enqueueBatchSignal = defineSignal<[CfOrderBatchInput]>(JOBS['cf-order-queue'].signal);
 
 /** An idle queue ends; the next order starts it again (signalWithStart). */
 const IDLE_BEFORE_EXIT = '10 minutes';

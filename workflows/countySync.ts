@@ -11,7 +11,7 @@ import { AUTO_REFRESH_MIN_GAP_MS, delayBeforeStart, refreshModeFor, staggerPlan 
 import { AUTO_REFRESH_WINDOWS, windowState } from '../domain/scheduling/windows';
 import { DEFAULT_STEPS, layersOf } from '../domain/scheduling/rules';
 import type { SyncTrigger } from '../domain/landreg/sync/store';
-import { changesByLayer, describeSyncChanges, type LayerChangeCounts } from '../domain/landreg/sync/rules';
+import { changesByLayer, describeSyncChanges } from '../domain/landreg/sync/rules';
 import type { LandregPortalActivities, LandregStoreActivities } from '../activities/landreg';
 import { failureMessage } from '../temporal/common/failures';
 import { progressQuery, type ProgressState } from '../temporal/common/progress';
@@ -19,7 +19,8 @@ import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
 import { executeChildJob, heldChildJobs } from './childJobs';
 import { startTileArchiveRebuild } from './tileArchiveRebuild';
-import type { SyncMode, uatSync } from './uatSync';
+import type { uatSync } from './uatSync';
+import type { AllCountiesSyncArgs, AllCountiesSyncResult, AutoRefreshArgs, CountySyncArgs, ManyUatsResult, RefreshAllArgs, SyncMode, UatOutcome } from '../domain/landreg/sync/jobTypes';
 
 /** The jobs' UAT lists and notifications, on the store queue. */
 const store = proxyActivities<LandregStoreActivities>({
@@ -44,33 +45,6 @@ const JOB_LAYERS = layersOf(DEFAULT_STEPS);
 /** UATs of one county synced at once: the portal's rate limit is shared, so more only queues. */
 const COUNTY_PARALLEL_UATS = 2;
 
-
-interface UatOutcome {
-  siruta: number;
-  name: string;
-  /** `skipped`: another job (a user's sync of the UAT) held it; `runningJobId` names that job. */
-  status: 'done' | 'failed' | 'skipped';
-  runningJobId?: string;
-  added: number;
-  removed: number;
-  changed: number;
-  layers: LayerChangeCounts[];
-  error?: string;
-}
-
-interface ManyUatsResult {
-  uats: UatOutcome[];
-  done: number;
-  failed: number;
-  skipped: number;
-  added: number;
-  removed: number;
-  changed: number;
-  /** What changed, by layer, summed over the UATs, and the same in Romanian. */
-  layers: LayerChangeCounts[];
-  summary: string;
-  tileRebuildRequested: boolean;
-}
 
 async function syncOne(uat: JobUat, trigger: SyncTrigger, mode: SyncMode): Promise<UatOutcome> {
   try {
@@ -135,20 +109,6 @@ function tally(r: ManyUatsResult): string {
   return `${r.done} UAT-uri sincronizate, ${r.failed} cu erori${skipped}`;
 }
 
-export interface CountySyncArgs {
-  county: string;
-  /** Who asked: gets the in-app notification when the county is done. */
-  userId?: string;
-  trigger?: SyncTrigger;
-  requestTileRebuild?: boolean;
-  /**
-   * True: every UAT through its own `uatSync`, the county's unchanged UATs too (the way before
-   * issue 32 item 3; the county-refresh bench's reference). Default: unchanged UATs found and
-   * recorded for the whole county at once, only the others synced one by one.
-   */
-  perUatPlan?: boolean;
-}
-
 /**
  * The county's UATs the portal shows unchanged (all JOB_LAYERS), settled without a child
  * workflow each: a UAT another job holds is left out (its child start reports it skipped).
@@ -208,12 +168,7 @@ export async function countySync(args: CountySyncArgs): Promise<ManyUatsResult &
   return { county, ...result };
 }
 
-export interface AllCountiesSyncArgs {
-  userId?: string;
-  requestTileRebuild?: boolean;
-}
-
-export async function allCountiesSync(args: AllCountiesSyncArgs = {}): Promise<{ counties: Array<{ county: string; done: number; failed: number; added: number }> }> {
+export async function allCountiesSync(args: AllCountiesSyncArgs = {}): Promise<AllCountiesSyncResult> {
   const progress: ProgressState = { status: 'running', phase: 'sync', current: 0, total: 0, message: 'Toate județele…' };
   setHandler(progressQuery, () => progress);
   const counties = await store.listCountyNames();
@@ -245,7 +200,7 @@ async function magicWhenEnriched(u: JobUat): Promise<SyncMode> {
   return refreshModeFor(await store.uatEnrichmentShare(u.siruta));
 }
 
-export async function refreshAll(args: { requestTileRebuild?: boolean } = {}): Promise<ManyUatsResult> {
+export async function refreshAll(args: RefreshAllArgs = {}): Promise<ManyUatsResult> {
   const progress: ProgressState = { status: 'running', phase: 'sync', current: 0, total: 0, message: 'Reîmprospătare…' };
   setHandler(progressQuery, () => progress);
   const uats = await store.listJobUats({ kind: 'synced' });
@@ -254,14 +209,6 @@ export async function refreshAll(args: { requestTileRebuild?: boolean } = {}): P
   progress.phase = 'done';
   progress.message = `${result.done} UAT-uri reîmprospătate, ${result.failed} cu erori.`;
   return result;
-}
-
-export interface AutoRefreshArgs {
-  /** A run started outside the window (the cron route) gets this long; default 4 hours (spec 8: 01:00 to 05:00). */
-  windowMs?: number;
-  /** The shortest pause between two UATs. Default 30 s. */
-  staggerMs?: number;
-  requestTileRebuild?: boolean;
 }
 
 /** Spec 8 "auto-refresh window": weekdays 01:00–05:00, staggered. */

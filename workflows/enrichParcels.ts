@@ -8,9 +8,10 @@
  */
 import { continueAsNew, proxyActivities, setHandler } from '@temporalio/workflow';
 import { progressQuery, type ProgressState } from '../temporal/common/progress';
-import type { EnrichCursor, EnrichmentPortalActivities, EnrichmentStoreActivities } from '../activities/enrichment';
+import type { EnrichmentPortalActivities, EnrichmentStoreActivities } from '../activities/enrichment';
 import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
+import type { EnrichParcelsInput, EnrichParcelsResult, EnrichTotals } from '../domain/enrichment/jobTypes';
 
 const store = proxyActivities<EnrichmentStoreActivities>({
   taskQueue: TaskQueue.store,
@@ -29,23 +30,6 @@ export const ENRICH_BATCH_SIZE = 50;
 /** Batches per workflow run before continue-as-new (keeps the history far below its limits). */
 export const ENRICH_BATCHES_PER_RUN = 200;
 
-export interface EnrichParcelsInput {
-  siruta: number;
-  /** Enrich every parcel, fresh or not. */
-  force?: boolean;
-  batchSize?: number;
-  /** Carried over continue-as-new. */
-  resume?: { cursor: EnrichCursor | null; totals: EnrichTotals; total: number };
-}
-
-export interface EnrichTotals {
-  done: number;
-  enriched: number;
-  notFound: number;
-  portalCalls: number;
-  batches: number;
-}
-
 export interface EnrichProgress extends EnrichTotals {
   siruta: number;
   status: 'running' | 'done';
@@ -53,11 +37,6 @@ export interface EnrichProgress extends EnrichTotals {
   total: number;
   percent: number;
   message: string;
-}
-
-export interface EnrichParcelsResult extends EnrichTotals {
-  siruta: number;
-  total: number;
 }
 
 /** What the enrichment shows beyond the common progress record (`current` is the parcels done). */

@@ -21,9 +21,9 @@ import { executeChildJob } from './childJobs';
 import type { layerSync } from './layerSync';
 import { RETRY } from '../temporal/common/retryPolicies';
 import { layerNoun } from '../domain/text/labels';
+import type { ExportBundleInput, ExportJobInput, ExportJobResult, ExportLayerGpkgInput } from '../domain/exports/jobTypes';
 
 type PipelineStep = Parameters<ExportActivities['buildExport']>[0]['pipelineBefore'][number];
-type StoredExport = Awaited<ReturnType<ExportActivities['buildExport']>>;
 
 /** Activities on the exports queue (CPU/disk heavy); this workflow runs on the store queue like every job. */
 const quick = proxyActivities<ExportActivities>({
@@ -38,36 +38,6 @@ const heavy = proxyActivities<ExportActivities>({
   heartbeatTimeout: '1 minute',
   retry: RETRY.build,
 });
-
-export interface ExportJobInput {
-  siruta: number;
-  /** Who asked: the notification goes to them, and only they (or an admin) may download. */
-  userId: string;
-  /** The viewer rule (domain/auth/viewer.ts) said no personal data: personal keys are written as null. */
-  hidePersonal: boolean;
-  /** Where the finished file is served (put into the notification and the result). */
-  downloadUrl: string;
-}
-
-export interface ExportBundleInput extends ExportJobInput {
-  mode: 'base' | 'magic';
-  /** Magic only: keep records without geometry (default true). */
-  includeNoGeometry?: boolean;
-}
-
-export interface ExportLayerGpkgInput extends ExportJobInput {
-  layerId: string;
-}
-
-export interface ExportJobResult extends StoredExport {
-  siruta: number;
-  kind: 'bundle' | 'layer';
-  mode: 'base' | 'magic' | null;
-  layerId: string | null;
-  downloadUrl: string;
-  /** Every step: freshness, syncs, build, upload, notification. */
-  pipelineAll: PipelineStep[];
-}
 
 /** Numbers of a child's result (added, removed, remoteCount, imported, enriched, ...) for the report. */
 function numbersOf(result: unknown): Record<string, number> | undefined {

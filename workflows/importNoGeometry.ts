@@ -9,6 +9,7 @@ import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import type { EnrichmentPortalActivities, NoGeomImport } from '../activities/enrichment';
 import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
+import type { ImportNoGeometryInput } from '../domain/enrichment/jobTypes';
 
 const landreg = proxyActivities<EnrichmentPortalActivities>({
   taskQueue: TaskQueue.landreg,
@@ -17,11 +18,6 @@ const landreg = proxyActivities<EnrichmentPortalActivities>({
   heartbeatTimeout: '2 minutes',
   retry: RETRY.portalLong,
 });
-
-export interface ImportNoGeometryInput {
-  siruta: number;
-  workspacePk?: number | null;
-}
 
 export interface NoGeomProgress {
   siruta: number;

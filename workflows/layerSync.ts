@@ -5,13 +5,13 @@
  * probe the oldest-enriched parcels → close the run. A failure closes the run as failed.
  */
 import { CancellationScope, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { GisSyncRun, SyncTrigger } from '../domain/landreg/sync/store';
 import { describeSyncChanges, layerName } from '../domain/landreg/sync/rules';
 import type { LandregPortalActivities, LandregStoreActivities } from '../activities/landreg';
 import { failureMessage } from '../temporal/common/failures';
 import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
+import type { LayerSyncArgs, LayerSyncResult } from '../domain/landreg/sync/jobTypes';
 
 /** Portal calls, on the rate-limited landreg queue. */
 const landreg = proxyActivities<LandregPortalActivities>({
@@ -32,22 +32,6 @@ const store = proxyActivities<LandregStoreActivities>({
   heartbeatTimeout: '20 seconds',
   retry: RETRY.store,
 });
-
-export interface LayerSyncArgs {
-  siruta: number;
-  layerId: string;
-  forceFullSync?: boolean;
-  trigger?: SyncTrigger;
-  /**
-   * Spec 3.3: run as a sub-step of an export, the finished sync leaves progress `running` (the
-   * export goes on building files); standalone it ends `done`.
-   */
-  isSubStep?: boolean;
-}
-
-export interface LayerSyncResult extends GisSyncRun {
-  pages: number;
-}
 
 export async function layerSync(args: LayerSyncArgs): Promise<LayerSyncResult> {
   const { siruta, layerId } = args;

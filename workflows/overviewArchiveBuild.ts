@@ -15,6 +15,7 @@ import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
 import { TILE_REBUILD_WORKFLOW_ID } from '../temporal/common/singletons';
+import type { OverviewArchiveBuildResult } from '../domain/tiles/jobTypes';
 
 const build = proxyActivities<TileBuildActivities>({
   taskQueue: TaskQueue.exports,
@@ -24,10 +25,6 @@ const build = proxyActivities<TileBuildActivities>({
   heartbeatTimeout: '1 minute',
   retry: RETRY.build,
 });
-
-export interface OverviewArchiveBuildResult {
-  buildId: string;
-}
 
 /** How a build ended: its id, or the failure's message. */
 export interface OverviewBuilt {

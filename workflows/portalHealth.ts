@@ -7,6 +7,7 @@ import type { LandregPortalActivities } from '../activities/landreg';
 import { proxyActivities } from '@temporalio/workflow';
 import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
+import type { PortalHealthResult } from '../domain/landreg/sync/jobTypes';
 
 // No retries: a failed ping IS the measurement; the next one comes in 3 minutes.
 const landreg = proxyActivities<LandregPortalActivities>({
@@ -14,12 +15,6 @@ const landreg = proxyActivities<LandregPortalActivities>({
   startToCloseTimeout: '1 minute',
   retry: RETRY.once,
 });
-
-export interface PortalHealthResult {
-  available: boolean;
-  maintenance: boolean;
-  consecutiveFailures: number;
-}
 
 export async function portalHealth(): Promise<PortalHealthResult> {
   return landreg.checkPortalHealth();

@@ -11,6 +11,7 @@ import type { RegistryActivities } from '../activities/registry';
 import { TaskQueue } from '../temporal/common/queues';
 import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import { RETRY } from '../temporal/common/retryPolicies';
+import type { RegistryStatusCheckResult } from '../domain/registry/statusCheck';
 
 const registry = proxyActivities<RegistryActivities>({
   taskQueue: TaskQueue.store,
@@ -24,15 +25,6 @@ const notify = proxyActivities<NotificationActivities>({
   startToCloseTimeout: '1 minute',
   retry: RETRY.notify,
 });
-
-export interface RegistryStatusCheckResult {
-  checked: number;
-  changed: number;
-  unchanged: number;
-  baseline: number;
-  errors: number;
-  notified: number;
-}
 
 /** Entries checked at once: the authority is one municipal web server. */
 const PARALLEL = 4;

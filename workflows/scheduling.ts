@@ -29,6 +29,7 @@ import { layersOf } from '../domain/scheduling/rules';
 import { WEEKEND_STEP_LABELS } from '../domain/text/labels';
 import { sessionWeekendWindow, wallClock, weekendWindow } from '../domain/scheduling/windows';
 import type { NextStep, WeekendStep } from '../domain/scheduling/weekend';
+import { JOBS } from '../temporal/common/jobTable';
 import { TaskQueue } from '../temporal/common/queues';
 import { failureMessage } from '../temporal/common/failures';
 import { progressQuery, type ProgressState } from '../temporal/common/progress';
@@ -38,6 +39,7 @@ import type { importNoGeometry } from './importNoGeometry';
 import type { uatSync } from './uatSync';
 import { executeChildJob, startChildJob } from './childJobs';
 import { RETRY } from '../temporal/common/retryPolicies';
+import type { SchedulerTickResult, WeekendState, WeekendSyncArgs, WeekendSyncStatus } from '../domain/scheduling/jobTypes';
 
 const act = proxyActivities<SchedulingActivities>({
   taskQueue: TaskQueue.store,
@@ -51,12 +53,6 @@ const notify = proxyActivities<NotificationActivities>({
 });
 
 // ---- sync rules --------------------------------------------------------------------------------
-
-export interface SchedulerTickResult {
-  started: Array<{ siruta: number; jobId: string }>;
-  alreadyRunning: number[];
-  deferred: number[];
-}
 
 export async function syncRuleScheduler(): Promise<SchedulerTickResult> {
   const now = Date.now();
@@ -81,16 +77,6 @@ export async function syncRuleScheduler(): Promise<SchedulerTickResult> {
 
 // ---- weekend deep sync --------------------------------------------------------------------------
 
-export type WeekendSyncStatus = 'idle' | 'running' | 'waiting_window' | 'paused';
-
-export interface WeekendState {
-  syncStatus: WeekendSyncStatus;
-  currentActivity: string | null;
-  forced: boolean;
-  /** When the session waits for a window: its start (ms). */
-  nextWindowStart: number | null;
-}
-
 const WEEKEND_MESSAGES: Record<WeekendSyncStatus, string> = {
   idle: 'Sesiunea de weekend s-a încheiat.',
   running: 'Sincronizarea de weekend rulează.',
@@ -101,22 +87,9 @@ const WEEKEND_MESSAGES: Record<WeekendSyncStatus, string> = {
  * A manual trigger (spec 3.4): forced window from now on, and the next city starts at once; with
  * a SIRUTA (a row's "Pornește"), that city, before the queue's order.
  */
-export const weekendTriggerSignal = defineSignal<[{ siruta?: number }?]>('weekendTrigger');
+export const weekendTriggerSignal = defineSignal<[{ siruta?: number }?]>(JOBS['weekend-sync'].signal);
 /** The queue or the pause switch changed: look again. */
-export const weekendWakeSignal = defineSignal('weekendWake');
-
-export interface WeekendSyncArgs {
-  forced?: boolean;
-  /** Set by a trigger: the city being worked on runs now, whatever the window. */
-  runNow?: boolean;
-  /** A trigger from a city's row: that city runs now, before the queue's order. */
-  runNowSiruta?: number;
-  /** Friday's kick: start the queue over when the previous weekend finished it. */
-  newWeekend?: boolean;
-  tally?: SessionTally;
-  /** Default true, as for the other syncs; tests switch the tile rebuild off so no orphan rebuild outlives them. */
-  requestTileRebuild?: boolean;
-}
+export const weekendWakeSignal = defineSignal(JOBS['weekend-sync'].signals.wake);
 
 /** Continue-as-new after this many history events (Temporal warns at 10,240). */
 const HISTORY_LIMIT = 2_000;

@@ -6,6 +6,7 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { StoreActivities } from '../activities/store';
 import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
+import type { SessionHousekeepingResult } from '../domain/auth/sessionCleanup';
 
 const store = proxyActivities<StoreActivities>({
   taskQueue: TaskQueue.store,
@@ -13,10 +14,6 @@ const store = proxyActivities<StoreActivities>({
   startToCloseTimeout: '1 minute',
   retry: RETRY.periodic,
 });
-
-export interface SessionHousekeepingResult {
-  deletedSessions: number;
-}
 
 export async function sessionHousekeeping(): Promise<SessionHousekeepingResult> {
   const deletedSessions = await store.purgeExpiredSessions();

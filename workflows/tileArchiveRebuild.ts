@@ -11,13 +11,14 @@
  * Poll interval and limit are inputs so tests can shorten them; the defaults are the spec's.
  */
 import { ApplicationFailure, condition, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
-import type { ArchiveStamp, RebuildRequest, TileActivities } from '../activities/tiles';
+import type { TileActivities } from '../activities/tiles';
 import { failureMessage } from '../temporal/common/failures';
 import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
 import { startChildJob } from './childJobs';
 import { overviewBuiltSignal, type OverviewBuilt, type overviewArchiveBuild } from './overviewArchiveBuild';
+import type { ArchiveStamp, RebuildRequest, TileArchiveRebuildInput, TileArchiveRebuildResult, TileRebuildDetail, TileRebuildProgress } from '../domain/tiles/jobTypes';
 
 // One webhook call and S3 HEADs, no heavy work: the store queue.
 const tiles = proxyActivities<TileActivities>({
@@ -29,35 +30,6 @@ const tiles = proxyActivities<TileActivities>({
 /** Spec section 8: poll every 15 s, give up after 30 min. */
 export const TILE_REBUILD_POLL_MS = 15_000;
 export const TILE_REBUILD_LIMIT_MS = 30 * 60_000;
-
-export interface TileArchiveRebuildInput {
-  pollIntervalMs?: number;
-  timeoutMs?: number;
-}
-
-export interface TileRebuildProgress {
-  status: 'running' | 'done' | 'failed';
-  phase: 'request' | 'building' | 'waiting' | 'done' | 'failed' | 'timeout';
-  /** Our build workflow started by this job, or one already running. */
-  build?: RebuildRequest;
-  /** The outside builder's webhook answer. */
-  webhook?: RebuildRequest;
-  /** Stamp reads while waiting for an outside builder. */
-  polls: number;
-  elapsedMs: number;
-  timeoutMs: number;
-  /** Share of the wait limit used, 0..100 (the UI's bar while the build runs). */
-  percent: number;
-  message: string;
-  error?: string;
-}
-
-export type TileArchiveRebuildResult =
-  | { builder: 'ours'; build: RebuildRequest; buildId: string; waitedMs: number }
-  | { builder: 'webhook'; webhook: RebuildRequest; previous: ArchiveStamp | null; current: ArchiveStamp; polls: number; waitedMs: number };
-
-/** What the rebuild shows beyond the common progress record (the monitor's wait and bar). */
-export type TileRebuildDetail = Omit<TileRebuildProgress, 'status' | 'phase' | 'message' | 'error'>;
 
 const changed = (before: ArchiveStamp | null, now: ArchiveStamp | null) =>
   now !== null && (before === null || before.lastModified !== now.lastModified || before.etag !== now.etag);

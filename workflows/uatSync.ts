@@ -4,46 +4,15 @@
  * that added features, a tile archive rebuild is requested (spec 4.4 "Sync behaviours" 5).
  */
 import { setHandler } from '@temporalio/workflow';
-import type { SyncTrigger } from '../domain/landreg/sync/store';
-import { describeSyncChanges, layerName, type LayerChangeCounts } from '../domain/landreg/sync/rules';
+import { describeSyncChanges, layerName } from '../domain/landreg/sync/rules';
 import { failureMessage } from '../temporal/common/failures';
 import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import { executeChildJob } from './childJobs';
 import type { enrichParcels } from './enrichParcels';
 import type { importNoGeometry } from './importNoGeometry';
-import type { LayerSyncResult, layerSync } from './layerSync';
+import type { layerSync } from './layerSync';
 import { startTileArchiveRebuild } from './tileArchiveRebuild';
-
-export type SyncMode = 'base' | 'magic';
-
-export interface UatSyncArgs {
-  siruta: number;
-  layers: string[];
-  mode?: SyncMode;
-  forceFullSync?: boolean;
-  trigger?: SyncTrigger;
-  /** Default true; tests switch the tile rebuild off so no orphan rebuild outlives them. */
-  requestTileRebuild?: boolean;
-  /** Step N of a sync rule (spec 2.6): import the parcels without geometry after the layers. */
-  importNoGeometry?: boolean;
-}
-
-export interface UatSyncResult {
-  siruta: number;
-  mode: SyncMode;
-  runs: LayerSyncResult[];
-  added: number;
-  removed: number;
-  /** Stored features whose cadastral number, area or geometry changed. */
-  changed: number;
-  /** What changed, by layer (the runs' counts). */
-  layers: LayerChangeCounts[];
-  /** The same in Romanian, as the progress message and the notifications say it. */
-  summary: string;
-  /** Magic mode: the `enrichParcels` child's result. */
-  enrichment?: { status: 'done'; result: unknown };
-  tileRebuildRequested: boolean;
-}
+import type { LayerSyncResult, UatSyncArgs, UatSyncResult } from '../domain/landreg/sync/jobTypes';
 
 export async function uatSync(args: UatSyncArgs): Promise<UatSyncResult> {
   const mode = args.mode ?? 'base';

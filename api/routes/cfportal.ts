@@ -36,7 +36,7 @@ import {
 import { placeOrder } from '../../domain/cfportal/order';
 import { openExtractPdf } from '../../domain/cfportal/pipeline';
 import { accountKey, cfSessionView, connectCfportal, disconnectCfportal } from '../../domain/cfportal/session';
-import type { CfOrderBatchInput } from '../../workflows/cfOrders';
+import type { CfOrderBatchInput } from '../../domain/cfportal/jobTypes';
 
 const TAGS = ['cfportal'];
 

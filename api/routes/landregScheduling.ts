@@ -10,7 +10,6 @@
  * Rule windows that cross midnight are written with an end hour above 24 (23:00–28:00).
  */
 import type { Router } from 'express';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { z } from 'zod';
 import type { PrismaClient } from '../../domain/db/prisma';
 import type { Store } from '../../domain/db/store';
@@ -29,10 +28,9 @@ import {
 } from '../../domain/scheduling/syncRules';
 import { addCity, isPaused, lastReport, listQueue, prepareCityTrigger, removeCity, resetAll, resetErrors, setPaused, STEP_STATES, WEEKEND_STEPS } from '../../domain/scheduling/weekend';
 import { sessionWeekendWindow, windowProblems } from '../../domain/scheduling/windows';
-import { getTemporalClient } from '../../temporal/client';
-import { readJob, start } from '../../temporal/jobs';
+import { readJob, signalJob, start } from '../../temporal/jobs';
 import { WEEKEND_SYNC_WORKFLOW_ID } from '../../temporal/common/singletons';
-import type { WeekendState } from '../../workflows/scheduling';
+import type { WeekendState } from '../../domain/scheduling/jobTypes';
 import { legacyWriteGate } from '../http/gates';
 import { PG_INT_MAX, Siruta as SirutaParam } from '../http/schemas';
 import { defineRoute } from '../http/route';
@@ -144,15 +142,6 @@ async function sessionState(): Promise<WeekendState | null> {
   return (job?.status === 'running' && job.progress?.detail) || null;
 }
 
-async function wakeSession(): Promise<void> {
-  const handle = (await getTemporalClient()).workflow.getHandle(WEEKEND_SYNC_WORKFLOW_ID);
-  try {
-    await handle.signal('weekendWake');
-  } catch (err) {
-    // No session running: the next window's kick (or a trigger) reads the queue afresh.
-    if (!(err instanceof WorkflowNotFoundError)) throw err;
-  }
-}
 
 async function weekendAnswer(prisma: PrismaClient, now = Date.now()) {
   const [queue, paused, report, session] = await Promise.all([listQueue(prisma), isPaused(prisma), lastReport(prisma), sessionState()]);
@@ -384,7 +373,8 @@ export function registerSchedulingRoutes(router: Router, store: Store): void {
           break;
         }
       }
-      if (body.action !== 'trigger') await wakeSession();
+      // The running session looks again; with none, the next window's kick (or a trigger) reads the queue afresh.
+      if (body.action !== 'trigger') await signalJob('weekend-sync', 'wake');
       return { ...(await weekendAnswer(store.prisma)), ...(jobId ? { jobId } : {}) };
     },
   );

@@ -19,7 +19,7 @@ import { withinDeadline } from '../http/deadline';
 import { defineRoute, reply } from '../http/route';
 import type { LandregApi } from '../landreg/context';
 import { isRunning, jobProgress, progressUrl, start } from '../../temporal/jobs';
-import type { UatSyncResult } from '../../workflows/uatSync';
+import type { UatSyncResult } from '../../domain/landreg/sync/jobTypes';
 
 const TAGS = ['landreg'];
 const GATED = { 410: 'Utilizator pe calea API-ului central (gone_central_api)' };

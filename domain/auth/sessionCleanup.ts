@@ -38,3 +38,8 @@ export async function deleteExpiredSessions(
     if (n < batchSize) return total;
   }
 }
+
+/** What the session housekeeping job (workflows/sessionHousekeeping.ts) answers. */
+export interface SessionHousekeepingResult {
+  deletedSessions: number;
+}

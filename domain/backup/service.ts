@@ -235,3 +235,8 @@ export async function checkBackupAge(db: Db, deliver: StartDelivery, t: Repo, no
   const notified = await notifyBackupProblem(db, deliver, { problem: 'late', detail, key: last.lastAt ?? 'none' });
   return { ...last, notified };
 }
+
+/** What the backup job (workflows/backup.ts) takes. */
+export interface DatabaseBackupInput {
+  type?: BackupType;
+}

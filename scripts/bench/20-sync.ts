@@ -32,7 +32,7 @@ import { refreshUatCatalogue } from '../../domain/landreg/catalogue';
 import { start } from '../../temporal/jobs';
 import { runBench, simJson } from './_shared';
 import { BENCH_SIRUTA } from '../../simulators/landreg/store';
-import type { LayerSyncResult } from '../../workflows/layerSync';
+import type { LayerSyncResult } from '../../domain/landreg/sync/jobTypes';
 
 const BENCH = 'sync';
 const LAYER = 'TERENURI_ACTIVE';

@@ -9,7 +9,8 @@
  * about a resource by id prefix (`<kind>:<id>:`) over the kinds that lock it. A singleton (the
  * overview build, a CF account's order queue, one mail's delivery) is its own lock: its fixed id
  * `<kind>:<scope>` is refused by Temporal while one runs. A queue kind names the signal its
- * starts deliver (signal-with-start: the running queue gets it, or one starts with it). A
+ * starts deliver (signal-with-start: the running queue gets it, or one starts with it), and a
+ * singleton the other signals it takes while it runs (`signals`, sent by `signalJob`). A
  * periodic job's record names only its workflow and queue: its schedule (temporal/schedules.ts)
  * names the id's scope, and Temporal starts it.
  */
@@ -38,6 +39,11 @@ export interface JobSpec<W extends string = string> {
   singleton?: true;
   /** A queue: the signal every start delivers, starting the singleton with it when none runs. */
   signal?: string;
+  /**
+   * Signals the running singleton takes besides its start's, by name: temporal/jobs.ts
+   * `signalJob` sends them and the workflow defines its handlers from the same record.
+   */
+  signals?: Readonly<Record<string, string>>;
   /** The Siruta search attribute (the UAT the job is about). */
   siruta?(input: never): number;
 }
@@ -66,7 +72,7 @@ export const JOBS = {
   'layer-sync': { workflow: 'layerSync', queue: TaskQueue.store, scope: (i: { siruta: number; layerId: string }) => `${i.siruta}-${i.layerId}`, siruta: sirutaOf },
   'import-nogeom': { workflow: 'importNoGeometry', queue: TaskQueue.store, scope: uat, siruta: sirutaOf },
   enrich: { workflow: 'enrichParcels', queue: TaskQueue.store, scope: uat, siruta: sirutaOf },
-  'weekend-sync': { workflow: 'weekendSync', queue: TaskQueue.store, scope: 'global', singleton: true, signal: 'weekendTrigger' },
+  'weekend-sync': { workflow: 'weekendSync', queue: TaskQueue.store, scope: 'global', singleton: true, signal: 'weekendTrigger', signals: { wake: 'weekendWake' } },
   // One delivery per outbox row: a second start while it runs is the same delivery.
   'deliver-mail': { workflow: 'deliverMail', queue: TaskQueue.store, scope: (outboxId: string) => outboxId, singleton: true },
   // The overview rebuild (spec 3.6) and our build of the archive, on the queue of the heavy tools.

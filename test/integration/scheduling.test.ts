@@ -20,6 +20,8 @@ import { ensureSchedules, schedules } from '../../temporal/schedules';
 import { JOB_KIND } from '../../temporal/common/searchAttributes';
 import { WEEKEND_SYNC_WORKFLOW_ID } from '../../temporal/common/singletons';
 import type { syncRuleScheduler, weekendSync } from '../../workflows/scheduling';
+import type { WeekendState } from '../../domain/scheduling/jobTypes';
+import { progressQuery } from '../../temporal/common/progress';
 import { pickUat, type SyncRig } from '../helpers/landregStack';
 import { legacyGateTests, startLandregRoutes, type LandregRoutes } from '../helpers/landregRoutes';
 import { scratchDatabase } from '../helpers/scratchDb';
@@ -197,6 +199,24 @@ describe('weekend-sync route', () => {
     expect((await session.describe()).typedSearchAttributes.get(JOB_KIND)).toBe('weekend-sync');
     const after = await api('GET', '/api/landreg/weekend-sync');
     expect(after.body).toMatchObject({ syncStatus: 'idle', currentActivity: null, forced: false });
+  });
+
+  test('a paused session waits until the resume wakes it (the wake signal of the job table)', async () => {
+    await rig.db.query(`DELETE FROM weekend_sync_queue`);
+    expect((await api('POST', '/api/landreg/weekend-sync', { body: { action: 'pause' } })).status).toBe(200);
+    const session = await rig.env.client.workflow.start<typeof weekendSync>('weekendSync', {
+      taskQueue: TaskQueue.store,
+      workflowId: WEEKEND_SYNC_WORKFLOW_ID,
+      args: [{ requestTileRebuild: false }],
+    });
+    // Paused, it waits for a signal with no timer: only the resume's wake lets it read the queue again.
+    for (let paused = false; !paused; await new Promise((r) => setTimeout(r, 200))) {
+      paused = ((await session.query(progressQuery)).detail as WeekendState | undefined)?.syncStatus === 'paused';
+    }
+    expect((await session.describe()).status.name).toBe('RUNNING');
+    expect((await api('POST', '/api/landreg/weekend-sync', { body: { action: 'resume' } })).body).toMatchObject({ paused: false });
+    // Awake and unpaused, it finds nothing pending and ends.
+    expect(await session.result()).toMatchObject({ stepsRun: 0, stepsFailed: 0 });
   });
 });
 

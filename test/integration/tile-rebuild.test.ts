@@ -24,8 +24,7 @@ import { requestTileArchiveRebuild, tileRebuildJob } from '../../temporal/tileAr
 import { ALL_WORKFLOWS_PATH } from '../../workers/registry';
 import { createQueueWorkers, workflowBundleFor } from '../../workers/start';
 import { jobMetricSinks } from '../../workers/metrics';
-import type { OverviewArchiveBuildResult } from '../../workflows/overviewArchiveBuild';
-import type { TileArchiveRebuildResult, TileRebuildProgress } from '../../workflows/tileArchiveRebuild';
+import type { OverviewArchiveBuildResult, TileArchiveRebuildResult, TileRebuildProgress } from '../../domain/tiles/jobTypes';
 import { localEnv, timeSkippingEnv, namespaceOf } from '../helpers/temporal';
 import { startTestApp } from '../helpers/tilesFixtures';
 import { storeOn } from '../../domain/db/store';

@@ -16,7 +16,7 @@ import { TILE_SOURCES } from '../../domain/tiles/sources';
 import { buildOverviewArchive } from '../../domain/tiles/archive';
 import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
 import { OVERVIEW_BUILD_WORKFLOW_ID } from '../../temporal/common/singletons';
-import type { OverviewArchiveBuildResult } from '../../workflows/overviewArchiveBuild';
+import type { OverviewArchiveBuildResult } from '../../domain/tiles/jobTypes';
 import { LOW_ZOOM_EXTENT } from '../../domain/tiles/density';
 import { clearTileCache } from '../../domain/tiles/mvt';
 import { bumpTileVersion } from '../../domain/tiles/versions';
