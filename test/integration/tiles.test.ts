@@ -4,6 +4,8 @@
  * built with GDAL + the Protomaps converter, uploaded to MinIO and read back through
  * /tiles/overview.pmtiles with the npm `pmtiles` library.
  */
+import http from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { VectorTile } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
@@ -37,6 +39,20 @@ let planted: PlantedTileData;
 
 const get = (path: string, cookie: string | null, headers: Record<string, string> = {}) =>
   fetch(`${app.url}${path}`, { headers: { ...(cookie ? { cookie } : {}), ...headers } });
+
+/** node:http, which leaves the body as it came (fetch decodes gzip by itself). */
+function rawGet(method: string, path: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${app.url}${path}`, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 function decode(buf: ArrayBuffer): VectorTile {
   return new VectorTile(new PbfReader(new Uint8Array(buf)));
@@ -90,6 +106,24 @@ describe('vector tiles from PostGIS', () => {
       expect(Math.max(...xs) - Math.min(...xs)).toBeGreaterThan(150);
       expect(Math.max(...xs) - Math.min(...xs)).toBeLessThan(260);
     }
+  });
+
+  test('on the wire: gzip for a client that asks for it, the same MVT plain for one that does not, and HEAD', async () => {
+    const { z, x, y } = planted.tile;
+    const path = `/tiles/gis_terenuri/${z}/${x}/${y}`;
+    const zipped = await rawGet('GET', path, { cookie: user, 'accept-encoding': 'gzip' });
+    const plain = await rawGet('GET', path, { cookie: user });
+    expect(zipped.status).toBe(200);
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    // The same cached version of the tile both times: the same MVT once decoded.
+    expect(zipped.headers.etag).toBe(plain.headers.etag);
+    expect(gunzipSync(zipped.body).equals(plain.body)).toBe(true);
+    expect(decode(new Uint8Array(plain.body).buffer).layers.gis_terenuri.length).toBeGreaterThanOrEqual(planted.parcels.length);
+    const head = await rawGet('HEAD', path, { cookie: user });
+    expect(head.status).toBe(200);
+    expect(head.headers.etag).toBe(plain.headers.etag);
+    expect(head.body.length).toBe(0);
   });
 
   test('the status views carry has_enrichment, has_building and build_legal', async () => {
