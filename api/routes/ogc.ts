@@ -23,7 +23,7 @@ import { callerKey, heavyWork } from '../http/rateLimit';
 import { config } from '../../domain/config';
 import { errors } from '../../domain/errors';
 import { viewerOf } from '../../domain/auth/viewer';
-import { OGC_COLLECTIONS, QUERYABLES, collectionById, propertiesFor, type OgcCollection } from '../../domain/ogc/collections';
+import { OGC_COLLECTIONS, QUERYABLES, propertiesFor, scopedCollectionById, type OgcCollection, type UatCollection } from '../../domain/ogc/collections';
 import { collectionExtents, queryItem, queryItems, type CollectionExtent } from '../../domain/ogc/features';
 import { PagePrefetch } from '../../domain/ogc/prefetch';
 import { CRS84, STORAGE_CRS, SUPPORTED_CRS, encodeCursor, parseBbox, parseCrs, parseCursor, parseDatetime } from '../../domain/ogc/params';
@@ -107,8 +107,8 @@ const FeatureCollection = z.object({
   features: z.array(z.object({}).passthrough()),
 });
 
-function collectionOr404(id: string): OgcCollection {
-  const c = collectionById(id);
+function collectionOr404(id: string): UatCollection {
+  const c = scopedCollectionById(id);
   if (!c) throw errors.notFound('Colecția nu există.');
   return c;
 }
@@ -308,6 +308,9 @@ export function registerOgcRoutes(router: Router, store: Store): void {
     },
     async ({ req, res, params, query, auth }) => {
       const collection = collectionOr404(params.collectionId);
+      if (collection.uat !== undefined && query.siruta !== undefined && query.siruta !== collection.uat) {
+        throw errors.badRequest(`Colecția ${collection.id} are doar obiectele UAT-ului ${collection.uat}.`);
+      }
       const crs = parseCrs(query.crs, 'crs');
       const bboxCrs = parseCrs(query['bbox-crs'], 'bbox-crs');
       const limit = Math.min(query.limit ?? OGC_LIMIT_DEFAULT, OGC_LIMIT_MAX);
@@ -319,7 +322,7 @@ export function registerOgcRoutes(router: Router, store: Store): void {
         bbox: query.bbox !== undefined ? parseBbox(query.bbox, bboxCrs) : undefined,
         datetime: query.datetime !== undefined ? parseDatetime(query.datetime) : undefined,
         cursor: query.cursor !== undefined ? parseCursor(query.cursor) : undefined,
-        siruta: query.siruta,
+        siruta: collection.uat ?? query.siruta,
         cadastralRef: query.cadastral_ref,
       };
       const userId = auth!.user.id;

@@ -51,6 +51,26 @@ export function collectionById(id: string): OgcCollection | undefined {
   return OGC_COLLECTIONS.find((c) => c.id === id);
 }
 
+/** A collection limited to one UAT: `parcels-54975` is `parcels` with `siruta = 54975`. */
+export interface UatCollection extends OgcCollection {
+  uat?: number;
+}
+
+/**
+ * A collection by its id, or one UAT's share of it (`<collection>-<siruta>`, not listed in
+ * /ogc/collections): QGIS before 3.28 filters a layer on its side only, so a project layer that
+ * should read one UAT names that UAT's collection, whose item pages the server limits to it.
+ */
+export function scopedCollectionById(id: string): UatCollection | undefined {
+  const whole = collectionById(id);
+  if (whole) return whole;
+  const m = /^(.+)-([1-9]\d{0,8})$/.exec(id);
+  const base = m ? collectionById(m[1]) : undefined;
+  if (!m || !base) return undefined;
+  const uat = Number(m[2]);
+  return { ...base, id, title: `${base.title} · SIRUTA ${uat}`, uat };
+}
+
 export type JsonType = 'string' | 'integer' | 'number' | 'array';
 
 export interface OgcProperty {

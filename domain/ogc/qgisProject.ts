@@ -2,8 +2,8 @@
  * The ready QGIS project of issue 42 (docs/qgis.md, "A ready project"): a .qgs written from the
  * templates in domain/ogc/qgis/, with the parcels, buildings, intravilan and UAT boundaries of
  * /ogc as OGC API Features layers in EPSG:3844, drawn in the map's colours (domain/geo/mapColors.ts)
- * and labelled with the cadastral number, limited to one UAT by a provider filter on `siruta`
- * (a queryable, so QGIS asks the server for that UAT only).
+ * and labelled with the cadastral number, limited to one UAT by naming that UAT's collection
+ * (`parcels-54975`, domain/ogc/collections.ts scopedCollectionById).
  *
  * The layers name an authentication configuration (QGIS_AUTHCFG) the user creates in QGIS with a
  * personal token: the file never holds a secret, so it can be mailed or kept on a shared drive.
@@ -132,13 +132,17 @@ export interface QgisProjectInput {
   /** The service's public address (config.app.publicUrl): the layers' /ogc URL. */
   publicUrl: string;
   viewer: Viewer;
-  /** One UAT (its layers filtered on siruta) or null: every UAT of the store. */
+  /** One UAT (its layers read the UAT's collections) or null: every UAT of the store. */
   uat: { siruta: number; name: string } | null;
   /** What the project opens on, in EPSG:3844 (x easting, y northing). */
   extent: { xmin: number; ymin: number; xmax: number; ymax: number };
 }
 
-/** The OAPIF provider's data source: the collection, EPSG:3844, the auth configuration, the UAT filter. */
+/**
+ * The OAPIF provider's data source: the collection (one UAT's, `parcels-54975`, when the project
+ * is a UAT's: QGIS 3.22 applies a provider filter on its side after reading every page, the UAT's
+ * collection is limited by the server), EPSG:3844, the auth configuration.
+ */
 function dataSource(publicUrl: string, collectionId: string, siruta: number | null): string {
   const parts = [
     `authcfg='${QGIS_AUTHCFG}'`,
@@ -147,12 +151,10 @@ function dataSource(publicUrl: string, collectionId: string, siruta: number | nu
     `preferCoordinatesForWfsT11='false'`,
     `restrictToRequestBBOX='1'`,
     `srsname='EPSG:3844'`,
-    `typename='${collectionId}'`,
+    `typename='${siruta === null ? collectionId : `${collectionId}-${siruta}`}'`,
     `url='${publicUrl.replace(/\/+$/, '')}/ogc'`,
     `version='OGC_API_FEATURES'`,
   ];
-  // The provider sends an equality on a queryable to the server as ?siruta=.
-  if (siruta !== null) parts.push(`filter='"siruta" = ${siruta}'`);
   return parts.join(' ');
 }
 

@@ -120,6 +120,8 @@ describe('GET /api/qgis/project', () => {
       const { file, qgs } = await saved('dan.qgz', r.bytes);
       // The user completes the authentication entry; the file carries its id and no secret.
       expect(qgs).toContain(`authcfg='${QGIS_AUTHCFG}'`);
+      // The UAT's own collections: the server, not QGIS, leaves the other UATs out.
+      expect(qgs).toContain(`typename='parcels-${SIRUTA}'`);
       expect(qgs).not.toContain('cgp_pat_');
       expect(qgs).not.toContain(dan.cookie.split('=')[1]);
 
@@ -177,7 +179,21 @@ describe('GET /api/qgis/project', () => {
     expect(r.headers.get('content-disposition')).toContain('geoportal_proiect-qgis.qgz');
     const { qgs } = await saved('all.qgz', r.bytes);
     expect(qgs).toContain("typename='parcels'");
-    expect(qgs).not.toContain('"siruta"');
+    expect(qgs).not.toContain(`-${SIRUTA}'`);
+  });
+
+  it('a UAT’s collection (/ogc/collections/parcels-<siruta>) serves that UAT only, by token', async () => {
+    const token = await tokenOf(dan);
+    const get = (p: string) => fetch(`${base}${p}`, { headers: { authorization: `Bearer ${token}` } });
+    const doc = await get(`/ogc/collections/parcels-${SIRUTA}`);
+    expect(doc.status).toBe(200);
+    expect((await doc.json()).links.find((l: { rel: string }) => l.rel === 'items').href).toContain(`/ogc/collections/parcels-${SIRUTA}/items`);
+    const page = await (await get(`/ogc/collections/parcels-${SIRUTA}/items?limit=1000`)).json();
+    const sirutas = new Set(page.features.map((f: { properties: { siruta: number } }) => f.properties.siruta));
+    expect([...sirutas]).toEqual([SIRUTA]);
+    expect(page.numberReturned).toBeGreaterThanOrEqual(PARCELS);
+    expect((await get(`/ogc/collections/parcels-${SIRUTA}/items?siruta=${OTHER}`)).status).toBe(400);
+    expect((await get(`/ogc/collections/nimic-${SIRUTA}/items`)).status).toBe(404);
   });
 
   it('refuses an unknown UAT (404), a malformed siruta (400) and a caller without a session (401), with the error body', async () => {
