@@ -236,9 +236,11 @@ export async function queryItem(
 ): Promise<string> {
   const notFound = () => errors.notFound('Obiectul nu există în această colecție.');
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(q.id)) throw notFound();
+  // A UAT's own collection holds that UAT's features only, by id as by page.
+  const uat = q.collection.uat;
   const r = await db.query<{ feature: string }>(
-    `SELECT ${featureSql(q)} AS feature FROM gis_features f WHERE f.id = $1 AND f.layer_id = $2`,
-    [q.id, q.collection.layerId],
+    `SELECT ${featureSql(q)} AS feature FROM gis_features f WHERE f.id = $1 AND f.layer_id = $2${uat === undefined ? '' : ' AND f.siruta = $3'}`,
+    uat === undefined ? [q.id, q.collection.layerId] : [q.id, q.collection.layerId, uat],
   );
   if (!r.rows[0]) throw notFound();
   return r.rows[0].feature;

@@ -194,6 +194,13 @@ describe('GET /api/qgis/project', () => {
     expect(page.numberReturned).toBeGreaterThanOrEqual(PARCELS);
     expect((await get(`/ogc/collections/parcels-${SIRUTA}/items?siruta=${OTHER}`)).status).toBe(400);
     expect((await get(`/ogc/collections/nimic-${SIRUTA}/items`)).status).toBe(404);
+    // By id too: a feature of the neighbour is not in this UAT's collection, though it is in the whole one.
+    const theirs = (await (await get(`/ogc/collections/parcels/items?siruta=${OTHER}&limit=1`)).json()).features[0];
+    expect((await get(`/ogc/collections/parcels/items/${theirs.id}`)).status).toBe(200);
+    const refused = await get(`/ogc/collections/parcels-${SIRUTA}/items/${theirs.id}`);
+    expect(refused.status).toBe(404);
+    expect((await refused.json()).error).toBe('not_found');
+    expect((await get(`/ogc/collections/parcels-${SIRUTA}/items/${page.features[0].id}`)).status).toBe(200);
   });
 
   it('refuses an unknown UAT (404), a malformed siruta (400) and a caller without a session (401), with the error body', async () => {
