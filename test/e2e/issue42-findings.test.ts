@@ -399,6 +399,7 @@ describe('issue 42 findings in the browser', () => {
     const panel = page.getByTestId('feature-panel');
     await panel.getByTestId('restricted-notice').waitFor({ timeout: 30_000 });
     await expect(panel.getByText(AREA_LABELS.layer).count()).resolves.toBe(1);
+    await panel.getByText('De ce diferă suprafețele?').click();
     await expect(panel.getByTestId('area-note').innerText()).resolves.toBe(AREA_NOTE);
 
     // The building on that parcel opens as a building, though her panel's answer names no layer

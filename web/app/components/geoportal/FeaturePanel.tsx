@@ -229,6 +229,16 @@ function CentralEnrich({ feature, onFeature }: { feature: Extract<PanelFeature, 
   );
 }
 
+/** Which area is which, one line until asked: the panel must not grow over the parcels beside it. */
+function AreaNote() {
+  return (
+    <details className="gp-panel__note">
+      <summary>De ce diferă suprafețele?</summary>
+      <p data-testid="area-note">{AREA_NOTE}</p>
+    </details>
+  );
+}
+
 /** A building's own facts (its layer's attributes), not its parcel's. */
 function BuildingBody({ feature, mapLegal }: { feature: PanelFeature; mapLegal: number | null }) {
   const a = ('attributes' in feature ? feature.attributes : null) ?? {};
@@ -279,7 +289,7 @@ function PanelBody({
         <dl className="gp-facts">
           <Fact label={AREA_LABELS.layer} testId="area-layer">{area(feature.areaValue)}</Fact>
         </dl>
-        <p className="gp-panel__note" data-testid="area-note">{AREA_NOTE}</p>
+        <AreaNote />
         <p className="gp-panel__notice" data-testid="restricted-notice">
           Contul dumneavoastră are acces restrâns: sunt afișate doar numărul cadastral și suprafața din stratul cadastral.
         </p>
@@ -312,7 +322,7 @@ function PanelBody({
           ))
         ) : null}
       </dl>
-      <p className="gp-panel__note" data-testid="area-note">{AREA_NOTE}</p>
+      <AreaNote />
       <p className="gp-panel__note" data-testid="enrichment-note">
         {fromStore?.enrichedAt
           ? `Date din baza locală a biroului, îmbogățite la ${formatWhen(fromStore.enrichedAt, 'dateTimeSeconds')}; „Îmbogățește parcela” le aduce din API-ul central.`
