@@ -13,10 +13,13 @@ import { keepAlive } from './heartbeat';
 export function createBackupActivities({ db, deliverMail }: { db: Db; deliverMail: StartDelivery }) {
   const target = () => stackTarget(pgDataDir());
   return {
-    /** A backup of the store and the buckets, then the retention; the run id is the job's, per attempt. */
+    /**
+     * A backup of the store and the buckets, then the retention. The run id is the job's run, per
+     * attempt: the singleton's workflow id is the same every night, its run id is not.
+     */
     async runBackup(input: { type?: BackupType }): Promise<BackupRun> {
       const { workflowExecution, attempt } = Context.current().info;
-      const id = `${(workflowExecution?.workflowId ?? 'backup').replace(/[^A-Za-z0-9._-]/g, '_')}-${attempt}`;
+      const id = `${workflowExecution?.workflowId ?? 'backup'}-${workflowExecution?.runId ?? Date.now()}-${attempt}`.replace(/[^A-Za-z0-9._-]/g, '_');
       return withTemporalFailures(() => keepAlive(async () => (await runBackup(target(), { id, type: input.type })).run));
     },
 
