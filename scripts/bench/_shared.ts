@@ -102,7 +102,7 @@ export async function ensureBenchUatSynced(log: (msg: string) => void = (m) => n
   const client = await getTemporalClient();
   if ((await count(`SELECT count(*)::int AS n FROM gis_uats`)) === 0) {
     log('UAT catalogue empty: running uatCatalogRefresh');
-    await (await start('uat-catalog-refresh', {}, { db: getPool(), existing: 'accept' })).handle.result();
+    await (await start('uat-catalog-refresh', {}, { existing: 'accept' })).handle.result();
   }
   if ((await count(`SELECT count(*)::int AS n FROM gis_uats WHERE siruta = $1 AND geom IS NOT NULL`, [BENCH_SIRUTA])) === 0) {
     log('no boundary for the bench UAT: patching the UAT catalogue');
@@ -110,9 +110,9 @@ export async function ensureBenchUatSynced(log: (msg: string) => void = (m) => n
   }
   let running = await runningSyncOfBenchUat();
   if (running.length === 0 && ((await layerCount('TERENURI_ACTIVE')) === 0 || (await layerCount('CLADIRI_ACTIVE')) === 0)) {
-    const { jobId } = await start('sync-background', { siruta: BENCH_SIRUTA, layers: [...DEFAULT_SYNC_LAYERS], mode: 'base', trigger: 'manual', requestTileRebuild: false }, { db: getPool() });
+    const { jobId, handle } = await start('sync-background', { siruta: BENCH_SIRUTA, layers: [...DEFAULT_SYNC_LAYERS], mode: 'base', trigger: 'manual', requestTileRebuild: false });
     log(`syncing the bench UAT ${BENCH_SIRUTA} (${DEFAULT_SYNC_LAYERS.join(', ')}) as ${jobId}`);
-    running = [jobId];
+    running = [handle.workflowId];
   }
   for (const id of running) {
     log(`waiting for ${id}`);

@@ -31,7 +31,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   // The same rule as POST /api/geoportal/tiles/rebuild (issue 25): a rebuild is office-wide work.
   if (!requireSession(request, context).isAdmin) return { ok: false, message: ADMIN_ONLY_REBUILD, jobId: null };
   try {
-    const r = await startTileRebuild(context.store);
+    const r = await startTileRebuild();
     return { ok: true, message: 'Reconstruirea arhivei a pornit.', jobId: r.jobId };
   } catch (err) {
     if (err instanceof AppError && err.code === 'already_running') {
