@@ -27,13 +27,12 @@ import {
 import { recentAdmins } from '../domain/auth/admins';
 import type { StartDelivery } from '../domain/notifications/outbox';
 
-/** What the activities need of temporal/jobs.ts (its `listRunningJobs` and the job table's `start`, on the worker's store). */
+/** What the activities need of temporal/jobs.ts: its `listRunningJobs` and the job table's `start`. */
 export interface SchedulingJobs {
   listRunningJobs(kinds: readonly string[]): Promise<readonly unknown[]>;
   start(
     kind: 'sync',
     input: { siruta: number; layers: string[]; mode: 'base' | 'magic'; importNoGeometry: boolean; trigger: 'schedule' },
-    o: { db: Db },
   ): Promise<{ jobId: string }>;
 }
 
@@ -57,7 +56,6 @@ export function createSchedulingActivities({ db, prisma, jobs, deliverMail }: { 
             importNoGeometry: input.steps.includes('N'),
             trigger: 'schedule',
           },
-          { db },
         );
         await markRuleRun(prisma, input.ruleId, new Date(input.now));
         return { jobId, status: 'started' };

@@ -75,10 +75,10 @@ export function apiRouter(deps: Omit<AppDeps, 'web'>): Router {
   const { store } = deps;
   const router = Router();
   registerSystemRoutes(router, store);
-  registerAdminBackupRoutes(router, store);
+  registerAdminBackupRoutes(router);
   registerAuthApiRoutes(router);
   registerLandregRoutes(router, store, deps.landreg);
-  registerLandregEnrichmentRoutes(router, enrichmentDeps(store.pool, mailDelivery(store.pool), deps.landreg));
+  registerLandregEnrichmentRoutes(router, enrichmentDeps(store.pool, mailDelivery, deps.landreg));
   registerExportRoutes(router, store);
   registerGeoportalTileRoutes(router, store);
   registerGeoportalRoutes(router, store);

@@ -63,7 +63,7 @@ async function serve(): Promise<void> {
     // builder is ours (no TILE_REBUILD_WEBHOOK_URL pointing elsewhere) and the archive is missing;
     // asked by the first web process only.
     if (config.tiles.embeddedBuilder && (cluster.isPrimary || cluster.worker?.id === 1)) {
-      getTemporalClient().then((client) => ensureOverviewArchive(store.pool, client)).then(
+      getTemporalClient().then((client) => ensureOverviewArchive(client)).then(
         (outcome) => logger.info({ outcome }, 'overview archive check'),
         (err: unknown) => logger.warn({ err: (err as Error).message }, 'overview archive check failed'),
       );

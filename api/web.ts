@@ -45,7 +45,7 @@ export async function createWebHandlers(store: Store): Promise<RequestHandler[]>
   );
   statics.use(express.static(WEB_CLIENT_DIR, { maxAge: '1h', index: false }));
 
-  const deliverMail = mailDelivery(store.pool);
+  const deliverMail = mailDelivery;
   const remix = createRequestHandler({
     build,
     mode: config.nodeEnv === 'production' ? 'production' : 'development',

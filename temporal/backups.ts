@@ -3,10 +3,9 @@
  * refused with 409 `already_running` while one runs (the nightly one included, which the
  * schedule's kick starts under the same id).
  */
-import type { Db } from '../domain/db/pool';
 import { progressUrl, start } from './jobs';
 
-export async function startBackup(db: Db): Promise<{ jobId: string; progressUrl: string }> {
-  const { jobId } = await start('backup', {}, { db });
+export async function startBackup(): Promise<{ jobId: string; progressUrl: string }> {
+  const { jobId } = await start('backup', {});
   return { jobId, progressUrl: progressUrl(jobId) };
 }

@@ -3,7 +3,6 @@
  * per outbox row (the job table's singleton `deliver-mail:<outbox id>`), so a second start of the
  * same row while it runs is the same delivery.
  */
-import type { Db } from '../domain/db/pool';
 import type { StartDelivery } from '../domain/notifications/outbox';
 import { singletonWorkflowId } from './ids';
 import { start } from './jobs';
@@ -12,9 +11,7 @@ export function deliverMailWorkflowId(outboxId: string): string {
   return singletonWorkflowId('deliver-mail', outboxId);
 }
 
-/** How a route, page or activity factory on the store `db` starts the deliveries of the mails it queues. */
-export function mailDelivery(db: Db): StartDelivery {
-  return async (outboxId) => {
-    await start('deliver-mail', outboxId, { db, existing: 'accept' });
-  };
-}
+/** How a route, page or activity factory starts the deliveries of the mails it queues. */
+export const mailDelivery: StartDelivery = async (outboxId) => {
+  await start('deliver-mail', outboxId, { existing: 'accept' });
+};

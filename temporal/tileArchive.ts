@@ -7,7 +7,6 @@
  * (workflows/tileArchiveRebuild.ts).
  */
 import type { Client } from '@temporalio/client';
-import type { Db } from '../domain/db/pool';
 import { archiveInfo } from '../domain/tiles/archiveStore';
 import type { TileArchiveRebuildInput, TileArchiveRebuildResult, TileRebuildDetail, TileRebuildProgress } from '../domain/tiles/jobTypes';
 import type { ProgressState } from './common/progress';
@@ -16,26 +15,25 @@ import { TILE_REBUILD_WORKFLOW_ID } from './common/singletons';
 
 /**
  * Starts the overview build unless one runs (`started: false` then: the webhook route's 409): for
- * an outside caller of that route and the web start-up, on their store (`db`) and `client`. On
+ * an outside caller of that route and the web start-up, on their `client`. On
  * the exports queue, where the heavy tools run.
  */
-export async function startOverviewArchiveBuild(db: Db, client: Client): Promise<{ jobId: string; started: boolean }> {
-  const { jobId, started } = await start('tile-archive-build', undefined, { db, client, existing: 'accept' });
+export async function startOverviewArchiveBuild(client: Client): Promise<{ jobId: string; started: boolean }> {
+  const { jobId, started } = await start('tile-archive-build', undefined, { client, existing: 'accept' });
   return { jobId, started };
 }
 
 /** Builds the archive when it does not exist yet (a fresh install), without waiting for it. */
-export async function ensureOverviewArchive(db: Db, client: Client): Promise<'exists' | 'started' | 'running'> {
+export async function ensureOverviewArchive(client: Client): Promise<'exists' | 'started' | 'running'> {
   if (await archiveInfo()) return 'exists';
-  return (await startOverviewArchiveBuild(db, client)).started ? 'started' : 'running';
+  return (await startOverviewArchiveBuild(client)).started ? 'started' : 'running';
 }
 
 export async function requestTileArchiveRebuild(
-  db: Db,
   client: Client,
   input: TileArchiveRebuildInput = {},
 ): Promise<{ jobId: string; alreadyRunning: boolean }> {
-  const { jobId, started } = await start('tile-archive-rebuild', input, { db, client, existing: 'accept' });
+  const { jobId, started } = await start('tile-archive-rebuild', input, { client, existing: 'accept' });
   return { jobId, alreadyRunning: !started };
 }
 

@@ -71,9 +71,9 @@ export async function tileInfraStatus(store: Store, { technical }: { technical: 
   };
 }
 
-/** Starts the rebuild job on the caller's store; 409 `already_running` (with its jobId) when one runs. */
-export async function startTileRebuild(store: Store): Promise<{ jobId: string; progressUrl: string }> {
-  const r = await requestTileArchiveRebuild(store.pool, await getTemporalClient());
+/** Starts the rebuild job; 409 `already_running` (with its jobId) when one runs. */
+export async function startTileRebuild(): Promise<{ jobId: string; progressUrl: string }> {
+  const r = await requestTileArchiveRebuild(await getTemporalClient());
   if (r.alreadyRunning) {
     throw errors.conflict('already_running', 'Reconstruirea arhivei de hărți rulează deja.', { jobId: r.jobId });
   }

@@ -27,10 +27,10 @@ const log = childLogger('workers');
 export function jobMetricSinks(): InjectedSinks<JobMetricSinks> {
   return {
     jobs: {
-      started: { fn: (info) => jobsStarted.inc({ kind: jobKindOf(info.workflowId, info.workflowType) }) },
+      started: { fn: (info) => jobsStarted.inc({ kind: jobKindOf(info) }) },
       ended: {
         fn: (info, status) => {
-          const labels = { kind: jobKindOf(info.workflowId, info.workflowType), status };
+          const labels = { kind: jobKindOf(info), status };
           jobsEnded.inc(labels);
           jobDuration.observe(labels, Math.max(0, Date.now() - info.runStartTime.getTime()) / 1000);
         },

@@ -25,7 +25,7 @@ import type { SmtpTarget } from '../domain/mail/transport';
 import { TaskQueue, type TaskQueueName } from '../temporal/common/queues';
 import { mailDelivery } from '../temporal/mail';
 import type { StartDelivery } from '../domain/notifications/outbox';
-import { claimChildJobLock, heldChildJobLocks, listRunningJobs, releaseChildJobLock, start } from '../temporal/jobs';
+import { jobsHolding, listRunningJobs, start } from '../temporal/jobs';
 
 /** What the worker is built from; main.ts builds the store once per process, a test its own. */
 export interface WorkerDeps {
@@ -60,7 +60,7 @@ export type ActivityDeps = Omit<WorkerDeps, 'store'> & {
 };
 
 export function activityDeps({ store, ...settings }: WorkerDeps): ActivityDeps {
-  return { ...settings, db: store.pool, prisma: store.prisma, deliverMail: mailDelivery(store.pool) };
+  return { ...settings, db: store.pool, prisma: store.prisma, deliverMail: mailDelivery };
 }
 
 export interface QueueWorkerEntry {
@@ -99,8 +99,8 @@ export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
       ...createSchedulingActivities({ ...deps, jobs: { listRunningJobs, start } }),
       // Backups (domain/backup): pgBackRest beside the database server, the buckets' mirror.
       ...createBackupActivities(deps),
-      // Parent workflows' claim of a child job's lock (workflows/childJobs.ts).
-      ...createJobActivities({ db: deps.db, locks: { claimChildJobLock, releaseChildJobLock, heldChildJobLocks } }),
+      // Parent workflows asking who holds a child job's resource (workflows/childJobs.ts).
+      ...createJobActivities({ locks: { jobsHolding } }),
     }),
     options: { maxConcurrentActivityTaskExecutions: 8 },
   },

@@ -1,13 +1,12 @@
 /**
  * The one way a workflow starts a job of the job table (temporal/common/jobTable.ts) as its
  * child: the record's workflow, queue, id (a fresh `<kind>:<scope>:<ulid>`, a singleton's fixed
- * `<kind>:<scope>`) and search attributes, and, for a kind that locks a resource (`uat:<siruta>`),
- * the same lock the API's `start` takes, claimed by an activity before the child starts and
- * released by another once it ended. A resource held by another job (a user's sync of the UAT) is
- * not synced twice: the parent learns who holds it and goes on.
+ * `<kind>:<scope>`) and search attributes. A kind that locks a resource (`uat:<siruta>`) runs
+ * under the lock's workflow id, as the API's `start` starts it, with its job id in the memo:
+ * while another job holds the resource (a user's sync of the UAT) Temporal refuses the child's
+ * start, and the parent learns who holds it and goes on, so nothing is synced twice.
  */
 import {
-  CancellationScope,
   ParentClosePolicy,
   WorkflowIdReusePolicy,
   executeChild,
@@ -19,7 +18,7 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError, type Duration } from '@temporalio/common';
 import type { JobActivities } from '../activities/jobs';
-import { JOBS, lockOf, scopeOf, sirutaOfJob, type JobKind, type JobLock, type JobSpec } from '../temporal/common/jobTable';
+import { JOBS, lockOf, lockWorkflowId, scopeOf, sirutaOfJob, type JobKind, type JobLock, type JobSpec } from '../temporal/common/jobTable';
 import { jobSearchAttributes } from '../temporal/common/searchAttributes';
 import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
@@ -36,46 +35,52 @@ export type ChildJobOutcome<W extends Workflow, K extends JobKind = JobKind> = K
     : Done<W>
   : never;
 
-/** The child's start options from the record: queue, arguments, search attributes, and its id. */
+/** The child's job id and start options from the record: queue, arguments, search attributes, and its workflow id (a lock's, or the job id). */
 function childOptions(kind: JobKind, input: unknown) {
   const spec: JobSpec = JOBS[kind];
   const scope = scopeOf(kind, input);
+  const jobId = spec.singleton ? `${kind}:${scope}` : childJobId(kind, scope);
+  const lock = lockOf(kind, input);
   return {
-    workflowId: spec.singleton ? `${kind}:${scope}` : childJobId(kind, scope),
-    taskQueue: spec.queue,
-    args: input === undefined ? [] : [input],
-    typedSearchAttributes: jobSearchAttributes(kind, sirutaOfJob(kind, input)),
+    jobId,
+    options: {
+      workflowId: lock ? lockWorkflowId(lock) : jobId,
+      taskQueue: spec.queue,
+      args: input === undefined ? [] : [input],
+      typedSearchAttributes: jobSearchAttributes(kind, sirutaOfJob(kind, input)),
+      ...(lock ? { memo: { jobId }, workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE } : {}),
+    },
   };
 }
 
 /**
  * The job holding each input's resource (null: free), for a parent that decides about many
- * resources at once and starts a child job only on some (the county refresh). Nothing is claimed:
- * a child it then starts still goes through `executeChildJob`.
+ * resources at once and starts a child job only on some (the county refresh). Nothing is held
+ * for it: a child it then starts still goes through `executeChildJob`.
  */
 export async function heldChildJobs(kind: JobKind, inputs: unknown[]): Promise<Array<string | null>> {
-  return inputs.length === 0 ? [] : jobs.heldChildJobLocks({ kind, inputs });
+  return inputs.length === 0 ? [] : jobs.jobsHolding({ kind, inputs });
 }
+
+/** A refused start may find its holder closed before it is named: tried again, this many times in all. */
+const START_ATTEMPTS = 3;
 
 /**
  * Runs a child job of `kind` to its end, or answers `heldBy` (the running job's id) when its
- * resource is locked. `K` (the kind's literal) narrows the outcome of a kind without a lock.
+ * resource is held. `K` (the kind's literal) narrows the outcome of a kind without a lock.
  */
 export async function executeChildJob<W extends Workflow, K extends JobKind = JobKind>(kind: K, input: Parameters<W>[0]): Promise<ChildJobOutcome<W, K>> {
-  const options = childOptions(kind, input);
-  const jobId = options.workflowId;
-  const locked = lockOf(kind, input) !== null;
-  if (locked) {
-    const { heldBy } = await jobs.claimChildJobLock({ kind, input, jobId });
-    if (heldBy) return { heldBy } as ChildJobOutcome<W, K>;
-  }
-  try {
-    // The table names workflows by type name; the caller's W types the input and the result.
-    const result: WorkflowResultType<W> = await executeChild<W>(JOBS[kind].workflow, options as never);
-    return { heldBy: null, jobId, result } as ChildJobOutcome<W, K>;
-  } finally {
-    // Also when the parent is cancelled: the lock must not outlive the child.
-    if (locked) await CancellationScope.nonCancellable(() => jobs.releaseChildJobLock({ kind, input, jobId }));
+  for (let attempt = 1; ; attempt++) {
+    const { jobId, options } = childOptions(kind, input);
+    try {
+      // The table names workflows by type name; the caller's W types the input and the result.
+      const result: WorkflowResultType<W> = await executeChild<W>(JOBS[kind].workflow, options as never);
+      return { heldBy: null, jobId, result } as ChildJobOutcome<W, K>;
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError) || lockOf(kind, input) === null) throw err;
+      const [heldBy] = await jobs.jobsHolding({ kind, inputs: [input] });
+      if (heldBy !== null || attempt >= START_ATTEMPTS) return { heldBy: heldBy ?? options.workflowId } as ChildJobOutcome<W, K>;
+    }
   }
 }
 
@@ -92,7 +97,7 @@ export async function startChildJob<W extends Workflow>(
   if (!(JOBS[kind] as JobSpec).singleton) throw new Error(`startChildJob starts singletons; "${kind}" is not one`);
   try {
     return await startChild<W>(JOBS[kind].workflow, {
-      ...childOptions(kind, input),
+      ...childOptions(kind, input).options,
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
       ...(o.executionTimeout ? { workflowExecutionTimeout: o.executionTimeout } : {}),

@@ -12,6 +12,7 @@
  */
 import { ApplicationFailure, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { ExportActivities, PlannedStep } from '../activities/exports';
+import { jobIdOfRun } from '../temporal/common/jobTable';
 import { TaskQueue } from '../temporal/common/queues';
 import type { enrichParcels } from './enrichParcels';
 import type { importNoGeometry } from './importNoGeometry';
@@ -112,7 +113,8 @@ async function runExportJob(
 ): Promise<ExportJobResult> {
   const progress = new Progress(4);
   setHandler(progressQuery, () => progress.snapshot());
-  const jobId = workflowInfo().workflowId;
+  // Its workflow id is the export's lock (`export-bundle:<siruta>`); the job id is the run's own.
+  const jobId = jobIdOfRun(workflowInfo());
   const magic = target.kind === 'bundle' && target.mode === 'magic';
   const pipeline: PipelineStep[] = [];
 

@@ -4,7 +4,6 @@
  */
 import type { Router } from 'express';
 import { z } from 'zod';
-import type { Store } from '../../domain/db/store';
 import { backupList } from '../../domain/backup/service';
 import { startBackup } from '../../temporal/backups';
 import { defineRoute, reply } from '../http/route';
@@ -25,7 +24,7 @@ const BackupList = z.object({
   walArchivedUpTo: z.string().nullable(),
 });
 
-export function registerAdminBackupRoutes(router: Router, store: Store): void {
+export function registerAdminBackupRoutes(router: Router): void {
   defineRoute(
     router,
     {
@@ -50,6 +49,6 @@ export function registerAdminBackupRoutes(router: Router, store: Store): void {
       response: { status: 202, description: 'Backup job started', schema: z.object({ jobId: z.string(), progressUrl: z.string() }) },
       failures: { 409: 'already_running: a backup runs; body has jobId' },
     },
-    async () => reply(202, await startBackup(store.pool)),
+    async () => reply(202, await startBackup()),
   );
 }

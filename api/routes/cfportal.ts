@@ -212,7 +212,7 @@ export function registerCfportalRoutes(router: Router, store: Store, opts: CfRou
         pollIntervalMs: cfApi.pollIntervalMs,
         listingWaitMs: cfApi.listingWaitMs,
       };
-      await start('cf-order-queue', { account: placed.account }, { db: cfApi.db, signalArgs: [batch] });
+      await start('cf-order-queue', { account: placed.account }, { signalArgs: [batch] });
       return reply(202, { orderId: placed.orderId, extracts: placed.extracts });
     },
   );

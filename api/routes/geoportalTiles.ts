@@ -144,7 +144,7 @@ export function registerGeoportalTileRoutes(router: Router, store: Store): void 
       response: { status: 202, description: 'Rebuild job started', schema: z.object({ jobId: z.string(), progressUrl: z.string() }) },
       failures: { 409: 'already_running: a rebuild job runs; body has jobId' },
     },
-    async () => reply(202, await startTileRebuild(store)),
+    async () => reply(202, await startTileRebuild()),
   );
 
   defineRoute(

@@ -17,7 +17,7 @@ import { z } from 'zod';
 import type { SessionContext } from '../../domain/auth/sessionContext';
 import { legacyWriteGate } from '../http/gates';
 import { defineRoute, reply } from '../http/route';
-import { mayReadJob, progressUrl, start, type JobInput } from '../../temporal/jobs';
+import { jobHandle, mayReadJob, progressUrl, start, type JobInput } from '../../temporal/jobs';
 import { ownerOrAdmin } from '../../domain/auth/ownership';
 import { errors } from '../../domain/errors';
 import { childLogger } from '../../domain/log';
@@ -28,7 +28,6 @@ import { contentDisposition } from '../http/contentDisposition';
 import { clientGone } from '../http/download';
 import { callerKey, heavyWork } from '../http/rateLimit';
 import { viewerOf as viewerRule } from '../../domain/auth/viewer';
-import { getTemporalClient } from '../../temporal/client';
 import { jobWorkflowId, parseWorkflowId } from '../../temporal/ids';
 
 const log = childLogger('exports');
@@ -91,7 +90,7 @@ async function startExport<K extends ExportKind>(db: pg.Pool, kind: K, auth: Ses
     });
   const fresh = jobWorkflowId(kind, String(request.siruta));
   const input = { ...request, downloadUrl: exportDownloadUrl(fresh), ...viewer } as JobInput<K>;
-  const { jobId } = await start(kind, input, { db, jobId: fresh, startedBy: viewer.userId, conflict });
+  const { jobId } = await start(kind, input, { jobId: fresh, startedBy: viewer.userId, conflict });
   return reply(202, { jobId, progressUrl: progressUrl(jobId), downloadUrl: exportDownloadUrl(jobId) });
 }
 
@@ -163,10 +162,11 @@ export function registerExportRoutes(router: Router, store: Store): void {
         await pipeline(file.body, res);
         return;
       }
-      const client = await getTemporalClient();
       let status: string;
       try {
-        const desc = await client.workflow.getHandle(query.jobId).describe();
+        const handle = await jobHandle(query.jobId);
+        if (!handle) throw unknown();
+        const desc = await handle.describe();
         // Whether someone else's export runs or failed is theirs to know, as its progress is.
         if (!mayReadJob(desc, reader)) throw unknown();
         status = desc.status.name;

@@ -368,7 +368,7 @@ export function registerSchedulingRoutes(router: Router, store: Store): void {
             'weekend-sync',
             { forced: true, runNow: true, ...(body.siruta ? { runNowSiruta: body.siruta } : {}) },
             // A city's own "Pornește" runs that city first, not the queue's first one.
-            { db: store.pool, signalArgs: body.siruta ? [{ siruta: body.siruta }] : [] },
+            { signalArgs: body.siruta ? [{ siruta: body.siruta }] : [] },
           ));
           break;
         }

@@ -31,7 +31,7 @@ const Credentials = z.object({
 /** Spec 3.1: on the first connection with missing county data, a county refresh starts in the background. */
 async function refreshCountiesIfMissing(landregApi: LandregApi): Promise<void> {
   if (!(await countyDataMissing(landregApi.prisma))) return;
-  await start('uat-catalog-refresh', {}, { db: landregApi.db, existing: 'accept' });
+  await start('uat-catalog-refresh', {}, { existing: 'accept' });
 }
 
 /**
@@ -127,7 +127,7 @@ export function registerLandregSessionRoutes(router: Router, landregApi: Landreg
       if (body.action === 'connect') return connect(landregApi, { req, res }, auth, body);
       // Running jobs first: the disconnect is refused for everyone then (CONTRACT.md 409, the same
       // count GET shows anyone); only a disconnect that would happen needs an administrator.
-      const jobs = await runningPortalJobs(landregApi.db);
+      const jobs = await runningPortalJobs();
       if (jobs.length > 0) {
         throw errors.conflict('jobs_running', 'Nu vă puteți deconecta cât timp rulează lucrări de sincronizare sau export.', {
           runningJobs: jobs.length,

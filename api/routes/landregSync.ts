@@ -75,7 +75,7 @@ export function registerLandregSyncRoutes(router: Router, landregApi: LandregApi
       const { handle } = await start(
         'sync',
         { siruta: body.siruta, layers, mode: 'base', forceFullSync: body.forceFullSync, trigger: 'manual' },
-        { db: landregApi.db, startedBy: auth!.user.id },
+        { startedBy: auth!.user.id },
       );
       try {
         const result = (await handle.result()) as UatSyncResult;
@@ -108,7 +108,7 @@ export function registerLandregSyncRoutes(router: Router, landregApi: LandregApi
       const { jobId } = await start(
         'sync-background',
         { siruta: body.siruta, layers: body.layers ?? [...DEFAULT_SYNC_LAYERS], mode: body.mode, forceFullSync: body.forceFullSync, trigger: 'manual' },
-        { db: landregApi.db, startedBy: auth!.user.id },
+        { startedBy: auth!.user.id },
       );
       return accepted(jobId);
     },
@@ -131,7 +131,6 @@ export function registerLandregSyncRoutes(router: Router, landregApi: LandregApi
       const county = await findCounty(landregApi.db, body.county);
       if (!county) throw errors.notFound(`Județul „${body.county}” nu există în baza locală.`);
       const { jobId } = await start('sync-county', { county: county.county, userId: auth?.user.id, trigger: 'county' }, {
-        db: landregApi.db,
         startedBy: auth!.user.id,
         precondition: async () => {
           if (await isRunning(ALL_COUNTIES_JOB_ID)) {
@@ -161,14 +160,14 @@ export function registerLandregSyncRoutes(router: Router, landregApi: LandregApi
       },
       async ({ auth }) => accepted((await begin(auth?.user.id)).jobId),
     );
-  const by = (userId: string | undefined) => ({ db: landregApi.db, ...(userId ? { startedBy: userId } : {}) });
+  const by = (userId: string | undefined) => ({ ...(userId ? { startedBy: userId } : {}) });
   startRoute('/api/landreg/sync-all-counties', 'Sincronizarea tuturor județelor, unul după altul (o singură lucrare)', 'session', (userId) =>
     start(ALL_COUNTIES_JOB.kind, { userId }, by(userId)),
   );
   startRoute('/api/landreg/refresh-all', 'Reîmprospătează pe rând toate UAT-urile din baza locală (magic peste 30% îmbogățire)', 'session', (userId) =>
     start('refresh-all', {}, by(userId)),
   );
-  startRoute('/api/landreg/auto-refresh', 'Intrare cron: reîmprospătarea automată (token CRON_SECRET)', 'cron', () => start('auto-refresh', {}, { db: landregApi.db }));
+  startRoute('/api/landreg/auto-refresh', 'Intrare cron: reîmprospătarea automată (token CRON_SECRET)', 'cron', () => start('auto-refresh', {}));
 
   defineRoute(
     router,

@@ -84,7 +84,7 @@ const HistoryBody = z.object({
 const me = (auth: SessionContext | undefined) => auth!.user.id;
 
 export function registerNotificationRoutes(router: Router, store: Store): void {
-  const deliverMail = mailDelivery(store.pool);
+  const deliverMail = mailDelivery;
   defineRoute(
     router,
     { method: 'get', path: '/api/notifications/app', summary: 'In-app notifications and unread count', tags: ['notifications'], auth: 'session', query: InboxQuery, response: { description: 'Newest first', schema: InboxBody } },

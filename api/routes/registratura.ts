@@ -156,7 +156,7 @@ const MigrateBody = z.object({ maxEntries: z.number().int().min(1).max(1_000_000
 
 export function registerRegistryRoutes(router: Router, store: Store, opts: RegistryRouteOptions = {}): void {
   const statusAuthorityUrl = opts.statusAuthorityUrl ?? config.statusAuthority.baseUrl;
-  const deliverMail = mailDelivery(store.pool);
+  const deliverMail = mailDelivery;
   const tags = ['registratura'];
 
   defineRoute(
@@ -299,7 +299,7 @@ export function registerRegistryRoutes(router: Router, store: Store, opts: Regis
       failures: { 409: 'already_running' },
     },
     async () => {
-      const { jobId } = await start('registry-status-check', undefined, { db: store.pool });
+      const { jobId } = await start('registry-status-check', undefined);
       return reply(202, { jobId, progressUrl: progressUrl(jobId) });
     },
   );

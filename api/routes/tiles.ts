@@ -101,7 +101,7 @@ export function tilesRouter(store: Store): Router {
       failures: { 401: 'Missing or wrong bearer token', 409: 'A build is already running (a valid state, spec 3.6)' },
     },
     async () => {
-      const s = await startOverviewArchiveBuild(store.pool, await getTemporalClient());
+      const s = await startOverviewArchiveBuild(await getTemporalClient());
       if (!s.started) throw errors.conflict('already_running', 'Reconstruirea arhivei rulează deja.');
       return reply(202, { buildId: s.jobId, message: 'Reconstruirea arhivei a pornit.' });
     },

@@ -22,7 +22,6 @@ export const AREA_FILES = {
   scheduling: ['domain/scheduling/'],
   signIn: ['domain/auth/', 'api/auth/'],
   ogc: ['domain/ogc/'],
-  jobs: ['temporal/jobs.ts'],
   outsideCalls: ['domain/outside/'],
   /** The limits every web process shares in shared mode (issue 44 item 3). */
   limits: ['domain/limits/'],
@@ -64,7 +63,6 @@ export const TABLE_OWNERS = {
   vault_access_log: 'office',
   tile_versions: 'tiles',
   tile_archive_builds: 'tiles',
-  job_slots: 'jobs',
   outside_call_pace: 'outsideCalls',
   work_slot_leases: 'limits',
   rate_limit_hits: 'limits',

@@ -22,13 +22,13 @@ export type SessionState = z.infer<typeof SessionState>;
 
 export interface SessionStateSources {
   db: Db;
-  /** The running jobs that keep the portal session in use, as that store and Temporal see them. */
-  runningPortalJobs: (db: Db) => Promise<readonly unknown[]>;
+  /** The running jobs that keep the portal session in use, as Temporal sees them. */
+  runningPortalJobs: () => Promise<readonly unknown[]>;
 }
 
 export async function sessionState({ db, runningPortalJobs }: SessionStateSources): Promise<SessionState> {
   // The session shows even while Temporal is unreachable: then no job is known to run.
-  const [s, jobs] = await Promise.all([readPortalSession(db), runningPortalJobs(db).catch(() => [])]);
+  const [s, jobs] = await Promise.all([readPortalSession(db), runningPortalJobs().catch(() => [])]);
   return {
     connected: s.cookie !== null,
     ...(s.cookie && s.username ? { username: s.username } : {}),

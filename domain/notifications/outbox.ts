@@ -5,7 +5,7 @@
  * the activity fails and Temporal retries it; the row waits, nothing is lost or doubled.
  *
  * Domain code cannot start workflows (dependencies point one way), so whoever queues a mail
- * passes in how its delivery starts (`StartDelivery`: temporal/mail.ts `mailDelivery(db)`, built
+ * passes in how its delivery starts (`StartDelivery`: temporal/mail.ts `mailDelivery`, built
  * by the route or the activity factory on its store). With none, or when the start fails, the
  * periodic outbox sweep (schedule `mail-outbox-sweep`) starts the delivery later.
  */

@@ -99,7 +99,7 @@ function sampleWorkers(pids: number[]) {
 
 async function sync(tag: string, forceFullSync = false): Promise<{ run: LayerSyncResult; seconds: number }> {
   const t = performance.now();
-  const run = await (await start('layer-sync', { siruta: BENCH_SIRUTA, layerId: LAYER, forceFullSync, trigger: 'manual' }, { db: getPool() })).handle.result();
+  const run = await (await start('layer-sync', { siruta: BENCH_SIRUTA, layerId: LAYER, forceFullSync, trigger: 'manual' })).handle.result();
   const seconds = (performance.now() - t) / 1000;
   if (run.status !== 'done') throw new Error(`${tag} sync ended ${run.status}: ${run.error}`);
   return { run, seconds };

@@ -82,7 +82,7 @@ async function walk(handle: WorkflowHandle, b: Breakdown, kind = 'countySync'): 
 
 async function runCounty(perUatPlan = false): Promise<{ ms: number; result: Awaited<ReturnType<typeof countySync>>; handle: WorkflowHandle }> {
   const t0 = performance.now();
-  const { handle } = await start('sync-county', { county: COUNTY, trigger: 'county', requestTileRebuild: false, perUatPlan }, { db: getPool() });
+  const { handle } = await start('sync-county', { county: COUNTY, trigger: 'county', requestTileRebuild: false, perUatPlan });
   const result = await handle.result();
   return { ms: performance.now() - t0, result, handle };
 }

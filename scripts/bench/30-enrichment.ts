@@ -56,7 +56,7 @@ async function benchThroughput(): Promise<void> {
   const db = getPool();
   const before = await simCounts();
   const t0 = new Date();
-  const { jobId: workflowId, handle } = await start('enrich', { siruta: BENCH_SIRUTA, force: true }, { db: getPool() });
+  const { jobId: workflowId, handle } = await start('enrich', { siruta: BENCH_SIRUTA, force: true });
   say(`started ${workflowId} (force) on the bench UAT; stopping it after ${TARGET_PARCELS} parcels`);
   let progress: ProgressState<EnrichDetail> | undefined;
   let lastSaid = 0;

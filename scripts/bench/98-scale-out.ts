@@ -23,7 +23,6 @@ import { config } from '../../domain/config';
 import { getPool } from '../../domain/db/pool';
 import { createStore, type Store } from '../../domain/db/store';
 import { clearTileCache } from '../../domain/tiles/mvt';
-import { getTemporalClient } from '../../temporal/client';
 import { start } from '../../temporal/jobs';
 import { replicaDataDir, replicaService } from '../stack/services';
 import { waitFor, type Proc } from '../stack/proc';
@@ -140,7 +139,7 @@ async function main(): Promise<void> {
     emit('idle', 'replica', idle.replica);
 
     say(`loading the county ${COUNTY} on the primary for at most ${LOAD_MS / 1000} s…`);
-    const { handle, jobId } = await start('sync-county', { county: COUNTY, trigger: 'county', requestTileRebuild: false }, { db: getPool() });
+    const { handle, jobId } = await start('sync-county', { county: COUNTY, trigger: 'county', requestTileRebuild: false });
     let finished = false;
     const done = handle.result().then(
       () => (finished = true),
@@ -164,7 +163,7 @@ async function main(): Promise<void> {
     const loadSeconds = (Date.now() - t0) / 1000;
     if (!finished) {
       say(`load window over: cancelling ${jobId}`);
-      await (await getTemporalClient()).workflow.getHandle(jobId).cancel().catch(() => undefined);
+      await handle.cancel().catch(() => undefined);
     }
     await done;
     emit('load', 'primary', load.primary);

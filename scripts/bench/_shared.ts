@@ -134,7 +134,7 @@ async function ensureUatSynced(siruta: number, log: (msg: string) => void): Prom
   const client = await getTemporalClient();
   if ((await count(`SELECT count(*)::int AS n FROM gis_uats`)) === 0) {
     log('UAT catalogue empty: running uatCatalogRefresh');
-    await (await start('uat-catalog-refresh', {}, { db: getPool(), existing: 'accept' })).handle.result();
+    await (await start('uat-catalog-refresh', {}, { existing: 'accept' })).handle.result();
   }
   if ((await count(`SELECT count(*)::int AS n FROM gis_uats WHERE siruta = $1 AND geom IS NOT NULL`, [siruta])) === 0) {
     log(`no boundary for UAT ${siruta}: patching the UAT catalogue`);
@@ -142,9 +142,9 @@ async function ensureUatSynced(siruta: number, log: (msg: string) => void): Prom
   }
   let running = await runningSyncOf(siruta);
   if (running.length === 0 && ((await layerCount('TERENURI_ACTIVE', siruta)) === 0 || (await layerCount('CLADIRI_ACTIVE', siruta)) === 0)) {
-    const { jobId } = await start('sync-background', { siruta, layers: [...DEFAULT_SYNC_LAYERS], mode: 'base', trigger: 'manual', requestTileRebuild: false }, { db: getPool() });
+    const { jobId, handle } = await start('sync-background', { siruta, layers: [...DEFAULT_SYNC_LAYERS], mode: 'base', trigger: 'manual', requestTileRebuild: false });
     log(`syncing UAT ${siruta} (${DEFAULT_SYNC_LAYERS.join(', ')}) as ${jobId}`);
-    running = [jobId];
+    running = [handle.workflowId];
   }
   for (const id of running) {
     log(`waiting for ${id}`);

@@ -5,7 +5,7 @@
  * is counted once by the process that runs it live.
  */
 import type { Sinks } from '@temporalio/workflow';
-import { JOBS } from './jobTable';
+import { JOBS, jobIdOfRun } from './jobTable';
 
 /** continued: the run continued as new (a queue's next chapter), the job goes on. */
 export type JobEndStatus = 'completed' | 'failed' | 'cancelled' | 'continued';
@@ -18,11 +18,12 @@ export interface JobMetricSinks extends Sinks {
 }
 
 /**
- * A run's job kind: the id's first part when it names a kind of the job table (`sync:…`,
- * `deliver-mail:…`), else its workflow type (a schedule's run, a workflow no starter names).
- * Bounded either way: kinds and workflow types are fixed lists.
+ * A run's job kind: its job id's first part when it names a kind of the job table (`sync:…`,
+ * `deliver-mail:…`; under a lock's workflow id the job id is in the memo), else its workflow
+ * type (a schedule's run, a workflow no starter names). Bounded either way: kinds and workflow
+ * types are fixed lists.
  */
-export function jobKindOf(workflowId: string, workflowType: string): string {
-  const prefix = workflowId.split(':', 1)[0];
-  return Object.hasOwn(JOBS, prefix) ? prefix : workflowType;
+export function jobKindOf(run: { workflowId: string; workflowType: string; memo?: Record<string, unknown> }): string {
+  const prefix = jobIdOfRun(run).split(':', 1)[0];
+  return Object.hasOwn(JOBS, prefix) ? prefix : run.workflowType;
 }

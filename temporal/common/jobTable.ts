@@ -4,10 +4,11 @@
  * `executeChildJob`). Adding a kind is adding a record here. Pure, so workflows import it.
  *
  * "One at a time" locks a resource, not a kind: `lock(input)` names it (`uat:<siruta>` for every
- * sync of that UAT whatever its kind, `county:<name>`), and a start finds a running job of any
- * kind holding the same resource. The job id's scope is the lock's id, so Temporal is asked
- * about a resource by id prefix (`<kind>:<id>:`) over the kinds that lock it. A singleton (the
- * overview build, a CF account's order queue, one mail's delivery) is its own lock: its fixed id
+ * sync of that UAT whatever its kind, `county:<name>`), and the resource is the running job's
+ * workflow id: Temporal refuses a second start under an id while a run holds it (its id conflict
+ * policy), whatever the kind, so no table of ours keeps a lock. The job id a user sees stays
+ * `<kind>:<lock id>:<ulid>` (the run's memo `jobId`), one per run. A singleton (the overview
+ * build, a CF account's order queue, one mail's delivery) is its own lock: its fixed id
  * `<kind>:<scope>` is refused by Temporal while one runs. A queue kind names the signal its
  * starts deliver (signal-with-start: the running queue gets it, or one starts with it), and a
  * singleton the other signals it takes while it runs (`signals`, sent by `signalJob`). A
@@ -21,6 +22,27 @@ export interface JobLock {
   resource: string;
   /** Which one (a SIRUTA code, a county); the job id's scope. */
   id(input: never): string;
+}
+
+/** The workflow id a running holder of the lock has: `<resource>:<id>`, the one Temporal keeps unique. */
+export function lockWorkflowId(lock: { resource: string; id: string }): string {
+  return `${lock.resource}:${lock.id}`;
+}
+
+/**
+ * The workflow id a job runs under: its lock's for a kind that locks a resource (the job id's
+ * scope is the lock's id), else the job id itself.
+ */
+export function workflowIdOfJob(jobId: string): string {
+  const [kind, scope] = jobId.split(':');
+  const lock = (JOBS as Record<string, JobSpec>)[kind]?.lock;
+  return lock && scope ? lockWorkflowId({ resource: lock.resource, id: scope }) : jobId;
+}
+
+/** The job id of a run: the one its starter gave (memo `jobId`) under a lock's workflow id, else the workflow id. */
+export function jobIdOfRun(run: { workflowId: string; memo?: Record<string, unknown> }): string {
+  const id = run.memo?.jobId;
+  return typeof id === 'string' && id !== '' ? id : run.workflowId;
 }
 
 export interface JobSpec<W extends string = string> {
@@ -103,11 +125,6 @@ export type StartableKind = { [K in JobKind]: (typeof JOBS)[K] extends { lock: J
 export function lockOf(kind: JobKind, input: unknown): { resource: string; id: string } | null {
   const spec: JobSpec = JOBS[kind];
   return spec.lock ? { resource: spec.lock.resource, id: spec.lock.id(input as never) } : null;
-}
-
-/** The kinds that hold `resource`: a running job of any of them holds the lock. */
-export function kindsLocking(resource: string): JobKind[] {
-  return (Object.keys(JOBS) as JobKind[]).filter((k) => (JOBS[k] as JobSpec).lock?.resource === resource);
 }
 
 /** The id scope of a start: the lock's id, else the record's fixed scope. */

@@ -101,7 +101,7 @@ beforeAll(async () => {
   notifWorker = w.get(TaskQueue.notifications)!;
   notifRun = notifWorker.run();
   // Deliveries started by notify() in this process run in this file's namespace, on its workers.
-  deliver = mailDelivery(store.pool);
+  deliver = mailDelivery;
   ({ server, base } = await listenApp(createApp({ store })));
   dan = await createTestSessionRecord({ email: danEmail, name: 'Dan Ștefănescu', company: 'U', db: rig.db });
   mihai = await createTestSessionRecord({ email: mihaiEmail, name: 'Mihai Țurcanu', company: 'G', db: rig.db });

@@ -17,6 +17,7 @@ import { wallClock } from '../../domain/scheduling/windows';
 import { jobWorkflowId } from '../../temporal/ids';
 import { TaskQueue } from '../../temporal/common/queues';
 import { ensureSchedules, schedules } from '../../temporal/schedules';
+import { jobHandle } from '../../temporal/jobs';
 import { JOB_KIND } from '../../temporal/common/searchAttributes';
 import { WEEKEND_SYNC_WORKFLOW_ID } from '../../temporal/common/singletons';
 import type { syncRuleScheduler, weekendSync } from '../../workflows/scheduling';
@@ -131,7 +132,7 @@ describe('sync rules', () => {
       });
     const first = await tick();
     expect(first.started.map((s) => s.siruta)).toEqual([target.siruta]);
-    const job = rig.env.client.workflow.getHandle(first.started[0].jobId);
+    const job = (await jobHandle(first.started[0].jobId, rig.env.client))!;
     const result = await job.result();
     expect(result.runs.map((r: { layerId: string }) => r.layerId)).toEqual(['TERENURI_ACTIVE']);
     const runs = await rig.db.query(`SELECT trigger, status FROM gis_sync_runs WHERE siruta = $1`, [target.siruta]);

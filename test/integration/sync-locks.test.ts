@@ -13,7 +13,8 @@ import { SESSION_COOKIE } from '../../api/auth/cookies';
 import { migrate } from '../../domain/db/migrate';
 import { closePool, getPool } from '../../domain/db/pool';
 import { closeTemporalClient } from '../../temporal/client';
-import { progressUrl } from '../../temporal/jobs';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { jobHandle, progressUrl } from '../../temporal/jobs';
 import { jobWorkflowId } from '../../temporal/ids';
 import { TaskQueue } from '../../temporal/common/queues';
 import type { countySync } from '../../workflows/countySync';
@@ -44,16 +45,24 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
   }
 }
 
-/** The id of the running foreground sync of a UAT, once Temporal lists it (the waiting route names no job until it answers). */
+/**
+ * The job id of the running foreground sync of a UAT (the waiting route names no job until it
+ * answers): the run under the UAT's lock, `uat:<siruta>`, whose memo names the job.
+ */
 function runningForegroundSync(siruta: number): Promise<string> {
   return waitFor(`a running sync of ${siruta}`, async () => {
-    for await (const wf of rig.env.client.workflow.list({ query: `ExecutionStatus = 'Running' AND WorkflowId STARTS_WITH 'sync:${siruta}:'` })) return wf.workflowId;
-    return undefined;
+    try {
+      const run = await rig.env.client.workflow.getHandle(`uat:${siruta}`).describe();
+      return run.status.name === 'RUNNING' && String(run.memo?.jobId).startsWith(`sync:${siruta}:`) ? String(run.memo!.jobId) : undefined;
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return undefined;
+      throw err;
+    }
   });
 }
 
 async function status(jobId: string): Promise<string> {
-  return (await rig.env.client.workflow.getHandle(jobId).describe()).status.name;
+  return (await (await jobHandle(jobId, rig.env.client))!.describe()).status.name;
 }
 
 async function finished(jobId: string): Promise<{ status: string }> {

@@ -91,9 +91,9 @@ describe('tileArchiveRebuild on the dev server', () => {
     const before = await archiveInfo();
     const w = await worker(env, 'ours');
     await w.runUntil(async () => {
-      const first = await requestTileArchiveRebuild(getPool(), env.client);
+      const first = await requestTileArchiveRebuild(env.client);
       expect(first).toEqual({ jobId: workflowId, alreadyRunning: false });
-      const second = await requestTileArchiveRebuild(getPool(), env.client);
+      const second = await requestTileArchiveRebuild(env.client);
       expect(second).toEqual({ jobId: workflowId, alreadyRunning: true });
 
       const result = (await env.client.workflow.getHandle(workflowId).result()) as TileArchiveRebuildResult;
@@ -120,7 +120,7 @@ describe('tileArchiveRebuild on the dev server', () => {
       expect(hook.status).toBe(202);
       const w = await worker(env, 'ours');
       await w.runUntil(async () => {
-        await requestTileArchiveRebuild(getPool(), env.client);
+        await requestTileArchiveRebuild(env.client);
         const handle = env.client.workflow.getHandle(TILE_REBUILD_WORKFLOW_ID);
         // What the monitor shows (`GET /api/geoportal/tiles/status` `job.progress`).
         let progress: TileRebuildProgress | undefined;
@@ -174,7 +174,7 @@ describe('tileArchiveRebuild on the dev server', () => {
     const before = await archiveInfo();
     const w = await worker(env, 'webhook');
     await w.runUntil(async () => {
-      const first = await requestTileArchiveRebuild(getPool(), env.client, { pollIntervalMs: 300, timeoutMs: 120_000 });
+      const first = await requestTileArchiveRebuild(env.client, { pollIntervalMs: 300, timeoutMs: 120_000 });
       expect(first).toEqual({ jobId: workflowId, alreadyRunning: false });
 
       const result = (await env.client.workflow.getHandle(workflowId).result()) as TileArchiveRebuildResult;

@@ -92,7 +92,7 @@ describe('table owners', () => {
         await db.query(\`SELECT r.id FROM registry_entries r JOIN gis_uats u ON u.siruta = r.siruta\`);
         await db.query('DELETE FROM cf_extracts WHERE id = $1', [1]);
         await db.query(\`UPDATE public.weekend_sync_queue SET position = 1\`);
-        await db.query(\`INSERT INTO job_slots (resource) VALUES ($1)\`);
+        await db.query(\`INSERT INTO outside_call_pace (service) VALUES ($1)\`);
         await db.query(\`COPY gis_features (id) FROM STDIN\`);
         await db.query(\`SELECT 1 FROM tags t, contacts c WHERE \${t} = 'x'\`);
         await db.query(\`SELECT 1 FROM registry_entries_archive, \${t}\`);
@@ -105,7 +105,7 @@ describe('table owners', () => {
       'domain/notifications/digest.ts:4 gis_uats (sql; owner store)',
       'domain/notifications/digest.ts:5 cf_extracts (sql; owner cf)',
       'domain/notifications/digest.ts:6 weekend_sync_queue (sql; owner scheduling)',
-      'domain/notifications/digest.ts:7 job_slots (sql; owner jobs)',
+      'domain/notifications/digest.ts:7 outside_call_pace (sql; owner outsideCalls)',
       'domain/notifications/digest.ts:8 gis_features (sql; owner store)',
       'domain/notifications/digest.ts:9 tags (sql; owner office)',
       'domain/notifications/digest.ts:9 contacts (sql; owner office)',

@@ -54,7 +54,7 @@ export async function action({ request, context }: ActionFunctionArgs): Promise<
     // The same rule as POST /api/admin/backups (CONTRACT 6): administrators only.
     if (!isAdmin) return { intent, ok: false, message: ADMIN_ONLY_BACKUP, jobId: null };
     try {
-      const r = await startBackup(context.store.pool);
+      const r = await startBackup();
       return { intent, ok: true, message: 'Copia de siguranță a pornit.', jobId: r.jobId, startedAt: new Date().toISOString() };
     } catch (err) {
       if (err instanceof AppError && err.code === 'already_running') {
@@ -66,7 +66,7 @@ export async function action({ request, context }: ActionFunctionArgs): Promise<
   // The same rule as POST /api/geoportal/tiles/rebuild (issue 25): a rebuild is office-wide work.
   if (!isAdmin) return { intent, ok: false, message: ADMIN_ONLY_REBUILD, jobId: null };
   try {
-    const r = await startTileRebuild(context.store);
+    const r = await startTileRebuild();
     return { intent, ok: true, message: 'Reconstruirea arhivei a pornit.', jobId: r.jobId };
   } catch (err) {
     if (err instanceof AppError && err.code === 'already_running') {
