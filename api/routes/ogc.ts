@@ -389,7 +389,7 @@ export function registerOgcRoutes(router: Router, store: Store): void {
     async ({ res, params, query, auth }) => {
       const collection = collectionOr404(params.collectionId);
       const crs = parseCrs(query.crs, 'crs');
-      const feature = await readOn(store, (r) => queryItem({ collection, viewer: viewerOf(auth), crs, id: params.featureId }, r.pool));
+      const feature = await readOn(store, (r) => queryItem({ collection, viewer: viewerOf(auth), crs, id: params.featureId, siruta: collection.uat }, r.pool));
       const self = `${base()}/collections/${collection.id}/items/${params.featureId}`;
       const links = [
         link(self, 'self', GEOJSON, 'Acest obiect'),

@@ -231,13 +231,12 @@ export async function queryItems(q: ItemsQuery, opts: { db: Db; signal?: AbortSi
 
 /** One feature by its uuid in the collection's layer; 404 when it is not there. */
 export async function queryItem(
-  q: Pick<ItemsQuery, 'collection' | 'viewer' | 'crs'> & { id: string },
+  q: Pick<ItemsQuery, 'collection' | 'viewer' | 'crs'> & { id: string; /** A UAT's own collection: its features only. */ siruta?: number },
   db: Db,
 ): Promise<string> {
   const notFound = () => errors.notFound('Obiectul nu există în această colecție.');
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(q.id)) throw notFound();
-  // A UAT's own collection holds that UAT's features only, by id as by page.
-  const uat = q.collection.uat;
+  const uat = q.siruta;
   const r = await db.query<{ feature: string }>(
     `SELECT ${featureSql(q)} AS feature FROM gis_features f WHERE f.id = $1 AND f.layer_id = $2${uat === undefined ? '' : ' AND f.siruta = $3'}`,
     uat === undefined ? [q.id, q.collection.layerId] : [q.id, q.collection.layerId, uat],
