@@ -33,6 +33,7 @@ const PURE = [
   'domain/registry/statusNames.ts',
   'domain/landreg/counties.ts',
   'domain/dwg/names.ts',
+  'domain/geo/mapColors.ts',
 ];
 const PAGE_ONLY: ReadonlyArray<{ module: string; name: string; why: string }> = [
   { module: 'domain/notifications/service.ts', name: 'unread', why: "the bell's first count; the browser then polls GET /api/notifications/app, whose inbox() counts with it" },
@@ -40,6 +41,9 @@ const PAGE_ONLY: ReadonlyArray<{ module: string; name: string; why: string }> = 
   { module: 'domain/landreg/service.ts', name: 'lastSyncChanges', why: "the UAT dashboard's card of the last finished sync per layer" },
   { module: 'domain/enrichment/service.ts', name: 'storedParcel', why: 'the parcel page (the map panel is GET /api/geoportal/feature, with geometry and attributes)' },
   { module: 'domain/enrichment/service.ts', name: 'canSearchOwners', why: "the viewer rule shown as the owner search's form; searchOwner applies it on both doors" },
+  { module: 'domain/tags/service.ts', name: 'listProjects', why: "the assistant's project picker; POST /api/ai-chat resolves the chosen projectId under the same companies rule (domain/ai/context.ts)" },
+  { module: 'domain/ogc/service.ts', name: 'uatsWithParcels', why: "Acces QGIS's UAT picker (the UATs the store draws); GET /api/qgis/project takes any UAT's siruta and answers 404 for one it does not hold" },
+  { module: 'domain/ogc/service.ts', name: 'QGIS_AUTHCFG', why: 'the id the page tells the user to give the authentication entry; the project GET /api/qgis/project writes names the same (qgisProjectXml)' },
   { module: 'domain/office/service.ts', name: 'storageUsed', why: "the utilities page's usage line; the API reports the same figure in its 413 storage_quota_exceeded body" },
 ];
 

@@ -6,8 +6,7 @@
 import { config } from '../../../domain/config';
 import type { Store } from '../../../domain/db/store';
 import { DEFAULT_TOKEN_DAYS, MAX_TOKEN_DAYS, listTokens } from '../../../domain/auth/service';
-import { uatsWithParcels } from '../../../domain/ogc/features';
-import { QGIS_AUTHCFG } from '../../../domain/ogc/qgisProject';
+import { QGIS_AUTHCFG, uatsWithParcels } from '../../../domain/ogc/service';
 
 export async function qgisAccessPage(store: Store, caller: { userId: string; isAdmin: boolean }) {
   return {
