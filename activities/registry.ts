@@ -1,29 +1,17 @@
 /**
- * Activities of the registry (store queue): the status authority checks (docs/registry.md).
- * Each is one call into domain/registry; the workflow sends the notifications through the
+ * Activities of the registry (store queue): the status authority checks (docs/registry.md), each
+ * one call of the registry's service. The workflow sends the notifications through the
  * notifications queue's `notify` activity.
  */
-import { config } from '../domain/config';
-import type { Db } from '../domain/db/pool';
-import type { PrismaClient } from '../domain/db/prisma';
-import { checkEntryStatus, monitoredEntryIds, type StatusCheckResult } from '../domain/registry/statusCheck';
+import type { RegistryService, StatusCheckResult } from '../domain/registry/service';
 
-export interface RegistryActivityDeps {
-  prisma: PrismaClient;
-  /** The store's pool: the status authority's shared rate schedule. */
-  db: Db;
-  /** Status authority base URL; default config.statusAuthority.baseUrl (tests aim at their own simulator). */
-  statusAuthorityUrl?: string;
-}
-
-export function createRegistryActivities({ prisma, db, statusAuthorityUrl }: RegistryActivityDeps) {
-  const target = { baseUrl: statusAuthorityUrl ?? config.statusAuthority.baseUrl, timeoutMs: config.statusAuthority.timeoutMs };
+export function createRegistryActivities({ registry }: { registry: RegistryService }) {
   return {
     async listMonitoredRegistryEntries(): Promise<string[]> {
-      return monitoredEntryIds(prisma);
+      return registry.monitoredEntryIds();
     },
     async checkRegistryEntryStatus(entryId: string): Promise<StatusCheckResult> {
-      return checkEntryStatus(prisma, db, entryId, target);
+      return registry.checkEntryStatus(entryId);
     },
   };
 }

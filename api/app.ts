@@ -42,7 +42,7 @@ import type { Store } from '../domain/db/store';
 import { enrichmentDeps } from '../domain/enrichment/service';
 import type { LandregRouteOptions } from './routes/landreg';
 import type { CfRouteOptions } from './routes/cfportal';
-import type { RegistryRouteOptions } from './routes/registratura';
+import { createServices, type OutsideTargets, type Services } from '../domain/services';
 import type { PdfRouteOptions } from './routes/pdfTools';
 import { mailDelivery } from '../temporal/mail';
 
@@ -62,8 +62,10 @@ export interface AppDeps {
   landreg?: LandregRouteOptions;
   /** The certificate portal, account slot and batch timings of the CF routes (default: config.cfportal). */
   cf?: CfRouteOptions;
-  /** The status authority of the registry's checks (default: config.statusAuthority). */
-  registry?: RegistryRouteOptions;
+  /** The outside systems' addresses of the areas' services (each default: config). */
+  outside?: OutsideTargets;
+  /** Every area's service (domain/services.ts); default: built from the store and `outside`. */
+  services?: Services;
   /** The PDF tools' upload settings (default: the upload helper's). */
   pdf?: PdfRouteOptions;
   /** The storage quota per company (default config.office.storageQuotaBytes). */
@@ -71,8 +73,8 @@ export interface AppDeps {
 }
 
 /** Every area registers its routes here; one router file per area (STYLE.md). */
-export function apiRouter(deps: Omit<AppDeps, 'web'>): Router {
-  const { store } = deps;
+export function apiRouter(deps: Omit<AppDeps, 'web'> & { services: Services }): Router {
+  const { store, services } = deps;
   const router = Router();
   registerSystemRoutes(router, store);
   registerAdminBackupRoutes(router);
@@ -83,7 +85,7 @@ export function apiRouter(deps: Omit<AppDeps, 'web'>): Router {
   registerGeoportalTileRoutes(router, store);
   registerGeoportalRoutes(router, store);
   registerNotificationRoutes(router, store);
-  registerRegistryRoutes(router, store, deps.registry);
+  registerRegistryRoutes(router, services.registry);
   registerCfportalRoutes(router, store, deps.cf);
   registerRgiRoutes(router, store, deps.landreg);
   registerCentralApiRoutes(router, store);
@@ -106,7 +108,8 @@ export function ogcRouter(store: Store): Router {
   return router;
 }
 
-export function createApp(deps: AppDeps): Express {
+export function createApp(appDeps: AppDeps): Express {
+  const deps = { ...appDeps, services: appDeps.services ?? createServices({ store: appDeps.store, mail: mailDelivery, outside: appDeps.outside }) };
   const app = express();
   app.disable('x-powered-by');
   // The client's address (req.ip, the key of the rate limits) as the deployment sees it: behind a

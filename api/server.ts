@@ -16,6 +16,8 @@ import { getTemporalClient } from '../temporal/client';
 import { ensureOverviewArchive } from '../temporal/tileArchive';
 import { sweepStaleTempDirs } from '../domain/storage/tempDirs';
 import { processStore } from '../domain/db/store';
+import { createServices } from '../domain/services';
+import { mailDelivery } from '../temporal/mail';
 import { trackPools } from '../domain/metrics';
 import { shareWorkSlots } from '../domain/concurrency';
 
@@ -53,7 +55,9 @@ async function serve(): Promise<void> {
   trackPools({ pool: store.pool, tilePool: store.tilePool });
   const stopFollowing = config.app.sharedLimits ? followSessionChanges(store.pool) : undefined;
   if (config.app.sharedLimits) shareWorkSlots(store.pool, config.app.workSlotLeaseMs);
-  const app = createApp({ store, web: [pageGuard, ...(await createWebHandlers(store))] });
+  // Every area's service, built once: the routers and the pages' loaders call the same objects.
+  const services = createServices({ store, mail: mailDelivery });
+  const app = createApp({ store, services, web: [pageGuard, ...(await createWebHandlers(store, services))] });
   const server = applyKeepAlive(app.listen(config.app.port, () => {
     logger.info({ url: config.app.publicUrl, shared: config.app.sharedLimits }, 'geoportal listening');
     // Upload and export directories a killed predecessor left behind (issue 13); the age guard

@@ -2,7 +2,7 @@
  * The Remix UI as Express handlers, mounted by createApp({ web }) after /api and /auth:
  * fingerprinted assets (cached for a year, immutable), the other files of build/client, then the
  * Remix request handler with the built server bundle. Loaders receive the request's session as
- * `context.auth` and the process's store as `context.store` (typed in web/app/context.ts).
+ * `context.auth`, the process's store as `context.store` and every area's service as `context.services` (typed in web/app/context.ts).
  *
  * The bundle comes from `npm run build:web` (`remix vite:build`, vite.config.ts). It imports the
  * project's server modules (api/, domain/, ...) from source, so the process must run under tsx.
@@ -15,6 +15,7 @@ import { createRequestHandler } from '@remix-run/express';
 import type { ServerBuild } from '@remix-run/node';
 import { config, projectRoot } from '../domain/config';
 import type { Store } from '../domain/db/store';
+import type { Services } from '../domain/services';
 import { mailDelivery } from '../temporal/mail';
 
 export const WEB_BUILD_DIR = path.join(projectRoot, 'build');
@@ -31,7 +32,7 @@ export class WebBuildMissingError extends Error {
   }
 }
 
-export async function createWebHandlers(store: Store): Promise<RequestHandler[]> {
+export async function createWebHandlers(store: Store, services: Services): Promise<RequestHandler[]> {
   for (const required of [WEB_SERVER_BUILD, path.join(WEB_CLIENT_DIR, 'assets')]) {
     if (!fs.existsSync(required)) throw new WebBuildMissingError(required);
   }
@@ -49,7 +50,7 @@ export async function createWebHandlers(store: Store): Promise<RequestHandler[]>
   const remix = createRequestHandler({
     build,
     mode: config.nodeEnv === 'production' ? 'production' : 'development',
-    getLoadContext: (req) => ({ auth: req.auth, store, deliverMail }),
+    getLoadContext: (req) => ({ auth: req.auth, store, deliverMail, services }),
   });
 
   return [statics, remix];

@@ -26,7 +26,7 @@ import type {
   UatSyncArgs,
   UatSyncResult,
 } from './landreg/sync/jobTypes';
-import type { RegistryStatusCheckResult } from './registry/statusCheck';
+import type { RegistryStatusCheckResult } from './registry/jobTypes';
 import type { SchedulerTickResult, WeekendSyncArgs } from './scheduling/jobTypes';
 import type { SessionTally } from './scheduling/report';
 import type { OverviewArchiveBuildResult, TileArchiveRebuildInput, TileArchiveRebuildResult } from './tiles/jobTypes';

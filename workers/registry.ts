@@ -24,7 +24,8 @@ import type { Store } from '../domain/db/store';
 import type { SmtpTarget } from '../domain/mail/transport';
 import { TaskQueue, type TaskQueueName } from '../temporal/common/queues';
 import { mailDelivery } from '../temporal/mail';
-import type { StartDelivery } from '../domain/notifications/outbox';
+import type { StartDelivery } from '../domain/areaDeps';
+import { createServices, type Services } from '../domain/services';
 import { jobsHolding, listRunningJobs, start } from '../temporal/jobs';
 
 /** What the worker is built from; main.ts builds the store once per process, a test its own. */
@@ -57,10 +58,13 @@ export type ActivityDeps = Omit<WorkerDeps, 'store'> & {
   db: pg.Pool;
   prisma: PrismaClient;
   deliverMail: StartDelivery;
+  /** Every area's service, built once for the process (domain/services.ts). */
+  services: Services;
 };
 
 export function activityDeps({ store, ...settings }: WorkerDeps): ActivityDeps {
-  return { ...settings, db: store.pool, prisma: store.prisma, deliverMail: mailDelivery };
+  const services = createServices({ store, mail: mailDelivery, outside: { statusAuthorityUrl: settings.statusAuthorityUrl } });
+  return { ...settings, db: store.pool, prisma: store.prisma, deliverMail: mailDelivery, services };
 }
 
 export interface QueueWorkerEntry {
@@ -94,7 +98,7 @@ export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
       // Sync bookkeeping (docs/sync.md); the portal calls of the sync live on the landreg queue only.
       ...createLandregStoreActivities(deps),
       // Registry status checks (docs/registry.md): a page fetch and a short transaction each.
-      ...createRegistryActivities(deps),
+      ...createRegistryActivities(deps.services),
       // Sync rules and the weekend queue (docs/scheduling.md).
       ...createSchedulingActivities({ ...deps, jobs: { listRunningJobs, start } }),
       // Backups (domain/backup): pgBackRest beside the database server, the buckets' mirror.

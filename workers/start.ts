@@ -69,6 +69,8 @@ export async function createQueueWorkers(opts: CreateWorkersOptions): Promise<Ma
     hasRegisteredWork(registry[q]),
   );
   const workers = new Map<TaskQueueName, Worker>();
+  // One set of area services for every queue of the process (domain/services.ts).
+  const deps = activityDeps(opts.deps);
   for (const queue of queues) {
     const entry = registry[queue];
     const worker = await Worker.create({
@@ -77,7 +79,7 @@ export async function createQueueWorkers(opts: CreateWorkersOptions): Promise<Ma
       taskQueue: queue,
       identity: workerIdentity(),
       ...(entry.workflowsPath ? { workflowBundle: await workflowBundleFor(entry.workflowsPath), sinks: jobMetricSinks() } : {}),
-      ...(entry.activities ? { activities: entry.activities(activityDeps(opts.deps)) } : {}),
+      ...(entry.activities ? { activities: entry.activities(deps) } : {}),
       shutdownGraceTime: '10 seconds',
       ...entry.options,
     });

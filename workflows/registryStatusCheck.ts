@@ -11,7 +11,7 @@ import type { RegistryActivities } from '../activities/registry';
 import { TaskQueue } from '../temporal/common/queues';
 import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import { RETRY } from '../temporal/common/retryPolicies';
-import type { RegistryStatusCheckResult } from '../domain/registry/statusCheck';
+import type { RegistryStatusCheckResult } from '../domain/registry/jobTypes';
 
 const registry = proxyActivities<RegistryActivities>({
   taskQueue: TaskQueue.store,

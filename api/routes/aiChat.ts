@@ -16,7 +16,7 @@ import { heavyWork, holdSlot } from '../http/rateLimit';
 import type { SessionContext } from '../../domain/auth/sessionContext';
 import { config, type AiSettings } from '../../domain/config';
 import { viewerOf } from '../../domain/auth/viewer';
-import { registryViewer } from '../../domain/registry/access';
+import { registryViewer } from '../../domain/registry/rules';
 import { AppError } from '../../domain/errors';
 import { chat, openChatStream, type ChatCaller } from '../../domain/ai/chat';
 import { CHAT_LIMITS } from '../../domain/ai/prompt';

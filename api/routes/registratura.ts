@@ -17,29 +17,10 @@ import type { SessionContext } from '../../domain/auth/sessionContext';
 import { defineRoute, reply } from '../http/route';
 import { withUpload } from '../http/upload';
 import { progressUrl, start } from '../../temporal/jobs';
-import { mailDelivery } from '../../temporal/mail';
-import { config } from '../../domain/config';
-import type { Store } from '../../domain/db/store';
 import { errors } from '../../domain/errors';
 import { sendAttachment } from '../http/download';
-import { notify } from '../../domain/notifications/notify';
-import { registryViewer, type RegistryViewer } from '../../domain/registry/access';
-import { addAttachment, deleteAttachmentObjects, migrateInlineAttachments, openAttachment, removeAttachment } from '../../domain/registry/attachments';
-import { createEntry, deleteEntry, getEntryRow, updateEntry } from '../../domain/registry/entries';
-import { entryHistory, getEntry, listEntries } from '../../domain/registry/service';
-import { COMPANIES, DIRECTIONS } from '../../domain/registry/numbers';
-import { repairSequences, sequenceReport } from '../../domain/registry/sequences';
-import { checkEntryStatus } from '../../domain/registry/statusCheck';
-import { STATUS_CODES } from '../../domain/registry/status';
-import { childLogger } from '../../domain/log';
-
-const log = childLogger('registry');
-
-/** What the registry routes talk to besides the store; an integration test aims the status checks at its own simulator. */
-export interface RegistryRouteOptions {
-  /** The status authority's address (default config.statusAuthority.baseUrl). */
-  statusAuthorityUrl?: string;
-}
+import type { RegistryService } from '../../domain/registry/service';
+import { COMPANIES, DIRECTIONS, STATUS_CODES, registryViewer, type RegistryViewer } from '../../domain/registry/rules';
 
 const viewerOf = (auth: SessionContext | undefined): RegistryViewer => registryViewer(auth!);
 
@@ -154,15 +135,13 @@ const CheckResult = z.object({
 });
 const MigrateBody = z.object({ maxEntries: z.number().int().min(1).max(1_000_000).optional() }).strict();
 
-export function registerRegistryRoutes(router: Router, store: Store, opts: RegistryRouteOptions = {}): void {
-  const statusAuthorityUrl = opts.statusAuthorityUrl ?? config.statusAuthority.baseUrl;
-  const deliverMail = mailDelivery;
+export function registerRegistryRoutes(router: Router, registry: RegistryService): void {
   const tags = ['registratura'];
 
   defineRoute(
     router,
     { method: 'get', path: '/api/registratura/entries', summary: 'Registry entries the caller may read, newest number first', tags, auth: 'session', query: ListQuery, response: { description: 'One page', schema: EntryList } },
-    async ({ query, auth }) => listEntries(store.prisma, viewerOf(auth), query),
+    async ({ query, auth }) => registry.listEntries(viewerOf(auth), query),
   );
 
   defineRoute(
@@ -177,13 +156,13 @@ export function registerRegistryRoutes(router: Router, store: Store, opts: Regis
       response: { status: 201, description: 'The new entry with its number', schema: Entry },
       failures: { 403: 'forbidden: another company’s registry (admins may write any)' },
     },
-    async ({ body, auth }) => reply(201, await createEntry(store.pool, viewerOf(auth), body)),
+    async ({ body, auth }) => reply(201, await registry.createEntry(viewerOf(auth), body)),
   );
 
   defineRoute(
     router,
     { method: 'get', path: '/api/registratura/entries/:id', summary: 'One registry entry', tags, auth: 'session', params: IdParams, response: { description: 'The entry', schema: Entry }, failures: { 404: 'Unknown, or another company’s entry' } },
-    async ({ params, auth }) => getEntry(store.prisma, viewerOf(auth), params.id),
+    async ({ params, auth }) => registry.getEntry(viewerOf(auth), params.id),
   );
 
   defineRoute(
@@ -199,7 +178,7 @@ export function registerRegistryRoutes(router: Router, store: Store, opts: Regis
       response: { description: 'The entry after the change', schema: Entry },
       failures: { 403: 'forbidden', 404: 'Unknown, or another company’s entry', 409: 'entry_changed: changed meanwhile' },
     },
-    async ({ params, body, auth }) => updateEntry(store.prisma, viewerOf(auth), params.id, body),
+    async ({ params, body, auth }) => registry.updateEntry(viewerOf(auth), params.id, body),
   );
 
   defineRoute(
@@ -215,8 +194,7 @@ export function registerRegistryRoutes(router: Router, store: Store, opts: Regis
       failures: { 403: 'forbidden', 404: 'Unknown, or another company’s entry', 409: 'not_last_number: a later number exists (Romanian explanation)' },
     },
     async ({ params, auth }) => {
-      const gone = await deleteEntry(store.prisma, viewerOf(auth), params.id);
-      await deleteAttachmentObjects(gone.attachments).catch((err) => log.error({ err, entryId: params.id }, 'attachment objects left after delete'));
+      const gone = await registry.deleteEntry(viewerOf(auth), params.id);
       return { deleted: true, number: gone.number };
     },
   );
@@ -224,7 +202,7 @@ export function registerRegistryRoutes(router: Router, store: Store, opts: Regis
   defineRoute(
     router,
     { method: 'get', path: '/api/registratura/entries/:id/history', summary: 'The entry’s change history (who, when, what), oldest first', tags, auth: 'session', params: IdParams, response: { description: 'History', schema: History }, failures: { 404: 'Unknown, or another company’s entry' } },
-    async ({ params, auth }) => ({ items: await entryHistory(store.prisma, viewerOf(auth), params.id) }),
+    async ({ params, auth }) => ({ items: await registry.entryHistory(viewerOf(auth), params.id) }),
   );
 
   defineRoute(
@@ -242,11 +220,11 @@ export function registerRegistryRoutes(router: Router, store: Store, opts: Regis
     async ({ req, params, auth }) => {
       const viewer = viewerOf(auth);
       // Refuse before reading 500 MB for an entry the caller cannot change.
-      await getEntryRow(store.prisma, viewer, params.id);
+      await registry.assertEntry(viewer, params.id);
       return withUpload(req, { fileFields: ['file'] }, async (up) => {
         const file = up.files[0];
         if (!file) throw errors.badRequest('Lipsește fișierul (câmpul „file”).', [{ field: 'file', problem: 'required' }]);
-        return reply(201, await addAttachment(store.prisma, viewer, params.id, file));
+        return reply(201, await registry.addAttachment(viewer, params.id, file));
       });
     },
   );
@@ -264,7 +242,7 @@ export function registerRegistryRoutes(router: Router, store: Store, opts: Regis
       failures: { 404: 'Unknown entry or attachment' },
     },
     async ({ params, auth, res }) => {
-      const file = await openAttachment(store.prisma, viewerOf(auth), params.id, params.attachmentId);
+      const file = await registry.openAttachment(viewerOf(auth), params.id, params.attachmentId);
       await sendAttachment(res, file.body, { contentType: file.mimeType, fileName: file.name, size: file.size });
     },
   );
@@ -272,19 +250,19 @@ export function registerRegistryRoutes(router: Router, store: Store, opts: Regis
   defineRoute(
     router,
     { method: 'delete', path: '/api/registratura/entries/:id/attachments/:attachmentId', summary: 'Remove an attachment (and its object)', tags, auth: 'session', params: AttachmentParams, response: { description: 'The entry', schema: Entry }, failures: { 403: 'forbidden', 404: 'Unknown entry or attachment' } },
-    async ({ params, auth }) => removeAttachment(store.prisma, viewerOf(auth), params.id, params.attachmentId),
+    async ({ params, auth }) => registry.removeAttachment(viewerOf(auth), params.id, params.attachmentId),
   );
 
   defineRoute(
     router,
     { method: 'get', path: '/api/registratura/debug-sequences', summary: 'Admin: SEQ counters against the actual maxima, with samples of each number format', tags, auth: 'admin', response: { description: '{sequences}' } },
-    async () => ({ sequences: await sequenceReport(store.prisma) }),
+    async () => ({ sequences: await registry.sequenceReport() }),
   );
 
   defineRoute(
     router,
     { method: 'post', path: '/api/registratura/debug-sequences', summary: 'Admin: reset counters to the actual maxima and convert old-format numbers', tags, auth: 'admin', response: { description: '{counters, converted, skipped}' } },
-    async ({ auth }) => repairSequences(store.prisma, { userId: auth!.user.id, name: auth!.user.name }),
+    async ({ auth }) => registry.repairSequences({ userId: auth!.user.id, name: auth!.user.name }),
   );
 
   defineRoute(
@@ -316,16 +294,7 @@ export function registerRegistryRoutes(router: Router, store: Store, opts: Regis
       response: { description: 'What the check found, and the entry after it', schema: CheckResult },
       failures: { 404: 'Unknown, or another company’s entry', 409: 'not_tracked: the entry has no tracking block' },
     },
-    async ({ body, auth }) => {
-      const prisma = store.prisma;
-      const viewer = viewerOf(auth);
-      const row = await getEntryRow(prisma, viewer, body.id);
-      if (!row.tracking) throw errors.conflict('not_tracked', 'Înregistrarea nu are o cerere urmărită la autoritate.');
-      const r = await checkEntryStatus(prisma, store.pool, body.id, { baseUrl: statusAuthorityUrl, timeoutMs: config.statusAuthority.timeoutMs });
-      const notified = r.notification ? (await notify(store.pool, deliverMail, r.notification)).created : false;
-      const { notification: _n, ...rest } = r;
-      return { ...rest, notified, entry: await getEntry(prisma, viewer, body.id) };
-    },
+    async ({ body, auth }) => registry.checkNow(viewerOf(auth), body.id),
   );
 
   defineRoute(
@@ -339,6 +308,6 @@ export function registerRegistryRoutes(router: Router, store: Store, opts: Regis
       body: MigrateBody,
       response: { description: '{entries, attachments, bytes, remaining, failed}' },
     },
-    async ({ body, auth }) => migrateInlineAttachments(store.prisma, { userId: auth!.user.id, name: auth!.user.name }, { maxEntries: body.maxEntries }),
+    async ({ body, auth }) => registry.migrateInlineAttachments({ userId: auth!.user.id, name: auth!.user.name }, { maxEntries: body.maxEntries }),
   );
 }

@@ -19,7 +19,7 @@ import { errors } from '../errors';
 import { uatNamedIn, uatParcels } from '../landreg/reads';
 import { projectOfTag } from '../tags/service';
 import { listEntries } from '../registry/entries';
-import { readableCompanies, type RegistryViewer } from '../registry/access';
+import { readableCompanies, type RegistryViewer } from '../registry/rules';
 import type { ProjectContext } from './prompt';
 
 const PARCEL_LAYER = 'TERENURI_ACTIVE';

@@ -9,6 +9,7 @@
  * by the route or the activity factory on its store). With none, or when the start fails, the
  * periodic outbox sweep (schedule `mail-outbox-sweep`) starts the delivery later.
  */
+import type { StartDelivery } from '../areaDeps';
 import type { Db } from '../db/pool';
 import { childLogger } from '../log';
 import { config } from '../config';
@@ -26,8 +27,7 @@ export interface OutboxMail extends RenderedMail {
   userIds?: string[];
 }
 
-/** Starts one outbox row's delivery now; null leaves every row to the outbox sweep. */
-export type StartDelivery = ((outboxId: string) => Promise<void>) | null;
+export type { StartDelivery } from '../areaDeps';
 
 /** Starts delivery of queued rows now; failures are left to the sweep (never thrown at the caller). */
 export async function dispatchMail(deliver: StartDelivery, ids: readonly string[]): Promise<void> {

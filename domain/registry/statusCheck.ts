@@ -154,13 +154,3 @@ export async function checkEntryStatus(prisma: PrismaClient, db: Db, entryId: st
     return { ...base, outcome: 'changed' as const, notification };
   });
 }
-
-/** What the status check job (workflows/registryStatusCheck.ts) answers. */
-export interface RegistryStatusCheckResult {
-  checked: number;
-  changed: number;
-  unchanged: number;
-  baseline: number;
-  errors: number;
-  notified: number;
-}

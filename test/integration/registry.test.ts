@@ -81,7 +81,7 @@ beforeAll(async () => {
     queues: [TaskQueue.store, TaskQueue.notifications],
   });
   runs = [...workers.values()].map((w) => w.run());
-  ({ server, base } = await listenApp(createApp({ store, registry: { statusAuthorityUrl: sim.url } })));
+  ({ server, base } = await listenApp(createApp({ store, outside: { statusAuthorityUrl: sim.url } })));
   ana = await createTestSessionRecord({ email: 'ana@birou.ro', name: 'Ana Admin', company: 'B', groups: ['admin'] });
   dan = await createTestSessionRecord({ email: 'dan@birou.ro', name: 'Dan', company: 'U' });
   mihai = await createTestSessionRecord({ email: 'mihai@birou.ro', name: 'Mihai', company: 'G' });

@@ -6,7 +6,7 @@
 import { config } from '../../../domain/config';
 import type { SessionContext } from '../../../domain/auth/sessionContext';
 import type { Store } from '../../../domain/db/store';
-import { readableCompanies, registryViewer } from '../../../domain/registry/access';
+import { readableCompanies, registryViewer } from '../../../domain/registry/rules';
 import { providerStatus } from '../../../domain/ai/service';
 import { listProjects } from '../../../domain/tags/service';
 

@@ -1,15 +1,12 @@
 /**
- * What the registry page needs on the server: the registry's application service
- * (domain/registry/service.ts) and viewer rules, as the registry API (api/routes/registratura.ts)
- * calls them, on the store they share.
+ * What the registry page needs on the server: the registry's service (domain/registry/service.ts,
+ * from the load context) and its viewer rules, as the registry API (api/routes/registratura.ts)
+ * calls them.
  */
 import type { SessionContext } from '../../../domain/auth/sessionContext';
-import type { Store } from '../../../domain/db/store';
 import { AppError } from '../../../domain/errors';
-import { readableCompanies, registryViewer, writableCompanies } from '../../../domain/registry/access';
-import type { EntryPage, HistoryItem, RegistryEntry } from '../../../domain/registry/entries';
-import { entryHistory, getEntry, listEntries } from '../../../domain/registry/service';
-import { COMPANIES, DIRECTIONS, type Direction, type RegistryCompany } from '../../../domain/registry/numbers';
+import { COMPANIES, DIRECTIONS, readableCompanies, registryViewer, writableCompanies, type Direction, type RegistryCompany } from '../../../domain/registry/rules';
+import type { EntryPage, HistoryItem, RegistryEntry, RegistryService } from '../../../domain/registry/service';
 
 export type { EntryPage, HistoryItem, RegistryEntry };
 
@@ -29,7 +26,7 @@ export interface RegistryPageData {
   };
 }
 
-export async function registryPageData(store: Store, auth: SessionContext, url: URL): Promise<RegistryPageData> {
+export async function registryPageData(registry: RegistryService, auth: SessionContext, url: URL): Promise<RegistryPageData> {
   const viewer = registryViewer(auth);
   const p = url.searchParams;
   const company = (COMPANIES as readonly string[]).includes(p.get('company') ?? '') ? (p.get('company') as RegistryCompany) : undefined;
@@ -37,16 +34,15 @@ export async function registryPageData(store: Store, auth: SessionContext, url: 
   const year = /^\d{4}$/.test(p.get('year') ?? '') ? Number(p.get('year')) : undefined;
   const q = (p.get('q') ?? '').slice(0, 200);
   const pageNo = Math.max(1, Number(p.get('page')) || 1);
-  const { prisma } = store;
-  const page = await listEntries(prisma, viewer, { company, direction, year, q: q || undefined, page: pageNo, pageSize: 25 });
+  const page = await registry.listEntries(viewer, { company, direction, year, q: q || undefined, page: pageNo, pageSize: 25 });
   let selected: RegistryEntry | null = null;
   let history: HistoryItem[] = [];
   let error: string | null = null;
   const id = p.get('id');
   if (id && /^[0-9a-f-]{36}$/i.test(id)) {
     try {
-      selected = await getEntry(prisma, viewer, id);
-      history = await entryHistory(prisma, viewer, id);
+      selected = await registry.getEntry(viewer, id);
+      history = await registry.entryHistory(viewer, id);
     } catch (err) {
       error = err instanceof AppError ? err.message : 'A apărut o eroare neașteptată.';
     }

@@ -12,7 +12,7 @@ import parcelSyncCss from '../styles/parcel-sync.css?url';
 import registryCss from '../styles/registry.css?url';
 import { requireSession } from '../lib/auth.server';
 import { registryPageData, type HistoryItem, type RegistryEntry } from '../lib/registry.server';
-import { STATUS_CLASS, STATUS_LABEL } from '../../../domain/registry/statusNames';
+import { STATUS_CLASS, STATUS_LABEL } from '../../../domain/registry/rules';
 import { Card } from '../components/Card';
 import type { Company } from '../../../domain/auth/sessionContext';
 import { formatWhen, todayInRomania } from '../lib/dates';
@@ -31,7 +31,7 @@ export const links: LinksFunction = () => [
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
-  return registryPageData(context.store, auth, new URL(request.url));
+  return registryPageData(context.services.registry, auth, new URL(request.url));
 }
 
 const DIRECTION_LABEL: Record<string, string> = { intrare: 'Intrare', iesire: 'Ieșire' };
