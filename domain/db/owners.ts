@@ -1,74 +1,29 @@
 /**
- * Who owns each table (issue 28, docs/architecture.md "Table owners"). Every table of the schema
- * belongs to exactly one area; only the owner's files name it in SQL or reach it through Prisma.
- * Another area calls the owner's functions (the landreg store's `domain/landreg/reads.ts`, the CF
- * area's `domain/cfportal/lookups.ts`, the registry's `domain/registry/due.ts`, ...).
+ * Who owns each table (issue 28, docs/architecture.md "Table owners"), read from the areas' records
+ * (domain/areas.ts). Every table of the schema belongs to exactly one area; only the owner's files
+ * name it in SQL or reach it through Prisma.
+ * Another area calls the owner's service (its door: the registry's `dueEntries`, ...).
  * `test/unit/table-owners.test.ts` scans the sources and fails on any other access, and on a
  * table of the migrations missing here. Migrations (`prisma/`) are every table's own.
  */
+import { AREA_NAMES, AREAS, KERNEL_TABLES, type AreaName, type AreaRecord } from '../areas';
 
-/** Each area's files: a folder (ending in `/`) or one file. An area that owns no table (central API, AI chat, PDF tools) is not listed. */
-export const AREA_FILES = {
-  /** The landreg store: the sync writes it; its tile views are derived objects (domain/store/views.ts). */
-  store: ['domain/landreg/', 'domain/store/'],
-  enrichment: ['domain/enrichment/'],
-  geoportal: ['domain/geoportal/'],
-  tiles: ['domain/tiles/'],
-  exports: ['domain/exports/'],
-  notifications: ['domain/notifications/', 'domain/mail/'],
-  registry: ['domain/registry/'],
-  cf: ['domain/cfportal/'],
-  office: ['domain/office/', 'domain/tags/'],
-  scheduling: ['domain/scheduling/'],
-  signIn: ['domain/auth/', 'api/auth/'],
-  ogc: ['domain/ogc/'],
-  outsideCalls: ['domain/outside/'],
-  /** The limits every web process shares in shared mode (issue 44 item 3). */
+/** Each area's files: its folder of domain/ and what its record adds (a folder ends in `/`), and the kernel's limits. */
+export const AREA_FILES: Record<Area, readonly string[]> = {
+  ...(Object.fromEntries(AREA_NAMES.map((a) => [a, [`domain/${a}/`, ...((AREAS[a] as AreaRecord).files ?? [])]])) as unknown as Record<AreaName, readonly string[]>),
   limits: ['domain/limits/'],
-} as const satisfies Record<string, readonly string[]>;
+};
 
-export type Area = keyof typeof AREA_FILES;
+/** An area of domain/areas.ts, or the kernel's limits (the tables every web process shares, issue 44 item 3). */
+export type Area = AreaName | 'limits';
+
+/** Every table of the schema. */
+export type Table = (typeof AREAS)[AreaName]['tables'][number] | keyof typeof KERNEL_TABLES;
 
 export const TABLE_OWNERS = {
-  gis_uats: 'store',
-  gis_layers: 'store',
-  gis_features: 'store',
-  gis_layer_counts: 'store',
-  gis_sync_runs: 'store',
-  gis_sync_pending: 'store',
-  landreg_portal_sessions: 'store',
-  feature_changes: 'notifications',
-  watchlist: 'notifications',
-  notifications: 'notifications',
-  notification_preferences: 'notifications',
-  mail_outbox: 'notifications',
-  app_users: 'notifications',
-  registry_entries: 'registry',
-  registry_entry_history: 'registry',
-  registry_counters: 'registry',
-  cf_extracts: 'cf',
-  cfportal_accounts: 'cf',
-  cfportal_sessions: 'cf',
-  gis_sync_rules: 'scheduling',
-  gis_settings: 'scheduling',
-  weekend_sync_queue: 'scheduling',
-  app_sessions: 'signIn',
-  personal_access_tokens: 'signIn',
-  tags: 'office',
-  tag_sync_state: 'office',
-  contacts: 'office',
-  storage_items: 'office',
-  storage_usage: 'office',
-  vault_entries: 'office',
-  vault_access_log: 'office',
-  tile_versions: 'tiles',
-  tile_archive_builds: 'tiles',
-  outside_call_pace: 'outsideCalls',
-  work_slot_leases: 'limits',
-  rate_limit_hits: 'limits',
-} as const satisfies Record<string, Area>;
-
-export type Table = keyof typeof TABLE_OWNERS;
+  ...Object.fromEntries(AREA_NAMES.flatMap((a) => (AREAS[a] as AreaRecord).tables.map((t) => [t, a]))),
+  ...Object.fromEntries(Object.keys(KERNEL_TABLES).map((t) => [t, 'limits' as const])),
+} as Record<Table, Area>;
 
 /**
  * The accesses outside the owner that stay, each one statement that must stay one. Keep this

@@ -102,15 +102,15 @@ describe('table owners', () => {
       }`;
     expect(offenders('domain/notifications/digest.ts', planted)).toEqual([
       'domain/notifications/digest.ts:4 registry_entries (sql; owner registry)',
-      'domain/notifications/digest.ts:4 gis_uats (sql; owner store)',
-      'domain/notifications/digest.ts:5 cf_extracts (sql; owner cf)',
+      'domain/notifications/digest.ts:4 gis_uats (sql; owner landreg)',
+      'domain/notifications/digest.ts:5 cf_extracts (sql; owner cfportal)',
       'domain/notifications/digest.ts:6 weekend_sync_queue (sql; owner scheduling)',
-      'domain/notifications/digest.ts:7 outside_call_pace (sql; owner outsideCalls)',
-      'domain/notifications/digest.ts:8 gis_features (sql; owner store)',
-      'domain/notifications/digest.ts:9 tags (sql; owner office)',
+      'domain/notifications/digest.ts:7 outside_call_pace (sql; owner outside)',
+      'domain/notifications/digest.ts:8 gis_features (sql; owner landreg)',
+      'domain/notifications/digest.ts:9 tags (sql; owner tags)',
       'domain/notifications/digest.ts:9 contacts (sql; owner office)',
       'domain/notifications/digest.ts:12 registry_entries (prisma; owner registry)',
-      'domain/notifications/digest.ts:13 app_sessions (prisma; owner signIn)',
+      'domain/notifications/digest.ts:13 app_sessions (prisma; owner auth)',
     ]);
     // The same text in the owner's file, or a shared statement's, is no offence.
     expect(offenders('domain/registry/due.ts', `db.query('SELECT id FROM registry_entries')`)).toEqual([]);
