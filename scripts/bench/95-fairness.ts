@@ -128,7 +128,7 @@ async function pool(n: number, width: number, one: (i: number) => Promise<number
   return out;
 }
 
-// Cookie-signed writes carry the page's Origin, as a browser sends it (docs/architecture.md "same-origin writes").
+// Cookie-signed writes carry the page's Origin, as a browser sends it (docs/architecture.md "Cookie-signed writes must be same-origin").
 const asDan = (extra: Record<string, string> = {}) => ({ cookie: dan.cookie, origin: new URL(base).origin, ...extra });
 
 async function status(p: Promise<Response>): Promise<number> {
