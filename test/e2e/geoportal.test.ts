@@ -24,7 +24,7 @@ import { projectRoot } from '../../domain/config';
 import { closePool, getPool } from '../../domain/db/pool';
 import { wgs84ToStereo70 } from '../../domain/geo/epsg3844';
 import { tilesChanged } from '../../domain/tiles/versions';
-import { plantGeoportalFixtures, removeGeoportalFixtures, screenPointOf, type GeoportalFixture } from '../helpers/geoportalFixtures';
+import { buildingPointOf, plantGeoportalFixtures, removeGeoportalFixtures, screenPointOf, type GeoportalFixture } from '../helpers/geoportalFixtures';
 
 const BASE_URL = E2E_BASE_URL;
 const SCREENSHOT = path.join(projectRoot, 'test-results', 'geoportal-map.png');
@@ -294,17 +294,8 @@ describe('geoportal map, end to end', () => {
 
     // A click on the building opens the building, not its parcel.
     await page.waitForFunction(() => Number(document.querySelector('[data-testid="geoportal-map"]')?.getAttribute('data-zoom')) >= 16, null, { timeout: 20_000 });
-    const at = await page.evaluate((id) => {
-      const map = (window as any).geoportalMap;
-      const f = map.queryRenderedFeatures({ layers: ['cladiri-fill'] }).find((x: any) => x.properties.id === id);
-      if (!f) return null;
-      const ring: [number, number][] = f.geometry.type === 'Polygon' ? f.geometry.coordinates[0] : f.geometry.coordinates[0][0];
-      const pt = map.project([ring.reduce((s, c) => s + c[0], 0) / ring.length, ring.reduce((s, c) => s + c[1], 0) / ring.length]);
-      const box = map.getCanvas().getBoundingClientRect();
-      return { x: box.left + pt.x, y: box.top + pt.y };
-    }, fx.building.id);
-    expect(at).not.toBeNull();
-    await page.mouse.click(at!.x, at!.y);
+    const at = await buildingPointOf(page, fx.building.id);
+    await page.mouse.click(at.x, at.y);
     await page.getByTestId('feature-panel-title').filter({ hasText: `${fx.enriched.cadastralRef}-C1` }).waitFor({ timeout: 15_000 });
     await expect(page.getByTestId('feature-panel-kind').textContent()).resolves.toBe('Clădire');
     await expect(page.getByTestId('building-facts').textContent()).resolves.toContain(`Nr. cadastral ${fx.enriched.cadastralRef}`);

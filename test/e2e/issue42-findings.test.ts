@@ -34,7 +34,7 @@ import { LandregClient } from '../../domain/landreg/client';
 import { fetchFeaturesByIds, fetchObjectIds, uatWhere } from '../../domain/landreg/portal';
 import { AREA_LABELS, AREA_NOTE } from '../../web/app/lib/areas';
 import { formatArea } from '../../web/app/components/enrichment/format';
-import { plantGeoportalFixtures, removeGeoportalFixtures, screenPointOf, type GeoportalFixture } from '../helpers/geoportalFixtures';
+import { buildingPointOf, plantGeoportalFixtures, removeGeoportalFixtures, screenPointOf, type GeoportalFixture } from '../helpers/geoportalFixtures';
 import { DESK, PHONE, WALK_PAGES, coveredInputs, cutPlaceholders, internalWords, overflowOf, pageText, settle } from '../helpers/pageWalk';
 
 const SIRUTA_BASE = 993400;
@@ -416,17 +416,8 @@ describe('issue 42 findings in the browser', () => {
       fx.building.id,
       { timeout: 30_000 },
     );
-    const at = await page.evaluate((id) => {
-      const map = (window as any).geoportalMap;
-      const f = map.queryRenderedFeatures({ layers: ['cladiri-fill'] }).find((x: any) => x.properties.id === id);
-      if (!f) return null;
-      const ring: [number, number][] = f.geometry.type === 'Polygon' ? f.geometry.coordinates[0] : f.geometry.coordinates[0][0];
-      const pt = map.project([ring.reduce((a, c) => a + c[0], 0) / ring.length, ring.reduce((a, c) => a + c[1], 0) / ring.length]);
-      const box = map.getCanvas().getBoundingClientRect();
-      return { x: box.left + pt.x, y: box.top + pt.y };
-    }, fx.building.id);
-    expect(at).not.toBeNull();
-    await page.mouse.click(at!.x, at!.y);
+    const at = await buildingPointOf(page, fx.building.id);
+    await page.mouse.click(at.x, at.y);
     await page.getByTestId('feature-panel-title').filter({ hasText: `${fx.enriched.cadastralRef}-C1` }).waitFor({ timeout: 15_000 });
     await expect(page.getByTestId('feature-panel-kind').textContent()).resolves.toBe('Clădire');
     await expect(page.getByTestId('building-facts').textContent()).resolves.toContain('Suprafață construită');

@@ -10,7 +10,7 @@
  * This file owns SIRUTA 993700-993799.
  */
 import type { Browser, Page } from 'playwright-core';
-import { E2E_BASE_URL, E2E_ORIGIN, launchChromium, openSignedIn } from '../helpers/e2e';
+import { E2E_BASE_URL, E2E_ORIGIN, launchChromium, openSignedIn, watchPageErrors } from '../helpers/e2e';
 import { closePool, getPool } from '../../domain/db/pool';
 import { plantGeoportalFixtures, removeGeoportalFixtures, type GeoportalFixture } from '../helpers/geoportalFixtures';
 
@@ -89,13 +89,7 @@ describe('keyboard alone', () => {
   test('sign in, search, pick, follow the parcel, create a token and download the QGIS project: keyboard only', async () => {
     const context = await browser.newContext({ locale: 'ro-RO', timezoneId: 'Europe/Bucharest', viewport: { width: 1440, height: 900 }, acceptDownloads: true });
     const page = await context.newPage();
-    const errors: string[] = [];
-    const consoleErrors: string[] = [];
-    page.on('pageerror', (err) => errors.push(err.message));
-    page.on('console', (m) => {
-      const at = m.location().url;
-      if (m.type() === 'error' && (!at || at.startsWith(`${E2E_ORIGIN}/`))) consoleErrors.push(`${m.text()} (${at})`);
-    });
+    const { errors, consoleErrors } = watchPageErrors(page);
 
     // The identity provider's sign-in form, filled and sent from the keyboard.
     await page.goto(`${E2E_BASE_URL}/geoportal`);

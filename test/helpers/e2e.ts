@@ -43,6 +43,14 @@ export async function openSignedIn(
 ): Promise<{ context: BrowserContext; page: Page; errors: string[]; consoleErrors: string[] }> {
   const context = await browser.newContext({ locale: 'ro-RO', timezoneId: 'Europe/Bucharest', viewport: { width: 1366, height: 900 }, ...options });
   const page = await context.newPage();
+  const { errors, consoleErrors } = watchPageErrors(page);
+  await page.goto(`${E2E_BASE_URL}${path}`);
+  await signInThroughIdp(page, user);
+  return { context, page, errors, consoleErrors };
+}
+
+/** The page's uncaught errors and its console errors from now on (React's hydration errors among them). */
+export function watchPageErrors(page: Page): { errors: string[]; consoleErrors: string[] } {
   const errors: string[] = [];
   const consoleErrors: string[] = [];
   page.on('pageerror', (err) => errors.push(err.message));
@@ -51,7 +59,5 @@ export async function openSignedIn(
     const at = m.location().url;
     if (m.type() === 'error' && (!at || at.startsWith(`${E2E_ORIGIN}/`))) consoleErrors.push(`${m.text()} (${at})`);
   });
-  await page.goto(`${E2E_BASE_URL}${path}`);
-  await signInThroughIdp(page, user);
-  return { context, page, errors, consoleErrors };
+  return { errors, consoleErrors };
 }

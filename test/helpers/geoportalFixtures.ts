@@ -158,24 +158,39 @@ export async function plantGeoportalFixtures(
   };
 }
 
+/** Screen position of a rendered feature of `layer` (the mean of its first ring), or null when none is drawn. */
+async function renderedPoint(page: Page, layer: string, want: { id: string; objectId?: number; siruta?: number }): Promise<{ x: number; y: number } | null> {
+  return page.evaluate(
+    ({ layer, want }) => {
+      const map = (window as any).geoportalMap;
+      const f = map
+        .queryRenderedFeatures({ layers: [layer] })
+        .find((x: any) => x.properties.id === want.id || (want.objectId !== undefined && x.id === want.objectId && x.properties.siruta === want.siruta));
+      if (!f) return null;
+      const ring: [number, number][] = f.geometry.type === 'Polygon' ? f.geometry.coordinates[0] : f.geometry.coordinates[0][0];
+      const lon = ring.reduce((s, c) => s + c[0], 0) / ring.length;
+      const lat = ring.reduce((s, c) => s + c[1], 0) / ring.length;
+      const pt = map.project([lon, lat]);
+      const box = map.getCanvas().getBoundingClientRect();
+      return { x: box.left + pt.x, y: box.top + pt.y };
+    },
+    { layer, want },
+  );
+}
+
 /**
- * Screen position of a rendered parcel (the mean of its first ring). Found by uuid from zoom 16,
- * by (siruta, feature id = object id) below it, where the tiles carry no uuid.
+ * Screen position of a rendered parcel. Found by uuid from zoom 16, by (siruta, feature id =
+ * object id) below it, where the tiles carry no uuid.
  */
 export async function screenPointOf(page: Page, parcel: GeoportalFixture['parcels'][number]): Promise<{ x: number; y: number }> {
-  const p = await page.evaluate((want) => {
-    const map = (window as any).geoportalMap;
-    const f = map
-      .queryRenderedFeatures({ layers: ['parcele-fill'] })
-      .find((x: any) => x.properties.id === want.id || (x.id === want.objectId && x.properties.siruta === want.siruta));
-    if (!f) return null;
-    const ring: [number, number][] = f.geometry.type === 'Polygon' ? f.geometry.coordinates[0] : f.geometry.coordinates[0][0];
-    const lon = ring.reduce((s, c) => s + c[0], 0) / ring.length;
-    const lat = ring.reduce((s, c) => s + c[1], 0) / ring.length;
-    const pt = map.project([lon, lat]);
-    const box = map.getCanvas().getBoundingClientRect();
-    return { x: box.left + pt.x, y: box.top + pt.y };
-  }, parcel);
+  const p = await renderedPoint(page, 'parcele-fill', parcel);
   if (!p) throw new Error(`parcel ${parcel.cadastralRef} is not rendered`);
+  return p;
+}
+
+/** Screen position of a rendered building (by uuid: buildings are drawn from zoom 16). */
+export async function buildingPointOf(page: Page, id: string): Promise<{ x: number; y: number }> {
+  const p = await renderedPoint(page, 'cladiri-fill', { id });
+  if (!p) throw new Error(`building ${id} is not rendered`);
   return p;
 }
