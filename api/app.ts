@@ -96,7 +96,7 @@ export function apiRouter(deps: Omit<AppDeps, 'web'> & { services: Services }): 
   registerPdfToolRoutes(router, store, deps.pdf);
   registerDwgRoutes(router);
   registerAiChatRoutes(router, store, deps.ai);
-  registerTokenRoutes(router, store);
+  registerTokenRoutes(router, services.auth, store);
   registerQgisProjectRoutes(router, store);
   return router;
 }
@@ -131,8 +131,8 @@ export function createApp(appDeps: AppDeps): Express {
   // another site is refused before anything reads its body.
   app.use(sameOriginWrites);
   // Personal access tokens sign in GET requests of desktop GIS clients on these two prefixes only.
-  app.use(['/ogc', '/tiles'], personalTokenAuth(deps.store.pool));
-  app.use('/auth', express.urlencoded({ extended: false, limit: '64kb' }), authRouter(deps.store));
+  app.use(['/ogc', '/tiles'], personalTokenAuth(deps.services.auth));
+  app.use('/auth', express.urlencoded({ extended: false, limit: '64kb' }), authRouter(deps.store, deps.services.auth));
   // Prometheus' scrape: its own access rule (defineRoute 'metrics'), none of the API's limits.
   app.use(metricsRouter());
   app.use('/metrics', errorMapper);

@@ -9,6 +9,7 @@
  */
 import type { AreaDeps, OutsideTargets, StartDelivery } from './areaDeps';
 import type { Store } from './db/store';
+import { createAuthService } from './auth/service';
 import { createNotificationsService } from './notifications/service';
 import { createRegistryService } from './registry/service';
 
@@ -23,9 +24,10 @@ export interface ServiceDeps {
 
 export function createServices(deps: ServiceDeps) {
   const base: AreaDeps = { store: deps.store, mail: deps.mail, outside: deps.outside ?? {}, clock: deps.clock ?? (() => new Date()) };
+  const auth = createAuthService(base);
   const notifications = createNotificationsService(base);
   const registry = createRegistryService({ ...base, notifications });
-  return { notifications, registry };
+  return { auth, notifications, registry };
 }
 
 export type Services = ReturnType<typeof createServices>;

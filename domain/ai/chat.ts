@@ -8,7 +8,7 @@
 import type { AiProviderName, AiSettings } from '../config';
 import type { Db } from '../db/pool';
 import type { PrismaClient } from '../db/prisma';
-import type { Viewer } from '../auth/viewer';
+import type { Viewer } from '../auth/rules';
 import type { RegistryViewer } from '../registry/rules';
 import { errors } from '../errors';
 import { childLogger } from '../log';

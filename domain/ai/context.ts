@@ -14,7 +14,7 @@
  *     does not need them.
  */
 import type { PrismaClient } from '../db/prisma';
-import type { Viewer } from '../auth/viewer';
+import type { Viewer } from '../auth/rules';
 import { errors } from '../errors';
 import { uatNamedIn, uatParcels } from '../landreg/reads';
 import { projectOfTag } from '../tags/service';

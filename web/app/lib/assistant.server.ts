@@ -4,7 +4,7 @@
  * path), those of the companies the user reads, called in process.
  */
 import { config } from '../../../domain/config';
-import type { SessionContext } from '../../../domain/auth/sessionContext';
+import type { SessionContext } from '../../../domain/auth/rules';
 import type { Store } from '../../../domain/db/store';
 import { readableCompanies, registryViewer } from '../../../domain/registry/rules';
 import { providerStatus } from '../../../domain/ai/service';
