@@ -9,8 +9,12 @@
  */
 import type { AreaDeps, OutsideTargets, StartDelivery } from './areaDeps';
 import type { Store } from './db/store';
+import { createAiService } from './ai/service';
 import { createAuthService } from './auth/service';
+import { createBackupService } from './backup/service';
+import { createDwgService } from './dwg/service';
 import { createNotificationsService } from './notifications/service';
+import { createPdfService } from './pdf/service';
 import { createRegistryService } from './registry/service';
 
 export type { AreaDeps, OutsideTargets, StartDelivery };
@@ -27,7 +31,11 @@ export function createServices(deps: ServiceDeps) {
   const auth = createAuthService(base);
   const notifications = createNotificationsService(base);
   const registry = createRegistryService({ ...base, notifications });
-  return { auth, notifications, registry };
+  const pdf = createPdfService(base);
+  const dwg = createDwgService(base);
+  const ai = createAiService({ ...base, registry });
+  const backup = createBackupService({ ...base, notifications });
+  return { auth, notifications, registry, pdf, dwg, ai, backup };
 }
 
 export type Services = ReturnType<typeof createServices>;
