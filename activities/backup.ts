@@ -1,17 +1,14 @@
 /**
- * Activities of backups (domain/backup/service.ts), on the `store` queue of a worker that runs
+ * Activities of backups (the backup area's service), on the `store` queue of a worker that runs
  * beside the database server: pgBackRest reads the cluster's data directory.
  */
 import { Context } from '@temporalio/activity';
-import type { Db } from '../domain/db/pool';
-import { pgDataDir, stackTarget, type BackupType } from '../domain/backup/pgbackrest';
-import { checkBackupAge, notifyBackupProblem, runBackup, type BackupRun, type LastBackup } from '../domain/backup/service';
-import type { StartDelivery } from '../domain/notifications/outbox';
+import type { BackupType, BackupRun } from '../domain/backup/jobTypes';
+import type { BackupService, LastBackup } from '../domain/backup/service';
 import { withTemporalFailures } from './failures';
 import { keepAlive } from './heartbeat';
 
-export function createBackupActivities({ db, deliverMail }: { db: Db; deliverMail: StartDelivery }) {
-  const target = () => stackTarget(pgDataDir());
+export function createBackupActivities({ services: { backup } }: { services: { backup: BackupService } }) {
   return {
     /**
      * A backup of the store and the buckets, then the retention. The run id is the job's run, per
@@ -20,17 +17,15 @@ export function createBackupActivities({ db, deliverMail }: { db: Db; deliverMai
     async runBackup(input: { type?: BackupType }): Promise<BackupRun> {
       const { workflowExecution, attempt } = Context.current().info;
       const id = `${workflowExecution?.workflowId ?? 'backup'}-${workflowExecution?.runId ?? Date.now()}-${attempt}`.replace(/[^A-Za-z0-9._-]/g, '_');
-      return withTemporalFailures(() => keepAlive(async () => (await runBackup(target(), { id, type: input.type })).run));
+      return withTemporalFailures(() => keepAlive(() => backup.runBackup({ id, type: input.type })));
     },
 
     async notifyBackupFailed(input: { jobId: string; error: string }): Promise<number> {
-      return notifyBackupProblem(db, deliverMail, {
-        problem: 'failed', key: input.jobId, detail: `Copia de siguranță ${input.jobId} a eșuat: ${input.error}`,
-      });
+      return backup.notifyFailed(input.jobId, input.error);
     },
 
     async checkBackupAge(): Promise<LastBackup & { notified: number }> {
-      return checkBackupAge(db, deliverMail, target());
+      return backup.checkAge();
     },
   };
 }

@@ -24,7 +24,7 @@ import {
   type NextStep,
   type WeekendStep,
 } from '../domain/scheduling/weekend';
-import { recentAdmins } from '../domain/auth/admins';
+import type { AuthService } from '../domain/auth/service';
 import type { StartDelivery } from '../domain/notifications/outbox';
 
 /** What the activities need of temporal/jobs.ts: its `listRunningJobs` and the job table's `start`. */
@@ -36,7 +36,19 @@ export interface SchedulingJobs {
   ): Promise<{ jobId: string }>;
 }
 
-export function createSchedulingActivities({ db, prisma, jobs, deliverMail }: { db: Db; prisma: PrismaClient; jobs: SchedulingJobs; deliverMail: StartDelivery }) {
+export function createSchedulingActivities({
+  db,
+  prisma,
+  jobs,
+  deliverMail,
+  services,
+}: {
+  db: Db;
+  prisma: PrismaClient;
+  jobs: SchedulingJobs;
+  deliverMail: StartDelivery;
+  services: { auth: Pick<AuthService, 'recentAdmins'> };
+}) {
   return {
     /** Due UATs in start order, and how many more syncs the portal budget allows now. */
     async planRuleSyncs(input: { now: number }): Promise<{ due: DueUat[]; budget: number }> {
@@ -88,7 +100,7 @@ export function createSchedulingActivities({ db, prisma, jobs, deliverMail }: { 
 
     async weekendRecipients(): Promise<string[]> {
       // Who hears about the weekend sync (spec 6): the administrators who signed in lately.
-      return recentAdmins(db);
+      return services.auth.recentAdmins();
     },
 
     /**

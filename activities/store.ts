@@ -1,13 +1,12 @@
 /**
  * Activities of the `store` task queue: thin calls into domain code. They are built from their
- * dependencies (a pg pool) so a worker or a test decides which database they touch.
+ * dependencies (the areas' services) so a worker or a test decides which database they touch.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { deleteExpiredSessions } from '../domain/auth/sessionCleanup';
-import type { Db } from '../domain/db/pool';
+import type { AuthService } from '../domain/auth/service';
 
 export interface StoreActivityDeps {
-  db: Db;
+  services: { auth: Pick<AuthService, 'deleteExpiredSessions'> };
 }
 
 /**
@@ -22,12 +21,12 @@ function asSchemaFailure(err: unknown): unknown {
   return err;
 }
 
-export function createStoreActivities({ db }: StoreActivityDeps) {
+export function createStoreActivities({ services: { auth } }: StoreActivityDeps) {
   return {
-    /** Deletes expired and idle app_sessions rows (domain/auth/sessionCleanup.ts); returns the count. */
+    /** Deletes expired and idle app_sessions rows (sign-in's service); returns the count. */
     async purgeExpiredSessions(): Promise<number> {
       try {
-        return await deleteExpiredSessions(db);
+        return await auth.deleteExpiredSessions();
       } catch (err) {
         throw asSchemaFailure(err);
       }

@@ -37,7 +37,7 @@ import { registerTokenRoutes } from './routes/tokens';
 import { registerOgcRoutes } from './routes/ogc';
 import { registerQgisProjectRoutes } from './routes/qgisProject';
 import { personalTokenAuth } from './auth/personalToken';
-import { config, type AiSettings } from '../domain/config';
+import { config } from '../domain/config';
 import type { Store } from '../domain/db/store';
 import { enrichmentDeps } from '../domain/enrichment/service';
 import type { LandregRouteOptions } from './routes/landreg';
@@ -56,8 +56,6 @@ export const JSON_BODY_LIMIT = 25 * 1024 * 1024; // CONTRACT.md section 5, bytes
 export interface AppDeps {
   store: Store;
   web?: RequestHandler[];
-  /** The AI chat's provider settings (default config.ai); tests build apps with other providers. */
-  ai?: AiSettings;
   /** The land-registry portal of the landreg and RGI routes (default: config.landreg on the store). */
   landreg?: LandregRouteOptions;
   /** The certificate portal, account slot and batch timings of the CF routes (default: config.cfportal). */
@@ -77,7 +75,7 @@ export function apiRouter(deps: Omit<AppDeps, 'web'> & { services: Services }): 
   const { store, services } = deps;
   const router = Router();
   registerSystemRoutes(router, store);
-  registerAdminBackupRoutes(router);
+  registerAdminBackupRoutes(router, services.backup);
   registerAuthApiRoutes(router);
   registerLandregRoutes(router, store, deps.landreg);
   registerLandregEnrichmentRoutes(router, enrichmentDeps(store.pool, mailDelivery, deps.landreg));
@@ -93,10 +91,10 @@ export function apiRouter(deps: Omit<AppDeps, 'web'> & { services: Services }): 
   registerVaultRoutes(router, store);
   registerAddressBookRoutes(router, store);
   registerTagRoutes(router, store);
-  registerPdfToolRoutes(router, store, deps.pdf);
-  registerDwgRoutes(router);
-  registerAiChatRoutes(router, store, deps.ai);
-  registerTokenRoutes(router, store);
+  registerPdfToolRoutes(router, services.pdf, deps.pdf);
+  registerDwgRoutes(router, services.dwg);
+  registerAiChatRoutes(router, services.ai);
+  registerTokenRoutes(router, services.auth, store);
   registerQgisProjectRoutes(router, store);
   return router;
 }
@@ -131,8 +129,8 @@ export function createApp(appDeps: AppDeps): Express {
   // another site is refused before anything reads its body.
   app.use(sameOriginWrites);
   // Personal access tokens sign in GET requests of desktop GIS clients on these two prefixes only.
-  app.use(['/ogc', '/tiles'], personalTokenAuth(deps.store.pool));
-  app.use('/auth', express.urlencoded({ extended: false, limit: '64kb' }), authRouter(deps.store));
+  app.use(['/ogc', '/tiles'], personalTokenAuth(deps.services.auth));
+  app.use('/auth', express.urlencoded({ extended: false, limit: '64kb' }), authRouter(deps.store, deps.services.auth));
   // Prometheus' scrape: its own access rule (defineRoute 'metrics'), none of the API's limits.
   app.use(metricsRouter());
   app.use('/metrics', errorMapper);

@@ -14,7 +14,7 @@ import { logger } from '../domain/log';
 import { applyKeepAlive } from '../domain/net/keepAlive';
 import { getTemporalClient } from '../temporal/client';
 import { ensureOverviewArchive } from '../temporal/tileArchive';
-import { sweepStaleTempDirs } from '../domain/storage/tempDirs';
+import { sweepStaleTempDirs } from '../domain/storage/service';
 import { processStore } from '../domain/db/store';
 import { createServices } from '../domain/services';
 import { mailDelivery } from '../temporal/mail';

@@ -3,6 +3,7 @@
  * a queued mail starts its delivery, the outside systems' addresses and the clock. Its own module so
  * each area's `service.ts` and `domain/services.ts` (which builds them all) share it without a cycle.
  */
+import type { AiSettings } from './config';
 import type { Store } from './db/store';
 
 /**
@@ -16,6 +17,10 @@ export type StartDelivery = ((outboxId: string) => Promise<void>) | null;
 export interface OutsideTargets {
   /** The status authority of the registry's checks (default config.statusAuthority.baseUrl). */
   statusAuthorityUrl?: string;
+  /** The DWG conversion sidecar (default config.dwg.url). */
+  dwgSidecarUrl?: string;
+  /** The AI chat's providers: keys, models and addresses (default config.ai). */
+  ai?: AiSettings;
 }
 
 export interface AreaDeps {

@@ -8,7 +8,7 @@ import { lastBackup } from './backup/service';
 import type { Db } from './db/pool';
 import { lastPortalPing } from './landreg/sessionStore';
 import { mailTransport } from './mail/transport';
-import { checkBuckets } from './storage/s3';
+import { checkBuckets } from './storage/service';
 
 export interface ProbeResult {
   ok: boolean;

@@ -6,8 +6,8 @@
  * result drifts from what its starters send fails to compile. Types only: each area keeps its
  * jobs' types beside its rules (`domain/<area>/jobTypes.ts`).
  */
-import type { SessionHousekeepingResult } from './auth/sessionCleanup';
-import type { BackupRun, DatabaseBackupInput } from './backup/service';
+import type { SessionHousekeepingResult } from './auth/jobTypes';
+import type { BackupRun, DatabaseBackupInput } from './backup/jobTypes';
 import type { CfOrderBatchInput, CfOrderBatchResult, CfOrderQueueInput } from './cfportal/jobTypes';
 import type { EnrichParcelsInput, EnrichParcelsResult, ImportNoGeometryInput } from './enrichment/jobTypes';
 import type { NoGeomImport } from './enrichment/noGeometry';

@@ -9,7 +9,12 @@
  */
 import type { AreaDeps, OutsideTargets, StartDelivery } from './areaDeps';
 import type { Store } from './db/store';
+import { createAiService } from './ai/service';
+import { createAuthService } from './auth/service';
+import { createBackupService } from './backup/service';
+import { createDwgService } from './dwg/service';
 import { createNotificationsService } from './notifications/service';
+import { createPdfService } from './pdf/service';
 import { createRegistryService } from './registry/service';
 
 export type { AreaDeps, OutsideTargets, StartDelivery };
@@ -23,9 +28,14 @@ export interface ServiceDeps {
 
 export function createServices(deps: ServiceDeps) {
   const base: AreaDeps = { store: deps.store, mail: deps.mail, outside: deps.outside ?? {}, clock: deps.clock ?? (() => new Date()) };
+  const auth = createAuthService(base);
   const notifications = createNotificationsService(base);
   const registry = createRegistryService({ ...base, notifications });
-  return { notifications, registry };
+  const pdf = createPdfService(base);
+  const dwg = createDwgService(base);
+  const ai = createAiService({ ...base, registry });
+  const backup = createBackupService({ ...base, notifications });
+  return { auth, notifications, registry, pdf, dwg, ai, backup };
 }
 
 export type Services = ReturnType<typeof createServices>;

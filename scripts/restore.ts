@@ -8,8 +8,7 @@
  */
 import pg from 'pg';
 import { config, refuseUnsafeProductionStart } from '../domain/config';
-import { stackTarget } from '../domain/backup/pgbackrest';
-import { restore } from '../domain/backup/service';
+import { restore, stackTarget } from '../domain/backup/service';
 import { pgDataDir, services } from './stack/services';
 import { prefixer, waitFor, type Proc } from './stack/proc';
 

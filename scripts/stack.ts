@@ -17,7 +17,7 @@ import { execFileSync } from 'node:child_process';
 import pg from 'pg';
 import { config, projectRoot } from '../domain/config';
 import { services, appServices, pgDataDir, replicaDataDir, replicaService, type Service } from './stack/services';
-import { stackTarget } from '../domain/backup/pgbackrest';
+import { stackTarget } from '../domain/backup/service';
 import { RESTART_STABLE_MS, restartDelayMs, waitFor, prefixer, startProcess, type Proc } from './stack/proc';
 import { wrongNode } from './stack/runtime';
 
@@ -116,7 +116,7 @@ async function startReplica(): Promise<void> {
 }
 
 async function prepareStorage(): Promise<void> {
-  const { ensureBuckets } = await import('../domain/storage/s3');
+  const { ensureBuckets } = await import('../domain/storage/service');
   const created = await ensureBuckets();
   if (created.length) say(`buckets created: ${created.join(', ')}`);
 }

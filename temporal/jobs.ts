@@ -16,7 +16,7 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import { errors } from '../domain/errors';
-import { ownerOrAdmin, type Reader } from '../domain/auth/ownership';
+import { ownerOrAdmin, type Reader } from '../domain/auth/rules';
 import { PORTAL_JOB_KINDS, percentOf, progressStillKept, type JobProgress } from '../domain/landreg/jobs';
 import { getTemporalClient } from './client';
 import { jobWorkflowId, parseWorkflowId, singletonWorkflowId } from './ids';

@@ -14,10 +14,8 @@ import { ensureSchedules } from '../temporal/schedules';
 import { createQueueWorkers, workerIdentity } from './start';
 import { freeLoopbackPort, serveWorkerMetrics, workerMetricsPort } from './metrics';
 import { registerBackupGauges, trackPools } from '../domain/metrics';
-import { ensureBackupRepository, lastBackup } from '../domain/backup/service';
-import { pgDataDir, stackTarget } from '../domain/backup/pgbackrest';
-import { ensureExportLifecycle } from '../domain/storage/s3';
-import { sweepStaleTempDirs } from '../domain/storage/tempDirs';
+import { ensureBackupRepository, lastBackup, pgDataDir, stackTarget } from '../domain/backup/service';
+import { ensureExportLifecycle, sweepStaleTempDirs } from '../domain/storage/service';
 import { seedWeekendQueue } from '../domain/scheduling/weekend';
 
 const log = childLogger('workers');

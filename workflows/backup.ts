@@ -9,13 +9,12 @@
  */
 import { ApplicationFailure, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { BackupActivities } from '../activities/backup';
-import type { BackupRun } from '../domain/backup/service';
+import type { BackupRun, DatabaseBackupInput } from '../domain/backup/jobTypes';
 import { failureMessage } from '../temporal/common/failures';
 import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
 import { startChildJob } from './childJobs';
-import type { DatabaseBackupInput } from '../domain/backup/service';
 
 const backup = proxyActivities<BackupActivities>({
   taskQueue: TaskQueue.store,

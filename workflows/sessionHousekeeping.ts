@@ -6,7 +6,7 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { StoreActivities } from '../activities/store';
 import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
-import type { SessionHousekeepingResult } from '../domain/auth/sessionCleanup';
+import type { SessionHousekeepingResult } from '../domain/auth/jobTypes';
 
 const store = proxyActivities<StoreActivities>({
   taskQueue: TaskQueue.store,

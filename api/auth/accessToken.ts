@@ -11,7 +11,7 @@ import { AppError } from '../../domain/errors';
 import type { TokenSource } from '../../domain/central/client';
 import { loadSessionCached, type StoredSession } from './sessionStore';
 import { refreshShared } from './session';
-import { DEV_BYPASS_SESSION_ID, type SessionContext } from '../../domain/auth/sessionContext';
+import { DEV_BYPASS_SESSION_ID, type SessionContext } from '../../domain/auth/rules';
 
 const signInAgain = () =>
   new AppError(401, 'unauthorized', 'Sesiunea de autentificare a expirat. Autentificați-vă din nou.', {

@@ -5,7 +5,7 @@
  * administrator: domain/auth/ownership.ts.
  */
 import { errors } from '../../domain/errors';
-import type { SessionContext } from '../../domain/auth/sessionContext';
+import type { SessionContext } from '../../domain/auth/rules';
 
 export const ADMIN_ONLY_MESSAGE = 'Doar administratorii pot folosi această operațiune.';
 

@@ -8,20 +8,19 @@
  * again against today's lists, so the viewer rule reads it exactly as it reads a session.
  */
 import type { RequestHandler } from 'express';
-import type pg from 'pg';
 import { config } from '../../domain/config';
-import { evaluateFlags } from '../../domain/auth/flags';
-import { findLiveToken, tokenHash, type TokenIdentity } from '../../domain/auth/personalTokens';
+import { evaluateFlags, type SessionContext } from '../../domain/auth/rules';
+import type { AuthService, TokenIdentity } from '../../domain/auth/service';
 import { presentedToken } from './bearer';
-import type { SessionContext } from '../../domain/auth/sessionContext';
 import type { StoredSession } from './sessionStore';
 
-export const personalTokenAuth = (db: pg.Pool): RequestHandler => (req, _res, next) => {
+export const personalTokenAuth = (auth: Pick<AuthService, 'findLiveToken'>): RequestHandler => (req, _res, next) => {
   if (req.method !== 'GET' && req.method !== 'HEAD') return next();
   const secret = presentedToken(req);
   if (secret === null) return next();
   req.auth = undefined;
-  findLiveToken(db, tokenHash(secret))
+  auth
+    .findLiveToken(secret)
     .then((token) => {
       if (token) {
         const { identity } = token;

@@ -3,20 +3,18 @@
  * (GET /auth/logout only shows a confirmation form: a GET that signs out could be triggered by
  * any link or image on another site), and GET /api/auth/session.
  */
-import { deleteExpiredSessions } from '../../domain/auth/sessionCleanup';
 import { Router, type Response } from 'express';
 import * as oidc from 'openid-client';
 import { z } from 'zod';
 import { config } from '../../domain/config';
 import { AppError } from '../../domain/errors';
 import { childLogger } from '../../domain/log';
-import { evaluateFlags } from '../../domain/auth/flags';
+import { evaluateFlags, type EnrichmentScope } from '../../domain/auth/rules';
 import type { Store } from '../../domain/db/store';
 import { recordSignIn } from '../../domain/notifications/users';
-import { refreshTokenIdentities } from '../../domain/auth/personalTokens';
+import type { AuthService } from '../../domain/auth/service';
 import { tokenIdentityOf } from './personalToken';
 import { defineRoute } from '../http/route';
-import type { EnrichmentScope } from '../../domain/auth/sessionContext';
 import {
   createSession,
   deleteSession,
@@ -89,7 +87,8 @@ export function sessionFromTokens(tokens: oidc.TokenEndpointResponse & oidc.Toke
   return { v: 1, ...identityFromClaims(claims), tokens: tokenState(tokens) };
 }
 
-export function authRouter(store: Store): Router {
+/** Sign-in's routes on the process's store; `auth` keeps the user's tokens and the session table current. */
+export function authRouter(store: Store, auth: Pick<AuthService, 'refreshTokenIdentities' | 'deleteExpiredSessions'>): Router {
   const router = Router();
 
   router.get('/login', async (req, res, next) => {
@@ -151,8 +150,8 @@ export function authRouter(store: Store): Router {
       // The notifications module mails users it knows from their sign-ins (docs/notifications.md).
       await recordSignIn(store.pool, { ...data.user, isAdmin: data.flags.isAdmin });
       // The user's access tokens sign in as the user is known now (a narrowed scope reaches them).
-      await refreshTokenIdentities(store.pool, tokenIdentityOf(data));
-      deleteExpiredSessions(store.pool).catch((err) => log.warn({ reason: describe(err) }, 'purging expired sessions failed'));
+      await auth.refreshTokenIdentities(tokenIdentityOf(data));
+      auth.deleteExpiredSessions().catch((err) => log.warn({ reason: describe(err) }, 'purging expired sessions failed'));
       log.info({ userId: data.user.id }, 'signed in');
       setSessionCookie(res, token);
       res.set('Cache-Control', 'no-store').redirect(302, flow.callbackUrl);

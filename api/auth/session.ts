@@ -8,8 +8,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type pg from 'pg';
 import { config } from '../../domain/config';
 import { childLogger } from '../../domain/log';
-import { devBypassEnabled, evaluateFlags } from '../../domain/auth/flags';
-import { DEV_BYPASS_SESSION_ID, type SessionContext } from '../../domain/auth/sessionContext';
+import { devBypassEnabled, evaluateFlags, DEV_BYPASS_SESSION_ID, type SessionContext } from '../../domain/auth/rules';
 import {
   SESSION_TOUCH_INTERVAL_MS,
   loadSessionCached,

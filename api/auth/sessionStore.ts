@@ -18,12 +18,10 @@ import pg from 'pg';
 import { config } from '../../domain/config';
 import { leaseToken, untilSettled } from '../../domain/db/lease';
 import { childLogger } from '../../domain/log';
-import type { Company, EnrichmentScope, SessionUser } from '../../domain/auth/sessionContext';
-import type { SessionFlags } from '../../domain/auth/flags';
-import { SESSION_IDLE_TIMEOUT_SECONDS } from '../../domain/auth/sessionCleanup';
+import { SESSION_IDLE_TIMEOUT_SECONDS, type Company, type EnrichmentScope, type SessionUser, type SessionFlags } from '../../domain/auth/rules';
 import { digestWith, sealWith, unsealWith } from './sealed';
 
-/** CONTRACT.md section 2: idle timeout 12 h (domain/auth/sessionCleanup.ts), absolute lifetime 30 days. */
+/** CONTRACT.md section 2: idle timeout 12 h (domain/auth/rules.ts), absolute lifetime 30 days. */
 export { SESSION_IDLE_TIMEOUT_SECONDS };
 export const SESSION_ABSOLUTE_LIFETIME_SECONDS = 30 * 24 * 60 * 60;
 /** last_seen_at is written at most this often, so a busy page does not write on every request. */

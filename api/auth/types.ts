@@ -1,5 +1,5 @@
 /** The session a signed-in request carries (domain/auth/sessionContext.ts), on Express's request. */
-import type { SessionContext } from '../../domain/auth/sessionContext';
+import type { SessionContext } from '../../domain/auth/rules';
 
 declare module 'express-serve-static-core' {
   interface Request {

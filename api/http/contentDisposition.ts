@@ -2,4 +2,4 @@
  * Downloads set `Content-Disposition` with this builder (RFC 6266, `filename*` for the exact
  * Romanian name); the implementation sits in domain/storage because S3 objects carry it too.
  */
-export { contentDisposition } from '../../domain/storage/contentDisposition';
+export { contentDisposition } from '../../domain/storage/rules';

@@ -10,7 +10,7 @@
  *   defineRoute(router, { ..., auth: 'session', gate: legacyWriteGate, body: ... }, handler)
  */
 import type { Request } from 'express';
-import { viewerOf } from '../../domain/auth/viewer';
+import { viewerOf } from '../../domain/auth/rules';
 import { errors } from '../../domain/errors';
 
 export function legacyWriteGate(req: Request): void {

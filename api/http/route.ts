@@ -8,7 +8,7 @@ import { z, type ZodType } from 'zod';
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { AppError, errors } from '../../domain/errors';
 import { registry, ErrorBody } from './openapi';
-import type { SessionContext } from '../../domain/auth/sessionContext';
+import type { SessionContext } from '../../domain/auth/rules';
 import { bearerToken, requireBearer } from '../auth/bearer';
 import { requireAdmin } from '../auth/guards';
 import { config } from '../../domain/config';

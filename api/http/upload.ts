@@ -25,7 +25,7 @@ import busboy from 'busboy';
 import type { Request } from 'express';
 import { config } from '../../domain/config';
 import { AppError, errors } from '../../domain/errors';
-import { makeTempDir } from '../../domain/storage/tempDirs';
+import { makeTempDir } from '../../domain/storage/service';
 import { callerKey, heavyWork } from './rateLimit';
 import { countOf } from '../../domain/text/plural';
 

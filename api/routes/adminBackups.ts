@@ -4,7 +4,7 @@
  */
 import type { Router } from 'express';
 import { z } from 'zod';
-import { backupList } from '../../domain/backup/service';
+import type { BackupService } from '../../domain/backup/service';
 import { startBackup } from '../../temporal/backups';
 import { defineRoute, reply } from '../http/route';
 
@@ -24,7 +24,7 @@ const BackupList = z.object({
   walArchivedUpTo: z.string().nullable(),
 });
 
-export function registerAdminBackupRoutes(router: Router): void {
+export function registerAdminBackupRoutes(router: Router, backup: BackupService): void {
   defineRoute(
     router,
     {
@@ -35,7 +35,7 @@ export function registerAdminBackupRoutes(router: Router): void {
       auth: 'admin',
       response: { description: 'Backup runs', schema: BackupList },
     },
-    () => backupList(),
+    () => backup.list(),
   );
 
   defineRoute(

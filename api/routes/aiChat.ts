@@ -8,19 +8,15 @@
  * JSON errors on both POST routes; the stream starts only once the first piece of text is there.
  */
 import type { Router } from 'express';
-import type { Store } from '../../domain/db/store';
 import { z } from 'zod';
 import { clientGone } from '../http/download';
 import { defineRoute } from '../http/route';
 import { heavyWork, holdSlot } from '../http/rateLimit';
-import type { SessionContext } from '../../domain/auth/sessionContext';
-import { config, type AiSettings } from '../../domain/config';
-import { viewerOf } from '../../domain/auth/viewer';
+import { viewerOf, type SessionContext } from '../../domain/auth/rules';
 import { registryViewer } from '../../domain/registry/rules';
 import { AppError } from '../../domain/errors';
-import { chat, openChatStream, type ChatCaller } from '../../domain/ai/chat';
-import { CHAT_LIMITS } from '../../domain/ai/prompt';
-import { providerStatus } from '../../domain/ai/service';
+import { CHAT_LIMITS } from '../../domain/ai/rules';
+import type { AiService, ChatCaller } from '../../domain/ai/service';
 
 const Provider = z.enum(['openai', 'anthropic', 'ollama', 'demo']);
 const StatusOut = z.object({
@@ -53,7 +49,7 @@ function callerOf(auth: SessionContext | undefined): ChatCaller {
   return { viewer: viewerOf(auth), registryViewer: registryViewer(auth!) };
 }
 
-export function registerAiChatRoutes(router: Router, store: Store, settings: AiSettings = config.ai): void {
+export function registerAiChatRoutes(router: Router, ai: AiService): void {
   defineRoute(
     router,
     {
@@ -64,7 +60,7 @@ export function registerAiChatRoutes(router: Router, store: Store, settings: AiS
       auth: 'session',
       response: { description: 'Provider status (never a key)', schema: StatusOut },
     },
-    () => providerStatus(settings),
+    () => ai.providerStatus(),
   );
 
   defineRoute(
@@ -81,7 +77,7 @@ export function registerAiChatRoutes(router: Router, store: Store, settings: AiS
     },
     async ({ body, auth, req, res }) => {
       await holdSlot(heavyWork.ai, req, res);
-      return chat(store.prisma, store.pool, settings, body, callerOf(auth), clientGone(res));
+      return ai.chat(body, callerOf(auth), clientGone(res));
     },
   );
 
@@ -104,7 +100,7 @@ export function registerAiChatRoutes(router: Router, store: Store, settings: AiS
     async ({ body, auth, req, res }) => {
       await holdSlot(heavyWork.ai, req, res);
       const signal = clientGone(res);
-      const stream = await openChatStream(store.prisma, store.pool, settings, body, callerOf(auth), signal);
+      const stream = await ai.openChatStream(body, callerOf(auth), signal);
       res.status(200).set({
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-cache, no-transform',

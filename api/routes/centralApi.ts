@@ -18,7 +18,7 @@ import { defineRoute, type HandlerContext } from '../http/route';
 import { cfExtractGate } from '../http/gates';
 import { LayerId, Siruta } from '../http/schemas';
 import { callerTokenSource } from '../auth/accessToken';
-import type { SessionContext } from '../../domain/auth/sessionContext';
+import type { SessionContext } from '../../domain/auth/rules';
 import { centralJson, centralStream, type CentralRequest } from '../../domain/central/client';
 import { CENTRAL_SEARCH_LIMIT, findParcel, type CentralSearchAnswer } from '../../domain/central/find';
 import { nameCentralHits } from '../../domain/central/search';

@@ -22,7 +22,7 @@ import { cfExtractGate, legacyWriteGate } from '../http/gates';
 import { start } from '../../temporal/jobs';
 import { errors } from '../../domain/errors';
 import { contentDisposition } from '../http/contentDisposition';
-import { hidesPersonalData } from '../../domain/auth/viewer';
+import { hidesPersonalData } from '../../domain/auth/rules';
 import {
   CF_STEPS,
   IN_FLIGHT_STATUSES,

@@ -13,9 +13,8 @@ import { withUpload } from '../http/upload';
 import { errors } from '../../domain/errors';
 import { clientGone, sendAttachment } from '../http/download';
 import { heavyWork, holdSlot } from '../http/rateLimit';
-import { convertDwgToDxf, dxfFileName } from '../../domain/dwg/converter';
-import { dwgConverterHealth } from '../../domain/dwg/service';
-import { formatEntityTypes } from '../../domain/dwg/names';
+import { dxfFileName, formatEntityTypes } from '../../domain/dwg/rules';
+import type { DwgService } from '../../domain/dwg/service';
 
 const tags = ['dwg'];
 
@@ -25,7 +24,7 @@ const StatusSchema = z.object({
   engineVersion: z.string().optional(),
 });
 
-export function registerDwgRoutes(router: Router): void {
+export function registerDwgRoutes(router: Router, dwg: DwgService): void {
   defineRoute(
     router,
     {
@@ -53,7 +52,7 @@ export function registerDwgRoutes(router: Router): void {
         const file = up.files[0];
         if (!file) throw errors.badRequest('Lipsește fișierul DWG (câmpul „file”).', [{ field: 'file', problem: 'required' }]);
         const out = path.join(path.dirname(file.path), 'out.dxf');
-        const dxf = await convertDwgToDxf(file.path, out, signal);
+        const dxf = await dwg.convert(file.path, out, signal);
         // Awaited inside the helper so the temp directory goes only after the last byte left.
         await sendAttachment(res, createReadStream(out), {
           contentType: 'application/dxf',
@@ -87,7 +86,7 @@ export function registerDwgRoutes(router: Router): void {
       response: { description: 'Converter availability', schema: StatusSchema },
     },
     async () => {
-      const h = await dwgConverterHealth();
+      const h = await dwg.health();
       return { available: h.ok, engine: h.engine, engineVersion: h.engineVersion };
     },
   );

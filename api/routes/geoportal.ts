@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { defineRoute } from '../http/route';
 import { clientGone } from '../http/download';
 import { heavyWork, holdSlot } from '../http/rateLimit';
-import { viewerOf } from '../../domain/auth/viewer';
+import { viewerOf } from '../../domain/auth/rules';
 import { searchGeoportal, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from '../../domain/geoportal/search';
 import { getFeature, DEFAULT_FEATURE_LAYER } from '../../domain/geoportal/feature';
 import { exportFeatures, EXPORT_MAX_FEATURES } from '../../domain/geoportal/export';

@@ -6,7 +6,7 @@
 import { Siruta, WorkspacePk } from '../http/schemas';
 import type { Router } from 'express';
 import { z } from 'zod';
-import { viewerOf } from '../../domain/auth/viewer';
+import { viewerOf } from '../../domain/auth/rules';
 import { legacyWriteGate } from '../http/gates';
 import { defineRoute } from '../http/route';
 import { withinDeadline } from '../http/deadline';

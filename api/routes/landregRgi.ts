@@ -17,7 +17,7 @@ import type { Store } from '../../domain/db/store';
 import { landregApiOn, type LandregRouteOptions } from '../landreg/context';
 import { errors } from '../../domain/errors';
 import { contentDisposition } from '../http/contentDisposition';
-import { hidesPersonalData } from '../../domain/auth/viewer';
+import { hidesPersonalData } from '../../domain/auth/rules';
 import { rgiApplications, rgiDetails, rgiDownload, rgiIssuedDocs } from '../../domain/landreg/rgi';
 
 const TAGS = ['landreg', 'rgi'];

@@ -9,7 +9,7 @@ import { countyDataMissing } from '../../domain/landreg/catalogue';
 import { PortalMaintenanceError } from '../../domain/landreg/errors';
 import { readPortalSession, recordPortalHealth } from '../../domain/landreg/sessionStore';
 import { config } from '../../domain/config';
-import type { SessionContext } from '../../domain/auth/sessionContext';
+import type { SessionContext } from '../../domain/auth/rules';
 import { requireAdmin } from '../auth/guards';
 import { tokensEqual } from '../../domain/crypto/tokens';
 import { childLogger } from '../../domain/log';

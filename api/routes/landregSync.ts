@@ -6,7 +6,7 @@ import { LayerId, Siruta } from '../http/schemas';
 import { failureMessage } from '../../temporal/common/failures';
 import type { Router } from 'express';
 import { z } from 'zod';
-import { viewerOf, redactRow } from '../../domain/auth/viewer';
+import { viewerOf, redactRow } from '../../domain/auth/rules';
 import { errors } from '../../domain/errors';
 import { DEFAULT_SYNC_LAYERS } from '../../domain/landreg/jobs';
 import { fetchAllFeatures, uatWhere } from '../../domain/landreg/portal';

@@ -9,13 +9,12 @@ import { defineRoute, reply } from '../http/route';
 import { Siruta } from '../http/schemas';
 import { requireBearer } from '../auth/bearer';
 import { config } from '../../domain/config';
-import { viewerOf } from '../../domain/auth/viewer';
+import { viewerOf, type SessionContext } from '../../domain/auth/rules';
 import { NOTIFICATION_TYPES } from '../../domain/notifications/notify';
 import { markRead, PREFERENCE_KEY, PREFERENCE_KEYS, setPreferences } from '../../domain/notifications/inbox';
 import { getPreferences, inbox, listWatches } from '../../domain/notifications/service';
 import { runDailyDigest, sendAdminTestDigests, sendTestDigest } from '../../domain/notifications/digest';
 import { addWatch, featureHistory, removeWatch } from '../../domain/notifications/watch';
-import type { SessionContext } from '../../domain/auth/sessionContext';
 import { mailDelivery } from '../../temporal/mail';
 
 const Notification = z.object({

@@ -17,7 +17,7 @@ import type { Response, Router } from 'express';
 import type { Store } from '../../domain/db/store';
 import { once } from 'node:events';
 import { z } from 'zod';
-import type { SessionContext } from '../../domain/auth/sessionContext';
+import type { SessionContext } from '../../domain/auth/rules';
 import { defineRoute, reply } from '../http/route';
 import { clientGone } from '../http/download';
 import { childLogger } from '../../domain/log';

@@ -12,7 +12,7 @@
 import type { Router } from 'express';
 import type { Store } from '../../domain/db/store';
 import { z } from 'zod';
-import type { SessionContext } from '../../domain/auth/sessionContext';
+import type { SessionContext } from '../../domain/auth/rules';
 import { defineRoute, reply } from '../http/route';
 import { callerKey, heavyWork } from '../http/rateLimit';
 import { errors } from '../../domain/errors';

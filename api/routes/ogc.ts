@@ -22,7 +22,7 @@ import { clientGone } from '../http/download';
 import { callerKey, heavyWork } from '../http/rateLimit';
 import { config } from '../../domain/config';
 import { errors } from '../../domain/errors';
-import { viewerOf } from '../../domain/auth/viewer';
+import { viewerOf } from '../../domain/auth/rules';
 import { OGC_COLLECTIONS, QUERYABLES, propertiesFor, scopedCollectionById, type OgcCollection, type UatCollection } from '../../domain/ogc/collections';
 import { collectionExtents, queryItem, queryItems, type CollectionExtent } from '../../domain/ogc/features';
 import { PagePrefetch } from '../../domain/ogc/prefetch';

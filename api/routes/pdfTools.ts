@@ -7,31 +7,13 @@
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import type { Request, Response, Router } from 'express';
-import type pg from 'pg';
 import { defineRoute, type AuthKind } from '../http/route';
 import { withUpload, type UploadOptions } from '../http/upload';
-import { AppError, errors } from '../../domain/errors';
-import type { Store } from '../../domain/db/store';
+import { errors } from '../../domain/errors';
 import { clientGone, sendAttachment } from '../http/download';
 import { heavyWork, holdSlot } from '../http/rateLimit';
-import {
-  CLOUD_LEVELS,
-  LOCAL_LEVELS,
-  checkPdf,
-  compressPdf,
-  compressedFileName,
-  encryptionState,
-  hasPdfHeader,
-  keepSmaller,
-  notAPdf,
-  PdfRunCancelled,
-  unlockedFileName,
-  unreadablePdf,
-  type CloudLevel,
-  type CompressResult,
-  type LocalLevel,
-} from '../../domain/pdf/compress';
-import { callPdfService } from '../../domain/pdf/service';
+import { CLOUD_LEVELS, LOCAL_LEVELS, compressedFileName, unlockedFileName, type CloudLevel, type LocalLevel, type PdfChoice } from '../../domain/pdf/rules';
+import { PdfRunCancelled, type PdfService } from '../../domain/pdf/service';
 
 const tags = ['pdf'];
 
@@ -39,8 +21,6 @@ const tags = ['pdf'];
 export type PdfRouteOptions = Omit<UploadOptions, 'fileFields'>;
 
 const auth: AuthKind = 'session';
-
-type Choice = { mode: 'local'; level: LocalLevel } | { mode: 'cloud'; level: CloudLevel };
 
 // Awaited inside the upload helper so the temp directory goes only after the last byte left.
 function sendPdf(res: Response, file: string, size: number, fileName: string, headers: Record<string, string> = {}): Promise<void> {
@@ -62,22 +42,12 @@ async function heavyPdf(req: Request, res: Response, work: (signal: AbortSignal)
   }
 }
 
-function compressAndSend(db: pg.Pool, uploads: UploadOptions, req: Request, res: Response, pick: (fields: Record<string, string>) => Choice): Promise<void> {
+function compressAndSend(pdf: PdfService, uploads: UploadOptions, req: Request, res: Response, pick: (fields: Record<string, string>) => PdfChoice): Promise<void> {
   return heavyPdf(req, res, (signal) => withUpload(req, uploads, async (up) => {
     const file = up.files[0];
     if (!file) throw errors.badRequest('Lipsește fișierul PDF (câmpul „file”).', [{ field: 'file', problem: 'required' }]);
     const choice = pick(up.fields);
-    await checkPdf(file.path, { signal });
-    const dir = path.dirname(file.path);
-    let out: CompressResult;
-    if (choice.mode === 'local') {
-      out = await compressPdf(file.path, choice.level, dir, { signal });
-    } else {
-      const answered = path.join(dir, `cloud-${choice.level}.pdf`);
-      const size = await callPdfService(db, 'compress', { path: file.path, fileName: file.fileName }, { level: choice.level }, answered, signal);
-      // The service may answer a larger file (real ones do): the never-larger rule holds here too.
-      out = keepSmaller(file.path, file.size, answered, size);
-    }
+    const out = await pdf.compress(file, choice, path.dirname(file.path), signal);
     await sendPdf(res, out.path, out.compressedSize, compressedFileName(file.fileName), {
       'X-Original-Size': String(out.originalSize),
       'X-Compressed-Size': String(out.compressedSize),
@@ -93,7 +63,7 @@ const ALL_LEVELS = [...new Set<string>([...LOCAL_LEVELS, ...CLOUD_LEVELS])];
  * `level` picks the pipeline: balanced, high and lossless are local, recommended and low are cloud levels;
  * `extreme` exists in both and is local unless `mode=cloud` says otherwise.
  */
-function choiceFrom(fields: Record<string, string>): Choice {
+function choiceFrom(fields: Record<string, string>): PdfChoice {
   const level = (fields.level ?? 'balanced').trim().toLowerCase();
   const mode = (fields.mode ?? '').trim().toLowerCase();
   if (mode && mode !== 'local' && mode !== 'cloud') {
@@ -113,7 +83,7 @@ function choiceFrom(fields: Record<string, string>): Choice {
   throw errors.badRequest('Nivelul de comprimare nu este valid.', [{ field: 'level', problem: `expected one of ${ALL_LEVELS.join(', ')}` }]);
 }
 
-function unlockAndSend(db: pg.Pool, uploads: UploadOptions, req: Request, res: Response): Promise<void> {
+function unlockAndSend(pdf: PdfService, uploads: UploadOptions, req: Request, res: Response): Promise<void> {
   return heavyPdf(req, res, (signal) => withUpload(req, uploads, async (up) => {
     const file = up.files[0];
     const problems = [
@@ -121,21 +91,13 @@ function unlockAndSend(db: pg.Pool, uploads: UploadOptions, req: Request, res: R
       ...(up.fields.password ? [] : [{ field: 'password', problem: 'required' }]),
     ];
     if (problems.length) throw errors.badRequest('Trimiteți fișierul PDF (câmpul „file”) și parola lui (câmpul „password”).', problems);
-    if (!(await hasPdfHeader(file!.path))) throw notAPdf();
-    const state = await encryptionState(file!.path, { signal });
-    if (state === 'unreadable') throw unreadablePdf();
-    if (state === 'plain') {
-      throw new AppError(422, 'pdf_not_encrypted', 'PDF-ul nu este protejat cu parolă: nu este nimic de deblocat.', {
-        hint: 'Fișierul poate fi folosit (sau comprimat) așa cum este.',
-      });
-    }
     const out = path.join(path.dirname(file!.path), 'unlocked.pdf');
-    const size = await callPdfService(db, 'unlock', { path: file!.path, fileName: file!.fileName }, { password: up.fields.password! }, out, signal);
+    const size = await pdf.unlock(file!, up.fields.password!, out, signal);
     await sendPdf(res, out, size, unlockedFileName(file!.fileName));
   }));
 }
 
-export function registerPdfToolRoutes(router: Router, store: Store, opts: PdfRouteOptions = {}): void {
+export function registerPdfToolRoutes(router: Router, pdf: PdfService, opts: PdfRouteOptions = {}): void {
   const uploads: UploadOptions = { ...opts, fileFields: ['file'] };
   const failures = {
     413: 'The upload is over the limit (500 MB)',
@@ -157,7 +119,7 @@ export function registerPdfToolRoutes(router: Router, store: Store, opts: PdfRou
       response: { description: 'The compressed PDF, never larger than the upload', contentType: 'application/pdf' },
       failures,
     },
-    ({ req, res }) => compressAndSend(store.pool, uploads, req, res, choiceFrom),
+    ({ req, res }) => compressAndSend(pdf, uploads, req, res, choiceFrom),
   );
   defineRoute(
     router,
@@ -170,7 +132,7 @@ export function registerPdfToolRoutes(router: Router, store: Store, opts: PdfRou
       response: { description: 'The compressed PDF, never larger than the upload', contentType: 'application/pdf' },
       failures,
     },
-    ({ req, res }) => compressAndSend(store.pool, uploads, req, res, () => ({ mode: 'local', level: 'extreme' })),
+    ({ req, res }) => compressAndSend(pdf, uploads, req, res, () => ({ mode: 'local', level: 'extreme' })),
   );
   defineRoute(
     router,
@@ -190,6 +152,6 @@ export function registerPdfToolRoutes(router: Router, store: Store, opts: PdfRou
         503: 'The PDF service is unavailable',
       },
     },
-    ({ req, res }) => unlockAndSend(store.pool, uploads, req, res),
+    ({ req, res }) => unlockAndSend(pdf, uploads, req, res),
   );
 }

@@ -12,7 +12,7 @@ import type { Store } from '../../domain/db/store';
 import { readOn } from '../../domain/db/readers';
 import { config } from '../../domain/config';
 import { errors } from '../../domain/errors';
-import { viewerOf } from '../../domain/auth/viewer';
+import { viewerOf } from '../../domain/auth/rules';
 import { uatStem } from '../../domain/exports/build';
 import { writeZip } from '../../domain/exports/zip';
 import { projectExtent, qgisProjectXml } from '../../domain/ogc/service';

@@ -13,7 +13,7 @@
  */
 import type { Router } from 'express';
 import { z } from 'zod';
-import type { SessionContext } from '../../domain/auth/sessionContext';
+import type { SessionContext } from '../../domain/auth/rules';
 import { defineRoute, reply } from '../http/route';
 import { withUpload } from '../http/upload';
 import { progressUrl, start } from '../../temporal/jobs';

@@ -11,8 +11,8 @@ import { z } from 'zod';
 import { defineRoute, reply } from '../http/route';
 import { errors } from '../../domain/errors';
 import type { Store } from '../../domain/db/store';
-import { createToken, revokeToken } from '../../domain/auth/personalTokens';
-import { DEFAULT_TOKEN_DAYS, MAX_TOKEN_DAYS, listTokens } from '../../domain/auth/service';
+import { DEFAULT_TOKEN_DAYS, MAX_TOKEN_DAYS } from '../../domain/auth/rules';
+import type { AuthService } from '../../domain/auth/service';
 import { loadSessionCached } from '../auth/sessionStore';
 import { tokenIdentityOf } from '../auth/personalToken';
 
@@ -42,7 +42,8 @@ const CreateBody = z.object({
 });
 const IdParams = z.object({ id: z.string().uuid() });
 
-export function registerTokenRoutes(router: Router, store: Store): void {
+/** `store` holds the stored sessions a new token's identity is read from. */
+export function registerTokenRoutes(router: Router, tokens: AuthService, store: Store): void {
   defineRoute(
     router,
     {
@@ -54,7 +55,7 @@ export function registerTokenRoutes(router: Router, store: Store): void {
       query: ListQuery,
       response: { description: 'Newest first', schema: z.object({ items: z.array(TokenSummary) }) },
     },
-    async ({ auth, query }) => ({ items: await listTokens(store.pool, auth!.user.id, { everyUser: query.all === 'true' && auth!.isAdmin }) }),
+    async ({ auth, query }) => ({ items: await tokens.listTokens(auth!.user.id, { everyUser: query.all === 'true' && auth!.isAdmin }) }),
   );
 
   defineRoute(
@@ -72,7 +73,7 @@ export function registerTokenRoutes(router: Router, store: Store): void {
     async ({ auth, body }) => {
       const row = await loadSessionCached(store.pool, auth!.sessionId);
       if (!row) throw errors.unauthorized();
-      const created = await createToken(store.pool, tokenIdentityOf(row.data), body);
+      const created = await tokens.createToken(tokenIdentityOf(row.data), body);
       // The secret must not linger in any cache between here and the browser.
       return reply(201, created, { 'Cache-Control': 'no-store' });
     },
@@ -91,7 +92,7 @@ export function registerTokenRoutes(router: Router, store: Store): void {
       failures: { 404: 'Not a live token of the caller (an administrator: not a live token)' },
     },
     async ({ auth, params }) => {
-      await revokeToken(store.pool, { userId: auth!.user.id, isAdmin: auth!.isAdmin }, params.id);
+      await tokens.revokeToken({ userId: auth!.user.id, isAdmin: auth!.isAdmin }, params.id);
       return { revoked: true as const };
     },
   );

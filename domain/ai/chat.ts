@@ -1,23 +1,32 @@
 /**
  * One chat turn (spec 4.7): the project context when a project is named, the default Romanian
  * system prompt, the active provider (or the demo answer), one retry where it is safe (through the
- * outside-call base, domain/outside/call.ts, whose transport also paces the providers for all processes), and
+ * outside-call base, domain/outside/service.ts, whose transport also paces the providers for all processes), and
  * the Romanian 502 when the provider fails. Answers whole (`chat`) or as text pieces
  * (`openChatStream`, for the server-sent-events route).
  */
 import type { AiProviderName, AiSettings } from '../config';
 import type { Db } from '../db/pool';
 import type { PrismaClient } from '../db/prisma';
-import type { Viewer } from '../auth/viewer';
+import type { RegistryService } from '../registry/service';
+import type { Viewer } from '../auth/rules';
 import type { RegistryViewer } from '../registry/rules';
 import { errors } from '../errors';
 import { childLogger } from '../log';
-import { outsideCall, type OutsideCallOptions } from '../outside/call';
+import { outsideCall, type OutsideCallOptions } from '../outside/service';
 import { projectContext } from './context';
 import { demoReply, systemPrompt, type ChatTurn, type ProjectContext } from './prompt';
 import { PROVIDER_LABELS, providerClient, providerStatus, UpstreamFailure, type ActiveProvider, type Conversation } from './providers';
 
 const log = childLogger('ai-chat');
+
+/** What a chat turn runs on: the store, the providers' settings, the registry's listing (a project's entries). */
+export interface ChatDeps {
+  prisma: PrismaClient;
+  db: Db;
+  settings: AiSettings;
+  registry: Pick<RegistryService, 'listEntries'>;
+}
 
 export interface ChatInput {
   message: string;
@@ -42,8 +51,8 @@ interface Prepared {
   conversation: Conversation;
 }
 
-async function prepare(prisma: PrismaClient, settings: AiSettings, input: ChatInput, caller: ChatCaller): Promise<Prepared> {
-  const ctx = input.projectId ? await projectContext(prisma, input.projectId, caller.viewer, caller.registryViewer) : null;
+async function prepare({ prisma, registry, settings }: ChatDeps, input: ChatInput, caller: ChatCaller): Promise<Prepared> {
+  const ctx = input.projectId ? await projectContext(prisma, registry, input.projectId, caller.viewer, caller.registryViewer) : null;
   return {
     provider: providerStatus(settings).active,
     ctx,
@@ -74,10 +83,10 @@ const policy = (signal: AbortSignal): OutsideCallOptions => ({
   signal,
 });
 
-export async function chat(prisma: PrismaClient, db: Db, settings: AiSettings, input: ChatInput, caller: ChatCaller, signal: AbortSignal): Promise<ChatAnswer> {
-  const p = await prepare(prisma, settings, input, caller);
+export async function chat(deps: ChatDeps, input: ChatInput, caller: ChatCaller, signal: AbortSignal): Promise<ChatAnswer> {
+  const p = await prepare(deps, input, caller);
   if (p.provider === 'demo') return { reply: demoReply(input.message, p.ctx), provider: 'demo' };
-  const client = providerClient(settings, p.provider, db);
+  const client = providerClient(deps.settings, p.provider, deps.db);
   const started = Date.now();
   try {
     return await outsideCall(policy(signal), async (attempt) => {
@@ -105,21 +114,14 @@ async function* prepend(first: string, rest: AsyncGenerator<string>): AsyncGener
  * Opens the provider's stream and waits for its first piece, so a failure before any text (the
  * usual kind) still answers a plain 502 after one retry; a failure later ends the stream.
  */
-export async function openChatStream(
-  prisma: PrismaClient,
-  db: Db,
-  settings: AiSettings,
-  input: ChatInput,
-  caller: ChatCaller,
-  signal: AbortSignal,
-): Promise<ChatStream> {
-  const p = await prepare(prisma, settings, input, caller);
+export async function openChatStream(deps: ChatDeps, input: ChatInput, caller: ChatCaller, signal: AbortSignal): Promise<ChatStream> {
+  const p = await prepare(deps, input, caller);
   if (p.provider === 'demo') {
     const words = demoReply(input.message, p.ctx).split(/(?<=\s)/u);
     return { provider: 'demo', pieces: (async function* () { yield* words; })() };
   }
   const provider = p.provider;
-  const client = providerClient(settings, provider, db);
+  const client = providerClient(deps.settings, provider, deps.db);
   try {
     return await outsideCall(policy(signal), async () => {
       const gen = client.stream(p.conversation, signal);

@@ -14,12 +14,12 @@
  *     does not need them.
  */
 import type { PrismaClient } from '../db/prisma';
-import type { Viewer } from '../auth/viewer';
+import type { Viewer } from '../auth/rules';
 import { errors } from '../errors';
 import { uatNamedIn, uatParcels } from '../landreg/reads';
 import { projectOfTag } from '../tags/service';
-import { listEntries } from '../registry/entries';
 import { readableCompanies, type RegistryViewer } from '../registry/rules';
+import type { RegistryService } from '../registry/service';
 import type { ProjectContext } from './prompt';
 
 const PARCEL_LAYER = 'TERENURI_ACTIVE';
@@ -39,6 +39,7 @@ async function findUat(prisma: PrismaClient, texts: string[]): Promise<ProjectCo
 /** The context of project tag `projectId` as this caller may see it; 404 for an unknown id. */
 export async function projectContext(
   prisma: PrismaClient,
+  registryEntries: Pick<RegistryService, 'listEntries'>,
   projectId: string,
   viewer: Viewer,
   registryViewer: RegistryViewer,
@@ -46,7 +47,7 @@ export async function projectContext(
   const tag = await projectOfTag(prisma, projectId);
   const visible = tag && (tag.company === null || (readableCompanies(registryViewer) as string[]).includes(tag.company));
   if (!tag || !visible) throw errors.notFound('Proiectul nu există (nicio etichetă de proiect cu acest id).');
-  const registry = await listEntries(prisma, registryViewer, { q: tag.code ?? tag.name, pageSize: REGISTRY_ITEMS });
+  const registry = await registryEntries.listEntries(registryViewer, { q: tag.code ?? tag.name, pageSize: REGISTRY_ITEMS });
   const uat = await findUat(prisma, [tag.name, ...registry.items.map((e) => e.subject)]);
   return {
     tag: { id: tag.id, path: tag.path, code: tag.code, name: tag.name, company: tag.company },

@@ -14,7 +14,7 @@ import { Ollama } from 'ollama';
 import OpenAI from 'openai';
 import { AI_PROVIDERS, type AiProviderName, type AiSettings } from '../config';
 import type { Db } from '../db/pool';
-import { outsideFetch, type OutsideTarget } from '../outside/transport';
+import { outsideFetch, type OutsideTarget } from '../outside/service';
 import type { ChatTurn } from './prompt';
 
 export type ActiveProvider = AiProviderName | 'demo';

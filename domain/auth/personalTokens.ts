@@ -12,13 +12,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { withTransaction, type Db } from '../db/pool';
 import { errors } from '../errors';
-import type { EnrichmentScope } from './viewer';
-
-/** CONTRACT.md section 6: default 90 days, at most 365. */
-export const DEFAULT_TOKEN_DAYS = 90;
-export const MAX_TOKEN_DAYS = 365;
-/** At most this many live tokens per user: a token is a credential, not a cache key. */
-export const MAX_TOKENS_PER_USER = 20;
+import { MAX_TOKENS_PER_USER, type EnrichmentScope } from './rules';
 /** last_used_at is written at most this often per token. */
 const TOUCH_INTERVAL_MS = 60_000;
 /** The secret's prefix: lets a leaked token be recognised (secret scanners, logs). */

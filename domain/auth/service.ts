@@ -1,5 +1,30 @@
 /**
- * Sign-in's application service: what the QGIS access page reads, the same the token routes call
- * (docs/architecture.md "Application services").
+ * Sign-in's door (docs/architecture.md "Areas"): the personal access tokens (their routes, the QGIS
+ * access page, the token sign-in of /ogc and /tiles), the sessions' housekeeping and the
+ * administrators known from their sessions, each on the process's store. Built once per process
+ * by `domain/services.ts` `createServices`. Its pure rules (the session context, the viewer rule,
+ * the flags, the token limits) are in `rules.ts`.
  */
-export { DEFAULT_TOKEN_DAYS, MAX_TOKEN_DAYS, listTokens } from './personalTokens';
+import type { AreaDeps } from '../areaDeps';
+import { recentAdmins } from './admins';
+import { createToken, findLiveToken, listTokens, refreshTokenIdentities, revokeToken, tokenHash, type TokenIdentity } from './personalTokens';
+import { deleteExpiredSessions } from './sessionCleanup';
+
+export type { LiveToken, TokenIdentity, TokenSummary } from './personalTokens';
+
+export function createAuthService({ store }: Pick<AreaDeps, 'store'>) {
+  const { pool } = store;
+  return {
+    createToken: (identity: TokenIdentity, input: { name: string; expiresInDays: number }) => createToken(pool, identity, input),
+    listTokens: (userId: string, opts?: { everyUser?: boolean }) => listTokens(pool, userId, opts),
+    revokeToken: (caller: { userId: string; isAdmin: boolean }, id: string) => revokeToken(pool, caller, id),
+    /** A later sign-in replaces what the user's tokens sign in as. */
+    refreshTokenIdentities: (identity: TokenIdentity) => refreshTokenIdentities(pool, identity),
+    /** The live token a presented secret belongs to; null when unknown, revoked or expired. */
+    findLiveToken: (secret: string) => findLiveToken(pool, tokenHash(secret)),
+    deleteExpiredSessions: (now?: Date) => deleteExpiredSessions(pool, now),
+    recentAdmins: () => recentAdmins(pool),
+  };
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;

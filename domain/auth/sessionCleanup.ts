@@ -5,9 +5,7 @@
  * hourly `sessionHousekeeping` workflow.
  */
 import type { Db } from '../db/pool';
-
-/** CONTRACT.md section 2: idle timeout 12 h (api/auth/sessionStore.ts checks it on every request). */
-export const SESSION_IDLE_TIMEOUT_SECONDS = 12 * 60 * 60;
+import { SESSION_IDLE_TIMEOUT_SECONDS } from './rules';
 
 /**
  * Rows per DELETE: small batches keep each statement's locks short, so sign-ins touching
@@ -37,9 +35,4 @@ export async function deleteExpiredSessions(
     total += n;
     if (n < batchSize) return total;
   }
-}
-
-/** What the session housekeeping job (workflows/sessionHousekeeping.ts) answers. */
-export interface SessionHousekeepingResult {
-  deletedSessions: number;
 }

@@ -18,7 +18,7 @@ import {
   type _Object,
 } from '@aws-sdk/client-s3';
 import { config } from '../config';
-import { s3 } from '../storage/s3';
+import { s3 } from '../storage/service';
 
 export interface ManifestObject {
   key: string;

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { config, projectRoot } from '../config';
+import type { BackupType } from './jobTypes';
 
 const run = promisify(execFile);
 
@@ -172,7 +173,6 @@ export async function ensureStanza(t: BackupTarget): Promise<void> {
   await pgbackrest(t, 'stanza-create', [], 120_000);
 }
 
-export type BackupType = 'full' | 'diff' | 'incr';
 
 export interface RepoBackup {
   label: string;

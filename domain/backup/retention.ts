@@ -2,7 +2,7 @@
  * Which backups to keep (grandfather-father-son) and which type the next one is. Pure, so the
  * nightly job and its tests share them. Days, weeks and months are UTC calendar periods.
  */
-import type { BackupType } from './pgbackrest';
+import type { BackupType } from './jobTypes';
 
 export interface RetentionPolicy {
   daily: number;

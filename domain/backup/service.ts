@@ -1,242 +1,43 @@
 /**
- * Backups of the store and the object store (docs/operations.md "Backups"): what the nightly job,
- * `POST /api/admin/backups`, the health check and `npm run restore` call. Each run is recorded in
- * the backup bucket (`runs/<stanza>/<id>.json`), not in the database it backs up, so a restore
- * neither loses nor rewinds the record of backups taken after the point restored to.
+ * The backups' door (docs/architecture.md "Areas"): the list an administrator sees, a backup run,
+ * the late-backup check and the failure notice, on the stack's cluster and repository. Built once
+ * per process by `domain/services.ts` `createServices` and handed to the backup routes, the
+ * infrastructure page and the backup activities. The launcher, the restore script and the worker's
+ * start run before or without a store, so they call the stateless functions below with their
+ * target explicitly. The jobs' types are in `jobTypes.ts`.
  */
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { config } from '../config';
-import type { Db } from '../db/pool';
-import { notify } from '../notifications/notify';
-import type { StartDelivery } from '../notifications/outbox';
-import { adminUsers } from '../notifications/users';
-import { countOf } from '../text/plural';
-import { bucketNames, s3 } from '../storage/s3';
-import { ensureBackupBucket, listAll, mirrorBuckets, pruneObjects, restoreBuckets, type ObjectRestoreResult } from './objects';
-import { ensureStanza, expireBackup, recover, repoBackups, restoreFiles, takeBackup, type BackupTarget, type BackupType } from './pgbackrest';
-import { backupsToExpire, backupsToKeep, nextBackupType } from './retention';
+import type { AreaDeps } from '../areaDeps';
+import type { NotificationsService } from '../notifications/service';
+import type { BackupType } from './jobTypes';
+import { pgDataDir, stackTarget } from './pgbackrest';
+import { backupList, checkBackupAge, notifyBackupProblem, runBackup, stackRepo } from './runs';
 
-export interface BackupRun {
-  id: string;
-  type: BackupType;
-  startedAt: string;
-  endedAt: string | null;
-  /** Database backup (compressed) plus the object versions copied by this run. */
-  sizeBytes: number | null;
-  status: 'running' | 'done' | 'failed';
-  error?: string;
-  /** pgBackRest's label of the database backup. */
-  label?: string;
+export type { BackupList, LastBackup } from './runs';
+/** How the stack's PostgreSQL archives into the repository (the launcher, scripts/stack/services.ts). */
+export { archiveSettings, asPostgres, pgbackrestEnv, pgDataDir, stackTarget } from './pgbackrest';
+/** Before or without the store: the launcher and the worker's start, the metrics' gauges, `npm run restore`. */
+export { ensureBackupRepository, lastBackup, restore } from './runs';
+
+export interface BackupDeps extends Pick<AreaDeps, 'store'> {
+  /** A failed or late backup is told to every administrator. */
+  notifications: Pick<NotificationsService, 'notify'>;
 }
 
-type Repo = Pick<BackupTarget, 'stanza' | 'repoPath'>;
-
-const runsPrefix = (t: Repo) => `runs/${t.stanza}/`;
-const objectsPrefix = (t: BackupTarget) => `objects/${t.stanza}`;
-
-/** The local stack's repository (what the web process reads: it needs no data directory). */
-export const stackRepo = (): Repo => ({ stanza: config.backup.stanza, repoPath: config.backup.repoPath });
-
-async function saveRun(t: BackupTarget, run: BackupRun): Promise<void> {
-  await s3().send(new PutObjectCommand({
-    Bucket: config.backup.bucket, Key: `${runsPrefix(t)}${run.id}.json`, Body: JSON.stringify(run), ContentType: 'application/json',
-  }));
-}
-
-/** The backup bucket and the stanza: safe at every start of the stack. */
-export async function ensureBackupRepository(t: BackupTarget): Promise<void> {
-  await ensureBackupBucket();
-  await ensureStanza(t);
-}
-
-/** Every recorded run, newest first. */
-export async function backupRuns(t: Repo): Promise<BackupRun[]> {
-  const keys = (await listAll(config.backup.bucket, runsPrefix(t))).map((o) => o.Key!);
-  const runs = await Promise.all(keys.map(async (Key) => {
-    const r = await s3().send(new GetObjectCommand({ Bucket: config.backup.bucket, Key }));
-    return JSON.parse(await r.Body!.transformToString()) as BackupRun;
-  }));
-  return runs.sort((a, b) => b.startedAt.localeCompare(a.startedAt));
-}
-
-/** The time of the newest WAL segment in the archive: a restore reaches up to it. */
-export async function walArchivedUpTo(t: Repo): Promise<string | null> {
-  const wal = await listAll(config.backup.bucket, `${t.repoPath.replace(/^\//, '')}/archive/${t.stanza}/`);
-  const newest = wal.filter((o) => /\/[0-9A-F]{24}-/.test(o.Key ?? '')).reduce<Date | null>(
-    (max, o) => (o.LastModified && (!max || o.LastModified > max) ? o.LastModified : max), null);
-  return newest?.toISOString() ?? null;
-}
-
-export interface BackupList {
-  /** Newest first, as CONTRACT 6 lists them (the pgBackRest label stays inside). */
-  items: Array<Omit<BackupRun, 'label'>>;
-  /** Time of the newest archived WAL segment: a restore reaches up to it (null: nothing archived). */
-  walArchivedUpTo: string | null;
-}
-
-/** The backups an administrator sees (GET /api/admin/backups, the infrastructure page). */
-export async function backupList(t: Repo = stackRepo()): Promise<BackupList> {
-  const [runs, upTo] = await Promise.all([backupRuns(t), walArchivedUpTo(t)]);
+export function createBackupService({ store, notifications }: BackupDeps) {
+  const db = store.pool;
+  // Read at each call: the worker beside the database server finds its data directory then.
+  const target = () => stackTarget(pgDataDir());
   return {
-    items: runs.map((r) => ({
-      id: r.id, type: r.type, startedAt: r.startedAt, endedAt: r.endedAt, sizeBytes: r.sizeBytes, status: r.status,
-      ...(r.error !== undefined ? { error: r.error } : {}),
-    })),
-    walArchivedUpTo: upTo,
+    /** The backups an administrator sees (GET /api/admin/backups, the infrastructure page). */
+    list: () => backupList(stackRepo()),
+    /** One backup of the store and the buckets, then the retention; `id` names the run. */
+    runBackup: async (o: { id: string; type?: BackupType }) => (await runBackup(target(), o)).run,
+    /** Tells the administrators that a backup job failed (once per job). */
+    notifyFailed: (jobId: string, error: string) =>
+      notifyBackupProblem(db, notifications, { problem: 'failed', key: jobId, detail: `Copia de siguranță ${jobId} a eșuat: ${error}` }),
+    /** The hourly check: a late backup is told to the administrators once. */
+    checkAge: (now?: Date) => checkBackupAge(db, notifications, target(), now),
   };
 }
 
-export interface LastBackup {
-  /** End of the newest successful backup; null when none was ever taken. */
-  lastAt: string | null;
-  sizeBytes: number | null;
-  /**
-   * A successful backup newer than config.backup.maxAgeHours, or a new store whose first backup
-   * is not due yet (`pending`).
-   */
-  ok: boolean;
-  ageSeconds: number | null;
-  /** No good backup yet, none failed, and the store is younger than maxAgeHours: nothing was due. */
-  pending: boolean;
-}
-
-/**
- * Whether the backups are where they should be, from the recorded runs (newest first). A store
- * never backed up is late only once it is older than the limit: a new stack has its first backup
- * at the next 02:30 (or when an administrator starts one), so it is not red until then; a failed
- * first backup is red at once. `storeCreatedAt` unknown: no grace.
- */
-export function judgeBackups(runs: readonly BackupRun[], now: Date, storeCreatedAt: Date | null, maxAgeHours = config.backup.maxAgeHours): LastBackup {
-  const last = runs.find((r) => r.status === 'done' && r.endedAt);
-  if (last?.endedAt) {
-    const ageSeconds = Math.max(0, Math.round((now.getTime() - Date.parse(last.endedAt)) / 1000));
-    return { lastAt: last.endedAt, sizeBytes: last.sizeBytes, ok: ageSeconds <= maxAgeHours * 3600, ageSeconds, pending: false };
-  }
-  const pending = !!storeCreatedAt && !runs.some((r) => r.status === 'failed')
-    && now.getTime() - storeCreatedAt.getTime() <= maxAgeHours * 3600_000;
-  return { lastAt: null, sizeBytes: null, ok: pending, ageSeconds: null, pending };
-}
-
-/**
- * When the database cluster was created (initdb): PostgreSQL's system identifier starts with
- * that time in seconds, and a restored cluster keeps it. Null when the server does not say.
- */
-export async function storeCreatedAt(db: Db): Promise<Date | null> {
-  try {
-    const r = await db.query<{ s: string }>('SELECT (system_identifier >> 32)::text AS s FROM pg_control_system()');
-    return r.rows[0] ? new Date(Number(r.rows[0].s) * 1000) : null;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * The newest good backup, for the health check, the late-backup alert and the metrics' gauges;
- * with `db`, a new store's first backup not yet due counts as `pending` (judgeBackups).
- */
-export async function lastBackup(t: Repo = stackRepo(), now = new Date(), db?: Db): Promise<LastBackup> {
-  const [runs, createdAt] = await Promise.all([backupRuns(t), db ? storeCreatedAt(db) : Promise.resolve(null)]);
-  return judgeBackups(runs, now, createdAt);
-}
-
-export interface BackupOutcome {
-  run: BackupRun;
-  expired: string[];
-}
-
-/**
- * One backup: the database (full once a week, else differential, unless `type` is given), the
- * buckets' new object versions with this backup's manifest, then the retention. The run is
- * recorded as running first, so the list shows it, and as done or failed at the end.
- */
-export async function runBackup(t: BackupTarget, o: { id: string; type?: BackupType; buckets?: readonly string[] }): Promise<BackupOutcome> {
-  const before = await repoBackups(t);
-  const type = o.type ?? nextBackupType(before, new Date());
-  const run: BackupRun = { id: o.id, type, startedAt: new Date().toISOString(), endedAt: null, sizeBytes: null, status: 'running' };
-  await saveRun(t, run);
-  try {
-    const made = await takeBackup(t, type);
-    const mirror = await mirrorBuckets(objectsPrefix(t), made.label, o.buckets ?? bucketNames());
-    const sets = await repoBackups(t);
-    const policy = config.backup.retention;
-    const expired = backupsToExpire(sets, policy);
-    for (const label of expired) await expireBackup(t, label);
-    await pruneObjects(objectsPrefix(t), backupsToKeep(sets, policy));
-    Object.assign(run, { endedAt: new Date().toISOString(), sizeBytes: made.sizeBytes + mirror.copiedBytes, status: 'done', label: made.label });
-    await saveRun(t, run);
-    return { run, expired };
-  } catch (err) {
-    Object.assign(run, { endedAt: new Date().toISOString(), status: 'failed', error: err instanceof Error ? err.message : String(err) });
-    await saveRun(t, run).catch(() => undefined);
-    throw err;
-  }
-}
-
-export interface RestoreOutcome {
-  to: string | null;
-  /** Where the replay stopped: at `to`, or at the archive's end (no commit after `to` in it, or no `to`). */
-  reached: 'target' | 'end-of-archive';
-  objects: ObjectRestoreResult;
-}
-
-/**
- * Restores `t`'s stopped cluster and the buckets to `to` (default: the newest state the archive
- * holds): the files from the newest backup before it, the WAL replayed up to it (the server
- * started, promoted and stopped again), and the buckets as they were then.
- */
-export async function restore(t: BackupTarget, o: { to?: Date; binDir: string; buckets?: readonly string[] }): Promise<RestoreOutcome> {
-  let reached: RestoreOutcome['reached'] = o.to ? 'target' : 'end-of-archive';
-  await restoreFiles(t, o.to);
-  try {
-    await recover(t, { binDir: o.binDir });
-  } catch (err) {
-    // PostgreSQL stops at a time target only on the first commit after it; with none archived
-    // (a quiet server since then, or a timeline restored to that time before) the state at `to`
-    // is the end of the archive, so the replay runs to there instead.
-    if (!o.to || !/recovery ended before configured recovery target was reached/.test(String(err))) throw err;
-    await restoreFiles(t);
-    await recover(t, { binDir: o.binDir });
-    reached = 'end-of-archive';
-  }
-  const objects = await restoreBuckets(objectsPrefix(t), o.buckets ?? bucketNames(), o.to);
-  return { to: o.to?.toISOString() ?? null, reached, objects };
-}
-
-/**
- * Tells every administrator (in-app and, being critical, by e-mail at once) that a backup failed
- * or that the newest good one is late. `key` makes a repeat (a retried activity, the next hourly
- * check of the same late backup) a no-op.
- */
-export async function notifyBackupProblem(
-  db: Db,
-  deliver: StartDelivery,
-  p: { problem: 'failed' | 'late'; detail: string; key: string },
-): Promise<number> {
-  const admins = await adminUsers(db);
-  const title = p.problem === 'failed' ? 'Copia de siguranță a eșuat' : 'Copia de siguranță este întârziată';
-  let created = 0;
-  for (const admin of admins) {
-    const r = await notify(db, deliver, {
-      userId: admin.id, type: 'backup-failed', title, body: p.detail, link: '/infrastructura-harti',
-      idempotencyKey: `backup-${p.problem}:${p.key}:${admin.id}`, critical: true,
-    });
-    if (r.created) created += 1;
-  }
-  return created;
-}
-
-/** The hourly check: a late backup (or none once one was due) is told to the administrators once. */
-export async function checkBackupAge(db: Db, deliver: StartDelivery, t: Repo, now = new Date()): Promise<LastBackup & { notified: number }> {
-  const last = await lastBackup(t, now, db);
-  if (last.ok) return { ...last, notified: 0 };
-  const detail = last.lastAt
-    ? `Ultima copie de siguranță reușită este din ${last.lastAt.slice(0, 16).replace('T', ' ')} UTC, de acum ${countOf(Math.floor((last.ageSeconds ?? 0) / 3600), 'oră', 'ore')} (limita: ${countOf(config.backup.maxAgeHours, 'oră', 'ore')}).`
-    : 'Nu există încă nicio copie de siguranță reușită a bazei de date.';
-  const notified = await notifyBackupProblem(db, deliver, { problem: 'late', detail, key: last.lastAt ?? 'none' });
-  return { ...last, notified };
-}
-
-/** What the backup job (workflows/backup.ts) takes. */
-export interface DatabaseBackupInput {
-  type?: BackupType;
-}
+export type BackupService = ReturnType<typeof createBackupService>;

@@ -15,8 +15,7 @@ import { config } from '../config';
 import type { Db } from '../db/pool';
 import { AppError } from '../errors';
 import { childLogger } from '../log';
-import { callerGone, outsideCall, outsideError, outsideMessage, transportFailure, type OutsideSession } from '../outside/call';
-import { send } from '../outside/transport';
+import { callerGone, outsideCall, outsideError, outsideMessage, transportFailure, send, type OutsideSession } from '../outside/service';
 
 const log = childLogger('central');
 

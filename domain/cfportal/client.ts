@@ -10,8 +10,7 @@
 import { config } from '../config';
 import type { Db } from '../db/pool';
 import { PortalError, looksLikeMaintenance } from '../landreg/errors';
-import { callerGone, outsideCall, outsideMessage, transportFailure, type OutsideSession } from '../outside/call';
-import { send, setCookies, type OutsideTarget } from '../outside/transport';
+import { callerGone, outsideCall, outsideMessage, transportFailure, send, setCookies, type OutsideSession, type OutsideTarget } from '../outside/service';
 
 export interface CfCredentials {
   username: string;

@@ -23,16 +23,6 @@ export interface DxfConversion {
   dxfSize: number;
 }
 
-/** Where the sidecar answers; a test points it at a stopped or a short-deadline sidecar. */
-const sidecar = { url: config.dwg.url };
-
-/** Points the converter at another sidecar; returns the previous address. */
-export function useDwgSidecar(url: string): string {
-  const previous = sidecar.url;
-  sidecar.url = url.replace(/\/+$/, '');
-  return previous;
-}
-
 const NOT_DWG = () =>
   new AppError(422, 'not_dwg', 'Fișierul încărcat nu este un desen DWG.', {
     hint: 'Alegeți un fișier .dwg salvat din AutoCAD sau dintr-un program compatibil.',
@@ -61,10 +51,10 @@ export class DwgConversionCancelled extends Error {
 }
 
 /**
- * Converts the DWG at `input` through the sidecar and writes the DXF to `output`. Aborting
- * `cancel` drops the sidecar connection, which kills the conversion there.
+ * Converts the DWG at `input` through the sidecar at `sidecarUrl` and writes the DXF to `output`.
+ * Aborting `cancel` drops the sidecar connection, which kills the conversion there.
  */
-export async function convertDwgToDxf(input: string, output: string, cancel?: AbortSignal): Promise<DxfConversion> {
+export async function convertDwgToDxf(sidecarUrl: string, input: string, output: string, cancel?: AbortSignal): Promise<DxfConversion> {
   // Checked here too, so an obviously wrong upload never travels to the sidecar.
   const dwgVersion = await dwgVersionOfFile(input);
   if (!dwgVersion) throw NOT_DWG();
@@ -76,7 +66,7 @@ export async function convertDwgToDxf(input: string, output: string, cancel?: Ab
   const stopped = () => (cancel?.aborted ? new DwgConversionCancelled() : conversionTimeout());
   let res: Response;
   try {
-    res = await fetch(`${sidecar.url}/convert`, {
+    res = await fetch(`${sidecarUrl}/convert`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/octet-stream' },
       body: Readable.toWeb(createReadStream(input)) as ReadableStream,
@@ -124,16 +114,10 @@ function conversionTimeout(): AppError {
   });
 }
 
-/** `plan.dwg` → `plan.dxf` (any other name gets `.dxf` appended). */
-export function dxfFileName(dwgName: string): string {
-  const base = dwgName.replace(/\.dwg$/i, '');
-  return `${base || 'desen'}.dxf`;
-}
-
 /** The sidecar's health, for the system health page and tests. */
-export async function dwgConverterHealth(): Promise<{ ok: boolean; engine?: string; engineVersion?: string }> {
+export async function dwgConverterHealth(sidecarUrl: string): Promise<{ ok: boolean; engine?: string; engineVersion?: string }> {
   try {
-    const res = await fetch(`${sidecar.url}/health`, { signal: AbortSignal.timeout(2000) });
+    const res = await fetch(`${sidecarUrl}/health`, { signal: AbortSignal.timeout(2000) });
     if (!res.ok) return { ok: false };
     const body = (await res.json()) as { engine?: string; engineVersion?: string };
     return { ok: true, engine: body.engine, engineVersion: body.engineVersion };

@@ -1,6 +1,6 @@
 /**
  * Names and header values of the DWG tools that the browser needs too (no Node imports): the
- * AutoCAD release of a version magic and the X-Dxf-Entity-Types header format.
+ * AutoCAD release of a version magic, the X-Dxf-Entity-Types header format and the DXF's file name.
  */
 
 /** AutoCAD release names of the DWG version magics LibreDWG reads. */
@@ -28,4 +28,10 @@ export function parseEntityTypes(header: string | null | undefined): Record<stri
     if (t && n && /^\d+$/.test(n)) out[t] = Number(n);
   }
   return out;
+}
+
+/** `plan.dwg` → `plan.dxf` (any other name gets `.dxf` appended). */
+export function dxfFileName(dwgName: string): string {
+  const base = dwgName.replace(/\.dwg$/i, '');
+  return `${base || 'desen'}.dxf`;
 }

@@ -4,7 +4,7 @@
  */
 import type { Db } from '../db/pool';
 import { errors } from '../errors';
-import type { Viewer } from '../auth/viewer';
+import type { Viewer } from '../auth/rules';
 import { BUILDING_LAYER, NO_GEOMETRY, PARCEL_LAYER } from './store';
 
 export const TOP_OWNERS_LIMIT = 10;

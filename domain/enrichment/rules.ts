@@ -332,4 +332,4 @@ export function buildEnrichment(input: EnrichmentInput): Enrichment {
 
 // The one `basic` scope redaction (CONTRACT.md section 3) lives with the geoportal's panel rules;
 // enrichment routes and pages use the very same function.
-export { PERSONAL_ENRICHMENT_KEYS, personalDataHidden, redactEnrichment } from '../auth/viewer';
+export { PERSONAL_ENRICHMENT_KEYS, personalDataHidden, redactEnrichment } from '../auth/rules';

@@ -12,7 +12,7 @@ import { AppError, errors } from '../errors';
 import { mapBounded } from '../concurrency';
 import { foldName } from '../text/fold';
 import { tilesChanged } from '../tiles/versions';
-import type { Viewer } from '../auth/viewer';
+import type { Viewer } from '../auth/rules';
 import { LandregClient, type LandregClientOptions } from '../landreg/client';
 import { enrichmentPortal } from './portal';
 import type { EnrichmentPortal, PortalImmovableDetails } from './portalTypes';
@@ -48,7 +48,7 @@ export function enrichmentDeps(db: Db, deliverMail: StartDelivery, portal: Omit<
 export { uatDashboard } from './dashboard';
 
 /** Who looks at the answer: the viewer rule of domain/auth/viewer.ts (spec 5.5, 5.6). */
-export type { Viewer } from '../auth/viewer';
+export type { Viewer } from '../auth/rules';
 
 /**
  * Parcels enriched at once inside one batch. Each costs two sequential portal calls; the shared

@@ -25,7 +25,7 @@
  * "Performance"). Every ogr2ogr session runs without JIT (EXPORT_SESSION_OPTIONS).
  */
 import { mapBounded } from '../concurrency';
-import { makeTempDir } from '../storage/tempDirs';
+import { makeTempDir } from '../storage/service';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Db } from '../db/pool';

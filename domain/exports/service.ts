@@ -7,7 +7,7 @@ import { createReadStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { GetObjectCommand, NoSuchKey, NotFound, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { config } from '../config';
-import { s3 } from '../storage/s3';
+import { s3 } from '../storage/service';
 import { buildExport, type BuildOptions } from './build';
 import type { PipelineStep } from './reports';
 import { uploadFile, uploadZip, writeZip } from './zip';

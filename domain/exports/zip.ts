@@ -3,13 +3,13 @@
  * the archive flows to S3 (multipart upload) or to an HTTP response, so no whole UAT is ever held
  * in memory (at most ZIP_UPLOAD_PART_BYTES x ZIP_UPLOAD_QUEUE for an upload).
  */
-import { contentDisposition } from '../storage/contentDisposition';
+import { contentDisposition } from '../storage/rules';
 import { PassThrough, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Upload } from '@aws-sdk/lib-storage';
 import { ZipArchive } from 'archiver';
 import { config } from '../config';
-import { s3 } from '../storage/s3';
+import { s3 } from '../storage/service';
 
 /** zlib level: GPKG and CSV shrink ~5x at 1 already; higher levels cost time for a few percent. */
 export const ZIP_LEVEL = 1;

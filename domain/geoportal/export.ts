@@ -17,7 +17,7 @@ import type { Db } from '../db/pool';
 import { EPSG_3844 } from '../geo/epsg3844';
 import { PERSONAL_ENRICHMENT_KEYS } from './redact';
 import { slug } from './text';
-import { makeTempDir } from '../storage/tempDirs';
+import { makeTempDir } from '../storage/service';
 import type { Viewer } from './types';
 
 const log = childLogger('geoportal-export');

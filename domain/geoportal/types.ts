@@ -1,6 +1,6 @@
 /** Shapes of the geoportal routes (CONTRACT.md section 4) as the domain produces them. */
 /** Who asks: the viewer rule of domain/auth/viewer.ts decides what an answer may contain. */
-export type { EnrichmentScope, Viewer } from '../auth/viewer';
+export type { EnrichmentScope, Viewer } from '../auth/rules';
 
 /** [minLon, minLat, maxLon, maxLat] in WGS84. */
 export type Bbox = [number, number, number, number];

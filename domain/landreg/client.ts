@@ -20,8 +20,7 @@ import {
   PortalTimeoutError,
   looksLikeMaintenance,
 } from './errors';
-import { callerGone, outsideCall, transportFailure, type OutsideSession } from '../outside/call';
-import { send, setCookies, type OutsideTarget } from '../outside/transport';
+import { callerGone, outsideCall, transportFailure, send, setCookies, type OutsideSession, type OutsideTarget } from '../outside/service';
 import {
   claimRelogin,
   releaseRelogin,

@@ -5,7 +5,7 @@
  * messages are the outside-call base's (domain/outside/call.ts `outsideMessage`).
  */
 import { AppError } from '../errors';
-import { outsideMessage } from '../outside/call';
+import { outsideMessage } from '../outside/service';
 
 export class PortalError extends AppError {
   readonly retryable: boolean;

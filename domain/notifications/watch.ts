@@ -10,7 +10,7 @@
  */
 import type { Db } from '../db/pool';
 import type { PrismaClient } from '../db/prisma';
-import { PERSONAL_ENRICHMENT_KEYS, type Viewer } from '../auth/viewer';
+import { PERSONAL_ENRICHMENT_KEYS, type Viewer } from '../auth/rules';
 import { errors } from '../errors';
 import { cadastralRefs, featureLabel, uatsBySiruta } from '../landreg/reads';
 import { notify } from './notify';

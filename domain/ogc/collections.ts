@@ -5,7 +5,7 @@
  * carry the common properties only.
  */
 import { ENRICHMENT_KEYS } from '../enrichment/rules';
-import { PERSONAL_ENRICHMENT_KEYS, type Viewer } from '../auth/viewer';
+import { PERSONAL_ENRICHMENT_KEYS, type Viewer } from '../auth/rules';
 
 export interface OgcCollection {
   id: string;

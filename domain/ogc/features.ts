@@ -12,7 +12,7 @@ import type pg from 'pg';
 import { errors } from '../errors';
 import type { Db } from '../db/pool';
 import { LAYER_COUNTS_SQL } from '../store/holdings';
-import type { Viewer } from '../auth/viewer';
+import type { Viewer } from '../auth/rules';
 import { COMMON_PROPERTIES, STORED_PROPERTIES_COLUMN, enrichmentMembersSql, propertyClass, type OgcCollection } from './collections';
 import { STEREO70, clipToStoreArea, type Cursor, type Envelope, type OgcCrs, type TimeRange } from './params';
 

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../config';
 import { MAP_COLORS } from '../geo/mapColors';
-import type { Viewer } from '../auth/viewer';
+import type { Viewer } from '../auth/rules';
 import { collectionById, propertyClass, type OgcCollection } from './collections';
 
 /** The id of the authentication configuration every layer names (QGIS ids are 7 characters). */

@@ -1,6 +1,13 @@
 /**
- * The outside area's application service (docs/architecture.md "Application services"): the one
- * door of portal-bound work, which the API (api/http/deadline.ts) and the pages
- * (web/app/lib/portal.server.ts) both pass.
+ * The outside area's door (docs/architecture.md "Areas"): how every outside system is called.
+ * Unlike an area's service object these are stateless functions taking their target and options
+ * explicitly, because they are called from deep inside the other areas' clients (landreg, cfportal,
+ * central, pdf, the registry's status authority, the AI providers), which hold no services:
+ * - the transport (`send`, `outsideFetch`): one HTTP exchange with a timeout and the caller's signals;
+ * - the call (`outsideCall`): retries, the fair rate limiter, the CONTRACT's error bodies;
+ * - the portal door (`throughPortalDoor`, `portalSlots`): the caps and deadline of portal-bound work,
+ *   which the API (api/http/deadline.ts) and the pages (web/app/lib/portal.server.ts) both pass.
  */
-export { callerKeyOf, throughPortalDoor, type DoorOptions } from './door';
+export { callerGone, outsideCall, outsideError, outsideMessage, transportFailure, type OutsideCallOptions, type OutsideSession } from './call';
+export { callerKeyOf, portalSlots, throughPortalDoor, type DoorOptions } from './door';
+export { outsideFetch, send, setCookies, type OutsideTarget } from './transport';

@@ -13,24 +13,7 @@ import path from 'node:path';
 import { config } from '../config';
 import { runTool, timeoutForInput } from '../childProcess';
 import { AppError, errors } from '../errors';
-
-/** Levels that rewrite images (Ghostscript, then qpdf), gentlest first. */
-export const LOSSY_LEVELS = ['balanced', 'high', 'extreme'] as const;
-export type LossyLevel = (typeof LOSSY_LEVELS)[number];
-/**
- * Spec 4.7's "local lossless structural mode": qpdf alone (object streams, recompressed flate,
- * unreferenced resources dropped), every image and glyph left bit for bit as it was.
- */
-export const LOSSLESS_LEVEL = 'lossless';
-export const LOCAL_LEVELS = [...LOSSY_LEVELS, LOSSLESS_LEVEL] as const;
-export type LocalLevel = (typeof LOCAL_LEVELS)[number];
-
-/**
- * Levels of the cloud PDF service (EXTERNAL-SERVICES.md). `extreme` exists in both: it is local
- * unless the request asks for `mode=cloud`.
- */
-export const CLOUD_LEVELS = ['recommended', 'extreme', 'low'] as const;
-export type CloudLevel = (typeof CLOUD_LEVELS)[number];
+import { LOSSLESS_LEVEL, type LocalLevel, type LossyLevel } from './rules';
 
 export interface LevelSettings {
   /** Target resolution of colour and grey images (mono images get twice as much). */
@@ -205,12 +188,3 @@ export function keepSmaller(original: string, originalSize: number, candidate: s
   if (candidateSize >= originalSize) return { path: original, originalSize, compressedSize: originalSize, unchanged: true };
   return { path: candidate, originalSize, compressedSize: candidateSize, unchanged: false };
 }
-
-/** `plan.pdf` → `plan-<suffix>.pdf` (Romanian suffixes, like the rest of what the user sees). */
-function suffixedPdfName(original: string, suffix: string): string {
-  const base = original.replace(/\.pdf$/i, '') || 'document';
-  return `${base}-${suffix}.pdf`;
-}
-
-export const compressedFileName = (original: string) => suffixedPdfName(original, 'comprimat');
-export const unlockedFileName = (original: string) => suffixedPdfName(original, 'deblocat');

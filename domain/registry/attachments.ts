@@ -13,7 +13,7 @@ import { config } from '../config';
 import { Prisma, type PrismaClient } from '../db/prisma';
 import { errors } from '../errors';
 import { childLogger } from '../log';
-import { s3 } from '../storage/s3';
+import { s3 } from '../storage/service';
 import { assertWritable, type RegistryViewer } from './access';
 import { addHistory, getEntryRow, toEntry, type RegistryEntry, type StoredAttachment } from './entries';
 

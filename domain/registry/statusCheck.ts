@@ -13,8 +13,7 @@
  */
 import type { Db } from '../db/pool';
 import type { PrismaClient } from '../db/prisma';
-import { outsideCall, transportFailure } from '../outside/call';
-import { send } from '../outside/transport';
+import { outsideCall, transportFailure, send } from '../outside/service';
 import { Prisma } from '../db/prisma';
 import type { NotifyInput } from '../notifications/notify';
 import { addHistory, type Tracking } from './entries';

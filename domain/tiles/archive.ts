@@ -17,7 +17,7 @@ import type pg from 'pg';
 import { config, projectRoot } from '../config';
 import { childLogger } from '../log';
 import { uploadArchive } from './archiveStore';
-import { makeTempDir } from '../storage/tempDirs';
+import { makeTempDir } from '../storage/service';
 
 const run = promisify(execFile);
 const log = childLogger('tiles');

@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import { GetObjectCommand, HeadObjectCommand, type GetObjectCommandOutput } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { config } from '../config';
-import { s3 } from '../storage/s3';
+import { s3 } from '../storage/service';
 
 export interface ArchiveInfo {
   key: string;

@@ -17,8 +17,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { config } from '../../domain/config';
 import { processStore } from '../../domain/db/store';
-import { CLOUD_LEVELS, LOCAL_LEVELS, compressPdf, keepSmaller, sizeOf } from '../../domain/pdf/compress';
-import { callPdfService } from '../../domain/pdf/service';
+import { CLOUD_LEVELS, LOCAL_LEVELS } from '../../domain/pdf/rules';
+import { createServices } from '../../domain/services';
 import { makePdfCorpus } from '../../test/helpers/pdfFixtures';
 import { jsonLine, note, percentiles } from './_shared';
 
@@ -45,6 +45,8 @@ async function measure(once: (i: number) => Promise<number>): Promise<Measure> {
   return { bytes, ms: percentiles(times).p50 };
 }
 
+const sizeOf = async (file: string) => (await fs.stat(file)).size;
+
 function emit(file: string, what: string, m: Measure, original: number): void {
   jsonLine(BENCH, `${file}.${what}.bytes`, m.bytes, 'bytes');
   jsonLine(BENCH, `${file}.${what}.ms`, m.ms, 'ms');
@@ -53,7 +55,7 @@ function emit(file: string, what: string, m: Measure, original: number): void {
 
 async function main(): Promise<void> {
   // The cloud levels go through the outside-call base, paced on the store's shared schedule.
-  const store = processStore();
+  const { pdf } = createServices({ store: processStore(), mail: null });
   const work = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-pdf-'));
   try {
     say('generating the corpus…');
@@ -61,6 +63,7 @@ async function main(): Promise<void> {
     const goals: boolean[] = [];
     for (const [name, file] of [['scan', corpus.scan], ['text', corpus.text]] as const) {
       const original = await sizeOf(file);
+      const pdfFile = { path: file, fileName: path.basename(file), size: original };
       jsonLine(BENCH, `${name}.original.bytes`, original, 'bytes');
       say(`${name}: ${original} bytes; reference gs /ebook…`);
       const ebookOut = path.join(work, `${name}-ebook.pdf`);
@@ -75,7 +78,7 @@ async function main(): Promise<void> {
         say(`${name}: local ${level}…`);
         local[level] = await measure(async (i) => {
           const dir = await fs.mkdtemp(path.join(work, `${name}-${level}-${i}-`));
-          return (await compressPdf(file, level, dir)).compressedSize;
+          return (await pdf.compressAt(pdfFile, { mode: 'local', level }, dir)).compressedSize;
         });
         emit(name, `local_${level}`, local[level], original);
       }
@@ -83,9 +86,8 @@ async function main(): Promise<void> {
       for (const level of CLOUD_LEVELS) {
         say(`${name}: cloud ${level}…`);
         const m = (cloud[level] = await measure(async (i) => {
-          const out = path.join(work, `${name}-cloud-${level}-${i}.pdf`);
-          const size = await callPdfService(store.pool, 'compress', { path: file, fileName: path.basename(file) }, { level }, out);
-          return keepSmaller(file, original, out, size).compressedSize;
+          const dir = await fs.mkdtemp(path.join(work, `${name}-cloud-${level}-${i}-`));
+          return (await pdf.compressAt(pdfFile, { mode: 'cloud', level }, dir)).compressedSize;
         }));
         emit(name, `cloud_${level}`, m, original);
       }

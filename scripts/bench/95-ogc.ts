@@ -28,9 +28,10 @@ import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { config } from '../../domain/config';
 import { getPool } from '../../domain/db/pool';
+import { storeOn } from '../../domain/db/store';
+import { createServices } from '../../domain/services';
 import { pgConnectionEnv, pgDatasource } from '../../domain/exports/gdal';
-import { createToken } from '../../domain/auth/personalTokens';
-import { viewerOf } from '../../domain/auth/viewer';
+import { viewerOf } from '../../domain/auth/rules';
 import { OGC_COLLECTIONS, propertiesFor } from '../../domain/ogc/collections';
 import { pageStatement } from '../../domain/ogc/features';
 import { CRS84, STEREO70 } from '../../domain/ogc/params';
@@ -74,7 +75,7 @@ async function main(): Promise<void> {
   await seedExportUat(getPool(), { siruta: SIRUTA, name: 'Bench OGC', county: 'Cluj', parcels, noGeometry: 0, unenrichedEvery: 0 });
   await getPool().query('VACUUM ANALYZE gis_features');
   const session = await createTestSessionRecord({ email: 'bench-ogc@birou.ro', enrichmentScope: 'full' });
-  const { token } = await createToken(getPool(), tokenIdentityOf(session.data), { name: 'bench', expiresInDays: 1 });
+  const { token } = await createServices({ store: storeOn(getPool()), mail: null }).auth.createToken(tokenIdentityOf(session.data), { name: 'bench', expiresInDays: 1 });
   const env = { ...process.env, GDAL_HTTP_HEADERS: `Authorization: Bearer ${token}` };
   try {
     // Reference: plain ogr2ogr from PostGIS, the same rows, columns and geometry.

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import pg from 'pg';
 import { aiUsesSimulator, config, projectRoot } from '../../domain/config';
-import { archiveSettings, asPostgres, pgbackrestEnv, pgDataDir, stackTarget } from '../../domain/backup/pgbackrest';
+import { archiveSettings, asPostgres, pgbackrestEnv, pgDataDir, stackTarget } from '../../domain/backup/service';
 
 export { pgDataDir };
 import { startProcess, httpOk, tcpOpen, type Proc } from './proc';

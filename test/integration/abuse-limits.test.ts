@@ -252,7 +252,7 @@ describe('AI chat', () => {
     const sim = await startAiSimulator({ port: 0, chunkDelayMs: 400 });
     try {
       const settings = aiSettingsFrom({ NODE_ENV: 'test' }, Number(new URL(sim.url).port));
-      const server = createApp({ store, ai: settings }).listen(0, '127.0.0.1');
+      const server = createApp({ store, outside: { ai: settings } }).listen(0, '127.0.0.1');
       servers.push(server);
       await new Promise((r) => server.once('listening', r));
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -14,8 +14,7 @@ import type { Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
 import { config } from '../../domain/config';
 import { createStore } from '../../domain/db/store';
-import { checkBackupAge, runBackup } from '../../domain/backup/service';
-import { stackTarget, pgDataDir } from '../../domain/backup/pgbackrest';
+import { createServices } from '../../domain/services';
 import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
 import { TaskQueue, type TaskQueueName } from '../../temporal/common/queues';
 import { createQueueWorkers } from '../../workers/start';
@@ -24,6 +23,8 @@ import { localEnv, namespaceOf } from '../helpers/temporal';
 import { listenApp } from '../helpers/appServer';
 
 const store = createStore();
+// The backup area as the workers hold it, on this file's store; no e-mail delivery is started here.
+const { backup } = createServices({ store, mail: null });
 let server: http.Server;
 let base: string;
 let env: TestWorkflowEnvironment;
@@ -109,10 +110,10 @@ describe('backups for administrators', () => {
       const fresh = await call('GET', '/api/health', ana);
       expect(fresh.body.checks.backup).toMatchObject({ ok: true, lastAt: null, ageSeconds: null, detail: expect.stringContaining('02:30') });
       // The hourly watch tells nobody either.
-      expect(await checkBackupAge(store.pool, null, stackTarget(pgDataDir()))).toMatchObject({ ok: true, pending: true, notified: 0 });
+      expect(await backup.checkAge()).toMatchObject({ ok: true, pending: true, notified: 0 });
 
       // Its first backup fails (the stanza was never created): red at once, without waiting 26 h.
-      await expect(runBackup(stackTarget(pgDataDir()), { id: 'first-fails' })).rejects.toThrow(/pgbackrest/);
+      await expect(backup.runBackup({ id: 'first-fails' })).rejects.toThrow(/pgbackrest/);
       const failed = await call('GET', '/api/health', ana);
       expect(failed.body.ok).toBe(false);
       expect(failed.body.checks.backup).toMatchObject({ ok: false, lastAt: null, detail: 'nicio copie de siguranță reușită încă' });
@@ -123,14 +124,14 @@ describe('backups for administrators', () => {
 
   test('a backup older than 26 hours notifies every administrator once, in-app and by e-mail', async () => {
     const later = new Date(Date.now() + 27 * 3600_000);
-    const first = await checkBackupAge(store.pool, null, stackTarget(pgDataDir()), later);
+    const first = await backup.checkAge(later);
     expect(first.ok).toBe(false);
     expect(first.notified).toBeGreaterThan(0);
     const notes = await notificationsOf(ana.data.user.id);
     expect(notes).toEqual([expect.objectContaining({ title: 'Copia de siguranță este întârziată', email_channel: 'instant' })]);
     expect(notes[0].body).toContain('acum 27 de ore');
     // The next hourly check of the same late backup tells nobody again.
-    expect((await checkBackupAge(store.pool, null, stackTarget(pgDataDir()), new Date(later.getTime() + 3600_000))).notified).toBe(0);
+    expect((await backup.checkAge(new Date(later.getTime() + 3600_000))).notified).toBe(0);
   });
 
   test('a failed backup fails its job and notifies the administrators', async () => {

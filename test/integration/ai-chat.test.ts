@@ -32,7 +32,7 @@ async function appWith(env: Record<string, string>): Promise<string> {
   const { createStore } = await import('../../domain/db/store');
   const store = createStore();
   stores.push(store);
-  const server = createApp({ store, ai: settings }).listen(0);
+  const server = createApp({ store, outside: { ai: settings } }).listen(0);
   await new Promise((r) => server.once('listening', r));
   servers.push(server);
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

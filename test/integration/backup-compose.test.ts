@@ -21,7 +21,7 @@ import { config, projectRoot } from '../../domain/config';
 import { s3 } from '../../domain/storage/s3';
 import { listAll } from '../../domain/backup/objects';
 import { asPostgres, pgbackrest, repoBackups, switchWal, type BackupTarget } from '../../domain/backup/pgbackrest';
-import { ensureBackupRepository, restore, runBackup, walArchivedUpTo } from '../../domain/backup/service';
+import { ensureBackupRepository, restore, runBackup, walArchivedUpTo } from '../../domain/backup/runs';
 import { freePort, scratchCluster, type ScratchCluster } from '../helpers/scratchCluster';
 
 const tag = `compose${process.pid}${Date.now().toString(36)}`;

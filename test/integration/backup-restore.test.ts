@@ -18,7 +18,7 @@ import { migrate } from '../../domain/db/migrate';
 import { bucketNames, ensureBuckets, s3 } from '../../domain/storage/s3';
 import { switchWal } from '../../domain/backup/pgbackrest';
 import { listAll } from '../../domain/backup/objects';
-import { backupRuns, ensureBackupRepository, lastBackup, restore, runBackup, walArchivedUpTo } from '../../domain/backup/service';
+import { backupRuns, ensureBackupRepository, lastBackup, restore, runBackup, walArchivedUpTo } from '../../domain/backup/runs';
 import { createEntry } from '../../domain/registry/entries';
 import { addAttachment, openAttachment } from '../../domain/registry/attachments';
 import { registryViewer } from '../../domain/registry/access';

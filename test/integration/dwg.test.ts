@@ -29,7 +29,6 @@ const { createTestSessionRecord } = await import('../helpers/session');
 const { startDwgSidecar } = await import('../../sidecars/dwg/server');
 const { convertDwgFile, ConversionError } = await import('../../sidecars/dwg/convert');
 const { countDxfEntities } = await import('../../domain/dwg/format');
-const { useDwgSidecar } = await import('../../domain/dwg/converter');
 const { drawnCounts, writeDwgFixtures } = await import('../helpers/dwgFixtures');
 const { isAlive, pidsRunning } = await import('../helpers/stackProcs');
 type Drawing = import('../helpers/dwgFixtures').Drawing;
@@ -125,13 +124,17 @@ async function uploadsLeft(): Promise<string[]> {
   return fs.readdir(uploads);
 }
 
-/** Points the app at another sidecar for the duration of `fn`. */
+/** `base` is an app aimed at another sidecar for the duration of `fn`. */
 async function withConverterUrl<T>(url: string, fn: () => Promise<T>): Promise<T> {
-  const saved = useDwgSidecar(url);
+  const other = http.createServer(createApp({ store, outside: { dwgSidecarUrl: url } }));
+  await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+  const saved = base;
+  base = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
   try {
     return await fn();
   } finally {
-    useDwgSidecar(saved);
+    base = saved;
+    await new Promise<void>((resolve) => other.close(() => resolve()));
   }
 }
 

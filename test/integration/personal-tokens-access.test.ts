@@ -21,7 +21,7 @@ const { createTestSessionRecord } = await import('../helpers/session');
 const { callJson } = await import('../helpers/appServer');
 const { closePool, getPool } = await import('../../domain/db/pool');
 const { config, trustProxySetting } = await import('../../domain/config');
-const { MAX_TOKENS_PER_USER } = await import('../../domain/auth/personalTokens');
+const { MAX_TOKENS_PER_USER } = await import('../../domain/auth/rules');
 const { E2E_BASE_URL } = await import('../helpers/e2e');
 
 type Session = Awaited<ReturnType<typeof createTestSessionRecord>>;

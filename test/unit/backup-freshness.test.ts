@@ -3,7 +3,8 @@
  * than the limit is late; a store never backed up is late only once it is older than the limit
  * (a new stack waits for its first nightly backup), and at once when its first backup failed.
  */
-import { judgeBackups, type BackupRun } from '../../domain/backup/service';
+import type { BackupRun } from '../../domain/backup/jobTypes';
+import { judgeBackups } from '../../domain/backup/runs';
 
 const now = new Date('2026-11-28T12:00:00Z');
 const hoursAgo = (h: number) => new Date(now.getTime() - h * 3600_000);

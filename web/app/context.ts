@@ -4,7 +4,7 @@
  * page guard normally prevents), the store the server built at start-up, the same the API's
  * routers use, every area's service, and how a mail queued on it starts its delivery.
  */
-import type { SessionContext } from '../../domain/auth/sessionContext';
+import type { SessionContext } from '../../domain/auth/rules';
 import type { Store } from '../../domain/db/store';
 import type { StartDelivery } from '../../domain/areaDeps';
 import type { Services } from '../../domain/services';

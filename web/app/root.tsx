@@ -23,7 +23,7 @@ import { ErrorPanel } from './components/ErrorPanel';
 import { maySignOut, requireSession } from './lib/auth.server';
 import { unreadCountFor } from './lib/notifications.server';
 import { NotificationBell } from './components/notifications/NotificationBell';
-import type { Company } from '../../domain/auth/sessionContext';
+import type { Company } from '../../domain/auth/rules';
 
 export const PRODUCT_NAME = 'Geoportal cadastral';
 

@@ -3,15 +3,13 @@
  * never a key) and the projects the office's tags name (whether added as a project or as a full
  * path), those of the companies the user reads, called in process.
  */
-import { config } from '../../../domain/config';
-import type { SessionContext } from '../../../domain/auth/sessionContext';
-import type { Store } from '../../../domain/db/store';
+import type { SessionContext } from '../../../domain/auth/rules';
+import type { AppLoadContext } from '@remix-run/node';
 import { readableCompanies, registryViewer } from '../../../domain/registry/rules';
-import { providerStatus } from '../../../domain/ai/service';
 import { listProjects } from '../../../domain/tags/service';
 
-export async function assistantPage(store: Store, auth: SessionContext) {
-  const status = providerStatus(config.ai);
+export async function assistantPage({ services, store }: Pick<AppLoadContext, 'services' | 'store'>, auth: SessionContext) {
+  const status = services.ai.providerStatus();
   try {
     const projects = (await listProjects(store.prisma, readableCompanies(registryViewer(auth)))).map((p) => ({ id: p.id, path: p.path }));
     return { status, projects, projectsError: null };

@@ -7,7 +7,7 @@
 import { redirectDocument } from '@remix-run/node';
 import type { AppLoadContext } from '@remix-run/node';
 import type { SessionContext } from '../context';
-import { DEV_BYPASS_SESSION_ID } from '../../../domain/auth/sessionContext';
+import { DEV_BYPASS_SESSION_ID } from '../../../domain/auth/rules';
 
 export function signInUrl(request: Request): string {
   const url = new URL(request.url);

@@ -1,4 +1,3 @@
-/** Server side of the backups card of the infrastructure page: the services GET and POST /api/admin/backups call. */
-export { backupList } from '../../../domain/backup/service';
+/** Server side of the backups card of the infrastructure page: the calls GET and POST /api/admin/backups make (the list through `context.services.backup`). */
 export type { BackupList } from '../../../domain/backup/service';
 export { startBackup } from '../../../temporal/backups';

@@ -1,5 +1,5 @@
 /** Display names of the companies of CONTRACT.md section 2 (letters B, U, S, G; codes of section 3). */
-import type { Company } from '../../../domain/auth/sessionContext';
+import type { Company } from '../../../domain/auth/rules';
 
 const COMPANY_CODES: Record<Company, string> = { B: 'BTG', U: 'URB', S: 'STD', G: 'GRP' };
 

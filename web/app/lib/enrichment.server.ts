@@ -34,4 +34,4 @@ export function uatOption(store: Store, siruta: number | null): Promise<UatOptio
 // The service functions the pages call, re-exported here so route modules import server code only
 // through `*.server.ts` (never bundled for the browser).
 export { canSearchOwners, enrichOne, enrichmentDeps, searchCadastral, searchOwner, storedParcel, uatDashboard } from '../../../domain/enrichment/service';
-export { viewerOf } from '../../../domain/auth/viewer';
+export { viewerOf } from '../../../domain/auth/rules';

@@ -4,7 +4,7 @@
  * deadline as the API routes, counted as the signed-in user's, and stopped as soon as the browser
  * abandons the page load (Remix aborts `request.signal` when the client closes the connection).
  */
-import type { SessionContext } from '../../../domain/auth/sessionContext';
+import type { SessionContext } from '../../../domain/auth/rules';
 import { AppError } from '../../../domain/errors';
 import { callerKeyOf, throughPortalDoor, type DoorOptions } from '../../../domain/outside/service';
 

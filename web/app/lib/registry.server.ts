@@ -3,7 +3,7 @@
  * from the load context) and its viewer rules, as the registry API (api/routes/registratura.ts)
  * calls them.
  */
-import type { SessionContext } from '../../../domain/auth/sessionContext';
+import type { SessionContext } from '../../../domain/auth/rules';
 import { AppError } from '../../../domain/errors';
 import { COMPANIES, DIRECTIONS, readableCompanies, registryViewer, writableCompanies, type Direction, type RegistryCompany } from '../../../domain/registry/rules';
 import type { EntryPage, HistoryItem, RegistryEntry, RegistryService } from '../../../domain/registry/service';

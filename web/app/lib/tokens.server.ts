@@ -4,14 +4,15 @@
  * an administrator also every user's tokens (what GET /api/tokens?all=true answers).
  */
 import { config } from '../../../domain/config';
-import type { Store } from '../../../domain/db/store';
-import { DEFAULT_TOKEN_DAYS, MAX_TOKEN_DAYS, listTokens } from '../../../domain/auth/service';
+import type { AppLoadContext } from '@remix-run/node';
+import { DEFAULT_TOKEN_DAYS, MAX_TOKEN_DAYS } from '../../../domain/auth/rules';
 import { QGIS_AUTHCFG, uatsWithParcels } from '../../../domain/ogc/service';
 
-export async function qgisAccessPage(store: Store, caller: { userId: string; isAdmin: boolean }) {
+export async function qgisAccessPage({ services, store }: Pick<AppLoadContext, 'services' | 'store'>, caller: { userId: string; isAdmin: boolean }) {
+  const { auth } = services;
   return {
-    tokens: await listTokens(store.pool, caller.userId),
-    everyUsersTokens: caller.isAdmin ? await listTokens(store.pool, caller.userId, { everyUser: true }) : null,
+    tokens: await auth.listTokens(caller.userId),
+    everyUsersTokens: caller.isAdmin ? await auth.listTokens(caller.userId, { everyUser: true }) : null,
     ogcUrl: `${config.app.publicUrl.replace(/\/+$/, '')}/ogc`,
     defaultDays: DEFAULT_TOKEN_DAYS,
     maxDays: MAX_TOKEN_DAYS,

@@ -6,7 +6,7 @@ import geoportalCss from '../styles/geoportal.css?url';
 // The UAT filter is the parcel-sync pages' UAT picker, styled there.
 import parcelSyncCss from '../styles/parcel-sync.css?url';
 import { requireSession } from '../lib/auth.server';
-import { viewerOf } from '../../../domain/auth/viewer';
+import { viewerOf } from '../../../domain/auth/rules';
 import { GeoportalMap } from '../components/geoportal/GeoportalMap';
 
 export const meta: MetaFunction = () => [{ title: 'Geoportal · Geoportal cadastral' }];

@@ -10,7 +10,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remi
 import { Form, useActionData, useLoaderData, useNavigation, useRevalidator } from '@remix-run/react';
 import { requireSession } from '../lib/auth.server';
 import { startTileRebuild, tileInfraStatus } from '../lib/tiles.server';
-import { backupList, startBackup, type BackupList } from '../lib/backups.server';
+import { startBackup, type BackupList } from '../lib/backups.server';
 import { loadHealth } from '../lib/health.server';
 import type { HealthReport } from '../lib/health';
 import { AppError } from '../../../domain/errors';
@@ -32,7 +32,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   // A part that does not answer shows in the health line; the page itself still opens.
   const [health, backups] = await Promise.all([
     loadHealth(context.store).catch((): HealthReport | null => null),
-    isAdmin ? backupList().catch((): BackupList | null => null) : Promise.resolve(null),
+    isAdmin ? context.services.backup.list().catch((): BackupList | null => null) : Promise.resolve(null),
   ]);
   try {
     return { status: await tileInfraStatus(context.store, { technical: isAdmin }), error: null as string | null, isAdmin, health, backups };

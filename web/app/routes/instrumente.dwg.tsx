@@ -12,8 +12,7 @@ import { requireSession } from '../lib/auth.server';
 import { ToolsLayout } from '../components/tools/ToolsLayout';
 import { FileDrop } from '../components/tools/FileDrop';
 import { formatBytes } from '../lib/tilesFormat';
-import { dwgConverterHealth } from '../../../domain/dwg/service';
-import { dwgRelease, parseEntityTypes } from '../../../domain/dwg/names';
+import { dwgRelease, parseEntityTypes } from '../../../domain/dwg/rules';
 import { Card } from '../components/Card';
 import { ApiError, apiFetch } from '../lib/api';
 
@@ -25,7 +24,7 @@ export const links: LinksFunction = () => [
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   requireSession(request, context);
-  const health = await dwgConverterHealth();
+  const health = await context.services.dwg.health();
   return { available: health.ok };
 }
 

@@ -16,7 +16,7 @@ import { ToolsLayout } from '../components/tools/ToolsLayout';
 import { Card } from '../components/Card';
 import { api } from '../lib/api';
 import { qgisAccessPage } from '../lib/tokens.server';
-import type { TokenSummary } from '../../../domain/auth/personalTokens';
+import type { TokenSummary } from '../../../domain/auth/service';
 import { formatWhen } from '../lib/dates';
 import { QgisProjectLink } from '../components/tools/QgisProjectLink';
 
@@ -28,7 +28,7 @@ export const links: LinksFunction = () => [
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
-  return qgisAccessPage(context.store, { userId: auth.user.id, isAdmin: auth.isAdmin });
+  return qgisAccessPage(context, { userId: auth.user.id, isAdmin: auth.isAdmin });
 }
 
 const when = (iso: string | null) => (iso ? formatWhen(iso, 'dateTimeMedium') : 'niciodată');

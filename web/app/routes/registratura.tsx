@@ -14,7 +14,7 @@ import { requireSession } from '../lib/auth.server';
 import { registryPageData, type HistoryItem, type RegistryEntry } from '../lib/registry.server';
 import { STATUS_CLASS, STATUS_LABEL } from '../../../domain/registry/rules';
 import { Card } from '../components/Card';
-import type { Company } from '../../../domain/auth/sessionContext';
+import type { Company } from '../../../domain/auth/rules';
 import { formatWhen, todayInRomania } from '../lib/dates';
 import { countOf } from '../lib/words';
 import { describeChange, FIELD_LABEL } from '../lib/registryWords';

@@ -3,7 +3,7 @@
  * notice for basic panel users (spec 5.6). Redaction already happened on the server; a null shows
  * as a dash, and a key nulled by the `basic` scope says so.
  */
-import { PERSONAL_ENRICHMENT_KEYS } from '../../../../domain/auth/viewer';
+import { PERSONAL_ENRICHMENT_KEYS } from '../../../../domain/auth/rules';
 import { formatArea } from './format';
 import { AREA_LABELS, AREA_NOTE } from '../../lib/areas';
 import { formatWhen } from '../../lib/dates';

@@ -4,7 +4,7 @@
  * (docs/notifications.md "History").
  */
 import { useEffect, useState } from 'react';
-import { PERSONAL_ENRICHMENT_KEYS } from '../../../../domain/auth/viewer';
+import { PERSONAL_ENRICHMENT_KEYS } from '../../../../domain/auth/rules';
 import { formatWhen } from '../../lib/dates';
 import { FIELD_NAMES, follow, loadHistory, loadWatchlist, unfollow, type HistoryItem } from '../../lib/notifications';
 
