@@ -7,25 +7,32 @@
  * with the addresses of its simulators. Outside an area only its `service.ts` (and a pure
  * `rules.ts`) may be imported: dependency-cruiser's `area-door` rules (`.dependency-cruiser.cjs`).
  */
-import type { AreaDeps, OutsideTargets, StartDelivery } from './areaDeps';
+import type { AreaDeps, AreaJobs, OutsideTargets, StartDelivery } from './areaDeps';
 import type { Store } from './db/store';
+import { createCentralService } from './central/service';
+import { createLandregService } from './landreg/service';
 import { createNotificationsService } from './notifications/service';
 import { createRegistryService } from './registry/service';
+import { createSchedulingService } from './scheduling/service';
 
-export type { AreaDeps, OutsideTargets, StartDelivery };
+export type { AreaDeps, AreaJobs, OutsideTargets, StartDelivery };
 
 export interface ServiceDeps {
   store: Store;
   mail: StartDelivery;
   outside?: OutsideTargets;
+  jobs: AreaJobs;
   clock?: () => Date;
 }
 
 export function createServices(deps: ServiceDeps) {
-  const base: AreaDeps = { store: deps.store, mail: deps.mail, outside: deps.outside ?? {}, clock: deps.clock ?? (() => new Date()) };
+  const base: AreaDeps = { store: deps.store, mail: deps.mail, outside: deps.outside ?? {}, jobs: deps.jobs, clock: deps.clock ?? (() => new Date()) };
   const notifications = createNotificationsService(base);
   const registry = createRegistryService({ ...base, notifications });
-  return { notifications, registry };
+  const landreg = createLandregService({ ...base, notifications });
+  const scheduling = createSchedulingService(base);
+  const central = createCentralService(base);
+  return { notifications, registry, landreg, scheduling, central };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -18,7 +18,9 @@ import { ensureBackupRepository, lastBackup } from '../domain/backup/service';
 import { pgDataDir, stackTarget } from '../domain/backup/pgbackrest';
 import { ensureExportLifecycle } from '../domain/storage/s3';
 import { sweepStaleTempDirs } from '../domain/storage/tempDirs';
-import { seedWeekendQueue } from '../domain/scheduling/weekend';
+import { createServices } from '../domain/services';
+import { mailDelivery } from '../temporal/mail';
+import { runningPortalJobs } from '../temporal/jobs';
 
 const log = childLogger('workers');
 
@@ -83,6 +85,8 @@ async function main(): Promise<void> {
   // The one store of the process, handed to every activity factory.
   const store = processStore();
   trackPools({ pool: store.pool, tilePool: store.tilePool });
+  // Every area's service, built once: the activities and the start-up seed below call the same objects.
+  const services = createServices({ store, mail: mailDelivery, jobs: { runningPortalJobs } });
   // The backup gauges read the repository the backup job writes (docs/operations.md "Backups").
   registerBackupGauges(async () => {
     const b = await lastBackup();
@@ -93,7 +97,7 @@ async function main(): Promise<void> {
     const workers = await createQueueWorkers({
       connection,
       namespace: config.temporal.namespace,
-      deps: { store },
+      deps: { store, services },
       queues: selectedQueues(),
     });
     if (workers.size === 0) throw new Error('No task queue with registered workflows or activities selected');
@@ -111,7 +115,7 @@ async function main(): Promise<void> {
         .catch((err: unknown) => log.warn({ err: (err as Error).message }, 'backup repository not ready'));
     }
     // The weekend queue's default cities, once the catalogue knows them (docs/scheduling.md).
-    seedWeekendQueue(store.pool, config.scheduling.weekendDefaultCities)
+    services.scheduling.seedWeekendQueue(config.scheduling.weekendDefaultCities)
       .then((r) => r.added && log.info({ added: r.added }, 'weekend queue seeded'))
       .catch((err: unknown) => log.warn({ err: (err as Error).message }, 'weekend queue not seeded'));
 

@@ -16,7 +16,7 @@
 import type { PrismaClient } from '../db/prisma';
 import type { Viewer } from '../auth/viewer';
 import { errors } from '../errors';
-import { uatNamedIn, uatParcels } from '../landreg/reads';
+import { uatNamedIn, uatParcels } from '../landreg/service';
 import { projectOfTag } from '../tags/service';
 import { listEntries } from '../registry/entries';
 import { readableCompanies, type RegistryViewer } from '../registry/rules';

@@ -9,7 +9,7 @@
  */
 import { config } from '../config';
 import type { Db } from '../db/pool';
-import { PortalError, looksLikeMaintenance } from '../landreg/errors';
+import { PortalError, looksLikeMaintenance } from '../landreg/service';
 import { callerGone, outsideCall, outsideMessage, transportFailure, type OutsideSession } from '../outside/call';
 import { send, setCookies, type OutsideTarget } from '../outside/transport';
 
