@@ -10,7 +10,7 @@ import { importNoGeometry, type NoGeomImport } from '../domain/enrichment/noGeom
 import { enrichmentPortal } from '../domain/enrichment/portal';
 import { enrichParcelBatch, type BatchResult } from '../domain/enrichment/service';
 import { countParcelsToEnrich, nextParcelsToEnrich, type EnrichCursor, type ParcelToEnrich } from '../domain/enrichment/store';
-import { LandregClient } from '../domain/landreg/client';
+import { LandregClient } from '../domain/landreg/service';
 import type { StartDelivery } from '../domain/notifications/outbox';
 
 export interface EnrichmentActivityDeps {

@@ -6,7 +6,7 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { AppError } from '../domain/errors';
-import { PortalError } from '../domain/landreg/errors';
+import { PortalError } from '../domain/landreg/service';
 import { failureTypeOf } from '../temporal/common/retryPolicies';
 
 export async function withTemporalFailures<T>(fn: () => Promise<T>): Promise<T> {

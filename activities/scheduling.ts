@@ -1,29 +1,17 @@
 /**
  * Activities of the scheduling workflows (docs/scheduling.md), on the store queue: each one call
- * into domain/scheduling, plus the one job starter (temporal/jobs.ts `start`, which keeps two
+ * of the scheduling service, plus the one job starter (temporal/jobs.ts `start`, which keeps two
  * syncs of one UAT from running at once). The starter is passed in by workers/registry.ts:
  * activities never import the client side of temporal/, whose job table names the workflows that
  * import these activities' types.
  */
 import { AppError } from '../domain/errors';
 import type { Db } from '../domain/db/pool';
-import type { PrismaClient } from '../domain/db/prisma';
 import { config } from '../domain/config';
 import { layersOf, type StepCode } from '../domain/scheduling/rules';
-import { dueNow, markRuleRun, refreshNextDue, type DueUat } from '../domain/scheduling/syncRules';
-import { weekendReport, type SessionTally } from '../domain/scheduling/report';
+import type { DueUat, SchedulingService } from '../domain/scheduling/service';
+import type { NextStep, SessionTally, WeekendStep } from '../domain/scheduling/jobTypes';
 import { mailReport } from '../domain/notifications/notify';
-import {
-  finishStep,
-  isPaused,
-  listQueue,
-  nextStep,
-  saveLastReport,
-  startNewWeekend,
-  startStep,
-  type NextStep,
-  type WeekendStep,
-} from '../domain/scheduling/weekend';
 import type { AuthService } from '../domain/auth/service';
 import type { StartDelivery } from '../domain/notifications/outbox';
 
@@ -37,14 +25,14 @@ export interface SchedulingJobs {
 }
 
 export function createSchedulingActivities({
+  scheduling,
   db,
-  prisma,
   jobs,
   deliverMail,
   services,
 }: {
+  scheduling: SchedulingService;
   db: Db;
-  prisma: PrismaClient;
   jobs: SchedulingJobs;
   deliverMail: StartDelivery;
   services: { auth: Pick<AuthService, 'recentAdmins'> };
@@ -52,7 +40,7 @@ export function createSchedulingActivities({
   return {
     /** Due UATs in start order, and how many more syncs the portal budget allows now. */
     async planRuleSyncs(input: { now: number }): Promise<{ due: DueUat[]; budget: number }> {
-      const [due, running] = await Promise.all([dueNow(prisma, db, input.now), jobs.listRunningJobs(['sync', 'sync-background'])]);
+      const [due, running] = await Promise.all([scheduling.dueNow(input.now), jobs.listRunningJobs(['sync', 'sync-background'])]);
       return { due, budget: Math.max(0, config.scheduling.maxParallelSyncs - running.length) };
     },
 
@@ -69,7 +57,7 @@ export function createSchedulingActivities({
             trigger: 'schedule',
           },
         );
-        await markRuleRun(prisma, input.ruleId, new Date(input.now));
+        await scheduling.markRuleRun(input.ruleId, new Date(input.now));
         return { jobId, status: 'started' };
       } catch (err) {
         if (err instanceof AppError && err.code === 'already_running') return { jobId: null, status: 'already_running' };
@@ -78,24 +66,24 @@ export function createSchedulingActivities({
     },
 
     async refreshRuleDueTimes(input: { now: number }): Promise<void> {
-      await refreshNextDue(prisma, db, input.now);
+      await scheduling.refreshNextDue(input.now);
     },
 
     async weekendNext(input: { prefer?: number | null } = {}): Promise<{ paused: boolean; next: NextStep | null }> {
-      const [paused, next] = await Promise.all([isPaused(prisma), nextStep(prisma, input.prefer)]);
+      const [paused, next] = await Promise.all([scheduling.isPaused(), scheduling.nextStep(input.prefer)]);
       return { paused, next };
     },
 
     async weekendStartStep(input: { siruta: number; step: WeekendStep; at: number }): Promise<number> {
-      return startStep(prisma, input.siruta, input.step, new Date(input.at));
+      return scheduling.startStep(input.siruta, input.step, new Date(input.at));
     },
 
     async weekendFinishStep(input: { siruta: number; step: WeekendStep; error?: string }): Promise<void> {
-      await finishStep(prisma, input.siruta, input.step, input.error === undefined ? { ok: true } : { ok: false, error: input.error });
+      await scheduling.finishStep(input.siruta, input.step, input.error === undefined ? { ok: true } : { ok: false, error: input.error });
     },
 
     async weekendNewWeekend(): Promise<boolean> {
-      return startNewWeekend(prisma);
+      return scheduling.startNewWeekend();
     },
 
     async weekendRecipients(): Promise<string[]> {
@@ -108,9 +96,7 @@ export function createSchedulingActivities({
      * page; e-mail delivery goes through the notifications module's report mail once it exists.
      */
     async weekendSessionReport(input: SessionTally): Promise<{ subject: string }> {
-      const report = weekendReport(await listQueue(prisma), input);
-      const at = new Date(input.endedAt).toISOString();
-      await saveLastReport(prisma, { at, subject: report.subject, text: report.text });
+      const { at, ...report } = await scheduling.saveSessionReport(input);
       // Spec 6: the session's status report goes to the administrators by e-mail, once.
       await mailReport(db, deliverMail, { to: 'admins', subject: report.subject, text: report.text, idempotencyKey: `weekend-report:${at}` });
       return { subject: report.subject };

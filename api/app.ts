@@ -40,11 +40,11 @@ import { personalTokenAuth } from './auth/personalToken';
 import { config } from '../domain/config';
 import type { Store } from '../domain/db/store';
 import { enrichmentDeps } from '../domain/enrichment/service';
-import type { LandregRouteOptions } from './routes/landreg';
 import type { CfRouteOptions } from './routes/cfportal';
 import { createServices, type OutsideTargets, type Services } from '../domain/services';
 import type { PdfRouteOptions } from './routes/pdfTools';
 import { mailDelivery } from '../temporal/mail';
+import { runningPortalJobs } from '../temporal/jobs';
 
 export const JSON_BODY_LIMIT = 25 * 1024 * 1024; // CONTRACT.md section 5, bytes
 
@@ -56,8 +56,6 @@ export const JSON_BODY_LIMIT = 25 * 1024 * 1024; // CONTRACT.md section 5, bytes
 export interface AppDeps {
   store: Store;
   web?: RequestHandler[];
-  /** The land-registry portal of the landreg and RGI routes (default: config.landreg on the store). */
-  landreg?: LandregRouteOptions;
   /** The certificate portal, account slot and batch timings of the CF routes (default: config.cfportal). */
   cf?: CfRouteOptions;
   /** The outside systems' addresses of the areas' services (each default: config). */
@@ -77,16 +75,16 @@ export function apiRouter(deps: Omit<AppDeps, 'web'> & { services: Services }): 
   registerSystemRoutes(router, store);
   registerAdminBackupRoutes(router, services.backup);
   registerAuthApiRoutes(router);
-  registerLandregRoutes(router, store, deps.landreg);
-  registerLandregEnrichmentRoutes(router, enrichmentDeps(store.pool, mailDelivery, deps.landreg));
+  registerLandregRoutes(router, services.landreg, services.scheduling);
+  registerLandregEnrichmentRoutes(router, enrichmentDeps(store.pool, mailDelivery, { baseUrl: deps.outside?.landregBaseUrl, requestsPerSecond: deps.outside?.landregRequestsPerSecond }));
   registerExportRoutes(router, store);
   registerGeoportalTileRoutes(router, store);
   registerGeoportalRoutes(router, store);
   registerNotificationRoutes(router, store);
   registerRegistryRoutes(router, services.registry);
   registerCfportalRoutes(router, store, deps.cf);
-  registerRgiRoutes(router, store, deps.landreg);
-  registerCentralApiRoutes(router, store);
+  registerRgiRoutes(router, services.landreg);
+  registerCentralApiRoutes(router, services.central, store);
   registerStorageRoutes(router, store, deps.storage);
   registerVaultRoutes(router, store);
   registerAddressBookRoutes(router, store);
@@ -107,7 +105,7 @@ export function ogcRouter(store: Store): Router {
 }
 
 export function createApp(appDeps: AppDeps): Express {
-  const deps = { ...appDeps, services: appDeps.services ?? createServices({ store: appDeps.store, mail: mailDelivery, outside: appDeps.outside }) };
+  const deps = { ...appDeps, services: appDeps.services ?? createServices({ store: appDeps.store, mail: mailDelivery, outside: appDeps.outside, jobs: { runningPortalJobs } }) };
   const app = express();
   app.disable('x-powered-by');
   // The client's address (req.ip, the key of the rate limits) as the deployment sees it: behind a

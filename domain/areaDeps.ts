@@ -21,11 +21,24 @@ export interface OutsideTargets {
   dwgSidecarUrl?: string;
   /** The AI chat's providers: keys, models and addresses (default config.ai). */
   ai?: AiSettings;
+  /** The land-registry portal (default config.landreg.baseUrl) and this process's rate on it (default config.landreg.requestsPerSecond). */
+  landregBaseUrl?: string;
+  landregRequestsPerSecond?: number;
+}
+
+/**
+ * What a service asks of the job table (temporal/jobs.ts). Domain code cannot import the client
+ * side of Temporal (dependencies point one way): the entry point passes these in.
+ */
+export interface AreaJobs {
+  /** The running jobs that keep the portal session in use. */
+  runningPortalJobs: () => Promise<readonly unknown[]>;
 }
 
 export interface AreaDeps {
   store: Store;
   mail: StartDelivery;
   outside: OutsideTargets;
+  jobs: AreaJobs;
   clock: () => Date;
 }

@@ -6,7 +6,7 @@
  */
 import { lastBackup } from './backup/service';
 import type { Db } from './db/pool';
-import { lastPortalPing } from './landreg/sessionStore';
+import { lastPortalPing } from './landreg/service';
 import { mailTransport } from './mail/transport';
 import { checkBuckets } from './storage/service';
 

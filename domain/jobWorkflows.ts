@@ -12,11 +12,11 @@ import type { CfOrderBatchInput, CfOrderBatchResult, CfOrderQueueInput } from '.
 import type { EnrichParcelsInput, EnrichParcelsResult, ImportNoGeometryInput } from './enrichment/jobTypes';
 import type { NoGeomImport } from './enrichment/noGeometry';
 import type { ExportBundleInput, ExportJobResult, ExportLayerGpkgInput } from './exports/jobTypes';
-import type { CatalogueRefreshResult } from './landreg/catalogue';
 import type {
   AllCountiesSyncArgs,
   AllCountiesSyncResult,
   AutoRefreshArgs,
+  CatalogueRefreshResult,
   CountySyncArgs,
   LayerSyncArgs,
   LayerSyncResult,
@@ -25,10 +25,9 @@ import type {
   RefreshAllArgs,
   UatSyncArgs,
   UatSyncResult,
-} from './landreg/sync/jobTypes';
+} from './landreg/jobTypes';
 import type { RegistryStatusCheckResult } from './registry/jobTypes';
-import type { SchedulerTickResult, WeekendSyncArgs } from './scheduling/jobTypes';
-import type { SessionTally } from './scheduling/report';
+import type { SchedulerTickResult, SessionTally, WeekendSyncArgs } from './scheduling/jobTypes';
 import type { OverviewArchiveBuildResult, TileArchiveRebuildInput, TileArchiveRebuildResult } from './tiles/jobTypes';
 
 export interface JobWorkflows {

@@ -19,7 +19,7 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 export function renderRoutes(): string {
   // Registering reads no data: the store is never queried (pg and Prisma connect on first use).
   const store = createStore();
-  apiRouter({ store, services: createServices({ store, mail: null }) });
+  apiRouter({ store, services: createServices({ store, mail: null, jobs: { runningPortalJobs: async () => [] } }) });
   void store.close();
   const doc = openApiDocument() as { paths: Record<string, Record<string, unknown>> };
   const lines = Object.keys(doc.paths)

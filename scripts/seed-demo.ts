@@ -7,17 +7,17 @@
  */
 import { config } from '../domain/config';
 import { closePool, getPool } from '../domain/db/pool';
-import { LandregClient } from '../domain/landreg/client';
-import { DEFAULT_SYNC_LAYERS } from '../domain/landreg/jobs';
-import { countFeatures, uatWhere } from '../domain/landreg/portal';
-import { patchUatCatalogue } from '../domain/landreg/catalogue';
-import { seedWeekendQueue } from '../domain/scheduling/weekend';
+import { processStore } from '../domain/db/store';
+import { DEFAULT_SYNC_LAYERS } from '../domain/landreg/rules';
+import { createServices } from '../domain/services';
 import { childLogger } from '../domain/log';
 import { closeTemporalClient } from '../temporal/client';
-import { start } from '../temporal/jobs';
+import { runningPortalJobs, start } from '../temporal/jobs';
 
 const log = childLogger('seed-demo');
 const DEMO_UATS = 2;
+// Nothing here mails: the seed only reads the portal and fills the catalogue and the weekend queue.
+const services = createServices({ store: processStore(), mail: null, jobs: { runningPortalJobs } });
 
 async function count(sql: string): Promise<number> {
   const r = await getPool().query<{ n: number }>(sql);
@@ -34,10 +34,9 @@ async function refreshCatalogue(): Promise<void> {
 async function demoSirutas(): Promise<number[]> {
   if (config.landreg.demoSeedSirutas.length) return config.landreg.demoSeedSirutas.map(Number).filter(Number.isInteger);
   const r = await getPool().query<{ siruta: number }>(`SELECT siruta FROM gis_uats WHERE workspace_pk = $1 ORDER BY siruta`, [config.landreg.demoSeedWorkspace]);
-  const portal = new LandregClient({ db: getPool() });
   const sized: Array<{ siruta: number; n: number }> = [];
   for (const { siruta } of r.rows) {
-    const n = await countFeatures(portal, 'TERENURI_ACTIVE', uatWhere(siruta));
+    const n = await services.landreg.portalCount('TERENURI_ACTIVE', siruta);
     if (n > 0) sized.push({ siruta, n });
   }
   return sized.sort((a, b) => a.n - b.n).slice(0, DEMO_UATS).map((x) => x.siruta);
@@ -47,12 +46,12 @@ async function main(): Promise<void> {
   const started = Date.now();
   if ((await count(`SELECT count(*)::int AS n FROM gis_uats`)) === 0) await refreshCatalogue();
   // The weekend queue's default cities (configuration, added once; docs/scheduling.md).
-  const seeded = await seedWeekendQueue(getPool(), config.scheduling.weekendDefaultCities);
+  const seeded = await services.scheduling.seedWeekendQueue(config.scheduling.weekendDefaultCities);
   if (seeded.added > 0) log.info({ added: seeded.added }, 'weekend queue seeded');
   // UAT boundaries let the map show the counties and search fly to a UAT (the PATCH of spec 4.4:
   // the demo counties' boundaries come from the LIMITE_UAT layer, others one by one in a budget).
   if ((await count(`SELECT count(*)::int AS n FROM gis_uats WHERE geom IS NOT NULL`)) === 0) {
-    const patched = await patchUatCatalogue(new LandregClient({ db: getPool() }), getPool());
+    const patched = await services.landreg.patchUatCatalogue();
     log.info({ geometry: patched.geometry }, 'UAT boundaries stored');
   }
   if ((await count(`SELECT count(*)::int AS n FROM gis_features`)) === 0) {

@@ -17,7 +17,7 @@ import {
 } from '@temporalio/client';
 import { errors } from '../domain/errors';
 import { ownerOrAdmin, type Reader } from '../domain/auth/rules';
-import { PORTAL_JOB_KINDS, percentOf, progressStillKept, type JobProgress } from '../domain/landreg/jobs';
+import { PORTAL_JOB_KINDS, percentOf, progressStillKept, type JobProgress } from '../domain/landreg/rules';
 import { getTemporalClient } from './client';
 import { jobWorkflowId, parseWorkflowId, singletonWorkflowId } from './ids';
 import { jobSearchAttributes } from './common/searchAttributes';

@@ -16,7 +16,9 @@ import { freeLoopbackPort, serveWorkerMetrics, workerMetricsPort } from './metri
 import { registerBackupGauges, trackPools } from '../domain/metrics';
 import { ensureBackupRepository, lastBackup, pgDataDir, stackTarget } from '../domain/backup/service';
 import { ensureExportLifecycle, sweepStaleTempDirs } from '../domain/storage/service';
-import { seedWeekendQueue } from '../domain/scheduling/weekend';
+import { createServices } from '../domain/services';
+import { mailDelivery } from '../temporal/mail';
+import { runningPortalJobs } from '../temporal/jobs';
 
 const log = childLogger('workers');
 
@@ -81,6 +83,8 @@ async function main(): Promise<void> {
   // The one store of the process, handed to every activity factory.
   const store = processStore();
   trackPools({ pool: store.pool, tilePool: store.tilePool });
+  // Every area's service, built once: the activities and the start-up seed below call the same objects.
+  const services = createServices({ store, mail: mailDelivery, jobs: { runningPortalJobs } });
   // The backup gauges read the repository the backup job writes (docs/operations.md "Backups").
   registerBackupGauges(async () => {
     const b = await lastBackup();
@@ -91,7 +95,7 @@ async function main(): Promise<void> {
     const workers = await createQueueWorkers({
       connection,
       namespace: config.temporal.namespace,
-      deps: { store },
+      deps: { store, services },
       queues: selectedQueues(),
     });
     if (workers.size === 0) throw new Error('No task queue with registered workflows or activities selected');
@@ -109,7 +113,7 @@ async function main(): Promise<void> {
         .catch((err: unknown) => log.warn({ err: (err as Error).message }, 'backup repository not ready'));
     }
     // The weekend queue's default cities, once the catalogue knows them (docs/scheduling.md).
-    seedWeekendQueue(store.pool, config.scheduling.weekendDefaultCities)
+    services.scheduling.seedWeekendQueue(config.scheduling.weekendDefaultCities)
       .then((r) => r.added && log.info({ added: r.added }, 'weekend queue seeded'))
       .catch((err: unknown) => log.warn({ err: (err as Error).message }, 'weekend queue not seeded'));
 

@@ -26,7 +26,7 @@ import { TaskQueue, type TaskQueueName } from '../temporal/common/queues';
 import { mailDelivery } from '../temporal/mail';
 import type { StartDelivery } from '../domain/areaDeps';
 import { createServices, type Services } from '../domain/services';
-import { jobsHolding, listRunningJobs, start } from '../temporal/jobs';
+import { jobsHolding, listRunningJobs, runningPortalJobs, start } from '../temporal/jobs';
 
 /** What the worker is built from; main.ts builds the store once per process, a test its own. */
 export interface WorkerDeps {
@@ -40,6 +40,8 @@ export interface WorkerDeps {
   /** Certificate portal base URL and where accounts are read from; default config.cfportal and the production slot. */
   cfportalBaseUrl?: string;
   cfportalAccounts?: CfAccountSource;
+  /** The process's services when its entry point built them already (workers/main.ts); default: built here from the settings above. */
+  services?: Services;
 }
 
 export type QueueWorkerOptions = Pick<
@@ -62,8 +64,8 @@ export type ActivityDeps = Omit<WorkerDeps, 'store'> & {
   services: Services;
 };
 
-export function activityDeps({ store, ...settings }: WorkerDeps): ActivityDeps {
-  const services = createServices({ store, mail: mailDelivery, outside: { statusAuthorityUrl: settings.statusAuthorityUrl } });
+export function activityDeps({ store, services: built, ...settings }: WorkerDeps): ActivityDeps {
+  const services = built ?? createServices({ store, mail: mailDelivery, outside: { statusAuthorityUrl: settings.statusAuthorityUrl, landregBaseUrl: settings.landregBaseUrl }, jobs: { runningPortalJobs } });
   return { ...settings, db: store.pool, prisma: store.prisma, deliverMail: mailDelivery, services };
 }
 
@@ -80,7 +82,7 @@ export const ALL_WORKFLOWS_PATH = path.join(projectRoot, 'workflows', 'index.ts'
 export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
   [TaskQueue.landreg]: {
     // Parcel sync (docs/sync.md), enrichment batches and the no-geometry import (docs/enrichment.md).
-    activities: (deps) => ({ ...createLandregPortalActivities(deps), ...createEnrichmentPortalActivities(deps) }),
+    activities: (deps) => ({ ...createLandregPortalActivities(deps.services), ...createEnrichmentPortalActivities(deps) }),
     options: {
       // The portal is shared by every job: the per-second cap applies to the whole task queue
       // (all processes), so parallel syncs never flood it (ARCHITECTURE.md, Workflows).
@@ -96,11 +98,11 @@ export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
       ...createTileActivities(),
       ...createEnrichmentStoreActivities(deps),
       // Sync bookkeeping (docs/sync.md); the portal calls of the sync live on the landreg queue only.
-      ...createLandregStoreActivities(deps),
+      ...createLandregStoreActivities(deps.services),
       // Registry status checks (docs/registry.md): a page fetch and a short transaction each.
       ...createRegistryActivities(deps.services),
       // Sync rules and the weekend queue (docs/scheduling.md).
-      ...createSchedulingActivities({ ...deps, jobs: { listRunningJobs, start } }),
+      ...createSchedulingActivities({ ...deps, scheduling: deps.services.scheduling, jobs: { listRunningJobs, start } }),
       // Backups (domain/backup): pgBackRest beside the database server, the buckets' mirror.
       ...createBackupActivities(deps),
       // Parent workflows asking who holds a child job's resource (workflows/childJobs.ts).

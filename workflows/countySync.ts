@@ -6,12 +6,8 @@
  * weekday run, staggered inside 01:00–05:00, least recently synced UATs first).
  */
 import { isCancellation, patched, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
-import type { JobUat } from '../domain/landreg/jobs';
-import { AUTO_REFRESH_MIN_GAP_MS, delayBeforeStart, refreshModeFor, staggerPlan } from '../domain/scheduling/autoRefresh';
-import { AUTO_REFRESH_WINDOWS, windowState } from '../domain/scheduling/windows';
-import { DEFAULT_STEPS, layersOf } from '../domain/scheduling/rules';
-import type { SyncTrigger } from '../domain/landreg/sync/store';
-import { changesByLayer, describeSyncChanges } from '../domain/landreg/sync/rules';
+import { AUTO_REFRESH_MIN_GAP_MS, AUTO_REFRESH_WINDOWS, DEFAULT_STEPS, delayBeforeStart, layersOf, refreshModeFor, staggerPlan, windowState } from '../domain/scheduling/rules';
+import { changesByLayer, describeSyncChanges } from '../domain/landreg/rules';
 import type { LandregPortalActivities, LandregStoreActivities } from '../activities/landreg';
 import { failureMessage } from '../temporal/common/failures';
 import { progressQuery, type ProgressState } from '../temporal/common/progress';
@@ -20,7 +16,7 @@ import { RETRY } from '../temporal/common/retryPolicies';
 import { executeChildJob, heldChildJobs } from './childJobs';
 import { startTileArchiveRebuild } from './tileArchiveRebuild';
 import type { uatSync } from './uatSync';
-import type { AllCountiesSyncArgs, AllCountiesSyncResult, AutoRefreshArgs, CountySyncArgs, ManyUatsResult, RefreshAllArgs, SyncMode, UatOutcome } from '../domain/landreg/sync/jobTypes';
+import type { AllCountiesSyncArgs, AllCountiesSyncResult, AutoRefreshArgs, CountySyncArgs, JobUat, ManyUatsResult, RefreshAllArgs, SyncMode, SyncTrigger, UatOutcome } from '../domain/landreg/jobTypes';
 
 /** The jobs' UAT lists and notifications, on the store queue. */
 const store = proxyActivities<LandregStoreActivities>({

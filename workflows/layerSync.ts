@@ -5,13 +5,13 @@
  * probe the oldest-enriched parcels → close the run. A failure closes the run as failed.
  */
 import { CancellationScope, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import { describeSyncChanges, layerName } from '../domain/landreg/sync/rules';
+import { describeSyncChanges, layerName } from '../domain/landreg/rules';
 import type { LandregPortalActivities, LandregStoreActivities } from '../activities/landreg';
 import { failureMessage } from '../temporal/common/failures';
 import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
-import type { LayerSyncArgs, LayerSyncResult } from '../domain/landreg/sync/jobTypes';
+import type { LayerSyncArgs, LayerSyncResult } from '../domain/landreg/jobTypes';
 
 /** Portal calls, on the rate-limited landreg queue. */
 const landreg = proxyActivities<LandregPortalActivities>({

@@ -7,7 +7,7 @@ import type { LandregPortalActivities } from '../activities/landreg';
 import { proxyActivities } from '@temporalio/workflow';
 import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
-import type { PortalHealthResult } from '../domain/landreg/sync/jobTypes';
+import type { PortalHealthResult } from '../domain/landreg/jobTypes';
 
 // No retries: a failed ping IS the measurement; the next one comes in 3 minutes.
 const landreg = proxyActivities<LandregPortalActivities>({

@@ -24,11 +24,8 @@ import {
 } from '@temporalio/workflow';
 import type { NotificationActivities } from '../activities/notifications';
 import type { SchedulingActivities } from '../activities/scheduling';
-import type { SessionTally } from '../domain/scheduling/report';
-import { layersOf } from '../domain/scheduling/rules';
+import { layersOf, sessionWeekendWindow, wallClock, weekendWindow } from '../domain/scheduling/rules';
 import { WEEKEND_STEP_LABELS } from '../domain/text/labels';
-import { sessionWeekendWindow, wallClock, weekendWindow } from '../domain/scheduling/windows';
-import type { NextStep, WeekendStep } from '../domain/scheduling/weekend';
 import { JOBS } from '../temporal/common/jobTable';
 import { TaskQueue } from '../temporal/common/queues';
 import { failureMessage } from '../temporal/common/failures';
@@ -39,7 +36,7 @@ import type { importNoGeometry } from './importNoGeometry';
 import type { uatSync } from './uatSync';
 import { executeChildJob, startChildJob } from './childJobs';
 import { RETRY } from '../temporal/common/retryPolicies';
-import type { SchedulerTickResult, WeekendState, WeekendSyncArgs, WeekendSyncStatus } from '../domain/scheduling/jobTypes';
+import type { NextStep, SchedulerTickResult, SessionTally, WeekendState, WeekendStep, WeekendSyncArgs, WeekendSyncStatus } from '../domain/scheduling/jobTypes';
 
 const act = proxyActivities<SchedulingActivities>({
   taskQueue: TaskQueue.store,

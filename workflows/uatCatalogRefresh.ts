@@ -4,7 +4,7 @@
  * upserted where it differs (domain/landreg/catalogue.ts).
  */
 import { proxyActivities } from '@temporalio/workflow';
-import type { CatalogueRefreshResult } from '../domain/landreg/catalogue';
+import type { CatalogueRefreshResult } from '../domain/landreg/jobTypes';
 import type { LandregPortalActivities } from '../activities/landreg';
 import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';

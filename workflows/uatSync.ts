@@ -4,7 +4,7 @@
  * that added features, a tile archive rebuild is requested (spec 4.4 "Sync behaviours" 5).
  */
 import { setHandler } from '@temporalio/workflow';
-import { describeSyncChanges, layerName } from '../domain/landreg/sync/rules';
+import { describeSyncChanges, layerName } from '../domain/landreg/rules';
 import { failureMessage } from '../temporal/common/failures';
 import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import { executeChildJob } from './childJobs';
@@ -12,7 +12,7 @@ import type { enrichParcels } from './enrichParcels';
 import type { importNoGeometry } from './importNoGeometry';
 import type { layerSync } from './layerSync';
 import { startTileArchiveRebuild } from './tileArchiveRebuild';
-import type { LayerSyncResult, UatSyncArgs, UatSyncResult } from '../domain/landreg/sync/jobTypes';
+import type { LayerSyncResult, UatSyncArgs, UatSyncResult } from '../domain/landreg/jobTypes';
 
 export async function uatSync(args: UatSyncArgs): Promise<UatSyncResult> {
   const mode = args.mode ?? 'base';

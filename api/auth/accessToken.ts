@@ -8,7 +8,7 @@
 import type pg from 'pg';
 import { config } from '../../domain/config';
 import { AppError } from '../../domain/errors';
-import type { TokenSource } from '../../domain/central/client';
+import type { TokenSource } from '../../domain/central/service';
 import { loadSessionCached, type StoredSession } from './sessionStore';
 import { refreshShared } from './session';
 import { DEV_BYPASS_SESSION_ID, type SessionContext } from '../../domain/auth/rules';
@@ -25,7 +25,7 @@ async function refreshed(db: pg.Pool, sessionId: string, data: StoredSession): P
   return next;
 }
 
-/** A TokenSource (domain/central/client.ts) for this signed-in caller; `db` holds its session. */
+/** A TokenSource (domain/central/service.ts) for this signed-in caller; `db` holds its session. */
 export function callerTokenSource(db: pg.Pool, auth: SessionContext): TokenSource {
   return async (rejected?: string) => {
     if (auth.error) throw signInAgain();

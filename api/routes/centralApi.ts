@@ -19,9 +19,7 @@ import { cfExtractGate } from '../http/gates';
 import { LayerId, Siruta } from '../http/schemas';
 import { callerTokenSource } from '../auth/accessToken';
 import type { SessionContext } from '../../domain/auth/rules';
-import { centralJson, centralStream, type CentralRequest } from '../../domain/central/client';
-import { CENTRAL_SEARCH_LIMIT, findParcel, type CentralSearchAnswer } from '../../domain/central/find';
-import { nameCentralHits } from '../../domain/central/search';
+import { CENTRAL_SEARCH_LIMIT, type CentralRequest, type CentralSearchAnswer, type CentralService } from '../../domain/central/service';
 import { redactEnrichment, viewerOf } from '../../domain/geoportal/redact';
 import { errors } from '../../domain/errors';
 import { childLogger } from '../../domain/log';
@@ -44,9 +42,11 @@ function auth(ctx: HandlerContext<unknown, unknown>): SessionContext {
   return ctx.auth;
 }
 
-/** `db`: the app's store's pool (the caller's session, the central API's shared pace). */
-const call = <T = Record<string, unknown>>(db: pg.Pool, a: SessionContext, req: Omit<CentralRequest, 'token'>) =>
-  centralJson<T>(db, { ...req, token: callerTokenSource(db, a) });
+/** What the routes ask of the central API, each call with the caller's own token (its session in `db`). */
+function centralCalls(central: CentralService, db: pg.Pool) {
+  return <T = Record<string, unknown>>(a: SessionContext, req: Omit<CentralRequest, 'token'>) => central.json<T>({ ...req, token: callerTokenSource(db, a) });
+}
+type Call = ReturnType<typeof centralCalls>;
 
 /** What the caller may see of a parcel detail: never more than the central API answered. */
 function narrowFeature(a: SessionContext, feature: unknown): unknown {
@@ -63,7 +63,7 @@ function narrowFeature(a: SessionContext, feature: unknown): unknown {
  */
 function forwardParcelPost(
   router: Router,
-  db: pg.Pool,
+  call: Call,
   path: string,
   summary: string,
   body: z.ZodType<Record<string, unknown>>,
@@ -75,12 +75,14 @@ function forwardParcelPost(
     { method: 'post', path: `/api/gis${path}`, summary, tags: GIS, auth: 'session', body, response: { description, schema: Upstream }, failures: UPSTREAM_FAILURES },
     async (ctx) => {
       const a = auth(ctx);
-      return narrow(a, await call(db, a, { method: 'POST', path, body: ctx.body }));
+      return narrow(a, await call(a, { method: 'POST', path, body: ctx.body }));
     },
   );
 }
 
-export function registerCentralApiRoutes(router: Router, store: Store): void {
+/** `store`: where the callers' sessions are, for their tokens (api/auth/accessToken.ts). */
+export function registerCentralApiRoutes(router: Router, central: CentralService, store: Store): void {
+  const call = centralCalls(central, store.pool);
   defineRoute(
     router,
     {
@@ -148,7 +150,7 @@ export function registerCentralApiRoutes(router: Router, store: Store): void {
       failures: UPSTREAM_FAILURES,
     },
     async (ctx) =>
-      nameCentralHits(await call<CentralSearchAnswer>(store.pool, auth(ctx), { path: '/search', query: { q: ctx.query.q, limit: ctx.query.limit } }), { siruta: ctx.query.siruta }, store.pool),
+      central.nameHits(await call<CentralSearchAnswer>(auth(ctx), { path: '/search', query: { q: ctx.query.q, limit: ctx.query.limit } }), { siruta: ctx.query.siruta }),
   );
 
   // Before /parcela/:id, which would take `find` for an id.
@@ -171,7 +173,7 @@ export function registerCentralApiRoutes(router: Router, store: Store): void {
     },
     async (ctx) => {
       const a = auth(ctx);
-      const detail = await findParcel(store.pool, { siruta: ctx.query.siruta, cad: ctx.query.cad, layerId: ctx.query.layerId, token: callerTokenSource(store.pool, a) });
+      const detail = await central.findParcel({ siruta: ctx.query.siruta, cad: ctx.query.cad, layerId: ctx.query.layerId, token: callerTokenSource(store.pool, a) });
       return narrowFeature(a, detail);
     },
   );
@@ -190,16 +192,16 @@ export function registerCentralApiRoutes(router: Router, store: Store): void {
     },
     async (ctx) => {
       const a = auth(ctx);
-      return narrowFeature(a, await call(store.pool, a, { path: `/parcela/${ctx.params.id}` }));
+      return narrowFeature(a, await call(a, { path: `/parcela/${ctx.params.id}` }));
     },
   );
 
-  forwardParcelPost(router, store.pool, '/parcel/tech', 'Refresh a parcel’s technical data from the land registry through the central API', ParcelRef, 'Technical data');
-  forwardParcelPost(router, store.pool, '/parcel/enrich', 'Central enrichment round trip (cached 30 days upstream; force=true refreshes)', ParcelRef, '{feature, cached}', (a, out) =>
+  forwardParcelPost(router, call, '/parcel/tech', 'Refresh a parcel’s technical data from the land registry through the central API', ParcelRef, 'Technical data');
+  forwardParcelPost(router, call, '/parcel/enrich', 'Central enrichment round trip (cached 30 days upstream; force=true refreshes)', ParcelRef, '{feature, cached}', (a, out) =>
     'feature' in out ? { ...out, feature: narrowFeature(a, out.feature) } : out,
   );
-  forwardParcelPost(router, store.pool, '/parcel/units-fetch', 'Units of a condominium building (siruta + the building’s cadastral reference)', ParcelRef.omit({ force: true }), '{units}');
-  forwardParcelPost(router, store.pool, '/building/condo-owners', 'Units of a condominium with owners, CF number and area (redacted upstream for scope basic)', ParcelRef.omit({ force: true }), '{units}', (a, out) =>
+  forwardParcelPost(router, call, '/parcel/units-fetch', 'Units of a condominium building (siruta + the building’s cadastral reference)', ParcelRef.omit({ force: true }), '{units}');
+  forwardParcelPost(router, call, '/building/condo-owners', 'Units of a condominium with owners, CF number and area (redacted upstream for scope basic)', ParcelRef.omit({ force: true }), '{units}', (a, out) =>
     a.basicPanel && Array.isArray(out.units)
       ? { ...out, units: (out.units as Array<Record<string, unknown>>).map((u) => ({ ...u, owners: null, nrCF: null })) }
       : out,
@@ -225,7 +227,7 @@ export function registerCentralApiRoutes(router: Router, store: Store): void {
       failures: { ...UPSTREAM_FAILURES, ...CF_EXTRACT_FORBIDDEN, 409: 'catalog_hit: a valid extract exists (the UI treats it as success)' },
     },
     async (ctx) => {
-      const out = await call(store.pool, auth(ctx), { method: 'POST', path: '/cf/order', body: ctx.body });
+      const out = await call(auth(ctx), { method: 'POST', path: '/cf/order', body: ctx.body });
       ctx.res.status(201).json(out);
     },
   );
@@ -246,7 +248,7 @@ export function registerCentralApiRoutes(router: Router, store: Store): void {
       response: { description: '{items, total, limit, offset}', schema: Upstream },
       failures: UPSTREAM_FAILURES,
     },
-    (ctx) => call(store.pool, auth(ctx), { path: '/cf/orders', query: ctx.query }),
+    (ctx) => call(auth(ctx), { path: '/cf/orders', query: ctx.query }),
   );
 
   defineRoute(
@@ -260,7 +262,7 @@ export function registerCentralApiRoutes(router: Router, store: Store): void {
       response: { description: '{items}', schema: Upstream },
       failures: UPSTREAM_FAILURES,
     },
-    (ctx) => call(store.pool, auth(ctx), { path: '/cf/catalog' }),
+    (ctx) => call(auth(ctx), { path: '/cf/catalog' }),
   );
 
   defineRoute(
@@ -275,7 +277,7 @@ export function registerCentralApiRoutes(router: Router, store: Store): void {
       response: { description: 'The order', schema: Upstream },
       failures: UPSTREAM_FAILURES,
     },
-    (ctx) => call(store.pool, auth(ctx), { path: `/cf/${ctx.params.id}` }),
+    (ctx) => call(auth(ctx), { path: `/cf/${ctx.params.id}` }),
   );
 
   defineRoute(
@@ -293,7 +295,7 @@ export function registerCentralApiRoutes(router: Router, store: Store): void {
       response: { description: 'The updated order', schema: Upstream },
       failures: { ...UPSTREAM_FAILURES, 409: 'The order can no longer be cancelled (upstream code)' },
     },
-    (ctx) => call(store.pool, auth(ctx), { method: 'PATCH', path: `/cf/${ctx.params.id}`, body: ctx.body }),
+    (ctx) => call(auth(ctx), { method: 'PATCH', path: `/cf/${ctx.params.id}`, body: ctx.body }),
   );
 
   defineRoute(
@@ -312,8 +314,8 @@ export function registerCentralApiRoutes(router: Router, store: Store): void {
     async (ctx) => {
       const a = auth(ctx);
       const token = callerTokenSource(store.pool, a);
-      const order = await centralJson<{ documentName?: string | null }>(store.pool, { path: `/cf/${ctx.params.id}`, token });
-      const upstream = await centralStream(store.pool, { path: `/cf/${ctx.params.id}/pdf`, token });
+      const order = await central.json<{ documentName?: string | null }>({ path: `/cf/${ctx.params.id}`, token });
+      const upstream = await central.stream({ path: `/cf/${ctx.params.id}/pdf`, token });
       const name = order.documentName?.trim() || `cf-${ctx.params.id}.pdf`;
       const length = upstream.headers['content-length'];
       ctx.res.status(200).set({

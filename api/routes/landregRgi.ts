@@ -5,7 +5,7 @@
  *   GET  /api/landreg/rgi/issued-docs    ?applicationId=&workspaceId=
  *   GET  /api/landreg/rgi/download-doc   ?wid=&aid=&did=[&documentTypeId=][&debug=1] → PDF `<docType>_<appNo>.pdf`, or {blocked:true};
  *                                        403 for viewers who may not see personal data (the PDF names the applicant)
- * Through the shared land-registry portal session (api/landreg/context.ts), each under the
+ * Through the shared land-registry portal session (the landreg service's client), each under the
  * portal-bound caps and deadline (api/http/deadline.ts).
  */
 import type { Router } from 'express';
@@ -13,12 +13,10 @@ import { z } from 'zod';
 import { WorkspacePk } from '../http/schemas';
 import { defineRoute } from '../http/route';
 import { withinDeadline } from '../http/deadline';
-import type { Store } from '../../domain/db/store';
-import { landregApiOn, type LandregRouteOptions } from '../landreg/context';
 import { errors } from '../../domain/errors';
 import { contentDisposition } from '../http/contentDisposition';
 import { hidesPersonalData } from '../../domain/auth/rules';
-import { rgiApplications, rgiDetails, rgiDownload, rgiIssuedDocs } from '../../domain/landreg/rgi';
+import type { LandregService } from '../../domain/landreg/service';
 
 const TAGS = ['landreg', 'rgi'];
 const Id = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
@@ -55,8 +53,7 @@ const DownloadQuery = z.object({
   debug: z.enum(['0', '1']).optional(),
 });
 
-export function registerRgiRoutes(router: Router, store: Store, opts: LandregRouteOptions = {}): void {
-  const landregApi = landregApiOn(store, opts);
+export function registerRgiRoutes(router: Router, landreg: LandregService): void {
   defineRoute(
     router,
     {
@@ -72,7 +69,7 @@ export function registerRgiRoutes(router: Router, store: Store, opts: LandregRou
       },
       failures: { 400: 'bad_request (also: the portal refused the county or year)', 502: 'upstream_error', 503: 'portal_maintenance' },
     },
-    ({ body, auth, req, res }) => withinDeadline({ req, res }, () => rgiApplications(landregApi.client, body, hidesPersonalData(auth!))),
+    ({ body, auth, req, res }) => withinDeadline({ req, res }, () => landreg.rgiApplications(body, hidesPersonalData(auth!))),
   );
 
   defineRoute(
@@ -87,7 +84,7 @@ export function registerRgiRoutes(router: Router, store: Store, opts: LandregRou
       response: { description: 'Application', schema: Application.extend({ history: z.array(z.object({ date: z.string(), status: z.string() })) }) },
       failures: { 404: 'Unknown application' },
     },
-    ({ query, auth, req, res }) => withinDeadline({ req, res }, () => rgiDetails(landregApi.client, query.applicationId, hidesPersonalData(auth!))),
+    ({ query, auth, req, res }) => withinDeadline({ req, res }, () => landreg.rgiDetails(query.applicationId, hidesPersonalData(auth!))),
   );
 
   defineRoute(
@@ -111,7 +108,7 @@ export function registerRgiRoutes(router: Router, store: Store, opts: LandregRou
       failures: { 404: 'Unknown application', 400: 'workspaceId does not match the application' },
     },
     async ({ query, auth, req, res }) => ({
-      ...(await withinDeadline({ req, res }, () => rgiIssuedDocs(landregApi.client, query.applicationId, query.workspaceId))),
+      ...(await withinDeadline({ req, res }, () => landreg.rgiIssuedDocs(query.applicationId, query.workspaceId))),
       downloadable: !hidesPersonalData(auth!),
     }),
   );
@@ -137,7 +134,7 @@ export function registerRgiRoutes(router: Router, store: Store, opts: LandregRou
         throw errors.forbidden('Documentele emise poartă numele solicitantului; contul dumneavoastră nu are acces la date personale.');
       }
       const r = await withinDeadline({ req, res }, () =>
-        rgiDownload(landregApi.client, {
+        landreg.rgiDownload({
           workspaceId: query.wid,
           applicationId: query.aid,
           documentPk: query.did,

@@ -11,23 +11,9 @@
  */
 import type { Router } from 'express';
 import { z } from 'zod';
-import type { PrismaClient } from '../../domain/db/prisma';
-import type { Store } from '../../domain/db/store';
 import { errors } from '../../domain/errors';
-import { FREQUENCIES, STEP_CODES } from '../../domain/scheduling/rules';
-import {
-  bulkCreateForCounty,
-  createRule,
-  deleteRule,
-  dueUats,
-  getDefaultFrequency,
-  getRule,
-  listRules,
-  setDefaultFrequency,
-  updateRule,
-} from '../../domain/scheduling/syncRules';
-import { addCity, isPaused, lastReport, listQueue, prepareCityTrigger, removeCity, resetAll, resetErrors, setPaused, STEP_STATES, WEEKEND_STEPS } from '../../domain/scheduling/weekend';
-import { sessionWeekendWindow, windowProblems } from '../../domain/scheduling/windows';
+import { FREQUENCIES, STEP_CODES, STEP_STATES, WEEKEND_STEPS, sessionWeekendWindow, windowProblems } from '../../domain/scheduling/rules';
+import type { SchedulingService } from '../../domain/scheduling/service';
 import { readJob, signalJob, start } from '../../temporal/jobs';
 import { WEEKEND_SYNC_WORKFLOW_ID } from '../../temporal/common/singletons';
 import type { WeekendState } from '../../domain/scheduling/jobTypes';
@@ -143,8 +129,8 @@ async function sessionState(): Promise<WeekendState | null> {
 }
 
 
-async function weekendAnswer(prisma: PrismaClient, now = Date.now()) {
-  const [queue, paused, report, session] = await Promise.all([listQueue(prisma), isPaused(prisma), lastReport(prisma), sessionState()]);
+async function weekendAnswer(scheduling: SchedulingService, now = Date.now()) {
+  const [queue, paused, report, session] = await Promise.all([scheduling.listQueue(), scheduling.isPaused(), scheduling.lastReport(), sessionState()]);
   const forced = session?.forced ?? false;
   const w = sessionWeekendWindow(now, forced);
   const syncStatus = paused ? 'paused' : (session?.syncStatus ?? 'idle');
@@ -160,7 +146,7 @@ async function weekendAnswer(prisma: PrismaClient, now = Date.now()) {
   };
 }
 
-export function registerSchedulingRoutes(router: Router, store: Store): void {
+export function registerSchedulingRoutes(router: Router, scheduling: SchedulingService): void {
   defineRoute(
     router,
     {
@@ -172,8 +158,7 @@ export function registerSchedulingRoutes(router: Router, store: Store): void {
       response: { description: 'Regulile, prioritatea 1 întâi', schema: z.object({ items: z.array(Rule), defaultFrequency: Frequency }) },
     },
     async () => {
-      const prisma = store.prisma;
-      const [items, defaultFrequency] = await Promise.all([listRules(prisma), getDefaultFrequency(prisma)]);
+      const [items, defaultFrequency] = await Promise.all([scheduling.listRules(), scheduling.getDefaultFrequency()]);
       return { items, defaultFrequency };
     },
   );
@@ -192,7 +177,7 @@ export function registerSchedulingRoutes(router: Router, store: Store): void {
       failures: { ...GATED, 409: 'Ținta are deja o regulă (rule_exists)' },
     },
     async ({ body, res }) => {
-      const rule = await createRule(store.prisma, store.pool, body);
+      const rule = await scheduling.createRule(body);
       res.status(201);
       return rule;
     },
@@ -212,7 +197,7 @@ export function registerSchedulingRoutes(router: Router, store: Store): void {
       failures: GATED,
     },
     async ({ body, res }) => {
-      const out = await bulkCreateForCounty(store.prisma, store.pool, body);
+      const out = await scheduling.bulkCreateForCounty(body);
       res.status(201);
       return out;
     },
@@ -237,8 +222,7 @@ export function registerSchedulingRoutes(router: Router, store: Store): void {
     ),
   });
   const schedulerView = async () => {
-    const prisma = store.prisma;
-    const [defaultFrequency, due] = await Promise.all([getDefaultFrequency(prisma), dueUats(prisma, store.pool, Date.now(), { includeDefault: true })]);
+    const [defaultFrequency, due] = await Promise.all([scheduling.getDefaultFrequency(), scheduling.dueUats(Date.now(), { includeDefault: true })]);
     return { defaultFrequency, due };
   };
 
@@ -269,7 +253,7 @@ export function registerSchedulingRoutes(router: Router, store: Store): void {
       failures: GATED,
     },
     async ({ body }) => {
-      await setDefaultFrequency(store.prisma, body.defaultFrequency);
+      await scheduling.setDefaultFrequency(body.defaultFrequency);
       return schedulerView();
     },
   );
@@ -277,7 +261,7 @@ export function registerSchedulingRoutes(router: Router, store: Store): void {
   defineRoute(
     router,
     { method: 'get', path: '/api/landreg/sync-rules/:id', summary: 'O regulă de sincronizare', tags: TAGS, auth: 'session', params: IdParams, response: { description: 'Regula', schema: Rule }, failures: { 404: 'Regula nu există' } },
-    async ({ params }) => getRule(store.prisma, ruleId(params.id)),
+    async ({ params }) => scheduling.getRule(ruleId(params.id)),
   );
 
   defineRoute(
@@ -294,7 +278,7 @@ export function registerSchedulingRoutes(router: Router, store: Store): void {
       response: { description: 'Regula modificată', schema: Rule },
       failures: { ...GATED, 404: 'Regula nu există' },
     },
-    async ({ params, body }) => updateRule(store.prisma, store.pool, ruleId(params.id), body),
+    async ({ params, body }) => scheduling.updateRule(ruleId(params.id), body),
   );
 
   defineRoute(
@@ -311,7 +295,7 @@ export function registerSchedulingRoutes(router: Router, store: Store): void {
       failures: { ...GATED, 404: 'Regula nu există' },
     },
     async ({ params, res }) => {
-      await deleteRule(store.prisma, ruleId(params.id));
+      await scheduling.deleteRule(ruleId(params.id));
       res.status(204).end();
     },
   );
@@ -326,7 +310,7 @@ export function registerSchedulingRoutes(router: Router, store: Store): void {
       auth: 'session',
       response: { description: 'Coada (pașii fiecărei localități), starea sesiunii, fereastra', schema: WeekendAnswer },
     },
-    () => weekendAnswer(store.prisma),
+    () => weekendAnswer(scheduling),
   );
 
   defineRoute(
@@ -342,28 +326,27 @@ export function registerSchedulingRoutes(router: Router, store: Store): void {
       failures: { 404: 'UAT-ul nu este în coadă' },
     },
     async ({ body }) => {
-      const prisma = store.prisma;
       let jobId: string | undefined;
       switch (body.action) {
         case 'add':
-          await addCity(prisma, store.pool, body.siruta!);
+          await scheduling.addCity(body.siruta!);
           break;
         case 'remove':
-          await removeCity(prisma, body.siruta!);
+          await scheduling.removeCity(body.siruta!);
           break;
         case 'pause':
-          await setPaused(prisma, true);
+          await scheduling.setPaused(true);
           break;
         case 'resume':
-          await setPaused(prisma, false);
+          await scheduling.setPaused(false);
           break;
         case 'reset':
-          await resetAll(prisma, body.siruta);
+          await scheduling.resetAll(body.siruta);
           break;
         case 'trigger': {
-          if (body.siruta) await prepareCityTrigger(prisma, body.siruta);
-          else await resetErrors(prisma);
-          await setPaused(prisma, false);
+          if (body.siruta) await scheduling.prepareCityTrigger(body.siruta);
+          else await scheduling.resetErrors();
+          await scheduling.setPaused(false);
           ({ jobId } = await start(
             'weekend-sync',
             { forced: true, runNow: true, ...(body.siruta ? { runNowSiruta: body.siruta } : {}) },
@@ -375,7 +358,7 @@ export function registerSchedulingRoutes(router: Router, store: Store): void {
       }
       // The running session looks again; with none, the next window's kick (or a trigger) reads the queue afresh.
       if (body.action !== 'trigger') await signalJob('weekend-sync', 'wake');
-      return { ...(await weekendAnswer(store.prisma)), ...(jobId ? { jobId } : {}) };
+      return { ...(await weekendAnswer(scheduling)), ...(jobId ? { jobId } : {}) };
     },
   );
 }

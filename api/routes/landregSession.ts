@@ -5,9 +5,7 @@
 import type { Router } from 'express';
 import { z } from 'zod';
 import { errors } from '../../domain/errors';
-import { countyDataMissing } from '../../domain/landreg/catalogue';
-import { PortalMaintenanceError } from '../../domain/landreg/errors';
-import { readPortalSession, recordPortalHealth } from '../../domain/landreg/sessionStore';
+import { PortalMaintenanceError, SessionState, type LandregService } from '../../domain/landreg/service';
 import { config } from '../../domain/config';
 import type { SessionContext } from '../../domain/auth/rules';
 import { requireAdmin } from '../auth/guards';
@@ -15,10 +13,7 @@ import { tokensEqual } from '../../domain/crypto/tokens';
 import { childLogger } from '../../domain/log';
 import { withinDeadline } from '../http/deadline';
 import { defineRoute } from '../http/route';
-import type { LandregApi } from '../landreg/context';
 import { runningPortalJobs, start } from '../../temporal/jobs';
-import { SessionState } from '../../domain/landreg/sessionState';
-import { sessionState as readSessionState } from '../../domain/landreg/service';
 
 const log = childLogger('landreg-session');
 const TAGS = ['landreg'];
@@ -29,8 +24,8 @@ const Credentials = z.object({
 });
 
 /** Spec 3.1: on the first connection with missing county data, a county refresh starts in the background. */
-async function refreshCountiesIfMissing(landregApi: LandregApi): Promise<void> {
-  if (!(await countyDataMissing(landregApi.prisma))) return;
+async function refreshCountiesIfMissing(landreg: LandregService): Promise<void> {
+  if (!(await landreg.countyDataMissing())) return;
   await start('uat-catalog-refresh', {}, { existing: 'accept' });
 }
 
@@ -41,36 +36,33 @@ async function refreshCountiesIfMissing(landregApi: LandregApi): Promise<void> {
  * other than the configured account's (issue 40): a non-admin's guesses would each be a portal
  * sign-in under the office's account.
  */
-async function assertMayReplace(landregApi: LandregApi, auth: SessionContext | undefined, creds: z.infer<typeof Credentials>): Promise<void> {
+async function assertMayReplace(landreg: LandregService, auth: SessionContext | undefined, creds: z.infer<typeof Credentials>): Promise<void> {
   if (auth?.isAdmin) return;
   if (creds.password !== undefined && !tokensEqual(creds.password, config.landreg.password)) {
     requireAdmin(auth, 'Doar administratorii se pot conecta la portalul de cadastru cu altă parolă decât cea a contului configurat.');
   }
   if (creds.username === undefined) return;
-  const current = await readPortalSession(landregApi.db);
+  const current = await landreg.portalSession();
   const account = current.username ?? config.landreg.username;
   if (creds.username !== account) requireAdmin(auth, 'Doar administratorii pot schimba contul comun al portalului de cadastru.');
 }
 
-/** The session as this router's store and Temporal see it. */
-const sessionState = (landregApi: LandregApi) => readSessionState({ db: landregApi.db, runningPortalJobs });
-
 type Http = Parameters<typeof withinDeadline>[0];
 
 /** Connect (spec 3.1): 503 portal_maintenance while the portal is in maintenance. */
-async function connect(landregApi: LandregApi, http: Http, auth: SessionContext | undefined, creds: z.infer<typeof Credentials>): Promise<SessionState> {
-  await assertMayReplace(landregApi, auth, creds);
+async function connect(landreg: LandregService, http: Http, auth: SessionContext | undefined, creds: z.infer<typeof Credentials>) {
+  await assertMayReplace(landreg, auth, creds);
   try {
-    await withinDeadline(http, () => landregApi.client.connect(creds));
+    await withinDeadline(http, () => landreg.connect(creds));
   } catch (err) {
-    if (err instanceof PortalMaintenanceError) await recordPortalHealth(landregApi.db, { available: false, maintenance: true });
+    if (err instanceof PortalMaintenanceError) await landreg.recordPortalHealth({ available: false, maintenance: true });
     throw err;
   }
-  await refreshCountiesIfMissing(landregApi).catch((err) => log.warn({ err: (err as Error).message }, 'county refresh not started'));
-  return sessionState(landregApi);
+  await refreshCountiesIfMissing(landreg).catch((err) => log.warn({ err: (err as Error).message }, 'county refresh not started'));
+  return landreg.sessionState();
 }
 
-export function registerLandregSessionRoutes(router: Router, landregApi: LandregApi): void {
+export function registerLandregSessionRoutes(router: Router, landreg: LandregService): void {
   defineRoute(
     router,
     {
@@ -88,7 +80,7 @@ export function registerLandregSessionRoutes(router: Router, landregApi: Landreg
         503: 'Portalul este în mentenanță (portal_maintenance)',
       },
     },
-    async ({ body, auth, req, res }) => connect(landregApi, { req, res }, auth, body),
+    async ({ body, auth, req, res }) => connect(landreg, { req, res }, auth, body),
   );
 
   defineRoute(
@@ -101,7 +93,7 @@ export function registerLandregSessionRoutes(router: Router, landregApi: Landreg
       auth: 'session',
       response: { description: 'Starea sesiunii', schema: SessionState },
     },
-    async () => sessionState(landregApi),
+    async () => landreg.sessionState(),
   );
 
   const SessionAction = Credentials.extend({ action: z.enum(['connect', 'disconnect']) });
@@ -124,7 +116,7 @@ export function registerLandregSessionRoutes(router: Router, landregApi: Landreg
       },
     },
     async ({ body, auth, req, res }) => {
-      if (body.action === 'connect') return connect(landregApi, { req, res }, auth, body);
+      if (body.action === 'connect') return connect(landreg, { req, res }, auth, body);
       // Running jobs first: the disconnect is refused for everyone then (CONTRACT.md 409, the same
       // count GET shows anyone); only a disconnect that would happen needs an administrator.
       const jobs = await runningPortalJobs();
@@ -135,8 +127,8 @@ export function registerLandregSessionRoutes(router: Router, landregApi: Landreg
         });
       }
       requireAdmin(auth, 'Doar administratorii pot deconecta contul comun al portalului de cadastru.');
-      await withinDeadline({ req, res }, () => landregApi.client.disconnect());
-      return sessionState(landregApi);
+      await withinDeadline({ req, res }, () => landreg.disconnect());
+      return landreg.sessionState();
     },
   );
 
@@ -158,9 +150,8 @@ export function registerLandregSessionRoutes(router: Router, landregApi: Landreg
       response: { description: 'Rezultatul verificării', schema: Health },
     },
     async ({ req, res }) => {
-      const db = landregApi.db;
-      const h = await withinDeadline({ req, res }, () => landregApi.client.ping());
-      const { consecutiveFailures } = await recordPortalHealth(db, h);
+      const h = await withinDeadline({ req, res }, () => landreg.ping());
+      const { consecutiveFailures } = await landreg.recordPortalHealth(h);
       return {
         portalAvailable: h.available,
         portalMaintenance: h.maintenance,

@@ -8,18 +8,14 @@ import type { Router } from 'express';
 import { z } from 'zod';
 import { viewerOf, redactRow } from '../../domain/auth/rules';
 import { errors } from '../../domain/errors';
-import { DEFAULT_SYNC_LAYERS } from '../../domain/landreg/jobs';
-import { fetchAllFeatures, uatWhere } from '../../domain/landreg/portal';
-import { dbSummary, layersSummary, storeStats } from '../../domain/landreg/service';
-import { listFeatures, localFeatureState, syncStatus } from '../../domain/landreg/summary';
+import { DEFAULT_SYNC_LAYERS } from '../../domain/landreg/rules';
+import type { LandregService } from '../../domain/landreg/service';
 import { ALL_COUNTIES_JOB, ALL_COUNTIES_JOB_ID } from '../../temporal/common/singletons';
-import { findCounty } from '../../domain/landreg/catalogue';
 import { legacyWriteGate } from '../http/gates';
 import { withinDeadline } from '../http/deadline';
 import { defineRoute, reply } from '../http/route';
-import type { LandregApi } from '../landreg/context';
 import { isRunning, jobProgress, progressUrl, start } from '../../temporal/jobs';
-import type { UatSyncResult } from '../../domain/landreg/sync/jobTypes';
+import type { UatSyncResult } from '../../domain/landreg/jobTypes';
 
 const TAGS = ['landreg'];
 const GATED = { 410: 'Utilizator pe calea API-ului central (gone_central_api)' };
@@ -46,9 +42,7 @@ const SyncRun = z.object({
   error: z.string().nullable(),
 });
 
-const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
-
-export function registerLandregSyncRoutes(router: Router, landregApi: LandregApi): void {
+export function registerLandregSyncRoutes(router: Router, landreg: LandregService): void {
   const SyncBody = z
     .object({
       siruta: Siruta,
@@ -128,7 +122,7 @@ export function registerLandregSyncRoutes(router: Router, landregApi: LandregApi
       failures: { ...GATED, 404: 'Județ necunoscut în baza locală', 409: 'Rulează sincronizarea tuturor județelor (all_counties_running) sau a acestui județ (already_running)' },
     },
     async ({ body, auth }) => {
-      const county = await findCounty(landregApi.db, body.county);
+      const county = await landreg.findCounty(body.county);
       if (!county) throw errors.notFound(`Județul „${body.county}” nu există în baza locală.`);
       const { jobId } = await start('sync-county', { county: county.county, userId: auth?.user.id, trigger: 'county' }, {
         startedBy: auth!.user.id,
@@ -211,16 +205,16 @@ export function registerLandregSyncRoutes(router: Router, landregApi: LandregApi
       query: z.object({ siruta: Siruta.optional() }),
       response: { description: 'Ultima rulare și ultima reușită, cu numărul de obiecte' },
     },
-    async ({ query }) => syncStatus(landregApi.db, query.siruta),
+    async ({ query }) => landreg.syncStatus(query.siruta),
   );
 
   // Store summaries: one read each, no input.
   for (const [path, summary, description, read] of [
-    ['/api/landreg/stats', 'Numărul de UAT-uri, parcele, clădiri și mărimea bazei', 'Statistici', storeStats],
-    ['/api/landreg/db-summary', 'Rezumat pe UAT și strat, inclusiv imobilele fără geometrie', 'Rezumat', dbSummary],
-    ['/api/landreg/layers/summary', 'Numărul de obiecte pe strat', 'Straturi', layersSummary],
+    ['/api/landreg/stats', 'Numărul de UAT-uri, parcele, clădiri și mărimea bazei', 'Statistici', landreg.storeStats],
+    ['/api/landreg/db-summary', 'Rezumat pe UAT și strat, inclusiv imobilele fără geometrie', 'Rezumat', landreg.dbSummary],
+    ['/api/landreg/layers/summary', 'Numărul de obiecte pe strat', 'Straturi', landreg.layersSummary],
   ] as const) {
-    defineRoute(router, { method: 'get', path, summary, tags: TAGS, auth: 'session', response: { description } }, async () => read(landregApi.db));
+    defineRoute(router, { method: 'get', path, summary, tags: TAGS, auth: 'session', response: { description } }, async () => read());
   }
 
   defineRoute(
@@ -239,7 +233,7 @@ export function registerLandregSyncRoutes(router: Router, landregApi: LandregApi
       }),
       response: { description: '{items, total}' },
     },
-    async ({ query }) => listFeatures(landregApi.db, query),
+    async ({ query }) => landreg.listFeatures(query),
   );
 
   defineRoute(
@@ -257,14 +251,7 @@ export function registerLandregSyncRoutes(router: Router, landregApi: LandregApi
     },
     async ({ query, auth, req, res }) => {
       const viewer = viewerOf(auth);
-      const client = landregApi.client;
-      const ref = sqlString(query.cadRef);
-      const like = sqlString(`${query.cadRef}-C%`);
-      const [parcels, buildings, local] = await withinDeadline({ req, res }, () => Promise.all([
-        fetchAllFeatures(client, 'TERENURI_ACTIVE', uatWhere(query.siruta, `NATIONAL_CADASTRAL_REFERENCE = ${ref}`), '*', false),
-        fetchAllFeatures(client, 'CLADIRI_ACTIVE', uatWhere(query.siruta, `NATIONAL_CADASTRAL_REFERENCE LIKE ${like}`), '*', false),
-        localFeatureState(landregApi.db, query.siruta, query.cadRef),
-      ]));
+      const { parcels, buildings, local } = await withinDeadline({ req, res }, () => landreg.debugFields(query.siruta, query.cadRef));
       return {
         siruta: query.siruta,
         cadRef: query.cadRef,

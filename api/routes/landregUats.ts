@@ -1,17 +1,10 @@
 /** The UAT catalogue routes (spec 4.4; docs/sync.md "UAT catalogue"). */
 import type { Router } from 'express';
 import { z } from 'zod';
-import {
-  featureCounts,
-  listCounties,
-  listUats,
-  patchUatCatalogue,
-  refreshUatCatalogue,
-} from '../../domain/landreg/catalogue';
+import type { LandregService } from '../../domain/landreg/service';
 import { withinDeadline } from '../http/deadline';
 import { legacyWriteGate } from '../http/gates';
 import { defineRoute } from '../http/route';
-import type { LandregApi } from '../landreg/context';
 
 const TAGS = ['landreg'];
 
@@ -26,7 +19,7 @@ const UatItem = z.object({
   featureCount: z.number().int().optional(),
 });
 
-export function registerLandregUatRoutes(router: Router, landregApi: LandregApi): void {
+export function registerLandregUatRoutes(router: Router, landreg: LandregService): void {
   defineRoute(
     router,
     {
@@ -39,10 +32,9 @@ export function registerLandregUatRoutes(router: Router, landregApi: LandregApi)
       response: { description: 'UAT-urile; cu features=true fiecare are numărul local de obiecte', schema: z.object({ items: z.array(UatItem), total: z.number().int() }) },
     },
     async ({ query }) => {
-      const db = landregApi.db;
-      const items = await listUats(db);
+      const items = await landreg.listUats();
       if (query.features === 'true') {
-        const counts = await featureCounts(db);
+        const counts = await landreg.featureCounts();
         for (const u of items) (u as z.infer<typeof UatItem>).featureCount = counts.get(u.siruta) ?? 0;
       }
       return { items, total: items.length };
@@ -64,7 +56,7 @@ export function registerLandregUatRoutes(router: Router, landregApi: LandregApi)
       },
       failures: { 410: 'Utilizator pe calea API-ului central (gone_central_api)', 429: 'Peste limita cererilor către portal (Retry-After)', 503: 'Portalul este în mentenanță' },
     },
-    ({ req, res }) => withinDeadline({ req, res }, () => refreshUatCatalogue(landregApi.client, landregApi.db)),
+    ({ req, res }) => withinDeadline({ req, res }, () => landreg.refreshUatCatalogue()),
   );
 
   defineRoute(
@@ -79,7 +71,7 @@ export function registerLandregUatRoutes(router: Router, landregApi: LandregApi)
       response: { description: 'Ce s-a actualizat, cu mostre de depanare' },
       failures: { 410: 'Utilizator pe calea API-ului central (gone_central_api)', 429: 'Peste limita cererilor către portal (Retry-After)', 503: 'Portalul este în mentenanță' },
     },
-    ({ req, res }) => withinDeadline({ req, res }, () => patchUatCatalogue(landregApi.client, landregApi.db)),
+    ({ req, res }) => withinDeadline({ req, res }, () => landreg.patchUatCatalogue()),
   );
 
   defineRoute(
@@ -92,6 +84,6 @@ export function registerLandregUatRoutes(router: Router, landregApi: LandregApi)
       auth: 'session',
       response: { description: 'Numele județelor', schema: z.object({ counties: z.array(z.string()) }) },
     },
-    async () => ({ counties: await listCounties(landregApi.prisma) }),
+    async () => ({ counties: await landreg.listCounties() }),
   );
 }

@@ -16,7 +16,7 @@
 import type { PrismaClient } from '../db/prisma';
 import type { Viewer } from '../auth/rules';
 import { errors } from '../errors';
-import { uatNamedIn, uatParcels } from '../landreg/reads';
+import { uatNamedIn, uatParcels } from '../landreg/service';
 import { projectOfTag } from '../tags/service';
 import { readableCompanies, type RegistryViewer } from '../registry/rules';
 import type { RegistryService } from '../registry/service';

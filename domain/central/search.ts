@@ -6,7 +6,7 @@
  * search itself has no siruta filter: the narrowing applies to the page it answered (at most 50).
  */
 import type { Db } from '../db/pool';
-import { uatsBySiruta } from '../landreg/reads';
+import { uatsBySiruta } from '../landreg/service';
 import type { CentralSearchAnswer, CentralSearchHit } from './find';
 
 export type NamedCentralHit = CentralSearchHit & { uatName: string | null; county: string | null };

@@ -9,7 +9,7 @@
  */
 import { config } from '../config';
 import type { Db } from '../db/pool';
-import { PortalError, looksLikeMaintenance } from '../landreg/errors';
+import { PortalError, looksLikeMaintenance } from '../landreg/service';
 import { callerGone, outsideCall, outsideMessage, transportFailure, send, setCookies, type OutsideSession, type OutsideTarget } from '../outside/service';
 
 export interface CfCredentials {

@@ -9,7 +9,7 @@ import { ulid } from 'ulid';
 import type { Db } from '../db/pool';
 import type { PrismaClient } from '../db/prisma';
 import { errors } from '../errors';
-import { uatsBySiruta } from '../landreg/reads';
+import { uatsBySiruta } from '../landreg/service';
 import type { CfportalClient } from './client';
 import { CF_EXTRACT_COST, createBatch, extractView, reservedCredits, type CfExtractView, type ParcelOrder } from './extracts';
 import { InsufficientCreditsError } from './pipeline';

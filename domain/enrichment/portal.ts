@@ -3,9 +3,7 @@
  * transparent re-login, rate limit, typed errors). The immovable paths the enrichment needs live
  * here, once; layer and nomenclature calls reuse domain/landreg/portal.ts.
  */
-import type { LandregClient } from '../landreg/client';
-import { PortalRejectedError } from '../landreg/errors';
-import { countFeatures, listWorkspaceUats, listWorkspaces, uatDetail, uatWhere } from '../landreg/portal';
+import { PortalRejectedError, countFeatures, listWorkspaceUats, listWorkspaces, uatDetail, uatWhere, type LandregClient } from '../landreg/service';
 import type {
   EnrichmentPortal,
   LayerAttributes,

@@ -13,7 +13,7 @@ import { mapBounded } from '../concurrency';
 import { foldName } from '../text/fold';
 import { tilesChanged } from '../tiles/versions';
 import type { Viewer } from '../auth/rules';
-import { LandregClient, type LandregClientOptions } from '../landreg/client';
+import { LandregClient, type LandregClientOptions } from '../landreg/service';
 import { enrichmentPortal } from './portal';
 import type { EnrichmentPortal, PortalImmovableDetails } from './portalTypes';
 import { NODE_STATUS_RADIATED, buildEnrichment, nameTokens, parseOwners, redactEnrichment, type BuildingFacts, type Enrichment } from './rules';

@@ -4,7 +4,7 @@
  * when the store's copy is stale. Pure rules here; the adapter that reads the last successful
  * sync runs is `freshnessInputs` in ./store.
  */
-import { layerWord } from '../landreg/sync/rules';
+import { layerWord } from '../landreg/rules';
 
 /** Spec 8: a layer synced less than 168 h ago is exported as it is (the default window). */
 export const EXPORT_FRESHNESS_HOURS = 168;

@@ -3,7 +3,7 @@
  * layer descriptions, and the `export-ready` in-app notification (CONTRACT.md section 3).
  */
 import type { Db } from '../db/pool';
-import { layerCatalogue, layerListed, lastSuccessfulSyncs, recordFinishedRun } from '../landreg/reads';
+import { layerCatalogue, layerListed, lastSuccessfulSyncs, recordFinishedRun } from '../landreg/service';
 import { notify } from '../notifications/notify';
 import type { StartDelivery } from '../notifications/outbox';
 import { planExportSync, type FreshnessDecision, type LayerCategory } from './freshness';

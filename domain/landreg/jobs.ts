@@ -1,62 +1,8 @@
 /**
- * Sync jobs as the API and the workflows see them: kinds (= workflow-id kinds), which are
- * background jobs, the progress record and its retention (spec 3.3), and the store queries that
- * pick the UATs of a county / national / refresh-all run.
+ * The store queries of the sync jobs: the UATs of a county / national / refresh-all run, the
+ * counties, a UAT's enriched share. Their kinds and progress record are in jobKinds.ts (pure).
  */
 import type { Db } from '../db/pool';
-import { notify } from '../notifications/notify';
-import type { StartDelivery } from '../notifications/outbox';
-import { DEFAULT_STEPS, layersOf } from '../scheduling/rules';
-
-/** Job kinds of this engine; the job id is the workflow id `<kind>:<scope>[:<ulid>]`. */
-export const SYNC_JOB_KINDS = ['sync', 'sync-background', 'sync-county', 'sync-all-counties', 'refresh-all', 'auto-refresh'] as const;
-export type SyncJobKind = (typeof SYNC_JOB_KINDS)[number];
-
-/** Export jobs (issue of the export engineer) also block a portal disconnect (spec 3.1). */
-export const EXPORT_JOB_KINDS = ['export-bundle', 'export-layer-gpkg'] as const;
-
-/** Every kind whose running job refuses a disconnect (CONTRACT.md 409 jobs_running). */
-export const PORTAL_JOB_KINDS: readonly string[] = [...SYNC_JOB_KINDS, ...EXPORT_JOB_KINDS];
-
-/** Spec 3.3 / spec 8: background jobs keep their progress for 1 hour, normal jobs for 60 seconds. */
-export const BACKGROUND_PROGRESS_RETENTION_MS = 60 * 60_000;
-export const NORMAL_PROGRESS_RETENTION_MS = 60_000;
-
-const BACKGROUND_KINDS = new Set<string>(['sync-background', 'sync-county', 'sync-all-counties', 'refresh-all', 'auto-refresh', ...EXPORT_JOB_KINDS]);
-
-export function progressRetentionMs(kind: string): number {
-  return BACKGROUND_KINDS.has(kind) ? BACKGROUND_PROGRESS_RETENTION_MS : NORMAL_PROGRESS_RETENTION_MS;
-}
-
-/** Whether a closed job's progress is still served (spec 3.3), else the progress route answers 404. */
-export function progressStillKept(kind: string, closedAt: Date, now: Date): boolean {
-  return now.getTime() - closedAt.getTime() <= progressRetentionMs(kind);
-}
-
-/** The layers a UAT sync covers by default: parcels (step T) and buildings (step C), spec 2.6. */
-export const DEFAULT_SYNC_LAYERS = layersOf(DEFAULT_STEPS);
-
-
-/** CONTRACT.md `GET /api/landreg/progress` answer. */
-export interface JobProgress {
-  jobId: string;
-  kind: string;
-  status: 'running' | 'done' | 'failed';
-  phase: string;
-  current: number;
-  total: number;
-  percent: number;
-  message: string;
-  startedAt: string;
-  finishedAt?: string;
-  result?: unknown;
-  error?: string;
-}
-
-export function percentOf(current: number, total: number): number {
-  if (total <= 0) return 0;
-  return Math.max(0, Math.min(100, Math.round((current / total) * 100)));
-}
 
 export interface JobUat {
   siruta: number;
@@ -106,9 +52,4 @@ export async function enrichmentShare(db: Db, siruta: number): Promise<number> {
   );
   const { total, enriched } = r.rows[0];
   return total === 0 ? 0 : enriched / total;
-}
-
-/** Spec 6: "sync of a county finished" is an in-app notification (the notifications module). */
-export async function notifyUser(db: Db, deliver: StartDelivery, n: { userId: string; type: 'county-sync-done'; title: string; body: string; link?: string }): Promise<void> {
-  await notify(db, deliver, n);
 }

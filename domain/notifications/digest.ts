@@ -11,7 +11,7 @@ import { withTransaction } from '../db/pool';
 import { digestMail, type DigestItem, type DigestSection } from '../mail/templates';
 import { dispatchMail, queueMail, type StartDelivery } from './outbox';
 import { expiringExtracts, type ExpiringExtract } from '../cfportal/lookups';
-import { recentSyncResults, type SyncResult } from '../landreg/reads';
+import { recentSyncResults, type SyncResult } from '../landreg/service';
 import { dueRegistryEntries, type DueRegistryEntry } from '../registry/due';
 import { adminUsers, allUsers, usersByIds, type DirectoryUser } from './users';
 

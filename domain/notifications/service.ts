@@ -5,6 +5,7 @@
  */
 import type { AreaDeps } from '../areaDeps';
 import { notify, type NotifyInput } from './notify';
+import { notifyFeatureChanges } from './watch';
 
 export { getPreferences, inbox, unread } from './inbox';
 export { listWatches } from './watch';
@@ -14,6 +15,8 @@ export function createNotificationsService({ store, mail }: AreaDeps) {
   return {
     /** Records the notification (once per idempotency key) and starts its e-mail if the user wants one. */
     notify: (n: NotifyInput) => notify(store.pool, mail, n),
+    /** Tells the followers what the history rows a sync or an enrichment wrote changed (the watchlist). */
+    notifyFeatureChanges: (scope: { siruta: number } | { featureIds: readonly string[] }) => notifyFeatureChanges(store.pool, mail, scope),
   };
 }
 

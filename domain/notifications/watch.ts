@@ -12,7 +12,7 @@ import type { Db } from '../db/pool';
 import type { PrismaClient } from '../db/prisma';
 import { PERSONAL_ENRICHMENT_KEYS, type Viewer } from '../auth/rules';
 import { errors } from '../errors';
-import { cadastralRefs, featureLabel, uatsBySiruta } from '../landreg/reads';
+import { cadastralRefs, featureLabel, uatsBySiruta } from '../landreg/service';
 import { notify } from './notify';
 import { countOf } from '../text/plural';
 import type { StartDelivery } from './outbox';

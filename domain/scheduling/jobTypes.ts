@@ -5,6 +5,10 @@
  */
 import type { SessionTally } from './report';
 
+export type { SessionTally };
+export type { NextStep } from './weekend';
+export type { WeekendStep } from './weekendSteps';
+
 export interface SchedulerTickResult {
   started: Array<{ siruta: number; jobId: string }>;
   alreadyRunning: number[];

@@ -2,7 +2,8 @@
  * The status report at the end of a weekend sync session (spec 6), as a pure function of the
  * queue and the session's tallies: a subject, a plain-text body and an HTML body (Romanian).
  */
-import { STEP_LABELS, WEEKEND_STEPS, type QueueItem, type StepState } from './weekend';
+import type { QueueItem } from './weekend';
+import { STEP_LABELS, WEEKEND_STEPS, type StepState } from './weekendSteps';
 
 export interface SessionTally {
   startedAt: number;

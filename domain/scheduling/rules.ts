@@ -102,3 +102,8 @@ export function layersOf(steps: readonly StepCode[]): string[] {
 export function byPriority<T extends { priority: number; dueAt: number; siruta: number }>(a: T, b: T): number {
   return a.priority - b.priority || a.dueAt - b.dueAt || a.siruta - b.siruta;
 }
+
+// The other pure modules of the area, for the API's schemas, the pages and the workflows.
+export { AUTO_REFRESH_MIN_GAP_MS, delayBeforeStart, refreshModeFor, staggerPlan } from './autoRefresh';
+export { AUTO_REFRESH_WINDOWS, sessionWeekendWindow, wallClock, weekendWindow, windowProblems, windowState, type TimeWindow } from './windows';
+export { STEP_STATES, WEEKEND_STEPS } from './weekendSteps';

@@ -11,7 +11,7 @@
 import type { PrismaClient } from '../db/prisma';
 import type { Db } from '../db/pool';
 import { errors } from '../errors';
-import { countySpelling, syncCandidates, uatsBySiruta, uatsOfCounty, type SyncCandidate } from '../landreg/reads';
+import { countySpelling, syncCandidates, uatsBySiruta, uatsOfCounty, type SyncCandidate } from '../landreg/service';
 import { DEFAULT_STEPS, FREQUENCIES, byPriority, resolveRule, scheduleFor, type Frequency, type RuleLike, type StepCode } from './rules';
 import { AUTO_REFRESH_WINDOWS, nextOpenAt, type TimeWindow } from './windows';
 

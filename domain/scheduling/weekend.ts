@@ -8,17 +8,8 @@
 import type { PrismaClient } from '../db/prisma';
 import type { Db } from '../db/pool';
 import { errors } from '../errors';
-import { uatsBySiruta } from '../landreg/reads';
-import { WEEKEND_STEP_LABELS } from '../text/labels';
-
-export const WEEKEND_STEPS = ['sync_terenuri', 'sync_cladiri', 'import_nogeom', 'enrich'] as const;
-export type WeekendStep = (typeof WEEKEND_STEPS)[number];
-export const STEP_STATES = ['pending', 'running', 'done', 'error', 'skipped'] as const;
-export type StepState = (typeof STEP_STATES)[number];
-export type StepStates = Record<WeekendStep, StepState>;
-
-/** Romanian names of the steps, for the UI, notifications and the report. */
-export const STEP_LABELS: Record<WeekendStep, string> = WEEKEND_STEP_LABELS;
+import { uatsBySiruta } from '../landreg/service';
+import { STEP_LABELS, STEP_STATES, WEEKEND_STEPS, type StepStates, type WeekendStep } from './weekendSteps';
 
 const PAUSED_KEY = 'weekendSync.paused';
 const LAST_REPORT_KEY = 'weekendSync.lastReport';

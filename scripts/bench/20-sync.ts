@@ -27,12 +27,10 @@ import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { config } from '../../domain/config';
 import { getPool } from '../../domain/db/pool';
-import { LandregClient } from '../../domain/landreg/client';
-import { refreshUatCatalogue } from '../../domain/landreg/catalogue';
 import { start } from '../../temporal/jobs';
-import { runBench, simJson } from './_shared';
+import { benchServices, runBench, simJson } from './_shared';
 import { BENCH_SIRUTA } from '../../simulators/landreg/store';
-import type { LayerSyncResult } from '../../domain/landreg/sync/jobTypes';
+import type { LayerSyncResult } from '../../domain/landreg/jobTypes';
 
 const BENCH = 'sync';
 const LAYER = 'TERENURI_ACTIVE';
@@ -154,7 +152,7 @@ async function main(): Promise<void> {
   const known = await db.query(`SELECT 1 FROM gis_uats WHERE siruta = $1`, [BENCH_SIRUTA]);
   if (known.rowCount === 0) {
     note('filling the UAT catalogue');
-    await refreshUatCatalogue(new LandregClient({ db }), db);
+    await benchServices().landreg.refreshUatCatalogue();
   }
 
   // The simulator builds a UAT's data on its first query (a few seconds at bench scale): that

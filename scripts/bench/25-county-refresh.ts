@@ -15,12 +15,10 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { performance } from 'node:perf_hooks';
 import { closePool, getPool } from '../../domain/db/pool';
-import { LandregClient } from '../../domain/landreg/client';
-import { refreshUatCatalogue } from '../../domain/landreg/catalogue';
 import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
 import { start } from '../../temporal/jobs';
 import type { countySync } from '../../workflows/countySync';
-import { jsonLine, note as say, simJson } from './_shared';
+import { benchServices, jsonLine, note as say, simJson } from './_shared';
 
 const BENCH = 'county-refresh';
 const COUNTY = process.env.BENCH_COUNTY ?? 'Cluj';
@@ -108,7 +106,7 @@ async function main(): Promise<void> {
   try {
     if ((await db.query(`SELECT 1 FROM gis_uats WHERE f_norm(county) = f_norm($1) LIMIT 1`, [COUNTY])).rowCount === 0) {
       note('filling the UAT catalogue');
-      await refreshUatCatalogue(new LandregClient({ db }), db);
+      await benchServices().landreg.refreshUatCatalogue();
     }
     const uats = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM gis_uats WHERE f_norm(county) = f_norm($1)`, [COUNTY])).rows[0].n;
     const synced = (

@@ -20,7 +20,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { config } from '../../domain/config';
 import { getPool } from '../../domain/db/pool';
-import { LandregClient } from '../../domain/landreg/client';
+import { LandregClient } from '../../domain/landreg/service';
 import { enrichmentPortal } from '../../domain/enrichment/portal';
 import { nameTokens, parseOwners } from '../../domain/enrichment/rules';
 import { searchOwnersLocal } from '../../domain/enrichment/store';

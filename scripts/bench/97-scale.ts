@@ -33,14 +33,12 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { config, projectRoot } from '../../domain/config';
 import { getPool } from '../../domain/db/pool';
-import { LandregClient } from '../../domain/landreg/client';
-import { refreshUatCatalogue } from '../../domain/landreg/catalogue';
 import { bumpTileVersion } from '../../domain/tiles/versions';
 import { start } from '../../temporal/jobs';
 import { ALL_COUNTIES_JOB } from '../../temporal/common/singletons';
 import { createTestSessionRecord } from '../../test/helpers/session';
 import type { allCountiesSync } from '../../workflows/countySync';
-import { jsonLine, note as say, percentiles, runBench, simJson } from './_shared';
+import { benchServices, jsonLine, note as say, percentiles, runBench, simJson } from './_shared';
 
 const BENCH = 'scale';
 const note = (m: string) => say(BENCH, m);
@@ -306,7 +304,7 @@ async function main(): Promise<void> {
     // The catalogue the job walks: the slice's UATs only (the rest kept aside for the end).
     if ((await db.query(`SELECT 1 FROM gis_uats LIMIT 1`)).rowCount === 0) {
       note('filling the UAT catalogue');
-      await refreshUatCatalogue(new LandregClient({ db }), db);
+      await benchServices().landreg.refreshUatCatalogue();
     }
     await db.query(`CREATE TABLE bench_scale_catalogue AS SELECT * FROM gis_uats`);
     note('emptying the store');

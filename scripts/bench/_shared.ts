@@ -9,17 +9,25 @@
  *                                         synced through the real uatSync workflow when missing
  *   ensureSparseUatSynced()               the same for SPARSE_SIRUTA, a UAT of a few thousand
  *                                         parcels (the simulator's demo scale, as `npm start` seeds)
+ *   benchServices()                       the areas' services on the bench stack's store
  */
 import { config } from '../../domain/config';
 import { closePool, getPool } from '../../domain/db/pool';
-import { LandregClient } from '../../domain/landreg/client';
-import { patchUatCatalogue } from '../../domain/landreg/catalogue';
-import { DEFAULT_SYNC_LAYERS } from '../../domain/landreg/jobs';
+import { processStore } from '../../domain/db/store';
+import { DEFAULT_SYNC_LAYERS } from '../../domain/landreg/rules';
+import { createServices, type Services } from '../../domain/services';
 import { BENCH_SIRUTA } from '../../simulators/landreg/store';
 import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
-import { start } from '../../temporal/jobs';
+import { runningPortalJobs, start } from '../../temporal/jobs';
 
 export { BENCH_SIRUTA };
+
+let services: Services | undefined;
+/** The areas' services on the bench stack's store, built once (no bench sends mail through them). */
+export function benchServices(): Services {
+  services ??= createServices({ store: processStore(), mail: null, jobs: { runningPortalJobs } });
+  return services;
+}
 
 /**
  * The sparse store of the tiles bench (issue 45): Sfântu Gheorghe, a county-seat municipality,
@@ -138,7 +146,7 @@ async function ensureUatSynced(siruta: number, log: (msg: string) => void): Prom
   }
   if ((await count(`SELECT count(*)::int AS n FROM gis_uats WHERE siruta = $1 AND geom IS NOT NULL`, [siruta])) === 0) {
     log(`no boundary for UAT ${siruta}: patching the UAT catalogue`);
-    await patchUatCatalogue(new LandregClient({ db: getPool() }), getPool());
+    await benchServices().landreg.patchUatCatalogue();
   }
   let running = await runningSyncOf(siruta);
   if (running.length === 0 && ((await layerCount('TERENURI_ACTIVE', siruta)) === 0 || (await layerCount('CLADIRI_ACTIVE', siruta)) === 0)) {

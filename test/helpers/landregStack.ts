@@ -77,8 +77,8 @@ export async function startSyncRig(
 }
 
 /** An app's deps aimed at the rig: its store and its simulator for the landreg routes. */
-export function rigAppDeps(rig: SyncRig): { store: Store; landreg: { baseUrl: string } } {
-  return { store: rig.store, landreg: { baseUrl: rig.sim.url } };
+export function rigAppDeps(rig: SyncRig): { store: Store; outside: { landregBaseUrl: string } } {
+  return { store: rig.store, outside: { landregBaseUrl: rig.sim.url } };
 }
 
 /** A UAT of the simulator's demo data, picked by county and rank of parcel count (small first). */

@@ -100,7 +100,7 @@ beforeAll(async () => {
   const readUrl = `postgresql://${encodeURIComponent(config.db.user)}:${encodeURIComponent(config.db.password)}@${config.db.host}:${port}/${config.db.database}`;
   standbyDb = new pg.Pool({ connectionString: readUrl, max: 2 });
   store = { ...rig.store, replica: createReplica(readUrl) };
-  app = await listenApp(createApp({ store, landreg: { baseUrl: rig.sim.url } }));
+  app = await listenApp(createApp({ store, outside: { landregBaseUrl: rig.sim.url } }));
   cookie = await createTestSession({ email: 'dan@birou.ro', company: 'U' });
   // Brăila (workspace 92), the seventh-smallest UAT: this file's own data.
   siruta = (await pickUat(rig, 92, 6)).siruta;

@@ -29,7 +29,7 @@ beforeAll(async () => {
   sim = await startLandregSimulator({ port: 0, seed: 42, scale: 'demo' });
   store = storeOn(pool);
   user = await createTestSessionRecord({ email: 'dan@birou.ro', company: 'U' });
-  ({ server, base } = await listenApp(createApp({ store, landreg: { baseUrl: sim.url } })));
+  ({ server, base } = await listenApp(createApp({ store, outside: { landregBaseUrl: sim.url } })));
 });
 
 afterAll(async () => {

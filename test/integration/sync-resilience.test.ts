@@ -162,7 +162,7 @@ describe('sync routes', () => {
 
   beforeAll(async () => {
     store = storeOn(db);
-    ({ server, base } = await listenApp(createApp({ store, landreg: { baseUrl: sim.url } })));
+    ({ server, base } = await listenApp(createApp({ store, outside: { landregBaseUrl: sim.url } })));
     const token = newSessionToken();
     const far = Date.now() + 3_600_000;
     await createSession(

@@ -1,7 +1,7 @@
 /** Pure rules of the parcel sync: diffing, full-sync decisions, paging, progress retention. */
 import { describe, expect, test } from '@jest/globals';
 import { canSkipIdDiff, changedSinceBound, layerUnchanged, changesByLayer, describeSyncChanges, diffIds, fullSyncReason, layerName, pageChunks, pageOf } from '../../domain/landreg/sync/rules';
-import { BACKGROUND_PROGRESS_RETENTION_MS, NORMAL_PROGRESS_RETENTION_MS, percentOf, progressStillKept } from '../../domain/landreg/jobs';
+import { BACKGROUND_PROGRESS_RETENTION_MS, NORMAL_PROGRESS_RETENTION_MS, percentOf, progressStillKept } from '../../domain/landreg/jobKinds';
 import { looksLikeMaintenance } from '../../domain/landreg/errors';
 import { resolveCredentials } from '../../domain/landreg/client';
 import { config } from '../../domain/config';

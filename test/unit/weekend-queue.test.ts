@@ -1,6 +1,7 @@
 /** The weekend queue's choice of the next step (domain/scheduling/weekend.ts pickNext). */
 import { describe, expect, test } from '@jest/globals';
-import { pickNext, type QueueItem, type StepStates } from '../../domain/scheduling/weekend';
+import { pickNext, type QueueItem } from '../../domain/scheduling/weekend';
+import type { StepStates } from '../../domain/scheduling/weekendSteps';
 
 const steps = (s: Partial<StepStates> = {}): StepStates => ({ sync_terenuri: 'pending', sync_cladiri: 'pending', import_nogeom: 'pending', enrich: 'pending', ...s });
 const city = (siruta: number, name: string, s?: Partial<StepStates>): QueueItem => ({ siruta, name, steps: steps(s), position: siruta, lastRunAt: null });

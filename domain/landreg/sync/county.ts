@@ -10,9 +10,7 @@ import type { LandregClient } from '../client';
 import { countByUat, timestampLiteral } from '../portal';
 import { changedSinceBound, layerUnchanged } from './rules';
 import { PARCELS_LAYER } from './engine';
-import { WATERMARK_SQL, type SyncTrigger } from './store';
-import { notifyFeatureChanges } from '../../notifications/watch';
-import type { StartDelivery } from '../../notifications/outbox';
+import { WATERMARK_SQL, type NotifyFollowers, type SyncTrigger } from './store';
 
 export interface CountyRefreshInput {
   /** The county job's workflow id: the runs it records name it, and a retry records none twice. */
@@ -56,7 +54,7 @@ async function storedState(db: Db, sirutas: readonly number[], layers: readonly 
  * portal queries for the whole county: the counts grouped by UAT, and the changes since each
  * UAT's own watermark, counted per UAT.
  */
-export async function refreshUnchangedUats(client: LandregClient, db: Db, deliver: StartDelivery, a: CountyRefreshInput): Promise<{ unchanged: number[] }> {
+export async function refreshUnchangedUats(client: LandregClient, db: Db, notifyFollowers: NotifyFollowers, a: CountyRefreshInput): Promise<{ unchanged: number[] }> {
   const stored = await storedState(db, a.sirutas, a.layers);
   const state = (siruta: number, layerId: string) => stored.get(`${siruta}/${layerId}`);
   // rules.ts layerUnchanged, the portal's answers asked one at a time for the whole county.
@@ -88,7 +86,7 @@ export async function refreshUnchangedUats(client: LandregClient, db: Db, delive
       [a.trigger, a.workflowId, rows.map((r) => r.siruta), rows.map((r) => r.layerId), rows.map((r) => r.n)],
     );
     // As a done run's close does (store.ts closeSyncRun): history rows an earlier failed run left unnotified.
-    for (const s of candidates) await notifyFeatureChanges(db, deliver, { siruta: s });
+    for (const s of candidates) await notifyFollowers({ siruta: s });
   }
   return { unchanged: candidates };
 }

@@ -11,8 +11,13 @@ import { withTransaction, type Db } from '../../db/pool';
 import { esriToGeoJson, ewkbSize, writeEwkb, type GeoJsonGeometry } from '../../geo/esri';
 import type { EsriFeature } from '../portal';
 import { ENRICHMENT_PROBE_SIZE, pageOf, SYNC_PAGE_SIZE, type SyncMode } from './rules';
-import { notifyFeatureChanges } from '../../notifications/watch';
-import type { StartDelivery } from '../../notifications/outbox';
+
+/**
+ * Tells the followers of a UAT's parcels what its sync changed (the notifications' watchlist,
+ * passed in by the landreg service: notifications reads UAT names through landreg's door, so
+ * landreg does not import notifications).
+ */
+export type NotifyFollowers = (scope: { siruta: number }) => Promise<unknown>;
 
 export type SyncTrigger = 'manual' | 'schedule' | 'county' | 'all_counties' | 'weekend' | 'export' | 'auto_refresh';
 export type SyncStatus = 'running' | 'done' | 'failed';
@@ -567,7 +572,7 @@ export async function markForReenrichment(db: Db, a: { runId: string; siruta: nu
  * Closes a run; leftover staging rows go. A done run records the UAT's watermark and, when it
  * changed anything, bumps the layer's tile sources. Returns the final record.
  */
-export async function closeSyncRun(db: Db, deliver: StartDelivery, a: { runId: string; siruta: number; layerId: string; status: 'done' | 'failed'; error?: string }): Promise<GisSyncRun> {
+export async function closeSyncRun(db: Db, notifyFollowers: NotifyFollowers, a: { runId: string; siruta: number; layerId: string; status: 'done' | 'failed'; error?: string }): Promise<GisSyncRun> {
   await db.query(`DELETE FROM gis_sync_pending WHERE run_id = $1`, [a.runId]);
   const r = await db.query<RunRow>(
     `UPDATE gis_sync_runs SET status = $2, finished_at = now(), error = $3 WHERE id = $1 RETURNING ${RUN_COLUMNS}`,
@@ -578,7 +583,7 @@ export async function closeSyncRun(db: Db, deliver: StartDelivery, a: { runId: s
     await recordUatLastUpdated(db, a.siruta, a.layerId);
     if (run.added + run.removed + run.reenrichMarked + run.changed > 0) await tilesChanged(db, { kind: 'layer', layerId: a.layerId });
     // Watchlist (docs/notifications.md): the run's history rows of followed parcels → notifications.
-    await notifyFeatureChanges(db, deliver, { siruta: run.siruta });
+    await notifyFollowers({ siruta: run.siruta });
   }
   return run;
 }

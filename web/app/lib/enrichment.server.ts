@@ -1,12 +1,10 @@
 /**
  * What the parcel-sync pages need on the server: the enrichment area's application service
  * (domain/enrichment/service.ts), the one the enrichment routes call, with the viewer rule it
- * applies, on the server's store.
+ * applies.
  */
-import type { Store } from '../../../domain/db/store';
 import { AppError, errors } from '../../../domain/errors';
-import { uatOption as catalogueUatOption } from '../../../domain/landreg/service';
-import type { UatOption } from '../../../domain/landreg/catalogue';
+import type { LandregService, UatOption } from '../../../domain/landreg/service';
 
 export type { UatOption };
 
@@ -27,8 +25,8 @@ export function failureMessage(err: unknown): string {
 }
 
 /** One UAT of the catalogue with its local parcel count, for the page of `?siruta=`. */
-export function uatOption(store: Store, siruta: number | null): Promise<UatOption | null> {
-  return siruta ? catalogueUatOption(store.pool, siruta) : Promise.resolve(null);
+export function uatOption(landreg: LandregService, siruta: number | null): Promise<UatOption | null> {
+  return siruta ? landreg.uatOption(siruta) : Promise.resolve(null);
 }
 
 // The service functions the pages call, re-exported here so route modules import server code only

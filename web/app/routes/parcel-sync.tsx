@@ -50,7 +50,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const siruta = Number(url.searchParams.get('siruta') ?? '') || null;
   const cad = (url.searchParams.get('cad') ?? '').trim();
   const owner = (url.searchParams.get('owner') ?? '').trim();
-  const uat = await uatOption(context.store, siruta).catch(() => null);
+  const uat = await uatOption(context.services.landreg, siruta).catch(() => null);
   let search: CadastralSearchResult | null = null;
   let owners: OwnerSearchResult | null = null;
   let error: string | null = null;
@@ -68,7 +68,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     }
   }
   // The "Sincronizare" tab (issue 5): portal session and store summary, from the domain services.
-  const sync = tab === 'sync' ? await syncTabData(context.store) : null;
+  const sync = tab === 'sync' ? await syncTabData(context.services.landreg) : null;
   return data(
     {
     tab,

@@ -20,7 +20,7 @@ import { UatPicker, UatSummary } from '../components/sync/UatPicker';
 import type { UatChoice } from '../components/sync/uatSearch';
 import { Card } from '../components/Card';
 import { formatWhen } from '../lib/dates';
-import { lastSyncChanges, type LayerSyncChanges } from '../lib/sync.server';
+import type { LayerSyncChanges } from '../lib/sync.server';
 import { FollowUatButton } from '../components/notifications/FollowUatButton';
 import { LandUseLegend } from '../components/enrichment/LandUseLegend';
 import { countOf } from '../lib/words';
@@ -34,13 +34,13 @@ export const links: LinksFunction = () => [
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
   const siruta = Number(new URL(request.url).searchParams.get('siruta') ?? '') || null;
-  const uat = await uatOption(context.store, siruta).catch(() => null);
+  const uat = await uatOption(context.services.landreg, siruta).catch(() => null);
   let dashboard: UatDashboard | null = null;
   let error: string | null = null;
   let changes: LayerSyncChanges[] = [];
   if (siruta) {
     try {
-      [dashboard, changes] = await Promise.all([uatDashboard(context.store.pool, siruta, viewerOf(auth)), lastSyncChanges(context.store, siruta)]);
+      [dashboard, changes] = await Promise.all([uatDashboard(context.store.pool, siruta, viewerOf(auth)), context.services.landreg.lastSyncChanges(siruta)]);
     } catch (err) {
       error = failureMessage(err);
     }

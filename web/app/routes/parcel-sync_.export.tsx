@@ -26,7 +26,7 @@ export const links: LinksFunction = () => [
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
   const siruta = Number(new URL(request.url).searchParams.get('siruta') ?? '') || null;
-  const uat = await uatOption(context.store, siruta).catch(() => null);
+  const uat = await uatOption(context.services.landreg, siruta).catch(() => null);
   return { uat, useCentralApi: auth.useCentralApi };
 }
 

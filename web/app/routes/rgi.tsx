@@ -13,7 +13,7 @@ import cfCss from '../styles/cf.css?url';
 import parcelSyncCss from '../styles/parcel-sync.css?url';
 import { requireSession } from '../lib/auth.server';
 import { Card } from '../components/Card';
-import { COUNTIES } from '../../../domain/landreg/counties';
+import { COUNTIES } from '../../../domain/landreg/rules';
 import { formatDay } from '../lib/dates';
 import { countOf, nameCase, sentenceCase } from '../lib/words';
 import { ApiError, api, apiFetch } from '../lib/api';

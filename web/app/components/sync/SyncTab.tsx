@@ -6,7 +6,7 @@
  * one bounded request), and the store summary. The first render uses the loader's data;
  * every action goes through the API, and an error shows the Romanian `message` of its body.
  */
-import type { JobProgress } from '../../../../domain/landreg/jobs';
+import type { JobProgress } from '../../../../domain/landreg/rules';
 import type { NoGeomScan } from '../../../../domain/enrichment/noGeometry';
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { useRevalidator } from '@remix-run/react';

@@ -6,9 +6,8 @@
  * back the way people write it.
  */
 
-import type { Frequency, StepCode } from '../../../../domain/scheduling/rules';
-import type { DueUat, SyncRule } from '../../../../domain/scheduling/syncRules';
-import type { TimeWindow } from '../../../../domain/scheduling/windows';
+import type { Frequency, StepCode, TimeWindow } from '../../../../domain/scheduling/rules';
+import type { DueUat, SyncRule } from '../../../../domain/scheduling/service';
 import { formatWhen as formatDate } from '../../lib/dates';
 import { ApiError } from '../../lib/api';
 

@@ -3,8 +3,14 @@
  * countySync.ts, portalHealth.ts): shared by the workflows and their starters
  * (domain/jobWorkflows.ts), so the client side types its starts without importing workflow code.
  */
-import type { GisSyncRun, SyncTrigger } from './store';
-import type { LayerChangeCounts } from './rules';
+import type { GisSyncRun, SyncTrigger } from './sync/store';
+import type { LayerChangeCounts } from './sync/rules';
+
+export type { CatalogueRefreshResult } from './catalogue';
+export type { CountyRefreshInput } from './sync/county';
+export type { LayerSyncInput, LayerSyncPlan } from './sync/engine';
+export type { JobUat, JobUatSelection } from './jobs';
+export type { GisSyncRun, SyncTrigger };
 
 export type SyncMode = 'base' | 'magic';
 

@@ -1,0 +1,8 @@
+/**
+ * The land registry's pure rules, importable from anywhere (pages' browser code, other areas,
+ * workflows): the sync's wording of what changed, the jobs' kinds and progress record, the
+ * counties. No I/O.
+ */
+export { changesByLayer, describeSyncChanges, layerName, layerWord, type LayerChangeCounts } from './sync/rules';
+export { DEFAULT_SYNC_LAYERS, PORTAL_JOB_KINDS, percentOf, progressStillKept, type JobProgress } from './jobKinds';
+export { COUNTIES } from './counties';
