@@ -6,7 +6,7 @@ import { Context } from '@temporalio/activity';
 import type { Db } from '../domain/db/pool';
 import { pgDataDir, stackTarget, type BackupType } from '../domain/backup/pgbackrest';
 import { checkBackupAge, notifyBackupProblem, runBackup, type BackupRun, type LastBackup } from '../domain/backup/service';
-import type { StartDelivery } from '../domain/notifications/outbox';
+import type { StartDelivery } from '../domain/areaDeps';
 import { withTemporalFailures } from './failures';
 import { keepAlive } from './heartbeat';
 

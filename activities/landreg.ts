@@ -16,7 +16,7 @@ import { refreshUnchangedUats, type CountyRefreshInput } from '../domain/landreg
 import { downloadPages, planLayerSync, probeEnrichedParcels, type LayerSyncInput, type LayerSyncPlan } from '../domain/landreg/sync/engine';
 import { applyRemovals, closeSyncRun, openSyncRun, type GisSyncRun, type SyncTrigger } from '../domain/landreg/sync/store';
 import { enrichmentShare, jobUats, notifyUser, storeCounties, type JobUat, type JobUatSelection } from '../domain/landreg/jobs';
-import type { StartDelivery } from '../domain/notifications/outbox';
+import type { StartDelivery } from '../domain/areaDeps';
 
 export interface LandregActivityDeps {
   db: Db;

@@ -12,7 +12,6 @@ import { config } from '../domain/config';
 import { layersOf, type StepCode } from '../domain/scheduling/rules';
 import { dueNow, markRuleRun, refreshNextDue, type DueUat } from '../domain/scheduling/syncRules';
 import { weekendReport, type SessionTally } from '../domain/scheduling/report';
-import { mailReport } from '../domain/notifications/notify';
 import {
   finishStep,
   isPaused,
@@ -25,7 +24,7 @@ import {
   type WeekendStep,
 } from '../domain/scheduling/weekend';
 import { recentAdmins } from '../domain/auth/admins';
-import type { StartDelivery } from '../domain/notifications/outbox';
+import type { NotificationsService } from '../domain/notifications/service';
 
 /** What the activities need of temporal/jobs.ts: its `listRunningJobs` and the job table's `start`. */
 export interface SchedulingJobs {
@@ -36,7 +35,7 @@ export interface SchedulingJobs {
   ): Promise<{ jobId: string }>;
 }
 
-export function createSchedulingActivities({ db, prisma, jobs, deliverMail }: { db: Db; prisma: PrismaClient; jobs: SchedulingJobs; deliverMail: StartDelivery }) {
+export function createSchedulingActivities({ db, prisma, jobs, notifications }: { db: Db; prisma: PrismaClient; jobs: SchedulingJobs; notifications: Pick<NotificationsService, 'mailReport'> }) {
   return {
     /** Due UATs in start order, and how many more syncs the portal budget allows now. */
     async planRuleSyncs(input: { now: number }): Promise<{ due: DueUat[]; budget: number }> {
@@ -100,7 +99,7 @@ export function createSchedulingActivities({ db, prisma, jobs, deliverMail }: { 
       const at = new Date(input.endedAt).toISOString();
       await saveLastReport(prisma, { at, subject: report.subject, text: report.text });
       // Spec 6: the session's status report goes to the administrators by e-mail, once.
-      await mailReport(db, deliverMail, { to: 'admins', subject: report.subject, text: report.text, idempotencyKey: `weekend-report:${at}` });
+      await notifications.mailReport({ to: 'admins', subject: report.subject, text: report.text, idempotencyKey: `weekend-report:${at}` });
       return { subject: report.subject };
     },
   };

@@ -3,7 +3,9 @@
  * a queued mail starts its delivery, the outside systems' addresses and the clock. Its own module so
  * each area's `service.ts` and `domain/services.ts` (which builds them all) share it without a cycle.
  */
+import type { CfAccountSource } from './cfportal/rules';
 import type { Store } from './db/store';
+import type { SmtpTarget } from './mail/transport';
 
 /**
  * Starts one outbox row's delivery now; null leaves every row to the outbox sweep. Domain code
@@ -16,6 +18,12 @@ export type StartDelivery = ((outboxId: string) => Promise<void>) | null;
 export interface OutsideTargets {
   /** The status authority of the registry's checks (default config.statusAuthority.baseUrl). */
   statusAuthorityUrl?: string;
+  /** The SMTP server the notifications' mails go out through (default config.mail). */
+  smtp?: SmtpTarget;
+  /** The certificate portal's address (default config.cfportal.baseUrl). */
+  cfportalBaseUrl?: string;
+  /** Where the CF account in use is read from (default the shared slot and CFPORTAL_USERNAME; a test run has its own slot). */
+  cfportalAccounts?: CfAccountSource;
 }
 
 export interface AreaDeps {

@@ -9,8 +9,11 @@
  */
 import type { AreaDeps, OutsideTargets, StartDelivery } from './areaDeps';
 import type { Store } from './db/store';
-import { createNotificationsService } from './notifications/service';
+import { createCfportalService } from './cfportal/service';
+import { createNotificationsService, createNotifier } from './notifications/service';
+import { createOfficeService } from './office/service';
 import { createRegistryService } from './registry/service';
+import { createTagsService } from './tags/service';
 
 export type { AreaDeps, OutsideTargets, StartDelivery };
 
@@ -23,9 +26,15 @@ export interface ServiceDeps {
 
 export function createServices(deps: ServiceDeps) {
   const base: AreaDeps = { store: deps.store, mail: deps.mail, outside: deps.outside ?? {}, clock: deps.clock ?? (() => new Date()) };
-  const notifications = createNotificationsService(base);
-  const registry = createRegistryService({ ...base, notifications });
-  return { notifications, registry };
+  // The registry and the CF area notify and name users through the notifications, whose digest
+  // reads them: their part of the notifications first, the whole service once they exist.
+  const notifier = createNotifier(base);
+  const registry = createRegistryService({ ...base, notifications: notifier });
+  const cfportal = createCfportalService({ ...base, notifications: notifier });
+  const notifications = createNotificationsService({ ...base, digest: { dueEntries: registry.dueEntries, expiringExtracts: cfportal.expiringExtracts } });
+  const office = createOfficeService(base);
+  const tags = createTagsService(base);
+  return { notifications, registry, cfportal, office, tags };
 }
 
 export type Services = ReturnType<typeof createServices>;

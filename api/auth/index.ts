@@ -1,6 +1,6 @@
 /**
  * Sign-in and sessions (spec section 5, CONTRACT.md section 2). api/app.ts mounts
- * `sessionMiddleware(pool)` for every request, `authRouter(store)` at /auth and the API route,
+ * `sessionMiddleware(pool)` for every request, `authRouter(store, notifications)` at /auth and the API route,
  * all on the app's store; the server mounts `pageGuard` before the Remix UI.
  */
 export { sessionMiddleware, devStubContext } from './session';

@@ -12,7 +12,7 @@ import { AppError } from '../../domain/errors';
 import { childLogger } from '../../domain/log';
 import { evaluateFlags } from '../../domain/auth/flags';
 import type { Store } from '../../domain/db/store';
-import { recordSignIn } from '../../domain/notifications/users';
+import type { NotificationsService } from '../../domain/notifications/service';
 import { refreshTokenIdentities } from '../../domain/auth/personalTokens';
 import { tokenIdentityOf } from './personalToken';
 import { defineRoute } from '../http/route';
@@ -89,7 +89,7 @@ export function sessionFromTokens(tokens: oidc.TokenEndpointResponse & oidc.Toke
   return { v: 1, ...identityFromClaims(claims), tokens: tokenState(tokens) };
 }
 
-export function authRouter(store: Store): Router {
+export function authRouter(store: Store, notifications: Pick<NotificationsService, 'recordSignIn'>): Router {
   const router = Router();
 
   router.get('/login', async (req, res, next) => {
@@ -149,7 +149,7 @@ export function authRouter(store: Store): Router {
       const token = newSessionToken();
       await createSession(store.pool, sessionIdFor(token), data);
       // The notifications module mails users it knows from their sign-ins (docs/notifications.md).
-      await recordSignIn(store.pool, { ...data.user, isAdmin: data.flags.isAdmin });
+      await notifications.recordSignIn({ ...data.user, isAdmin: data.flags.isAdmin });
       // The user's access tokens sign in as the user is known now (a narrowed scope reaches them).
       await refreshTokenIdentities(store.pool, tokenIdentityOf(data));
       deleteExpiredSessions(store.pool).catch((err) => log.warn({ reason: describe(err) }, 'purging expired sessions failed'));

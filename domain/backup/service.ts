@@ -7,9 +7,8 @@
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { config } from '../config';
 import type { Db } from '../db/pool';
-import { notify } from '../notifications/notify';
-import type { StartDelivery } from '../notifications/outbox';
-import { adminUsers } from '../notifications/users';
+import { adminUsers, notify } from '../notifications/service';
+import type { StartDelivery } from '../areaDeps';
 import { countOf } from '../text/plural';
 import { bucketNames, s3 } from '../storage/s3';
 import { ensureBackupBucket, listAll, mirrorBuckets, pruneObjects, restoreBuckets, type ObjectRestoreResult } from './objects';

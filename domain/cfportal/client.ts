@@ -12,11 +12,7 @@ import type { Db } from '../db/pool';
 import { PortalError, looksLikeMaintenance } from '../landreg/errors';
 import { callerGone, outsideCall, outsideMessage, transportFailure, type OutsideSession } from '../outside/call';
 import { send, setCookies, type OutsideTarget } from '../outside/transport';
-
-export interface CfCredentials {
-  username: string;
-  password: string;
-}
+import type { CfCredentials } from './rules';
 
 const PORTAL = 'Portalul de extrase CF';
 

@@ -4,8 +4,8 @@
  * pick the UATs of a county / national / refresh-all run.
  */
 import type { Db } from '../db/pool';
-import { notify } from '../notifications/notify';
-import type { StartDelivery } from '../notifications/outbox';
+import { notify } from '../notifications/service';
+import type { StartDelivery } from '../areaDeps';
 import { DEFAULT_STEPS, layersOf } from '../scheduling/rules';
 
 /** Job kinds of this engine; the job id is the workflow id `<kind>:<scope>[:<ulid>]`. */

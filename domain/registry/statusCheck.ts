@@ -16,7 +16,7 @@ import type { PrismaClient } from '../db/prisma';
 import { outsideCall, transportFailure } from '../outside/call';
 import { send } from '../outside/transport';
 import { Prisma } from '../db/prisma';
-import type { NotifyInput } from '../notifications/notify';
+import type { NotifyInput } from '../notifications/rules';
 import { addHistory, type Tracking } from './entries';
 import { extractStatus, STATUS_LABEL, type ExtractedStatus } from './status';
 

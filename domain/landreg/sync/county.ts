@@ -11,8 +11,8 @@ import { countByUat, timestampLiteral } from '../portal';
 import { changedSinceBound, layerUnchanged } from './rules';
 import { PARCELS_LAYER } from './engine';
 import { WATERMARK_SQL, type SyncTrigger } from './store';
-import { notifyFeatureChanges } from '../../notifications/watch';
-import type { StartDelivery } from '../../notifications/outbox';
+import { notifyFeatureChanges } from '../../notifications/service';
+import type { StartDelivery } from '../../areaDeps';
 
 export interface CountyRefreshInput {
   /** The county job's workflow id: the runs it records name it, and a retry records none twice. */

@@ -11,8 +11,8 @@ import { withTransaction, type Db } from '../../db/pool';
 import { esriToGeoJson, ewkbSize, writeEwkb, type GeoJsonGeometry } from '../../geo/esri';
 import type { EsriFeature } from '../portal';
 import { ENRICHMENT_PROBE_SIZE, pageOf, SYNC_PAGE_SIZE, type SyncMode } from './rules';
-import { notifyFeatureChanges } from '../../notifications/watch';
-import type { StartDelivery } from '../../notifications/outbox';
+import { notifyFeatureChanges } from '../../notifications/service';
+import type { StartDelivery } from '../../areaDeps';
 
 export type SyncTrigger = 'manual' | 'schedule' | 'county' | 'all_counties' | 'weekend' | 'export' | 'auto_refresh';
 export type SyncStatus = 'running' | 'done' | 'failed';

@@ -5,15 +5,14 @@
  */
 import { config } from '../../../domain/config';
 import type { SessionContext } from '../../../domain/auth/sessionContext';
-import type { Store } from '../../../domain/db/store';
 import { readableCompanies, registryViewer } from '../../../domain/registry/rules';
 import { providerStatus } from '../../../domain/ai/service';
-import { listProjects } from '../../../domain/tags/service';
+import type { TagsService } from '../../../domain/tags/service';
 
-export async function assistantPage(store: Store, auth: SessionContext) {
+export async function assistantPage(tags: TagsService, auth: SessionContext) {
   const status = providerStatus(config.ai);
   try {
-    const projects = (await listProjects(store.prisma, readableCompanies(registryViewer(auth)))).map((p) => ({ id: p.id, path: p.path }));
+    const projects = (await tags.listProjects(readableCompanies(registryViewer(auth)))).map((p) => ({ id: p.id, path: p.path }));
     return { status, projects, projectsError: null };
   } catch {
     return { status, projects: [], projectsError: 'Lista de proiecte nu a putut fi citită.' };

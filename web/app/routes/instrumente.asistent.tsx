@@ -22,7 +22,7 @@ export const links: LinksFunction = () => [
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
-  return assistantPage(context.store, auth);
+  return assistantPage(context.services.tags, auth);
 }
 
 type Provider = 'openai' | 'anthropic' | 'ollama' | 'demo';
