@@ -37,18 +37,13 @@ import {
 } from './pipeline';
 import { accountKey, cfSessionView, cfportalClient, cfportalClientFor, configuredAccountSource, connectCfportal, disconnectCfportal } from './session';
 
-export type { CfExtractView, CfStep, ListFilter } from './extracts';
-export type { ExpiringExtract, NewestExtract } from './lookups';
-export type { OrderParcelInput, Orderer, PlacedOrder } from './order';
-export type { BatchPlan, SubmitOutcome } from './pipeline';
-export type { CfSessionView } from './session';
 export { CF_STEPS } from './extracts';
 /** The activities tell a batch whose records are gone (never retried) from a failing step. */
 export { BatchNotFoundError };
 /** The map's extract state of a parcel (domain/geoportal/cfStatus.ts, which holds the pool, not the services). */
 export { newestExtract } from './lookups';
 
-export type DiagnosticStep = 'login' | 'uats' | 'search' | 'order' | 'download';
+type DiagnosticStep = 'login' | 'uats' | 'search' | 'order' | 'download';
 
 export interface CfportalDeps extends AreaDeps {
   /** The orderers' names, from the users directory. */

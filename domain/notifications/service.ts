@@ -15,7 +15,7 @@ import type { NotifyInput, Preferences } from './rules';
 import { directoryNames, recordSignIn, type DirectoryUser } from './users';
 import { addWatch, featureHistory, listWatches, notifyFeatureChanges, removeWatch } from './watch';
 
-export type { DigestRunResult, DigestSources, DueEntry, ExpiringExtract } from './digest';
+export type { DigestRunResult } from './digest';
 export type { InboxItem } from './inbox';
 export type { MailReportInput, NotifyResult } from './notify';
 export type { DeliveryResult } from './outbox';
@@ -42,8 +42,6 @@ export function createNotifier({ store, mail }: AreaDeps) {
     directoryNames: (ids: readonly string[]) => directoryNames(store.prisma, ids),
   };
 }
-
-export type Notifier = ReturnType<typeof createNotifier>;
 
 export interface NotificationsDeps extends AreaDeps {
   /** The digest's reads of the registry and the CF area, their services' calls. */

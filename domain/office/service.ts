@@ -24,9 +24,9 @@ import {
 } from './storage';
 import { createVaultEntry, deleteVaultEntry, listVault, migrateLegacyVault, revealVaultEntry, updateVaultEntry, vaultAccessLog, type VaultInput } from './vault';
 
-export type { ContactInput, ContactOut, ProjectTagOut } from './addressBook';
-export type { StorageAddress, StorageCaller, StorageOwner, StorageRow } from './storage';
-export type { VaultAccessOut, VaultEntryOut, VaultEntryWithPassword, VaultInput } from './vault';
+export type { ContactOut } from './addressBook';
+export type { StorageCaller } from './storage';
+export type { VaultAccessOut, VaultEntryOut } from './vault';
 
 export function createOfficeService({ store }: AreaDeps) {
   const { prisma, pool } = store;

@@ -9,7 +9,7 @@ import type { AreaDeps } from '../areaDeps';
 import { config } from '../config';
 import { addTag, applyTagSync, deleteTag, listProjects, listTags, projectOfTag, tagSyncPlan, updateTag, type ApplyInput, type TagChange } from './tags';
 
-export type { ApplyAnswer, ApplyInput, PlanAnswer, ProjectOut, TagChange, TagOut } from './tags';
+export type { PlanAnswer, TagOut } from './tags';
 /** The assistant's project context (domain/ai/context.ts), which holds Prisma rather than the services. */
 export { projectOfTag };
 
