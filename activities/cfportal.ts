@@ -1,44 +1,15 @@
 /**
- * Activities of the `cf-orders` task queue: one call each into domain/cfportal/pipeline.ts (the
- * steps of spec 3.2). Failures go through withTemporalFailures: portal outages are retried,
- * refused credentials, missing credits (402) and rejected requests are not.
+ * Activities of the `cf-orders` task queue: one call each of the CF area's service (the steps of
+ * spec 3.2, each run as the account its batch was queued under). Failures go through
+ * withTemporalFailures: portal outages are retried, refused credentials, missing credits (402)
+ * and rejected requests are not.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import type { Db } from '../domain/db/pool';
-import type { PrismaClient } from '../domain/db/prisma';
-import {
-  BatchNotFoundError,
-  awaitOrder,
-  failBatchWith,
-  fetchDocuments,
-  fillCart,
-  finishBatch,
-  markForReconciliation,
-  submitBatch,
-  type PipelineDeps,
-} from '../domain/cfportal/pipeline';
-import { batchAccount } from '../domain/cfportal/extracts';
-import { cfportalClientFor, configuredAccountSource, type CfAccountSource } from '../domain/cfportal/session';
+import { BatchNotFoundError, type CfportalService } from '../domain/cfportal/service';
 import { withTemporalFailures } from './failures';
 import { keepAlive } from './heartbeat';
 
-export interface CfportalActivityDeps {
-  prisma: PrismaClient;
-  /** The store's pool: the portal's shared rate schedule. */
-  db: Db;
-  /** Certificate portal base URL; default config.cfportal.baseUrl (tests aim at their own simulator). */
-  cfportalBaseUrl?: string;
-  /** Where accounts are read from; default the production slot and CFPORTAL_USERNAME (tests: one account per run). */
-  cfportalAccounts?: CfAccountSource;
-}
-
-export function createCfportalActivities({ prisma, db, cfportalBaseUrl, cfportalAccounts }: CfportalActivityDeps) {
-  /** Every step runs as the account its batch was queued under, whatever is connected now. */
-  const deps = async (orderId: string): Promise<PipelineDeps> => {
-    const account = await batchAccount(prisma, orderId);
-    if (!account) throw new BatchNotFoundError(orderId);
-    return { prisma, client: cfportalClientFor(prisma, db, account, cfportalAccounts ?? configuredAccountSource(), cfportalBaseUrl) };
-  };
+export function createCfportalActivities({ cfportal }: { cfportal: CfportalService }) {
   const run = <T>(fn: () => Promise<T>) =>
     keepAlive(() => withTemporalFailures(async () => {
       try {
@@ -49,15 +20,13 @@ export function createCfportalActivities({ prisma, db, cfportalBaseUrl, cfportal
       }
     }));
   return {
-    cfFillCart: (orderId: string) => run(async () => fillCart(await deps(orderId), orderId)),
-    cfSubmitBatch: (orderId: string) => run(async () => submitBatch(await deps(orderId), orderId)),
-    cfMarkReconcile: (orderId: string) => run(async () => markForReconciliation(await deps(orderId), orderId)),
-    cfAwaitOrder: (orderId: string, portalOrderId: string, pollIntervalMs: number) =>
-      run(async () => awaitOrder(await deps(orderId), orderId, portalOrderId, pollIntervalMs)),
-    cfFetchDocuments: (orderId: string, portalOrderId: string, issuedAtMs: number) =>
-      run(async () => fetchDocuments(await deps(orderId), orderId, portalOrderId, issuedAtMs)),
-    cfFinishBatch: (orderId: string) => run(async () => finishBatch(await deps(orderId), orderId)),
-    cfFailBatch: (orderId: string, message: string) => run(async () => failBatchWith(await deps(orderId), orderId, message)),
+    cfFillCart: (orderId: string) => run(() => cfportal.fillCart(orderId)),
+    cfSubmitBatch: (orderId: string) => run(() => cfportal.submitBatch(orderId)),
+    cfMarkReconcile: (orderId: string) => run(() => cfportal.markForReconciliation(orderId)),
+    cfAwaitOrder: (orderId: string, portalOrderId: string, pollIntervalMs: number) => run(() => cfportal.awaitOrder(orderId, portalOrderId, pollIntervalMs)),
+    cfFetchDocuments: (orderId: string, portalOrderId: string, issuedAtMs: number) => run(() => cfportal.fetchDocuments(orderId, portalOrderId, issuedAtMs)),
+    cfFinishBatch: (orderId: string) => run(() => cfportal.finishBatch(orderId)),
+    cfFailBatch: (orderId: string, message: string) => run(() => cfportal.failBatch(orderId, message)),
   };
 }
 

@@ -11,7 +11,7 @@ import { enrichmentPortal } from '../domain/enrichment/portal';
 import { enrichParcelBatch, type BatchResult } from '../domain/enrichment/service';
 import { countParcelsToEnrich, nextParcelsToEnrich, type EnrichCursor, type ParcelToEnrich } from '../domain/enrichment/store';
 import { LandregClient } from '../domain/landreg/service';
-import type { StartDelivery } from '../domain/notifications/outbox';
+import type { StartDelivery } from '../domain/areaDeps';
 
 export interface EnrichmentActivityDeps {
   db: Db;

@@ -11,7 +11,7 @@ import { BUNDLE_LAYERS, type ExportMode } from '../domain/exports/layers';
 import type { PipelineStep } from '../domain/exports/reports';
 import { buildAndStoreExport, type StoredExport } from '../domain/exports/service';
 import { exportSyncPlan, layerExists, notifyExportReady, recordNoGeometryImport, uatInfo } from '../domain/exports/store';
-import type { StartDelivery } from '../domain/notifications/outbox';
+import type { StartDelivery } from '../domain/areaDeps';
 
 export interface ExportActivityDeps {
   db: Db;

@@ -1,39 +1,33 @@
 /**
- * Activities of the `notifications` task queue: every workflow that tells a user something calls
- * `notify` here (domain/notifications), with an idempotency key so a retry never doubles it; the
- * mail delivery (`deliverMail` workflow) sends outbox rows here.
+ * Activities of the `notifications` task queue, each one call of the notifications' service:
+ * every workflow that tells a user something calls `notify` here, with an idempotency key so a
+ * retry never doubles it; the mail delivery (`deliverMail` workflow) sends outbox rows here.
  */
-import type { Db } from '../domain/db/pool';
-import type { SmtpTarget } from '../domain/mail/transport';
-import { mailReport, notify, type MailReportInput, type NotifyInput, type NotifyResult } from '../domain/notifications/notify';
-import { runDailyDigest, type DigestRunResult } from '../domain/notifications/digest';
-import { deliverOutboxMail, dispatchMail, stalePendingMail, type DeliveryResult, type StartDelivery } from '../domain/notifications/outbox';
+import type { DeliveryResult, DigestRunResult, MailReportInput, NotificationsService, NotifyInput, NotifyResult } from '../domain/notifications/service';
 
-export function createNotificationActivities({ db, smtp, deliverMail }: { db: Db; smtp?: SmtpTarget; deliverMail: StartDelivery }) {
+export function createNotificationActivities({ notifications }: { notifications: NotificationsService }) {
   return {
     async notify(input: NotifyInput): Promise<NotifyResult> {
-      return notify(db, deliverMail, input);
+      return notifications.notify(input);
     },
 
     async mailReport(input: MailReportInput): Promise<{ outboxId: string | null; recipients: number }> {
-      return mailReport(db, deliverMail, input);
+      return notifications.mailReport(input);
     },
 
     /** Throws while the SMTP server is down or refuses: the workflow's retry policy waits it out. */
     async sendOutboxMail(outboxId: string): Promise<DeliveryResult> {
-      return deliverOutboxMail(db, outboxId, smtp);
+      return notifications.sendOutboxMail(outboxId);
     },
 
     /** Mails whose delivery start was lost (a process died between queueing and starting). */
     async restartStaleMail(): Promise<number> {
-      const ids = await stalePendingMail(db);
-      await dispatchMail(deliverMail, ids);
-      return ids.length;
+      return notifications.restartStaleMail();
     },
 
     /** The day's digests, by the schedule's clock (a retry on the same day sends nobody twice). */
     async runDailyDigest(): Promise<DigestRunResult> {
-      return runDailyDigest(db, deliverMail);
+      return notifications.runDailyDigest();
     },
   };
 }

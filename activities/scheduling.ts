@@ -11,9 +11,8 @@ import { config } from '../domain/config';
 import { layersOf, type StepCode } from '../domain/scheduling/rules';
 import type { DueUat, SchedulingService } from '../domain/scheduling/service';
 import type { NextStep, SessionTally, WeekendStep } from '../domain/scheduling/jobTypes';
-import { mailReport } from '../domain/notifications/notify';
 import type { AuthService } from '../domain/auth/service';
-import type { StartDelivery } from '../domain/notifications/outbox';
+import type { NotificationsService } from '../domain/notifications/service';
 
 /** What the activities need of temporal/jobs.ts: its `listRunningJobs` and the job table's `start`. */
 export interface SchedulingJobs {
@@ -28,14 +27,14 @@ export function createSchedulingActivities({
   scheduling,
   db,
   jobs,
-  deliverMail,
   services,
+  notifications,
 }: {
   scheduling: SchedulingService;
   db: Db;
   jobs: SchedulingJobs;
-  deliverMail: StartDelivery;
   services: { auth: Pick<AuthService, 'recentAdmins'> };
+  notifications: Pick<NotificationsService, 'mailReport'>;
 }) {
   return {
     /** Due UATs in start order, and how many more syncs the portal budget allows now. */
@@ -98,7 +97,7 @@ export function createSchedulingActivities({
     async weekendSessionReport(input: SessionTally): Promise<{ subject: string }> {
       const { at, ...report } = await scheduling.saveSessionReport(input);
       // Spec 6: the session's status report goes to the administrators by e-mail, once.
-      await mailReport(db, deliverMail, { to: 'admins', subject: report.subject, text: report.text, idempotencyKey: `weekend-report:${at}` });
+      await notifications.mailReport({ to: 'admins', subject: report.subject, text: report.text, idempotencyKey: `weekend-report:${at}` });
       return { subject: report.subject };
     },
   };

@@ -56,7 +56,7 @@ export const JSON_BODY_LIMIT = 25 * 1024 * 1024; // CONTRACT.md section 5, bytes
 export interface AppDeps {
   store: Store;
   web?: RequestHandler[];
-  /** The certificate portal, account slot and batch timings of the CF routes (default: config.cfportal). */
+  /** The batch timings of the CF routes (default: config.cfportal); the portal and account slot are `outside`'s. */
   cf?: CfRouteOptions;
   /** The outside systems' addresses of the areas' services (each default: config). */
   outside?: OutsideTargets;
@@ -80,15 +80,15 @@ export function apiRouter(deps: Omit<AppDeps, 'web'> & { services: Services }): 
   registerExportRoutes(router, store);
   registerGeoportalTileRoutes(router, store);
   registerGeoportalRoutes(router, store);
-  registerNotificationRoutes(router, store);
+  registerNotificationRoutes(router, services.notifications);
   registerRegistryRoutes(router, services.registry);
-  registerCfportalRoutes(router, store, deps.cf);
+  registerCfportalRoutes(router, services.cfportal, deps.cf);
   registerRgiRoutes(router, services.landreg);
   registerCentralApiRoutes(router, services.central, store);
-  registerStorageRoutes(router, store, deps.storage);
-  registerVaultRoutes(router, store);
-  registerAddressBookRoutes(router, store);
-  registerTagRoutes(router, store);
+  registerStorageRoutes(router, services.office, deps.storage);
+  registerVaultRoutes(router, services.office);
+  registerAddressBookRoutes(router, services.office);
+  registerTagRoutes(router, services.tags);
   registerPdfToolRoutes(router, services.pdf, deps.pdf);
   registerDwgRoutes(router, services.dwg);
   registerAiChatRoutes(router, services.ai);
@@ -128,7 +128,7 @@ export function createApp(appDeps: AppDeps): Express {
   app.use(sameOriginWrites);
   // Personal access tokens sign in GET requests of desktop GIS clients on these two prefixes only.
   app.use(['/ogc', '/tiles'], personalTokenAuth(deps.services.auth));
-  app.use('/auth', express.urlencoded({ extended: false, limit: '64kb' }), authRouter(deps.store, deps.services.auth));
+  app.use('/auth', express.urlencoded({ extended: false, limit: '64kb' }), authRouter(deps.store, deps.services.auth, deps.services.notifications));
   // Prometheus' scrape: its own access rule (defineRoute 'metrics'), none of the API's limits.
   app.use(metricsRouter());
   app.use('/metrics', errorMapper);

@@ -4,7 +4,9 @@
  * each area's `service.ts` and `domain/services.ts` (which builds them all) share it without a cycle.
  */
 import type { AiSettings } from './config';
+import type { CfAccountSource } from './cfportal/rules';
 import type { Store } from './db/store';
+import type { SmtpTarget } from './mail/transport';
 
 /**
  * Starts one outbox row's delivery now; null leaves every row to the outbox sweep. Domain code
@@ -24,6 +26,12 @@ export interface OutsideTargets {
   /** The land-registry portal (default config.landreg.baseUrl) and this process's rate on it (default config.landreg.requestsPerSecond). */
   landregBaseUrl?: string;
   landregRequestsPerSecond?: number;
+  /** The SMTP server the notifications' mails go out through (default config.mail). */
+  smtp?: SmtpTarget;
+  /** The certificate portal's address (default config.cfportal.baseUrl). */
+  cfportalBaseUrl?: string;
+  /** Where the CF account in use is read from (default the shared slot and CFPORTAL_USERNAME; a test run has its own slot). */
+  cfportalAccounts?: CfAccountSource;
 }
 
 /**

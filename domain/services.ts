@@ -12,13 +12,16 @@ import type { Store } from './db/store';
 import { createAiService } from './ai/service';
 import { createAuthService } from './auth/service';
 import { createBackupService } from './backup/service';
-import { createDwgService } from './dwg/service';
 import { createCentralService } from './central/service';
+import { createCfportalService } from './cfportal/service';
+import { createDwgService } from './dwg/service';
 import { createLandregService } from './landreg/service';
-import { createNotificationsService } from './notifications/service';
+import { createNotificationsService, createNotifier } from './notifications/service';
+import { createOfficeService } from './office/service';
 import { createPdfService } from './pdf/service';
 import { createRegistryService } from './registry/service';
 import { createSchedulingService } from './scheduling/service';
+import { createTagsService } from './tags/service';
 
 export type { AreaDeps, AreaJobs, OutsideTargets, StartDelivery };
 
@@ -32,17 +35,24 @@ export interface ServiceDeps {
 
 export function createServices(deps: ServiceDeps) {
   const base: AreaDeps = { store: deps.store, mail: deps.mail, outside: deps.outside ?? {}, jobs: deps.jobs, clock: deps.clock ?? (() => new Date()) };
+  // The registry, the CF area, the landreg store and backups notify and name users through the
+  // notifications, whose digest reads the registry and the CF area: their part of the
+  // notifications first, the whole service once they exist.
+  const notifier = createNotifier(base);
   const auth = createAuthService(base);
-  const notifications = createNotificationsService(base);
-  const registry = createRegistryService({ ...base, notifications });
+  const registry = createRegistryService({ ...base, notifications: notifier });
+  const cfportal = createCfportalService({ ...base, notifications: notifier });
+  const notifications = createNotificationsService({ ...base, digest: { dueEntries: registry.dueEntries, expiringExtracts: cfportal.expiringExtracts } });
+  const landreg = createLandregService({ ...base, notifications: notifier });
+  const scheduling = createSchedulingService(base);
+  const central = createCentralService(base);
+  const office = createOfficeService(base);
+  const tags = createTagsService(base);
   const pdf = createPdfService(base);
   const dwg = createDwgService(base);
   const ai = createAiService({ ...base, registry });
-  const backup = createBackupService({ ...base, notifications });
-  const landreg = createLandregService({ ...base, notifications });
-  const scheduling = createSchedulingService(base);
-  const central = createCentralService(base);
-  return { auth, notifications, registry, pdf, dwg, ai, backup, landreg, scheduling, central };
+  const backup = createBackupService({ ...base, notifications: notifier });
+  return { auth, notifications, registry, cfportal, landreg, scheduling, central, office, tags, pdf, dwg, ai, backup };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -3,7 +3,7 @@
  * per outbox row (the job table's singleton `deliver-mail:<outbox id>`), so a second start of the
  * same row while it runs is the same delivery.
  */
-import type { StartDelivery } from '../domain/notifications/outbox';
+import type { StartDelivery } from '../domain/areaDeps';
 import { singletonWorkflowId } from './ids';
 import { start } from './jobs';
 

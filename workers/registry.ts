@@ -14,7 +14,7 @@ import { createLandregPortalActivities, createLandregStoreActivities } from '../
 import { createNotificationActivities } from '../activities/notifications';
 import { createRegistryActivities } from '../activities/registry';
 import { createCfportalActivities } from '../activities/cfportal';
-import type { CfAccountSource } from '../domain/cfportal/session';
+import type { CfAccountSource } from '../domain/cfportal/rules';
 import { createSchedulingActivities } from '../activities/scheduling';
 import { createJobActivities } from '../activities/jobs';
 import { config, projectRoot } from '../domain/config';
@@ -65,7 +65,20 @@ export type ActivityDeps = Omit<WorkerDeps, 'store'> & {
 };
 
 export function activityDeps({ store, services: built, ...settings }: WorkerDeps): ActivityDeps {
-  const services = built ?? createServices({ store, mail: mailDelivery, outside: { statusAuthorityUrl: settings.statusAuthorityUrl, landregBaseUrl: settings.landregBaseUrl }, jobs: { runningPortalJobs } });
+  const services =
+    built ??
+    createServices({
+      store,
+      mail: mailDelivery,
+      outside: {
+        statusAuthorityUrl: settings.statusAuthorityUrl,
+        landregBaseUrl: settings.landregBaseUrl,
+        smtp: settings.smtp,
+        cfportalBaseUrl: settings.cfportalBaseUrl,
+        cfportalAccounts: settings.cfportalAccounts,
+      },
+      jobs: { runningPortalJobs },
+    });
   return { ...settings, db: store.pool, prisma: store.prisma, deliverMail: mailDelivery, services };
 }
 
@@ -102,7 +115,7 @@ export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
       // Registry status checks (docs/registry.md): a page fetch and a short transaction each.
       ...createRegistryActivities(deps.services),
       // Sync rules and the weekend queue (docs/scheduling.md).
-      ...createSchedulingActivities({ ...deps, scheduling: deps.services.scheduling, jobs: { listRunningJobs, start } }),
+      ...createSchedulingActivities({ ...deps, scheduling: deps.services.scheduling, jobs: { listRunningJobs, start }, notifications: deps.services.notifications }),
       // Backups (domain/backup): pgBackRest beside the database server, the buckets' mirror.
       ...createBackupActivities(deps),
       // Parent workflows asking who holds a child job's resource (workflows/childJobs.ts).
@@ -121,13 +134,13 @@ export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
   [TaskQueue.cfOrders]: {
     // The CF pipeline (docs/cf.md): the cfOrderQueue/cfOrderBatch workflows run on the store
     // queue, their portal steps here, one batch at a time per account (the queue workflow).
-    activities: (deps) => createCfportalActivities(deps),
+    activities: (deps) => createCfportalActivities(deps.services),
     // Batches of one account never overlap (the queue workflow); several accounts may run at once.
     options: { maxConcurrentActivityTaskExecutions: 4 },
   },
   [TaskQueue.notifications]: {
     // The notifications module (domain/notifications): in-app records, and e-mails per preference.
-    activities: (deps) => createNotificationActivities(deps),
+    activities: (deps) => createNotificationActivities(deps.services),
     options: { maxConcurrentActivityTaskExecutions: 4 },
   },
 };

@@ -1,7 +1,7 @@
 /**
  * Sign-in and sessions (spec section 5, CONTRACT.md section 2). api/app.ts mounts
- * `sessionMiddleware(pool)` for every request, `authRouter(store, services.auth)` at /auth and the
- * API route, all on the app's store; the server mounts `pageGuard` before the Remix UI.
+ * `sessionMiddleware(pool)` for every request, `authRouter(store, services.auth, services.notifications)`
+ * at /auth and the API route, all on the app's store; the server mounts `pageGuard` before the Remix UI.
  */
 export { sessionMiddleware, devStubContext } from './session';
 export { sameOriginWrites, isSameOriginRequest } from './sameOrigin';

@@ -11,7 +11,7 @@ import { AppError } from '../../domain/errors';
 import { childLogger } from '../../domain/log';
 import { evaluateFlags, type EnrichmentScope } from '../../domain/auth/rules';
 import type { Store } from '../../domain/db/store';
-import { recordSignIn } from '../../domain/notifications/users';
+import type { NotificationsService } from '../../domain/notifications/service';
 import type { AuthService } from '../../domain/auth/service';
 import { tokenIdentityOf } from './personalToken';
 import { defineRoute } from '../http/route';
@@ -87,8 +87,12 @@ export function sessionFromTokens(tokens: oidc.TokenEndpointResponse & oidc.Toke
   return { v: 1, ...identityFromClaims(claims), tokens: tokenState(tokens) };
 }
 
-/** Sign-in's routes on the process's store; `auth` keeps the user's tokens and the session table current. */
-export function authRouter(store: Store, auth: Pick<AuthService, 'refreshTokenIdentities' | 'deleteExpiredSessions'>): Router {
+/** Sign-in's routes on the process's store; `auth` keeps the user's tokens and the session table current, `notifications` learns the user's address. */
+export function authRouter(
+  store: Store,
+  auth: Pick<AuthService, 'refreshTokenIdentities' | 'deleteExpiredSessions'>,
+  notifications: Pick<NotificationsService, 'recordSignIn'>,
+): Router {
   const router = Router();
 
   router.get('/login', async (req, res, next) => {
@@ -148,7 +152,7 @@ export function authRouter(store: Store, auth: Pick<AuthService, 'refreshTokenId
       const token = newSessionToken();
       await createSession(store.pool, sessionIdFor(token), data);
       // The notifications module mails users it knows from their sign-ins (docs/notifications.md).
-      await recordSignIn(store.pool, { ...data.user, isAdmin: data.flags.isAdmin });
+      await notifications.recordSignIn({ ...data.user, isAdmin: data.flags.isAdmin });
       // The user's access tokens sign in as the user is known now (a narrowed scope reaches them).
       await auth.refreshTokenIdentities(tokenIdentityOf(data));
       auth.deleteExpiredSessions().catch((err) => log.warn({ reason: describe(err) }, 'purging expired sessions failed'));

@@ -14,28 +14,15 @@
 import type { Router } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
-import type { Store } from '../../domain/db/store';
-import { cfApiContext, type CfRouteOptions } from '../cfportal/context';
 import { Siruta, WorkspacePk } from '../http/schemas';
 import { defineRoute, reply } from '../http/route';
 import { cfExtractGate, legacyWriteGate } from '../http/gates';
+import { config } from '../../domain/config';
 import { start } from '../../temporal/jobs';
 import { errors } from '../../domain/errors';
 import { contentDisposition } from '../http/contentDisposition';
 import { hidesPersonalData } from '../../domain/auth/rules';
-import {
-  CF_STEPS,
-  IN_FLIGHT_STATUSES,
-  cancelExtract,
-  getExtract,
-  listExtracts,
-  orderers,
-  parcelExtract,
-  reservedCredits,
-} from '../../domain/cfportal/extracts';
-import { placeOrder } from '../../domain/cfportal/order';
-import { openExtractPdf } from '../../domain/cfportal/pipeline';
-import { accountKey, cfSessionView, connectCfportal, disconnectCfportal } from '../../domain/cfportal/session';
+import { CF_STEPS, type CfportalService } from '../../domain/cfportal/service';
 import type { CfOrderBatchInput } from '../../domain/cfportal/jobTypes';
 
 const TAGS = ['cfportal'];
@@ -134,10 +121,17 @@ const TestQuery = z.object({
   workspacePk: WorkspacePk.optional(),
 });
 
-export type { CfRouteOptions };
+/** The timings given to new batches (default config.cfportal's); an integration test shortens them. */
+export interface CfRouteOptions {
+  /** Pause between status polls given to new batches. */
+  pollIntervalMs?: number;
+  /** How long a new batch waits for an unlisted submit before asking an admin to reconcile. */
+  listingWaitMs?: number;
+}
 
-export function registerCfportalRoutes(router: Router, store: Store, opts: CfRouteOptions = {}): void {
-  const cfApi = cfApiContext(store, opts);
+export function registerCfportalRoutes(router: Router, cfportal: CfportalService, opts: CfRouteOptions = {}): void {
+  const pollIntervalMs = opts.pollIntervalMs ?? config.cfportal.pollIntervalMs;
+  const listingWaitMs = opts.listingWaitMs ?? config.cfportal.submitListingWaitMs;
   defineRoute(
     router,
     {
@@ -148,7 +142,7 @@ export function registerCfportalRoutes(router: Router, store: Store, opts: CfRou
       auth: 'session',
       response: { description: 'Account state', schema: SessionView },
     },
-    () => cfSessionView(cfApi.prisma, cfApi.accounts),
+    () => cfportal.sessionView(),
   );
 
   defineRoute(
@@ -171,8 +165,8 @@ export function registerCfportalRoutes(router: Router, store: Store, opts: CfRou
     },
     ({ body }) =>
       body.action === 'connect'
-        ? connectCfportal(cfApi.prisma, cfApi.client(), cfApi.accounts, { username: body.username, password: body.password })
-        : disconnectCfportal(cfApi.prisma, cfApi.accounts),
+        ? cfportal.connect({ username: body.username, password: body.password })
+        : cfportal.disconnect(),
   );
 
   defineRoute(
@@ -201,16 +195,15 @@ export function registerCfportalRoutes(router: Router, store: Store, opts: CfRou
     },
     async ({ body, auth }) => {
       const parcels = body.parcels ?? [{ nrCadastral: body.nrCadastral!, siruta: body.siruta!, workspacePk: body.workspacePk, userId: body.userId }];
-      const placed = await placeOrder(
-        { prisma: cfApi.prisma, db: cfApi.db, client: cfApi.client(), accounts: cfApi.accounts },
+      const placed = await cfportal.placeOrder(
         { userId: auth!.user.id, isAdmin: auth!.isAdmin, hidePersonal: hidesPersonalData(auth!) },
         { parcels, force: body.force ?? false },
       );
       const batch: CfOrderBatchInput = {
         orderId: placed.orderId,
         account: placed.account,
-        pollIntervalMs: cfApi.pollIntervalMs,
-        listingWaitMs: cfApi.listingWaitMs,
+        pollIntervalMs,
+        listingWaitMs,
       };
       await start('cf-order-queue', { account: placed.account }, { signalArgs: [batch] });
       return reply(202, { orderId: placed.orderId, extracts: placed.extracts });
@@ -233,8 +226,7 @@ export function registerCfportalRoutes(router: Router, store: Store, opts: CfRou
       const a = auth!;
       const own = query.mine === '1' || query.mine === 'true' || !a.isAdmin;
       if (query.userId && query.userId !== a.user.id && !a.isAdmin) throw errors.forbidden('Doar administratorii pot vedea comenzile altor utilizatori.');
-      return listExtracts(
-        cfApi.prisma,
+      return cfportal.listExtracts(
         {
           limit: query.limit,
           offset: query.offset,
@@ -262,7 +254,7 @@ export function registerCfportalRoutes(router: Router, store: Store, opts: CfRou
         schema: z.object({ items: z.array(z.object({ userId: z.string(), email: z.string().nullable(), name: z.string().nullable(), count: z.number() })) }),
       },
     },
-    async () => ({ items: await orderers(cfApi.prisma) }),
+    async () => ({ items: await cfportal.orderers() }),
   );
 
   defineRoute(
@@ -277,7 +269,7 @@ export function registerCfportalRoutes(router: Router, store: Store, opts: CfRou
       response: { description: 'The extract, or null when the parcel has none', schema: z.object({ extract: ExtractBody.nullable() }) },
     },
     async ({ query, auth }) => ({
-      extract: await parcelExtract(cfApi.prisma, { nrCadastral: query.nrCad, siruta: query.siruta }, { hidePersonal: hidesPersonalData(auth!) }),
+      extract: await cfportal.parcelExtract({ nrCadastral: query.nrCad, siruta: query.siruta }, { hidePersonal: hidesPersonalData(auth!) }),
     }),
   );
 
@@ -294,7 +286,7 @@ export function registerCfportalRoutes(router: Router, store: Store, opts: CfRou
       response: { description: 'The cancelled extract', schema: ExtractBody },
       failures: { 403: 'neither the orderer nor an admin', 404: 'unknown extract', 409: 'invalid_state: the extract is no longer pending; body has status' },
     },
-    ({ params, auth }) => cancelExtract(cfApi.prisma, params.id, { userId: auth!.user.id, isAdmin: auth!.isAdmin, hidePersonal: hidesPersonalData(auth!) }),
+    ({ params, auth }) => cfportal.cancelExtract(params.id, { userId: auth!.user.id, isAdmin: auth!.isAdmin, hidePersonal: hidesPersonalData(auth!) }),
   );
 
   defineRoute(
@@ -311,12 +303,7 @@ export function registerCfportalRoutes(router: Router, store: Store, opts: CfRou
       },
       failures: { 502: 'upstream_error', 503: 'portal_maintenance' },
     },
-    async () => {
-      const client = cfApi.client();
-      const account = accountKey(await client.account());
-      const [credits, reserved] = await Promise.all([client.credits(), reservedCredits(cfApi.prisma, account)]);
-      return { account, credits, reserved, available: Math.max(0, credits - reserved), costPerExtract: 1 };
-    },
+    () => cfportal.credits(),
   );
 
   defineRoute(
@@ -337,18 +324,10 @@ export function registerCfportalRoutes(router: Router, store: Store, opts: CfRou
       },
     },
     async ({ query, res }) => {
-      const e = await getExtract(cfApi.prisma, query.id);
-      if (!e) throw errors.notFound('Extrasul CF nu există.');
-      if (e.status !== 'completed') {
-        throw errors.conflict('cf_not_ready', (IN_FLIGHT_STATUSES as readonly string[]).includes(e.status) ? 'Extrasul CF este încă în lucru.' : 'Extrasul CF nu a fost emis.', {
-          status: e.status,
-        });
-      }
-      const body = await openExtractPdf(e);
-      if (!body) throw errors.notFound('Fișierul extrasului nu mai există.');
+      const { fileName, body } = await cfportal.openExtract(query.id);
       res.status(200).set({
         'Content-Type': 'application/pdf',
-        'Content-Disposition': contentDisposition(e.documentName ?? `cf-${e.id}.pdf`),
+        'Content-Disposition': contentDisposition(fileName),
         'Cache-Control': 'private, no-store',
       });
       if (Buffer.isBuffer(body)) res.end(body);
@@ -369,43 +348,9 @@ export function registerCfportalRoutes(router: Router, store: Store, opts: CfRou
       failures: { 422: 'cfportal_credentials_invalid', 502: 'upstream_error', 503: 'portal_maintenance' },
     },
     async ({ query }) => {
-      const client = cfApi.client();
       const started = Date.now();
-      const done = (data: Record<string, unknown>) => ({ step: query.step, ok: true, ms: Date.now() - started, ...data });
-      switch (query.step) {
-        case 'login': {
-          const s = await client.login();
-          return done({ account: s.username, credits: s.credits });
-        }
-        case 'uats': {
-          const counties = await client.counties();
-          const county = counties.find((c) => c.id === query.workspacePk) ?? counties[0];
-          const uats = county ? await client.uats(county.id) : [];
-          return done({ counties: counties.length, county: county ?? null, uats: uats.length });
-        }
-        case 'search': {
-          let countyId = query.workspacePk;
-          let uatId = query.siruta;
-          if (!countyId || !uatId) {
-            const c = (await client.counties())[0];
-            countyId = c.id;
-            uatId = (await client.uats(c.id))[0].id;
-          }
-          return done({ result: await client.search({ countyId, uatId, cadastralNumber: query.nrCad ?? '1' }) });
-        }
-        case 'order': {
-          // Read-only on purpose: the cart is shared with the running queue.
-          const [cart, orders, credits] = await Promise.all([client.cart(), client.orders(), client.credits()]);
-          return done({ cartItems: cart.length, orders: orders.length, lastOrder: orders.at(-1) ?? null, credits });
-        }
-        case 'download': {
-          const last = (await client.orders()).filter((o) => o.status === 'done').at(-1);
-          if (!last) return done({ documents: 0 });
-          const docs = await client.documents(last.orderId);
-          const pdf = docs[0] ? await client.document(docs[0].documentId) : null;
-          return done({ orderId: last.orderId, documents: docs.length, firstPdfBytes: pdf?.length ?? 0 });
-        }
-      }
+      const data = await cfportal.diagnose(query);
+      return { step: query.step, ok: true, ms: Date.now() - started, ...data };
     },
   );
 }

@@ -3,19 +3,14 @@
  * digest cron route, the watchlist and a parcel's change history. Domain: domain/notifications/.
  */
 import type { Router } from 'express';
-import type { Store } from '../../domain/db/store';
 import { z } from 'zod';
 import { defineRoute, reply } from '../http/route';
 import { Siruta } from '../http/schemas';
 import { requireBearer } from '../auth/bearer';
 import { config } from '../../domain/config';
 import { viewerOf, type SessionContext } from '../../domain/auth/rules';
-import { NOTIFICATION_TYPES } from '../../domain/notifications/notify';
-import { markRead, PREFERENCE_KEY, PREFERENCE_KEYS, setPreferences } from '../../domain/notifications/inbox';
-import { getPreferences, inbox, listWatches } from '../../domain/notifications/service';
-import { runDailyDigest, sendAdminTestDigests, sendTestDigest } from '../../domain/notifications/digest';
-import { addWatch, featureHistory, removeWatch } from '../../domain/notifications/watch';
-import { mailDelivery } from '../../temporal/mail';
+import { NOTIFICATION_TYPES, PREFERENCE_KEY, PREFERENCE_KEYS } from '../../domain/notifications/rules';
+import type { NotificationsService } from '../../domain/notifications/service';
 
 const Notification = z.object({
   id: z.string().uuid(),
@@ -82,12 +77,11 @@ const HistoryBody = z.object({
 
 const me = (auth: SessionContext | undefined) => auth!.user.id;
 
-export function registerNotificationRoutes(router: Router, store: Store): void {
-  const deliverMail = mailDelivery;
+export function registerNotificationRoutes(router: Router, notifications: NotificationsService): void {
   defineRoute(
     router,
     { method: 'get', path: '/api/notifications/app', summary: 'In-app notifications and unread count', tags: ['notifications'], auth: 'session', query: InboxQuery, response: { description: 'Newest first', schema: InboxBody } },
-    ({ auth, query }) => inbox(store.prisma, me(auth), { limit: query.limit, unreadOnly: query.unread === 'true' }),
+    ({ auth, query }) => notifications.inbox(me(auth), { limit: query.limit, unreadOnly: query.unread === 'true' }),
   );
 
   defineRoute(
@@ -101,13 +95,13 @@ export function registerNotificationRoutes(router: Router, store: Store): void {
       body: MarkBody,
       response: { description: 'How many were marked, and the new unread count', schema: z.object({ updated: z.number().int(), unreadCount: z.number().int() }) },
     },
-    ({ auth, body }) => markRead(store.prisma, me(auth), 'ids' in body ? { ids: body.ids } : { all: true }),
+    ({ auth, body }) => notifications.markRead(me(auth), 'ids' in body ? { ids: body.ids } : { all: true }),
   );
 
   defineRoute(
     router,
     { method: 'get', path: '/api/notifications/preferences', summary: 'Notification preferences (one switch per type, dailyDigest, instantEmail)', tags: ['notifications'], auth: 'session', response: { description: 'Every switch', schema: PreferencesBody } },
-    ({ auth }) => getPreferences(store.prisma, me(auth)),
+    ({ auth }) => notifications.getPreferences(me(auth)),
   );
 
   defineRoute(
@@ -116,7 +110,7 @@ export function registerNotificationRoutes(router: Router, store: Store): void {
     ({ auth, body }) => {
       const change: Record<string, boolean> = {};
       for (const [k, v] of Object.entries(body)) change[(PREFERENCE_KEY as Record<string, string>)[k] ?? k] = v;
-      return setPreferences(store.prisma, me(auth), change);
+      return notifications.setPreferences(me(auth), change);
     },
   );
 
@@ -135,16 +129,16 @@ export function registerNotificationRoutes(router: Router, store: Store): void {
     async ({ req, auth, query }) => {
       if (query.test === 'true') {
         if (auth) {
-          const r = await sendTestDigest(store.pool, deliverMail, auth.user);
+          const r = await notifications.sendTestDigest(auth.user);
           return reply(202, { test: true, to: auth.user.email, sections: r.sections });
         }
         // The cron's own test (spec 4.5: bearer token): a test digest to each administrator.
         requireBearer(req, config.tokens.cronSecret);
-        const r = await sendAdminTestDigests(store.pool, deliverMail);
+        const r = await notifications.sendAdminTestDigests();
         return reply(202, { test: true, to: r.to.join(', '), recipients: r.to.length });
       }
       requireBearer(req, config.tokens.cronSecret);
-      const r = await runDailyDigest(store.pool, deliverMail);
+      const r = await notifications.runDailyDigest();
       return reply(202, { test: false, date: r.date, users: r.considered, sent: r.sent, skipped: r.skipped });
     },
   );
@@ -152,7 +146,7 @@ export function registerNotificationRoutes(router: Router, store: Store): void {
   defineRoute(
     router,
     { method: 'get', path: '/api/watchlist', summary: 'Parcels and UATs the caller follows', tags: ['notifications'], auth: 'session', response: { description: 'Newest first', schema: z.object({ items: z.array(WatchItem) }) } },
-    async ({ auth }) => ({ items: await listWatches(store.prisma, me(auth)) }),
+    async ({ auth }) => ({ items: await notifications.listWatches(me(auth)) }),
   );
 
   defineRoute(
@@ -168,7 +162,7 @@ export function registerNotificationRoutes(router: Router, store: Store): void {
       failures: { 404: 'Unknown parcel or UAT' },
     },
     async ({ auth, body }) => {
-      const r = await addWatch(store.prisma, store.pool, me(auth), 'featureId' in body ? { featureId: body.featureId } : { siruta: body.siruta });
+      const r = await notifications.addWatch(me(auth), 'featureId' in body ? { featureId: body.featureId } : { siruta: body.siruta });
       return reply(r.created ? 201 : 200, { item: r.item });
     },
   );
@@ -177,7 +171,7 @@ export function registerNotificationRoutes(router: Router, store: Store): void {
     router,
     { method: 'delete', path: '/api/watchlist/:id', summary: 'Stop following', tags: ['notifications'], auth: 'session', params: z.object({ id: z.string().uuid('id trebuie să fie un UUID.') }), response: { status: 204, description: 'Removed' }, failures: { 404: 'Not one of the caller\'s items' } },
     async ({ auth, params, res }) => {
-      await removeWatch(store.prisma, me(auth), params.id);
+      await notifications.removeWatch(me(auth), params.id);
       res.status(204).end();
     },
   );
@@ -194,7 +188,7 @@ export function registerNotificationRoutes(router: Router, store: Store): void {
       response: { description: 'Newest first', schema: HistoryBody },
     },
     async ({ auth, query }) => {
-      return { items: await featureHistory(store.prisma, query.id, viewerOf(auth)) };
+      return { items: await notifications.featureHistory(query.id, viewerOf(auth)) };
     },
   );
 }

@@ -12,19 +12,11 @@
  *   GET    /api/project-tags ?id=            → {tag}
  */
 import type { Router } from 'express';
-import type { Store } from '../../domain/db/store';
 import { z } from 'zod';
 import { defineRoute, reply } from '../http/route';
 import { errors } from '../../domain/errors';
-import {
-  CONTACT_TYPES,
-  createContact,
-  deleteContact,
-  getContact,
-  updateContact,
-} from '../../domain/office/addressBook';
-import { listContacts, listProjectTags } from '../../domain/office/service';
-import { COMPANIES } from '../../domain/office/vault';
+import { COMPANIES, CONTACT_TYPES } from '../../domain/office/rules';
+import type { OfficeService } from '../../domain/office/service';
 
 const Id = z.uuid('Identificatorul nu este valid.');
 const Company = z.enum(COMPANIES);
@@ -79,7 +71,7 @@ const ProjectTagOut = z.object({
 });
 const IdParams = z.object({ id: Id });
 
-export function registerAddressBookRoutes(router: Router, store: Store): void {
+export function registerAddressBookRoutes(router: Router, office: OfficeService): void {
   defineRoute(
     router,
     {
@@ -96,7 +88,7 @@ export function registerAddressBookRoutes(router: Router, store: Store): void {
       failures: { 404: 'Unknown contact', 429: 'Over 60 requests a minute for this token' },
     },
     async ({ query }) =>
-      query.id ? { contact: await getContact(store.prisma, query.id) } : { items: await listContacts(store.prisma, query) },
+      query.id ? { contact: await office.getContact(query.id) } : { items: await office.listContacts(query) },
   );
 
   defineRoute(
@@ -111,7 +103,7 @@ export function registerAddressBookRoutes(router: Router, store: Store): void {
       response: { status: 201, description: 'Created', schema: z.object({ contact: ContactOut }) },
       failures: { 429: 'Over 60 requests a minute for this token' },
     },
-    async ({ body, auth }) => reply(201, { contact: await createContact(store.prisma, body, auth?.user.email ?? 'api-key') }),
+    async ({ body, auth }) => reply(201, { contact: await office.createContact(body, auth?.user.email ?? 'api-key') }),
   );
 
   defineRoute(
@@ -127,7 +119,7 @@ export function registerAddressBookRoutes(router: Router, store: Store): void {
       response: { description: 'Updated', schema: z.object({ contact: ContactOut }) },
       failures: { 404: 'Unknown contact', 429: 'Over 60 requests a minute for this token' },
     },
-    async ({ params, body }) => ({ contact: await updateContact(store.prisma, params.id, body) }),
+    async ({ params, body }) => ({ contact: await office.updateContact(params.id, body) }),
   );
 
   defineRoute(
@@ -143,7 +135,7 @@ export function registerAddressBookRoutes(router: Router, store: Store): void {
       failures: { 404: 'Unknown contact', 429: 'Over 60 requests a minute for this token' },
     },
     async ({ params }) => {
-      await deleteContact(store.prisma, params.id);
+      await office.deleteContact(params.id);
       return { deleted: true };
     },
   );
@@ -164,7 +156,7 @@ export function registerAddressBookRoutes(router: Router, store: Store): void {
       failures: { 404: 'Unknown project tag', 429: 'Over 60 requests a minute for this token' },
     },
     async ({ query }) => {
-      const items = await listProjectTags(store.prisma, query);
+      const items = await office.listProjectTags(query);
       if (!query.id) return { items };
       if (!items[0]) throw errors.notFound('Eticheta de proiect nu există.');
       return { tag: items[0] };

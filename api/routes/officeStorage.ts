@@ -14,7 +14,6 @@
  * POST /api/storage/migrate-blobs belongs to the registry area.
  */
 import type { Response, Router } from 'express';
-import type { Store } from '../../domain/db/store';
 import { once } from 'node:events';
 import { z } from 'zod';
 import type { SessionContext } from '../../domain/auth/rules';
@@ -22,8 +21,8 @@ import { defineRoute, reply } from '../http/route';
 import { clientGone } from '../http/download';
 import { childLogger } from '../../domain/log';
 import { config } from '../../domain/config';
-import { COMPANIES } from '../../domain/office/vault';
-import { deleteItem, hasRowsAfter, itemJson, namespaceRows, putItem, storageOwner, type StorageCaller } from '../../domain/office/storage';
+import { COMPANIES } from '../../domain/office/rules';
+import type { OfficeService, StorageCaller } from '../../domain/office/service';
 import { jsonUtf8 } from '../http/rawJson';
 
 const log = childLogger('storage');
@@ -88,7 +87,7 @@ export interface StorageRouteOptions {
   quotaBytes?: number;
 }
 
-export function registerStorageRoutes(router: Router, store: Store, options: StorageRouteOptions = {}): void {
+export function registerStorageRoutes(router: Router, office: OfficeService, options: StorageRouteOptions = {}): void {
   const quota = () => options.quotaBytes ?? config.office.storageQuotaBytes;
   defineRoute(
     router,
@@ -103,10 +102,9 @@ export function registerStorageRoutes(router: Router, store: Store, options: Sto
       failures: { 403: 'scope=company for an account without a company', 404: 'Another company’s namespace' },
     },
     async ({ query, auth, res }) => {
-      const db = store.pool;
-      const owner = await storageOwner(db, callerOf(auth), query.namespace, query);
+      const owner = await office.storageOwner(callerOf(auth), query.namespace, query);
       const signal = clientGone(res);
-      const rows = namespaceRows(db, owner, query.namespace, { after: query.cursor, limit: query.limit, signal });
+      const rows = office.namespaceRows(owner, query.namespace, { after: query.cursor, limit: query.limit, signal });
       // The first batch before the status: a failure there is still an ordinary error answer.
       let next = await rows.next();
       res.status(200).set({ 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'private, no-store' });
@@ -115,13 +113,13 @@ export function registerStorageRoutes(router: Router, store: Store, options: Sto
         let lastKey: string | undefined;
         let count = 0;
         for (; !next.done; next = await rows.next()) {
-          await write(res, (count++ ? ',' : '') + itemJson(next.value, query.lightweight));
+          await write(res, (count++ ? ',' : '') + office.itemJson(next.value, query.lightweight));
           lastKey = next.value.key;
           if (signal.aborted) return;
         }
         let tail = ']';
         if (query.limit !== undefined) {
-          const more = count === query.limit && lastKey !== undefined && (await hasRowsAfter(db, owner, query.namespace, lastKey));
+          const more = count === query.limit && lastKey !== undefined && (await office.hasRowsAfter(owner, query.namespace, lastKey));
           tail += `,"nextCursor":${more ? JSON.stringify(Buffer.from(lastKey!, 'utf8').toString('base64url')) : 'null'}`;
         }
         res.end(`${tail}}`);
@@ -154,7 +152,7 @@ export function registerStorageRoutes(router: Router, store: Store, options: Sto
     },
     async ({ body, auth }) => {
       const item = { namespace: body.namespace, key: body.key, json: jsonUtf8(body.value) };
-      const { created } = await putItem(store.pool, callerOf(auth), body, item, quota());
+      const { created } = await office.putItem(callerOf(auth), body, item, quota());
       return { namespace: body.namespace, key: body.key, created };
     },
   );
@@ -172,7 +170,7 @@ export function registerStorageRoutes(router: Router, store: Store, options: Sto
       failures: { 403: 'scope=company for an account without a company', 404: 'No such record (or another company’s namespace)' },
     },
     async ({ query, auth }) => {
-      await deleteItem(store.pool, await storageOwner(store.pool, callerOf(auth), query.namespace, query), query.namespace, query.key);
+      await office.deleteItem(await office.storageOwner(callerOf(auth), query.namespace, query), query.namespace, query.key);
       return reply(200, { deleted: true });
     },
   );

@@ -11,13 +11,11 @@
  * The tag file is config.office.tagFilePath (TAG_FILE_PATH).
  */
 import type { Router } from 'express';
-import type { Store } from '../../domain/db/store';
 import { z } from 'zod';
 import { defineRoute, reply } from '../http/route';
 import { requireAdmin } from '../auth/guards';
-import { config } from '../../domain/config';
-import { COMPANIES } from '../../domain/office/vault';
-import { addTag, applyTagSync, deleteTag, listTags, tagSyncPlan, updateTag } from '../../domain/tags/service';
+import { COMPANIES } from '../../domain/office/rules';
+import type { TagsService } from '../../domain/tags/service';
 
 const Changes = z.object({
   added: z.array(z.string()),
@@ -89,7 +87,7 @@ const ChangeBody = z
   .refine((b) => b.name !== undefined || b.company !== undefined, { message: 'Indicați numele nou sau firma.', path: ['name'] });
 const TagId = z.object({ id: z.uuid('Identificatorul nu este valid.') });
 
-export function registerTagRoutes(router: Router, store: Store): void {
+export function registerTagRoutes(router: Router, tags: TagsService): void {
   defineRoute(
     router,
     {
@@ -102,7 +100,7 @@ export function registerTagRoutes(router: Router, store: Store): void {
       failures: { 422: 'The tag file is not UTF-8 text' },
     },
     async ({ auth }) => {
-      const answer = await tagSyncPlan(store.prisma, config.office.tagFilePath);
+      const answer = await tags.syncPlan();
       // A server path means nothing to a user and tells an outsider where the office's files are.
       return auth?.isAdmin ? answer : { ...answer, file: { ...answer.file, path: null } };
     },
@@ -129,7 +127,7 @@ export function registerTagRoutes(router: Router, store: Store): void {
       // (the file's changes into the app) stays open to every user.
       const writesFile = body.mode !== 'pull' || Object.values(body.resolutions ?? {}).includes('db');
       if (writesFile) requireAdmin(auth, 'Doar administratorii pot scrie fișierul de etichete (push).');
-      return applyTagSync(store.prisma, config.office.tagFilePath, body, auth!.user.email);
+      return tags.applySync(body, auth!.user.email);
     },
   );
 
@@ -144,7 +142,7 @@ export function registerTagRoutes(router: Router, store: Store): void {
       query: z.object({ q: z.string().max(200).optional(), company: z.enum(COMPANIES).optional() }),
       response: { description: 'Tags ordered by project, phase, activity', schema: z.object({ items: z.array(TagOut) }) },
     },
-    async ({ query }) => ({ items: await listTags(store.prisma, query) }),
+    async ({ query }) => ({ items: await tags.listTags(query) }),
   );
 
   defineRoute(
@@ -159,7 +157,7 @@ export function registerTagRoutes(router: Router, store: Store): void {
       response: { status: 201, description: 'Created', schema: z.object({ tag: TagOut }) },
       failures: { 409: 'tag_exists' },
     },
-    async ({ body }) => reply(201, { tag: await addTag(store.prisma, body) }),
+    async ({ body }) => reply(201, { tag: await tags.addTag(body) }),
   );
 
   defineRoute(
@@ -175,7 +173,7 @@ export function registerTagRoutes(router: Router, store: Store): void {
       response: { description: 'The tag after the change', schema: z.object({ tag: TagOut }) },
       failures: { 400: 'A level below the tag’s own', 404: 'Unknown tag', 409: 'tag_exists: another tag has that name' },
     },
-    async ({ params, body }) => ({ tag: await updateTag(store.prisma, params.id, body) }),
+    async ({ params, body }) => ({ tag: await tags.updateTag(params.id, body) }),
   );
 
   defineRoute(
@@ -190,6 +188,6 @@ export function registerTagRoutes(router: Router, store: Store): void {
       response: { description: 'How many tags were deleted', schema: z.object({ deleted: z.number() }) },
       failures: { 404: 'Unknown tag' },
     },
-    ({ params }) => deleteTag(store.prisma, params.id),
+    ({ params }) => tags.deleteTag(params.id),
   );
 }

@@ -10,22 +10,13 @@
  * Entries of the caller's company (G: every company).
  */
 import type { Router } from 'express';
-import type { Store } from '../../domain/db/store';
 import { z } from 'zod';
 import type { SessionContext } from '../../domain/auth/rules';
 import { defineRoute, reply } from '../http/route';
 import { callerKey, heavyWork } from '../http/rateLimit';
 import { errors } from '../../domain/errors';
-import {
-  COMPANIES,
-  createVaultEntry,
-  deleteVaultEntry,
-  migrateLegacyVault,
-  revealVaultEntry,
-  updateVaultEntry,
-  type VaultCaller,
-} from '../../domain/office/vault';
-import { listVault, vaultAccessLog, vaultCaller } from '../../domain/office/service';
+import { COMPANIES, vaultCaller, type VaultCaller } from '../../domain/office/rules';
+import type { OfficeService } from '../../domain/office/service';
 
 const Id = z.uuid('Identificatorul intrării nu este valid.');
 const text = (max: number) => z.string().trim().max(max);
@@ -79,7 +70,7 @@ function caller(auth: SessionContext | undefined): VaultCaller {
   return vaultCaller(auth!);
 }
 
-export function registerVaultRoutes(router: Router, store: Store): void {
+export function registerVaultRoutes(router: Router, office: OfficeService): void {
   // A password, the list of what the vault holds and its access log must stay in no cache
   // (browser, proxy or CDN): every answer of the vault, its errors and its writes included.
   router.use('/api/vault', (_req, res, next) => {
@@ -104,8 +95,8 @@ export function registerVaultRoutes(router: Router, store: Store): void {
     },
     async ({ query, auth, req }) =>
       query.id
-        ? { entry: await heavyWork.vault.run(callerKey(req), () => revealVaultEntry(store.prisma, caller(auth), query.id!)) }
-        : { items: await listVault(store.prisma, caller(auth), query.q) },
+        ? { entry: await heavyWork.vault.run(callerKey(req), () => office.revealVaultEntry(caller(auth), query.id!)) }
+        : { items: await office.listVault(caller(auth), query.q) },
   );
 
   defineRoute(
@@ -122,7 +113,7 @@ export function registerVaultRoutes(router: Router, store: Store): void {
         schema: z.object({ items: z.array(z.object({ at: z.string(), entryId: z.string().nullable(), entryName: z.string(), userEmail: z.string() })) }),
       },
     },
-    async ({ query, auth }) => ({ items: await vaultAccessLog(store.prisma, caller(auth), query.id) }),
+    async ({ query, auth }) => ({ items: await office.vaultAccessLog(caller(auth), query.id) }),
   );
 
   defineRoute(
@@ -137,7 +128,7 @@ export function registerVaultRoutes(router: Router, store: Store): void {
       response: { status: 201, description: 'Created (without password)', schema: z.object({ entry: EntryOut }) },
       failures: { 403: 'Another company than the caller’s' },
     },
-    async ({ body, auth, req }) => reply(201, { entry: await heavyWork.vault.run(callerKey(req), () => createVaultEntry(store.prisma, caller(auth), body)) }),
+    async ({ body, auth, req }) => reply(201, { entry: await heavyWork.vault.run(callerKey(req), () => office.createVaultEntry(caller(auth), body)) }),
   );
 
   defineRoute(
@@ -157,7 +148,7 @@ export function registerVaultRoutes(router: Router, store: Store): void {
       const id = query.id ?? body.id;
       if (!id) throw errors.badRequest('Lipsește identificatorul intrării.', [{ field: 'id', problem: 'obligatoriu (în query sau în corp)' }]);
       const { id: _ignored, ...input } = body;
-      return { entry: await heavyWork.vault.run(callerKey(req), () => updateVaultEntry(store.prisma, caller(auth), id, input)) };
+      return { entry: await heavyWork.vault.run(callerKey(req), () => office.updateVaultEntry(caller(auth), id, input)) };
     },
   );
 
@@ -174,7 +165,7 @@ export function registerVaultRoutes(router: Router, store: Store): void {
       failures: { 404: 'Unknown entry' },
     },
     async ({ query, auth }) => {
-      await deleteVaultEntry(store.prisma, caller(auth), query.id);
+      await office.deleteVaultEntry(caller(auth), query.id);
       return { deleted: true };
     },
   );
@@ -189,6 +180,6 @@ export function registerVaultRoutes(router: Router, store: Store): void {
       auth: 'session',
       response: { description: 'How many entries were re-encrypted', schema: z.object({ migrated: z.number().int() }) },
     },
-    async ({ auth, req }) => heavyWork.vault.run(callerKey(req), () => migrateLegacyVault(store.prisma, caller(auth))),
+    async ({ auth, req }) => heavyWork.vault.run(callerKey(req), () => office.migrateLegacyVault(caller(auth))),
   );
 }

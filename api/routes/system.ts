@@ -7,8 +7,8 @@ import { config } from '../../domain/config';
 import type { Store } from '../../domain/db/store';
 import { infrastructureHealth } from '../../domain/health';
 import { checkTemporal } from '../../temporal/client';
-import { TAGS_MODULE_VERSION } from '../../domain/tags/service';
-import { VAULT_MODULE_VERSION } from '../../domain/office/vault';
+import { TAGS_MODULE_VERSION } from '../../domain/tags/rules';
+import { VAULT_MODULE_VERSION } from '../../domain/office/rules';
 import { createRequire } from 'node:module';
 
 const remixPkg = createRequire(import.meta.url)('@remix-run/node/package.json') as { version: string };

@@ -11,11 +11,7 @@ import { config } from '../config';
 import type { Db } from '../db/pool';
 import { PortalError, looksLikeMaintenance } from '../landreg/service';
 import { callerGone, outsideCall, outsideMessage, transportFailure, send, setCookies, type OutsideSession, type OutsideTarget } from '../outside/service';
-
-export interface CfCredentials {
-  username: string;
-  password: string;
-}
+import type { CfCredentials } from './rules';
 
 const PORTAL = 'Portalul de extrase CF';
 

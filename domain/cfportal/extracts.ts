@@ -8,8 +8,7 @@
 import { Prisma, type PrismaClient } from '../db/prisma';
 import { errors } from '../errors';
 import { EXTRACT_STATUS_LABELS } from '../text/labels';
-import { directoryNames } from '../notifications/users';
-import { uiState, type CfUiState } from '../geoportal/cfStatus';
+import { uiState, type CfUiState } from './rules';
 
 /** Spec 3.2 / CONTRACT.md 3: a completed extract is valid 30 days from issue. */
 export const CF_VALIDITY_DAYS = 30;
@@ -323,10 +322,13 @@ export async function getExtract(prisma: PrismaClient, id: string) {
   return prisma.cfExtract.findUnique({ where: { id }, select: { ...LIST_SELECT, pdfData: true } });
 }
 
+/** The e-mail and name of each of these users the users directory knows (the notifications' `directoryNames`). */
+export type DirectoryNames = (ids: readonly string[]) => Promise<Map<string, { email: string; name: string | null }>>;
+
 /** Who ordered extracts, busiest first, named from the users directory (the admin's list filter). */
-export async function orderers(prisma: PrismaClient): Promise<Array<{ userId: string; email: string | null; name: string | null; count: number }>> {
+export async function orderers(prisma: PrismaClient, directoryNames: DirectoryNames): Promise<Array<{ userId: string; email: string | null; name: string | null; count: number }>> {
   const groups = await prisma.cfExtract.groupBy({ by: ['userId'], where: { userId: { not: null } }, _count: { _all: true } });
-  const byId = await directoryNames(prisma, groups.map((g) => g.userId!));
+  const byId = await directoryNames(groups.map((g) => g.userId!));
   return groups
     .map((g) => ({ userId: g.userId!, email: byId.get(g.userId!)?.email ?? null, name: byId.get(g.userId!)?.name ?? null, count: g._count._all }))
     .sort((a, b) => b.count - a.count || (a.email ?? a.userId).localeCompare(b.email ?? b.userId));

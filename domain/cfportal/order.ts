@@ -13,7 +13,8 @@ import { uatsBySiruta } from '../landreg/service';
 import type { CfportalClient } from './client';
 import { CF_EXTRACT_COST, createBatch, extractView, reservedCredits, type CfExtractView, type ParcelOrder } from './extracts';
 import { InsufficientCreditsError } from './pipeline';
-import { accountKey, type CfAccountSource } from './session';
+import type { CfAccountSource } from './rules';
+import { accountKey } from './session';
 
 export interface OrderParcelInput {
   nrCadastral: string;

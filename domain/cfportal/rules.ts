@@ -1,8 +1,33 @@
 /**
- * Pure rules of the CF order pipeline (no I/O: the `cfOrderBatch` workflow imports them).
+ * Pure rules and types of the CF area (no I/O: the `cfOrderBatch` workflow imports them, and
+ * domain/areaDeps.ts names the portal's account source).
  */
-import type { NotifyInput } from '../notifications/notify';
+import type { NotifyInput } from '../notifications/rules';
 import { countOf } from '../text/plural';
+
+export interface CfCredentials {
+  username: string;
+  password: string;
+}
+
+/** Where the account in use is read from. */
+export interface CfAccountSource {
+  /** The cfportal_sessions row naming the connected account ('shared'; a test run has its own). */
+  slot: string;
+  /** The account used while none is connected. */
+  configured: CfCredentials;
+}
+
+/** An extract's state as the UI shows it (CONTRACT.md section 3): processing, valid until expiresAt, expired (or failed). */
+export type CfUiState = 'processing' | 'valid' | 'expired' | 'failed';
+
+const PROCESSING = ['pending', 'cart', 'submitted', 'processing', 'downloading'];
+
+export function uiState(status: string, expiresAt: Date | null, now = new Date()): CfUiState {
+  if (PROCESSING.includes(status)) return 'processing';
+  if (status === 'completed') return expiresAt && expiresAt.getTime() <= now.getTime() ? 'expired' : 'valid';
+  return 'failed';
+}
 
 export interface ReadyExtract {
   extractId: string;

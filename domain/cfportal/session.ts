@@ -13,17 +13,10 @@ import { decryptSecret, encryptSecret } from '../crypto/secretBox';
 import type { Db } from '../db/pool';
 import type { PrismaClient } from '../db/prisma';
 import { errors } from '../errors';
-import { CfportalClient, type CfCredentials } from './client';
+import { CfportalClient } from './client';
+import type { CfAccountSource, CfCredentials } from './rules';
 import { IN_FLIGHT_STATUSES } from './extracts';
 import { countOf } from '../text/plural';
-
-/** Where the account in use is read from. */
-export interface CfAccountSource {
-  /** The cfportal_sessions row naming the connected account ('shared'; a test run has its own). */
-  slot: string;
-  /** The account used while none is connected. */
-  configured: CfCredentials;
-}
 
 export const configuredAccountSource = (): CfAccountSource => ({
   slot: 'shared',

@@ -30,7 +30,7 @@ import {
   type StoredParcel,
   type UatContext,
 } from './store';
-import type { StartDelivery } from '../notifications/outbox';
+import type { StartDelivery } from '../areaDeps';
 
 export interface EnrichmentDeps {
   db: Db;

@@ -5,8 +5,8 @@
  */
 import type { Db } from '../db/pool';
 import type { BuildingFacts, Enrichment } from './rules';
-import { notifyFeatureChanges } from '../notifications/watch';
-import type { StartDelivery } from '../notifications/outbox';
+import { notifyFeatureChanges } from '../notifications/service';
+import type { StartDelivery } from '../areaDeps';
 
 export const PARCEL_LAYER = 'TERENURI_ACTIVE';
 export const BUILDING_LAYER = 'CLADIRI_ACTIVE';

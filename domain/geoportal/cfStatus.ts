@@ -1,13 +1,12 @@
 /**
  * GET /api/geoportal/cf-status (spec 4.1): is there a CF extract for this parcel, in which state,
- * until when is it valid, and where to download it. The extract is read through the CF area
- * (domain/cfportal/lookups.ts), which owns ordering and the download route
+ * until when is it valid, and where to download it. The extract is read through the CF area's
+ * door (domain/cfportal/service.ts), which owns ordering and the download route
  * `/api/cfportal/download?id=` (CONTRACT.md section 4).
  */
 import type { Db } from '../db/pool';
-import { newestExtract } from '../cfportal/lookups';
-
-export type CfUiState = 'processing' | 'valid' | 'expired' | 'failed';
+import { uiState, type CfUiState } from '../cfportal/rules';
+import { newestExtract } from '../cfportal/service';
 
 export interface CfStatus {
   exists: boolean;
@@ -18,14 +17,6 @@ export interface CfStatus {
   downloadUrl?: string;
   extractId?: string;
   version?: number;
-}
-
-const PROCESSING = ['pending', 'cart', 'submitted', 'processing', 'downloading'];
-
-export function uiState(status: string, expiresAt: Date | null, now = new Date()): CfUiState {
-  if (PROCESSING.includes(status)) return 'processing';
-  if (status === 'completed') return expiresAt && expiresAt.getTime() <= now.getTime() ? 'expired' : 'valid';
-  return 'failed';
 }
 
 /**

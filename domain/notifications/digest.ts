@@ -3,16 +3,15 @@
  * users directory with `dailyDigest` on: the registry numbers due, the CF extracts expiring within
  * 7 days, the last day's county and weekend sync results, the watchlist changes and the other
  * notifications held for the digest. Nobody with nothing to say gets a mail. What other areas keep
- * is read through their functions (the registry's due entries, the CF area's expiring extracts,
- * the landreg store's sync results): their tables are theirs (domain/db/owners.ts).
+ * is read through them (the registry's due entries and the CF area's expiring extracts through
+ * their services, handed in as `DigestSources`; the landreg store's sync results): their tables
+ * are theirs (domain/db/owners.ts).
  */
 import type { Db } from '../db/pool';
 import { withTransaction } from '../db/pool';
 import { digestMail, type DigestItem, type DigestSection } from '../mail/templates';
 import { dispatchMail, queueMail, type StartDelivery } from './outbox';
-import { expiringExtracts, type ExpiringExtract } from '../cfportal/lookups';
 import { recentSyncResults, type SyncResult } from '../landreg/service';
-import { dueRegistryEntries, type DueRegistryEntry } from '../registry/due';
 import { adminUsers, allUsers, usersByIds, type DirectoryUser } from './users';
 
 export const DIGEST_TIME_ZONE = 'Europe/Bucharest';
@@ -32,12 +31,42 @@ function roDate(d: Date | string): string {
 
 // ---- what each section reads ---------------------------------------------------------------
 
+type Company = NonNullable<DirectoryUser['company']>;
+
+/** A registry entry whose deadline falls due (the registry's `DueRegistryEntry`, as far as the digest reads it). */
+export interface DueEntry {
+  id: string;
+  number: string;
+  subject: string;
+  /** YYYY-MM-DD */
+  deadline: string;
+}
+
+/** A completed CF extract of the user about to expire (the CF area's `ExpiringExtract`). */
+export interface ExpiringExtract {
+  id: string;
+  nrCadastral: string;
+  expiresAt: Date;
+}
+
+/**
+ * What the digest reads of the areas that keep it, their services' calls. Those areas are built
+ * after this one (the registry notifies through it), so `domain/services.ts` hands them in once
+ * built.
+ */
+export interface DigestSources {
+  /** Entries with `from <= deadline <= to` (YYYY-MM-DD, inclusive) of these companies ('all': every one), soonest first. */
+  dueEntries(opts: { from: string; to: string; companies: readonly Company[] | 'all' }): Promise<DueEntry[]>;
+  /** The user's completed extracts still valid at `now` that expire within `days` days, soonest first. */
+  expiringExtracts(userId: string, now: Date, days: number): Promise<ExpiringExtract[]>;
+}
+
 /** Entries of the user's company (company G: all companies) due from `today` within REGISTRY_DUE_DAYS, soonest first (at most 100). */
-async function registryDue(db: Db, company: DirectoryUser['company'], today: string): Promise<DueRegistryEntry[]> {
+async function registryDue(sources: DigestSources, company: DirectoryUser['company'], today: string): Promise<DueEntry[]> {
   if (!company) return [];
   const last = new Date(`${today}T12:00:00Z`);
   last.setUTCDate(last.getUTCDate() + REGISTRY_DUE_DAYS - 1);
-  const due = await dueRegistryEntries(db, { from: today, to: last.toISOString().slice(0, 10), companies: company === 'G' ? 'all' : [company] });
+  const due = await sources.dueEntries({ from: today, to: last.toISOString().slice(0, 10), companies: company === 'G' ? 'all' : [company] });
   return due.slice(0, 100);
 }
 
@@ -94,7 +123,7 @@ function syncLine(s: SyncResult): DigestItem {
 
 /** Pure: the digest's sections from what the queries found (empty sections left out). */
 export function composeDigest(parts: {
-  registry: Array<Pick<DueRegistryEntry, 'id' | 'number' | 'subject' | 'deadline'>>;
+  registry: DueEntry[];
   cf: ExpiringExtract[];
   syncs: SyncResult[];
   held: HeldNotification[];
@@ -112,10 +141,10 @@ export function composeDigest(parts: {
   return sections;
 }
 
-export async function digestContent(db: Db, user: DirectoryUser, prefs: DigestPrefs, now: Date, syncs: SyncResult[]): Promise<DigestContent> {
+export async function digestContent(db: Db, sources: DigestSources, user: DirectoryUser, prefs: DigestPrefs, now: Date, syncs: SyncResult[]): Promise<DigestContent> {
   const [registry, cf, held] = await Promise.all([
-    prefs.registry_deadline ? registryDue(db, user.company, bucharestDate(now)) : Promise.resolve([]),
-    prefs.cf_extract_ready ? expiringExtracts(db, user.id, now, CF_EXPIRY_DAYS) : Promise.resolve([]),
+    prefs.registry_deadline ? registryDue(sources, user.company, bucharestDate(now)) : Promise.resolve([]),
+    prefs.cf_extract_ready ? sources.expiringExtracts(user.id, now, CF_EXPIRY_DAYS) : Promise.resolve([]),
     heldNotifications(db, user.id, now),
   ]);
   const mine = syncs.filter((s) => (s.trigger === 'county' ? prefs.county_sync_done : prefs.weekend_sync_failed));
@@ -135,7 +164,7 @@ export interface DigestRunResult {
  * Builds and queues the day's digests (`userIds`: only these users). A second run on the same
  * day sends nobody a second digest (key `digest:<user>:<date>`).
  */
-export async function runDailyDigest(db: Db, deliver: StartDelivery, opts: { now?: Date; userIds?: string[] } = {}): Promise<DigestRunResult> {
+export async function runDailyDigest(db: Db, deliver: StartDelivery, sources: DigestSources, opts: { now?: Date; userIds?: string[] } = {}): Promise<DigestRunResult> {
   const now = opts.now ?? new Date();
   const date = bucharestDate(now);
   const users = opts.userIds ? await usersByIds(db, opts.userIds) : await allUsers(db);
@@ -150,7 +179,7 @@ export async function runDailyDigest(db: Db, deliver: StartDelivery, opts: { now
       out.skipped++;
       continue;
     }
-    const content = await digestContent(db, user, prefs, now, syncs);
+    const content = await digestContent(db, sources, user, prefs, now, syncs);
     if (content.sections.length === 0) {
       out.skipped++;
       continue;
@@ -175,10 +204,10 @@ export async function runDailyDigest(db: Db, deliver: StartDelivery, opts: { now
  * `POST /api/notifications/digest?test=true`: the caller's own digest as of now, sent only to the
  * caller's address, always (an empty one says so), marked as a test, holding nothing back.
  */
-export async function sendTestDigest(db: Db, deliver: StartDelivery, caller: { id: string; email: string; name: string; company: DirectoryUser['company'] }, now = new Date()): Promise<{ outboxId: string; sections: number }> {
+export async function sendTestDigest(db: Db, deliver: StartDelivery, sources: DigestSources, caller: { id: string; email: string; name: string; company: DirectoryUser['company'] }, now = new Date()): Promise<{ outboxId: string; sections: number }> {
   const prefs = await prefsOf(db, caller.id);
   const user: DirectoryUser = { id: caller.id, email: caller.email, name: caller.name, company: caller.company, isAdmin: false };
-  const content = await digestContent(db, user, prefs, now, await recentSyncResults(db, now));
+  const content = await digestContent(db, sources, user, prefs, now, await recentSyncResults(db, now));
   const mail = await digestMail({ name: caller.name || caller.email, dateLabel: roDate(now), sections: content.sections, test: true });
   const q = await queueMail(db, { ...mail, idempotencyKey: `test-digest:${caller.id}:${now.getTime()}`, kind: 'test-digest', recipients: [caller.email], userIds: [caller.id] });
   await dispatchMail(deliver, [q!.id]);
@@ -191,11 +220,11 @@ export async function sendTestDigest(db: Db, deliver: StartDelivery, caller: { i
  * administrator of the directory gets their own test digest, as a signed-in caller would. Nobody
  * else is mailed and nothing is held back or marked as sent, so the day's real digest is untouched.
  */
-export async function sendAdminTestDigests(db: Db, deliver: StartDelivery, now = new Date()): Promise<{ to: string[] }> {
+export async function sendAdminTestDigests(db: Db, deliver: StartDelivery, sources: DigestSources, now = new Date()): Promise<{ to: string[] }> {
   const to: string[] = [];
   for (const admin of await adminUsers(db)) {
     if (!admin.email) continue;
-    await sendTestDigest(db, deliver, { id: admin.id, email: admin.email, name: admin.name ?? admin.email, company: admin.company }, now);
+    await sendTestDigest(db, deliver, sources, { id: admin.id, email: admin.email, name: admin.name ?? admin.email, company: admin.company }, now);
     to.push(admin.email);
   }
   return { to };

@@ -4,7 +4,7 @@
  * row has every switch on.
  */
 import type { PrismaClient } from '../db/prisma';
-import { NOTIFICATION_TYPES, type NotificationType } from './notify';
+import { PREFERENCE_KEYS, type PreferenceKey, type Preferences } from './rules';
 
 export interface InboxItem {
   id: string;
@@ -54,30 +54,6 @@ export async function markRead(prisma: PrismaClient, userId: string, what: { ids
   return { updated: r.count, unreadCount: await unread(prisma, userId) };
 }
 
-/** API key of each type's switch (camelCase of the type). */
-export const PREFERENCE_KEY: Record<NotificationType, PreferenceTypeKey> = {
-  'status-change': 'statusChange',
-  'county-sync-done': 'countySyncDone',
-  'registry-deadline': 'registryDeadline',
-  'weekend-sync-failed': 'weekendSyncFailed',
-  'cf-extract-ready': 'cfExtractReady',
-  'export-ready': 'exportReady',
-  'watch-change': 'watchChange',
-  'backup-failed': 'backupFailed',
-};
-export type PreferenceTypeKey =
-  | 'statusChange'
-  | 'countySyncDone'
-  | 'registryDeadline'
-  | 'weekendSyncFailed'
-  | 'cfExtractReady'
-  | 'exportReady'
-  | 'watchChange'
-  | 'backupFailed';
-export const PREFERENCE_KEYS = [...Object.values(PREFERENCE_KEY), 'dailyDigest', 'instantEmail'] as const;
-export type PreferenceKey = (typeof PREFERENCE_KEYS)[number];
-export type Preferences = Record<PreferenceKey, boolean>;
-
 const DEFAULTS: Preferences = Object.fromEntries(PREFERENCE_KEYS.map((k) => [k, true])) as Preferences;
 
 function pick(row: Partial<Record<PreferenceKey, unknown>> | null): Preferences {
@@ -96,4 +72,3 @@ export async function setPreferences(prisma: PrismaClient, userId: string, chang
   return pick(row);
 }
 
-export { NOTIFICATION_TYPES };

@@ -16,18 +16,7 @@ import type { Db } from '../db/pool';
 import { notificationMail, reportMail } from '../mail/templates';
 import { dispatchMail, enqueueMail, type StartDelivery } from './outbox';
 import { adminUsers, usersByIds } from './users';
-
-export const NOTIFICATION_TYPES = [
-  'status-change',
-  'county-sync-done',
-  'registry-deadline',
-  'weekend-sync-failed',
-  'cf-extract-ready',
-  'export-ready',
-  'watch-change',
-  'backup-failed',
-] as const;
-export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+import type { NotificationType, NotifyInput } from './rules';
 
 /** Preference column of each type (notification_preferences). */
 export const PREFERENCE_COLUMN: Record<NotificationType, string> = {
@@ -40,23 +29,6 @@ export const PREFERENCE_COLUMN: Record<NotificationType, string> = {
   'watch-change': 'watch_change',
   'backup-failed': 'backup_failed',
 };
-
-export interface NotifyInput {
-  userId: string;
-  type: NotificationType;
-  /** Romanian, shown in the inbox and as the e-mail subject. */
-  title: string;
-  body: string;
-  /** Same-origin path of the item (`/registratura?id=…`); absolute in the e-mail. */
-  link?: string;
-  /** Stable per event and user (e.g. `cf-extract-ready:<extractId>`): a repeat is a no-op. */
-  idempotencyKey?: string;
-  /**
-   * Never held back for the digest: e-mailed at once even when the user chose digest-only
-   * (`instantEmail` off). A type the user turned off stays off.
-   */
-  critical?: boolean;
-}
 
 export type EmailChannel = 'instant' | 'digest';
 

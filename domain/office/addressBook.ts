@@ -7,8 +7,6 @@
 import type { PrismaClient } from '../db/prisma';
 import { errors } from '../errors';
 
-export const CONTACT_TYPES = ['person', 'company', 'institution', 'supplier', 'authority'] as const;
-
 export interface ContactInput {
   name?: string;
   company?: string | null;

@@ -8,7 +8,7 @@ import type pg from 'pg';
 import { withTransaction } from '../db/pool';
 import { AppError, errors } from '../errors';
 import { formatBytes } from '../text/bytes';
-import { GROUP_COMPANY } from './vault';
+import { GROUP_COMPANY } from './rules';
 
 /** Spec 8 "lightweight strip": strings over 1 KB. */
 export const LIGHTWEIGHT_STRIP_BYTES = 1024;

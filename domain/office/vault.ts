@@ -12,25 +12,9 @@ import type { PrismaClient } from '../db/prisma';
 import { AppError, errors } from '../errors';
 import { childLogger } from '../log';
 import { PBKDF2_ITERATIONS, DecryptionError, decryptSecret, encryptSecret, isEncryptedSecret } from '../crypto/secretBox';
-
-export const VAULT_MODULE_VERSION = '0.2.0'; // spec 9.5
+import { COMPANIES, GROUP_COMPANY, type VaultCaller } from './rules';
 
 const log = childLogger('vault');
-
-/** The group company sees every company's entries (CONTRACT.md section 2). */
-export const GROUP_COMPANY = 'G';
-export const COMPANIES = ['B', 'U', 'S', 'G'] as const;
-
-export interface VaultCaller {
-  userId: string;
-  email: string;
-  company: string | null;
-}
-
-/** The vault's caller of a session, as the vault routes and the office page both read it. */
-export function vaultCaller(s: { user: { id: string; email: string; company: string | null } }): VaultCaller {
-  return { userId: s.user.id, email: s.user.email, company: s.user.company };
-}
 
 export interface VaultEntryOut {
   id: string;

@@ -15,7 +15,7 @@ import type { Db } from '../db/pool';
 import type { PrismaClient } from '../db/prisma';
 import { outsideCall, transportFailure, send } from '../outside/service';
 import { Prisma } from '../db/prisma';
-import type { NotifyInput } from '../notifications/notify';
+import type { NotifyInput } from '../notifications/rules';
 import { addHistory, type Tracking } from './entries';
 import { extractStatus, STATUS_LABEL, type ExtractedStatus } from './status';
 

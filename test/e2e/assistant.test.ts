@@ -9,7 +9,7 @@ import type { Browser } from 'playwright-core';
 import { E2E_BASE_URL, launchChromium, openSignedIn } from '../helpers/e2e';
 import { closePool } from '../../domain/db/pool';
 import { getPrisma } from '../../domain/db/prisma';
-import { addTag } from '../../domain/tags/service';
+import { addTag } from '../../domain/tags/tags';
 
 const DAN = { email: 'dan@birou.ro', password: 'parola-dan' };
 

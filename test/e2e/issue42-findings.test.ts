@@ -29,7 +29,7 @@ import { config } from '../../domain/config';
 import { closePool, getPool } from '../../domain/db/pool';
 import { getPrisma } from '../../domain/db/prisma';
 import { notify } from '../../domain/notifications/notify';
-import { addTag } from '../../domain/tags/service';
+import { addTag } from '../../domain/tags/tags';
 import { LandregClient } from '../../domain/landreg/client';
 import { fetchFeaturesByIds, fetchObjectIds, uatWhere } from '../../domain/landreg/portal';
 import { AREA_LABELS, AREA_NOTE } from '../../web/app/lib/areas';

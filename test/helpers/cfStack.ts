@@ -14,7 +14,8 @@ import type { Worker } from '@temporalio/worker';
 import type pg from 'pg';
 import { createApp } from '../../api/app';
 import { storeOn } from '../../domain/db/store';
-import { accountKey, type CfAccountSource } from '../../domain/cfportal/session';
+import type { CfAccountSource } from '../../domain/cfportal/rules';
+import { accountKey } from '../../domain/cfportal/session';
 import { config } from '../../domain/config';
 import { createPool } from '../../domain/db/pool';
 import { startCfportalSimulator, type CfportalSimOptions, type CfportalSimulator } from '../../simulators/cfportal/server';
@@ -75,8 +76,9 @@ export async function startCfRig(opts: { sim?: CfportalSimOptions; pollIntervalM
   const db = createPool(config.db.url, 8);
   const accounts: CfAccountSource = { slot: `test-${suffix}`, configured: credentials };
   const store = storeOn(db);
-  const cf = { baseUrl: sim.url, accounts, pollIntervalMs: opts.pollIntervalMs ?? 300, listingWaitMs: opts.listingWaitMs };
-  const { server, base } = await listenApp(createApp({ store, cf }));
+  const outside = { cfportalBaseUrl: sim.url, cfportalAccounts: accounts };
+  const cf = { pollIntervalMs: opts.pollIntervalMs ?? 300, listingWaitMs: opts.listingWaitMs };
+  const { server, base } = await listenApp(createApp({ store, outside, cf }));
   let inProcess: { workers: Map<TaskQueueName, Worker>; runs: Promise<void>[] } | null = null;
   let child: WorkerChild | null = null;
   const simJson: CfRig['simJson'] = async (method, p, body) => {
@@ -99,7 +101,7 @@ export async function startCfRig(opts: { sim?: CfportalSimOptions; pollIntervalM
   return {
     api,
     async withPollInterval(pollIntervalMs, fn) {
-      const other = await listenApp(createApp({ store, cf: { ...cf, pollIntervalMs } }));
+      const other = await listenApp(createApp({ store, outside, cf: { ...cf, pollIntervalMs } }));
       try {
         return await fn(apiOf(other.base));
       } finally {

@@ -16,7 +16,8 @@ import { disconnectPrisma } from '../../domain/db/prisma';
 import { writeEnrichment } from '../../domain/enrichment/store';
 import { notify } from '../../domain/notifications/notify';
 import { mailReport } from '../../domain/notifications/notify';
-import { bucharestDate, runDailyDigest } from '../../domain/notifications/digest';
+import { bucharestDate } from '../../domain/notifications/digest';
+import { createServices, type Services } from '../../domain/services';
 import { createNotificationActivities } from '../../activities/notifications';
 import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
 import { deliverMailWorkflowId, mailDelivery } from '../../temporal/mail';
@@ -30,7 +31,7 @@ import { TestMailDev, type ReceivedMail } from '../helpers/maildev';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
 import { namespaceOf } from '../helpers/temporal';
 import { callJson, listenApp } from '../helpers/appServer';
-import type { StartDelivery } from '../../domain/notifications/outbox';
+import type { StartDelivery } from '../../domain/areaDeps';
 
 const store = createStore();
 
@@ -40,6 +41,8 @@ let notifWorker: Worker;
 let notifRun: Promise<void>;
 /** How this file starts a mail's delivery: in its own namespace, on its notifications worker. */
 let deliver: StartDelivery;
+/** The areas' services on the rig's store, delivering with `deliver`. */
+let services: Services;
 let server: http.Server;
 let base: string;
 let dan: TestSession;
@@ -102,6 +105,7 @@ beforeAll(async () => {
   notifRun = notifWorker.run();
   // Deliveries started by notify() in this process run in this file's namespace, on its workers.
   deliver = mailDelivery;
+  services = createServices({ store: rig.store, mail: deliver });
   ({ server, base } = await listenApp(createApp({ store })));
   dan = await createTestSessionRecord({ email: danEmail, name: 'Dan Ștefănescu', company: 'U', db: rig.db });
   mihai = await createTestSessionRecord({ email: mihaiEmail, name: 'Mihai Țurcanu', company: 'G', db: rig.db });
@@ -187,7 +191,7 @@ describe('preferences and the in-app inbox', () => {
 
 describe('instant e-mails', () => {
   test('a status change mails once although the notify activity and the delivery ran twice', async () => {
-    const activities = createNotificationActivities({ db: rig.db, deliverMail: deliver });
+    const activities = createNotificationActivities(services);
     const input = {
       userId: dan.data.user.id,
       type: 'status-change' as const,
@@ -295,7 +299,7 @@ describe('the daily digest', () => {
 
   test('each user gets what concerns them, held notifications included, once a day; company G sees every company', async () => {
     const now = new Date();
-    const r = await runDailyDigest(rig.db, deliver, { now, userIds: [dan.data.user.id, mihai.data.user.id] });
+    const r = await services.notifications.runDailyDigest({ now, userIds: [dan.data.user.id, mihai.data.user.id] });
     expect(r.sent).toBe(2);
     await Promise.all(r.outboxIds.map(settled));
     const [danMail] = (await mail.mailsTo(danEmail)).filter((m) => m.subject.startsWith('Rezumatul zilei'));
@@ -314,7 +318,7 @@ describe('the daily digest', () => {
     expect(mihaiMail.html).toContain('Adresă către Oficiul de Cadastru');
     expect(mihaiMail.html).not.toContain('50123'); // dan's extract
     // The same day again: nobody gets a second digest; the held item went out once.
-    const again = await runDailyDigest(rig.db, deliver, { now, userIds: [dan.data.user.id, mihai.data.user.id] });
+    const again = await services.notifications.runDailyDigest({ now, userIds: [dan.data.user.id, mihai.data.user.id] });
     expect(again.sent).toBe(0);
     const held = await rig.db.query(`SELECT emailed_at FROM notifications WHERE idempotency_key = $1`, [`export:${tag}`]);
     expect(held.rows[0].emailed_at).not.toBeNull();
@@ -325,7 +329,7 @@ describe('the daily digest', () => {
     const tomorrow = new Date(Date.now() + 26 * 3600_000);
     await api('PUT', '/api/notifications/preferences', { who: mihai, body: { dailyDigest: false } });
     // elena has nothing due and nothing held; mihai turned the digest off.
-    const r = await runDailyDigest(rig.db, deliver, { now: tomorrow, userIds: [elena.data.user.id, mihai.data.user.id] });
+    const r = await services.notifications.runDailyDigest({ now: tomorrow, userIds: [elena.data.user.id, mihai.data.user.id] });
     expect(r).toMatchObject({ considered: 2, sent: 0, skipped: 2 });
     await api('PUT', '/api/notifications/preferences', { who: mihai, body: { dailyDigest: true } });
   });

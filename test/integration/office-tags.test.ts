@@ -148,7 +148,7 @@ test('a tag edited differently on both sides is a conflict: reported, both versi
 });
 
 test('a crash between the temporary file and the rename leaves the old file whole and the app unchanged', async () => {
-  const { applyTagSync, tagSyncPlan } = await import('../../domain/tags/service');
+  const { applyTagSync, tagSyncPlan } = await import('../../domain/tags/tags');
   const { getPrisma } = await import('../../domain/db/prisma');
   await addTag('G-0009 Sediu nou');
   await fs.appendFile(FILE, 'S-0003 Cadastru Ilieni\n');

@@ -5,7 +5,7 @@ import { matchingOwner, slug, escapeLike } from '../../domain/geoportal/text';
 import { foldDiacritics } from '../../domain/text/fold';
 import { redactEnrichment, viewerOf } from '../../domain/geoportal/redact';
 import { exportFileName } from '../../domain/geoportal/export';
-import { uiState } from '../../domain/geoportal/cfStatus';
+import { uiState } from '../../domain/cfportal/rules';
 import { legacyWriteGate } from '../../api/http/gates';
 import { AppError } from '../../domain/errors';
 

@@ -59,7 +59,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     canSignOut: maySignOut(auth),
   };
   // The bell starts from the real count; the browser then polls it.
-  const unread = await unreadCountFor(context.store, auth.user.id).catch(() => 0);
+  const unread = await unreadCountFor(context.services.notifications, auth.user.id).catch(() => 0);
   return { user, unread };
 }
 

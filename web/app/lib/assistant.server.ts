@@ -6,12 +6,12 @@
 import type { SessionContext } from '../../../domain/auth/rules';
 import type { AppLoadContext } from '@remix-run/node';
 import { readableCompanies, registryViewer } from '../../../domain/registry/rules';
-import { listProjects } from '../../../domain/tags/service';
 
-export async function assistantPage({ services, store }: Pick<AppLoadContext, 'services' | 'store'>, auth: SessionContext) {
+export async function assistantPage({ services }: Pick<AppLoadContext, 'services'>, auth: SessionContext) {
   const status = services.ai.providerStatus();
+  const { tags } = services;
   try {
-    const projects = (await listProjects(store.prisma, readableCompanies(registryViewer(auth)))).map((p) => ({ id: p.id, path: p.path }));
+    const projects = (await tags.listProjects(readableCompanies(registryViewer(auth)))).map((p) => ({ id: p.id, path: p.path }));
     return { status, projects, projectsError: null };
   } catch {
     return { status, projects: [], projectsError: 'Lista de proiecte nu a putut fi citită.' };

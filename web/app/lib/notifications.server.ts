@@ -1,8 +1,7 @@
-/** Server-side reads of the notifications module for page loaders: its application service, on the store the API's routes use. */
-import type { Store } from '../../../domain/db/store';
-import { getPreferences, inbox, listWatches, unread } from '../../../domain/notifications/service';
+/** Server-side reads of the notifications for page loaders: the notifications' service from the load context, as the API's routes call it. */
+import type { NotificationsService } from '../../../domain/notifications/service';
 
-export const unreadCountFor = (store: Store, userId: string) => unread(store.prisma, userId);
-export const inboxFor = (store: Store, userId: string) => inbox(store.prisma, userId, { limit: 100 });
-export const preferencesFor = (store: Store, userId: string) => getPreferences(store.prisma, userId);
-export const watchlistFor = (store: Store, userId: string) => listWatches(store.prisma, userId);
+export const unreadCountFor = (notifications: NotificationsService, userId: string) => notifications.unread(userId);
+export const inboxFor = (notifications: NotificationsService, userId: string) => notifications.inbox(userId, { limit: 100 });
+export const preferencesFor = (notifications: NotificationsService, userId: string) => notifications.getPreferences(userId);
+export const watchlistFor = (notifications: NotificationsService, userId: string) => notifications.listWatches(userId);

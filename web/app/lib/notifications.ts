@@ -1,7 +1,6 @@
 /** The notification and watchlist calls (CONTRACT.md section 4 shapes), through the pages' one API client. */
 import { api } from './api';
-import type { InboxItem, Preferences } from '../../../domain/notifications/inbox';
-import type { HistoryItem, WatchItem } from '../../../domain/notifications/watch';
+import type { HistoryItem, InboxItem, Preferences, WatchItem } from '../../../domain/notifications/service';
 
 export type { HistoryItem, InboxItem, Preferences, WatchItem };
 

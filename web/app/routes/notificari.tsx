@@ -15,7 +15,7 @@ export const links: LinksFunction = () => [{ rel: 'stylesheet', href: notificati
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
-  return inboxFor(context.store, auth.user.id);
+  return inboxFor(context.services.notifications, auth.user.id);
 }
 
 const when = (iso: string) => formatWhen(iso, 'dateTimeMedium');

@@ -16,7 +16,7 @@ export const links: LinksFunction = () => [{ rel: 'stylesheet', href: notificati
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
-  const [preferences, watchlist] = await Promise.all([preferencesFor(context.store, auth.user.id), watchlistFor(context.store, auth.user.id)]);
+  const [preferences, watchlist] = await Promise.all([preferencesFor(context.services.notifications, auth.user.id), watchlistFor(context.services.notifications, auth.user.id)]);
   return { preferences, watchlist, email: auth.user.email };
 }
 

@@ -21,7 +21,7 @@ export const links: LinksFunction = () => [{ rel: 'stylesheet', href: officeCss 
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
-  return { ...(await officePage(context.store, auth)), isAdmin: auth.isAdmin, company: auth.user.company };
+  return { ...(await officePage(context.services, auth)), isAdmin: auth.isAdmin, company: auth.user.company };
 }
 
 const TABS = OFFICE_TABS.map((t) => ({ id: t.key, label: t.label }));

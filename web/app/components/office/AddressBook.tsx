@@ -1,6 +1,6 @@
 /** Address book: list, search, add and edit contacts (the same data the external tools read). */
 import { useState } from 'react';
-import type { ContactOut } from '../../../../domain/office/addressBook';
+import type { ContactOut } from '../../../../domain/office/service';
 import { api } from '../../lib/api';
 import { OutcomeLine, SearchableTable, RowActions, StackForm, useSearch, type Outcome } from './shared';
 import { Card } from '../Card';

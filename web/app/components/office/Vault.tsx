@@ -4,7 +4,7 @@
  * access log. A password is sent only when typed: an edit that leaves it blank keeps it.
  */
 import { useState } from 'react';
-import type { VaultAccessOut, VaultEntryOut } from '../../../../domain/office/vault';
+import type { VaultAccessOut, VaultEntryOut } from '../../../../domain/office/service';
 import { api } from '../../lib/api';
 import { OutcomeLine, SearchableTable, RowActions, StackForm, useSearch, type Outcome } from './shared';
 import { Card } from '../Card';
