@@ -39,7 +39,6 @@ import { registerQgisProjectRoutes } from './routes/qgisProject';
 import { personalTokenAuth } from './auth/personalToken';
 import { config, type AiSettings } from '../domain/config';
 import type { Store } from '../domain/db/store';
-import { enrichmentDeps } from '../domain/enrichment/service';
 import type { LandregRouteOptions } from './routes/landreg';
 import type { CfRouteOptions } from './routes/cfportal';
 import { createServices, type OutsideTargets, type Services } from '../domain/services';
@@ -58,7 +57,7 @@ export interface AppDeps {
   web?: RequestHandler[];
   /** The AI chat's provider settings (default config.ai); tests build apps with other providers. */
   ai?: AiSettings;
-  /** The land-registry portal of the landreg and RGI routes (default: config.landreg on the store). */
+  /** The land-registry portal of the landreg, RGI and enrichment routes (default: config.landreg on the store). */
   landreg?: LandregRouteOptions;
   /** The certificate portal, account slot and batch timings of the CF routes (default: config.cfportal). */
   cf?: CfRouteOptions;
@@ -80,10 +79,10 @@ export function apiRouter(deps: Omit<AppDeps, 'web'> & { services: Services }): 
   registerAdminBackupRoutes(router);
   registerAuthApiRoutes(router);
   registerLandregRoutes(router, store, deps.landreg);
-  registerLandregEnrichmentRoutes(router, enrichmentDeps(store.pool, mailDelivery, deps.landreg));
-  registerExportRoutes(router, store);
-  registerGeoportalTileRoutes(router, store);
-  registerGeoportalRoutes(router, store);
+  registerLandregEnrichmentRoutes(router, services.enrichment);
+  registerExportRoutes(router, services.exports);
+  registerGeoportalTileRoutes(router, store, services.tiles);
+  registerGeoportalRoutes(router, services.geoportal);
   registerNotificationRoutes(router, store);
   registerRegistryRoutes(router, services.registry);
   registerCfportalRoutes(router, store, deps.cf);
@@ -97,19 +96,20 @@ export function apiRouter(deps: Omit<AppDeps, 'web'> & { services: Services }): 
   registerDwgRoutes(router);
   registerAiChatRoutes(router, store, deps.ai);
   registerTokenRoutes(router, store);
-  registerQgisProjectRoutes(router, store);
+  registerQgisProjectRoutes(router, services.ogc, services.exports);
   return router;
 }
 
 /** OGC API Features (docs/qgis.md): its own prefix, for desktop GIS clients. */
-export function ogcRouter(store: Store): Router {
+export function ogcRouter(ogc: Services['ogc']): Router {
   const router = Router();
-  registerOgcRoutes(router, store);
+  registerOgcRoutes(router, ogc);
   return router;
 }
 
 export function createApp(appDeps: AppDeps): Express {
-  const deps = { ...appDeps, services: appDeps.services ?? createServices({ store: appDeps.store, mail: mailDelivery, outside: appDeps.outside }) };
+  const outside = { landreg: appDeps.landreg, ...appDeps.outside };
+  const deps = { ...appDeps, services: appDeps.services ?? createServices({ store: appDeps.store, mail: mailDelivery, outside }) };
   const app = express();
   app.disable('x-powered-by');
   // The client's address (req.ip, the key of the rate limits) as the deployment sees it: behind a
@@ -156,7 +156,7 @@ export function createApp(appDeps: AppDeps): Express {
 
   // OGC API Features: the same limits and counters as /api (a token counts as its user).
   app.use('/ogc', ...limits.all);
-  app.use(ogcRouter(deps.store));
+  app.use(ogcRouter(deps.services.ogc));
   app.use('/ogc', (req, _res, next) => next(req.auth ? errors.notFound('Resursa OGC nu există.') : errors.unauthorized()));
   app.use('/ogc', errorMapper);
 

@@ -16,6 +16,8 @@ export type StartDelivery = ((outboxId: string) => Promise<void>) | null;
 export interface OutsideTargets {
   /** The status authority of the registry's checks (default config.statusAuthority.baseUrl). */
   statusAuthorityUrl?: string;
+  /** The land-registry portal of the enrichment (default config.landreg): its address and this process's request rate. */
+  landreg?: { baseUrl?: string; requestsPerSecond?: number };
 }
 
 export interface AreaDeps {

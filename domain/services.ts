@@ -9,8 +9,13 @@
  */
 import type { AreaDeps, OutsideTargets, StartDelivery } from './areaDeps';
 import type { Store } from './db/store';
+import { createEnrichmentService } from './enrichment/service';
+import { createExportsService } from './exports/service';
+import { createGeoportalService } from './geoportal/service';
 import { createNotificationsService } from './notifications/service';
+import { createOgcService } from './ogc/service';
 import { createRegistryService } from './registry/service';
+import { createTilesService } from './tiles/service';
 
 export type { AreaDeps, OutsideTargets, StartDelivery };
 
@@ -25,7 +30,12 @@ export function createServices(deps: ServiceDeps) {
   const base: AreaDeps = { store: deps.store, mail: deps.mail, outside: deps.outside ?? {}, clock: deps.clock ?? (() => new Date()) };
   const notifications = createNotificationsService(base);
   const registry = createRegistryService({ ...base, notifications });
-  return { notifications, registry };
+  const geoportal = createGeoportalService(base);
+  const ogc = createOgcService(base);
+  const exports = createExportsService({ ...base, notifications });
+  const enrichment = createEnrichmentService(base);
+  const tiles = createTilesService(base);
+  return { notifications, registry, geoportal, ogc, exports, enrichment, tiles };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -63,7 +63,11 @@ export type ActivityDeps = Omit<WorkerDeps, 'store'> & {
 };
 
 export function activityDeps({ store, ...settings }: WorkerDeps): ActivityDeps {
-  const services = createServices({ store, mail: mailDelivery, outside: { statusAuthorityUrl: settings.statusAuthorityUrl } });
+  const services = createServices({
+    store,
+    mail: mailDelivery,
+    outside: { statusAuthorityUrl: settings.statusAuthorityUrl, landreg: { baseUrl: settings.landregBaseUrl } },
+  });
   return { ...settings, db: store.pool, prisma: store.prisma, deliverMail: mailDelivery, services };
 }
 
@@ -80,7 +84,7 @@ export const ALL_WORKFLOWS_PATH = path.join(projectRoot, 'workflows', 'index.ts'
 export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
   [TaskQueue.landreg]: {
     // Parcel sync (docs/sync.md), enrichment batches and the no-geometry import (docs/enrichment.md).
-    activities: (deps) => ({ ...createLandregPortalActivities(deps), ...createEnrichmentPortalActivities(deps) }),
+    activities: (deps) => ({ ...createLandregPortalActivities(deps), ...createEnrichmentPortalActivities(deps.services.enrichment) }),
     options: {
       // The portal is shared by every job: the per-second cap applies to the whole task queue
       // (all processes), so parallel syncs never flood it (ARCHITECTURE.md, Workflows).
@@ -94,7 +98,7 @@ export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
     activities: (deps) => ({
       ...createStoreActivities(deps),
       ...createTileActivities(),
-      ...createEnrichmentStoreActivities(deps),
+      ...createEnrichmentStoreActivities(deps.services.enrichment),
       // Sync bookkeeping (docs/sync.md); the portal calls of the sync live on the landreg queue only.
       ...createLandregStoreActivities(deps),
       // Registry status checks (docs/registry.md): a page fetch and a short transaction each.
@@ -112,7 +116,7 @@ export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
     // The overview archive build (workflows/overviewArchiveBuild.ts) runs here whole; UAT exports
     // (docs/exports.md) run their workflows on the store queue and their builds here.
     workflowsPath: ALL_WORKFLOWS_PATH,
-    activities: (deps) => ({ ...createExportActivities(deps), ...createTileBuildActivities(deps) }),
+    activities: (deps) => ({ ...createExportActivities(deps.services.exports), ...createTileBuildActivities(deps.services.tiles) }),
     // ogr2ogr and archive builds are CPU-bound; more than two at once only thrashes 2 cores.
     options: { maxConcurrentActivityTaskExecutions: 2 },
   },

@@ -22,7 +22,7 @@ import type { SessionContext } from '../../domain/auth/sessionContext';
 import { centralJson, centralStream, type CentralRequest } from '../../domain/central/client';
 import { CENTRAL_SEARCH_LIMIT, findParcel, type CentralSearchAnswer } from '../../domain/central/find';
 import { nameCentralHits } from '../../domain/central/search';
-import { redactEnrichment, viewerOf } from '../../domain/geoportal/redact';
+import { redactEnrichment, viewerOf } from '../../domain/geoportal/rules';
 import { errors } from '../../domain/errors';
 import { childLogger } from '../../domain/log';
 

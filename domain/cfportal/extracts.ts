@@ -9,7 +9,7 @@ import { Prisma, type PrismaClient } from '../db/prisma';
 import { errors } from '../errors';
 import { EXTRACT_STATUS_LABELS } from '../text/labels';
 import { directoryNames } from '../notifications/users';
-import { uiState, type CfUiState } from '../geoportal/cfStatus';
+import { uiState, type CfUiState } from '../geoportal/rules';
 
 /** Spec 3.2 / CONTRACT.md 3: a completed extract is valid 30 days from issue. */
 export const CF_VALIDITY_DAYS = 30;

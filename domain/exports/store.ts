@@ -4,8 +4,6 @@
  */
 import type { Db } from '../db/pool';
 import { layerCatalogue, layerListed, lastSuccessfulSyncs, recordFinishedRun } from '../landreg/reads';
-import { notify } from '../notifications/notify';
-import type { StartDelivery } from '../notifications/outbox';
 import { planExportSync, type FreshnessDecision, type LayerCategory } from './freshness';
 import { NO_GEOMETRY_SOURCE, PARCELS_LAYER, checkLayerId } from './layers';
 
@@ -96,20 +94,4 @@ export async function recordNoGeometryImport(
     startedAt: r.startedAt,
     workflowId: r.workflowId,
   });
-}
-
-export interface ExportReadyNotification {
-  userId: string;
-  title: string;
-  body: string;
-  link: string;
-}
-
-/**
- * In-app notification `export-ready` through the notifications module (the user's preference
- * decides). Returns whether a row was written.
- */
-export async function notifyExportReady(db: Db, deliver: StartDelivery, n: ExportReadyNotification): Promise<boolean> {
-  const r = await notify(db, deliver, { ...n, type: 'export-ready' });
-  return r.created;
 }

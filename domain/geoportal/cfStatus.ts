@@ -6,8 +6,7 @@
  */
 import type { Db } from '../db/pool';
 import { newestExtract } from '../cfportal/lookups';
-
-export type CfUiState = 'processing' | 'valid' | 'expired' | 'failed';
+import { uiState, type CfUiState } from './rules';
 
 export interface CfStatus {
   exists: boolean;
@@ -18,14 +17,6 @@ export interface CfStatus {
   downloadUrl?: string;
   extractId?: string;
   version?: number;
-}
-
-const PROCESSING = ['pending', 'cart', 'submitted', 'processing', 'downloading'];
-
-export function uiState(status: string, expiresAt: Date | null, now = new Date()): CfUiState {
-  if (PROCESSING.includes(status)) return 'processing';
-  if (status === 'completed') return expiresAt && expiresAt.getTime() <= now.getTime() ? 'expired' : 'valid';
-  return 'failed';
 }
 
 /**

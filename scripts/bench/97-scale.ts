@@ -35,7 +35,7 @@ import { config, projectRoot } from '../../domain/config';
 import { getPool } from '../../domain/db/pool';
 import { LandregClient } from '../../domain/landreg/client';
 import { refreshUatCatalogue } from '../../domain/landreg/catalogue';
-import { bumpTileVersion } from '../../domain/tiles/versions';
+import { bumpTileVersion } from '../../domain/tiles/service';
 import { start } from '../../temporal/jobs';
 import { ALL_COUNTIES_JOB } from '../../temporal/common/singletons';
 import { createTestSessionRecord } from '../../test/helpers/session';

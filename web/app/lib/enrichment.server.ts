@@ -1,7 +1,7 @@
 /**
- * What the parcel-sync pages need on the server: the enrichment area's application service
- * (domain/enrichment/service.ts), the one the enrichment routes call, with the viewer rule it
- * applies, on the server's store.
+ * What the parcel-sync pages need on the server besides the enrichment's service (the load
+ * context's `services.enrichment`, the object the enrichment routes call): the viewer rule it
+ * applies, the error panels' messages and the page's UAT.
  */
 import type { Store } from '../../../domain/db/store';
 import { AppError, errors } from '../../../domain/errors';
@@ -31,7 +31,5 @@ export function uatOption(store: Store, siruta: number | null): Promise<UatOptio
   return siruta ? catalogueUatOption(store.pool, siruta) : Promise.resolve(null);
 }
 
-// The service functions the pages call, re-exported here so route modules import server code only
-// through `*.server.ts` (never bundled for the browser).
-export { canSearchOwners, enrichOne, enrichmentDeps, searchCadastral, searchOwner, storedParcel, uatDashboard } from '../../../domain/enrichment/service';
+export { canSearchOwners } from '../../../domain/enrichment/rules';
 export { viewerOf } from '../../../domain/auth/viewer';

@@ -28,7 +28,7 @@ export const links: LinksFunction = () => [
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
-  return qgisAccessPage(context.store, { userId: auth.user.id, isAdmin: auth.isAdmin });
+  return qgisAccessPage(context.store, context.services.ogc, { userId: auth.user.id, isAdmin: auth.isAdmin });
 }
 
 const when = (iso: string | null) => (iso ? formatWhen(iso, 'dateTimeMedium') : 'niciodată');
