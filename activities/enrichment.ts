@@ -5,38 +5,22 @@
  */
 import { withTemporalFailures } from './failures';
 import { Context } from '@temporalio/activity';
-import type { Db } from '../domain/db/pool';
-import { importNoGeometry, type NoGeomImport } from '../domain/enrichment/noGeometry';
-import { enrichmentPortal } from '../domain/enrichment/portal';
-import { enrichParcelBatch, type BatchResult } from '../domain/enrichment/service';
-import { countParcelsToEnrich, nextParcelsToEnrich, type EnrichCursor, type ParcelToEnrich } from '../domain/enrichment/store';
-import { LandregClient } from '../domain/landreg/service';
-import type { StartDelivery } from '../domain/areaDeps';
-
-export interface EnrichmentActivityDeps {
-  db: Db;
-  /** Starts the e-mails of the follow notifications an enrichment raises (temporal/mail.ts `mailDelivery`). */
-  deliverMail: StartDelivery;
-  /** Portal base URL; default config.landreg.baseUrl (tests point it at their own simulator). */
-  landregBaseUrl?: string;
-}
+import type { BatchResult, EnrichCursor, EnrichmentService, NoGeomImport, ParcelToEnrich } from '../domain/enrichment/service';
 
 /** store queue: reading the enrichment queue. */
-export function createEnrichmentStoreActivities({ db }: Pick<EnrichmentActivityDeps, 'db'>) {
+export function createEnrichmentStoreActivities(enrichment: EnrichmentService) {
   return {
     async countParcelsToEnrich(a: { siruta: number; force?: boolean }): Promise<number> {
-      return countParcelsToEnrich(db, a.siruta, a.force ?? false);
+      return enrichment.countParcelsToEnrich(a.siruta, a.force ?? false);
     },
     async nextParcelsToEnrich(a: { siruta: number; after: EnrichCursor | null; size: number; force?: boolean }): Promise<ParcelToEnrich[]> {
-      return nextParcelsToEnrich(db, a.siruta, a.after, a.size, a.force ?? false);
+      return enrichment.nextParcelsToEnrich(a.siruta, a.after, a.size, a.force ?? false);
     },
   };
 }
 
-/** landreg queue: portal calls. */
-export function createEnrichmentPortalActivities(deps: EnrichmentActivityDeps) {
-  const { db, deliverMail } = deps;
-  const portal = enrichmentPortal(new LandregClient({ db, baseUrl: deps.landregBaseUrl }));
+/** landreg queue: portal calls (the service's portal client, on the process's store). */
+export function createEnrichmentPortalActivities(enrichment: EnrichmentService) {
   return {
     /**
      * Enriches one batch. The ids already written are heartbeated, so a retry after a crash or a
@@ -47,7 +31,7 @@ export function createEnrichmentPortalActivities(deps: EnrichmentActivityDeps) {
       const done = new Set<string>((ctx.info.heartbeatDetails as string[] | undefined) ?? []);
       const resumed = done.size;
       const r = await withTemporalFailures(() =>
-        enrichParcelBatch({ db, deliverMail, portal }, a.siruta, a.parcels, {
+        enrichment.enrichParcelBatch(a.siruta, a.parcels, {
           skip: done,
           // The history names the enrichment run that saw a change (docs/notifications.md).
           jobId: ctx.info.workflowExecution?.workflowId,
@@ -64,7 +48,7 @@ export function createEnrichmentPortalActivities(deps: EnrichmentActivityDeps) {
     /** Step N (spec 4.4 "Sync behaviours" 4): scan the immovable list and store the parcels without geometry. */
     async importNoGeometry(a: { siruta: number; workspacePk?: number | null }): Promise<NoGeomImport> {
       const ctx = Context.current();
-      return withTemporalFailures(() => importNoGeometry({ db, deliverMail, portal }, a.siruta, { workspacePk: a.workspacePk, onPage: (what, page) => ctx.heartbeat({ what, page }) }));
+      return withTemporalFailures(() => enrichment.importNoGeometry(a.siruta, { workspacePk: a.workspacePk, onPage: (what, page) => ctx.heartbeat({ what, page }) }));
     },
   };
 }

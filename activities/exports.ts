@@ -5,19 +5,8 @@
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { Db } from '../domain/db/pool';
-import { describeDecision, type FreshnessDecision } from '../domain/exports/freshness';
-import { BUNDLE_LAYERS, type ExportMode } from '../domain/exports/layers';
-import type { PipelineStep } from '../domain/exports/reports';
-import { buildAndStoreExport, type StoredExport } from '../domain/exports/service';
-import { exportSyncPlan, layerExists, notifyExportReady, recordNoGeometryImport, uatInfo } from '../domain/exports/store';
-import type { StartDelivery } from '../domain/areaDeps';
-
-export interface ExportActivityDeps {
-  db: Db;
-  /** Starts the e-mail of an export-ready notification (temporal/mail.ts `mailDelivery`). */
-  deliverMail: StartDelivery;
-}
+import { BUNDLE_LAYERS, describeDecision, type ExportMode, type FreshnessDecision, type PipelineStep } from '../domain/exports/rules';
+import type { ExportsService, StoredExport } from '../domain/exports/service';
 
 /** Heartbeat cadence while a build runs; the workflow's heartbeatTimeout is a few times this. */
 const HEARTBEAT_EVERY_MS = 5_000;
@@ -59,19 +48,19 @@ export interface NotifyInput {
   uatLabel: string;
 }
 
-export function createExportActivities({ db, deliverMail }: ExportActivityDeps) {
+export function createExportActivities(exports: ExportsService) {
   return {
     /** Spec 8: which layers (and the no-geometry import) must be synced before building. */
     async planExportSync(input: PlanInput): Promise<PlanResult> {
-      const uat = await uatInfo(db, input.siruta);
+      const uat = await exports.uatInfo(input.siruta);
       if (!uat.known && !uat.hasFeatures) {
         throw ApplicationFailure.nonRetryable(`UAT ${input.siruta} nu există în baza de date.`, 'NotFoundError');
       }
-      if (input.layerId && !(await layerExists(db, input.layerId))) {
+      if (input.layerId && !(await exports.layerExists(input.layerId))) {
         throw ApplicationFailure.nonRetryable(`Stratul ${input.layerId} nu există în catalog.`, 'NotFoundError');
       }
       const layerIds = input.layerId ? [input.layerId] : BUNDLE_LAYERS[input.mode ?? 'base'];
-      const decisions = await exportSyncPlan(db, {
+      const decisions = await exports.syncPlan({
         siruta: input.siruta,
         layerIds,
         includeNoGeometry: input.mode === 'magic' && input.includeNoGeometry,
@@ -85,8 +74,7 @@ export function createExportActivities({ db, deliverMail }: ExportActivityDeps) 
       let last = 'început';
       const beat = setInterval(() => ctx.heartbeat({ last }), HEARTBEAT_EVERY_MS);
       try {
-        return await buildAndStoreExport({
-          db,
+        return await exports.buildAndStore({
           jobId: input.jobId,
           userId: input.userId,
           siruta: input.siruta,
@@ -106,7 +94,7 @@ export function createExportActivities({ db, deliverMail }: ExportActivityDeps) 
 
     /** The no-geometry import an export ran, recorded for the 48 h rule of spec 8. */
     async recordNoGeometryImport(input: { siruta: number; imported: number; deleted: number; startedAt: string }): Promise<void> {
-      await recordNoGeometryImport(db, {
+      await exports.recordNoGeometryImport({
         ...input,
         startedAt: new Date(input.startedAt),
         workflowId: Context.current().info.workflowExecution?.workflowId,
@@ -115,7 +103,7 @@ export function createExportActivities({ db, deliverMail }: ExportActivityDeps) 
 
     /** In-app notification `export-ready` (CONTRACT.md section 3). */
     async notifyExportReady(input: NotifyInput): Promise<boolean> {
-      return notifyExportReady(db, deliverMail, {
+      return exports.notifyExportReady({
         userId: input.userId,
         title: `Exportul pentru ${input.uatLabel} este gata`,
         body: `Fișierul ${input.fileName} poate fi descărcat.`,

@@ -7,10 +7,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { config } from '../domain/config';
 import { Context } from '@temporalio/activity';
-import type pg from 'pg';
-import { buildOverviewArchive } from '../domain/tiles/archive';
-import { archiveInfo } from '../domain/tiles/archiveStore';
 import type { ArchiveStamp, RebuildRequest } from '../domain/tiles/jobTypes';
+import { archiveInfo, type TilesService } from '../domain/tiles/service';
 
 export interface TileActivityDeps {
   /** The outside tile server's rebuild webhook; null when the builder is ours (no TILE_REBUILD_WEBHOOK_URL). */
@@ -60,14 +58,14 @@ export type TileActivities = ReturnType<typeof createTileActivities>;
 const BUILD_HEARTBEAT_MS = 5_000;
 
 /** exports queue: the overview build (workflows/overviewArchiveBuild.ts). */
-export function createTileBuildActivities({ db }: { db: pg.Pool }) {
+export function createTileBuildActivities(tiles: TilesService) {
   return {
     async buildOverviewArchive(): Promise<{ buildId: string }> {
       const ctx = Context.current();
       let phase = 'start';
       const beat = setInterval(() => ctx.heartbeat({ phase }), BUILD_HEARTBEAT_MS);
       try {
-        const buildId = await buildOverviewArchive(db, { onProgress: (p) => (phase = p.phase) });
+        const buildId = await tiles.buildOverviewArchive({ onProgress: (p) => (phase = p.phase) });
         return { buildId };
       } finally {
         clearInterval(beat);

@@ -39,9 +39,9 @@ import { registerQgisProjectRoutes } from './routes/qgisProject';
 import { personalTokenAuth } from './auth/personalToken';
 import { config } from '../domain/config';
 import type { Store } from '../domain/db/store';
-import { enrichmentDeps } from '../domain/enrichment/service';
 import type { CfRouteOptions } from './routes/cfportal';
-import { createServices, type OutsideTargets, type Services } from '../domain/services';
+import { type OutsideTargets, type Services } from '../domain/services';
+import { processServices } from '../temporal/services';
 import type { PdfRouteOptions } from './routes/pdfTools';
 import { mailDelivery } from '../temporal/mail';
 import { runningPortalJobs } from '../temporal/jobs';
@@ -76,10 +76,10 @@ export function apiRouter(deps: Omit<AppDeps, 'web'> & { services: Services }): 
   registerAdminBackupRoutes(router, services.backup);
   registerAuthApiRoutes(router);
   registerLandregRoutes(router, services.landreg, services.scheduling);
-  registerLandregEnrichmentRoutes(router, enrichmentDeps(store.pool, mailDelivery, { baseUrl: deps.outside?.landregBaseUrl, requestsPerSecond: deps.outside?.landregRequestsPerSecond }));
-  registerExportRoutes(router, store);
-  registerGeoportalTileRoutes(router, store);
-  registerGeoportalRoutes(router, store);
+  registerLandregEnrichmentRoutes(router, services.enrichment);
+  registerExportRoutes(router, services.exports);
+  registerGeoportalTileRoutes(router, store, services.tiles);
+  registerGeoportalRoutes(router, services.geoportal);
   registerNotificationRoutes(router, services.notifications);
   registerRegistryRoutes(router, services.registry);
   registerCfportalRoutes(router, services.cfportal, deps.cf);
@@ -93,19 +93,19 @@ export function apiRouter(deps: Omit<AppDeps, 'web'> & { services: Services }): 
   registerDwgRoutes(router, services.dwg);
   registerAiChatRoutes(router, services.ai);
   registerTokenRoutes(router, services.auth, store);
-  registerQgisProjectRoutes(router, store);
+  registerQgisProjectRoutes(router, services.ogc, services.exports);
   return router;
 }
 
 /** OGC API Features (docs/qgis.md): its own prefix, for desktop GIS clients. */
-export function ogcRouter(store: Store): Router {
+export function ogcRouter(ogc: Services['ogc']): Router {
   const router = Router();
-  registerOgcRoutes(router, store);
+  registerOgcRoutes(router, ogc);
   return router;
 }
 
 export function createApp(appDeps: AppDeps): Express {
-  const deps = { ...appDeps, services: appDeps.services ?? createServices({ store: appDeps.store, mail: mailDelivery, outside: appDeps.outside, jobs: { runningPortalJobs } }) };
+  const deps = { ...appDeps, services: appDeps.services ?? processServices(appDeps.store, { outside: appDeps.outside }) };
   const app = express();
   app.disable('x-powered-by');
   // The client's address (req.ip, the key of the rate limits) as the deployment sees it: behind a
@@ -152,7 +152,7 @@ export function createApp(appDeps: AppDeps): Express {
 
   // OGC API Features: the same limits and counters as /api (a token counts as its user).
   app.use('/ogc', ...limits.all);
-  app.use(ogcRouter(deps.store));
+  app.use(ogcRouter(deps.services.ogc));
   app.use('/ogc', (req, _res, next) => next(req.auth ? errors.notFound('Resursa OGC nu există.') : errors.unauthorized()));
   app.use('/ogc', errorMapper);
 

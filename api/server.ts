@@ -16,7 +16,7 @@ import { getTemporalClient } from '../temporal/client';
 import { ensureOverviewArchive } from '../temporal/tileArchive';
 import { sweepStaleTempDirs } from '../domain/storage/service';
 import { processStore } from '../domain/db/store';
-import { createServices } from '../domain/services';
+import { processServices } from '../temporal/services';
 import { mailDelivery } from '../temporal/mail';
 import { runningPortalJobs } from '../temporal/jobs';
 import { trackPools } from '../domain/metrics';
@@ -57,7 +57,7 @@ async function serve(): Promise<void> {
   const stopFollowing = config.app.sharedLimits ? followSessionChanges(store.pool) : undefined;
   if (config.app.sharedLimits) shareWorkSlots(store.pool, config.app.workSlotLeaseMs);
   // Every area's service, built once: the routers and the pages' loaders call the same objects.
-  const services = createServices({ store, mail: mailDelivery, jobs: { runningPortalJobs } });
+  const services = processServices(store);
   const app = createApp({ store, services, web: [pageGuard, ...(await createWebHandlers(store, services))] });
   const server = applyKeepAlive(app.listen(config.app.port, () => {
     logger.info({ url: config.app.publicUrl, shared: config.app.sharedLimits }, 'geoportal listening');

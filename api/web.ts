@@ -16,7 +16,6 @@ import type { ServerBuild } from '@remix-run/node';
 import { config, projectRoot } from '../domain/config';
 import type { Store } from '../domain/db/store';
 import type { Services } from '../domain/services';
-import { mailDelivery } from '../temporal/mail';
 
 export const WEB_BUILD_DIR = path.join(projectRoot, 'build');
 export const WEB_SERVER_BUILD = path.join(WEB_BUILD_DIR, 'server', 'index.js');
@@ -46,11 +45,10 @@ export async function createWebHandlers(store: Store, services: Services): Promi
   );
   statics.use(express.static(WEB_CLIENT_DIR, { maxAge: '1h', index: false }));
 
-  const deliverMail = mailDelivery;
   const remix = createRequestHandler({
     build,
     mode: config.nodeEnv === 'production' ? 'production' : 'development',
-    getLoadContext: (req) => ({ auth: req.auth, store, deliverMail, services }),
+    getLoadContext: (req) => ({ auth: req.auth, store, services }),
   });
 
   return [statics, remix];

@@ -9,8 +9,7 @@
 import type { SessionHousekeepingResult } from './auth/jobTypes';
 import type { BackupRun, DatabaseBackupInput } from './backup/jobTypes';
 import type { CfOrderBatchInput, CfOrderBatchResult, CfOrderQueueInput } from './cfportal/jobTypes';
-import type { EnrichParcelsInput, EnrichParcelsResult, ImportNoGeometryInput } from './enrichment/jobTypes';
-import type { NoGeomImport } from './enrichment/noGeometry';
+import type { EnrichParcelsInput, EnrichParcelsResult, ImportNoGeometryInput, NoGeomImport } from './enrichment/jobTypes';
 import type { ExportBundleInput, ExportJobResult, ExportLayerGpkgInput } from './exports/jobTypes';
 import type {
   AllCountiesSyncArgs,

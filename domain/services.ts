@@ -15,13 +15,18 @@ import { createBackupService } from './backup/service';
 import { createCentralService } from './central/service';
 import { createCfportalService } from './cfportal/service';
 import { createDwgService } from './dwg/service';
+import { createEnrichmentService } from './enrichment/service';
+import { createExportsService } from './exports/service';
+import { createGeoportalService } from './geoportal/service';
 import { createLandregService } from './landreg/service';
 import { createNotificationsService, createNotifier } from './notifications/service';
 import { createOfficeService } from './office/service';
+import { createOgcService } from './ogc/service';
 import { createPdfService } from './pdf/service';
 import { createRegistryService } from './registry/service';
 import { createSchedulingService } from './scheduling/service';
 import { createTagsService } from './tags/service';
+import { createTilesService } from './tiles/service';
 
 export type { AreaDeps, AreaJobs, OutsideTargets, StartDelivery };
 
@@ -52,7 +57,12 @@ export function createServices(deps: ServiceDeps) {
   const dwg = createDwgService(base);
   const ai = createAiService({ ...base, registry });
   const backup = createBackupService({ ...base, notifications: notifier });
-  return { auth, notifications, registry, cfportal, landreg, scheduling, central, office, tags, pdf, dwg, ai, backup };
+  const geoportal = createGeoportalService(base);
+  const ogc = createOgcService(base);
+  const exports = createExportsService({ ...base, notifications: notifier });
+  const enrichment = createEnrichmentService(base);
+  const tiles = createTilesService(base);
+  return { auth, notifications, registry, cfportal, landreg, scheduling, central, office, tags, pdf, dwg, ai, backup, geoportal, ogc, exports, enrichment, tiles };
 }
 
 export type Services = ReturnType<typeof createServices>;

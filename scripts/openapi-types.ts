@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { apiRouter } from '../api/app';
 import { openApiDocument } from '../api/http/openapi';
 import { createStore } from '../domain/db/store';
-import { createServices } from '../domain/services';
+import { processServices } from '../temporal/services';
 
 export const ROUTES_FILE = fileURLToPath(new URL('../web/app/lib/api.routes.ts', import.meta.url));
 
@@ -19,7 +19,7 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 export function renderRoutes(): string {
   // Registering reads no data: the store is never queried (pg and Prisma connect on first use).
   const store = createStore();
-  apiRouter({ store, services: createServices({ store, mail: null, jobs: { runningPortalJobs: async () => [] } }) });
+  apiRouter({ store, services: processServices(store, { mail: null }) });
   void store.close();
   const doc = openApiDocument() as { paths: Record<string, Record<string, unknown>> };
   const lines = Object.keys(doc.paths)

@@ -9,7 +9,7 @@ import { config } from '../domain/config';
 import { closePool, getPool } from '../domain/db/pool';
 import { processStore } from '../domain/db/store';
 import { DEFAULT_SYNC_LAYERS } from '../domain/landreg/rules';
-import { createServices } from '../domain/services';
+import { processServices } from '../temporal/services';
 import { childLogger } from '../domain/log';
 import { closeTemporalClient } from '../temporal/client';
 import { runningPortalJobs, start } from '../temporal/jobs';
@@ -17,7 +17,7 @@ import { runningPortalJobs, start } from '../temporal/jobs';
 const log = childLogger('seed-demo');
 const DEMO_UATS = 2;
 // Nothing here mails: the seed only reads the portal and fills the catalogue and the weekend queue.
-const services = createServices({ store: processStore(), mail: null, jobs: { runningPortalJobs } });
+const services = processServices(processStore(), { mail: null });
 
 async function count(sql: string): Promise<number> {
   const r = await getPool().query<{ n: number }>(sql);

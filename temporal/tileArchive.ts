@@ -7,7 +7,7 @@
  * (workflows/tileArchiveRebuild.ts).
  */
 import type { Client } from '@temporalio/client';
-import { archiveInfo } from '../domain/tiles/archiveStore';
+import { archiveInfo } from '../domain/tiles/service';
 import type { TileArchiveRebuildInput, TileArchiveRebuildResult, TileRebuildDetail, TileRebuildProgress } from '../domain/tiles/jobTypes';
 import type { ProgressState } from './common/progress';
 import { readJob, start } from './jobs';

@@ -5,11 +5,7 @@
  */
 import { config } from '../domain/config';
 import { errors } from '../domain/errors';
-import type { Store } from '../domain/db/store';
-import { recentBuilds, type BuildRecord } from '../domain/tiles/archive';
-import { archiveInfo, type ArchiveInfo } from '../domain/tiles/archiveStore';
-import { tileCacheStats } from '../domain/tiles/mvt';
-import { tileVersions } from '../domain/tiles/versions';
+import { archiveInfo, type ArchiveInfo, type BuildRecord, type TilesService } from '../domain/tiles/service';
 import { getTemporalClient } from './client';
 import { requestTileArchiveRebuild, tileRebuildJob, type RebuildJobState } from './tileArchive';
 
@@ -41,11 +37,11 @@ export const BUILD_FAILED_PLAIN = 'Construirea nu a reușit; administratorii au 
  * output (server paths, tool messages) reach administrators only (issue 30); everyone else gets
  * the facts in plain Romanian.
  */
-export async function tileInfraStatus(store: Store, { technical }: { technical: boolean }): Promise<TileInfraStatus> {
+export async function tileInfraStatus(tiles: TilesService, { technical }: { technical: boolean }): Promise<TileInfraStatus> {
   const [info, builds, versions, job] = await Promise.all([
     archiveInfo(),
-    recentBuilds(store.pool, 10),
-    tileVersions(store.pool),
+    tiles.recentBuilds(10),
+    tiles.versions(),
     getTemporalClient().then((c) => tileRebuildJob(c)),
   ]);
   const shown = technical ? builds : builds.map((b) => (b.error ? { ...b, error: BUILD_FAILED_PLAIN } : b));
@@ -64,7 +60,7 @@ export async function tileInfraStatus(store: Store, { technical }: { technical: 
       builder: config.tiles.embeddedBuilder ? 'ours' : 'webhook',
       // Our own builder is a child workflow: the webhook route it no longer calls is not news.
       webhookUrl: technical && !config.tiles.embeddedBuilder ? config.tiles.rebuildWebhookUrl : null,
-      cache: tileCacheStats(),
+      cache: tiles.cacheStats(),
       versions: Object.fromEntries([...versions].map(([k, v]) => [k, v.version])),
     },
     checkedAt: new Date().toISOString(),

@@ -16,7 +16,7 @@ import { freeLoopbackPort, serveWorkerMetrics, workerMetricsPort } from './metri
 import { registerBackupGauges, trackPools } from '../domain/metrics';
 import { ensureBackupRepository, lastBackup, pgDataDir, stackTarget } from '../domain/backup/service';
 import { ensureExportLifecycle, sweepStaleTempDirs } from '../domain/storage/service';
-import { createServices } from '../domain/services';
+import { processServices } from '../temporal/services';
 import { mailDelivery } from '../temporal/mail';
 import { runningPortalJobs } from '../temporal/jobs';
 
@@ -84,7 +84,7 @@ async function main(): Promise<void> {
   const store = processStore();
   trackPools({ pool: store.pool, tilePool: store.tilePool });
   // Every area's service, built once: the activities and the start-up seed below call the same objects.
-  const services = createServices({ store, mail: mailDelivery, jobs: { runningPortalJobs } });
+  const services = processServices(store);
   // The backup gauges read the repository the backup job writes (docs/operations.md "Backups").
   registerBackupGauges(async () => {
     const b = await lastBackup();

@@ -95,7 +95,7 @@ export const ALL_WORKFLOWS_PATH = path.join(projectRoot, 'workflows', 'index.ts'
 export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
   [TaskQueue.landreg]: {
     // Parcel sync (docs/sync.md), enrichment batches and the no-geometry import (docs/enrichment.md).
-    activities: (deps) => ({ ...createLandregPortalActivities(deps.services), ...createEnrichmentPortalActivities(deps) }),
+    activities: (deps) => ({ ...createLandregPortalActivities(deps.services), ...createEnrichmentPortalActivities(deps.services.enrichment) }),
     options: {
       // The portal is shared by every job: the per-second cap applies to the whole task queue
       // (all processes), so parallel syncs never flood it (ARCHITECTURE.md, Workflows).
@@ -109,7 +109,7 @@ export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
     activities: (deps) => ({
       ...createStoreActivities(deps),
       ...createTileActivities(),
-      ...createEnrichmentStoreActivities(deps),
+      ...createEnrichmentStoreActivities(deps.services.enrichment),
       // Sync bookkeeping (docs/sync.md); the portal calls of the sync live on the landreg queue only.
       ...createLandregStoreActivities(deps.services),
       // Registry status checks (docs/registry.md): a page fetch and a short transaction each.
@@ -127,7 +127,7 @@ export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
     // The overview archive build (workflows/overviewArchiveBuild.ts) runs here whole; UAT exports
     // (docs/exports.md) run their workflows on the store queue and their builds here.
     workflowsPath: ALL_WORKFLOWS_PATH,
-    activities: (deps) => ({ ...createExportActivities(deps), ...createTileBuildActivities(deps) }),
+    activities: (deps) => ({ ...createExportActivities(deps.services.exports), ...createTileBuildActivities(deps.services.tiles) }),
     // ogr2ogr and archive builds are CPU-bound; more than two at once only thrashes 2 cores.
     options: { maxConcurrentActivityTaskExecutions: 2 },
   },

@@ -20,7 +20,7 @@ import { LayerId, Siruta } from '../http/schemas';
 import { callerTokenSource } from '../auth/accessToken';
 import type { SessionContext } from '../../domain/auth/rules';
 import { CENTRAL_SEARCH_LIMIT, type CentralRequest, type CentralSearchAnswer, type CentralService } from '../../domain/central/service';
-import { redactEnrichment, viewerOf } from '../../domain/geoportal/redact';
+import { redactEnrichment, viewerOf } from '../../domain/geoportal/rules';
 import { errors } from '../../domain/errors';
 import { childLogger } from '../../domain/log';
 

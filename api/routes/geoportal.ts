@@ -8,18 +8,12 @@ import { contentDisposition } from '../http/contentDisposition';
 import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import type { Router } from 'express';
-import type { Store } from '../../domain/db/store';
-import { readOn } from '../../domain/db/readers';
 import { z } from 'zod';
 import { defineRoute } from '../http/route';
 import { clientGone } from '../http/download';
 import { heavyWork, holdSlot } from '../http/rateLimit';
-import { viewerOf } from '../../domain/auth/rules';
-import { searchGeoportal, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from '../../domain/geoportal/search';
-import { getFeature, DEFAULT_FEATURE_LAYER } from '../../domain/geoportal/feature';
-import { exportFeatures, EXPORT_MAX_FEATURES } from '../../domain/geoportal/export';
-import { uatBounds, boundaryCheck } from '../../domain/geoportal/uat';
-import { cfStatus } from '../../domain/geoportal/cfStatus';
+import type { GeoportalService } from '../../domain/geoportal/service';
+import { DEFAULT_FEATURE_LAYER, EXPORT_MAX_FEATURES, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX, viewerOf } from '../../domain/geoportal/rules';
 
 
 const Bbox = z.tuple([z.number(), z.number(), z.number(), z.number()]).openapi({ description: '[minLon, minLat, maxLon, maxLat], WGS84' });
@@ -108,7 +102,7 @@ const CfStatusBody = z.object({
 
 /** RFC 6266: ASCII fallback plus the UTF-8 name (ours are ASCII slugs already). */
 
-export function registerGeoportalRoutes(router: Router, store: Store): void {
+export function registerGeoportalRoutes(router: Router, geoportal: GeoportalService): void {
   const tags = ['geoportal'];
 
   defineRoute(
@@ -122,7 +116,7 @@ export function registerGeoportalRoutes(router: Router, store: Store): void {
       query: SearchQuery,
       response: { description: 'UATs, then parcels, then owners; case- and diacritic-insensitive', schema: SearchBody },
     },
-    ({ query, auth }) => readOn(store, (r) => searchGeoportal(query.q, query.limit, viewerOf(auth), { siruta: query.siruta }, r.pool)),
+    ({ query, auth }) => geoportal.search(query.q, query.limit, viewerOf(auth), { siruta: query.siruta }),
   );
 
   defineRoute(
@@ -138,12 +132,9 @@ export function registerGeoportalRoutes(router: Router, store: Store): void {
       failures: { 404: 'No such feature' },
     },
     ({ query, auth }) =>
-      readOn(store, (r) =>
-        getFeature(
-          query.id !== undefined ? { id: query.id } : { siruta: query.siruta!, objectId: query.objectId!, layerId: query.layerId },
-          viewerOf(auth),
-          r.pool,
-        ),
+      geoportal.feature(
+        query.id !== undefined ? { id: query.id } : { siruta: query.siruta!, objectId: query.objectId!, layerId: query.layerId },
+        viewerOf(auth),
       ),
   );
 
@@ -169,7 +160,7 @@ export function registerGeoportalRoutes(router: Router, store: Store): void {
     async ({ body, auth, req, res }) => {
       // ogr2ogr is killed when the client leaves; the slot goes back with the answer.
       await holdSlot(heavyWork.selectionExport, req, res);
-      const file = await exportFeatures(body.format, body.featureIds, viewerOf(auth), store.pool, clientGone(res));
+      const file = await geoportal.exportFeatures(body.format, body.featureIds, viewerOf(auth), clientGone(res));
       try {
         const { size } = await fs.promises.stat(file.path);
         res.status(200).set({
@@ -208,7 +199,7 @@ export function registerGeoportalRoutes(router: Router, store: Store): void {
       },
       failures: { 404: 'Unknown UAT or no geometry yet' },
     },
-    ({ query }) => uatBounds(query.siruta, store.pool),
+    ({ query }) => geoportal.uatBounds(query.siruta),
   );
 
   defineRoute(
@@ -226,7 +217,7 @@ export function registerGeoportalRoutes(router: Router, store: Store): void {
       },
       failures: { 404: 'Unknown UAT or no boundary yet' },
     },
-    ({ query }) => boundaryCheck(query.siruta, store.pool),
+    ({ query }) => geoportal.boundaryCheck(query.siruta),
   );
 
   defineRoute(
@@ -240,6 +231,6 @@ export function registerGeoportalRoutes(router: Router, store: Store): void {
       query: CfStatusQuery,
       response: { description: 'Extract state', schema: CfStatusBody },
     },
-    ({ query }) => cfStatus(query.nrCad, query.siruta, store.pool),
+    ({ query }) => geoportal.cfStatus(query.nrCad, query.siruta),
   );
 }

@@ -15,6 +15,7 @@ import { defineRoute, reply } from '../http/route';
 import { optimizeTiles, optimizeViews, setupEnrichmentViews, setupViews, uatViewsExist } from '../../domain/store/views';
 import { TILE_REBUILD_WORKFLOW_ID } from '../../temporal/common/singletons';
 import { startTileRebuild, tileInfraStatus } from '../../temporal/tileMonitor';
+import type { TilesService } from '../../domain/tiles/service';
 
 const ViewState = z.object({ name: z.string(), exists: z.boolean(), current: z.boolean() });
 
@@ -60,7 +61,7 @@ const StatusBody = z.object({
 
 const admin = { tags: ['geoportal'], auth: 'admin' as const };
 
-export function registerGeoportalTileRoutes(router: Router, store: Store): void {
+export function registerGeoportalTileRoutes(router: Router, store: Store, tiles: TilesService): void {
   defineRoute(
     router,
     {
@@ -157,6 +158,6 @@ export function registerGeoportalTileRoutes(router: Router, store: Store): void 
       auth: 'session',
       response: { description: 'Status', schema: StatusBody },
     },
-    ({ auth }) => tileInfraStatus(store, { technical: auth!.isAdmin }),
+    ({ auth }) => tileInfraStatus(tiles, { technical: auth!.isAdmin }),
   );
 }

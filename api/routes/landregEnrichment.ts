@@ -10,8 +10,8 @@ import { viewerOf } from '../../domain/auth/rules';
 import { legacyWriteGate } from '../http/gates';
 import { defineRoute } from '../http/route';
 import { withinDeadline } from '../http/deadline';
-import { NO_GEOM_SCAN_TIMEOUT_MS, scanNoGeometry } from '../../domain/enrichment/noGeometry';
-import { MAX_CADASTRAL_NUMBERS, enrichOne, searchCadastral, searchOwner, uatDashboard, type EnrichmentDeps } from '../../domain/enrichment/service';
+import { MAX_CADASTRAL_NUMBERS, NO_GEOM_SCAN_TIMEOUT_MS } from '../../domain/enrichment/rules';
+import type { EnrichmentService } from '../../domain/enrichment/service';
 
 const Enrichment = z.record(z.string(), z.unknown()).nullable().openapi({ description: 'Enrichment keys of CONTRACT.md section 3 (redacted for the viewer)' });
 
@@ -114,7 +114,7 @@ const PORTAL_FAILURES = { 502: 'Portal error', 503: 'Portal in maintenance' };
 /** Spec section 8: the scan stops after 120 s on the server (the client has the same limit). */
 const scanLimit = { ms: NO_GEOM_SCAN_TIMEOUT_MS, message: 'Scanarea imobilelor fără geometrie a depășit limita de 120 de secunde.' };
 
-export function registerLandregEnrichmentRoutes(router: Router, deps: EnrichmentDeps): void {
+export function registerLandregEnrichmentRoutes(router: Router, enrichment: EnrichmentService): void {
   defineRoute(
     router,
     {
@@ -127,7 +127,7 @@ export function registerLandregEnrichmentRoutes(router: Router, deps: Enrichment
       response: { description: 'Parcels with their enrichment, per number', schema: SearchAnswer },
       failures: { 400: `Bad input, more than ${MAX_CADASTRAL_NUMBERS} numbers, or refused by the portal (unknown UAT)`, 404: 'UAT unknown to the UAT catalogue or to the portal (no portal call for a SIRUTA the catalogue does not know)', 429: 'Past the per-user or global cap of portal-bound requests (Retry-After)', ...PORTAL_FAILURES, 504: 'Over the overall deadline' },
     },
-    ({ body, auth, req, res }) => withinDeadline({ req, res }, () => searchCadastral(deps, body, viewerOf(auth))),
+    ({ body, auth, req, res }) => withinDeadline({ req, res }, () => enrichment.searchCadastral(body, viewerOf(auth))),
   );
 
   defineRoute(
@@ -142,7 +142,7 @@ export function registerLandregEnrichmentRoutes(router: Router, deps: Enrichment
       response: { description: 'Parcels whose current or former owners match; each flags its source', schema: OwnerAnswer },
       failures: { 403: 'Basic panel or a scope without owner data', ...PORTAL_FAILURES },
     },
-    ({ body, auth, req, res }) => withinDeadline({ req, res }, () => searchOwner(deps, body, viewerOf(auth))),
+    ({ body, auth, req, res }) => withinDeadline({ req, res }, () => enrichment.searchOwner(body, viewerOf(auth))),
   );
 
   defineRoute(
@@ -159,7 +159,7 @@ export function registerLandregEnrichmentRoutes(router: Router, deps: Enrichment
     },
     async ({ body, req, res }) => {
       const deadline = Date.now() + NO_GEOM_SCAN_TIMEOUT_MS;
-      const { missing: _missing, ...counts } = await withinDeadline({ req, res }, () => scanNoGeometry(deps, body.siruta, { workspacePk: body.workspacePk, deadline }), scanLimit);
+      const { missing: _missing, ...counts } = await withinDeadline({ req, res }, () => enrichment.scanNoGeometry(body.siruta, { workspacePk: body.workspacePk, deadline }), scanLimit);
       return counts;
     },
   );
@@ -176,7 +176,7 @@ export function registerLandregEnrichmentRoutes(router: Router, deps: Enrichment
       response: { description: 'Areas, intravilan split, land use, top owners, buildings', schema: Dashboard },
       failures: { 404: 'No local data for the UAT' },
     },
-    ({ query, auth }) => uatDashboard(deps.db, query.siruta, viewerOf(auth)),
+    ({ query, auth }) => enrichment.uatDashboard(query.siruta, viewerOf(auth)),
   );
 
   defineRoute(
@@ -194,7 +194,7 @@ export function registerLandregEnrichmentRoutes(router: Router, deps: Enrichment
     },
     async ({ body, auth, req, res }) => {
       const ref = 'id' in body ? { id: body.id } : { siruta: body.siruta, objectId: body.objectId };
-      return { feature: await withinDeadline({ req, res }, () => enrichOne(deps, ref, viewerOf(auth), body.force ?? false)) };
+      return { feature: await withinDeadline({ req, res }, () => enrichment.enrichOne(ref, viewerOf(auth), body.force ?? false)) };
     },
   );
 }

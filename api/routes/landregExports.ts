@@ -9,8 +9,6 @@
  */
 import { LayerId, Siruta } from '../http/schemas';
 import type { Router } from 'express';
-import type pg from 'pg';
-import type { Store } from '../../domain/db/store';
 import { pipeline } from 'node:stream/promises';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { z } from 'zod';
@@ -20,9 +18,7 @@ import { defineRoute, reply } from '../http/route';
 import { jobHandle, mayReadJob, progressUrl, start, type JobInput } from '../../temporal/jobs';
 import { errors } from '../../domain/errors';
 import { childLogger } from '../../domain/log';
-import { checkLayerId } from '../../domain/exports/layers';
-import { openExportDownload, streamLocalExport } from '../../domain/exports/service';
-import { layerExists, uatInfo } from '../../domain/exports/store';
+import type { ExportsService } from '../../domain/exports/service';
 import { contentDisposition } from '../http/contentDisposition';
 import { clientGone } from '../http/download';
 import { callerKey, heavyWork } from '../http/rateLimit';
@@ -61,10 +57,10 @@ function viewerOf(auth: SessionContext | undefined) {
 }
 
 /** 404 unless the export's UAT, and its layer when it names one, exist. */
-async function requireExportable(db: pg.Pool, { siruta, layerId }: { siruta: number; layerId?: string }): Promise<void> {
-  const uat = await uatInfo(db, siruta);
+async function requireExportable(exports: ExportsService, { siruta, layerId }: { siruta: number; layerId?: string }): Promise<void> {
+  const uat = await exports.uatInfo(siruta);
   if (!uat.known && !uat.hasFeatures) throw errors.notFound(`UAT-ul cu codul SIRUTA ${siruta} nu există.`);
-  if (layerId !== undefined && !(await layerExists(db, checkLayerId(layerId)))) throw errors.notFound(`Stratul ${layerId} nu există în catalog.`);
+  if (layerId !== undefined && !(await exports.layerExists(layerId))) throw errors.notFound(`Stratul ${layerId} nu există în catalog.`);
 }
 
 type ExportKind = (typeof EXPORT_KINDS)[keyof typeof EXPORT_KINDS];
@@ -77,8 +73,8 @@ type ExportRequest<K extends ExportKind> = Omit<JobInput<K>, 'userId' | 'hidePer
  * export of the same kind for the same UAT runs. The id is drawn first: the input carries the
  * download URL made from it.
  */
-async function startExport<K extends ExportKind>(db: pg.Pool, kind: K, auth: SessionContext | undefined, request: ExportRequest<K>) {
-  await requireExportable(db, request);
+async function startExport<K extends ExportKind>(exports: ExportsService, kind: K, auth: SessionContext | undefined, request: ExportRequest<K>) {
+  await requireExportable(exports, request);
   const viewer = viewerOf(auth);
   const conflict = (jobId: string) =>
     errors.conflict('already_running', 'Un export de același tip pentru acest UAT rulează deja.', {
@@ -101,7 +97,7 @@ const exportStart = {
   response: { status: 202, description: 'Job started; follow progressUrl, fetch downloadUrl when done', schema: JobAccepted },
 };
 
-export function registerExportRoutes(router: Router, store: Store): void {
+export function registerExportRoutes(router: Router, exports: ExportsService): void {
   defineRoute(
     router,
     {
@@ -111,7 +107,7 @@ export function registerExportRoutes(router: Router, store: Store): void {
       body: BundleBody,
       failures: { 404: 'Unknown UAT', 409: 'already_running: an export of this UAT runs', 410: 'gone_central_api' },
     },
-    ({ body, auth }) => startExport(store.pool, EXPORT_KINDS.bundle, auth, { siruta: body.siruta, mode: body.mode, includeNoGeometry: body.includeNoGeometry }),
+    ({ body, auth }) => startExport(exports, EXPORT_KINDS.bundle, auth, { siruta: body.siruta, mode: body.mode, includeNoGeometry: body.includeNoGeometry }),
   );
 
   defineRoute(
@@ -123,7 +119,7 @@ export function registerExportRoutes(router: Router, store: Store): void {
       body: LayerBody,
       failures: { 404: 'Unknown UAT or layer', 409: 'already_running', 410: 'gone_central_api' },
     },
-    ({ body, auth }) => startExport(store.pool, EXPORT_KINDS.layer, auth, { siruta: body.siruta, layerId: body.layerId }),
+    ({ body, auth }) => startExport(exports, EXPORT_KINDS.layer, auth, { siruta: body.siruta, layerId: body.layerId }),
   );
 
   defineRoute(
@@ -147,7 +143,7 @@ export function registerExportRoutes(router: Router, store: Store): void {
       const unknown = () => errors.notFound('Exportul nu există.');
       const reader = { userId: auth!.user.id, isAdmin: auth!.isAdmin };
       if (!parts || !parts.runId || !kinds.includes(parts.kind)) throw unknown();
-      const file = await openExportDownload(query.jobId);
+      const file = await exports.openDownload(query.jobId);
       if (file) {
         // Only the requester (or an admin) gets the file; to anyone else it does not exist.
         if (!ownerOrAdmin(reader, file.userId)) throw unknown();
@@ -202,14 +198,14 @@ export function registerExportRoutes(router: Router, store: Store): void {
       },
     },
     async ({ body, auth, req, res }) => {
-      const uat = await uatInfo(store.pool, body.siruta);
+      const uat = await exports.uatInfo(body.siruta);
       if (!uat.hasFeatures) throw errors.notFound(`Baza de date nu conține obiecte pentru UAT-ul ${body.siruta}.`);
       const release = await heavyWork.localExport.acquire(callerKey(req));
       // A client that goes away stops its build: ogr2ogr is killed and the temp directory removed.
       const signal = clientGone(res);
       try {
-        await streamLocalExport(
-          { db: store.pool, siruta: body.siruta, mode: body.mode, includeNoGeometry: body.includeNoGeometry, hidePersonal: viewerOf(auth).hidePersonal, signal },
+        await exports.streamLocal(
+          { siruta: body.siruta, mode: body.mode, includeNoGeometry: body.includeNoGeometry, hidePersonal: viewerOf(auth).hidePersonal, signal },
           res,
           (fileName) => {
             res.status(200).set({

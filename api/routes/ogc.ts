@@ -12,8 +12,6 @@
  * what a feature carries is the viewer rule's answer (domain/ogc/collections.ts propertiesFor).
  */
 import type { Request, Response, Router } from 'express';
-import type { Store } from '../../domain/db/store';
-import { readOn } from '../../domain/db/readers';
 import { z } from 'zod';
 import { OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
 import { defineRoute } from '../http/route';
@@ -23,10 +21,23 @@ import { callerKey, heavyWork } from '../http/rateLimit';
 import { config } from '../../domain/config';
 import { errors } from '../../domain/errors';
 import { viewerOf } from '../../domain/auth/rules';
-import { OGC_COLLECTIONS, QUERYABLES, propertiesFor, scopedCollectionById, type OgcCollection, type UatCollection } from '../../domain/ogc/collections';
-import { collectionExtents, queryItem, queryItems, type CollectionExtent } from '../../domain/ogc/features';
-import { PagePrefetch } from '../../domain/ogc/prefetch';
-import { CRS84, STORAGE_CRS, SUPPORTED_CRS, encodeCursor, parseBbox, parseCrs, parseCursor, parseDatetime } from '../../domain/ogc/params';
+import type { CollectionExtent, OgcService } from '../../domain/ogc/service';
+import {
+  CRS84,
+  OGC_COLLECTIONS,
+  QUERYABLES,
+  STORAGE_CRS,
+  SUPPORTED_CRS,
+  encodeCursor,
+  parseBbox,
+  parseCrs,
+  parseCursor,
+  parseDatetime,
+  propertiesFor,
+  scopedCollectionById,
+  type OgcCollection,
+  type UatCollection,
+} from '../../domain/ogc/rules';
 import { Siruta } from '../http/schemas';
 
 export const OGC_LIMIT_DEFAULT = 100;
@@ -48,7 +59,6 @@ export const CONFORMANCE = [
 
 /** Pages of at least this many features get their next page read ahead (domain/ogc/prefetch.ts). */
 const READ_AHEAD_MIN_LIMIT = 500;
-const readAhead = new PagePrefetch();
 
 /** Absolute links: GDAL and QGIS resolve a relative href against the landing page, not the host. */
 const base = () => `${config.app.publicUrl.replace(/\/+$/, '')}/ogc`;
@@ -180,7 +190,7 @@ function ogcOpenApi(): unknown {
   return openApiCache;
 }
 
-export function registerOgcRoutes(router: Router, store: Store): void {
+export function registerOgcRoutes(router: Router, ogc: OgcService): void {
   const common = { tags: ['ogc'], auth: 'session' as const };
 
   defineRoute(
@@ -222,7 +232,7 @@ export function registerOgcRoutes(router: Router, store: Store): void {
     router,
     { ...common, method: 'get', path: '/ogc/collections', summary: 'The four collections', response: { description: 'Collections', schema: Collections } },
     async () => {
-      const extents = await readOn(store, (r) => collectionExtents(OGC_COLLECTIONS.map((c) => c.layerId), r.pool));
+      const extents = await ogc.collectionExtents(OGC_COLLECTIONS.map((c) => c.layerId));
       return {
         collections: OGC_COLLECTIONS.map((c) => collectionDoc(c, extents.get(c.layerId))),
         links: [link(`${base()}/collections`, 'self', 'application/json', 'Colecții')],
@@ -243,7 +253,7 @@ export function registerOgcRoutes(router: Router, store: Store): void {
     },
     async ({ params }) => {
       const c = collectionOr404(params.collectionId);
-      const extents = await readOn(store, (r) => collectionExtents(OGC_COLLECTIONS.map((x) => x.layerId), r.pool));
+      const extents = await ogc.collectionExtents(OGC_COLLECTIONS.map((x) => x.layerId));
       return collectionDoc(c, extents.get(c.layerId));
     },
   );
@@ -336,8 +346,8 @@ export function registerOgcRoutes(router: Router, store: Store): void {
       const aheadKey = (cursor: string) => [userId, collection.id, sameQuery, cursor].join('\n');
       const release = await heavyWork.ogcItems.acquire(callerKey(req));
       try {
-        const ahead = query.cursor ? readAhead.take(aheadKey(query.cursor)) : undefined;
-        const page = (ahead && (await ahead.catch(() => undefined))) || (await readOn(store, (r) => queryItems(q, { db: r.pool, signal: clientGone(res) })));
+        const ahead = query.cursor ? ogc.readAhead.take(aheadKey(query.cursor)) : undefined;
+        const page = (ahead && (await ahead.catch(() => undefined))) || (await ogc.queryItems(q, clientGone(res)));
         // The links repeat the caller's own parameters (as sent) with the position replaced.
         const url = `${base()}/collections/${collection.id}/items`;
         const withCursor = (cursor?: string) => {
@@ -366,7 +376,7 @@ export function registerOgcRoutes(router: Router, store: Store): void {
         res.end(']}');
         if (page.hasNext && page.last && limit >= READ_AHEAD_MIN_LIMIT) {
           const next = { direction: 'after' as const, ...page.last };
-          readAhead.start(aheadKey(encodeCursor(next)), userId, () => heavyWork.ogcItems.tryAcquire(callerKey(req)), () => readOn(store, (r) => queryItems({ ...q, cursor: next }, { db: r.pool })));
+          ogc.readAhead.start(aheadKey(encodeCursor(next)), userId, () => heavyWork.ogcItems.tryAcquire(callerKey(req)), () => ogc.queryItems({ ...q, cursor: next }));
         }
       } finally {
         release();
@@ -389,7 +399,7 @@ export function registerOgcRoutes(router: Router, store: Store): void {
     async ({ res, params, query, auth }) => {
       const collection = collectionOr404(params.collectionId);
       const crs = parseCrs(query.crs, 'crs');
-      const feature = await readOn(store, (r) => queryItem({ collection, viewer: viewerOf(auth), crs, id: params.featureId, siruta: collection.uat }, r.pool));
+      const feature = await ogc.queryItem({ collection, viewer: viewerOf(auth), crs, id: params.featureId, siruta: collection.uat });
       const self = `${base()}/collections/${collection.id}/items/${params.featureId}`;
       const links = [
         link(self, 'self', GEOJSON, 'Acest obiect'),

@@ -8,14 +8,12 @@
  */
 import type { Router } from 'express';
 import { z } from 'zod';
-import type { Store } from '../../domain/db/store';
-import { readOn } from '../../domain/db/readers';
 import { config } from '../../domain/config';
 import { errors } from '../../domain/errors';
 import { viewerOf } from '../../domain/auth/rules';
-import { uatStem } from '../../domain/exports/build';
-import { writeZip } from '../../domain/exports/zip';
-import { projectExtent, qgisProjectXml } from '../../domain/ogc/service';
+import { uatStem } from '../../domain/exports/rules';
+import type { ExportsService } from '../../domain/exports/service';
+import type { OgcService } from '../../domain/ogc/service';
 import { defineRoute } from '../http/route';
 import { contentDisposition } from '../http/contentDisposition';
 import { Siruta } from '../http/schemas';
@@ -24,7 +22,7 @@ const QGZ = 'application/vnd.qgis.qgz';
 
 const ProjectQuery = z.object({ siruta: Siruta.optional().openapi({ description: 'The UAT the layers are limited to; without it, every UAT of the store' }) }).strict();
 
-export function registerQgisProjectRoutes(router: Router, store: Store): void {
+export function registerQgisProjectRoutes(router: Router, ogc: OgcService, exports: Pick<ExportsService, 'writeZip'>): void {
   defineRoute(
     router,
     {
@@ -39,13 +37,13 @@ export function registerQgisProjectRoutes(router: Router, store: Store): void {
     },
     async ({ res, query, auth }) => {
       const siruta = query.siruta ?? null;
-      const found = await readOn(store, (r) => projectExtent(siruta, r.pool));
+      const found = await ogc.projectExtent(siruta);
       if (!found) throw errors.notFound('UAT-ul nu există în baza locală.');
       const uat = siruta !== null ? { siruta, name: found.name ?? `UAT ${siruta}` } : null;
-      const xml = qgisProjectXml({ publicUrl: config.app.publicUrl, viewer: viewerOf(auth), uat, extent: found.extent });
+      const xml = ogc.projectXml({ publicUrl: config.app.publicUrl, viewer: viewerOf(auth), uat, extent: found.extent });
       const stem = uat ? `${uatStem(uat.siruta, found.name)}_proiect-qgis` : 'geoportal_proiect-qgis';
       res.status(200).set({ 'Content-Type': QGZ, 'Content-Disposition': contentDisposition(`${stem}.qgz`), 'Cache-Control': 'private, no-cache' });
-      await writeZip([{ name: `${stem}.qgs`, content: xml }], res);
+      await exports.writeZip([{ name: `${stem}.qgs`, content: xml }], res);
     },
   );
 }

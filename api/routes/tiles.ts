@@ -17,12 +17,22 @@ import { config } from '../../domain/config';
 import type { Store } from '../../domain/db/store';
 import { readOn } from '../../domain/db/readers';
 import { AppError, errors } from '../../domain/errors';
-import { etagMatches, getTile, tileTag, type TileAddress } from '../../domain/tiles/mvt';
-import { tileJson, tileCatalog } from '../../domain/tiles/tilejson';
-import { tileVersion, tileVersions } from '../../domain/tiles/versions';
-import { proxyEnabled, proxyTileServer, type ProxiedAnswer } from '../../domain/tiles/proxy';
-import { tileSource, TILE_SOURCE_NAMES } from '../../domain/tiles/sources';
-import { readArchive } from '../../domain/tiles/archiveStore';
+import {
+  TILE_SOURCE_NAMES,
+  etagMatches,
+  getTile,
+  proxyEnabled,
+  proxyTileServer,
+  readArchive,
+  tileCatalog,
+  tileJson,
+  tileSource,
+  tileTag,
+  tileVersion,
+  tileVersions,
+  type ProxiedAnswer,
+  type TileAddress,
+} from '../../domain/tiles/service';
 import { getTemporalClient } from '../../temporal/client';
 import { startOverviewArchiveBuild } from '../../temporal/tileArchive';
 

@@ -8,7 +8,7 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { config } from '../config';
 import type { Db } from '../db/pool';
 import type { NotificationsService } from '../notifications/service';
-import { adminUsers } from '../notifications/users';
+import { adminUsers } from '../notifications/service';
 import { countOf } from '../text/plural';
 import { bucketNames, s3 } from '../storage/service';
 import { ensureBackupBucket, listAll, mirrorBuckets, pruneObjects, restoreBuckets, type ObjectRestoreResult } from './objects';

@@ -31,3 +31,24 @@ export interface ImportNoGeometryInput {
   workspacePk?: number | null;
 }
 
+/** What the no-geometry scan counts (spec 4.4 no-geom-scan). */
+export interface NoGeomScan {
+  siruta: number;
+  workspacePk: number;
+  /** Immovables of the UAT on the portal's list. */
+  totalImmovables: number;
+  /** Features of the remote parcel layer in the UAT (its count). */
+  withGeometry: number;
+  /** Immovables matched to no parcel of the layer, by id or by cadastral number. */
+  withoutGeometry: number;
+  remoteCladiriCount: number;
+  matchedByRef: number;
+  matchedById: number;
+  scannedAt: string;
+}
+
+/** What the no-geometry import answers (the importNoGeometry job's result). */
+export interface NoGeomImport extends NoGeomScan {
+  imported: number;
+  deleted: number;
+}

@@ -8,28 +8,12 @@
 import { withTransaction, type Db } from '../db/pool';
 import { AppError } from '../errors';
 import type { PortalImmovableListEntry } from './portalTypes';
-import { resolveWorkspace, type EnrichmentDeps } from './service';
+import { resolveWorkspace, type EnrichmentDeps } from './enrich';
+import type { NoGeomImport, NoGeomScan } from './jobTypes';
 import { BUILDING_LAYER, NO_GEOMETRY, PARCEL_LAYER } from './store';
 
-/** Spec section 8: the no-geometry scan gives up after 120 s (server and client). */
-export const NO_GEOM_SCAN_TIMEOUT_MS = 120_000;
 /** Page size of the immovable list and of the attribute scan (the portal's 1000 cap). */
 export const SCAN_PAGE_SIZE = 1000;
-
-export interface NoGeomScan {
-  siruta: number;
-  workspacePk: number;
-  /** Immovables of the UAT on the portal's list. */
-  totalImmovables: number;
-  /** Features of the remote parcel layer in the UAT (its count). */
-  withGeometry: number;
-  /** Immovables matched to no parcel of the layer, by id or by cadastral number. */
-  withoutGeometry: number;
-  remoteCladiriCount: number;
-  matchedByRef: number;
-  matchedById: number;
-  scannedAt: string;
-}
 
 export interface ScanOptions {
   workspacePk?: number | null;
@@ -94,11 +78,6 @@ export async function scanNoGeometry(deps: EnrichmentDeps, siruta: number, opts:
     scannedAt: new Date().toISOString(),
     missing: unique,
   };
-}
-
-export interface NoGeomImport extends NoGeomScan {
-  imported: number;
-  deleted: number;
 }
 
 /** Writes the import in one transaction: stale records out first, then the fresh list upserted. */

@@ -2,8 +2,9 @@
  * The enrichment rules of spec 2.4 and CONTRACT.md section 3, as pure functions over the portal's
  * answers: owners from the ownership node tree, the address, the areas, the use categories, the
  * intravilan flag, the `basic` scope redaction and the one diacritic-insensitive name
- * normalisation. No I/O here: the service (./service.ts) fetches, these decide.
+ * normalisation. No I/O here: the operations (./enrich.ts) fetch, these decide.
  */
+import type { Viewer } from '../auth/rules';
 import { foldName } from '../text/fold';
 import type {
   PortalAddress,
@@ -333,3 +334,17 @@ export function buildEnrichment(input: EnrichmentInput): Enrichment {
 // The one `basic` scope redaction (CONTRACT.md section 3) lives with the geoportal's panel rules;
 // enrichment routes and pages use the very same function.
 export { PERSONAL_ENRICHMENT_KEYS, personalDataHidden, redactEnrichment } from '../auth/rules';
+
+/** Owner names are personal data: hidden from basic panels and from scopes that null them. */
+export function canSearchOwners(viewer: Viewer): boolean {
+  return viewer.personalData;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Limits of the routes
+// ---------------------------------------------------------------------------------------------
+
+/** A cadastral search asks for at most this many numbers (each may cost portal calls). */
+export const MAX_CADASTRAL_NUMBERS = 200;
+/** Spec section 8: the no-geometry scan gives up after 120 s (server and client). */
+export const NO_GEOM_SCAN_TIMEOUT_MS = 120_000;

@@ -30,9 +30,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Db } from '../db/pool';
 import { EPSG_3844 } from '../geo/epsg3844';
-import { slug } from '../geoportal/text';
 import { EXPORT_MODE_FILE_WORDS, EXPORT_MODE_LABELS } from '../text/labels';
 import { EXPORT_SESSION_OPTIONS, GdalError, SIDE_CONVERSION_NICE, ogr2ogr, pgDatasource } from './gdal';
+import { uatStem } from './rules';
 import {
   BUNDLE_LAYERS,
   PARCELS_LAYER,
@@ -124,10 +124,6 @@ export function fileStamp(d: Date): string {
       .map((x) => [x.type, x.value]),
   );
   return `${p.year}-${p.month}-${p.day}_${p.hour}${p.minute}`;
-}
-
-export function uatStem(siruta: number, name: string | null): string {
-  return name ? `${slug(name)}-${siruta}` : `uat-${siruta}`;
 }
 
 export function exportFileName(stem: string, target: ExportTarget, now: Date): string {

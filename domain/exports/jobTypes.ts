@@ -3,7 +3,7 @@
  * its starters (api/routes/landregExports.ts through domain/jobWorkflows.ts).
  */
 import type { PipelineStep } from './reports';
-import type { StoredExport } from './service';
+import type { StoredExport } from './stored';
 
 export interface ExportJobInput {
   siruta: number;

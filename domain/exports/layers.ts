@@ -7,7 +7,7 @@
  * ogr2ogr takes no bind parameters: the only values in this SQL are the SIRUTA code (an integer,
  * checked) and layer ids (checked against the id shape), never text a caller typed.
  */
-import { PERSONAL_ENRICHMENT_KEYS } from '../geoportal/redact';
+import { PERSONAL_ENRICHMENT_KEYS } from '../geoportal/rules';
 
 export type ExportMode = 'base' | 'magic';
 

@@ -97,19 +97,3 @@ export async function recordNoGeometryImport(
     workflowId: r.workflowId,
   });
 }
-
-export interface ExportReadyNotification {
-  userId: string;
-  title: string;
-  body: string;
-  link: string;
-}
-
-/**
- * In-app notification `export-ready` through the notifications module (the user's preference
- * decides). Returns whether a row was written.
- */
-export async function notifyExportReady(db: Db, deliver: StartDelivery, n: ExportReadyNotification): Promise<boolean> {
-  const r = await notify(db, deliver, { ...n, type: 'export-ready' });
-  return r.created;
-}

@@ -11,19 +11,17 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { errors, AppError } from '../errors';
-import { GdalError, ogr2ogr, pgDatasource } from '../exports/gdal';
+import { GdalError, ogr2ogr, pgDatasource } from '../exports/service';
 import { childLogger } from '../log';
 import type { Db } from '../db/pool';
 import { EPSG_3844 } from '../geo/epsg3844';
-import { PERSONAL_ENRICHMENT_KEYS } from './redact';
+import { PERSONAL_ENRICHMENT_KEYS } from './rules';
 import { slug } from './text';
 import { makeTempDir } from '../storage/service';
 import type { Viewer } from './types';
 
 const log = childLogger('geoportal-export');
 
-/** CONTRACT.md section 5: at most 5,000 features a request. */
-export const EXPORT_MAX_FEATURES = 5000;
 /** ogr2ogr writes 5,000 parcels in a few seconds; a minute means something is stuck. */
 const OGR_TIMEOUT_MS = 120_000;
 

@@ -4,10 +4,8 @@
  */
 import { errors } from '../errors';
 import type { Db } from '../db/pool';
-import { redactEnrichment } from './redact';
+import { redactEnrichment } from './rules';
 import type { FeatureView, RestrictedFeatureView, Viewer } from './types';
-
-export const DEFAULT_FEATURE_LAYER = 'TERENURI_ACTIVE';
 
 export type FeatureKey = { id: string } | { siruta: number; objectId: number; layerId: string };
 

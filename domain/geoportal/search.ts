@@ -11,9 +11,6 @@ import { parcelsExtent } from './uat';
 import { holdsLayerSql } from '../store/holdings';
 import type { Bbox, SearchResult, Viewer } from './types';
 
-/** CONTRACT.md section 4: default 20, maximum 50. */
-export const SEARCH_LIMIT_DEFAULT = 20;
-export const SEARCH_LIMIT_MAX = 50;
 /** Owner search below three letters would match most of the store and say nothing. */
 export const OWNER_QUERY_MIN_LENGTH = 3;
 

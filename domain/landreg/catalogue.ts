@@ -9,7 +9,7 @@ import type { Db } from '../db/pool';
 import { LAYER_COUNTS_SQL } from '../store/holdings';
 import type { PrismaClient } from '../db/prisma';
 import { mapBounded } from '../concurrency';
-import { tilesChanged } from '../tiles/versions';
+import { tilesChanged } from '../tiles/service';
 import type { LandregClient } from './client';
 import { fetchAllFeatures, listWorkspaces, listWorkspaceUats, uatDetail, type PortalUat } from './portal';
 

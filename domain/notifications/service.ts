@@ -5,7 +5,7 @@
  * queue's activities; and `notify`, the one way another area raises a notification. Built once per
  * process by `domain/services.ts`. Its pure rules (types, preference keys) are in `rules.ts`.
  */
-import type { Viewer } from '../auth/viewer';
+import type { Viewer } from '../auth/rules';
 import type { AreaDeps } from '../areaDeps';
 import { runDailyDigest, sendAdminTestDigests, sendTestDigest, type DigestSources } from './digest';
 import { getPreferences, inbox, markRead, setPreferences, unread } from './inbox';

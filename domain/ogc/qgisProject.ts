@@ -16,9 +16,8 @@ import { projectRoot } from '../config';
 import { MAP_COLORS } from '../geo/mapColors';
 import type { Viewer } from '../auth/rules';
 import { collectionById, propertyClass, type OgcCollection } from './collections';
+import { QGIS_AUTHCFG } from './rules';
 
-/** The id of the authentication configuration every layer names (QGIS ids are 7 characters). */
-export const QGIS_AUTHCFG = 'cgpqgis';
 /**
  * Cadastral numbers show from 1:6,000 inwards: the web map's zoom 16 (LABEL_MINZOOM of
  * web/app/lib/geoportal/style.ts) at Romania's latitude.

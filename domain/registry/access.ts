@@ -8,8 +8,7 @@
  *   - restricted viewers (basic panel, or enrichment scope basic/none) never get the sender,
  *     the recipient or the petitioner's name, in entries, in the history, or through `q`.
  */
-import { personalDataHidden } from '../geoportal/redact';
-import type { EnrichmentScope } from '../geoportal/types';
+import { personalDataHidden, type EnrichmentScope } from '../auth/rules';
 import { errors } from '../errors';
 import { COMPANIES, type RegistryCompany } from './numbers';
 

@@ -11,8 +11,8 @@
  */
 import { createHash } from 'node:crypto';
 import { withTransaction, type Db } from '../db/pool';
-import { GRID_ZOOMS, MINZOOM_COLUMN, MINZOOM_FUNCTION, MINZOOM_INDEX_ZOOMS, gridColumn, gridGeomSql, minzoomFunctionSql } from '../tiles/density';
-import { ENRICHED_LAYER_IDS, STORED_PROPERTIES_COLUMN, enrichmentMembersSql } from '../ogc/collections';
+import { GRID_ZOOMS, MINZOOM_COLUMN, MINZOOM_FUNCTION, MINZOOM_INDEX_ZOOMS, gridColumn, gridGeomSql, minzoomFunctionSql } from '../tiles/rules';
+import { ENRICHED_LAYER_IDS, STORED_PROPERTIES_COLUMN, enrichmentMembersSql } from '../ogc/rules';
 
 export const TILE_SCHEMA = 'tiles';
 /**

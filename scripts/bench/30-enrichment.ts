@@ -20,10 +20,9 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { config } from '../../domain/config';
 import { getPool } from '../../domain/db/pool';
-import { LandregClient } from '../../domain/landreg/service';
-import { enrichmentPortal } from '../../domain/enrichment/portal';
+import { storeOn } from '../../domain/db/store';
 import { nameTokens, parseOwners } from '../../domain/enrichment/rules';
-import { searchOwnersLocal } from '../../domain/enrichment/store';
+import { processServices } from '../../temporal/services';
 import { readJob, start } from '../../temporal/jobs';
 import { createTestSessionRecord } from '../../test/helpers/session';
 import type { ProgressState } from '../../temporal/common/progress';
@@ -131,16 +130,16 @@ async function fallbackNames(n: number): Promise<OwnerSample[]> {
       ORDER BY md5(id::text) LIMIT $2`,
     [BENCH_SIRUTA, n * 4],
   );
-  const portal = enrichmentPortal(new LandregClient({ db }));
+  const { enrichment } = processServices(storeOn(db), { mail: null });
   const out: OwnerSample[] = [];
   for (const row of r.rows) {
-    const nodes = await portal.ownershipTree(Number(row.pk));
+    const nodes = await enrichment.ownershipTree(Number(row.pk));
     for (const node of nodes) {
       const name = node.person?.name;
       if (!name) continue;
       const tokens = nameTokens(name);
       if (tokens.join('').length < 3 || out.some((s) => s.name === tokens.join(' '))) continue;
-      if ((await searchOwnersLocal(db, BENCH_SIRUTA, tokens, 1)).length > 0) continue;
+      if ((await enrichment.searchOwnersLocal(BENCH_SIRUTA, tokens, 1)).length > 0) continue;
       out.push({ name: tokens.join(' ') });
       break;
     }

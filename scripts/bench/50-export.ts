@@ -23,9 +23,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { closePool, getPool } from '../../domain/db/pool';
-import { buildAndStoreExport } from '../../domain/exports/service';
-import { EXPORT_SESSION_OPTIONS, ogr2ogr, pgDatasource } from '../../domain/exports/gdal';
-import { BUNDLE_LAYERS, KNOWN_LAYERS, geometryKindFromDimension, layerSelectSql, ogrGeometryType } from '../../domain/exports/layers';
+import { storeOn } from '../../domain/db/store';
+import { BUNDLE_LAYERS, KNOWN_LAYERS, geometryKindFromDimension, layerSelectSql, ogrGeometryType } from '../../domain/exports/rules';
+import { EXPORT_SESSION_OPTIONS, ogr2ogr, pgDatasource } from '../../domain/exports/service';
+import { processServices } from '../../temporal/services';
 import { EPSG_3844 } from '../../domain/geo/epsg3844';
 import { clearExportUat, seedExportUat } from '../../test/helpers/exportSeed';
 
@@ -79,6 +80,7 @@ function sampleMemory() {
 
 async function main(): Promise<void> {
   const db = getPool();
+  const { exports } = processServices(storeOn(db), { mail: null });
   const given = arg('siruta');
   const siruta = given ? Number(given) : BENCH_SIRUTA;
   if (!given) {
@@ -145,8 +147,7 @@ async function main(): Promise<void> {
     for (const mode of modes) {
       const timings: Record<string, number> = {};
       const t = performance.now();
-      const stored = await buildAndStoreExport({
-        db,
+      const stored = await exports.buildAndStore({
         siruta,
         jobId: `bench-export-${mode}:${siruta}`,
         userId: 'bench',

@@ -18,7 +18,7 @@ import { promisify } from 'node:util';
 import { config } from '../../domain/config';
 import { processStore } from '../../domain/db/store';
 import { CLOUD_LEVELS, LOCAL_LEVELS } from '../../domain/pdf/rules';
-import { createServices } from '../../domain/services';
+import { processServices } from '../../temporal/services';
 import { makePdfCorpus } from '../../test/helpers/pdfFixtures';
 import { jsonLine, note, percentiles } from './_shared';
 
@@ -55,7 +55,7 @@ function emit(file: string, what: string, m: Measure, original: number): void {
 
 async function main(): Promise<void> {
   // The cloud levels go through the outside-call base, paced on the store's shared schedule.
-  const { pdf } = createServices({ store: processStore(), mail: null });
+  const { pdf } = processServices(processStore(), { mail: null });
   const work = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-pdf-'));
   try {
     say('generating the corpus…');

@@ -28,17 +28,14 @@ import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { config } from '../../domain/config';
 import { getPool } from '../../domain/db/pool';
-import { storeOn } from '../../domain/db/store';
-import { createServices } from '../../domain/services';
-import { pgConnectionEnv, pgDatasource } from '../../domain/exports/gdal';
+import { pgConnectionEnv, pgDatasource } from '../../domain/exports/service';
 import { viewerOf } from '../../domain/auth/rules';
-import { OGC_COLLECTIONS, propertiesFor } from '../../domain/ogc/collections';
-import { pageStatement } from '../../domain/ogc/features';
-import { CRS84, STEREO70 } from '../../domain/ogc/params';
+import { CRS84, OGC_COLLECTIONS, STEREO70, propertiesFor } from '../../domain/ogc/rules';
+import { pageStatement } from '../../domain/ogc/service';
 import { createTestSessionRecord } from '../../test/helpers/session';
 import { clearExportUat, seedExportUat } from '../../test/helpers/exportSeed';
 import { tokenIdentityOf } from '../../api/auth/personalToken';
-import { jsonLine, note, percentiles, runBench } from './_shared';
+import { benchServices, jsonLine, note, percentiles, runBench } from './_shared';
 
 const run = promisify(execFile);
 const BENCH = 'ogc';
@@ -75,7 +72,7 @@ async function main(): Promise<void> {
   await seedExportUat(getPool(), { siruta: SIRUTA, name: 'Bench OGC', county: 'Cluj', parcels, noGeometry: 0, unenrichedEvery: 0 });
   await getPool().query('VACUUM ANALYZE gis_features');
   const session = await createTestSessionRecord({ email: 'bench-ogc@birou.ro', enrichmentScope: 'full' });
-  const { token } = await createServices({ store: storeOn(getPool()), mail: null }).auth.createToken(tokenIdentityOf(session.data), { name: 'bench', expiresInDays: 1 });
+  const { token } = await benchServices().auth.createToken(tokenIdentityOf(session.data), { name: 'bench', expiresInDays: 1 });
   const env = { ...process.env, GDAL_HTTP_HEADERS: `Authorization: Bearer ${token}` };
   try {
     // Reference: plain ogr2ogr from PostGIS, the same rows, columns and geometry.

@@ -33,7 +33,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { config, projectRoot } from '../../domain/config';
 import { getPool } from '../../domain/db/pool';
-import { bumpTileVersion } from '../../domain/tiles/versions';
+import { bumpTileVersion } from '../../domain/tiles/service';
 import { start } from '../../temporal/jobs';
 import { ALL_COUNTIES_JOB } from '../../temporal/common/singletons';
 import { createTestSessionRecord } from '../../test/helpers/session';

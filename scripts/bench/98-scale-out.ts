@@ -22,7 +22,7 @@ import { createApp } from '../../api/app';
 import { config } from '../../domain/config';
 import { getPool } from '../../domain/db/pool';
 import { createStore, type Store } from '../../domain/db/store';
-import { clearTileCache } from '../../domain/tiles/mvt';
+import { clearTileCache } from '../../domain/tiles/service';
 import { start } from '../../temporal/jobs';
 import { replicaDataDir, replicaService } from '../stack/services';
 import { waitFor, type Proc } from '../stack/proc';

@@ -13,8 +13,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { config } from '../../domain/config';
-import { DETAIL_MINZOOM } from '../../domain/tiles/density';
-import type { TileSourceRecord } from '../../domain/tiles/sources';
+import { DETAIL_MINZOOM } from '../../domain/tiles/rules';
+import type { TileSourceRecord } from '../../domain/tiles/service';
 
 export const MARTIN_VERSION = '1.14.0';
 

@@ -15,7 +15,8 @@ import { config } from '../../domain/config';
 import { closePool, getPool } from '../../domain/db/pool';
 import { processStore } from '../../domain/db/store';
 import { DEFAULT_SYNC_LAYERS } from '../../domain/landreg/rules';
-import { createServices, type Services } from '../../domain/services';
+import { type Services } from '../../domain/services';
+import { processServices } from '../../temporal/services';
 import { BENCH_SIRUTA } from '../../simulators/landreg/store';
 import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
 import { runningPortalJobs, start } from '../../temporal/jobs';
@@ -25,7 +26,7 @@ export { BENCH_SIRUTA };
 let services: Services | undefined;
 /** The areas' services on the bench stack's store, built once (no bench sends mail through them). */
 export function benchServices(): Services {
-  services ??= createServices({ store: processStore(), mail: null, jobs: { runningPortalJobs } });
+  services ??= processServices(processStore(), { mail: null });
   return services;
 }
 

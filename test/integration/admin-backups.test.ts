@@ -14,7 +14,7 @@ import type { Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
 import { config } from '../../domain/config';
 import { createStore } from '../../domain/db/store';
-import { createServices } from '../../domain/services';
+import { processServices } from '../../temporal/services';
 import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
 import { TaskQueue, type TaskQueueName } from '../../temporal/common/queues';
 import { createQueueWorkers } from '../../workers/start';
@@ -24,7 +24,7 @@ import { listenApp } from '../helpers/appServer';
 
 const store = createStore();
 // The backup area as the workers hold it, on this file's store; no e-mail delivery is started here.
-const { backup } = createServices({ store, mail: null });
+const { backup } = processServices(store, { mail: null });
 let server: http.Server;
 let base: string;
 let env: TestWorkflowEnvironment;

@@ -19,7 +19,6 @@ import { config } from '../../domain/config';
 import { migrate } from '../../domain/db/migrate';
 import { closePool, createPool, getPool } from '../../domain/db/pool';
 import { LandregClient } from '../../domain/landreg/client';
-import { enrichmentPortal } from '../../domain/enrichment/portal';
 import { ENRICHMENT_KEYS, nameTokens } from '../../domain/enrichment/rules';
 import { searchOwnersLocal } from '../../domain/enrichment/store';
 import { getTile } from '../../domain/tiles/mvt';
@@ -41,6 +40,7 @@ import { createTestSessionRecord, type TestSession } from '../helpers/session';
 import { callJson } from '../helpers/appServer';
 import { localEnv, namespaceOf } from '../helpers/temporal';
 import { storeOn } from '../../domain/db/store';
+import { processServices } from '../../temporal/services';
 
 /** Chiscani (Brăila): 300 parcels, 178 buildings, a few dozen immovables without geometry. */
 const SIRUTA = 42708;
@@ -141,7 +141,7 @@ beforeAll(async () => {
   app.use(sessionMiddleware(getPool()));
   app.use('/api', express.json());
   const router = express.Router();
-  registerLandregEnrichmentRoutes(router, { db: pool, deliverMail: null, portal: enrichmentPortal(new LandregClient({ db: pool, baseUrl: sim.url })) });
+  registerLandregEnrichmentRoutes(router, processServices(storeOn(pool), { mail: null, outside: { landregBaseUrl: sim.url } }).enrichment);
   app.use(router);
   app.use(errorMapper);
   server = await new Promise((resolve) => {

@@ -17,7 +17,8 @@ import { writeEnrichment } from '../../domain/enrichment/store';
 import { notify } from '../../domain/notifications/notify';
 import { mailReport } from '../../domain/notifications/notify';
 import { bucharestDate } from '../../domain/notifications/digest';
-import { createServices, type Services } from '../../domain/services';
+import { type Services } from '../../domain/services';
+import { processServices } from '../../temporal/services';
 import { createNotificationActivities } from '../../activities/notifications';
 import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
 import { deliverMailWorkflowId, mailDelivery } from '../../temporal/mail';
@@ -105,7 +106,7 @@ beforeAll(async () => {
   notifRun = notifWorker.run();
   // Deliveries started by notify() in this process run in this file's namespace, on its workers.
   deliver = mailDelivery;
-  services = createServices({ store: rig.store, mail: deliver });
+  services = processServices(rig.store, { mail: deliver });
   ({ server, base } = await listenApp(createApp({ store })));
   dan = await createTestSessionRecord({ email: danEmail, name: 'Dan Ștefănescu', company: 'U', db: rig.db });
   mihai = await createTestSessionRecord({ email: mihaiEmail, name: 'Mihai Țurcanu', company: 'G', db: rig.db });

@@ -25,7 +25,8 @@ process.env.LANDREG_API_DEADLINE_MS = '8000';
 const { migrate } = await import('../../domain/db/migrate');
 const { closePool, createPool, getPool } = await import('../../domain/db/pool');
 const { LandregClient } = await import('../../domain/landreg/client');
-const { enrichmentPortal } = await import('../../domain/enrichment/portal');
+const { storeOn } = await import('../../domain/db/store');
+const { processServices } = await import('../../temporal/services');
 const { sessionMiddleware } = await import('../../api/auth');
 const { errorMapper } = await import('../../api/http/errorMapper');
 const { heavyWork } = await import('../../api/http/rateLimit');
@@ -89,7 +90,7 @@ beforeAll(async () => {
     let router = routers.get(pace);
     if (!router) {
       router = express.Router();
-      registerLandregEnrichmentRoutes(router, { db: pool, deliverMail: null, portal: enrichmentPortal(new LandregClient({ db: pool, baseUrl: sim.url, requestsPerSecond: pace })) });
+      registerLandregEnrichmentRoutes(router, processServices(storeOn(pool), { mail: null, outside: { landregBaseUrl: sim.url, landregRequestsPerSecond: pace } }).enrichment);
       routers.set(pace, router);
     }
     return router;

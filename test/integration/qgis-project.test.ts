@@ -14,7 +14,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { closePool, getPool } from '../../domain/db/pool';
 import { PERSONAL_ENRICHMENT_KEYS } from '../../domain/auth/viewer';
-import { QGIS_AUTHCFG } from '../../domain/ogc/qgisProject';
+import { QGIS_AUTHCFG } from '../../domain/ogc/rules';
 import { E2E_BASE_URL, E2E_ORIGIN } from '../helpers/e2e';
 import { callJson } from '../helpers/appServer';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';

@@ -34,9 +34,9 @@ beforeAll(async () => {
   ioana = (await app.session({ email: 'ioana@birou.ro', company: 'S' })).cookie;
   const { createStore } = await import('../../domain/db/store');
   const { officePage } = await import('../../web/app/lib/office.server');
-  const { createServices } = await import('../../domain/services');
+  const { processServices } = await import('../../temporal/services');
   const store = createStore(app.dbUrl);
-  const services = createServices({ store, mail: null });
+  const services = processServices(store, { mail: null });
   closeStore = () => store.close();
   pageStorage = async (company) => {
     const auth = { user: { id: `page-${company}`, email: `pagina@birou.ro`, company } } as unknown as Parameters<typeof officePage>[1];

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, expect, test } from '@jest/globals';
 import { projectRoot } from '../../domain/config';
 import { AREA_NAMES, AREAS, type AreaRecord } from '../../domain/areas';
-import { createServices } from '../../domain/services';
+import { processServices } from '../../temporal/services';
 import { createStore } from '../../domain/db/store';
 import { JOBS } from '../../temporal/common/jobTable';
 
@@ -68,7 +68,7 @@ describe('areas: one record each, one door each', () => {
     // Building reads nothing: pg and Prisma connect on first use.
     const store = createStore();
     try {
-      expect(Object.keys(createServices({ store, mail: null })).sort()).toEqual([...AREA_NAMES].sort());
+      expect(Object.keys(processServices(store, { mail: null })).sort()).toEqual([...AREA_NAMES].sort());
     } finally {
       await store.close();
     }

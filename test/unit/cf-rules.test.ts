@@ -3,7 +3,8 @@ import { describe, expect, test } from '@jest/globals';
 import { CF_VALIDITY_MS, extractView } from '../../domain/cfportal/extracts';
 import { accountKey } from '../../domain/cfportal/session';
 import { extractFileName } from '../../domain/cfportal/pipeline';
-import { batchReadyNotices, uiState } from '../../domain/cfportal/rules';
+import { batchReadyNotices } from '../../domain/cfportal/rules';
+import { uiState } from '../../domain/geoportal/rules';
 import { rgiFileName, rgiOrgUnitId } from '../../domain/landreg/rgi';
 
 const NOW = new Date('2026-03-01T10:00:00Z');

@@ -3,9 +3,8 @@ import { describe, expect, it } from '@jest/globals';
 import type { Request } from 'express';
 import { matchingOwner, slug, escapeLike } from '../../domain/geoportal/text';
 import { foldDiacritics } from '../../domain/text/fold';
-import { redactEnrichment, viewerOf } from '../../domain/geoportal/redact';
+import { redactEnrichment, uiState, viewerOf } from '../../domain/geoportal/rules';
 import { exportFileName } from '../../domain/geoportal/export';
-import { uiState } from '../../domain/cfportal/rules';
 import { legacyWriteGate } from '../../api/http/gates';
 import { AppError } from '../../domain/errors';
 

@@ -2,11 +2,10 @@
  * What Express hands to every Remix loader and action (api/web.ts getLoadContext): the session
  * the auth middleware attached to the request (undefined only when no session exists, which the
  * page guard normally prevents), the store the server built at start-up, the same the API's
- * routers use, every area's service, and how a mail queued on it starts its delivery.
+ * routers use, and every area's service (which starts the delivery of the mails it queues).
  */
 import type { SessionContext } from '../../domain/auth/rules';
 import type { Store } from '../../domain/db/store';
-import type { StartDelivery } from '../../domain/areaDeps';
 import type { Services } from '../../domain/services';
 
 export type { SessionContext, Store };
@@ -15,8 +14,6 @@ declare module '@remix-run/server-runtime' {
   interface AppLoadContext {
     auth?: SessionContext;
     store: Store;
-    /** Starts the e-mails of what a page's action queues (temporal/mail.ts `mailDelivery` on `store`). */
-    deliverMail: StartDelivery;
     /** Every area's service, the same objects the API's routers call (domain/services.ts). */
     services: Services;
   }

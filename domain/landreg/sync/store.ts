@@ -4,7 +4,7 @@
  * deletions. Every page is written in one transaction together with its run counters and the
  * removal of its staging rows, so a page re-run after a crash finds nothing left to do.
  */
-import { tilesChanged } from '../../tiles/versions';
+import { tilesChanged } from '../../tiles/service';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { withTransaction, type Db } from '../../db/pool';

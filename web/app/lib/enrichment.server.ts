@@ -1,7 +1,7 @@
 /**
- * What the parcel-sync pages need on the server: the enrichment area's application service
- * (domain/enrichment/service.ts), the one the enrichment routes call, with the viewer rule it
- * applies.
+ * What the parcel-sync pages need on the server besides the enrichment's service (the load
+ * context's `services.enrichment`, the object the enrichment routes call): the viewer rule it
+ * applies, the error panels' messages and the page's UAT.
  */
 import { AppError, errors } from '../../../domain/errors';
 import type { LandregService, UatOption } from '../../../domain/landreg/service';
@@ -29,7 +29,5 @@ export function uatOption(landreg: LandregService, siruta: number | null): Promi
   return siruta ? landreg.uatOption(siruta) : Promise.resolve(null);
 }
 
-// The service functions the pages call, re-exported here so route modules import server code only
-// through `*.server.ts` (never bundled for the browser).
-export { canSearchOwners, enrichOne, enrichmentDeps, searchCadastral, searchOwner, storedParcel, uatDashboard } from '../../../domain/enrichment/service';
+export { canSearchOwners } from '../../../domain/enrichment/rules';
 export { viewerOf } from '../../../domain/auth/rules';

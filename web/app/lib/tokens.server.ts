@@ -6,17 +6,17 @@
 import { config } from '../../../domain/config';
 import type { AppLoadContext } from '@remix-run/node';
 import { DEFAULT_TOKEN_DAYS, MAX_TOKEN_DAYS } from '../../../domain/auth/rules';
-import { QGIS_AUTHCFG, uatsWithParcels } from '../../../domain/ogc/service';
+import { QGIS_AUTHCFG } from '../../../domain/ogc/rules';
 
-export async function qgisAccessPage({ services, store }: Pick<AppLoadContext, 'services' | 'store'>, caller: { userId: string; isAdmin: boolean }) {
-  const { auth } = services;
+export async function qgisAccessPage({ services }: Pick<AppLoadContext, 'services'>, caller: { userId: string; isAdmin: boolean }) {
+  const { auth, ogc } = services;
   return {
     tokens: await auth.listTokens(caller.userId),
     everyUsersTokens: caller.isAdmin ? await auth.listTokens(caller.userId, { everyUser: true }) : null,
     ogcUrl: `${config.app.publicUrl.replace(/\/+$/, '')}/ogc`,
     defaultDays: DEFAULT_TOKEN_DAYS,
     maxDays: MAX_TOKEN_DAYS,
-    projectUats: await uatsWithParcels(store.pool),
+    projectUats: await ogc.uatsWithParcels(),
     authcfg: QGIS_AUTHCFG,
   };
 }

@@ -35,7 +35,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     isAdmin ? context.services.backup.list().catch((): BackupList | null => null) : Promise.resolve(null),
   ]);
   try {
-    return { status: await tileInfraStatus(context.store, { technical: isAdmin }), error: null as string | null, isAdmin, health, backups };
+    return { status: await tileInfraStatus(context.services.tiles, { technical: isAdmin }), error: null as string | null, isAdmin, health, backups };
   } catch (err) {
     return { status: null, error: err instanceof AppError ? err.message : 'Starea infrastructurii de hărți nu a putut fi citită.', isAdmin, health, backups };
   }

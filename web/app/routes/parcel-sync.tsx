@@ -18,7 +18,7 @@ import { ParcelSyncLayout } from '../components/sync/ParcelSyncLayout';
 import { UatPicker, UatSummary } from '../components/sync/UatPicker';
 import type { UatChoice } from '../components/sync/uatSearch';
 import { requireSession } from '../lib/auth.server';
-import { canSearchOwners, enrichmentDeps, failureMessage, searchCadastral, searchOwner, uatOption, viewerOf } from '../lib/enrichment.server';
+import { canSearchOwners, failureMessage, uatOption, viewerOf } from '../lib/enrichment.server';
 import { refusalInit, retryAfterHeaders, withinPortalDoor } from '../lib/portal.server';
 import type { CadastralSearchResult, OwnerSearchResult } from '../../../domain/enrichment/service';
 import { EnrichmentFields } from '../components/enrichment/EnrichmentFields';
@@ -56,10 +56,10 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   let error: string | null = null;
   let refused: ResponseInit | undefined;
   if (tab === 'search' && siruta) {
-    const deps = enrichmentDeps(context.store.pool, context.deliverMail);
+    const { enrichment } = context.services;
     try {
-      if (cad) search = await withinPortalDoor(request, auth, () => searchCadastral(deps, { siruta, cadastralNumbers: cad }, viewer));
-      if (owner) owners = await withinPortalDoor(request, auth, () => searchOwner(deps, { siruta, name: owner }, viewer));
+      if (cad) search = await withinPortalDoor(request, auth, () => enrichment.searchCadastral({ siruta, cadastralNumbers: cad }, viewer));
+      if (owner) owners = await withinPortalDoor(request, auth, () => enrichment.searchOwner({ siruta, name: owner }, viewer));
     } catch (err) {
       // Abandoned by the browser: nobody reads the page, and its portal calls have stopped.
       if (request.signal.aborted) throw err;

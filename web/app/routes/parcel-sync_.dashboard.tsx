@@ -11,8 +11,8 @@ import { useLoaderData, useNavigate, useNavigation } from '@remix-run/react';
 import parcelSyncCss from '../styles/parcel-sync.css?url';
 import enrichmentCss from '../styles/enrichment.css?url';
 import { requireSession } from '../lib/auth.server';
-import { failureMessage, uatDashboard, uatOption, viewerOf } from '../lib/enrichment.server';
-import type { UatDashboard } from '../../../domain/enrichment/dashboard';
+import { failureMessage, uatOption, viewerOf } from '../lib/enrichment.server';
+import type { UatDashboard } from '../../../domain/enrichment/service';
 import { BarChart, DonutChart } from '../components/enrichment/Charts';
 import { formatArea, formatInt } from '../components/enrichment/format';
 import { ParcelSyncLayout } from '../components/sync/ParcelSyncLayout';
@@ -40,7 +40,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   let changes: LayerSyncChanges[] = [];
   if (siruta) {
     try {
-      [dashboard, changes] = await Promise.all([uatDashboard(context.store.pool, siruta, viewerOf(auth)), context.services.landreg.lastSyncChanges(siruta)]);
+      [dashboard, changes] = await Promise.all([context.services.enrichment.uatDashboard(siruta, viewerOf(auth)), context.services.landreg.lastSyncChanges(siruta)]);
     } catch (err) {
       error = failureMessage(err);
     }

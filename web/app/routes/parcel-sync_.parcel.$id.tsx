@@ -8,7 +8,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-
 import parcelSyncCss from '../styles/parcel-sync.css?url';
 import enrichmentCss from '../styles/enrichment.css?url';
 import { requireSession } from '../lib/auth.server';
-import { enrichOne, enrichmentDeps, failureMessage, goneCentralApiMessage, storedParcel, viewerOf } from '../lib/enrichment.server';
+import { failureMessage, goneCentralApiMessage, viewerOf } from '../lib/enrichment.server';
 import { refusalInit, retryAfterHeaders, withinPortalDoor } from '../lib/portal.server';
 import { EnrichmentFields } from '../components/enrichment/EnrichmentFields';
 import { formatArea } from '../components/enrichment/format';
@@ -29,7 +29,7 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
   const id = params.id ?? '';
-  const found = UUID_RE.test(id) ? await storedParcel(context.store.pool, id, viewerOf(auth)) : null;
+  const found = UUID_RE.test(id) ? await context.services.enrichment.storedParcel(id, viewerOf(auth)) : null;
   if (!found) throw new Response('Parcela nu există în baza de date locală.', { status: 404 });
   return { ...found, canEnrich: !auth.useCentralApi };
 }
@@ -38,9 +38,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const auth = requireSession(request, context);
   // Spec 5.9: enrichment is a legacy write; central-API users get the 410 message.
   if (auth.useCentralApi) return data({ ok: false, message: goneCentralApiMessage() });
-  const deps = enrichmentDeps(context.store.pool, context.deliverMail);
   try {
-    const f = await withinPortalDoor(request, auth, () => enrichOne(deps, { id: params.id ?? '' }, viewerOf(auth), true));
+    const f = await withinPortalDoor(request, auth, () => context.services.enrichment.enrichOne({ id: params.id ?? '' }, viewerOf(auth), true));
     return data({ ok: true, message: `Parcela a fost îmbogățită (${formatWhen(f.enrichedAt ?? Date.now(), 'dateTimeSeconds')}).` });
   } catch (err) {
     if (request.signal.aborted) throw err;

@@ -7,7 +7,7 @@
  * every action goes through the API, and an error shows the Romanian `message` of its body.
  */
 import type { JobProgress } from '../../../../domain/landreg/rules';
-import type { NoGeomScan } from '../../../../domain/enrichment/noGeometry';
+import type { NoGeomScan } from '../../../../domain/enrichment/service';
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { useRevalidator } from '@remix-run/react';
 import type { PortalSessionView, StoreSummaryView } from '../../lib/sync.server';
@@ -319,7 +319,7 @@ function SyncActions(props: {
 /** `POST /api/landreg/no-geom-scan`'s answer (spec 4.4): the scan without the portal's workspace key. */
 type NoGeomScanAnswer = Omit<NoGeomScan, 'workspacePk'>;
 
-/** The route's own limit (domain/enrichment/noGeometry.ts NO_GEOM_SCAN_TIMEOUT_MS). */
+/** The route's own limit (domain/enrichment/rules.ts NO_GEOM_SCAN_TIMEOUT_MS). */
 const SCAN_LIMIT_S = 120;
 
 /**

@@ -1,5 +1,5 @@
 /** The geoportal's calls, through the pages' one API client (../api.ts). */
-import type { Bbox, FeatureView, RestrictedFeatureView, SearchResult } from '../../../../domain/geoportal/types';
+import type { Bbox, FeatureView, RestrictedFeatureView, SearchResult } from '../../../../domain/geoportal/service';
 import { ApiError, api, apiFetch, apiUrl } from '../api';
 
 /** The map keeps its state in the URL: an expired session signs in again and comes back (spec 5.4). */
