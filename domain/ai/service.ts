@@ -11,7 +11,7 @@ import type { RegistryService } from '../registry/service';
 import { chat, openChatStream, type ChatCaller, type ChatDeps, type ChatInput } from './chat';
 import { providerStatus } from './providers';
 
-export type { ChatAnswer, ChatCaller, ChatInput, ChatStream } from './chat';
+export type { ChatCaller } from './chat';
 
 export interface AiDeps extends Pick<AreaDeps, 'store' | 'outside'> {
   /** A project's context lists the registry entries the caller reads that mention it. */

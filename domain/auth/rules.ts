@@ -12,11 +12,9 @@ export {
   redactRow,
   viewerOf,
   type EnrichmentScope,
-  type PersonalEnrichmentKey,
   type Viewer,
-  type ViewerSource,
 } from './viewer';
-export { devBypassEnabled, evaluateFlags, type FlagIdentity, type FlagSettings, type SessionFlags } from './flags';
+export { devBypassEnabled, evaluateFlags, type SessionFlags } from './flags';
 export { ownerOrAdmin, type Reader } from './ownership';
 
 /** Personal access tokens' lifetime (CONTRACT.md section 6): default 90 days, at most 365. */

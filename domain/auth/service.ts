@@ -10,7 +10,7 @@ import { recentAdmins } from './admins';
 import { createToken, findLiveToken, listTokens, refreshTokenIdentities, revokeToken, tokenHash, type TokenIdentity } from './personalTokens';
 import { deleteExpiredSessions } from './sessionCleanup';
 
-export type { LiveToken, TokenIdentity, TokenSummary } from './personalTokens';
+export type { TokenIdentity, TokenSummary } from './personalTokens';
 
 export function createAuthService({ store }: Pick<AreaDeps, 'store'>) {
   const { pool } = store;
@@ -22,7 +22,7 @@ export function createAuthService({ store }: Pick<AreaDeps, 'store'>) {
     refreshTokenIdentities: (identity: TokenIdentity) => refreshTokenIdentities(pool, identity),
     /** The live token a presented secret belongs to; null when unknown, revoked or expired. */
     findLiveToken: (secret: string) => findLiveToken(pool, tokenHash(secret)),
-    deleteExpiredSessions: (now?: Date) => deleteExpiredSessions(pool, now),
+    deleteExpiredSessions: () => deleteExpiredSessions(pool),
     recentAdmins: () => recentAdmins(pool),
   };
 }

@@ -9,7 +9,6 @@ import { config } from '../config';
 import type { AreaDeps } from '../areaDeps';
 import { convertDwgToDxf, dwgConverterHealth } from './converter';
 
-export type { DxfConversion } from './converter';
 /** The format readers the sidecar shares: stateless, they open only the file they are given. */
 export { countDxfEntities, dwgVersionOfFile } from './format';
 

@@ -11,7 +11,7 @@ import { callPdfService } from './cloud';
 import { checkPdf, compressPdf, encryptionState, hasPdfHeader, keepSmaller, notAPdf, unreadablePdf, type CompressResult } from './compress';
 import type { PdfChoice } from './rules';
 
-export { PdfRunCancelled, type CompressResult } from './compress';
+export { PdfRunCancelled } from './compress';
 
 /** A PDF on disk: where it is, the name it came with, its size in bytes. */
 export interface PdfFile {
