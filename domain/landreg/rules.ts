@@ -3,6 +3,6 @@
  * workflows): the sync's wording of what changed, the jobs' kinds and progress record, the
  * counties. No I/O.
  */
-export { changesByLayer, describeSyncChanges, layerName, layerWord, type LayerChangeCounts } from './sync/rules';
+export { changesByLayer, describeSyncChanges, layerName, layerWord } from './sync/rules';
 export { DEFAULT_SYNC_LAYERS, PORTAL_JOB_KINDS, percentOf, progressStillKept, type JobProgress } from './jobKinds';
 export { COUNTIES } from './counties';

@@ -44,7 +44,7 @@ export {
   uatsBySiruta,
   uatsOfCounty,
 } from './reads';
-export type { SyncCandidate, SyncResult, UatEntry } from './reads';
+export type { SyncCandidate, SyncResult } from './reads';
 export type { UatOption } from './catalogue';
 /** The session's answer schema (GET /api/landreg/session), which the page keeps polling into. */
 export { SessionState } from './sessionState';

@@ -42,8 +42,7 @@ import {
 } from './weekend';
 import type { WeekendStep } from './weekendSteps';
 
-export type { DueUat, RuleInput, SyncRule } from './syncRules';
-export type { QueueItem, StoredReport } from './weekend';
+export type { DueUat, SyncRule } from './syncRules';
 
 export function createSchedulingService({ store }: AreaDeps) {
   const { pool: db, prisma } = store;
