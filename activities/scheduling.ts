@@ -6,7 +6,6 @@
  * import these activities' types.
  */
 import { AppError } from '../domain/errors';
-import type { Db } from '../domain/db/pool';
 import { config } from '../domain/config';
 import { layersOf, type StepCode } from '../domain/scheduling/rules';
 import type { DueUat, SchedulingService } from '../domain/scheduling/service';
@@ -25,13 +24,11 @@ export interface SchedulingJobs {
 
 export function createSchedulingActivities({
   scheduling,
-  db,
   jobs,
   services,
   notifications,
 }: {
   scheduling: SchedulingService;
-  db: Db;
   jobs: SchedulingJobs;
   services: { auth: Pick<AuthService, 'recentAdmins'> };
   notifications: Pick<NotificationsService, 'mailReport'>;

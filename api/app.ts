@@ -43,8 +43,6 @@ import type { CfRouteOptions } from './routes/cfportal';
 import { type OutsideTargets, type Services } from '../domain/services';
 import { processServices } from '../temporal/services';
 import type { PdfRouteOptions } from './routes/pdfTools';
-import { mailDelivery } from '../temporal/mail';
-import { runningPortalJobs } from '../temporal/jobs';
 
 export const JSON_BODY_LIMIT = 25 * 1024 * 1024; // CONTRACT.md section 5, bytes
 

@@ -17,8 +17,6 @@ import { ensureOverviewArchive } from '../temporal/tileArchive';
 import { sweepStaleTempDirs } from '../domain/storage/service';
 import { processStore } from '../domain/db/store';
 import { processServices } from '../temporal/services';
-import { mailDelivery } from '../temporal/mail';
-import { runningPortalJobs } from '../temporal/jobs';
 import { trackPools } from '../domain/metrics';
 import { shareWorkSlots } from '../domain/concurrency';
 

@@ -12,7 +12,7 @@ import { DEFAULT_SYNC_LAYERS } from '../domain/landreg/rules';
 import { processServices } from '../temporal/services';
 import { childLogger } from '../domain/log';
 import { closeTemporalClient } from '../temporal/client';
-import { runningPortalJobs, start } from '../temporal/jobs';
+import { start } from '../temporal/jobs';
 
 const log = childLogger('seed-demo');
 const DEMO_UATS = 2;

@@ -17,8 +17,6 @@ import { registerBackupGauges, trackPools } from '../domain/metrics';
 import { ensureBackupRepository, lastBackup, pgDataDir, stackTarget } from '../domain/backup/service';
 import { ensureExportLifecycle, sweepStaleTempDirs } from '../domain/storage/service';
 import { processServices } from '../temporal/services';
-import { mailDelivery } from '../temporal/mail';
-import { runningPortalJobs } from '../temporal/jobs';
 
 const log = childLogger('workers');
 

@@ -4,8 +4,6 @@
  */
 import type { Db } from '../db/pool';
 import { layerCatalogue, layerListed, lastSuccessfulSyncs, recordFinishedRun } from '../landreg/service';
-import type { StartDelivery } from '../areaDeps';
-import { notify } from '../notifications/service';
 import { planExportSync, type FreshnessDecision, type LayerCategory } from './freshness';
 import { NO_GEOMETRY_SOURCE, PARCELS_LAYER, checkLayerId } from './layers';
 

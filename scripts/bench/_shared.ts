@@ -19,7 +19,7 @@ import { type Services } from '../../domain/services';
 import { processServices } from '../../temporal/services';
 import { BENCH_SIRUTA } from '../../simulators/landreg/store';
 import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
-import { runningPortalJobs, start } from '../../temporal/jobs';
+import { start } from '../../temporal/jobs';
 
 export { BENCH_SIRUTA };
 
