@@ -31,7 +31,7 @@ import { errors } from '../errors';
 import type { Db } from '../db/pool';
 import type { Store } from '../db/store';
 import { ByteLru } from './lru';
-import { tileCacheRequests, trackTileCache } from '../metrics';
+import { countTileCacheRequest, trackTileCache } from '../metrics';
 import {
   DETAIL_MINZOOM,
   LOW_ZOOM_EXTENT,
@@ -75,7 +75,7 @@ const ENVELOPES = `ST_TileEnvelope($1::int, $2::int, $3::int) AS env,
  * clip every feature twice (issue 31: a third of a z16 tile's execution; 2,464 tiles of every
  * source at z10–z17 byte for byte the same without it). The tile comes back as base64 text, not
  * bytea: node-postgres reads every value as text, and bytea's hex doubles the bytes PostgreSQL
- * sends and the web process reads, holds as a string and decodes (docs/tiles.md "Performance").
+ * sends and the web process reads, holds as a string and decodes (docs/bench/tiles.md).
  */
 const asMvt = (extent: number, fidArg: string) => `encode(ST_AsMVT(q.*, $4::text, ${extent}, 'geom'${fidArg}), 'base64') AS mvt`;
 
@@ -268,7 +268,7 @@ export interface CachedTile extends TileTag {
  * cached low-zoom tile spends its time on far fewer bytes. Compressed once, at render time.
  * A tile up to GZIP_INLINE_MAX_BYTES (every z16 tile of the bench, most low-zoom ones) is
  * compressed on the event loop: well under a millisecond, where the thread pool's round trip
- * cost a loaded machine ten times that (docs/tiles.md "Performance", issue 31); larger ones
+ * cost a loaded machine ten times that (docs/bench/tiles.md, issue 31); larger ones
  * go to the thread pool so the loop keeps serving other requests meanwhile.
  */
 const gzipAsync = promisify(gzip);
@@ -276,7 +276,7 @@ const GZIP_INLINE_MAX_BYTES = 64 * 1024;
 /**
  * zlib's fastest level with a 4 KiB window: the tiles compress as Martin's do (51 % of the MVT,
  * as level 1 with the default window; level 6 gave 49 %) in a third of level 6's time and three
- * quarters of level 1's (docs/tiles.md "Performance"). An MVT's repeats (keys, values, command
+ * quarters of level 1's (docs/bench/tiles.md). An MVT's repeats (keys, values, command
  * runs) are short-range, so the wider window finds nothing more.
  */
 const GZIP_OPTIONS = { level: 1, windowBits: 12 } as const;
@@ -312,7 +312,7 @@ function compressBase64(base64: string): Buffer | Promise<Buffer> {
 /**
  * Below this an MVT is sent in a gzip member that stores it uncompressed (issue 45): zlib's
  * per-call cost (a stream object, the compressor's state set up and torn down) was the largest
- * item of a sparse tile in the web process (docs/tiles.md "The fixed cost of a tile"), ten times
+ * item of a sparse tile in the web process (docs/bench/tiles.md "The fixed cost of a tile"), ten times
  * a stored member's, for a few hundred bytes saved on a body that fits a packet or two either
  * way. Still gzip on the wire and in the cache, so every reader of a tile stays the same.
  */
@@ -344,7 +344,7 @@ function ownCopy(b: Buffer): Buffer {
 export async function getTile(store: Pick<Store, 'pool' | 'tilePool'>, addr: TileAddress): Promise<CachedTile> {
   const tag = await tileTag(store.pool, addr);
   const hit = cache.get(tag.cacheKey);
-  tileCacheRequests.inc({ result: hit ? 'hit' : 'miss' });
+  countTileCacheRequest(hit ? 'hit' : 'miss');
   if (hit) return { ...tag, gzipped: hit, cached: true };
   const gzipped = await compressBase64(await renderTileBase64(store.tilePool, addr));
   cache.set(tag.cacheKey, gzipped);
