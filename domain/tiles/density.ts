@@ -23,7 +23,7 @@ export const LOW_ZOOM_EXTENT = 1024;
 /**
  * Zooms whose kept features have an index of their own (gis_features_tile_z<z>). From z14 most
  * parcels are kept (the threshold falls to 4 px², then 1 px²): the GiST index on geom_3857 itself
- * selects as well, so there the rule is evaluated per row instead.
+ * selects as well, so there the tiles read the stored lowest zoom per row, without an index.
  */
 export const MINZOOM_INDEX_ZOOMS = [10, 11, 12, 13] as const;
 

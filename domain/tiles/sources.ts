@@ -50,7 +50,7 @@ export interface TileSourceRecord {
   /**
    * The same view with what the store keeps ready for tiles (density.ts): `geom_z14` and
    * `geom_z16`, each feature's tile geometry at GRID_ZOOMS, read by those zooms' tiles, and `tile_minzoom`,
-   * its lowest zoom, read by the tiles of MINZOOM_INDEX_ZOOMS (feature and status sources).
+   * its lowest zoom, read by the generalised tiles wherever the source keeps the common rule (feature and status sources).
    */
   gridRelation?: string;
   /**
