@@ -21,16 +21,79 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 /** Seconds: a job runs from a second (a mail) to hours (a county's sync). */
 const JOB_BUCKETS = [1, 5, 15, 60, 300, 900, 1800, 3600, 7200, 14400, 43200];
 
-export const httpRequests = new Counter({
+type RequestLabel = 'route' | 'method' | 'status';
+
+/** One (route, method, status) of the request families: the counter's and the histogram's numbers. */
+interface RequestSeries {
+  labels: Record<RequestLabel, string>;
+  count: number;
+  sum: number;
+  /** Observations a bucket of LATENCY_BUCKETS, not cumulative (above the last: only in count). */
+  buckets: number[];
+}
+
+const requestSeries = new Map<string, RequestSeries>();
+
+/**
+ * One answered request (api/http/metrics.ts) in both request families. prom-client hashes a
+ * label object on every inc and observe, the children `labels()` returns included (15.x): a few
+ * per cent of a sparse tile's time in the web process (issue 45, docs/tiles.md). Here a request
+ * is one Map lookup and a few additions; the families read the records when /metrics is scraped.
+ */
+export function recordRequest(route: string, method: string, status: number, seconds: number): void {
+  const key = `${status} ${method} ${route}`;
+  let s = requestSeries.get(key);
+  if (s === undefined) {
+    s = { labels: { route, method, status: String(status) }, count: 0, sum: 0, buckets: LATENCY_BUCKETS.map(() => 0) };
+    requestSeries.set(key, s);
+  }
+  s.count++;
+  s.sum += seconds;
+  for (let i = 0; i < LATENCY_BUCKETS.length; i++) {
+    if (seconds <= LATENCY_BUCKETS[i]) {
+      s.buckets[i]++;
+      break;
+    }
+  }
+}
+
+/** The request counter, its samples read from requestSeries. */
+class RequestCounter extends Counter<RequestLabel> {
+  override async get() {
+    return { ...(await super.get()), values: [...requestSeries.values()].map((s) => ({ labels: s.labels, value: s.count })) };
+  }
+}
+
+/** The request histogram, its samples read from requestSeries (buckets cumulative, as the format wants). */
+class RequestHistogram extends Histogram<RequestLabel> {
+  /** The registry reads a histogram's text through this, and prom-client's get() through it too. */
+  async getForPromString() {
+    const name = 'geoportal_http_request_duration_seconds';
+    const values = [...requestSeries.values()].flatMap((s) => {
+      let acc = 0;
+      return [
+        ...LATENCY_BUCKETS.map((le, i) => ({ labels: { ...s.labels, le }, value: (acc += s.buckets[i]), metricName: `${name}_bucket` })),
+        { labels: { ...s.labels, le: '+Inf' }, value: s.count, metricName: `${name}_bucket` },
+        { labels: s.labels, value: s.sum, metricName: `${name}_sum` },
+        { labels: s.labels, value: s.count, metricName: `${name}_count` },
+      ];
+    });
+    return { name, help: HTTP_DURATION_HELP, type: 'histogram', values, aggregator: 'sum' };
+  }
+}
+
+const HTTP_DURATION_HELP = 'Time from a request arriving to its answer finishing, by route template, method and status.';
+
+new RequestCounter({
   name: 'geoportal_http_requests_total',
   help: 'HTTP requests answered, by route template, method and status.',
   labelNames: ['route', 'method', 'status'] as const,
   registers: [metricsRegistry],
 });
 
-export const httpDuration = new Histogram({
+new RequestHistogram({
   name: 'geoportal_http_request_duration_seconds',
-  help: 'Time from a request arriving to its answer finishing, by route template, method and status.',
+  help: HTTP_DURATION_HELP,
   labelNames: ['route', 'method', 'status'] as const,
   buckets: LATENCY_BUCKETS,
   registers: [metricsRegistry],
@@ -100,11 +163,22 @@ export const outsideCallDuration = new Histogram({
   registers: [metricsRegistry],
 });
 
-export const tileCacheRequests = new Counter({
+const tileCacheResults = { hit: 0, miss: 0 };
+
+/** A tile asked of the in-process cache: two numbers, read at scrape time (as recordRequest, issue 45). */
+export function countTileCacheRequest(result: keyof typeof tileCacheResults): void {
+  tileCacheResults[result]++;
+}
+
+new Counter({
   name: 'geoportal_tile_cache_requests_total',
   help: 'Vector tiles asked of the in-process tile cache, by result (hit, miss).',
   labelNames: ['result'] as const,
   registers: [metricsRegistry],
+  collect() {
+    this.reset();
+    for (const [result, n] of Object.entries(tileCacheResults)) this.inc({ result }, n);
+  },
 });
 
 let tileCacheStats: (() => { entries: number; bytes: number }) | undefined;

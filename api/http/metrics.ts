@@ -6,7 +6,7 @@
  * assets, which have no Express route).
  */
 import type { Request, RequestHandler, Response } from 'express';
-import { httpDuration, httpRequests } from '../../domain/metrics';
+import { recordRequest } from '../../domain/metrics';
 
 const API_PREFIXES = ['/api/', '/tiles/', '/ogc', '/auth/'];
 
@@ -33,9 +33,7 @@ export function httpMetrics(): RequestHandler {
       res.off('finish', done);
       res.off('close', done);
       // A client that left before the answer ended is counted with the status that was set.
-      const labels = { route: routeLabel(req, res), method: req.method, status: String(res.statusCode) };
-      httpRequests.inc(labels);
-      httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+      recordRequest(routeLabel(req, res), req.method, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
     };
     res.on('finish', done);
     res.on('close', done);

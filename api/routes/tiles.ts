@@ -5,6 +5,7 @@
  * routes need a user session unless stated") except the webhook, which a machine calls with a
  * bearer token. With TILE_SERVER_URL set, TileJSON and tiles are proxied (domain/tiles/proxy.ts).
  */
+import type { OutgoingHttpHeaders } from 'node:http';
 import { gunzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import { pipeline } from 'node:stream/promises';
@@ -223,10 +224,14 @@ export function tilesRouter(store: Store): Router {
   return router;
 }
 
-/** The rendered (or cached) tile as the route answers it: 304, 204, or the MVT, gzip when accepted. */
+/**
+ * The rendered (or cached) tile as the route answers it: 304, 204, or the MVT, gzip when accepted.
+ * Written with Node's own writeHead/end: Express's send (its type lookup, freshness check and
+ * header walk) was a few per cent of a sparse tile's time in the web process (issue 45), and
+ * what it would add here is already settled (the ETag and its 304 above, the length below).
+ */
 async function sendTile(store: Store, addr: TileAddress, req: Request, res: Response): Promise<void> {
   const inm = typeof req.headers['if-none-match'] === 'string' ? req.headers['if-none-match'] : undefined;
-  const common = { 'Cache-Control': tileCacheControl(), Vary: 'Cookie, Accept-Encoding' };
   // The version and the tile from one server (domain/db/readers.ts).
   const answer = await readOn(store, async (readers) => {
     if (inm) {
@@ -235,23 +240,28 @@ async function sendTile(store: Store, addr: TileAddress, req: Request, res: Resp
     }
     return { tile: await getTile(readers, addr) };
   });
+  const headers: OutgoingHttpHeaders = { 'Cache-Control': tileCacheControl(), Vary: 'Cookie, Accept-Encoding' };
   if (!answer.tile) {
-    res.status(304).set({ ...common, ETag: answer.notModified }).end();
+    res.writeHead(304, { ...headers, ETag: answer.notModified }).end();
     return;
   }
   const tile = answer.tile;
-  res.set({ ...common, ETag: tile.etag, 'X-Tile-Cache': tile.cached ? 'hit' : 'miss' });
+  headers.ETag = tile.etag;
+  headers['X-Tile-Cache'] = tile.cached ? 'hit' : 'miss';
   if (tile.gzipped.length === 0) {
-    res.status(204).end();
+    res.writeHead(204, headers).end();
     return;
   }
-  res.status(200).type(MVT_CONTENT_TYPE);
+  headers['Content-Type'] = MVT_CONTENT_TYPE;
+  let body = tile.gzipped;
   if (/\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) {
-    res.set('Content-Encoding', 'gzip').send(tile.gzipped);
+    headers['Content-Encoding'] = 'gzip';
   } else {
     // On the thread pool: a client without gzip must not hold the event loop for its tile.
-    res.send(await gunzipAsync(tile.gzipped));
+    body = await gunzipAsync(tile.gzipped);
   }
+  headers['Content-Length'] = body.length;
+  res.writeHead(200, headers).end(req.method === 'HEAD' ? undefined : body);
 }
 
 /** The tile route's path as TileParams accepts it (source: a known name, checked apart). */
@@ -263,7 +273,7 @@ const TILE_ROUTE = '/tiles/:source/:z/:x/:y';
  * requests a second, and walking the stack (the mounts between the API's parsers, the token and
  * limiter mounts that act only on an `Authorization` header, the router's layers, zod over four
  * path parameters already matched here) was a fifth of a sparse tile's time in the web process
- * (docs/tiles.md "The fixed cost of a tile"). It takes only what it answers exactly as the route
+ * (docs/bench/tiles.md "The fixed cost of a tile"). It takes only what it answers exactly as the route
  * does: a GET of a known source's tile, no `Authorization` header (a personal token and the
  * wrong-token limit go the long way), not in proxy mode; the cookie parser and the session
  * middleware are the app's own instances, the session rule defineRoute's (`checkAuth`), failures

@@ -18,7 +18,7 @@ export const TILE_SCHEMA = 'tiles';
 /**
  * Twins of the feature and status views with more columns: gis_features' gridColumn(z) of each
  * grid zoom (the feature's tile geometry at that zoom, read by the tiles of that zoom) and
- * MINZOOM_COLUMN (its lowest generalised zoom, read by the tiles of MINZOOM_INDEX_ZOOMS;
+ * MINZOOM_COLUMN (its lowest generalised zoom, read by every generalised tile of a source that keeps the common rule;
  * domain/tiles/density.ts). Kept apart because the views of spec 4.1 expose exactly the slim columns.
  */
 export const TILE_GRID_SCHEMA = 'tiles_grid';

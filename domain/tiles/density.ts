@@ -23,7 +23,7 @@ export const LOW_ZOOM_EXTENT = 1024;
 /**
  * Zooms whose kept features have an index of their own (gis_features_tile_z<z>). From z14 most
  * parcels are kept (the threshold falls to 4 px², then 1 px²): the GiST index on geom_3857 itself
- * selects as well, so there the rule is evaluated per row instead.
+ * selects as well, so there the tiles read the stored lowest zoom per row, without an index.
  */
 export const MINZOOM_INDEX_ZOOMS = [10, 11, 12, 13] as const;
 
@@ -129,7 +129,7 @@ export const MVT_BUFFER = 64;
  * parcel is kept (4 px²), so its tiles are the fullest of the generalised ones; z16 is the first
  * exact zoom, the one the map shows parcels at. In both, the per-feature ST_AsMVTGeom (GEOS
  * validation, and at z14 ST_Simplify) was most of a dense tile's time inside PostgreSQL: half at
- * z14, about three quarters at z16 (docs/tiles.md "Performance").
+ * z14, about three quarters at z16 (docs/bench/tiles.md).
  * Each column holds exactly what ST_AsMVTGeom gives the feature at its zoom, in world tile units:
  * the whole world as one tile gridExtent(z) · 2^z units wide, not clipped. In tile (x, y) a
  * feature lying inside the tile's buffer is that geometry shifted by (x, y) · gridExtent(z), the

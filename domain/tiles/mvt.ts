@@ -31,12 +31,11 @@ import { errors } from '../errors';
 import type { Db } from '../db/pool';
 import type { Store } from '../db/store';
 import { ByteLru } from './lru';
-import { tileCacheRequests, trackTileCache } from '../metrics';
+import { countTileCacheRequest, trackTileCache } from '../metrics';
 import {
   DETAIL_MINZOOM,
   LOW_ZOOM_EXTENT,
   MINZOOM_COLUMN,
-  MINZOOM_INDEX_ZOOMS,
   MVT_BUFFER,
   MVT_EXTENT,
   gridColumn,
@@ -75,7 +74,7 @@ const ENVELOPES = `ST_TileEnvelope($1::int, $2::int, $3::int) AS env,
  * clip every feature twice (issue 31: a third of a z16 tile's execution; 2,464 tiles of every
  * source at z10–z17 byte for byte the same without it). The tile comes back as base64 text, not
  * bytea: node-postgres reads every value as text, and bytea's hex doubles the bytes PostgreSQL
- * sends and the web process reads, holds as a string and decodes (docs/tiles.md "Performance").
+ * sends and the web process reads, holds as a string and decodes (docs/bench/tiles.md).
  */
 const asMvt = (extent: number, fidArg: string) => `encode(ST_AsMVT(q.*, $4::text, ${extent}, 'geom'${fidArg}), 'base64') AS mvt`;
 
@@ -130,28 +129,34 @@ function tileSql(source: TileSourceRecord, z: number): string {
   const extent = LOW_ZOOM_EXTENT;
   const buffer = bufferAt(extent);
   const names = fields.map((f) => `k.${f.name}`).join(', ');
-  // The density rule (density.ts). Where the store indexes the features kept from this zoom, the
-  // condition is written as that index's predicate so the planner reads only them; above, it is
-  // the same rule evaluated per row. u and the pixel side are those of the rule, for the cap's
-  // order: a line counts as a polygon one pixel wide, a point above everything.
-  // (The indexed condition reads the feature's stored lowest zoom, a column of the grid views.)
-  const indexed = (MINZOOM_INDEX_ZOOMS as readonly number[]).includes(z) && source.gridRelation !== undefined;
-  const kept = indexed ? `t.${MINZOOM_COLUMN} <= ${z}` : keptSql(z, 't.geom', 't.object_id', source.keepAreaPx2?.[z]);
+  // The density rule (density.ts), read from the feature's stored lowest kept zoom wherever the
+  // source keeps the common rule: the same decision as the rule's arithmetic per row, which cost
+  // two ST_Area a row (issue 45: a dense z14 tile reads ~16,000 rows). At the indexed zooms that
+  // condition is also the partial index's predicate, so the planner reads only the kept features.
+  // A source with a threshold of its own at z (buildings at z14) evaluates its rule per row.
+  const stored = source.gridRelation !== undefined && source.keepAreaPx2?.[z] === undefined;
+  const kept = stored ? `t.${MINZOOM_COLUMN} <= ${z}` : keptSql(z, 't.geom', 't.object_id', source.keepAreaPx2?.[z]);
+  const u = sampleSql('t.object_id');
+  // The cap's priority, once a row: a line counts as a polygon one pixel wide, a point above everything.
+  const priority = `CASE ST_Dimension(t.geom) WHEN 0 THEN 'Infinity'::float8
+                                       WHEN 1 THEN ST_Length(t.geom) * b.px / ${u}
+                                       ELSE ST_Area(t.geom) / ${u} END`;
+  // At a grid zoom the full geometry is needed only by a feature crossing the buffer's edge
+  // (gridGeom); the others leave it out of the cap's sort, which then moves rows a third the size.
+  const geom = grid !== null ? `CASE WHEN t.${gridColumn(grid)} @ b.inner THEN NULL ELSE t.geom END AS geom, t.${gridColumn(grid)}` : 't.geom';
   const clipped = `ST_AsMVTGeom(ST_Simplify(k.geom, b.px, true), b.env, ${extent}, ${buffer}, true)`;
   return `WITH b AS (
     SELECT ${ENVELOPES},
            ${pixelSql('$1')} AS px${grid !== null ? `,
            ${gridInner(grid)}` : ''}
   ), c AS (
-    SELECT t.geom, ${grid !== null ? `t.${gridColumn(grid)}, ` : ''}${list}${fid}, ${sampleSql('t.object_id')} AS u
-    FROM ${grid !== null || indexed ? source.gridRelation : source.relation} t, b
+    SELECT ${geom}, ${list}${fid}, ${priority} AS priority
+    FROM ${grid !== null || stored ? source.gridRelation : source.relation} t, b
     WHERE t.geom && b.wide AND ${kept}
   ), k AS (
     SELECT c.*
-    FROM c, b
-    ORDER BY CASE ST_Dimension(c.geom) WHEN 0 THEN 'Infinity'::float8
-                                       WHEN 1 THEN ST_Length(c.geom) * b.px / c.u
-                                       ELSE ST_Area(c.geom) / c.u END DESC
+    FROM c
+    ORDER BY c.priority DESC
     LIMIT ${LOW_ZOOM_MAX_FEATURES}
   ), q AS (
     SELECT ${grid !== null ? gridGeom('k', grid, clipped) : clipped} AS geom, ${names}${source.featureId ? `, k.${FEATURE_ID_COLUMN}` : ''}
@@ -268,7 +273,7 @@ export interface CachedTile extends TileTag {
  * cached low-zoom tile spends its time on far fewer bytes. Compressed once, at render time.
  * A tile up to GZIP_INLINE_MAX_BYTES (every z16 tile of the bench, most low-zoom ones) is
  * compressed on the event loop: well under a millisecond, where the thread pool's round trip
- * cost a loaded machine ten times that (docs/tiles.md "Performance", issue 31); larger ones
+ * cost a loaded machine ten times that (docs/bench/tiles.md, issue 31); larger ones
  * go to the thread pool so the loop keeps serving other requests meanwhile.
  */
 const gzipAsync = promisify(gzip);
@@ -276,7 +281,7 @@ const GZIP_INLINE_MAX_BYTES = 64 * 1024;
 /**
  * zlib's fastest level with a 4 KiB window: the tiles compress as Martin's do (51 % of the MVT,
  * as level 1 with the default window; level 6 gave 49 %) in a third of level 6's time and three
- * quarters of level 1's (docs/tiles.md "Performance"). An MVT's repeats (keys, values, command
+ * quarters of level 1's (docs/bench/tiles.md). An MVT's repeats (keys, values, command
  * runs) are short-range, so the wider window finds nothing more.
  */
 const GZIP_OPTIONS = { level: 1, windowBits: 12 } as const;
@@ -312,7 +317,7 @@ function compressBase64(base64: string): Buffer | Promise<Buffer> {
 /**
  * Below this an MVT is sent in a gzip member that stores it uncompressed (issue 45): zlib's
  * per-call cost (a stream object, the compressor's state set up and torn down) was the largest
- * item of a sparse tile in the web process (docs/tiles.md "The fixed cost of a tile"), ten times
+ * item of a sparse tile in the web process (docs/bench/tiles.md "The fixed cost of a tile"), ten times
  * a stored member's, for a few hundred bytes saved on a body that fits a packet or two either
  * way. Still gzip on the wire and in the cache, so every reader of a tile stays the same.
  */
@@ -344,7 +349,7 @@ function ownCopy(b: Buffer): Buffer {
 export async function getTile(store: Pick<Store, 'pool' | 'tilePool'>, addr: TileAddress): Promise<CachedTile> {
   const tag = await tileTag(store.pool, addr);
   const hit = cache.get(tag.cacheKey);
-  tileCacheRequests.inc({ result: hit ? 'hit' : 'miss' });
+  countTileCacheRequest(hit ? 'hit' : 'miss');
   if (hit) return { ...tag, gzipped: hit, cached: true };
   const gzipped = await compressBase64(await renderTileBase64(store.tilePool, addr));
   cache.set(tag.cacheKey, gzipped);

@@ -14,7 +14,7 @@
  * mixes layers, and the MVT feature id = object_id. (siruta, object_id[, layer_id]) is the
  * feature's key (unique in gis_features), which the feature route takes, so a click at any zoom
  * identifies its feature without the 36-character uuid that made up ~40% of a low-zoom tile
- * (docs/tiles.md "Performance").
+ * (docs/bench/tiles.md).
  */
 import { TILE_GRID_SCHEMA, TILE_SCHEMA, UAT_ZOOM_LEVELS } from '../store/views';
 import { DETAIL_MINZOOM, checkSourceThreshold } from './density';
@@ -50,7 +50,7 @@ export interface TileSourceRecord {
   /**
    * The same view with what the store keeps ready for tiles (density.ts): `geom_z14` and
    * `geom_z16`, each feature's tile geometry at GRID_ZOOMS, read by those zooms' tiles, and `tile_minzoom`,
-   * its lowest zoom, read by the tiles of MINZOOM_INDEX_ZOOMS (feature and status sources).
+   * its lowest zoom, read by the generalised tiles wherever the source keeps the common rule (feature and status sources).
    */
   gridRelation?: string;
   /**
@@ -141,7 +141,7 @@ const uat = (view: string, minzoom: number, maxzoom: number, description: string
  * 16 px² (4 × 4 px, 365 m² in EPSG:3857) is sampled instead of one under 4 px² as parcels are.
  * The building layer keeps its texture and the proportions of its colours, and the densest z14
  * building tile of the bench city holds 1,589 buildings instead of 3,532, each of which paid two
- * parent-parcel lookups (docs/tiles.md "Performance").
+ * parent-parcel lookups (docs/bench/tiles.md).
  */
 const BUILDING_THRESHOLDS = { 14: 16 } as const;
 
