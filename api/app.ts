@@ -85,7 +85,7 @@ export function apiRouter(deps: Omit<AppDeps, 'web'> & { services: Services }): 
   registerCentralApiRoutes(router, services.central, store);
   registerStorageRoutes(router, services.office, deps.storage);
   registerVaultRoutes(router, services.office);
-  registerAddressBookRoutes(router, services.office);
+  registerAddressBookRoutes(router, services.office, services.tags);
   registerTagRoutes(router, services.tags);
   registerPdfToolRoutes(router, services.pdf, deps.pdf);
   registerDwgRoutes(router, services.dwg);

@@ -17,6 +17,7 @@ import { defineRoute, reply } from '../http/route';
 import { errors } from '../../domain/errors';
 import { COMPANIES, CONTACT_TYPES } from '../../domain/office/rules';
 import type { OfficeService } from '../../domain/office/service';
+import type { TagsService } from '../../domain/tags/service';
 
 const Id = z.uuid('Identificatorul nu este valid.');
 const Company = z.enum(COMPANIES);
@@ -71,7 +72,7 @@ const ProjectTagOut = z.object({
 });
 const IdParams = z.object({ id: Id });
 
-export function registerAddressBookRoutes(router: Router, office: OfficeService): void {
+export function registerAddressBookRoutes(router: Router, office: OfficeService, tags: TagsService): void {
   defineRoute(
     router,
     {
@@ -156,7 +157,7 @@ export function registerAddressBookRoutes(router: Router, office: OfficeService)
       failures: { 404: 'Unknown project tag', 429: 'Over 60 requests a minute for this token' },
     },
     async ({ query }) => {
-      const items = await office.listProjectTags(query);
+      const items = await tags.listProjectTags(query);
       if (!query.id) return { items };
       if (!items[0]) throw errors.notFound('Eticheta de proiect nu există.');
       return { tag: items[0] };

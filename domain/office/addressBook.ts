@@ -87,35 +87,3 @@ export async function deleteContact(prisma: PrismaClient, id: string): Promise<v
   const { count } = await prisma.contact.deleteMany({ where: { id } });
   if (count === 0) throw errors.notFound('Contactul nu există.');
 }
-
-export interface ProjectTagOut {
-  id: string;
-  code: string | null;
-  name: string;
-  path: string;
-  company: string | null;
-  updatedAt: string;
-}
-
-/** Project tags (category project) with their code and company, as the external tools want them. */
-export async function listProjectTags(prisma: PrismaClient, filter: { q?: string; company?: string; id?: string }): Promise<ProjectTagOut[]> {
-  const q = filter.q?.trim();
-  const rows = await prisma.tag.findMany({
-    where: {
-      category: 'project',
-      ...(filter.id ? { id: filter.id } : {}),
-      ...(filter.company ? { company: filter.company } : {}),
-      ...(q ? { OR: [{ path: { contains: q, mode: 'insensitive' } }, { projectCode: { contains: q, mode: 'insensitive' } }] } : {}),
-    },
-    orderBy: [{ projectCode: 'asc' }, { path: 'asc' }],
-    take: LIST_LIMIT,
-  });
-  return rows.map((r) => ({
-    id: r.id,
-    code: r.projectCode,
-    name: r.projectCode ? r.project.slice(r.projectCode.length).trim() : r.project,
-    path: r.path,
-    company: r.company,
-    updatedAt: r.updatedAt.toISOString(),
-  }));
-}

@@ -7,7 +7,7 @@
  * `rules.ts`; the tag manager is the tags area's.
  */
 import type { AreaDeps } from '../areaDeps';
-import { createContact, deleteContact, getContact, listContacts, listProjectTags, updateContact, type ContactInput } from './addressBook';
+import { createContact, deleteContact, getContact, listContacts, updateContact, type ContactInput } from './addressBook';
 import type { VaultCaller } from './rules';
 import {
   deleteItem,
@@ -36,7 +36,6 @@ export function createOfficeService({ store }: AreaDeps) {
     createContact: (input: ContactInput & { name: string }, createdBy: string | null) => createContact(prisma, input, createdBy),
     updateContact: (id: string, input: ContactInput) => updateContact(prisma, id, input),
     deleteContact: (id: string) => deleteContact(prisma, id),
-    listProjectTags: (filter: { q?: string; company?: string; id?: string }) => listProjectTags(prisma, filter),
 
     listVault: (caller: VaultCaller, q?: string) => listVault(prisma, caller, q),
     /** One entry with its password; the read is logged. */

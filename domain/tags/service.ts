@@ -7,6 +7,7 @@
  */
 import type { AreaDeps } from '../areaDeps';
 import { config } from '../config';
+import { listProjectTags } from './projectTags';
 import { addTag, applyTagSync, deleteTag, listProjects, listTags, projectOfTag, tagSyncPlan, updateTag, type ApplyInput, type TagChange } from './tags';
 
 export type { PlanAnswer, TagOut } from './tags';
@@ -27,6 +28,8 @@ export function createTagsService({ store }: AreaDeps) {
     /** The projects the tags name, limited to the companies the viewer reads. */
     listProjects: (companies: readonly string[]) => listProjects(prisma, companies),
     projectOfTag: (id: string) => projectOfTag(prisma, id),
+    /** Project tags with their code and company, as the external tools want them. */
+    listProjectTags: (filter: { q?: string; company?: string; id?: string }) => listProjectTags(prisma, filter),
   };
 }
 
