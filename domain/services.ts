@@ -22,9 +22,11 @@ import { createLandregService } from './landreg/service';
 import { createNotificationsService, createNotifier } from './notifications/service';
 import { createOfficeService } from './office/service';
 import { createOgcService } from './ogc/service';
+import { createOutsideService } from './outside/service';
 import { createPdfService } from './pdf/service';
 import { createRegistryService } from './registry/service';
 import { createSchedulingService } from './scheduling/service';
+import { createStorageService } from './storage/service';
 import { createTagsService } from './tags/service';
 import { createTilesService } from './tiles/service';
 
@@ -62,7 +64,9 @@ export function createServices(deps: ServiceDeps) {
   const exports = createExportsService({ ...base, notifications: notifier });
   const enrichment = createEnrichmentService(base);
   const tiles = createTilesService(base);
-  return { auth, notifications, registry, cfportal, landreg, scheduling, central, office, tags, pdf, dwg, ai, backup, geoportal, ogc, exports, enrichment, tiles };
+  const outside = createOutsideService();
+  const storage = createStorageService();
+  return { auth, notifications, registry, cfportal, landreg, scheduling, central, office, tags, pdf, dwg, ai, backup, geoportal, ogc, exports, enrichment, tiles, outside, storage };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -15,7 +15,6 @@ import { createQueueWorkers, workerIdentity } from './start';
 import { freeLoopbackPort, serveWorkerMetrics, workerMetricsPort } from './metrics';
 import { registerBackupGauges, trackPools } from '../domain/metrics';
 import { ensureBackupRepository, lastBackup, pgDataDir, stackTarget } from '../domain/backup/service';
-import { ensureExportLifecycle, sweepStaleTempDirs } from '../domain/storage/service';
 import { processServices } from '../temporal/services';
 
 const log = childLogger('workers');
@@ -101,8 +100,8 @@ async function main(): Promise<void> {
     const outcome = await ensureSchedules(await getTemporalClient());
     log.info({ schedules: outcome }, 'schedules registered');
     // What a killed predecessor left behind, and the expiry of old export archives (issue 13).
-    sweepStaleTempDirs().then((removed) => removed.length && log.info({ removed }, 'stale temporary directories removed'));
-    ensureExportLifecycle().catch((err: unknown) => log.warn({ err: (err as Error).message }, 'export bucket lifecycle not set'));
+    services.storage.sweepStaleTempDirs().then((removed) => removed.length && log.info({ removed }, 'stale temporary directories removed'));
+    services.storage.ensureExportLifecycle().catch((err: unknown) => log.warn({ err: (err as Error).message }, 'export bucket lifecycle not set'));
     // A database on another host (the compose deployment): no launcher made the backup repository,
     // so the workers do, through its pgBackRest TLS server (idempotent; docs/operations.md "Backups").
     if (config.backup.pgHost) {

@@ -8,6 +8,22 @@
  * - the portal door (`throughPortalDoor`, `portalSlots`): the caps and deadline of portal-bound work,
  *   which the API (api/http/deadline.ts) and the pages (web/app/lib/portal.server.ts) both pass.
  */
+import { callerKeyOf, throughPortalDoor, type DoorOptions } from './door';
+
 export { callerGone, outsideCall, outsideError, outsideMessage, transportFailure, type OutsideCallOptions, type OutsideSession } from './call';
 export { callerKeyOf, portalSlots, throughPortalDoor, type DoorOptions } from './door';
 export { outsideFetch, send, setCookies, type OutsideTarget } from './transport';
+
+/**
+ * The door's object for the pages (web/app/lib/portal.server.ts), which reach areas only through
+ * the load context: the same caps and deadline `api/http/deadline.ts` applies to the API's routes.
+ */
+export function createOutsideService() {
+  return {
+    /** Runs portal-bound work of the signed-in user under the per-user and global caps, stopped when `signal` aborts. */
+    portalDoor: <T>(userId: string, signal: AbortSignal, work: () => Promise<T>, opts: DoorOptions = {}) =>
+      throughPortalDoor({ key: callerKeyOf(userId), signal }, work, opts),
+  };
+}
+
+export type OutsideService = ReturnType<typeof createOutsideService>;

@@ -4,5 +4,20 @@
  * object: the areas that keep objects (exports, tiles, the registry's attachments, CF documents,
  * backups) call them from deep inside their own code, and the S3 client is one per process.
  */
+import { ensureExportLifecycle } from './s3';
+import { sweepStaleTempDirs } from './tempDirs';
+
 export { bucketNames, checkBuckets, ensureBuckets, ensureExportLifecycle, s3 } from './s3';
 export { makeTempDir, sweepStaleTempDirs } from './tempDirs';
+
+/** What a process's start-up asks of the storage: its housekeeping (api/server.ts, workers/main.ts). */
+export function createStorageService() {
+  return {
+    /** Upload and export directories a killed predecessor left behind; a sibling process's live ones are spared by age. */
+    sweepStaleTempDirs: () => sweepStaleTempDirs(),
+    /** The export bucket's expiry rule, set once per start. */
+    ensureExportLifecycle: () => ensureExportLifecycle(),
+  };
+}
+
+export type StorageService = ReturnType<typeof createStorageService>;

@@ -4,12 +4,19 @@
  * deadline as the API routes, counted as the signed-in user's, and stopped as soon as the browser
  * abandons the page load (Remix aborts `request.signal` when the client closes the connection).
  */
+import type { AppLoadContext } from '@remix-run/node';
 import type { SessionContext } from '../../../domain/auth/rules';
 import { AppError } from '../../../domain/errors';
-import { callerKeyOf, throughPortalDoor, type DoorOptions } from '../../../domain/outside/service';
+import type { DoorOptions } from '../../../domain/outside/service';
 
-export function withinPortalDoor<T>(request: Request, auth: SessionContext, work: () => Promise<T>, opts: DoorOptions = {}): Promise<T> {
-  return throughPortalDoor({ key: callerKeyOf(auth.user.id), signal: request.signal }, work, opts);
+export function withinPortalDoor<T>(
+  { services }: Pick<AppLoadContext, 'services'>,
+  request: Request,
+  auth: SessionContext,
+  work: () => Promise<T>,
+  opts: DoorOptions = {},
+): Promise<T> {
+  return services.outside.portalDoor(auth.user.id, request.signal, work, opts);
 }
 
 /**

@@ -58,8 +58,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   if (tab === 'search' && siruta) {
     const { enrichment } = context.services;
     try {
-      if (cad) search = await withinPortalDoor(request, auth, () => enrichment.searchCadastral({ siruta, cadastralNumbers: cad }, viewer));
-      if (owner) owners = await withinPortalDoor(request, auth, () => enrichment.searchOwner({ siruta, name: owner }, viewer));
+      if (cad) search = await withinPortalDoor(context, request, auth, () => enrichment.searchCadastral({ siruta, cadastralNumbers: cad }, viewer));
+      if (owner) owners = await withinPortalDoor(context, request, auth, () => enrichment.searchOwner({ siruta, name: owner }, viewer));
     } catch (err) {
       // Abandoned by the browser: nobody reads the page, and its portal calls have stopped.
       if (request.signal.aborted) throw err;

@@ -39,7 +39,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   // Spec 5.9: enrichment is a legacy write; central-API users get the 410 message.
   if (auth.useCentralApi) return data({ ok: false, message: goneCentralApiMessage() });
   try {
-    const f = await withinPortalDoor(request, auth, () => context.services.enrichment.enrichOne({ id: params.id ?? '' }, viewerOf(auth), true));
+    const f = await withinPortalDoor(context, request, auth, () => context.services.enrichment.enrichOne({ id: params.id ?? '' }, viewerOf(auth), true));
     return data({ ok: true, message: `Parcela a fost îmbogățită (${formatWhen(f.enrichedAt ?? Date.now(), 'dateTimeSeconds')}).` });
   } catch (err) {
     if (request.signal.aborted) throw err;
