@@ -18,6 +18,7 @@ import { registerAdminBackupRoutes } from './routes/adminBackups';
 import { registerLandregEnrichmentRoutes } from './routes/landregEnrichment';
 import { registerExportRoutes } from './routes/landregExports';
 import { registerLandregRoutes } from './routes/landreg';
+import { registerSchedulingRoutes } from './routes/landregScheduling';
 import { registerGeoportalTileRoutes } from './routes/geoportalTiles';
 import { tileFastPath, tilesRouter } from './routes/tiles';
 import { registerGeoportalRoutes } from './routes/geoportal';
@@ -40,7 +41,8 @@ import { personalTokenAuth } from './auth/personalToken';
 import { config } from '../domain/config';
 import type { Store } from '../domain/db/store';
 import type { CfRouteOptions } from './routes/cfportal';
-import { type OutsideTargets, type Services } from '../domain/services';
+import type { OutsideTargets, Services } from '../domain/services';
+import { AREA_NAMES, type AreaName } from '../domain/areas';
 import { processServices } from '../temporal/services';
 import type { PdfRouteOptions } from './routes/pdfTools';
 
@@ -66,32 +68,53 @@ export interface AppDeps {
   storage?: StorageRouteOptions;
 }
 
-/** Every area registers its routes here; one router file per area (STYLE.md). */
-export function apiRouter(deps: Omit<AppDeps, 'web'> & { services: Services }): Router {
-  const { store, services } = deps;
+type RouterDeps = Omit<AppDeps, 'web'> & { services: Services };
+
+/**
+ * Each area's API routes, by the area's record (domain/areas.ts): the mapped type asks for every
+ * area, so a new area's record fails to compile until it says here what it serves (null: no
+ * route of its own: the outside calls and the object store are reached through other areas).
+ * One router file per area (STYLE.md) or a few; each takes the area's service.
+ */
+const AREA_ROUTES: { [A in AreaName]: ((router: Router, deps: RouterDeps) => void) | null } = {
+  ai: (router, { services }) => registerAiChatRoutes(router, services.ai),
+  auth: (router, { services, store }) => {
+    registerAuthApiRoutes(router);
+    registerTokenRoutes(router, services.auth, store);
+  },
+  backup: (router, { services }) => registerAdminBackupRoutes(router, services.backup),
+  central: (router, { services, store }) => registerCentralApiRoutes(router, services.central, store),
+  cfportal: (router, { services, cf }) => registerCfportalRoutes(router, services.cfportal, cf),
+  dwg: (router, { services }) => registerDwgRoutes(router, services.dwg),
+  enrichment: (router, { services }) => registerLandregEnrichmentRoutes(router, services.enrichment),
+  exports: (router, { services }) => registerExportRoutes(router, services.exports),
+  geoportal: (router, { services }) => registerGeoportalRoutes(router, services.geoportal),
+  landreg: (router, { services }) => {
+    registerLandregRoutes(router, services.landreg);
+    registerRgiRoutes(router, services.landreg);
+  },
+  notifications: (router, { services }) => registerNotificationRoutes(router, services.notifications),
+  office: (router, { services, storage }) => {
+    registerStorageRoutes(router, services.office, storage);
+    registerVaultRoutes(router, services.office);
+    registerAddressBookRoutes(router, services.office, services.tags);
+  },
+  // The OGC collections have their own prefix (ogcRouter below); the QGIS project is an API route.
+  ogc: (router, { services }) => registerQgisProjectRoutes(router, services.ogc, services.exports),
+  outside: null,
+  pdf: (router, { services, pdf }) => registerPdfToolRoutes(router, services.pdf, pdf),
+  registry: (router, { services }) => registerRegistryRoutes(router, services.registry),
+  scheduling: (router, { services }) => registerSchedulingRoutes(router, services.scheduling),
+  storage: null,
+  tags: (router, { services }) => registerTagRoutes(router, services.tags),
+  tiles: (router, { services, store }) => registerGeoportalTileRoutes(router, store, services.tiles),
+};
+
+/** The API: the system's routes (health, OpenAPI), then every area's. */
+export function apiRouter(deps: RouterDeps): Router {
   const router = Router();
-  registerSystemRoutes(router, store);
-  registerAdminBackupRoutes(router, services.backup);
-  registerAuthApiRoutes(router);
-  registerLandregRoutes(router, services.landreg, services.scheduling);
-  registerLandregEnrichmentRoutes(router, services.enrichment);
-  registerExportRoutes(router, services.exports);
-  registerGeoportalTileRoutes(router, store, services.tiles);
-  registerGeoportalRoutes(router, services.geoportal);
-  registerNotificationRoutes(router, services.notifications);
-  registerRegistryRoutes(router, services.registry);
-  registerCfportalRoutes(router, services.cfportal, deps.cf);
-  registerRgiRoutes(router, services.landreg);
-  registerCentralApiRoutes(router, services.central, store);
-  registerStorageRoutes(router, services.office, deps.storage);
-  registerVaultRoutes(router, services.office);
-  registerAddressBookRoutes(router, services.office, services.tags);
-  registerTagRoutes(router, services.tags);
-  registerPdfToolRoutes(router, services.pdf, deps.pdf);
-  registerDwgRoutes(router, services.dwg);
-  registerAiChatRoutes(router, services.ai);
-  registerTokenRoutes(router, services.auth, store);
-  registerQgisProjectRoutes(router, services.ogc, services.exports);
+  registerSystemRoutes(router, deps.store);
+  for (const area of AREA_NAMES) AREA_ROUTES[area]?.(router, deps);
   return router;
 }
 
