@@ -13,14 +13,3 @@ export const SEARCH_LIMIT_MAX = 50;
 export const DEFAULT_FEATURE_LAYER = 'TERENURI_ACTIVE';
 /** CONTRACT.md section 5: at most 5,000 features a request. */
 export const EXPORT_MAX_FEATURES = 5000;
-
-export type CfUiState = 'processing' | 'valid' | 'expired' | 'failed';
-
-const PROCESSING = ['pending', 'cart', 'submitted', 'processing', 'downloading'];
-
-/** UI state of CONTRACT.md section 3: processing, valid until expiresAt, expired (or failed). */
-export function uiState(status: string, expiresAt: Date | null, now = new Date()): CfUiState {
-  if (PROCESSING.includes(status)) return 'processing';
-  if (status === 'completed') return expiresAt && expiresAt.getTime() <= now.getTime() ? 'expired' : 'valid';
-  return 'failed';
-}

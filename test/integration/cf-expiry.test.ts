@@ -14,7 +14,7 @@ import { config } from '../../domain/config';
 import { createPool } from '../../domain/db/pool';
 import { createPrisma, type PrismaClient } from '../../domain/db/prisma';
 import { CF_VALIDITY_MS, createBatch, getExtract } from '../../domain/cfportal/extracts';
-import { uiState } from '../../domain/geoportal/rules';
+import { uiState } from '../../domain/cfportal/rules';
 import { startCfportalSimulator, type CfportalSimulator } from '../../simulators/cfportal/server';
 import { TaskQueue, type TaskQueueName } from '../../temporal/common/queues';
 import { createQueueWorkers } from '../../workers/start';

@@ -4,7 +4,7 @@ import { CF_VALIDITY_MS, extractView } from '../../domain/cfportal/extracts';
 import { accountKey } from '../../domain/cfportal/session';
 import { extractFileName } from '../../domain/cfportal/pipeline';
 import { batchReadyNotices } from '../../domain/cfportal/rules';
-import { uiState } from '../../domain/geoportal/rules';
+import { uiState } from '../../domain/cfportal/rules';
 import { rgiFileName, rgiOrgUnitId } from '../../domain/landreg/rgi';
 
 const NOW = new Date('2026-03-01T10:00:00Z');
