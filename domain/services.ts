@@ -1,11 +1,12 @@
 /**
  * Every area's door, built once per process (docs/architecture.md "Areas"). The entry points
- * (api/server.ts, workers/main.ts) call `createServices` with what the process holds (its store,
- * its mail delivery start, the clock, the outside systems' addresses) and hand each area its
+ * (api/server.ts, workers/main.ts) build them through temporal/services.ts `processServices`, which
+ * passes what the process holds (its store, its mail delivery start, its running-job reader, the
+ * outside systems' addresses), and hand each area its
  * service: the area's routes, its pages' loaders and actions (the Remix load context, api/web.ts)
  * and its activity factories (workers/registry.ts) all call the same object. A test builds its own
- * with the addresses of its simulators. Outside an area only its `service.ts` (and a pure
- * `rules.ts`) may be imported: dependency-cruiser's `area-door` rules (`.dependency-cruiser.cjs`).
+ * with the addresses of its simulators. Outside an area only its `service.ts`, a pure `rules.ts`
+ * and `jobTypes.ts` may be imported: dependency-cruiser's `area-door` rules (`.dependency-cruiser.cjs`).
  */
 import type { AreaDeps, AreaJobs, OutsideTargets, StartDelivery } from './areaDeps';
 import type { Store } from './db/store';

@@ -25,8 +25,9 @@ import type { SmtpTarget } from '../domain/mail/transport';
 import { TaskQueue, type TaskQueueName } from '../temporal/common/queues';
 import { mailDelivery } from '../temporal/mail';
 import type { StartDelivery } from '../domain/areaDeps';
-import { createServices, type Services } from '../domain/services';
-import { jobsHolding, listRunningJobs, runningPortalJobs, start } from '../temporal/jobs';
+import type { Services } from '../domain/services';
+import { processServices } from '../temporal/services';
+import { jobsHolding, listRunningJobs, start } from '../temporal/jobs';
 
 /** What the worker is built from; main.ts builds the store once per process, a test its own. */
 export interface WorkerDeps {
@@ -67,9 +68,7 @@ export type ActivityDeps = Omit<WorkerDeps, 'store'> & {
 export function activityDeps({ store, services: built, ...settings }: WorkerDeps): ActivityDeps {
   const services =
     built ??
-    createServices({
-      store,
-      mail: mailDelivery,
+    processServices(store, {
       outside: {
         statusAuthorityUrl: settings.statusAuthorityUrl,
         landregBaseUrl: settings.landregBaseUrl,
@@ -77,7 +76,6 @@ export function activityDeps({ store, services: built, ...settings }: WorkerDeps
         cfportalBaseUrl: settings.cfportalBaseUrl,
         cfportalAccounts: settings.cfportalAccounts,
       },
-      jobs: { runningPortalJobs },
     });
   return { ...settings, db: store.pool, prisma: store.prisma, deliverMail: mailDelivery, services };
 }
