@@ -1,14 +1,19 @@
 /**
  * An app on a free loopback port, as a test's HTTP client reaches it: the one way tests start
  * the API (close it in afterAll with `server.close`). The caller builds the app, so a test that
- * sets its environment before importing api/app keeps that order.
+ * sets its environment before importing api/app keeps that order. The server keeps idle
+ * sockets as api/server.ts does (domain/net/keepAlive.ts): with Node's 5 s default, fetch could
+ * send a request on a socket the server was closing, or a large body refused early could still
+ * be arriving when the server's idle timer ran out on a loaded machine (ECONNRESET in CI).
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
+import { applyKeepAlive } from '../../domain/net/keepAlive';
 
-export async function listenApp(app: Express): Promise<{ server: Server; base: string }> {
-  const server = app.listen(0, '127.0.0.1');
+/** `port`: a fixed one where a redirect names the app's address (sign-in tests); by default a free one. */
+export async function listenApp(app: Express, port = 0): Promise<{ server: Server; base: string }> {
+  const server = applyKeepAlive(app.listen(port, '127.0.0.1'));
   await new Promise((r) => server.once('listening', r));
   return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenApp } from './appServer';
 import os from 'node:os';
 import path from 'node:path';
 import { createApp } from '../../api/app';
@@ -47,9 +47,7 @@ export async function startPdfRig(prefix: string, email = 'dan@birou.ro'): Promi
   const user = await createTestSessionRecord({ email, company: 'B' });
   const store = createStore();
   const listen = async (pdf: PdfRouteOptions) => {
-    const server = http.createServer(createApp({ store, pdf: { tmpDir: uploads, ...pdf } }));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+    return listenApp(createApp({ store, pdf: { tmpDir: uploads, ...pdf } }));
   };
   const closeServer = (server: http.Server) => new Promise<void>((resolve) => server.close(() => resolve()));
   const poster = (base: string): PdfRig['post'] => async (p, file, fields = {}, opts = {}) => {

@@ -4,8 +4,7 @@
  * parcels and a building near the centre of Cluj-Napoca, in EPSG:3844, on a SIRUTA range no other
  * test uses (997000-997099).
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenApp } from './appServer';
 import type pg from 'pg';
 import { createApp } from '../../api/app';
 import { createStore } from '../../domain/db/store';
@@ -17,11 +16,9 @@ export const TILE_TEST_SIRUTA_RANGE = [997000, 997099] as const;
 
 export async function startTestApp(): Promise<{ url: string; close(): Promise<void> }> {
   const store = createStore();
-  const server = http.createServer(createApp({ store }));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { server, base } = await listenApp(createApp({ store }));
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: base,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -8,7 +8,6 @@
  * apps on the real database: each test builds its own app, so its rate counters are its own (the
  * heavy-work slots are per process, and each test gives back the ones it took).
  */
-import type { AddressInfo } from 'node:net';
 import http, { type Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { execFile } from 'node:child_process';
@@ -16,6 +15,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { listenApp } from '../helpers/appServer';
 
 process.env.RATE_LIMIT_PER_MINUTE = '300';
 process.env.AI_MAX_CONCURRENT = '3';
@@ -44,10 +44,9 @@ let work: string;
 let uploads: string;
 
 async function freshApp(): Promise<string> {
-  const server = createApp({ store, pdf: { tmpDir: uploads } }).listen(0, '127.0.0.1');
+  const { server, base } = await listenApp(createApp({ store, pdf: { tmpDir: uploads } }));
   servers.push(server);
-  await new Promise((r) => server.once('listening', r));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return base;
 }
 
 const randomBearer = () => ({ authorization: `Bearer ${randomBytes(24).toString('hex')}` });
@@ -252,10 +251,8 @@ describe('AI chat', () => {
     const sim = await startAiSimulator({ port: 0, chunkDelayMs: 400 });
     try {
       const settings = aiSettingsFrom({ NODE_ENV: 'test' }, Number(new URL(sim.url).port));
-      const server = createApp({ store, outside: { ai: settings } }).listen(0, '127.0.0.1');
+      const { server, base } = await listenApp(createApp({ store, outside: { ai: settings } }));
       servers.push(server);
-      await new Promise((r) => server.once('listening', r));
-      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       const ask = (cookie: string) =>
         fetch(`${base}/api/ai-chat/stream`, {
           method: 'POST',

@@ -8,11 +8,11 @@
  * appears in an answer. One scratch database; one app per provider configuration, in process.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import pg from 'pg';
 import { startOfficeApp, type OfficeApp } from '../helpers/officeApp';
 import { aiSettingsFrom, config, type AiSettings } from '../../domain/config';
+import { listenApp } from '../helpers/appServer';
 
 const SIM = `http://127.0.0.1:${config.ai.simPort}`;
 const KEY = 'sk-test-4f1c9a7e-never-shown';
@@ -32,10 +32,9 @@ async function appWith(env: Record<string, string>): Promise<string> {
   const { createStore } = await import('../../domain/db/store');
   const store = createStore();
   stores.push(store);
-  const server = createApp({ store, outside: { ai: settings } }).listen(0);
-  await new Promise((r) => server.once('listening', r));
+  const { server, base } = await listenApp(createApp({ store, outside: { ai: settings } }));
   servers.push(server);
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return base;
 }
 
 const apps: Record<string, string> = {};

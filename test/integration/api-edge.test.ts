@@ -3,7 +3,6 @@
  * body everywhere, validation details, unknown routes, body limit, rate limit, bearer guards and
  * the OpenAPI document. The app is built in-process on the real database; sessions are real rows.
  */
-import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Router } from 'express';
 import { z } from 'zod';
@@ -145,9 +144,7 @@ test('an unexpected failure is a 500 internal_error whose hint carries the cause
   );
   const express = (await import('express')).default;
   const app = express().use(router).use(errorMapper);
-  const s = app.listen(0);
-  await new Promise((r) => s.once('listening', r));
-  const url = `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+  const { server: s, base: url } = await listenApp(app);
   try {
     const boom = await fetch(`${url}/api/__edge-test/boom`);
     expect(boom.status).toBe(500);

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import http from 'node:http';
 import { Browser as JarBrowser, freePort } from '../helpers/oidcBrowser';
 import type { Store } from '../../domain/db/store';
+import { listenApp } from '../helpers/appServer';
 
 const ACCESS_TOKEN_TTL_SECONDS = 3;
 
@@ -62,8 +63,7 @@ beforeAll(async () => {
   sim = await startOidcProvider({ port: idpPort, issuer: idpUrl, host: '127.0.0.1', accessTokenTtlSeconds: ACCESS_TOKEN_TTL_SECONDS });
   // The UI stand-in: the page guard, then a page that names the path it served.
   const app = createApp({ store, web: [pageGuard, (req, res) => void res.type('text').send(`pagina ${req.originalUrl}`)] });
-  server = http.createServer(app);
-  await new Promise<void>((resolve) => server.listen(appPort, '127.0.0.1', resolve));
+  ({ server } = await listenApp(app, appPort));
 });
 
 afterAll(async () => {

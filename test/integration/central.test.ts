@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import http from 'node:http';
 import { Browser, freePort } from '../helpers/oidcBrowser';
 import type { Store } from '../../domain/db/store';
+import { listenApp } from '../helpers/appServer';
 
 const ACCESS_TOKEN_TTL_SECONDS = 5;
 
@@ -89,8 +90,7 @@ beforeAll(async () => {
 
   idp = await startOidcProvider({ port: idpPort, issuer: idpUrl, host: '127.0.0.1', accessTokenTtlSeconds: ACCESS_TOKEN_TTL_SECONDS });
   central = await startCentralSimulator({ port: centralPort, issuer: idpUrl });
-  server = http.createServer(createApp({ store }));
-  await new Promise<void>((resolve) => server.listen(appPort, '127.0.0.1', resolve));
+  ({ server } = await listenApp(createApp({ store }), appPort));
 }, 120_000);
 
 afterAll(async () => {

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { listenApp } from '../helpers/appServer';
 
 const run = promisify(execFile);
 
@@ -126,10 +127,9 @@ async function uploadsLeft(): Promise<string[]> {
 
 /** `base` is an app aimed at another sidecar for the duration of `fn`. */
 async function withConverterUrl<T>(url: string, fn: () => Promise<T>): Promise<T> {
-  const other = http.createServer(createApp({ store, outside: { dwgSidecarUrl: url } }));
-  await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+  const { server: other, base: otherBase } = await listenApp(createApp({ store, outside: { dwgSidecarUrl: url } }));
   const saved = base;
-  base = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+  base = otherBase;
   try {
     return await fn();
   } finally {
@@ -148,9 +148,7 @@ beforeAll(async () => {
   await fs.writeFile(path.join(work, 'notes.dwg'), 'Acesta nu este un desen, doar un fișier text cu extensia .dwg.\n');
 
   dan = await createTestSessionRecord({ email: 'dan@birou.ro', company: 'B' });
-  server = http.createServer(createApp({ store }));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ server, base } = await listenApp(createApp({ store })));
 }, 60_000);
 
 afterAll(async () => {

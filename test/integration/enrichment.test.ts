@@ -9,7 +9,6 @@
 import { scratchDatabase } from '../helpers/scratchDb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import express from 'express';
 import cookieParser from 'cookie-parser';
 import pg from 'pg';
@@ -37,7 +36,7 @@ import type { enrichParcels } from '../../workflows/enrichParcels';
 import type { importNoGeometry } from '../../workflows/importNoGeometry';
 import { loadUatFromSimulator, RawPortal } from '../helpers/enrichmentFixtures';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
-import { callJson } from '../helpers/appServer';
+import { callJson, listenApp } from '../helpers/appServer';
 import { localEnv, namespaceOf } from '../helpers/temporal';
 import { storeOn } from '../../domain/db/store';
 import { processServices } from '../../temporal/services';
@@ -144,10 +143,7 @@ beforeAll(async () => {
   registerLandregEnrichmentRoutes(router, processServices(storeOn(pool), { mail: null, outside: { landregBaseUrl: sim.url } }).enrichment);
   app.use(router);
   app.use(errorMapper);
-  server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ server, base: apiUrl } = await listenApp(app));
 }, 180_000);
 
 afterAll(async () => {

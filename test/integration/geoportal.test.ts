@@ -10,12 +10,12 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { AddressInfo } from 'node:net';
 import { createApp } from '../../api/app';
 import { createStore } from '../../domain/db/store';
 import { closePool, getPool } from '../../domain/db/pool';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
 import { plantGeoportalFixtures, removeGeoportalFixtures, type GeoportalFixture } from '../helpers/geoportalFixtures';
+import { listenApp } from '../helpers/appServer';
 
 const store = createStore();
 
@@ -63,9 +63,7 @@ beforeAll(async () => {
   ioana = await createTestSessionRecord({ email: 'ioana@birou.ro', company: 'S', enrichmentScope: 'basic' });
   expect(elena.data.flags.basicPanel).toBe(true);
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'geoportal-test-'));
-  server = http.createServer(createApp({ store }));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ server, base } = await listenApp(createApp({ store })));
 });
 
 afterAll(async () => {

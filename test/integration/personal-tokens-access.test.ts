@@ -10,7 +10,6 @@
  * counters are its own; the QGIS access page is read from the running stack (same database).
  */
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -18,7 +17,7 @@ import { promisify } from 'node:util';
 const { createApp } = await import('../../api/app');
 const { createStore } = await import('../../domain/db/store');
 const { createTestSessionRecord } = await import('../helpers/session');
-const { callJson } = await import('../helpers/appServer');
+const { callJson, listenApp } = await import('../helpers/appServer');
 const { closePool, getPool } = await import('../../domain/db/pool');
 const { config, trustProxySetting } = await import('../../domain/config');
 const { MAX_TOKENS_PER_USER } = await import('../../domain/auth/rules');
@@ -34,10 +33,9 @@ let radu: Session;
 let base: string;
 
 async function freshApp(): Promise<string> {
-  const server = createApp({ store }).listen(0, '127.0.0.1');
+  const { server, base } = await listenApp(createApp({ store }));
   servers.push(server);
-  await new Promise((r) => server.once('listening', r));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return base;
 }
 
 const api = (at: string, who: Session, method: string, path: string, body?: unknown) => callJson(at, method, path, { body, cookie: who.cookie, origin: at });

@@ -12,12 +12,12 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import express from 'express';
 import cookieParser from 'cookie-parser';
 import type pg from 'pg';
 import type { LandregSimulator } from '../../simulators/landreg/server';
 import type { TestSession } from '../helpers/session';
+import { listenApp } from '../helpers/appServer';
 
 // A short overall deadline for this suite, so the deadline test needs no long wait.
 process.env.LANDREG_API_DEADLINE_MS = '8000';
@@ -97,10 +97,7 @@ beforeAll(async () => {
   };
   app.use((req, res, next) => routerFor(rps)(req, res, next));
   app.use(errorMapper);
-  server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ server, base: api } = await listenApp(app));
   dan = await createTestSessionRecord({ email: 'dan@birou.ro', company: 'U' });
   ana = await createTestSessionRecord({ email: 'ana@birou.ro', company: 'U' });
   // The shared portal session exists before any measurement (its sign-in is a call too).

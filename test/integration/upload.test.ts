@@ -9,12 +9,12 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import express from 'express';
 import { errorMapper } from '../../api/http/errorMapper';
 import { withUpload } from '../../api/http/upload';
+import { listenApp } from '../helpers/appServer';
 
 let server: http.Server;
 let base: string;
@@ -34,9 +34,7 @@ beforeAll(async () => {
     }).catch(next);
   });
   app.use(errorMapper);
-  server = app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ server, base } = await listenApp(app));
 });
 
 afterAll(async () => {
@@ -140,9 +138,7 @@ describe('caps: uploads in flight per user, and the temp disk budget', () => {
     // A disk that must keep more free space than any disk has.
     route('/full', Number.MAX_SAFE_INTEGER);
     app.use(errorMapper);
-    ({ server: capped, base: capBase } = await new Promise<{ server: http.Server; base: string }>((resolve) => {
-      const s = app.listen(0, '127.0.0.1', () => resolve({ server: s, base: `http://127.0.0.1:${(s.address() as AddressInfo).port}` }));
-    }));
+    ({ server: capped, base: capBase } = await listenApp(app));
   });
   afterAll(async () => {
     await new Promise((r) => capped.close(r));
