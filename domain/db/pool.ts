@@ -41,14 +41,30 @@ export function getPool(): pg.Pool {
 let tiles: pg.Pool | undefined;
 
 /**
+ * The server settings of a tile connection, so a tile is one statement with no transaction or
+ * SET around it:
+ * - JIT off: the status views' per-row subplans push dense tiles over jit_above_cost, and
+ *   compiling costs more than the query runs.
+ * - Generic plans for the tile statements (prepared once per connection, domain/tiles/mvt.ts):
+ *   left to itself, PostgreSQL compares its first five custom plans with the generic one and,
+ *   where those first tiles were sparse, planned every later tile again, 0.5–0.9 ms of planning
+ *   for 0.4–0.5 ms of execution on a sparse z16 tile. The generic plan runs every zoom as fast
+ *   as the custom ones or faster, on the dense store and the sparse one (docs/bench/tiles.md).
+ */
+export const TILE_SESSION_OPTIONS = '-c jit=off -c plan_cache_mode=force_generic_plan';
+
+/** A pool for the tile statements (TILE_SESSION_OPTIONS), of the tile pool's size. */
+export function createTilePool(connectionString: string): pg.Pool {
+  return createPool(connectionString, config.tiles.dbPoolMax, TILE_SESSION_OPTIONS);
+}
+
+/**
  * The pool of the tile queries (domain/tiles/mvt.ts), beside the shared one, as a tile server
- * keeps its own: its connections are opened with JIT off, so a tile is one statement with no
- * transaction or SET around it (the status views' per-row subplans push dense tiles over
- * jit_above_cost, and compiling costs more than the query runs), and a burst of tile requests
- * never waits behind, nor holds up, the rest of the process. Opened on the first tile.
+ * keeps its own: a burst of tile requests never waits behind, nor holds up, the rest of the
+ * process. Opened on the first tile.
  */
 export function getTilePool(): pg.Pool {
-  tiles ??= createPool(config.db.url, config.tiles.dbPoolMax, '-c jit=off');
+  tiles ??= createTilePool(config.db.url);
   return tiles;
 }
 

@@ -14,11 +14,11 @@
 import type pg from 'pg';
 import { config } from '../config';
 import { childLogger } from '../log';
-import { createPool } from './pool';
+import { createPool, createTilePool } from './pool';
 
 const log = childLogger('readers');
 
-/** The pools a reader reads through: plain queries and the tile statements (JIT off). */
+/** The pools a reader reads through: plain queries and the tile statements (TILE_SESSION_OPTIONS). */
 export interface Readers {
   pool: pg.Pool;
   tilePool: pg.Pool;
@@ -32,7 +32,7 @@ export interface Replica extends Readers {
 export function createReplica(url: string): Replica {
   return {
     pool: createPool(url, config.db.readPoolMax),
-    tilePool: createPool(url, config.tiles.dbPoolMax, '-c jit=off'),
+    tilePool: createTilePool(url),
     awayUntil: 0,
   };
 }

@@ -7,7 +7,7 @@
  */
 import type pg from 'pg';
 import { config } from '../config';
-import { closePool, createPool, getPool, getTilePool } from './pool';
+import { closePool, createPool, createTilePool, getPool, getTilePool } from './pool';
 import { createPrisma, disconnectPrisma, getPrisma, type PrismaClient } from './prisma';
 import { closeReplica, createReplica, type Replica } from './readers';
 
@@ -34,7 +34,7 @@ export interface Store {
 
 export function createStore(url = config.db.url, opts: { max?: number; readUrl?: string } = {}): Store {
   const pool = createPool(url, opts.max);
-  const tilePool = createPool(url, config.tiles.dbPoolMax, '-c jit=off');
+  const tilePool = createTilePool(url);
   const prisma = createPrisma(pool);
   const readUrl = opts.readUrl ?? (url === config.db.url ? config.db.readUrl : url);
   const replica = readUrl !== url ? createReplica(readUrl) : undefined;

@@ -194,7 +194,8 @@ export function checkTileAddress(addr: TileAddress): TileSourceRecord {
 /**
  * Renders one tile; an empty Buffer when nothing lies in it or the zoom is outside the source's
  * range. One statement, one round trip, as Martin does: the tile pool's connections are opened
- * with JIT off (the store's `tilePool`, domain/db/store.ts), so there is no transaction and no SET around it.
+ * with JIT off and generic plans (TILE_SESSION_OPTIONS, domain/db/pool.ts), so there is no
+ * transaction and no SET around it.
  */
 export async function renderTile(db: Db, addr: TileAddress): Promise<Buffer> {
   // The line breaks PostgreSQL's base64 puts every 76 characters are skipped by Node's decoder.
@@ -236,9 +237,9 @@ export interface TileTag {
  * The ETag depends only on the address and the source's data version, so a revalidation is
  * answered with 304 without rendering anything. It is weak: one version of a tile holds the same
  * features with the same attributes however it is rendered, but not always in the same order (at
- * z16 and up the features come in the order of the plan's scan, which PostgreSQL changes after a
- * prepared statement's fifth execution, and each web process renders for itself), so its bytes
- * may differ; a strong ETag promises identical bytes (RFC 9110 8.8.1).
+ * z16 and up the features come in the order of the plan's scan, which a new plan may change: an
+ * index rebuilt, a table's statistics renewed, another PostgreSQL version; each web process
+ * renders for itself), so its bytes may differ; a strong ETag promises identical bytes (RFC 9110 8.8.1).
  */
 export async function tileTag(db: Db, addr: TileAddress): Promise<TileTag> {
   checkTileAddress(addr);

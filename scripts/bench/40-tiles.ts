@@ -40,13 +40,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { config } from '../../domain/config';
-import { getPool } from '../../domain/db/pool';
+import { TILE_SESSION_OPTIONS, createPool, getPool } from '../../domain/db/pool';
 import { ogr2ogr, pgDatasource } from '../../domain/exports/service';
 import { parseOwners } from '../../domain/enrichment/rules';
 import { EPSG_3844 } from '../../domain/geo/epsg3844';
 import { bumpTileVersion, statementFor, tileSource } from '../../domain/tiles/service';
 import { createTestSessionRecord } from '../../test/helpers/session';
-import { createPool } from '../../domain/db/pool';
 import { MARTIN_VERSION, martinBinary, startMartin } from './_martin';
 import { BENCH_SIRUTA, SPARSE_SIRUTA, ensureBenchUatSynced, ensureSparseUatSynced, jsonLine, note, percentiles, waitForIdleTileArchive, runBench } from './_shared';
 
@@ -283,13 +282,13 @@ function tileClient(headers: Record<string, string>) {
 
 /**
  * The floor: the same tiles' statement (ours) timed inside PostgreSQL, EXPLAIN ANALYZE of the
- * prepared statement (planning + execution, no network, no HTTP), one at a time, JIT off as the
- * tile pool runs it.
+ * prepared statement (planning + execution, no network, no HTTP), one at a time, in a session
+ * set up as the tile pool's (TILE_SESSION_OPTIONS: JIT off, generic plans).
  */
 async function sqlFloor(source: string, tiles: Tile[]): Promise<number[]> {
   const spec = tileSource(source)!;
   const st = statementFor(spec, 16);
-  const pool = createPool(config.db.url, 1, '-c jit=off');
+  const pool = createPool(config.db.url, 1, TILE_SESSION_OPTIONS);
   const client = await pool.connect();
   try {
     await client.query(`PREPARE bench_floor(int, int, int, text) AS ${st.text}`);

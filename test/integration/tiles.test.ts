@@ -12,7 +12,7 @@ import { PbfReader } from 'pbf';
 import { FetchSource, PMTiles, TileType } from 'pmtiles';
 import { config } from '../../domain/config';
 import { E2E_BASE_URL } from '../helpers/e2e';
-import { closePool, getPool } from '../../domain/db/pool';
+import { closePool, createTilePool, getPool } from '../../domain/db/pool';
 import { ensureBuckets } from '../../domain/storage/s3';
 import { TILE_SOURCES } from '../../domain/tiles/sources';
 import { buildOverviewArchive } from '../../domain/tiles/archive';
@@ -20,7 +20,8 @@ import { closeTemporalClient, getTemporalClient } from '../../temporal/client';
 import { OVERVIEW_BUILD_WORKFLOW_ID } from '../../temporal/common/singletons';
 import type { OverviewArchiveBuildResult } from '../../domain/tiles/jobTypes';
 import { LOW_ZOOM_EXTENT } from '../../domain/tiles/density';
-import { clearTileCache } from '../../domain/tiles/mvt';
+import { clearTileCache, renderTile, statementFor } from '../../domain/tiles/mvt';
+import { tileSource } from '../../domain/tiles/sources';
 import { bumpTileVersion } from '../../domain/tiles/versions';
 import {
   plantTileTestData,
@@ -105,6 +106,24 @@ describe('vector tiles from PostGIS', () => {
       const xs = ring.map((p) => p.x);
       expect(Math.max(...xs) - Math.min(...xs)).toBeGreaterThan(150);
       expect(Math.max(...xs) - Math.min(...xs)).toBeLessThan(260);
+    }
+  });
+
+  test('a tile connection runs without JIT and plans its tile statement once, not again for each tile', async () => {
+    // Left to choose, PostgreSQL planned every sparse tile again (more time than running it).
+    const pool = createTilePool(config.db.url);
+    const client = await pool.connect();
+    try {
+      const { z, x, y } = planted.tile;
+      for (let i = 0; i < 8; i++) await renderTile(client, { source: 'gis_terenuri_status', z, x: x + (i % 3) - 1, y });
+      const session = await client.query(`SELECT current_setting('jit') AS jit, current_setting('plan_cache_mode') AS plans`);
+      expect(session.rows[0]).toEqual({ jit: 'off', plans: 'force_generic_plan' });
+      const name = statementFor(tileSource('gis_terenuri_status')!, z).name;
+      const plans = await client.query('SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE name = $1', [name]);
+      expect(plans.rows).toEqual([{ generic: 8, custom: 0 }]);
+    } finally {
+      client.release();
+      await pool.end();
     }
   });
 
