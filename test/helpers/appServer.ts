@@ -14,6 +14,14 @@ import { applyKeepAlive } from '../../domain/net/keepAlive';
 /** `port`: a fixed one where a redirect names the app's address (sign-in tests); by default a free one. */
 export async function listenApp(app: Express, port = 0): Promise<{ server: Server; base: string }> {
   const server = applyKeepAlive(app.listen(port, '127.0.0.1'));
+  // A test ends its server with close(): its sockets go with it, or a kept one (a download the
+  // test left unread, a request it abandoned) would hold close() for the keep-alive's 65 s.
+  const close = server.close.bind(server);
+  server.close = ((done?: (err?: Error) => void) => {
+    close(done);
+    server.closeAllConnections();
+    return server;
+  }) as Server['close'];
   await new Promise((r) => server.once('listening', r));
   return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
