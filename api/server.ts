@@ -16,7 +16,7 @@ import { getTemporalClient } from '../temporal/client';
 import { ensureOverviewArchive } from '../temporal/tileArchive';
 import { processStore } from '../domain/db/store';
 import { processServices } from '../temporal/services';
-import { trackPools } from '../domain/metrics';
+import { serveClusterScrapes, trackPools } from '../domain/metrics';
 import { shareWorkSlots } from '../domain/concurrency';
 
 refuseUnsafeProductionStart();
@@ -27,6 +27,8 @@ const RESTART_DELAY_MS = 1000;
 if (cluster.isPrimary && config.app.webProcesses > 1) {
   let stopping = false;
   for (let i = 0; i < config.app.webProcesses; i++) cluster.fork();
+  // A scrape of /metrics reaches one web process; it asks here for all of them.
+  serveClusterScrapes();
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) {
       if (!Object.keys(cluster.workers ?? {}).length) process.exit(0);

@@ -8,8 +8,9 @@
  * Labels stay bounded: route templates (never raw paths), kinds and services from fixed lists,
  * statuses. Nothing personal and no id ever becomes a label.
  */
+import cluster from 'node:cluster';
 import type pg from 'pg';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export const metricsRegistry = new Registry();
 // Event-loop lag (nodejs_eventloop_lag_*: the monitorEventLoopDelay histogram's mean and
@@ -64,7 +65,11 @@ class RequestCounter extends Counter<RequestLabel> {
   }
 }
 
-/** The request histogram, its samples read from requestSeries (buckets cumulative, as the format wants). */
+/**
+ * The request histogram, its samples read from requestSeries (buckets cumulative, as the format
+ * wants), in prom-client's own shape (the bucket's `le` apart from the series' labels), which its
+ * get() splays: the cluster's aggregation (serveClusterScrapes) reads a histogram through get().
+ */
 class RequestHistogram extends Histogram<RequestLabel> {
   /** The registry reads a histogram's text through this, and prom-client's get() through it too. */
   async getForPromString() {
@@ -72,10 +77,10 @@ class RequestHistogram extends Histogram<RequestLabel> {
     const values = [...requestSeries.values()].flatMap((s) => {
       let acc = 0;
       return [
-        ...LATENCY_BUCKETS.map((le, i) => ({ labels: { ...s.labels, le }, value: (acc += s.buckets[i]), metricName: `${name}_bucket` })),
-        { labels: { ...s.labels, le: '+Inf' }, value: s.count, metricName: `${name}_bucket` },
-        { labels: s.labels, value: s.sum, metricName: `${name}_sum` },
-        { labels: s.labels, value: s.count, metricName: `${name}_count` },
+        ...LATENCY_BUCKETS.map((le, i) => ({ labels: { le }, sharedLabels: s.labels, value: (acc += s.buckets[i]), metricName: `${name}_bucket` })),
+        { labels: { le: '+Inf' }, sharedLabels: s.labels, value: s.count, metricName: `${name}_bucket` },
+        { labels: {}, sharedLabels: s.labels, value: s.sum, metricName: `${name}_sum` },
+        { labels: {}, sharedLabels: s.labels, value: s.count, metricName: `${name}_count` },
       ];
     });
     return { name, help: HTTP_DURATION_HELP, type: 'histogram', values, aggregator: 'sum' };
@@ -303,7 +308,73 @@ export function registerBackupGauges(read: () => Promise<BackupState>): void {
   new OptionalGauge('geoportal_backup_last_size_bytes', 'Size of the last good backup, in bytes.', async () => (await state()).sizeBytes);
 }
 
-/** The registry's text in the Prometheus exposition format 0.0.4, and its media type. */
+/**
+ * The registry's text in the Prometheus exposition format 0.0.4, and its media type. In a web
+ * process of a cluster (`WEB` > 1, api/server.ts) the text is every web process's, summed by the
+ * primary (serveClusterScrapes): the port deals each connection to one of them, so a scrape of
+ * one process alone would read a different process's counters from scrape to scrape.
+ */
 export async function scrape(): Promise<{ contentType: string; text: string }> {
-  return { contentType: metricsRegistry.contentType, text: await metricsRegistry.metrics() };
+  const text = cluster.isWorker ? await clusterScrape() : await metricsRegistry.metrics();
+  return { contentType: metricsRegistry.contentType, text };
+}
+
+const SCRAPE_REQUEST = 'geoportal:metrics-scrape';
+const SCRAPE_ANSWER = 'geoportal:metrics-scrape-answer';
+/** Longer than prom-client's own 5 s wait for the web processes' registries. */
+const CLUSTER_SCRAPE_TIMEOUT_MS = 7_000;
+
+interface ScrapeMessage {
+  type: string;
+  id: number;
+  text?: string;
+  error?: string;
+}
+
+const waitingScrapes = new Map<number, { resolve(text: string): void; reject(err: Error): void }>();
+let scrapeSeq = 0;
+
+if (cluster.isWorker) {
+  // prom-client answers the primary's requests for this registry (its listener comes with an instance).
+  AggregatorRegistry.setRegistries(metricsRegistry);
+  new AggregatorRegistry();
+  process.on('message', (m: ScrapeMessage) => {
+    if (m?.type !== SCRAPE_ANSWER) return;
+    const waiting = waitingScrapes.get(m.id);
+    waitingScrapes.delete(m.id);
+    if (m.error !== undefined) waiting?.reject(new Error(m.error));
+    else waiting?.resolve(m.text ?? '');
+  });
+}
+
+function clusterScrape(): Promise<string> {
+  const id = ++scrapeSeq;
+  return new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      waitingScrapes.delete(id);
+      reject(new Error('the primary did not answer the scrape'));
+    }, CLUSTER_SCRAPE_TIMEOUT_MS);
+    const settle = <T>(fn: (v: T) => void) => (v: T) => {
+      clearTimeout(timer);
+      fn(v);
+    };
+    waitingScrapes.set(id, { resolve: settle(resolve), reject: settle(reject) });
+    process.send!({ type: SCRAPE_REQUEST, id } satisfies ScrapeMessage);
+  });
+}
+
+/**
+ * The primary of the web processes' cluster answers their scrapes with prom-client's
+ * AggregatorRegistry: counters and histograms summed over the processes, each default metric as
+ * prom-client aggregates it (the event-loop lag averaged, the version taken once).
+ */
+export function serveClusterScrapes(): void {
+  const aggregator = new AggregatorRegistry();
+  cluster.on('message', (worker, m: ScrapeMessage) => {
+    if (m?.type !== SCRAPE_REQUEST) return;
+    aggregator.clusterMetrics().then(
+      (text) => worker.isConnected() && worker.send({ type: SCRAPE_ANSWER, id: m.id, text } satisfies ScrapeMessage),
+      (err: Error) => worker.isConnected() && worker.send({ type: SCRAPE_ANSWER, id: m.id, error: err.message } satisfies ScrapeMessage),
+    );
+  });
 }

@@ -5,7 +5,8 @@
  * A caps the same user's on B while a colleague is served; wrong tokens are counted once across
  * both; a token revoked through A and a session signed out through A are refused by B within a
  * second, though B keeps sessions in memory for a minute. And `WEB=2` (what `WEB=2 npm start`
- * runs): one address served by two web processes, one of them killed is replaced.
+ * runs): one address served by two web processes, one of them killed is replaced, and a scrape of
+ * /metrics on that address counts both processes' requests whichever of them it reaches.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -219,5 +220,47 @@ describe('WEB=2', () => {
     }
     // The primary took its web processes with it.
     expect(children(web.proc.pid!)).toEqual([]);
+  }, 180_000);
+
+  it('one scrape of /metrics counts the requests of both web processes', async () => {
+    const web = await startWeb({ WEB: '2', SHARED_LIMITS: '0' });
+    const viewer = await createTestSessionRecord({ email: 'ioana.scale@birou.ro' });
+    /** One request on a connection of its own: the port deals connections to the processes in turn. */
+    const alone = (path: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        http
+          .get(`${web.base}${path}`, { agent: false, headers: { cookie: viewer.cookie } }, (res) => {
+            let body = '';
+            res.setEncoding('utf8');
+            res.on('data', (c: string) => (body += c));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          })
+          .on('error', reject);
+      });
+    const versionCount = (text: string) => Number(/^geoportal_http_requests_total\{route="\/api\/version",method="GET",status="200"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+    try {
+      // Both processes serve: each tells when it first checked the database, so two answers differ.
+      const firstChecks = new Set<string>();
+      await until('both web processes to answer', async () => {
+        const health = await alone('/api/health');
+        if (health.status === 200) firstChecks.add((JSON.parse(health.body) as { checks: { database: { since: string } } }).checks.database.since);
+        return firstChecks.size === 2;
+      }, 60_000, 100);
+
+      const before = await alone('/metrics');
+      expect(before.status).toBe(200);
+      for (let i = 0; i < 5; i++) expect((await alone('/api/version')).status).toBe(200);
+      // Whichever process each scrape reaches, it reads the five requests, however they were dealt.
+      for (let i = 0; i < 3; i++) {
+        const after = await alone('/metrics');
+        expect(after.status).toBe(200);
+        expect(versionCount(after.body) - versionCount(before.body)).toBe(5);
+        expect(after.body).toMatch(/^geoportal_db_pool_connections\{pool="pool",state="total"\} \d+$/m);
+      }
+    } finally {
+      await viewer.end();
+      web.proc.kill('SIGTERM');
+      await web.exited;
+    }
   }, 180_000);
 });
