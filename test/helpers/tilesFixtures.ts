@@ -21,7 +21,6 @@ export async function startTestApp(): Promise<{ url: string; close(): Promise<vo
     url: base,
     close: () =>
       new Promise<void>((resolve) => {
-        server.closeAllConnections();
         server.close(() => resolve());
       }).then(() => store.close()),
   };

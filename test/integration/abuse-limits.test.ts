@@ -64,7 +64,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const u of [dan, ana, ion]) await u.end();
   for (const s of servers) {
-    s.closeAllConnections();
     await new Promise((r) => s.close(r));
   }
   await store.close();

@@ -69,7 +69,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await new Promise<void>((resolve) => {
     server?.close(() => resolve());
-    server?.closeAllConnections();
   });
   await sim?.close();
   await store?.close();

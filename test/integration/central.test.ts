@@ -96,7 +96,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await new Promise<void>((resolve) => {
     server?.close(() => resolve());
-    server?.closeAllConnections();
   });
   await central?.close();
   await idp?.close();

@@ -69,7 +69,6 @@ afterAll(async () => {
   await getPool().query(`DELETE FROM personal_access_tokens WHERE user_id = ANY($1)`, [[ana, dan, radu].filter(Boolean).map((s) => s.data.user.id)]);
   await Promise.allSettled([ana, dan, radu].filter(Boolean).map((s) => s.end()));
   for (const s of servers) {
-    s.closeAllConnections();
     await new Promise((r) => s.close(r));
   }
   await store.close();

@@ -107,7 +107,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await dan?.end();
   await ana?.end();
-  server?.closeAllConnections();
   await new Promise((r) => server?.close(r));
   await sim?.close();
   await pool?.end();
