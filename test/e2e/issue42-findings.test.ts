@@ -17,7 +17,8 @@
  * - no placeholder is cut by its box, on any page, at 1440x900 or on a 390x844 phone;
  * - Elena reads both areas of a parcel named, and which is which, on the map and in the sync search,
  *   and a building she clicks is called a building;
- * - on a touch phone the map's search, a parcel's panel opened by a tap and the selection by taps work.
+ * - on a touch phone the map's search, a parcel's panel opened by a tap and the selection by taps
+ *   work, and the selection bar leaves the map's scale in sight.
  * This file owns SIRUTA 993400-993499, registry year 2052, cadastral numbers 99342xx and project
  * codes 9942xx.
  */
@@ -510,6 +511,11 @@ describe('issue 42 findings in the browser', () => {
     expect(bar).toContain('„Selecție activă”: ieșire');
     for (const f of ['geojson', 'dxf', 'gpkg']) expect(await within(`[data-testid="export-${f}"]`)).toBe(true);
     expect(await coveredInputs(page)).toEqual([]);
+    // The map's scale stays readable beside the bar: no part of it under the bar.
+    const scale = (await page.locator('.maplibregl-ctrl-scale').boundingBox())!;
+    const selectionBar = (await page.getByTestId('selection-bar').boundingBox())!;
+    expect(await within('.maplibregl-ctrl-scale')).toBe(true);
+    expect(scale.y >= selectionBar.y + selectionBar.height || scale.x >= selectionBar.x + selectionBar.width).toBe(true);
     await page.getByTestId('selection-toggle').tap();
     await expect(page.getByTestId('selection-toggle').getAttribute('aria-pressed')).resolves.toBe('false');
     fs.mkdirSync(path.join(process.cwd(), 'test-results'), { recursive: true });

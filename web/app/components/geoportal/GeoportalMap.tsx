@@ -269,8 +269,11 @@ export function GeoportalMap({ basicPanel, central = false, basicScope = false }
       });
       map = m;
       m.touchZoomRotate.disableRotation();
-      m.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'bottom-right');
+      // A bottom corner stacks each control above the ones before it: the scale in the corner, the
+      // zoom buttons over it, so on a phone the selection bar, which stands above the scale and
+      // beside the zoom buttons' column, covers neither (geoportal.css).
       m.addControl(new maplibregl.ScaleControl({ unit: 'metric' }), 'bottom-right');
+      m.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'bottom-right');
       mapRef.current = m;
       // A handle for the browser console and the end-to-end test (rendered features, camera).
       (window as unknown as { geoportalMap?: MlMap }).geoportalMap = m;
