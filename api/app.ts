@@ -3,6 +3,7 @@
  * Remix UI (mounted by api/server.ts) on the same origin.
  */
 import express, { Router, type Express, type RequestHandler } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import cookieParser from 'cookie-parser';
 import { childLogger } from '../domain/log';
 import { errors } from '../domain/errors';
@@ -20,7 +21,7 @@ import { registerExportRoutes } from './routes/landregExports';
 import { registerLandregRoutes } from './routes/landreg';
 import { registerSchedulingRoutes } from './routes/landregScheduling';
 import { registerGeoportalTileRoutes } from './routes/geoportalTiles';
-import { tileFastPath, tilesRouter } from './routes/tiles';
+import { tileFrontDoor, tilesRouter, type FrontDoor } from './routes/tiles';
 import { registerGeoportalRoutes } from './routes/geoportal';
 import { registerNotificationRoutes } from './routes/notifications';
 import { registerRegistryRoutes } from './routes/registratura';
@@ -140,8 +141,6 @@ export function createApp(appDeps: AppDeps): Express {
   app.use(httpMetrics());
   const cookies = cookieParser();
   const session = sessionMiddleware(deps.store.pool);
-  // A tile request the fast path can answer as the tile route does skips the rest of the stack.
-  app.use(tileFastPath(deps.store, cookies, session));
   app.use(cookies);
   app.use(session);
   // Before every router (API, tiles, sign-out, the UI's actions): a cookie-signed write from
@@ -179,5 +178,17 @@ export function createApp(appDeps: AppDeps): Express {
 
   for (const h of deps.web ?? []) app.use(h);
   app.use(errorMapper);
+  return withFrontDoor(app, tileFrontDoor(deps.store, cookies));
+}
+
+/**
+ * The tile front door ahead of Express itself: the app's `handle` (what a server built on it, a
+ * listen() or a mount calls for each request) asks the door first, before Express touches the
+ * request; what the door does not answer goes to Express's own handle unchanged.
+ */
+function withFrontDoor(app: Express, door: FrontDoor): Express {
+  const host = app as unknown as { handle: (req: IncomingMessage, res: ServerResponse, done?: unknown) => void };
+  const stack = host.handle.bind(app);
+  host.handle = (req, res, done) => door(req, res, () => stack(req, res, done));
   return app;
 }

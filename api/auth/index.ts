@@ -3,7 +3,7 @@
  * `sessionMiddleware(pool)` for every request, `authRouter(store, services.auth, services.notifications)`
  * at /auth and the API route, all on the app's store; the server mounts `pageGuard` before the Remix UI.
  */
-export { sessionMiddleware, devStubContext } from './session';
+export { sessionMiddleware, sessionOfCookie, devStubContext } from './session';
 export { sameOriginWrites, isSameOriginRequest } from './sameOrigin';
 export { pageGuard, isGuardedPath } from './pageGuard';
 export { authRouter, registerAuthApiRoutes } from './routes';

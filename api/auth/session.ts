@@ -96,24 +96,35 @@ async function loadAuth(db: pg.Pool, req: Request, res: Response): Promise<void>
   if (isStatic(req.path)) return;
   const token = req.cookies?.[SESSION_COOKIE];
   if (typeof token === 'string' && token !== '') {
-    const id = sessionIdFor(token);
-    // From memory for a few seconds (sessionStore.ts): a map view sends dozens of tile requests.
-    const row = await loadSessionCached(db, id);
-    if (row) {
-      let data = row.data;
-      if (Date.now() - row.lastSeenAt.getTime() >= SESSION_TOUCH_INTERVAL_MS) await touchSession(db, id);
-      if (!data.error && Date.now() >= data.tokens.refreshAt) {
-        data = data.tokens.refreshToken
-          ? ((await refreshShared(db, id, data.tokens.refreshToken)) ?? data)
-          : { ...data, error: 'RefreshAccessTokenError' };
-      }
-      req.auth = toContext(id, data);
+    const auth = await sessionOfCookie(db, token);
+    if (auth) {
+      req.auth = auth;
       return;
     }
     // Expired or unknown: drop the dead cookie so the browser stops sending it.
     clearSessionCookie(res);
   }
   if (devBypassEnabled(config.nodeEnv, config.oidc.devBypassRequested)) req.auth = devStubContext();
+}
+
+/**
+ * The session a cookie's token names, its last use touched and its access token refreshed when
+ * due; null when it expired or is unknown. Every request's (sessionMiddleware) and the tile front
+ * door's (api/routes/tiles.ts), so both read a session alike.
+ */
+export async function sessionOfCookie(db: pg.Pool, token: string): Promise<SessionContext | null> {
+  const id = sessionIdFor(token);
+  // From memory for a few seconds (sessionStore.ts): a map view sends dozens of tile requests.
+  const row = await loadSessionCached(db, id);
+  if (!row) return null;
+  let data = row.data;
+  if (Date.now() - row.lastSeenAt.getTime() >= SESSION_TOUCH_INTERVAL_MS) await touchSession(db, id);
+  if (!data.error && Date.now() >= data.tokens.refreshAt) {
+    data = data.tokens.refreshToken
+      ? ((await refreshShared(db, id, data.tokens.refreshToken)) ?? data)
+      : { ...data, error: 'RefreshAccessTokenError' };
+  }
+  return toContext(id, data);
 }
 
 /** `db`: the pool of the store the app was built on (app_sessions). */

@@ -136,8 +136,8 @@ function liveSession(req: Request): boolean {
 const noSession = (req: Request) =>
   req.auth?.error ? errors.unauthorized('Sesiunea a expirat; autentificați-vă din nou.') : errors.unauthorized();
 
-/** The access rule of a route's `auth` kind (also the tile fast path's, api/routes/tiles.ts). */
-export function checkAuth(kind: AuthKind, req: Request): void {
+/** The access rule of a route's `auth` kind (the tile front door keeps the 'session' one, api/routes/tiles.ts). */
+function checkAuth(kind: AuthKind, req: Request): void {
   switch (kind) {
     case 'public':
       return;

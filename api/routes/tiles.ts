@@ -5,14 +5,13 @@
  * routes need a user session unless stated") except the webhook, which a machine calls with a
  * bearer token. With TILE_SERVER_URL set, TileJSON and tiles are proxied (domain/tiles/proxy.ts).
  */
-import type { OutgoingHttpHeaders } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { gunzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import { pipeline } from 'node:stream/promises';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
-import { checkAuth, defineRoute, reply } from '../http/route';
-import { markRoute } from '../http/metrics';
+import { defineRoute, reply } from '../http/route';
 import { requireBearer } from '../auth/bearer';
 import { config } from '../../domain/config';
 import type { Store } from '../../domain/db/store';
@@ -35,6 +34,9 @@ import {
   type TileAddress,
 } from '../../domain/tiles/service';
 import { getTemporalClient } from '../../temporal/client';
+import { recordRequest } from '../../domain/metrics';
+import { sessionOfCookie } from '../auth';
+import { SESSION_COOKIE } from '../auth/cookies';
 import { startOverviewArchiveBuild } from '../../temporal/tileArchive';
 
 const gunzipAsync = promisify(gunzip);
@@ -230,7 +232,7 @@ export function tilesRouter(store: Store): Router {
  * header walk) was a few per cent of a sparse tile's time in the web process (issue 45), and
  * what it would add here is already settled (the ETag and its 304 above, the length below).
  */
-async function sendTile(store: Store, addr: TileAddress, req: Request, res: Response): Promise<void> {
+async function sendTile(store: Store, addr: TileAddress, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const inm = typeof req.headers['if-none-match'] === 'string' ? req.headers['if-none-match'] : undefined;
   // The version and the tile from one server (domain/db/readers.ts).
   const answer = await readOn(store, async (readers) => {
@@ -268,36 +270,44 @@ async function sendTile(store: Store, addr: TileAddress, req: Request, res: Resp
 const TILE_PATH = /^\/tiles\/([A-Za-z0-9_]{1,64})\/(\d{1,2})\/(\d{1,8})\/(\d{1,8})(?:\.(?:pbf|mvt))?(?:\?|$)/;
 const TILE_ROUTE = '/tiles/:source/:z/:x/:y';
 
+/** What the front door hands a request it does not answer to: the whole Express stack. */
+export type FrontDoor = (req: IncomingMessage, res: ServerResponse, stack: () => void) => void;
+
 /**
- * The tile route ahead of Express's middleware stack (issue 45): a map view sends dozens of tile
- * requests a second, and walking the stack (the mounts between the API's parsers, the token and
- * limiter mounts that act only on an `Authorization` header, the router's layers, zod over four
- * path parameters already matched here) was a fifth of a sparse tile's time in the web process
- * (docs/bench/tiles.md "The fixed cost of a tile"). It takes only what it answers exactly as the route
- * does: a GET of a known source's tile, no `Authorization` header (a personal token and the
- * wrong-token limit go the long way), not in proxy mode; the cookie parser and the session
- * middleware are the app's own instances, the session rule defineRoute's (`checkAuth`), failures
- * go to the same error mapper (`next(err)`), the request metrics are kept (`markRoute`).
- * Everything else falls through to the stack unchanged.
+ * Tile requests ahead of Express itself (issue 45; api/app.ts puts it before the app's handle). A
+ * map view sends dozens of tile requests a second, and Express's part of each one was a fifth of
+ * a sparse tile's time in the web process (docs/bench/tiles.md "The fixed cost of a tile"): the
+ * prototype swap of its init (after which much of Node's own code reads the request through
+ * slower, generic property lookups), the walk of its middleware stack, zod over four path
+ * parameters already matched here. The door answers only what it answers exactly as the tile
+ * route does: a GET of a known source's tile with a live session cookie, no `Authorization`
+ * header (a personal token and the wrong-token limit go the long way), not in proxy mode. The
+ * cookie parser is the app's own instance and the session is read by the session middleware's
+ * own function (sessionOfCookie). Anything else goes to the stack untouched before anything is
+ * written: no cookie, an expired or unknown one (the stack answers 401 and clears it), a failed
+ * refresh, and an error while rendering, which the stack then meets again and answers with the
+ * contract's error body. The request metrics are kept under the route's template.
  */
-export function tileFastPath(store: Store, cookies: RequestHandler, session: RequestHandler): RequestHandler {
-  return (req, res, next) => {
-    if (req.method !== 'GET' || req.headers.authorization !== undefined) return next();
-    const m = TILE_PATH.exec(req.url);
-    if (!m || !tileSource(m[1]) || proxyEnabled()) return next();
-    markRoute(res, TILE_ROUTE);
+export function tileFrontDoor(store: Store, cookies: RequestHandler): FrontDoor {
+  return (req, res, stack) => {
+    if (req.method !== 'GET' || req.headers.authorization !== undefined || req.headers.cookie === undefined) return stack();
+    const m = TILE_PATH.exec(req.url ?? '');
+    if (!m || !tileSource(m[1]) || proxyEnabled()) return stack();
+    const started = process.hrtime.bigint();
     const addr = { source: m[1], z: Number(m[2]), x: Number(m[3]), y: Number(m[4]) };
-    cookies(req, res, (err?: unknown) => {
-      if (err) return next(err);
-      session(req, res, (err2?: unknown) => {
-        if (err2) return next(err2);
-        try {
-          checkAuth('session', req);
-        } catch (e) {
-          return next(e);
-        }
-        sendTile(store, addr, req, res).catch(next);
-      });
-    });
+    // cookie-parser reads only the headers and calls back at once; the stack's own parser then
+    // finds req.cookies set and keeps it.
+    const withCookies = req as Request;
+    cookies(withCookies, res as Response, () => undefined);
+    const token = (withCookies.cookies as Record<string, unknown> | undefined)?.[SESSION_COOKIE];
+    if (typeof token !== 'string' || token === '') return stack();
+    sessionOfCookie(store.pool, token)
+      .then((auth) => {
+        if (!auth || auth.error) return stack();
+        return sendTile(store, addr, req, res).then(() =>
+          recordRequest(TILE_ROUTE, 'GET', res.statusCode, Number(process.hrtime.bigint() - started) / 1e9),
+        );
+      })
+      .catch(() => (res.headersSent ? res.destroy() : stack()));
   };
 }

@@ -35,7 +35,7 @@ afterAll(async () => {
 
 const get = (path: string, cookie: string) => fetch(`${base}${path}`, { headers: { cookie } });
 
-test.each(['/api/landreg/stats', '/api/geoportal/search?q=cluj', '/tiles/catalog', '/tiles/gis_terenuri'])('%s answers 401 on a refresh-failed session', async (path) => {
+test.each(['/api/landreg/stats', '/api/geoportal/search?q=cluj', '/tiles/catalog', '/tiles/gis_terenuri', '/tiles/gis_terenuri/16/37390/23400'])('%s answers 401 on a refresh-failed session', async (path) => {
   const ok = await get(path, healthy.cookie);
   expect(ok.status).not.toBe(401);
   await ok.arrayBuffer();

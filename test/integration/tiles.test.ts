@@ -84,6 +84,18 @@ describe('vector tiles from PostGIS', () => {
     }
   });
 
+  test('a session cookie that names no session: 401 on a tile, and the dead cookie cleared', async () => {
+    const { z, x, y } = planted.tile;
+    const res = await get(`/tiles/gis_terenuri/${z}/${x}/${y}`, 'cgp_session=no-such-session');
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ error: 'unauthorized' });
+    expect(res.headers.get('set-cookie')).toMatch(/^cgp_session=;.*Expires=Thu, 01 Jan 1970/);
+    // A live session's cookie: the tile itself, and no cookie touched.
+    const ok = await get(`/tiles/gis_terenuri/${z}/${x}/${y}`, user);
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('set-cookie')).toBeNull();
+  });
+
   test('a parcel tile decodes as MVT with the slim columns and the planted parcels', async () => {
     const { z, x, y } = planted.tile;
     const res = await get(`/tiles/gis_terenuri/${z}/${x}/${y}.pbf`, user);
