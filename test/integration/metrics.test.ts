@@ -170,17 +170,29 @@ describe('each family of the web process moves with its event', () => {
   });
 
   test('a tile asked twice: a miss, then a hit', async () => {
-    clearTileCache();
     const miss = 'geoportal_tile_cache_requests_total{result="miss"}';
     const hit = 'geoportal_tile_cache_requests_total{result="hit"}';
-    const s0 = await webScrape();
-    await (await fetch(`${base}/tiles/gis_uats_z12/12/2302/1452`, { headers: { cookie: viewer.cookie } })).arrayBuffer();
-    const s1 = await webScrape();
-    await (await fetch(`${base}/tiles/gis_uats_z12/12/2302/1452`, { headers: { cookie: viewer.cookie } })).arrayBuffer();
-    const s2 = await webScrape();
-    expect([value(s1, miss) - value(s0, miss), value(s1, hit) - value(s0, hit)]).toEqual([1, 0]);
-    expect([value(s2, miss) - value(s1, miss), value(s2, hit) - value(s1, hit)]).toEqual([0, 1]);
-    expect(value(s2, 'geoportal_tile_cache_entries')).toBeGreaterThanOrEqual(1);
+    const ask = async () => {
+      const res = await fetch(`${base}/tiles/gis_uats_z12/12/2302/1452`, { headers: { cookie: viewer.cookie } });
+      await res.arrayBuffer();
+      return res.headers.get('etag');
+    };
+    // Other test files share the database and bump every source's version when they sync; a bump
+    // between the two requests (the ETag names the version) makes the second a miss too, so the
+    // pair is asked again.
+    for (let attempt = 1; ; attempt++) {
+      clearTileCache();
+      const s0 = await webScrape();
+      const first = await ask();
+      const s1 = await webScrape();
+      const second = await ask();
+      const s2 = await webScrape();
+      if (first !== second && attempt < 5) continue;
+      expect([value(s1, miss) - value(s0, miss), value(s1, hit) - value(s0, hit)]).toEqual([1, 0]);
+      expect([value(s2, miss) - value(s1, miss), value(s2, hit) - value(s1, hit)]).toEqual([0, 1]);
+      expect(value(s2, 'geoportal_tile_cache_entries')).toBeGreaterThanOrEqual(1);
+      break;
+    }
   });
 
   test("the per-minute limit's 429, by cap", async () => {
