@@ -275,18 +275,19 @@ export type FrontDoor = (req: IncomingMessage, res: ServerResponse, stack: () =>
 
 /**
  * Tile requests ahead of Express itself (issue 45; api/app.ts puts it before the app's handle). A
- * map view sends dozens of tile requests a second, and Express's part of each one was a fifth of
- * a sparse tile's time in the web process (docs/bench/tiles.md "The fixed cost of a tile"): the
- * prototype swap of its init (after which much of Node's own code reads the request through
- * slower, generic property lookups), the walk of its middleware stack, zod over four path
- * parameters already matched here. The door answers only what it answers exactly as the tile
- * route does: a GET of a known source's tile with a live session cookie, no `Authorization`
- * header (a personal token and the wrong-token limit go the long way), not in proxy mode. The
- * cookie parser is the app's own instance and the session is read by the session middleware's
- * own function (sessionOfCookie). Anything else goes to the stack untouched before anything is
- * written: no cookie, an expired or unknown one (the stack answers 401 and clears it), a failed
- * refresh, and an error while rendering, which the stack then meets again and answers with the
- * contract's error body. The request metrics are kept under the route's template.
+ * map view sends dozens of tile requests a second. Walking Express's stack (its mounts and
+ * layers, zod over four path parameters already matched here) was a fifth of a sparse tile's time
+ * in the web process; with the route ahead of the stack, Express's init before it (the prototype
+ * swap, after which much of Node's own code reads the request through slower, generic property
+ * lookups) still cost 15 % of a tile's CPU (docs/bench/tiles.md). The door answers only what it
+ * answers exactly as the tile route does: a GET of a known source's tile with a live session
+ * cookie, no `Authorization` header (a personal token and the wrong-token limit go the long way),
+ * not in proxy mode. The cookie parser is the app's own instance and the session is read by the
+ * session middleware's own function (sessionOfCookie). Anything else goes to the stack untouched
+ * before anything is written: no cookie, an expired or unknown one (the stack answers 401 and
+ * clears it), a failed refresh, and an error while rendering, which the stack then meets again
+ * and answers with the contract's error body. The request metrics are kept under the route's
+ * template.
  */
 export function tileFrontDoor(store: Store, cookies: RequestHandler): FrontDoor {
   return (req, res, stack) => {
