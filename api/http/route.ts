@@ -130,13 +130,18 @@ function parseWith<T extends ZodType>(schema: T, value: unknown, where: string):
  * for it, so the UI can read the error.
  */
 function liveSession(req: Request): boolean {
-  if (!req.auth) return false;
-  return !req.auth.error || req.originalUrl.split('?')[0] === '/api/auth/session';
+  return isLiveSession(req.auth, req.originalUrl.split('?')[0]);
+}
+
+/** The rule above for a session read outside Express (the tile front door, api/routes/tiles.ts), `path` without its query. */
+export function isLiveSession(auth: SessionContext | null | undefined, path: string): boolean {
+  if (!auth) return false;
+  return !auth.error || path === '/api/auth/session';
 }
 const noSession = (req: Request) =>
   req.auth?.error ? errors.unauthorized('Sesiunea a expirat; autentificați-vă din nou.') : errors.unauthorized();
 
-/** The access rule of a route's `auth` kind (the tile front door keeps the 'session' one, api/routes/tiles.ts). */
+/** The access rule of a route's `auth` kind. */
 function checkAuth(kind: AuthKind, req: Request): void {
   switch (kind) {
     case 'public':

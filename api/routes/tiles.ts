@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { pipeline } from 'node:stream/promises';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
-import { defineRoute, reply } from '../http/route';
+import { defineRoute, isLiveSession, reply } from '../http/route';
 import { requireBearer } from '../auth/bearer';
 import { config } from '../../domain/config';
 import type { Store } from '../../domain/db/store';
@@ -304,7 +304,7 @@ export function tileFrontDoor(store: Store, cookies: RequestHandler): FrontDoor 
     if (typeof token !== 'string' || token === '') return stack();
     sessionOfCookie(store.pool, token)
       .then((auth) => {
-        if (!auth || auth.error) return stack();
+        if (!isLiveSession(auth, TILE_ROUTE)) return stack();
         return sendTile(store, addr, req, res).then(() =>
           recordRequest(TILE_ROUTE, 'GET', res.statusCode, Number(process.hrtime.bigint() - started) / 1e9),
         );
