@@ -316,7 +316,9 @@ export function appServices(): Service[] {
  */
 export async function workersPolling(name?: string): Promise<boolean> {
   const { Connection } = await import('@temporalio/client');
-  const conn = await Connection.connect({ address: config.temporal.address, connectTimeout: 1000 });
+  // The deadline starts before the channel's first call; on a loaded two-core host a second was
+  // once spent before that call began (DEADLINE_EXCEEDED after 54 ms on the wire).
+  const conn = await Connection.connect({ address: config.temporal.address, connectTimeout: 5000 });
   try {
     const res = await conn.workflowService.describeTaskQueue({
       namespace: config.temporal.namespace,
