@@ -66,7 +66,7 @@ export const AREAS = {
     summary: 'the land-registry portal: UAT catalogue, parcel sync of a UAT, a county or all, RGI documents',
     docs: 'sync.md',
     files: ['domain/store/'],
-    tables: ['gis_uats', 'gis_layers', 'gis_features', 'gis_layer_counts', 'gis_sync_runs', 'gis_sync_pending', 'landreg_portal_sessions'],
+    tables: ['gis_uats', 'gis_layers', 'gis_features', 'gis_layer_counts', 'gis_sync_runs', 'gis_sync_pending', 'landreg_portal_sessions', 'portal_job_starts'],
     nav: [
       { to: '/parcel-sync', label: 'Sincronizare parcele', position: 20 },
       { to: '/rgi', label: 'Documente RGI', position: 30 },

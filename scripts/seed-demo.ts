@@ -59,7 +59,7 @@ async function main(): Promise<void> {
     const jobs = await Promise.all(
       // The smallest UAT is synced in magic mode, so owners, addresses and the dashboard have
       // data to show from the first start; the other in base mode.
-      sirutas.map((siruta, i) => start('sync-background', { siruta, layers: [...DEFAULT_SYNC_LAYERS], mode: i === 0 ? 'magic' : 'base', trigger: 'manual' })),
+      sirutas.map((siruta, i) => start('sync-background', { siruta, layers: [...DEFAULT_SYNC_LAYERS], mode: i === 0 ? 'magic' : 'base', trigger: 'manual' }, { portalStarts: services.landreg.portalStarts })),
     );
     const results = await Promise.all(jobs.map((j) => j.handle.result()));
     log.info({ uats: results.map((r) => ({ siruta: r.siruta, added: r.added })) }, 'demo UATs synced');

@@ -17,7 +17,9 @@ import {
 } from '@temporalio/client';
 import { errors } from '../domain/errors';
 import { ownerOrAdmin, type Reader } from '../domain/auth/rules';
-import { PORTAL_JOB_KINDS, percentOf, progressStillKept, type JobProgress } from '../domain/landreg/rules';
+import { PORTAL_JOB_KINDS, percentOf, progressStillKept, recordedStartRuns, type JobProgress, type PortalJobKind, type RecordedStartState } from '../domain/landreg/rules';
+import type { PortalStartRecords, RecordedStart } from '../domain/landreg/service';
+import { childLogger } from '../domain/log';
 import { getTemporalClient } from './client';
 import { jobWorkflowId, parseWorkflowId, singletonWorkflowId } from './ids';
 import { jobSearchAttributes } from './common/searchAttributes';
@@ -30,6 +32,8 @@ export interface RunningJob {
   kind: string;
   siruta?: number;
 }
+
+const log = childLogger('jobs');
 
 const quote = (s: string) => `'${s.replace(/'/g, "\\'")}'`;
 
@@ -49,9 +53,40 @@ export async function listRunningJobs(kinds: readonly string[], filter: { siruta
   return out;
 }
 
-/** Sync and export jobs that keep the portal session in use (spec 3.1 disconnect rule), as Temporal lists them. */
-export async function runningPortalJobs(): Promise<RunningJob[]> {
-  return listRunningJobs(PORTAL_JOB_KINDS);
+/**
+ * Sync and export jobs that keep the portal session in use (spec 3.1 disconnect rule): those
+ * Temporal lists, and those started a moment ago that its listing does not show yet. Each start is
+ * recorded just before it happens (`start`, `starts`: the store's portal_job_starts); a recent
+ * record the listing lacks is asked of Temporal by id, which is strongly consistent
+ * (recordedStartRuns decides). With the records unreadable (the database away) the listing alone
+ * answers, as before they existed. The services get it through temporal/services.ts.
+ */
+export async function runningPortalJobs(starts: PortalStartRecords): Promise<RunningJob[]> {
+  const client = await getTemporalClient();
+  const [listed, recent] = await Promise.all([
+    listRunningJobs(PORTAL_JOB_KINDS, {}, client),
+    starts.recent(client.options.namespace).catch((err: unknown) => {
+      log.warn({ err: (err as Error).message }, 'recent portal job starts unreadable; the disconnect rule reads Temporal’s listing alone');
+      return [];
+    }),
+  ]);
+  const listedIds = new Set(listed.map((j) => j.jobId));
+  const unlisted = recent.filter((s) => !listedIds.has(s.jobId));
+  const states = await Promise.all(unlisted.map((s) => recordedStartState(client, s)));
+  const starting = unlisted.filter((s, i) => recordedStartRuns(states[i], s.ageMs));
+  return [...listed, ...starting.map((s) => ({ jobId: s.jobId, kind: s.kind, ...(s.siruta !== undefined ? { siruta: s.siruta } : {}) }))];
+}
+
+/** What Temporal says of a recorded start's job, asked by its workflow id. */
+async function recordedStartState(client: Client, s: RecordedStart): Promise<RecordedStartState> {
+  try {
+    const desc = await client.workflow.getHandle(s.workflowId).describe();
+    if (jobIdOfRun(desc) !== s.jobId) return 'unknown';
+    return desc.status.name === 'RUNNING' ? 'running' : 'closed';
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return 'unknown';
+    throw err;
+  }
 }
 
 type WorkflowName = keyof JobWorkflows;
@@ -81,6 +116,13 @@ export interface StartOptions {
   /** The client that starts it (default the process's): a test's own, e.g. a time-skipping environment's. */
   client?: Client;
 }
+
+/**
+ * A portal job's start (a sync, an export) also takes the store's records of such starts (the
+ * landreg service's `portalStarts`): spec 3.1's disconnect rule sees the job from its start on
+ * (runningPortalJobs).
+ */
+export type StartOptionsOf<K extends JobKind> = K extends PortalJobKind ? StartOptions & { portalStarts: PortalStartRecords } : StartOptions;
 
 export interface StartedJob<K extends JobKind> {
   jobId: string;
@@ -173,7 +215,12 @@ const START_ATTEMPTS = 3;
  * the mail dispatcher and the tile monitor; parent workflows go through workflows/childJobs.ts,
  * which starts children under the same lock ids.
  */
-export async function start<K extends StartableKind>(kind: K, input: JobInput<K>, o: StartOptions = {}): Promise<StartedJob<K>> {
+export async function start<K extends StartableKind>(
+  kind: K,
+  input: JobInput<K>,
+  ...[options]: K extends PortalJobKind ? [StartOptionsOf<K>] : [StartOptions?]
+): Promise<StartedJob<K>> {
+  const o: StartOptions & { portalStarts?: PortalStartRecords } = options ?? {};
   const client = o.client ?? (await getTemporalClient());
   const spec: JobSpec = JOBS[kind];
   const scope = scopeOf(kind, input);
@@ -182,19 +229,40 @@ export async function start<K extends StartableKind>(kind: K, input: JobInput<K>
   const jobId = o.jobId ?? (spec.singleton ? singletonWorkflowId(kind, scope) : jobWorkflowId(kind, scope));
   const workflowId = lock ? lockWorkflowId(lock) : jobId;
   await o.precondition?.();
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const runId = await launch(client, kind, input, { jobId, workflowId }, o);
-      return { jobId, handle: client.workflow.getHandle<JobWorkflow<K>>(workflowId, lock ? runId : undefined), started: true };
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      if (!lock) {
-        if (o.existing === 'accept') return { jobId, handle: client.workflow.getHandle<JobWorkflow<K>>(jobId), started: false };
-        throw conflict(jobId);
+  const starts = o.portalStarts;
+  const recorded = starts !== undefined && (await recordStart(client, starts, { jobId, workflowId, kind, siruta: sirutaOfJob(kind, input) }));
+  try {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const runId = await launch(client, kind, input, { jobId, workflowId }, o);
+        return { jobId, handle: client.workflow.getHandle<JobWorkflow<K>>(workflowId, lock ? runId : undefined), started: true };
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        if (!lock) {
+          if (o.existing === 'accept') return { jobId, handle: client.workflow.getHandle<JobWorkflow<K>>(jobId), started: false };
+          throw conflict(jobId);
+        }
+        const holder = await runningJobUnder(client, workflowId);
+        if (holder !== null || attempt >= START_ATTEMPTS) throw conflict(holder ?? workflowId);
       }
-      const holder = await runningJobUnder(client, workflowId);
-      if (holder !== null || attempt >= START_ATTEMPTS) throw conflict(holder ?? workflowId);
     }
+  } catch (err) {
+    if (recorded) await starts.forget(client.options.namespace, jobId).catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * A portal job's start recorded before it happens (runningPortalJobs). The record is a help to
+ * the disconnect rule, not a condition of the job: a start goes on without it (the database away)
+ * and the rule then reads Temporal's listing alone. True when this call made the record.
+ */
+async function recordStart(client: Client, starts: PortalStartRecords, s: { jobId: string; workflowId: string; kind: string; siruta?: number }): Promise<boolean> {
+  try {
+    return await starts.record(client.options.namespace, s);
+  } catch (err) {
+    log.warn({ err: (err as Error).message, jobId: s.jobId }, 'portal job start not recorded; the disconnect rule sees it once Temporal lists it');
+    return false;
   }
 }
 

@@ -6,9 +6,17 @@
  */
 import type { Store } from '../domain/db/store';
 import { createServices, type OutsideTargets, type Services, type StartDelivery } from '../domain/services';
+import { portalStartRecords } from '../domain/landreg/service';
 import { runningPortalJobs } from './jobs';
 import { mailDelivery } from './mail';
 
 export function processServices(store: Store, options: { outside?: OutsideTargets; mail?: StartDelivery } = {}): Services {
-  return createServices({ store, mail: options.mail === undefined ? mailDelivery : options.mail, outside: options.outside, jobs: { runningPortalJobs } });
+  // The running jobs as Temporal lists them, and those this store recorded a moment ago that its listing lacks.
+  const starts = portalStartRecords(store.pool);
+  return createServices({
+    store,
+    mail: options.mail === undefined ? mailDelivery : options.mail,
+    outside: options.outside,
+    jobs: { runningPortalJobs: () => runningPortalJobs(starts) },
+  });
 }

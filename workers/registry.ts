@@ -113,7 +113,7 @@ export const workerRegistry: Record<TaskQueueName, QueueWorkerEntry> = {
       // Registry status checks (docs/registry.md): a page fetch and a short transaction each.
       ...createRegistryActivities(deps.services),
       // Sync rules and the weekend queue (docs/scheduling.md).
-      ...createSchedulingActivities({ ...deps, scheduling: deps.services.scheduling, jobs: { listRunningJobs, start }, notifications: deps.services.notifications }),
+      ...createSchedulingActivities({ ...deps, scheduling: deps.services.scheduling, jobs: { listRunningJobs, start: (kind, input) => start(kind, input, { portalStarts: deps.services.landreg.portalStarts }) }, notifications: deps.services.notifications }),
       // Backups (domain/backup): pgBackRest beside the database server, the buckets' mirror.
       ...createBackupActivities(deps),
       // Parent workflows asking who holds a child job's resource (workflows/childJobs.ts).

@@ -84,7 +84,7 @@ async function startExport<K extends ExportKind>(exports: ExportsService, kind: 
     });
   const fresh = jobWorkflowId(kind, String(request.siruta));
   const input = { ...request, downloadUrl: exportDownloadUrl(fresh), ...viewer } as JobInput<K>;
-  const { jobId } = await start(kind, input, { jobId: fresh, startedBy: viewer.userId, conflict });
+  const { jobId } = await start<ExportKind>(kind, input, { jobId: fresh, startedBy: viewer.userId, conflict, portalStarts: exports.portalStarts });
   return reply(202, { jobId, progressUrl: progressUrl(jobId), downloadUrl: exportDownloadUrl(jobId) });
 }
 

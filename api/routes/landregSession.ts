@@ -13,7 +13,7 @@ import { tokensEqual } from '../../domain/crypto/tokens';
 import { childLogger } from '../../domain/log';
 import { withinDeadline } from '../http/deadline';
 import { defineRoute } from '../http/route';
-import { runningPortalJobs, start } from '../../temporal/jobs';
+import { start } from '../../temporal/jobs';
 
 const log = childLogger('landreg-session');
 const TAGS = ['landreg'];
@@ -119,7 +119,7 @@ export function registerLandregSessionRoutes(router: Router, landreg: LandregSer
       if (body.action === 'connect') return connect(landreg, { req, res }, auth, body);
       // Running jobs first: the disconnect is refused for everyone then (CONTRACT.md 409, the same
       // count GET shows anyone); only a disconnect that would happen needs an administrator.
-      const jobs = await runningPortalJobs();
+      const jobs = await landreg.runningPortalJobs();
       if (jobs.length > 0) {
         throw errors.conflict('jobs_running', 'Nu vă puteți deconecta cât timp rulează lucrări de sincronizare sau export.', {
           runningJobs: jobs.length,

@@ -69,7 +69,7 @@ export function registerLandregSyncRoutes(router: Router, landreg: LandregServic
       const { handle } = await start(
         'sync',
         { siruta: body.siruta, layers, mode: 'base', forceFullSync: body.forceFullSync, trigger: 'manual' },
-        { startedBy: auth!.user.id },
+        { startedBy: auth!.user.id, portalStarts: landreg.portalStarts },
       );
       try {
         const result = (await handle.result()) as UatSyncResult;
@@ -102,7 +102,7 @@ export function registerLandregSyncRoutes(router: Router, landreg: LandregServic
       const { jobId } = await start(
         'sync-background',
         { siruta: body.siruta, layers: body.layers ?? [...DEFAULT_SYNC_LAYERS], mode: body.mode, forceFullSync: body.forceFullSync, trigger: 'manual' },
-        { startedBy: auth!.user.id },
+        { startedBy: auth!.user.id, portalStarts: landreg.portalStarts },
       );
       return accepted(jobId);
     },
@@ -126,6 +126,7 @@ export function registerLandregSyncRoutes(router: Router, landreg: LandregServic
       if (!county) throw errors.notFound(`Județul „${body.county}” nu există în baza locală.`);
       const { jobId } = await start('sync-county', { county: county.county, userId: auth?.user.id, trigger: 'county' }, {
         startedBy: auth!.user.id,
+        portalStarts: landreg.portalStarts,
         precondition: async () => {
           if (await isRunning(ALL_COUNTIES_JOB_ID)) {
             throw errors.conflict('all_counties_running', 'Rulează sincronizarea tuturor județelor; sincronizarea pe județ este blocată până la final.', {
@@ -154,14 +155,14 @@ export function registerLandregSyncRoutes(router: Router, landreg: LandregServic
       },
       async ({ auth }) => accepted((await begin(auth?.user.id)).jobId),
     );
-  const by = (userId: string | undefined) => ({ ...(userId ? { startedBy: userId } : {}) });
+  const by = (userId: string | undefined) => ({ ...(userId ? { startedBy: userId } : {}), portalStarts: landreg.portalStarts });
   startRoute('/api/landreg/sync-all-counties', 'Sincronizarea tuturor județelor, unul după altul (o singură lucrare)', 'session', (userId) =>
     start(ALL_COUNTIES_JOB.kind, { userId }, by(userId)),
   );
   startRoute('/api/landreg/refresh-all', 'Reîmprospătează pe rând toate UAT-urile din baza locală (magic peste 30% îmbogățire)', 'session', (userId) =>
     start('refresh-all', {}, by(userId)),
   );
-  startRoute('/api/landreg/auto-refresh', 'Intrare cron: reîmprospătarea automată (token CRON_SECRET)', 'cron', () => start('auto-refresh', {}));
+  startRoute('/api/landreg/auto-refresh', 'Intrare cron: reîmprospătarea automată (token CRON_SECRET)', 'cron', () => start('auto-refresh', {}, { portalStarts: landreg.portalStarts }));
 
   defineRoute(
     router,

@@ -13,6 +13,7 @@ import type { Writable } from 'node:stream';
 import type { AreaDeps } from '../areaDeps';
 import type { NotificationsService } from '../notifications/service';
 import type { BuildOptions } from './build';
+import { portalStartRecords } from '../landreg/service';
 import { exportSyncPlan, layerExists, recordNoGeometryImport, uatInfo } from './store';
 import { buildAndStoreExport, openExportDownload, streamLocalExport } from './stored';
 import { writeZip } from './zip';
@@ -28,6 +29,8 @@ export interface ExportsDeps extends Pick<AreaDeps, 'store'> {
 export function createExportsService({ store, notifications }: ExportsDeps) {
   const db = store.pool;
   return {
+    /** The store's records of portal jobs' starts, which an export's start takes (an export keeps the portal session in use, spec 3.1). */
+    portalStarts: portalStartRecords(db),
     uatInfo: (siruta: number) => uatInfo(db, siruta),
     /** Whether the catalogue lists the layer; 400 for an id of the wrong shape. */
     layerExists: (layerId: string) => layerExists(db, layerId),

@@ -13,6 +13,27 @@ export const EXPORT_JOB_KINDS = ['export-bundle', 'export-layer-gpkg'] as const;
 
 /** Every kind whose running job refuses a disconnect (CONTRACT.md 409 jobs_running). */
 export const PORTAL_JOB_KINDS: readonly string[] = [...SYNC_JOB_KINDS, ...EXPORT_JOB_KINDS];
+export type PortalJobKind = SyncJobKind | (typeof EXPORT_JOB_KINDS)[number];
+
+/**
+ * How long a portal job's recorded start (portal_job_starts) is read beside Temporal's listing:
+ * the listing shows a start within seconds, so after this the record has nothing left to add.
+ */
+export const RECENT_START_MS = 120_000;
+/**
+ * A recorded start whose workflow Temporal does not know (yet): its start is in flight and counts
+ * this long; after that the starter died between the record and the start, and it no longer does.
+ */
+export const START_IN_FLIGHT_MS = 30_000;
+
+/** What Temporal says, asked by id, of a recorded start's workflow. */
+export type RecordedStartState = 'running' | 'closed' | 'unknown';
+
+/** Whether a portal job's recorded start, `ageMs` old, still keeps the portal session in use (spec 3.1). */
+export function recordedStartRuns(state: RecordedStartState, ageMs: number): boolean {
+  if (ageMs >= RECENT_START_MS) return false;
+  return state === 'running' || (state === 'unknown' && ageMs < START_IN_FLIGHT_MS);
+}
 
 /** Spec 3.3 / spec 8: background jobs keep their progress for 1 hour, normal jobs for 60 seconds. */
 export const BACKGROUND_PROGRESS_RETENTION_MS = 60 * 60_000;

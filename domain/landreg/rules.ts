@@ -4,5 +4,16 @@
  * counties. No I/O.
  */
 export { changesByLayer, describeSyncChanges, layerName, layerWord } from './sync/rules';
-export { DEFAULT_SYNC_LAYERS, PORTAL_JOB_KINDS, percentOf, progressStillKept, type JobProgress } from './jobKinds';
+export {
+  DEFAULT_SYNC_LAYERS,
+  PORTAL_JOB_KINDS,
+  RECENT_START_MS,
+  START_IN_FLIGHT_MS,
+  percentOf,
+  progressStillKept,
+  recordedStartRuns,
+  type JobProgress,
+  type PortalJobKind,
+  type RecordedStartState,
+} from './jobKinds';
 export { COUNTIES } from './counties';

@@ -17,6 +17,7 @@ import { countyDataMissing, featureCounts, findCounty, listCounties, listUats, p
 import { enrichmentShare, jobUats, storeCounties, type JobUatSelection } from './jobs';
 import { countFeatures, fetchAllFeatures, uatWhere } from './portal';
 import { rgiApplications, rgiDetails, rgiDownload, rgiIssuedDocs } from './rgi';
+import { portalStartRecords } from './portalJobStarts';
 import { sessionState } from './sessionState';
 import { readPortalSession, recordPortalHealth, type HealthRecord } from './sessionStore';
 import { dbSummary, lastSyncChanges, layersSummary, listFeatures, localFeatureState, storeStats, syncStatus } from './summary';
@@ -29,6 +30,8 @@ export { LandregClient, type LandregClientOptions } from './client';
 export { PortalError, PortalMaintenanceError, PortalRejectedError, looksLikeMaintenance } from './errors';
 export { countFeatures, listWorkspaceUats, listWorkspaces, uatDetail, uatWhere } from './portal';
 export { lastPortalPing } from './sessionStore';
+// What the job starts (temporal/jobs.ts, the client side) record and read of portal jobs just started.
+export { portalStartRecords, type PortalStartRecords, type RecordedStart } from './portalJobStarts';
 export {
   cadastralRefs,
   countySpelling,
@@ -83,6 +86,10 @@ export function createLandregService({ store, outside, jobs, notifications }: La
   return {
     /** The shared portal session as the page and `GET /api/landreg/session` show it (the running jobs from Temporal). */
     sessionState: () => sessionState({ db, runningPortalJobs: jobs.runningPortalJobs }),
+    /** The jobs that keep the portal session in use (spec 3.1's disconnect rule), from their start on. */
+    runningPortalJobs: () => jobs.runningPortalJobs(),
+    /** This store's records of portal jobs' starts: a portal job's start takes them (temporal/jobs.ts `start`). */
+    portalStarts: portalStartRecords(db),
     /** The stored account (who may replace it is the route's rule). */
     portalSession: () => readPortalSession(db),
     connect: (creds?: Partial<PortalCredentials>) => client.connect(creds),

@@ -80,7 +80,7 @@ async function walk(handle: WorkflowHandle, b: Breakdown, kind = 'countySync'): 
 
 async function runCounty(perUatPlan = false): Promise<{ ms: number; result: Awaited<ReturnType<typeof countySync>>; handle: WorkflowHandle }> {
   const t0 = performance.now();
-  const { handle } = await start('sync-county', { county: COUNTY, trigger: 'county', requestTileRebuild: false, perUatPlan });
+  const { handle } = await start('sync-county', { county: COUNTY, trigger: 'county', requestTileRebuild: false, perUatPlan }, { portalStarts: benchServices().landreg.portalStarts });
   const result = await handle.result();
   return { ms: performance.now() - t0, result, handle };
 }

@@ -157,7 +157,7 @@ type AllCountiesResult = Awaited<ReturnType<typeof allCountiesSync>>;
 /** Runs the all-counties job to its end; `onSample` sees the features written, every SAMPLE_MS. */
 async function allCounties(onSample?: (ms: number) => Promise<void>): Promise<{ seconds: number; result: AllCountiesResult }> {
   const t = performance.now();
-  const { handle } = await start(ALL_COUNTIES_JOB.kind, { requestTileRebuild: false });
+  const { handle } = await start(ALL_COUNTIES_JOB.kind, { requestTileRebuild: false }, { portalStarts: benchServices().landreg.portalStarts });
   let done = false;
   const result = handle.result().finally(() => {
     done = true;

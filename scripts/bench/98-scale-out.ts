@@ -27,7 +27,7 @@ import { start } from '../../temporal/jobs';
 import { replicaDataDir, replicaService } from '../stack/services';
 import { waitFor, type Proc } from '../stack/proc';
 import { createTestSessionRecord } from '../../test/helpers/session';
-import { BENCH_SIRUTA, ensureBenchUatSynced, jsonLine, note, percentiles, runBench, waitForIdleTileArchive } from './_shared';
+import { BENCH_SIRUTA, benchServices, ensureBenchUatSynced, jsonLine, note, percentiles, runBench, waitForIdleTileArchive } from './_shared';
 
 const BENCH = 'scale-out';
 const say = (m: string) => note(BENCH, m);
@@ -139,7 +139,7 @@ async function main(): Promise<void> {
     emit('idle', 'replica', idle.replica);
 
     say(`loading the county ${COUNTY} on the primary for at most ${LOAD_MS / 1000} s…`);
-    const { handle, jobId } = await start('sync-county', { county: COUNTY, trigger: 'county', requestTileRebuild: false });
+    const { handle, jobId } = await start('sync-county', { county: COUNTY, trigger: 'county', requestTileRebuild: false }, { portalStarts: benchServices().landreg.portalStarts });
     let finished = false;
     const done = handle.result().then(
       () => (finished = true),

@@ -151,7 +151,11 @@ async function ensureUatSynced(siruta: number, log: (msg: string) => void): Prom
   }
   let running = await runningSyncOf(siruta);
   if (running.length === 0 && ((await layerCount('TERENURI_ACTIVE', siruta)) === 0 || (await layerCount('CLADIRI_ACTIVE', siruta)) === 0)) {
-    const { jobId, handle } = await start('sync-background', { siruta, layers: [...DEFAULT_SYNC_LAYERS], mode: 'base', trigger: 'manual', requestTileRebuild: false });
+    const { jobId, handle } = await start(
+      'sync-background',
+      { siruta, layers: [...DEFAULT_SYNC_LAYERS], mode: 'base', trigger: 'manual', requestTileRebuild: false },
+      { portalStarts: benchServices().landreg.portalStarts },
+    );
     log(`syncing UAT ${siruta} (${DEFAULT_SYNC_LAYERS.join(', ')}) as ${jobId}`);
     running = [handle.workflowId];
   }

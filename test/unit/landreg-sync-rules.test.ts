@@ -1,7 +1,15 @@
 /** Pure rules of the parcel sync: diffing, full-sync decisions, paging, progress retention. */
 import { describe, expect, test } from '@jest/globals';
 import { canSkipIdDiff, changedSinceBound, layerUnchanged, changesByLayer, describeSyncChanges, diffIds, fullSyncReason, layerName, pageChunks, pageOf } from '../../domain/landreg/sync/rules';
-import { BACKGROUND_PROGRESS_RETENTION_MS, NORMAL_PROGRESS_RETENTION_MS, percentOf, progressStillKept } from '../../domain/landreg/jobKinds';
+import {
+  BACKGROUND_PROGRESS_RETENTION_MS,
+  NORMAL_PROGRESS_RETENTION_MS,
+  RECENT_START_MS,
+  START_IN_FLIGHT_MS,
+  percentOf,
+  progressStillKept,
+  recordedStartRuns,
+} from '../../domain/landreg/jobKinds';
 import { looksLikeMaintenance } from '../../domain/landreg/errors';
 import { resolveCredentials } from '../../domain/landreg/client';
 import { config } from '../../domain/config';
@@ -73,6 +81,20 @@ describe('progress retention (spec 3.3)', () => {
     expect(percentOf(3, 4)).toBe(75);
     expect(percentOf(0, 0)).toBe(0);
     expect(percentOf(9, 4)).toBe(100);
+  });
+});
+
+describe('a portal job\'s recorded start (spec 3.1 disconnect rule)', () => {
+  test('a running job counts while its record is recent; an ended one never does', () => {
+    expect(recordedStartRuns('running', 0)).toBe(true);
+    expect(recordedStartRuns('running', RECENT_START_MS - 1)).toBe(true);
+    expect(recordedStartRuns('running', RECENT_START_MS)).toBe(false);
+    expect(recordedStartRuns('closed', 0)).toBe(false);
+  });
+  test('a start Temporal does not know yet counts while in flight, not once its starter must have died', () => {
+    expect(recordedStartRuns('unknown', START_IN_FLIGHT_MS - 1)).toBe(true);
+    expect(recordedStartRuns('unknown', START_IN_FLIGHT_MS)).toBe(false);
+    expect(START_IN_FLIGHT_MS).toBeLessThan(RECENT_START_MS);
   });
 });
 
