@@ -10,7 +10,7 @@ import { projectRoot } from '../../domain/config';
 import { closePool, getPool } from '../../domain/db/pool';
 
 /** Tables worked on with pg only (PostGIS, COPY, kept by triggers, bookkeeping of the tools), not through Prisma. */
-const PG_ONLY_TABLES = new Set(['schemaversion', 'spatial_ref_sys', 'tile_versions', 'tile_archive_builds', 'gis_layer_counts', 'work_slot_leases', 'rate_limit_hits']);
+const PG_ONLY_TABLES = new Set(['schemaversion', 'spatial_ref_sys', 'tile_versions', 'tile_archive_builds', 'gis_layer_counts', 'work_slot_leases', 'rate_limit_hits', 'portal_job_starts']);
 
 interface ModelShape {
   model: string;
