@@ -5,13 +5,20 @@
  */
 import path from 'node:path';
 import { projectRoot, config } from '../../domain/config';
-import { workersPolling } from '../../scripts/stack/services';
+import { workerServices } from '../../scripts/stack/services';
 import { RESTART_STABLE_MS, restartDelayMs } from '../../scripts/stack/proc';
 import { pidsRunning } from '../helpers/stackProcs';
 
 const WORKERS_ENTRY = path.join(projectRoot, 'workers/main.ts');
 
 const workersPids = () => pidsRunning(WORKERS_ENTRY);
+
+/**
+ * Every worker process of the stack ready as its launcher judges it: a live pid of its own polls
+ * Temporal (the queue keeps listing a killed process's pollers for minutes, so "any poller" would
+ * call a worker back that is still starting; a test after this one reads its metrics port).
+ */
+const allWorkersReady = async () => (await Promise.all(workerServices().map((s) => s.ready().catch(() => false)))).every(Boolean);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -21,7 +28,7 @@ test('the restart backoff grows and is capped', () => {
 });
 
 test('SIGKILL on the workers: the web keeps answering, the workers come back', async () => {
-  expect(await workersPolling()).toBe(true);
+  expect(await allWorkersReady()).toBe(true);
   const pids = workersPids();
   expect(pids.length).toBeGreaterThan(0);
   for (const pid of pids) process.kill(pid, 'SIGKILL');
@@ -31,7 +38,7 @@ test('SIGKILL on the workers: the web keeps answering, the workers come back', a
     expect((await fetch(web)).status).toBe(200);
     await sleep(1000);
     const now = workersPids();
-    back = now.length > 0 && now.every((p) => !pids.includes(p)) && (await workersPolling());
+    back = now.length > 0 && now.every((p) => !pids.includes(p)) && (await allWorkersReady());
   }
   expect(back).toBe(true);
 }, 120_000);
