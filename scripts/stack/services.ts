@@ -309,12 +309,12 @@ export function appServices(): Service[] {
 }
 
 /**
- * Whether Temporal sees a poller on the `store` task queue; with `name`, one of the worker process
- * of that name on this host (identity `<name>@<host>:<pid>`, workers/start.ts) that is alive: the
- * queue keeps listing a killed process's pollers for minutes, so a restarted worker is ready only
- * once its own pid polls.
+ * Whether Temporal sees a poller on the `store` task queue of the worker process of that name on
+ * this host (identity `<name>@<host>:<pid>`, workers/start.ts) that is alive: the queue keeps
+ * listing a killed process's pollers for minutes, so a restarted worker is ready only once its
+ * own pid polls.
  */
-export async function workersPolling(name?: string): Promise<boolean> {
+async function workersPolling(name: string): Promise<boolean> {
   const { Connection } = await import('@temporalio/client');
   // The deadline starts before the channel's first call; on a loaded two-core host a second was
   // once spent before that call began (DEADLINE_EXCEEDED after 54 ms on the wire).
@@ -325,10 +325,8 @@ export async function workersPolling(name?: string): Promise<boolean> {
       taskQueue: { name: 'store' },
       taskQueueType: 1,
     });
-    const pollers = res.pollers ?? [];
-    if (name === undefined) return pollers.length > 0;
     const mine = `${name}@${os.hostname()}:`;
-    return pollers.some((p) => p.identity?.startsWith(mine) && pidAlive(Number(p.identity.slice(mine.length))));
+    return (res.pollers ?? []).some((p) => p.identity?.startsWith(mine) && pidAlive(Number(p.identity.slice(mine.length))));
   } finally {
     await conn.close();
   }
