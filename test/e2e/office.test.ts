@@ -132,6 +132,8 @@ describe('office utilities in the browser', () => {
     await contactForm.getByLabel('Firmă', { exact: true }).selectOption('U');
     await contactForm.getByRole('button', { name: 'Salvează' }).click();
     await page.getByText('Contactul a fost actualizat.').waitFor();
+    // The message shows when the API answers; the list follows once the page's data is read again.
+    await contactRow.filter({ hasText: '0721 222 333' }).waitFor();
     await expect(contactRow.locator('td').allInnerTexts()).resolves.toEqual([CONTACT, 'Persoană', 'U', '', '', '0721 222 333', expect.stringContaining('Editează')]);
     const contact = await getPool().query(`SELECT phone, company FROM contacts WHERE name = $1`, [CONTACT]);
     expect(contact.rows).toEqual([{ phone: '0721 222 333', company: 'U' }]);

@@ -99,15 +99,9 @@ describe(`every process runs on Node.js ${expectedMajor} (.node-version ${NODE_V
 
     const launcher = launcherAbove(listeners.get('app')!);
     expect(launcher).toBeDefined();
-    // The suite runs in parallel with stack-worker-restart.test.ts, which kills the workers on
-    // purpose; the launcher brings them back within seconds, so wait for them rather than
-    // reading the tree in the gap.
     const hasWorkers = (pids: number[]) => pids.some((pid) => isNode(pid) && cmdline(pid).includes('workers/main.ts'));
-    let tree = descendantsOf(launcher!).filter(isNode);
-    for (const deadline = Date.now() + 90_000; !hasWorkers(tree) && Date.now() < deadline; ) {
-      await new Promise((r) => setTimeout(r, 500));
-      tree = descendantsOf(launcher!).filter(isNode);
-    }
+    // The workers' restart test, which kills them on purpose, runs alone after the rest (scripts/test.sh).
+    const tree = descendantsOf(launcher!).filter(isNode);
     // Not vacuous: the tree holds the launcher, the workers and every listener found above.
     expect(hasWorkers(tree)).toBe(true);
     expect([...listeners.values()].filter((pid) => !tree.includes(pid!))).toEqual([]);
