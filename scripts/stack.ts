@@ -18,7 +18,7 @@ import pg from 'pg';
 import { config, projectRoot } from '../domain/config';
 import { services, appServices, pgDataDir, replicaDataDir, replicaService, type Service } from './stack/services';
 import { stackTarget } from '../domain/backup/service';
-import { RESTART_STABLE_MS, restartDelayMs, waitFor, prefixer, startProcess, type Proc } from './stack/proc';
+import { RESTART_STABLE_MS, restartDelayMs, startReady, waitFor, prefixer, startProcess, type Proc } from './stack/proc';
 import { wrongNode } from './stack/runtime';
 
 const say = prefixer('stack');
@@ -50,35 +50,10 @@ async function bringUp(svc: Service): Promise<void> {
     return;
   }
   const t0 = Date.now();
-  for (let attempt = 1; ; attempt++) {
-    const proc = svc.start();
-    started.push(proc);
-    let exited = false;
-    void proc.exited.then(() => (exited = true));
-    try {
-      await waitFor(svc.name, svc.ready, { timeoutMs: svc.readyTimeoutMs, proc });
-      say(`${svc.name}: ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-      watch(svc, proc, 0, Date.now());
-      return;
-    } catch (err) {
-      if (!exited || attempt >= PORT_TAKEN_ATTEMPTS || !PORT_TAKEN.test(proc.tail.join('\n'))) throw err;
-      started.splice(started.indexOf(proc), 1);
-      const delay = restartDelayMs(attempt);
-      say(`${svc.name}: its port is taken; starting it again in ${(delay / 1000).toFixed(0)} s (attempt ${attempt + 1} of ${PORT_TAKEN_ATTEMPTS})`);
-      await new Promise((r) => setTimeout(r, delay));
-    }
-  }
+  const proc = await startReady(svc, { say, started });
+  say(`${svc.name}: ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  watch(svc, proc, 0, Date.now());
 }
-
-/**
- * The stack's fixed ports (55432 and up) lie in Linux's ephemeral range (32768–60999): an outgoing
- * connection of any process may hold one as its local port for a while, and a stack stopping
- * beside this one frees its sockets late. A service that exits at start because its port is
- * taken is started again after a short wait, as PostgreSQL's own hint says; a port held for good
- * (another program listening on it) still fails the start, after about 7 s.
- */
-const PORT_TAKEN = /address already in use|EADDRINUSE/i;
-const PORT_TAKEN_ATTEMPTS = 4;
 
 /**
  * A service that dies once it was ready (crash, out of memory, SIGKILL) is started again after a

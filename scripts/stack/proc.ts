@@ -86,6 +86,39 @@ export async function waitFor(
   }
 }
 
+/**
+ * The stack's fixed ports (55432 and up) lie in Linux's ephemeral range (32768–60999): an outgoing
+ * connection of any process may hold one as its local port for a while, and a stack stopping
+ * beside this one frees its sockets late. A service that exits at start because its port is
+ * taken is started again after 1, 2 and 4 s, as PostgreSQL's own hint says; a port held for good
+ * (another program listening on it) still fails the start, after about 7 s.
+ */
+const PORT_TAKEN = /address already in use|EADDRINUSE/i;
+export const PORT_TAKEN_ATTEMPTS = 4;
+
+/** Starts a service and waits until it is ready; `started` holds its live process meanwhile. */
+export async function startReady(
+  svc: { name: string; start(): Proc; ready(): Promise<boolean>; readyTimeoutMs: number },
+  opts: { say: (line: string) => void; started: Proc[] },
+): Promise<Proc> {
+  for (let attempt = 1; ; attempt++) {
+    const proc = svc.start();
+    opts.started.push(proc);
+    let exited = false;
+    void proc.exited.then(() => (exited = true));
+    try {
+      await waitFor(svc.name, svc.ready, { timeoutMs: svc.readyTimeoutMs, proc });
+      return proc;
+    } catch (err) {
+      if (!exited || attempt >= PORT_TAKEN_ATTEMPTS || !PORT_TAKEN.test(proc.tail.join('\n'))) throw err;
+      opts.started.splice(opts.started.indexOf(proc), 1);
+      const delay = restartDelayMs(attempt);
+      opts.say(`${svc.name}: its port is taken; starting it again in ${(delay / 1000).toFixed(0)} s (attempt ${attempt + 1} of ${PORT_TAKEN_ATTEMPTS})`);
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+}
+
 export async function httpOk(url: string, timeoutMs = 2000): Promise<boolean> {
   const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
   await res.arrayBuffer().catch(() => undefined);
