@@ -51,12 +51,13 @@ else
   # Two files run alone, one after the other, after the rest:
   #  - the API fuzz run (schemathesis, CPU-bound generation against an in-process app): beside
   #    the other suites on two cores it took five times as long;
-  #  - the workers' restart, which SIGKILLs the stack's shared workers: a suite beside it that
-  #    reads their metrics port or waits on their tasks would meet the gap.
-  alone=(/test/integration/api-fuzz /test/integration/stack-worker-restart)
+  #  - the launcher's restarts, which SIGKILL the stack's shared workers and DWG sidecar: a suite
+  #    beside it that reads the workers' metrics port, waits on their tasks or converts a
+  #    drawing would meet the gap.
+  alone=(/test/integration/api-fuzz /test/integration/stack-restart)
   echo "[test] jest"
   jest --ci --json --outputFile=test-results/jest.json --testPathIgnorePatterns /node_modules/ /.data/ /build/ "${alone[@]}" || status=$?
-  echo "[test] jest: the API fuzz run and the workers' restart, alone"
+  echo "[test] jest: the API fuzz run and the launcher's restarts, alone"
   jest --ci --json --outputFile=test-results/jest-alone.json --runInBand "${alone[@]}" || status=$?
 fi
 node -e '

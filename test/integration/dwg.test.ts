@@ -24,14 +24,14 @@ process.env.UPLOAD_TMP_DIR = uploads;
 const { createApp } = await import('../../api/app');
 const { createStore } = await import('../../domain/db/store');
 const store = createStore();
-const { config, projectRoot } = await import('../../domain/config');
+const { config } = await import('../../domain/config');
 const { closePool } = await import('../../domain/db/pool');
 const { createTestSessionRecord } = await import('../helpers/session');
 const { startDwgSidecar } = await import('../../sidecars/dwg/server');
 const { convertDwgFile, ConversionError } = await import('../../sidecars/dwg/convert');
 const { countDxfEntities } = await import('../../domain/dwg/format');
 const { drawnCounts, writeDwgFixtures } = await import('../helpers/dwgFixtures');
-const { isAlive, pidsRunning } = await import('../helpers/stackProcs');
+const { isAlive } = await import('../helpers/stackProcs');
 type Drawing = import('../helpers/dwgFixtures').Drawing;
 type TestSession = Awaited<ReturnType<typeof createTestSessionRecord>>;
 
@@ -302,25 +302,4 @@ describe('one conversion, one child process', () => {
     expect(ok.warnings).toBe(0);
     expect(await countDxfEntities(path.join(work, 'after-crash.dxf'))).toEqual({ total: 4, byType: { CIRCLE: 4 } });
   }, 30_000);
-});
-
-describe('the local stack', () => {
-  const ENTRY = path.join(projectRoot, 'sidecars/dwg/main.ts');
-  const sidecarPids = () => pidsRunning(ENTRY);
-
-  test('restarts a sidecar that died, and conversions work again', async () => {
-    const pids = sidecarPids();
-    expect(pids.length).toBeGreaterThan(0);
-    for (const pid of pids) process.kill(pid, 'SIGKILL');
-    let back = false;
-    for (let i = 0; i < 60 && !back; i++) {
-      await new Promise((r) => setTimeout(r, 1000));
-      const now = sidecarPids();
-      back = now.length > 0 && now.every((p) => !pids.includes(p)) && (await fetch(`${config.dwg.url}/health`).then((r) => r.ok, () => false));
-    }
-    expect(back).toBe(true);
-    const r = await convert(fixture('lines'));
-    expect(r.status).toBe(200);
-    expect(r.headers.get('x-dxf-entity-types')).toBe('LINE=5');
-  }, 90_000);
 });

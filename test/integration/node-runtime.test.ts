@@ -100,7 +100,7 @@ describe(`every process runs on Node.js ${expectedMajor} (.node-version ${NODE_V
     const launcher = launcherAbove(listeners.get('app')!);
     expect(launcher).toBeDefined();
     const hasWorkers = (pids: number[]) => pids.some((pid) => isNode(pid) && cmdline(pid).includes('workers/main.ts'));
-    // The workers' restart test, which kills them on purpose, runs alone after the rest (scripts/test.sh).
+    // The launcher's restart test, which kills the workers on purpose, runs alone after the rest (scripts/test.sh).
     const tree = descendantsOf(launcher!).filter(isNode);
     // Not vacuous: the tree holds the launcher, the workers and every listener found above.
     expect(hasWorkers(tree)).toBe(true);

@@ -1,13 +1,17 @@
 /**
- * Issue 13, deliverable 5: a workers process killed with SIGKILL is restarted by the local stack
- * launcher (with a backoff and a log line) while the web process keeps serving. Runs against the
- * running test stack; only this clone's workers process is killed, by its pid.
+ * The local stack launcher restarts a process that died (issue 13, deliverable 5): the workers
+ * and the DWG conversion sidecar, each SIGKILLed by its pid (only this clone's), come back with
+ * a backoff and a log line while the web process keeps serving. Runs against the running test
+ * stack, alone after the other suites (scripts/test.sh): a suite beside it would meet the gap.
  */
+import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { projectRoot, config } from '../../domain/config';
 import { workerServices } from '../../scripts/stack/services';
 import { RESTART_STABLE_MS, restartDelayMs } from '../../scripts/stack/proc';
 import { pidsRunning } from '../helpers/stackProcs';
+import { writeDwgFixtures } from '../helpers/dwgFixtures';
 
 const WORKERS_ENTRY = path.join(projectRoot, 'workers/main.ts');
 
@@ -42,3 +46,26 @@ test('SIGKILL on the workers: the web keeps answering, the workers come back', a
   }
   expect(back).toBe(true);
 }, 120_000);
+
+test('SIGKILL on the DWG sidecar: it comes back and converts again', async () => {
+  const entry = path.join(projectRoot, 'sidecars/dwg/main.ts');
+  const work = await fs.mkdtemp(path.join(os.tmpdir(), 'stack-restart-'));
+  try {
+    await writeDwgFixtures(work, [{ name: 'lines', lines: [[585000, 395000, 585040, 395000], [585040, 395000, 585040, 395025]] }]);
+    const pids = pidsRunning(entry);
+    expect(pids.length).toBeGreaterThan(0);
+    for (const pid of pids) process.kill(pid, 'SIGKILL');
+    let back = false;
+    for (let i = 0; i < 60 && !back; i++) {
+      await sleep(1000);
+      const now = pidsRunning(entry);
+      back = now.length > 0 && now.every((p) => !pids.includes(p)) && (await fetch(`${config.dwg.url}/health`).then((r) => r.ok, () => false));
+    }
+    expect(back).toBe(true);
+    const r = await fetch(`${config.dwg.url}/convert`, { method: 'POST', body: await fs.readFile(path.join(work, 'lines.dwg')) });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('x-dxf-entity-types')).toBe('LINE=2');
+  } finally {
+    await fs.rm(work, { recursive: true, force: true });
+  }
+}, 90_000);
