@@ -4,17 +4,8 @@
  * for good, or a service that fails for another reason.
  */
 import net from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { PORT_TAKEN_ATTEMPTS, startReady, startProcess, type Proc } from '../../scripts/stack/proc';
-
-/** A port nobody listens on now (the kernel's pick, released at once). */
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((r) => probe.close(r));
-  return port;
-}
+import { freePort } from '../helpers/oidcBrowser';
 
 /** Holds the port as a stray socket would: connections are dropped, nothing is served. */
 async function hold(port: number): Promise<net.Server> {

@@ -15,8 +15,6 @@ import { writeDwgFixtures } from '../helpers/dwgFixtures';
 
 const WORKERS_ENTRY = path.join(projectRoot, 'workers/main.ts');
 
-const workersPids = () => pidsRunning(WORKERS_ENTRY);
-
 /**
  * Every worker process of the stack ready as its launcher judges it: a live pid of its own polls
  * Temporal (the queue keeps listing a killed process's pollers for minutes, so "any poller" would
@@ -26,6 +24,23 @@ const allWorkersReady = async () => (await Promise.all(workerServices().map((s) 
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * SIGKILLs every process of the stack running `entry`; true once new ones run in their place and
+ * `ready` holds, checked each second (after `eachSecond`) for at most `seconds`.
+ */
+async function killAndAwaitReturn(entry: string, ready: () => Promise<boolean>, seconds: number, eachSecond = async () => {}): Promise<boolean> {
+  const pids = pidsRunning(entry);
+  expect(pids.length).toBeGreaterThan(0);
+  for (const pid of pids) process.kill(pid, 'SIGKILL');
+  for (let i = 0; i < seconds; i++) {
+    await eachSecond();
+    await sleep(1000);
+    const now = pidsRunning(entry);
+    if (now.length > 0 && now.every((p) => !pids.includes(p)) && (await ready())) return true;
+  }
+  return false;
+}
+
 test('the restart backoff grows and is capped', () => {
   expect([1, 2, 3, 4, 10].map(restartDelayMs)).toEqual([1000, 2000, 4000, 8000, 30_000]);
   expect(RESTART_STABLE_MS).toBeGreaterThan(restartDelayMs(10));
@@ -33,18 +48,9 @@ test('the restart backoff grows and is capped', () => {
 
 test('SIGKILL on the workers: the web keeps answering, the workers come back', async () => {
   expect(await allWorkersReady()).toBe(true);
-  const pids = workersPids();
-  expect(pids.length).toBeGreaterThan(0);
-  for (const pid of pids) process.kill(pid, 'SIGKILL');
   const web = `http://127.0.0.1:${config.app.port}/api/version`;
-  let back = false;
-  for (let i = 0; i < 90 && !back; i++) {
-    expect((await fetch(web)).status).toBe(200);
-    await sleep(1000);
-    const now = workersPids();
-    back = now.length > 0 && now.every((p) => !pids.includes(p)) && (await allWorkersReady());
-  }
-  expect(back).toBe(true);
+  const webAnswers = async () => void expect((await fetch(web)).status).toBe(200);
+  expect(await killAndAwaitReturn(WORKERS_ENTRY, allWorkersReady, 90, webAnswers)).toBe(true);
 }, 120_000);
 
 test('SIGKILL on the DWG sidecar: it comes back and converts again', async () => {
@@ -52,16 +58,8 @@ test('SIGKILL on the DWG sidecar: it comes back and converts again', async () =>
   const work = await fs.mkdtemp(path.join(os.tmpdir(), 'stack-restart-'));
   try {
     await writeDwgFixtures(work, [{ name: 'lines', lines: [[585000, 395000, 585040, 395000], [585040, 395000, 585040, 395025]] }]);
-    const pids = pidsRunning(entry);
-    expect(pids.length).toBeGreaterThan(0);
-    for (const pid of pids) process.kill(pid, 'SIGKILL');
-    let back = false;
-    for (let i = 0; i < 60 && !back; i++) {
-      await sleep(1000);
-      const now = pidsRunning(entry);
-      back = now.length > 0 && now.every((p) => !pids.includes(p)) && (await fetch(`${config.dwg.url}/health`).then((r) => r.ok, () => false));
-    }
-    expect(back).toBe(true);
+    const healthy = () => fetch(`${config.dwg.url}/health`).then((r) => r.ok, () => false);
+    expect(await killAndAwaitReturn(entry, healthy, 60)).toBe(true);
     const r = await fetch(`${config.dwg.url}/convert`, { method: 'POST', body: await fs.readFile(path.join(work, 'lines.dwg')) });
     expect(r.status).toBe(200);
     expect(r.headers.get('x-dxf-entity-types')).toBe('LINE=2');
