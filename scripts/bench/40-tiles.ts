@@ -50,6 +50,7 @@ import { bumpTileVersion, statementFor, tileSource } from '../../domain/tiles/se
 import { createTestSessionRecord } from '../../test/helpers/session';
 import { MARTIN_VERSION, martinBinary, startMartin } from './_martin';
 import { BENCH_SIRUTA, SPARSE_SIRUTA, ensureBenchUatSynced, ensureSparseUatSynced, jsonLine, note, percentiles, waitForIdleTileArchive, runBench } from './_shared';
+import { pairedDifference, verdictOf } from './_stats';
 
 const say = (msg: string) => note('tiles', msg);
 /**
@@ -275,8 +276,8 @@ async function benchTiles(): Promise<void> {
  * p95 with at least its tiles per second, the dense one at or under its p95.
  */
 const MARTIN_STORES = [
-  { store: 'dense', siruta: BENCH_SIRUTA, zooms: [16], tiles: 320, roundsPerOrder: 4, goal: ['p95'] },
-  { store: 'sparse', siruta: SPARSE_SIRUTA, zooms: [16], tiles: 320, roundsPerOrder: 8, goal: ['p50', 'p95', 'perS'] },
+  { store: 'dense', siruta: BENCH_SIRUTA, zooms: [16], tiles: 320, roundsPerOrder: 6, goal: ['p95'] },
+  { store: 'sparse', siruta: SPARSE_SIRUTA, zooms: [16], tiles: 320, roundsPerOrder: 12, goal: ['p50', 'p95', 'perS'] },
   /**
    * The sparse store under sustained load: the 58 z16 tiles of `sparse` make a pass of about
    * 70 ms after a second and more of idleness (the version bump's wait), a burst rather than a
@@ -434,6 +435,20 @@ async function sideBySide(
   line('ours_mean_wire_kb', ourWire / 1024, 'KiB (the body as sent, gzip where the server compressed it)');
   line('ours_cache_state_mismatches', notMisses, 'requests (each of ours must be a cache miss)');
   line('load_avg_1m_end', load1m(), 'load average (1 min) as the part ends');
+  // Each round's two passes ran back to back, so their differences are what the host moved least
+  // between: whether the gap at a goal is beyond what the passes vary by (scripts/bench/_stats.ts).
+  const verdicts = s.goal.map((k) => {
+    const d = pairedDifference(
+      results.ours.map((r) => r[k]),
+      results.martin.map((r) => r[k]),
+    );
+    const unit = k === 'perS' ? 'tiles/s' : 'ms';
+    line(`${k}_paired_diff`, d.median, `${unit} (ours − Martin, median of ${d.n} pairs of passes)`);
+    line(`${k}_paired_diff_ci_low`, d.low, `${unit} (sign-test interval, ${(d.confidence * 100).toFixed(1)} % coverage)`);
+    line(`${k}_paired_diff_ci_high`, d.high, unit);
+    return `${k} ${verdictOf(d, k !== 'perS')}`;
+  });
+  line('verdict_paired', verdicts.join(', '), 'ahead / behind: the whole 95 % interval of the paired difference on that side of zero; level: it holds zero');
   const met = s.goal.every((k) => (k === 'perS' ? m('ours', k) >= m('martin', k) : m('ours', k) <= m('martin', k)));
   line(
     `goal_ours_at_or_under_martin_${s.goal.join('_')}`,
