@@ -9,12 +9,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { config } from '../../domain/config';
 import { DETAIL_MINZOOM } from '../../domain/tiles/rules';
 import type { TileSourceRecord } from '../../domain/tiles/service';
+import { freePort } from '../../test/helpers/freePort';
 
 export const MARTIN_VERSION = '1.14.0';
 
@@ -43,17 +43,6 @@ export async function martinBinary(log: (msg: string) => void): Promise<string> 
     log,
   );
   return bin;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /**

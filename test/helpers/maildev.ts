@@ -4,11 +4,11 @@
  * through its REST API, as from the stack's (config.mail.webUrl).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs/promises';
 import { projectRoot } from '../../domain/config';
+import { freePort } from './freePort';
 
 export interface MailAddress {
   address: string;
@@ -23,17 +23,6 @@ export interface ReceivedMail {
   html: string;
   text: string;
   headers: Record<string, string>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {

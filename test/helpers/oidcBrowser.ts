@@ -2,19 +2,6 @@
  * A browser for sign-in tests without Chromium: fetch plus one cookie jar per origin (paths
  * ignored), redirects followed by hand, the identity provider's real login form submitted.
  */
-import net from 'node:net';
-import type { AddressInfo } from 'node:net';
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export interface BrowserRequestInit {
   method?: string;

@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import http from 'node:http';
-import { Browser as JarBrowser, freePort } from '../helpers/oidcBrowser';
+import { freePort } from '../helpers/freePort';
+import { Browser as JarBrowser } from '../helpers/oidcBrowser';
 import type { Store } from '../../domain/db/store';
 import { listenApp } from '../helpers/appServer';
 

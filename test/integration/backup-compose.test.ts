@@ -22,7 +22,8 @@ import { s3 } from '../../domain/storage/s3';
 import { listAll } from '../../domain/backup/objects';
 import { asPostgres, pgbackrest, repoBackups, switchWal, type BackupTarget } from '../../domain/backup/pgbackrest';
 import { ensureBackupRepository, restore, runBackup, walArchivedUpTo } from '../../domain/backup/runs';
-import { freePort, scratchCluster, type ScratchCluster } from '../helpers/scratchCluster';
+import { freePort } from '../helpers/freePort';
+import { scratchCluster, type ScratchCluster } from '../helpers/scratchCluster';
 
 const tag = `compose${process.pid}${Date.now().toString(36)}`;
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'backup-compose-'));

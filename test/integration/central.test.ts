@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import http from 'node:http';
-import { Browser, freePort } from '../helpers/oidcBrowser';
+import { freePort } from '../helpers/freePort';
+import { Browser } from '../helpers/oidcBrowser';
 import type { Store } from '../../domain/db/store';
 import { listenApp } from '../helpers/appServer';
 

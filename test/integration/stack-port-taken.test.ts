@@ -5,7 +5,7 @@
  */
 import net from 'node:net';
 import { PORT_TAKEN_ATTEMPTS, startReady, startProcess, type Proc } from '../../scripts/stack/proc';
-import { freePort } from '../helpers/oidcBrowser';
+import { freePort } from '../helpers/freePort';
 
 /** Holds the port as a stray socket would: connections are dropped, nothing is served. */
 async function hold(port: number): Promise<net.Server> {

@@ -11,7 +11,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { projectRoot } from '../../domain/config';
@@ -19,19 +18,12 @@ import { closePool, getPool } from '../../domain/db/pool';
 import { callJson } from '../helpers/appServer';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
 import { until } from '../helpers/wait';
+import { freePort } from '../helpers/freePort';
 
 interface WebChild {
   base: string;
   proc: ChildProcess;
   exited: Promise<unknown>;
-}
-
-async function freePort(): Promise<number> {
-  const s = net.createServer().listen(0, '127.0.0.1');
-  await new Promise((r) => s.once('listening', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((r) => s.close(r));
-  return port;
 }
 
 /** One web process as `npm start` runs it, on a port of its own, shared mode on. */
