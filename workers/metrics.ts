@@ -10,7 +10,6 @@
  * `Authorization: Bearer <METRICS_TOKEN>` (a worker has no sessions), otherwise 401.
  */
 import http from 'node:http';
-import net from 'node:net';
 import type { InjectedSinks } from '@temporalio/worker';
 import { config } from '../domain/config';
 import { bearerOf, tokensEqual } from '../domain/crypto/tokens';
@@ -37,18 +36,6 @@ export function jobMetricSinks(): InjectedSinks<JobMetricSinks> {
       },
     },
   };
-}
-
-/** A free loopback port for the SDK's endpoint (the core takes an address, not a listening socket). */
-export function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** This worker's metrics port: worker i of the stack on the base port + i. */

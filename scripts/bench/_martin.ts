@@ -14,7 +14,7 @@ import path from 'node:path';
 import { config } from '../../domain/config';
 import { DETAIL_MINZOOM } from '../../domain/tiles/rules';
 import type { TileSourceRecord } from '../../domain/tiles/service';
-import { freePort } from '../../test/helpers/freePort';
+import { freeLoopbackPort } from '../../domain/net/loopback';
 
 export const MARTIN_VERSION = '1.14.0';
 
@@ -75,7 +75,7 @@ export interface RunningMartin {
 
 /** A Martin serving these sources from the bench database, cache off, on a free loopback port. */
 export async function startMartin(bin: string, sources: readonly TileSourceRecord[], log: (msg: string) => void): Promise<RunningMartin> {
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-martin-'));
   const file = path.join(dir, 'martin.json');
   // Martin reads YAML, of which JSON is a subset.

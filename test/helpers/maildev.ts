@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs/promises';
 import { projectRoot } from '../../domain/config';
-import { freePort } from './freePort';
+import { freeLoopbackPort } from '../../domain/net/loopback';
 
 export interface MailAddress {
   address: string;
@@ -43,7 +43,7 @@ export class TestMailDev {
   ) {}
 
   static async create(): Promise<TestMailDev> {
-    const m = new TestMailDev(await freePort(), await freePort());
+    const m = new TestMailDev(await freeLoopbackPort(), await freeLoopbackPort());
     m.dir = await fs.mkdtemp(path.join(os.tmpdir(), 'maildev-test-'));
     await m.start();
     return m;

@@ -11,7 +11,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { config } from '../../domain/config';
 import { archiveSettings, asPostgres, pgbackrestEnv, type BackupTarget } from '../../domain/backup/pgbackrest';
-import { freePort } from './freePort';
+import { freeLoopbackPort } from '../../domain/net/loopback';
 
 export interface ScratchCluster {
   target: BackupTarget;
@@ -30,7 +30,7 @@ export interface ScratchCluster {
 export async function scratchCluster(name: string, o: { serverEnv?: (t: BackupTarget) => Record<string, string> } = {}): Promise<ScratchCluster> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), `${name}-`));
   const dataDir = path.join(root, 'pg');
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const user = config.db.user;
   const password = 'drill-password';
   const asRoot = process.getuid?.() === 0;

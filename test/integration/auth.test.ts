@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import http from 'node:http';
-import { freePort } from '../helpers/freePort';
+import { freeLoopbackPort } from '../../domain/net/loopback';
 import { Browser as JarBrowser } from '../helpers/oidcBrowser';
 import type { Store } from '../../domain/db/store';
 import { listenApp } from '../helpers/appServer';
@@ -36,7 +36,7 @@ async function simCounts(): Promise<Record<string, number>> {
 }
 
 beforeAll(async () => {
-  const [idpPort, appPort] = [await freePort(), await freePort()];
+  const [idpPort, appPort] = [await freeLoopbackPort(), await freeLoopbackPort()];
   idpUrl = `http://127.0.0.1:${idpPort}`;
   appUrl = `http://127.0.0.1:${appPort}`;
   // config reads the environment once, at import: set it before importing anything of ours.

@@ -22,7 +22,7 @@ import { s3 } from '../../domain/storage/s3';
 import { listAll } from '../../domain/backup/objects';
 import { asPostgres, pgbackrest, repoBackups, switchWal, type BackupTarget } from '../../domain/backup/pgbackrest';
 import { ensureBackupRepository, restore, runBackup, walArchivedUpTo } from '../../domain/backup/runs';
-import { freePort } from '../helpers/freePort';
+import { freeLoopbackPort } from '../../domain/net/loopback';
 import { scratchCluster, type ScratchCluster } from '../helpers/scratchCluster';
 
 const tag = `compose${process.pid}${Date.now().toString(36)}`;
@@ -70,7 +70,7 @@ beforeAll(async () => {
   execFileSync('sh', [path.join(projectRoot, 'deploy/backup/certs.sh'), tls, 'localhost']);
 
   // The S3 TLS front as the compose's `s3-tls` service runs it: the deployment's certificate.
-  const frontPort = await freePort();
+  const frontPort = await freeLoopbackPort();
   front = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'scripts/stack/s3TlsFront.ts')], {
     env: { ...process.env, BACKUP_S3_TLS_PORT: String(frontPort), BACKUP_S3_TLS_CERT_FILE: `${tls}/server.crt`, BACKUP_S3_TLS_KEY_FILE: `${tls}/server.key` },
     stdio: 'ignore',
@@ -79,7 +79,7 @@ beforeAll(async () => {
 
   // The database host: its pgBackRest reads the image's file; the compose's variables (and this
   // machine's paths and ports) come as the environment, which overrides the file.
-  const tlsServerPort = await freePort();
+  const tlsServerPort = await freeLoopbackPort();
   const stanza = tag;
   const dbEnvFor = (t: BackupTarget): Record<string, string> => ({
     PGBACKREST_CONFIG: path.join(projectRoot, 'deploy/postgres/pgbackrest.conf'),

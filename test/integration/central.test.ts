@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import http from 'node:http';
-import { freePort } from '../helpers/freePort';
+import { freeLoopbackPort } from '../../domain/net/loopback';
 import { Browser } from '../helpers/oidcBrowser';
 import type { Store } from '../../domain/db/store';
 import { listenApp } from '../helpers/appServer';
@@ -67,7 +67,7 @@ async function getJson(b: Browser, path: string, init: Parameters<Browser['reque
 }
 
 beforeAll(async () => {
-  const [idpPort, appPort, centralPort] = [await freePort(), await freePort(), await freePort()];
+  const [idpPort, appPort, centralPort] = [await freeLoopbackPort(), await freeLoopbackPort(), await freeLoopbackPort()];
   idpUrl = `http://127.0.0.1:${idpPort}`;
   appUrl = `http://127.0.0.1:${appPort}`;
   centralUrl = `http://127.0.0.1:${centralPort}`;

@@ -24,7 +24,7 @@ import { jobWorkflowId } from '../../temporal/ids';
 import { TaskQueue } from '../../temporal/common/queues';
 import type { layerSync } from '../../workflows/layerSync';
 import { listenApp } from '../helpers/appServer';
-import { freeLoopbackPort } from '../../workers/metrics';
+import { freeLoopbackPort } from '../../domain/net/loopback';
 import { createTestSession } from '../helpers/session';
 import { tileOf } from '../helpers/tilesFixtures';
 import { forgetUat, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';

@@ -5,7 +5,7 @@
  */
 import net from 'node:net';
 import { PORT_TAKEN_ATTEMPTS, startReady, startProcess, type Proc } from '../../scripts/stack/proc';
-import { freePort } from '../helpers/freePort';
+import { freeLoopbackPort } from '../../domain/net/loopback';
 
 /** Holds the port as a stray socket would: connections are dropped, nothing is served. */
 async function hold(port: number): Promise<net.Server> {
@@ -37,7 +37,7 @@ afterEach(async () => {
 });
 
 test('a port held for a moment: the service is started again and comes up, with a line saying why', async () => {
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const held = await hold(port);
   setTimeout(() => held.close(), 1500);
   const svc = listener(port);
@@ -51,7 +51,7 @@ test('a port held for a moment: the service is started again and comes up, with 
 }, 30_000);
 
 test('a port held for good: the start fails after the last attempt, with the service\'s own words', async () => {
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const held = await hold(port);
   try {
     const svc = listener(port);
@@ -69,7 +69,7 @@ test('a port held for good: the start fails after the last attempt, with the ser
 }, 30_000);
 
 test('a service that fails for another reason is not started again', async () => {
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const svc = listener(port, `console.error('configuration missing'); process.exit(3)`);
   const lines: string[] = [];
   const err = await startReady(svc, { say: (l) => lines.push(l), started: live }).catch((e: Error) => e);

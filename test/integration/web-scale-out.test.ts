@@ -18,7 +18,7 @@ import { closePool, getPool } from '../../domain/db/pool';
 import { callJson } from '../helpers/appServer';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
 import { until } from '../helpers/wait';
-import { freePort } from '../helpers/freePort';
+import { freeLoopbackPort } from '../../domain/net/loopback';
 
 interface WebChild {
   base: string;
@@ -28,7 +28,7 @@ interface WebChild {
 
 /** One web process as `npm start` runs it, on a port of its own, shared mode on. */
 async function startWeb(env: Record<string, string> = {}): Promise<WebChild> {
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const proc = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'api/server.ts')], {
     cwd: projectRoot,
     env: {
