@@ -2,7 +2,7 @@
  * Every page as the office meets it (issue 42), on a desk (1440x900) and on a phone (390x844), as
  * Ana (administrator) and Elena (a colleague without roles): each page of the navigation is
  * opened and must be no wider than the screen, log no error, leave every input it shows
- * reachable (nothing lying over it), say nothing in the code's words (layer codes, English state
+ * reachable (nothing lying over it) with its placeholder whole in its box, say nothing in the code's words (layer codes, English state
  * names, export modes, server paths) and, by axe-core run in the page, have no serious or critical
  * accessibility violation. Each problem is reported with its page and size, so one run lists
  * them all. The mails in the stack's MailDev (its REST API) are scanned for the same words. Runs against E2E_BASE_URL or config.app.publicUrl (the stack).
@@ -10,7 +10,7 @@
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { E2E_BASE_URL, launchChromium, openSignedIn } from '../helpers/e2e';
-import { DESK, PHONE, WALK_PAGES, coveredInputs, internalWords, overflowOf, pageText, settle } from '../helpers/pageWalk';
+import { DESK, PHONE, WALK_PAGES, coveredInputs, cutPlaceholders, internalWords, overflowOf, pageText, settle } from '../helpers/pageWalk';
 import type { ReceivedMail } from '../helpers/maildev';
 import { config } from '../../domain/config';
 import { closePool, getPool } from '../../domain/db/pool';
@@ -53,7 +53,7 @@ describe('every page on a desk and on a phone', () => {
 
   for (const [who, user] of Object.entries(USERS)) {
     for (const [size, viewport] of Object.entries({ desk: DESK, phone: PHONE })) {
-      test(`${who} at ${viewport.width}x${viewport.height}: no overflow, no error, no covered input, no internal word, no serious axe violation`, async () => {
+      test(`${who} at ${viewport.width}x${viewport.height}: no overflow, no error, no covered input, no cut placeholder, no internal word, no serious axe violation`, async () => {
         const { context, page, errors, consoleErrors } = await openSignedIn(browser, '/', user, { viewport });
         const problems: string[] = [];
         for (const path of WALK_PAGES) {
@@ -64,6 +64,7 @@ describe('every page on a desk and on a phone', () => {
           const wider = await overflowOf(page);
           if (wider > 0) problems.push(`${at}: ${wider}px wider than the screen`);
           for (const c of await coveredInputs(page)) problems.push(`${at}: ${c}`);
+          for (const c of await cutPlaceholders(page)) problems.push(`${at}: placeholder cut ${c}`);
           for (const w of internalWords(await pageText(page))) problems.push(`${at}: ${w}`);
           for (const v of await axeViolations(page)) problems.push(`${at}: axe ${v}`);
           for (const e of [...errors.slice(seenPage), ...consoleErrors.slice(seenConsole)]) problems.push(`${at}: error ${e}`);
