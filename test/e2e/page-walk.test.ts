@@ -2,9 +2,9 @@
  * Every page as the office meets it (issue 42), on a desk (1440x900) and on a phone (390x844), as
  * Ana (administrator) and Elena (a colleague without roles): each page of the navigation is
  * opened and must be no wider than the screen, log no error, leave every input it shows
- * reachable (nothing lying over it) with its placeholder whole in its box, say nothing in the code's words (layer codes, English state
- * names, export modes, server paths) and, by axe-core run in the page, have no serious or critical
- * accessibility violation. Each problem is reported with its page and size, so one run lists
+ * reachable (nothing lying over it) with its placeholder whole in its box, say nothing in the
+ * code's words (layer codes, English state names, export modes, server paths) and, by axe-core run
+ * in the page, have no serious or critical accessibility violation. Each problem is reported with its page and size, so one run lists
  * them all. The mails in the stack's MailDev (its REST API) are scanned for the same words. Runs against E2E_BASE_URL or config.app.publicUrl (the stack).
  */
 import { createRequire } from 'node:module';

@@ -12,6 +12,7 @@ import { workerServices } from '../../scripts/stack/services';
 import { RESTART_STABLE_MS, restartDelayMs } from '../../scripts/stack/proc';
 import { pidsRunning } from '../helpers/stackProcs';
 import { writeDwgFixtures } from '../helpers/dwgFixtures';
+import { until } from '../helpers/wait';
 
 const WORKERS_ENTRY = path.join(projectRoot, 'workers/main.ts');
 
@@ -22,23 +23,20 @@ const WORKERS_ENTRY = path.join(projectRoot, 'workers/main.ts');
  */
 const allWorkersReady = async () => (await Promise.all(workerServices().map((s) => s.ready().catch(() => false)))).every(Boolean);
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /**
- * SIGKILLs every process of the stack running `entry`; true once new ones run in their place and
- * `ready` holds, checked each second (after `eachSecond`) for at most `seconds`.
+ * SIGKILLs every process of the stack running `entry`, then waits, checking each second (after
+ * `eachSecond`), for new ones in their place with `ready` holding; fails after `seconds`.
  */
-async function killAndAwaitReturn(entry: string, ready: () => Promise<boolean>, seconds: number, eachSecond = async () => {}): Promise<boolean> {
+async function killAndAwaitReturn(entry: string, ready: () => Promise<boolean>, seconds: number, eachSecond = async () => {}): Promise<void> {
   const pids = pidsRunning(entry);
   expect(pids.length).toBeGreaterThan(0);
   for (const pid of pids) process.kill(pid, 'SIGKILL');
-  for (let i = 0; i < seconds; i++) {
+  const back = async () => {
     await eachSecond();
-    await sleep(1000);
     const now = pidsRunning(entry);
-    if (now.length > 0 && now.every((p) => !pids.includes(p)) && (await ready())) return true;
-  }
-  return false;
+    return now.length > 0 && now.every((p) => !pids.includes(p)) && (await ready());
+  };
+  await until(`${path.relative(projectRoot, entry)} back after SIGKILL`, back, seconds * 1000, 1000);
 }
 
 test('the restart backoff grows and is capped', () => {
@@ -50,7 +48,7 @@ test('SIGKILL on the workers: the web keeps answering, the workers come back', a
   expect(await allWorkersReady()).toBe(true);
   const web = `http://127.0.0.1:${config.app.port}/api/version`;
   const webAnswers = async () => void expect((await fetch(web)).status).toBe(200);
-  expect(await killAndAwaitReturn(WORKERS_ENTRY, allWorkersReady, 90, webAnswers)).toBe(true);
+  await killAndAwaitReturn(WORKERS_ENTRY, allWorkersReady, 90, webAnswers);
 }, 120_000);
 
 test('SIGKILL on the DWG sidecar: it comes back and converts again', async () => {
@@ -59,7 +57,7 @@ test('SIGKILL on the DWG sidecar: it comes back and converts again', async () =>
   try {
     await writeDwgFixtures(work, [{ name: 'lines', lines: [[585000, 395000, 585040, 395000], [585040, 395000, 585040, 395025]] }]);
     const healthy = () => fetch(`${config.dwg.url}/health`).then((r) => r.ok, () => false);
-    expect(await killAndAwaitReturn(entry, healthy, 60)).toBe(true);
+    await killAndAwaitReturn(entry, healthy, 60);
     const r = await fetch(`${config.dwg.url}/convert`, { method: 'POST', body: await fs.readFile(path.join(work, 'lines.dwg')) });
     expect(r.status).toBe(200);
     expect(r.headers.get('x-dxf-entity-types')).toBe('LINE=2');
