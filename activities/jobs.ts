@@ -4,6 +4,7 @@
  * passed in by workers/registry.ts (activities import only temporal/common/ of temporal/).
  */
 import type { JobKind } from '../temporal/common/jobTable';
+import { keepAlive } from './heartbeat';
 
 export interface JobLocks {
   jobsHolding(kind: JobKind, inputs: readonly unknown[]): Promise<Array<string | null>>;
@@ -13,7 +14,7 @@ export function createJobActivities({ locks }: { locks: JobLocks }) {
   return {
     /** The job holding each input's resource (or null): the running run under the lock's workflow id. */
     async jobsHolding(i: { kind: JobKind; inputs: unknown[] }): Promise<Array<string | null>> {
-      return locks.jobsHolding(i.kind, i.inputs);
+      return keepAlive(() => locks.jobsHolding(i.kind, i.inputs));
     },
   };
 }

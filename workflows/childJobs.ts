@@ -24,7 +24,14 @@ import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
 import { childJobId } from './childJobId';
 
-const jobs = proxyActivities<JobActivities>({ taskQueue: TaskQueue.store, startToCloseTimeout: '2 minutes', retry: RETRY.store });
+const jobs = proxyActivities<JobActivities>({
+  taskQueue: TaskQueue.store,
+  startToCloseTimeout: '2 minutes',
+  // It heartbeats while alive: a lock check on a killed worker is retried elsewhere after 20 s,
+  // where the start-to-close timeout alone held a county job up for two minutes.
+  heartbeatTimeout: '20 seconds',
+  retry: RETRY.store,
+});
 
 type Done<W extends Workflow> = { heldBy: null; jobId: string; result: WorkflowResultType<W> };
 

@@ -40,8 +40,15 @@ const uats: Array<{ siruta: number; name: string; county: string }> = [];
 
 const simJson = <T = any>(method: string, path: string, body?: unknown): Promise<T> => simulatorJson(sim.url)<T>(method, path, body);
 
-/** Who ran each workflow task and activity recorded under the job (child workflows included), and when. */
-async function workUnder(workflowId: string, runId?: string): Promise<Array<{ identity: string; at: number }>> {
+/**
+ * Who ran each workflow task and activity recorded under the job (child workflows included), and
+ * when; with `scheduled`, also each activity scheduled and the heartbeat timeout it was given.
+ */
+async function workUnder(
+  workflowId: string,
+  runId?: string,
+  scheduled?: Array<{ activity: string; heartbeatMs: number | null }>,
+): Promise<Array<{ identity: string; at: number }>> {
   const seen: Array<{ identity: string; at: number }> = [];
   const walk = async (id: string, run?: string) => {
     const history = await env.client.workflow.getHandle(id, run).fetchHistory();
@@ -49,6 +56,8 @@ async function workUnder(workflowId: string, runId?: string): Promise<Array<{ id
     for (const e of history.events ?? []) {
       const identity = e.workflowTaskCompletedEventAttributes?.identity ?? e.activityTaskStartedEventAttributes?.identity;
       if (identity) seen.push({ identity, at: tsToMs(e.eventTime) });
+      const s = e.activityTaskScheduledEventAttributes;
+      if (s && scheduled) scheduled.push({ activity: s.activityType?.name ?? '?', heartbeatMs: s.heartbeatTimeout ? tsToMs(s.heartbeatTimeout) : null });
       const child = e.childWorkflowExecutionStartedEventAttributes?.workflowExecution;
       if (child?.workflowId) children.push(walk(child.workflowId, child.runId ?? undefined));
     }
@@ -128,9 +137,14 @@ describe('two worker processes', () => {
       );
 
       // Everything after the kill (a margin for what the dying process had already reported) ran on the survivor.
-      const later = (await workUnder(handle.workflowId, handle.firstExecutionRunId)).filter((x) => x.at > killedAt + 2000);
+      const scheduled: Array<{ activity: string; heartbeatMs: number | null }> = [];
+      const later = (await workUnder(handle.workflowId, handle.firstExecutionRunId, scheduled)).filter((x) => x.at > killedAt + 2000);
       expect(later.length).toBeGreaterThan(0);
       expect(byWorker(later)).toEqual([0, later.length]);
+      // Whichever step the kill met, its retry elsewhere waited 20 s at most: every activity of
+      // the job (the lock check, the store's bookkeeping, the portal's downloads) has a heartbeat.
+      expect(scheduled.length).toBeGreaterThan(uats.length * LAYERS.length);
+      expect(scheduled.filter((a) => !a.heartbeatMs || a.heartbeatMs > 20_000)).toEqual([]);
 
       let added = 0;
       for (const u of uats) {
