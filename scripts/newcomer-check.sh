@@ -17,6 +17,8 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+# Stopped by scripts/test.sh (its checks failed, or ^C): the EXIT trap stops the clone's stack and removes it.
+trap 'exit 143' TERM INT
 
 commit=$(git rev-parse HEAD)
 say "cloning $commit alone into $work/geoportal"
