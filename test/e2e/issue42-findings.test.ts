@@ -13,6 +13,8 @@
  * - the registry writes sizes as every page does ("1,5 MB") and breaks no word in its table;
  * - the export page's complete bundle has no "magic" in its file name;
  * - a tag added as a full path has its project and its phase renamed from the tag tree;
+ * - names with no space to break at (a long tag, a long token name) keep the tags card and the QGIS
+ *   page within the screen;
  * - the assistant lists the projects the tags name (full paths too), of the user's companies only;
  * - no placeholder is cut by its box, on any page, at 1440x900 or on a 390x844 phone (the pages of
  *   the navigation in page-walk.test.ts, the utilities' vault and address book here);
@@ -47,6 +49,8 @@ const MIHAI = { email: 'mihai@birou.ro', password: 'parola-mihai' };
 const ELENA = { email: 'elena@birou.ro', password: 'parola-elena' };
 /** Project codes of this file: 9942xx. */
 const TAG_CODES = `project_code LIKE '%-9942__'`;
+/** A token name as long as the form takes, without a space to break at. */
+const LONG_TOKEN_PREFIX = 'Laptop-teren-9942-';
 const CAD_QUEUED = '9934201';
 const CAD_SUBMITTING = '9934202';
 
@@ -78,6 +82,7 @@ async function cleanUp(): Promise<void> {
   await db.query(`DELETE FROM tile_archive_builds WHERE error LIKE '%(probă 42)%'`);
   await db.query(`DELETE FROM notifications WHERE idempotency_key LIKE 'e2e:issue42:%'`);
   await db.query(`DELETE FROM tags WHERE ${TAG_CODES}`);
+  await db.query(`DELETE FROM personal_access_tokens WHERE name LIKE $1`, [`${LONG_TOKEN_PREFIX}%`]);
   await removeGeoportalFixtures(db, SIRUTA_BASE);
 }
 
@@ -340,6 +345,31 @@ describe('issue 42 findings in the browser', () => {
     expect(errors).toEqual([]);
     expect(consoleErrors).toEqual([]);
     await context.close();
+  }, 180_000);
+
+  test('names with no space to break at (a tag of 200 characters, a token of 100) keep the tags card and the QGIS page within a phone and a desk', async () => {
+    // As the API fuzz run leaves them, and as a pasted reference or path would be.
+    const project = `B-994299 ${'Proiectare_locuinta_P+1E_'.repeat(8)}`.slice(0, 200);
+    await addTag(getPrisma(), { project, phase: 'Proiectare', activity: 'DTAC' });
+    const tokenName = `${LONG_TOKEN_PREFIX}${'x'.repeat(100 - LONG_TOKEN_PREFIX.length)}`;
+    for (const [size, viewport] of Object.entries({ desk: DESK, phone: PHONE })) {
+      const { context, page, errors, consoleErrors } = await openSignedIn(browser, '/utilitare?tab=etichete', DAN, { viewport });
+      await settle(page);
+      await page.getByText(project.slice(0, 40)).first().waitFor();
+      expect({ size, page: '/utilitare', wider: await overflowOf(page) }).toEqual({ size, page: '/utilitare', wider: 0 });
+      await page.goto(`${E2E_BASE_URL}/instrumente/qgis`);
+      await settle(page);
+      if (size === 'desk') {
+        await page.getByTestId('token-name').fill(tokenName);
+        await page.getByTestId('token-create').click();
+        await page.getByTestId('token-secret-box').waitFor();
+      }
+      await page.getByTestId('tokens-table').getByText(tokenName).waitFor();
+      expect({ size, page: '/instrumente/qgis', wider: await overflowOf(page) }).toEqual({ size, page: '/instrumente/qgis', wider: 0 });
+      expect(errors).toEqual([]);
+      expect(consoleErrors).toEqual([]);
+      await context.close();
+    }
   }, 180_000);
 
   test("the assistant lists the projects the tags name, full paths too, of the user's company only", async () => {

@@ -191,33 +191,35 @@ function TokensTable<T extends TokenSummary & { userEmail?: string }>(props: {
 }) {
   const { tokens, testId, revokeTestId, onRevoke, withOwner } = props;
   return (
-    <table className="office-table" data-testid={testId}>
-      <thead>
-        <tr>
-          <th>Nume</th>
-          {withOwner ? <th>Utilizator</th> : null}
-          <th>Creat</th>
-          <th>Expiră</th>
-          <th>Ultima folosire</th>
-          <th />
-        </tr>
-      </thead>
-      <tbody>
-        {tokens.map((t) => (
-          <tr key={t.id}>
-            <td>{t.name}</td>
-            {withOwner ? <td>{t.userEmail}</td> : null}
-            <td>{when(t.createdAt)}</td>
-            <td>{when(t.expiresAt)}</td>
-            <td>{when(t.lastUsedAt)}</td>
-            <td>
-              <button type="button" className="btn btn--secondary" onClick={() => void onRevoke(t)} data-testid={revokeTestId(t)}>
-                Revocă
-              </button>
-            </td>
+    <div className="table-wrap" tabIndex={0} role="region" aria-label={withOwner ? 'Tokenurile tuturor utilizatorilor' : 'Tokenurile dumneavoastră'}>
+      <table className="office-table" data-testid={testId}>
+        <thead>
+          <tr>
+            <th>Nume</th>
+            {withOwner ? <th>Utilizator</th> : null}
+            <th>Creat</th>
+            <th>Expiră</th>
+            <th>Ultima folosire</th>
+            <th />
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {tokens.map((t) => (
+            <tr key={t.id}>
+              <td>{t.name}</td>
+              {withOwner ? <td>{t.userEmail}</td> : null}
+              <td>{when(t.createdAt)}</td>
+              <td>{when(t.expiresAt)}</td>
+              <td>{when(t.lastUsedAt)}</td>
+              <td>
+                <button type="button" className="btn btn--secondary" onClick={() => void onRevoke(t)} data-testid={revokeTestId(t)}>
+                  Revocă
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
