@@ -76,13 +76,14 @@ else
   #    in-process app): beside the other suites on two cores it took five times as long. Last:
   #    what it writes as Dan (tags, vault items, strings of every length) would be on the pages
   #    the end-to-end suites walk.
+  restarts=/test/integration/stack-restart fuzz=/test/integration/api-fuzz
   echo "[test] jest: the launcher's restarts, alone"
-  jest --ci --json --outputFile=test-results/jest-alone.json --runInBand /test/integration/stack-restart || status=$?
+  jest --ci --json --outputFile=test-results/jest-alone.json --runInBand "$restarts" || status=$?
   await_newcomer
   echo "[test] jest"
-  jest --ci --json --outputFile=test-results/jest.json --testPathIgnorePatterns /node_modules/ /.data/ /build/ /test/integration/api-fuzz /test/integration/stack-restart || status=$?
+  jest --ci --json --outputFile=test-results/jest.json --testPathIgnorePatterns /node_modules/ /.data/ /build/ "$restarts" "$fuzz" || status=$?
   echo "[test] jest: the API fuzz run, alone"
-  jest --ci --json --outputFile=test-results/jest-fuzz.json --runInBand /test/integration/api-fuzz || status=$?
+  jest --ci --json --outputFile=test-results/jest-fuzz.json --runInBand "$fuzz" || status=$?
 fi
 node -e '
   const fs = require("fs");

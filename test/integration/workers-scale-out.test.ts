@@ -40,6 +40,9 @@ const uats: Array<{ siruta: number; name: string; county: string }> = [];
 
 const simJson = <T = any>(method: string, path: string, body?: unknown): Promise<T> => simulatorJson(sim.url)<T>(method, path, body);
 
+/** An activity scheduled under the job, with the heartbeat timeout it was given (0: none). */
+type Scheduled = { activity: string; heartbeatMs: number };
+
 /**
  * Who ran each workflow task and activity recorded under the job (child workflows included), and
  * when; with `scheduled`, also each activity scheduled and the heartbeat timeout it was given.
@@ -47,7 +50,7 @@ const simJson = <T = any>(method: string, path: string, body?: unknown): Promise
 async function workUnder(
   workflowId: string,
   runId?: string,
-  scheduled?: Array<{ activity: string; heartbeatMs: number | null }>,
+  scheduled?: Scheduled[],
 ): Promise<Array<{ identity: string; at: number }>> {
   const seen: Array<{ identity: string; at: number }> = [];
   const walk = async (id: string, run?: string) => {
@@ -57,7 +60,7 @@ async function workUnder(
       const identity = e.workflowTaskCompletedEventAttributes?.identity ?? e.activityTaskStartedEventAttributes?.identity;
       if (identity) seen.push({ identity, at: tsToMs(e.eventTime) });
       const s = e.activityTaskScheduledEventAttributes;
-      if (s && scheduled) scheduled.push({ activity: s.activityType?.name ?? '?', heartbeatMs: s.heartbeatTimeout ? tsToMs(s.heartbeatTimeout) : null });
+      if (s && scheduled) scheduled.push({ activity: s.activityType?.name ?? '?', heartbeatMs: s.heartbeatTimeout ? tsToMs(s.heartbeatTimeout) : 0 });
       const child = e.childWorkflowExecutionStartedEventAttributes?.workflowExecution;
       if (child?.workflowId) children.push(walk(child.workflowId, child.runId ?? undefined));
     }
@@ -137,7 +140,7 @@ describe('two worker processes', () => {
       );
 
       // Everything after the kill (a margin for what the dying process had already reported) ran on the survivor.
-      const scheduled: Array<{ activity: string; heartbeatMs: number | null }> = [];
+      const scheduled: Scheduled[] = [];
       const later = (await workUnder(handle.workflowId, handle.firstExecutionRunId, scheduled)).filter((x) => x.at > killedAt + 2000);
       expect(later.length).toBeGreaterThan(0);
       expect(byWorker(later)).toEqual([0, later.length]);
