@@ -6,17 +6,18 @@
 import { withTemporalFailures } from './failures';
 import { Context } from '@temporalio/activity';
 import type { BatchResult, EnrichCursor, EnrichmentService, NoGeomImport, ParcelToEnrich } from '../domain/enrichment/service';
+import { keptAlive } from './heartbeat';
 
 /** store queue: reading the enrichment queue. */
 export function createEnrichmentStoreActivities(enrichment: EnrichmentService) {
-  return {
+  return keptAlive({
     async countParcelsToEnrich(a: { siruta: number; force?: boolean }): Promise<number> {
       return enrichment.countParcelsToEnrich(a.siruta, a.force ?? false);
     },
     async nextParcelsToEnrich(a: { siruta: number; after: EnrichCursor | null; size: number; force?: boolean }): Promise<ParcelToEnrich[]> {
       return enrichment.nextParcelsToEnrich(a.siruta, a.after, a.size, a.force ?? false);
     },
-  };
+  });
 }
 
 /** landreg queue: portal calls (the service's portal client, on the process's store). */

@@ -7,6 +7,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { BUNDLE_LAYERS, describeDecision, type ExportMode, type FreshnessDecision, type PipelineStep } from '../domain/exports/rules';
 import type { ExportsService, StoredExport } from '../domain/exports/service';
+import { keptAlive } from './heartbeat';
 
 /** Heartbeat cadence while a build runs; the workflow's heartbeatTimeout is a few times this. */
 const HEARTBEAT_EVERY_MS = 5_000;
@@ -49,7 +50,8 @@ export interface NotifyInput {
 }
 
 export function createExportActivities(exports: ExportsService) {
-  return {
+  // The build heartbeats its own step (the details of its report); the short steps beat empty.
+  const quick = keptAlive({
     /** Spec 8: which layers (and the no-geometry import) must be synced before building. */
     async planExportSync(input: PlanInput): Promise<PlanResult> {
       const uat = await exports.uatInfo(input.siruta);
@@ -68,6 +70,27 @@ export function createExportActivities(exports: ExportsService) {
       return { uatName: uat.name, steps: decisions.map((d) => ({ ...d, description: describeDecision(d) })) };
     },
 
+    /** The no-geometry import an export ran, recorded for the 48 h rule of spec 8. */
+    async recordNoGeometryImport(input: { siruta: number; imported: number; deleted: number; startedAt: string }): Promise<void> {
+      await exports.recordNoGeometryImport({
+        ...input,
+        startedAt: new Date(input.startedAt),
+        workflowId: Context.current().info.workflowExecution?.workflowId,
+      });
+    },
+
+    /** In-app notification `export-ready` (CONTRACT.md section 3). */
+    async notifyExportReady(input: NotifyInput): Promise<boolean> {
+      return exports.notifyExportReady({
+        userId: input.userId,
+        title: `Exportul pentru ${input.uatLabel} este gata`,
+        body: `Fișierul ${input.fileName} poate fi descărcat.`,
+        link: input.downloadUrl,
+      });
+    },
+  });
+  return {
+    ...quick,
     /** Builds every file from the store and streams the result to S3. */
     async buildExport(input: BuildInput): Promise<StoredExport> {
       const ctx = Context.current();
@@ -90,25 +113,6 @@ export function createExportActivities(exports: ExportsService) {
       } finally {
         clearInterval(beat);
       }
-    },
-
-    /** The no-geometry import an export ran, recorded for the 48 h rule of spec 8. */
-    async recordNoGeometryImport(input: { siruta: number; imported: number; deleted: number; startedAt: string }): Promise<void> {
-      await exports.recordNoGeometryImport({
-        ...input,
-        startedAt: new Date(input.startedAt),
-        workflowId: Context.current().info.workflowExecution?.workflowId,
-      });
-    },
-
-    /** In-app notification `export-ready` (CONTRACT.md section 3). */
-    async notifyExportReady(input: NotifyInput): Promise<boolean> {
-      return exports.notifyExportReady({
-        userId: input.userId,
-        title: `Exportul pentru ${input.uatLabel} este gata`,
-        body: `Fișierul ${input.fileName} poate fi descărcat.`,
-        link: input.downloadUrl,
-      });
     },
   };
 }

@@ -1,7 +1,7 @@
 /**
- * Heartbeats every few seconds while `fn` runs, so a workflow's short heartbeat timeout notices a
- * dead worker (SIGKILL, OOM) quickly without failing a slow but live portal call. `details()` is
- * what the retry resumes from.
+ * Heartbeats every few seconds while `fn` runs, so a workflow's short heartbeat timeout
+ * (`KEPT_ALIVE`, temporal/common/heartbeat.ts) notices a dead worker (SIGKILL, OOM) quickly
+ * without failing a slow but live call. `details()` is what the retry resumes from.
  */
 import { Context } from '@temporalio/activity';
 
@@ -14,4 +14,17 @@ export async function keepAlive<T>(fn: () => Promise<T>, details: () => unknown 
   } finally {
     clearInterval(timer);
   }
+}
+
+type Activities = Record<string, (...args: never[]) => Promise<unknown>>;
+
+/**
+ * Every activity of a group run under `keepAlive`. Only for activities that send no heartbeat
+ * details of their own: its empty beats would overwrite the details a download or a batch
+ * resumes from.
+ */
+export function keptAlive<T extends Activities>(activities: T): T {
+  return Object.fromEntries(
+    Object.entries(activities).map(([name, fn]) => [name, (...args: never[]) => keepAlive(() => fn(...args))]),
+  ) as T;
 }

@@ -62,7 +62,7 @@ export function createLandregPortalActivities({ landreg }: { landreg: LandregSer
 
     /** Spec 3.1 health ping: records availability, maintenance and consecutive failures. */
     async checkPortalHealth(): Promise<{ available: boolean; maintenance: boolean; consecutiveFailures: number }> {
-      return landreg.checkPortalHealth();
+      return keepAlive(() => landreg.checkPortalHealth());
     },
 
     async refreshUatCatalogue(opts: { force?: boolean } = {}): Promise<CatalogueRefreshResult> {

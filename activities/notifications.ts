@@ -4,9 +4,10 @@
  * retry never doubles it; the mail delivery (`deliverMail` workflow) sends outbox rows here.
  */
 import type { DeliveryResult, DigestRunResult, MailReportInput, NotificationsService, NotifyInput, NotifyResult } from '../domain/notifications/service';
+import { keptAlive } from './heartbeat';
 
 export function createNotificationActivities({ notifications }: { notifications: NotificationsService }) {
-  return {
+  return keptAlive({
     async notify(input: NotifyInput): Promise<NotifyResult> {
       return notifications.notify(input);
     },
@@ -29,7 +30,7 @@ export function createNotificationActivities({ notifications }: { notifications:
     async runDailyDigest(): Promise<DigestRunResult> {
       return notifications.runDailyDigest();
     },
-  };
+  });
 }
 
 export type NotificationActivities = ReturnType<typeof createNotificationActivities>;

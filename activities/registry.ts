@@ -4,16 +4,17 @@
  * notifications queue's `notify` activity.
  */
 import type { RegistryService, StatusCheckResult } from '../domain/registry/service';
+import { keptAlive } from './heartbeat';
 
 export function createRegistryActivities({ registry }: { registry: RegistryService }) {
-  return {
+  return keptAlive({
     async listMonitoredRegistryEntries(): Promise<string[]> {
       return registry.monitoredEntryIds();
     },
     async checkRegistryEntryStatus(entryId: string): Promise<StatusCheckResult> {
       return registry.checkEntryStatus(entryId);
     },
-  };
+  });
 }
 
 export type RegistryActivities = ReturnType<typeof createRegistryActivities>;

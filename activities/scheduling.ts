@@ -12,6 +12,7 @@ import type { DueUat, SchedulingService } from '../domain/scheduling/service';
 import type { NextStep, SessionTally, WeekendStep } from '../domain/scheduling/jobTypes';
 import type { AuthService } from '../domain/auth/service';
 import type { NotificationsService } from '../domain/notifications/service';
+import { keptAlive } from './heartbeat';
 
 /** What the activities need of temporal/jobs.ts: its `listRunningJobs` and the job table's `start`. */
 export interface SchedulingJobs {
@@ -33,7 +34,7 @@ export function createSchedulingActivities({
   services: { auth: Pick<AuthService, 'recentAdmins'> };
   notifications: Pick<NotificationsService, 'mailReport'>;
 }) {
-  return {
+  return keptAlive({
     /** Due UATs in start order, and how many more syncs the portal budget allows now. */
     async planRuleSyncs(input: { now: number }): Promise<{ due: DueUat[]; budget: number }> {
       const [due, running] = await Promise.all([scheduling.dueNow(input.now), jobs.listRunningJobs(['sync', 'sync-background'])]);
@@ -97,7 +98,7 @@ export function createSchedulingActivities({
       await notifications.mailReport({ to: 'admins', subject: report.subject, text: report.text, idempotencyKey: `weekend-report:${at}` });
       return { subject: report.subject };
     },
-  };
+  });
 }
 
 export type SchedulingActivities = ReturnType<typeof createSchedulingActivities>;

@@ -4,6 +4,7 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { AuthService } from '../domain/auth/service';
+import { keptAlive } from './heartbeat';
 
 export interface StoreActivityDeps {
   services: { auth: Pick<AuthService, 'deleteExpiredSessions'> };
@@ -22,7 +23,7 @@ function asSchemaFailure(err: unknown): unknown {
 }
 
 export function createStoreActivities({ services: { auth } }: StoreActivityDeps) {
-  return {
+  return keptAlive({
     /** Deletes expired and idle app_sessions rows (sign-in's service); returns the count. */
     async purgeExpiredSessions(): Promise<number> {
       try {
@@ -31,7 +32,7 @@ export function createStoreActivities({ services: { auth } }: StoreActivityDeps)
         throw asSchemaFailure(err);
       }
     },
-  };
+  });
 }
 
 export type StoreActivities = ReturnType<typeof createStoreActivities>;

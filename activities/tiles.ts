@@ -9,6 +9,7 @@ import { config } from '../domain/config';
 import { Context } from '@temporalio/activity';
 import type { ArchiveStamp, RebuildRequest } from '../domain/tiles/jobTypes';
 import { archiveInfo, type TilesService } from '../domain/tiles/service';
+import { keptAlive } from './heartbeat';
 
 export interface TileActivityDeps {
   /** The outside tile server's rebuild webhook; null when the builder is ours (no TILE_REBUILD_WEBHOOK_URL). */
@@ -21,7 +22,7 @@ const configuredWebhook = (): TileActivityDeps['webhook'] =>
   config.tiles.embeddedBuilder ? null : { url: config.tiles.rebuildWebhookUrl, token: config.tiles.rebuildWebhookToken };
 
 export function createTileActivities(deps: TileActivityDeps = { webhook: configuredWebhook() }) {
-  return {
+  return keptAlive({
     /** Who builds the archive: our build workflow, or an outside tile server behind its webhook. */
     async archiveBuilder(): Promise<'ours' | 'webhook'> {
       return deps.webhook ? 'webhook' : 'ours';
@@ -49,7 +50,7 @@ export function createTileActivities(deps: TileActivityDeps = { webhook: configu
       if (res.status >= 400 && res.status < 500) throw ApplicationFailure.nonRetryable(message, 'WebhookRejectedError');
       throw new Error(message);
     },
-  };
+  });
 }
 
 export type TileActivities = ReturnType<typeof createTileActivities>;

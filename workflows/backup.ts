@@ -14,6 +14,7 @@ import { failureMessage } from '../temporal/common/failures';
 import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
+import { KEPT_ALIVE } from '../temporal/common/heartbeat';
 import { startChildJob } from './childJobs';
 
 const backup = proxyActivities<BackupActivities>({
@@ -23,7 +24,7 @@ const backup = proxyActivities<BackupActivities>({
   heartbeatTimeout: '2 minutes',
   retry: RETRY.build,
 });
-const short = proxyActivities<BackupActivities>({ taskQueue: TaskQueue.store, startToCloseTimeout: '2 minutes', retry: RETRY.periodic });
+const short = proxyActivities<BackupActivities>({ taskQueue: TaskQueue.store, startToCloseTimeout: '2 minutes', ...KEPT_ALIVE, retry: RETRY.periodic });
 
 export async function databaseBackup(input: DatabaseBackupInput = {}): Promise<BackupRun> {
   const progress: ProgressState = { status: 'running', phase: 'backup', current: 0, total: 1, message: 'Copie de siguranță în curs' };

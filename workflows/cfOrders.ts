@@ -29,6 +29,7 @@ import { TaskQueue } from '../temporal/common/queues';
 import { failureMessage } from '../temporal/common/failures';
 import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import { RETRY } from '../temporal/common/retryPolicies';
+import { KEPT_ALIVE } from '../temporal/common/heartbeat';
 import { batchReadyNotices } from '../domain/cfportal/rules';
 import { executeChildJob } from './childJobs';
 import type { CfOrderBatchInput, CfOrderBatchResult, CfOrderQueueInput } from '../domain/cfportal/jobTypes';
@@ -47,6 +48,7 @@ const submit = proxyActivities<CfportalActivities>({ ...cfStep, retry: RETRY.cfp
 const notify = proxyActivities<NotificationActivities>({
   taskQueue: TaskQueue.notifications,
   startToCloseTimeout: '1 minute',
+  ...KEPT_ALIVE,
   retry: RETRY.notify,
 });
 

@@ -22,6 +22,7 @@ import { JOBS, lockOf, lockWorkflowId, scopeOf, sirutaOfJob, type JobKind, type 
 import { jobSearchAttributes } from '../temporal/common/searchAttributes';
 import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
+import { KEPT_ALIVE } from '../temporal/common/heartbeat';
 import { childJobId } from './childJobId';
 
 const jobs = proxyActivities<JobActivities>({
@@ -29,7 +30,7 @@ const jobs = proxyActivities<JobActivities>({
   startToCloseTimeout: '2 minutes',
   // It heartbeats while alive: a lock check on a killed worker is retried elsewhere after 20 s,
   // where the start-to-close timeout alone held a county job up for two minutes.
-  heartbeatTimeout: '20 seconds',
+  ...KEPT_ALIVE,
   retry: RETRY.store,
 });
 

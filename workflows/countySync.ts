@@ -13,6 +13,7 @@ import { failureMessage } from '../temporal/common/failures';
 import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
+import { KEPT_ALIVE } from '../temporal/common/heartbeat';
 import { executeChildJob, heldChildJobs } from './childJobs';
 import { startTileArchiveRebuild } from './tileArchiveRebuild';
 import type { uatSync } from './uatSync';
@@ -23,7 +24,7 @@ const store = proxyActivities<LandregStoreActivities>({
   taskQueue: TaskQueue.store,
   startToCloseTimeout: '5 minutes',
   // They heartbeat while alive too: one on a killed worker is retried elsewhere after 20 s.
-  heartbeatTimeout: '20 seconds',
+  ...KEPT_ALIVE,
   retry: RETRY.store,
 });
 
@@ -31,7 +32,7 @@ const store = proxyActivities<LandregStoreActivities>({
 const landreg = proxyActivities<LandregPortalActivities>({
   taskQueue: TaskQueue.landreg,
   startToCloseTimeout: '5 minutes',
-  heartbeatTimeout: '20 seconds',
+  ...KEPT_ALIVE,
   retry: RETRY.portal,
 });
 

@@ -11,11 +11,13 @@ import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import type { EnrichmentPortalActivities, EnrichmentStoreActivities } from '../activities/enrichment';
 import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
+import { KEPT_ALIVE } from '../temporal/common/heartbeat';
 import type { EnrichParcelsInput, EnrichParcelsResult, EnrichTotals } from '../domain/enrichment/jobTypes';
 
 const store = proxyActivities<EnrichmentStoreActivities>({
   taskQueue: TaskQueue.store,
   startToCloseTimeout: '2 minutes',
+  ...KEPT_ALIVE,
   retry: RETRY.store,
 });
 const landreg = proxyActivities<EnrichmentPortalActivities>({

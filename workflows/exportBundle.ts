@@ -21,6 +21,7 @@ import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import { executeChildJob } from './childJobs';
 import type { layerSync } from './layerSync';
 import { RETRY } from '../temporal/common/retryPolicies';
+import { KEPT_ALIVE } from '../temporal/common/heartbeat';
 import { layerNoun } from '../domain/text/labels';
 import type { ExportBundleInput, ExportJobInput, ExportJobResult, ExportLayerGpkgInput } from '../domain/exports/jobTypes';
 
@@ -30,6 +31,7 @@ type PipelineStep = Parameters<ExportActivities['buildExport']>[0]['pipelineBefo
 const quick = proxyActivities<ExportActivities>({
   taskQueue: TaskQueue.exports,
   startToCloseTimeout: '1 minute',
+  ...KEPT_ALIVE,
   retry: RETRY.store,
 });
 const heavy = proxyActivities<ExportActivities>({

@@ -11,6 +11,7 @@ import { failureMessage } from '../temporal/common/failures';
 import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
+import { KEPT_ALIVE } from '../temporal/common/heartbeat';
 import type { LayerSyncArgs, LayerSyncResult } from '../domain/landreg/jobTypes';
 
 /** Portal calls, on the rate-limited landreg queue. */
@@ -20,7 +21,7 @@ const landreg = proxyActivities<LandregPortalActivities>({
   startToCloseTimeout: '15 minutes',
   // Portal activities heartbeat every 5 s while alive (activities/landreg.ts keepAlive): a
   // killed worker's downloads are retried elsewhere after 20 s, from their page cursor.
-  heartbeatTimeout: '20 seconds',
+  ...KEPT_ALIVE,
   retry: RETRY.portal,
 });
 
@@ -29,7 +30,7 @@ const store = proxyActivities<LandregStoreActivities>({
   taskQueue: TaskQueue.store,
   startToCloseTimeout: '5 minutes',
   // They heartbeat while alive too: one on a killed worker is retried elsewhere after 20 s.
-  heartbeatTimeout: '20 seconds',
+  ...KEPT_ALIVE,
   retry: RETRY.store,
 });
 

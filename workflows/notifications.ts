@@ -11,10 +11,12 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { NotificationActivities } from '../activities/notifications';
 import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
+import { KEPT_ALIVE } from '../temporal/common/heartbeat';
 
 const mail = proxyActivities<NotificationActivities>({
   taskQueue: TaskQueue.notifications,
   startToCloseTimeout: '1 minute',
+  ...KEPT_ALIVE,
   // No attempt cap: a relay down over a weekend still gets the mail out when it returns;
   // the interval cap keeps the wait after recovery short.
   scheduleToCloseTimeout: '7 days',
@@ -23,6 +25,7 @@ const mail = proxyActivities<NotificationActivities>({
 const digest = proxyActivities<NotificationActivities>({
   taskQueue: TaskQueue.notifications,
   startToCloseTimeout: '15 minutes',
+  ...KEPT_ALIVE,
   retry: RETRY.periodic,
 });
 

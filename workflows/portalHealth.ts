@@ -7,12 +7,14 @@ import type { LandregPortalActivities } from '../activities/landreg';
 import { proxyActivities } from '@temporalio/workflow';
 import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
+import { KEPT_ALIVE } from '../temporal/common/heartbeat';
 import type { PortalHealthResult } from '../domain/landreg/jobTypes';
 
 // No retries: a failed ping IS the measurement; the next one comes in 3 minutes.
 const landreg = proxyActivities<LandregPortalActivities>({
   taskQueue: TaskQueue.landreg,
   startToCloseTimeout: '1 minute',
+  ...KEPT_ALIVE,
   retry: RETRY.once,
 });
 

@@ -11,18 +11,21 @@ import type { RegistryActivities } from '../activities/registry';
 import { TaskQueue } from '../temporal/common/queues';
 import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import { RETRY } from '../temporal/common/retryPolicies';
+import { KEPT_ALIVE } from '../temporal/common/heartbeat';
 import type { RegistryStatusCheckResult } from '../domain/registry/jobTypes';
 
 const registry = proxyActivities<RegistryActivities>({
   taskQueue: TaskQueue.store,
   // One page fetch (10 s timeout) and a short transaction.
   startToCloseTimeout: '1 minute',
+  ...KEPT_ALIVE,
   retry: RETRY.periodic,
 });
 
 const notify = proxyActivities<NotificationActivities>({
   taskQueue: TaskQueue.notifications,
   startToCloseTimeout: '1 minute',
+  ...KEPT_ALIVE,
   retry: RETRY.notify,
 });
 

@@ -36,16 +36,19 @@ import type { importNoGeometry } from './importNoGeometry';
 import type { uatSync } from './uatSync';
 import { executeChildJob, startChildJob } from './childJobs';
 import { RETRY } from '../temporal/common/retryPolicies';
+import { KEPT_ALIVE } from '../temporal/common/heartbeat';
 import type { NextStep, SchedulerTickResult, SessionTally, WeekendState, WeekendStep, WeekendSyncArgs, WeekendSyncStatus } from '../domain/scheduling/jobTypes';
 
 const act = proxyActivities<SchedulingActivities>({
   taskQueue: TaskQueue.store,
   startToCloseTimeout: '2 minutes',
+  ...KEPT_ALIVE,
   retry: RETRY.store,
 });
 const notify = proxyActivities<NotificationActivities>({
   taskQueue: TaskQueue.notifications,
   startToCloseTimeout: '1 minute',
+  ...KEPT_ALIVE,
   retry: RETRY.notify,
 });
 

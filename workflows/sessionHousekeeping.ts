@@ -6,12 +6,14 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { StoreActivities } from '../activities/store';
 import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
+import { KEPT_ALIVE } from '../temporal/common/heartbeat';
 import type { SessionHousekeepingResult } from '../domain/auth/jobTypes';
 
 const store = proxyActivities<StoreActivities>({
   taskQueue: TaskQueue.store,
   // A purge is a few batched DELETEs; a minute is generous, and a stuck one is retried.
   startToCloseTimeout: '1 minute',
+  ...KEPT_ALIVE,
   retry: RETRY.periodic,
 });
 

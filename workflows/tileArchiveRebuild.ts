@@ -16,6 +16,7 @@ import { failureMessage } from '../temporal/common/failures';
 import { progressQuery, type ProgressState } from '../temporal/common/progress';
 import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
+import { KEPT_ALIVE } from '../temporal/common/heartbeat';
 import { startChildJob } from './childJobs';
 import { overviewBuiltSignal, type OverviewBuilt, type overviewArchiveBuild } from './overviewArchiveBuild';
 import type { ArchiveStamp, RebuildRequest, TileArchiveRebuildInput, TileArchiveRebuildResult, TileRebuildDetail, TileRebuildProgress } from '../domain/tiles/jobTypes';
@@ -24,6 +25,7 @@ import type { ArchiveStamp, RebuildRequest, TileArchiveRebuildInput, TileArchive
 const tiles = proxyActivities<TileActivities>({
   taskQueue: TaskQueue.store,
   startToCloseTimeout: '1 minute',
+  ...KEPT_ALIVE,
   retry: RETRY.periodic,
 });
 

@@ -8,12 +8,13 @@ import type { CatalogueRefreshResult } from '../domain/landreg/jobTypes';
 import type { LandregPortalActivities } from '../activities/landreg';
 import { TaskQueue } from '../temporal/common/queues';
 import { RETRY } from '../temporal/common/retryPolicies';
+import { KEPT_ALIVE } from '../temporal/common/heartbeat';
 
 /** Portal calls on the rate-limited landreg queue, with the portal queue's timeouts and retry policy. */
 const landreg = proxyActivities<LandregPortalActivities>({
   taskQueue: TaskQueue.landreg,
   startToCloseTimeout: '15 minutes',
-  heartbeatTimeout: '20 seconds',
+  ...KEPT_ALIVE,
   retry: RETRY.portal,
 });
 

@@ -7,8 +7,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { Connection } from '@temporalio/client';
-import { msToTs } from '@temporalio/common/lib/time';
+import { Connection, type Client } from '@temporalio/client';
+import { msToTs, tsToMs } from '@temporalio/common/lib/time';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { ulid } from 'ulid';
@@ -133,4 +133,30 @@ export function runSuffix(): string {
 /** The namespace of a test environment's client, for its workers (the time-skipping server has only `default`). */
 export function namespaceOf(env: TestWorkflowEnvironment): string {
   return env.namespace ?? 'default';
+}
+
+/** An activity a workflow scheduled, and the heartbeat timeout it was given in ms (0: none). */
+export type ScheduledActivity = { activity: string; heartbeatMs: number };
+
+/**
+ * Every activity scheduled in a workflow's history and its child workflows', in order: a killed
+ * worker holds an activity until its heartbeat timeout, or without one its whole start-to-close.
+ */
+export async function scheduledActivities(client: Client, workflowId: string, runId?: string): Promise<ScheduledActivity[]> {
+  const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+  const out: ScheduledActivity[] = [];
+  for (const e of history.events ?? []) {
+    const s = e.activityTaskScheduledEventAttributes;
+    if (s) out.push({ activity: s.activityType?.name ?? '?', heartbeatMs: s.heartbeatTimeout ? tsToMs(s.heartbeatTimeout) : 0 });
+    const child = e.childWorkflowExecutionStartedEventAttributes?.workflowExecution;
+    if (child?.workflowId) out.push(...(await scheduledActivities(client, child.workflowId, child.runId ?? undefined)));
+  }
+  return out;
+}
+
+/** Each activity type a workflow scheduled, with the longest heartbeat timeout it was given. */
+export async function heartbeatsOf(client: Client, workflowId: string, runId?: string): Promise<Record<string, number>> {
+  const byType: Record<string, number> = {};
+  for (const a of await scheduledActivities(client, workflowId, runId)) byType[a.activity] = Math.max(byType[a.activity] ?? 0, a.heartbeatMs);
+  return byType;
 }

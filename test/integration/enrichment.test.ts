@@ -37,7 +37,7 @@ import type { importNoGeometry } from '../../workflows/importNoGeometry';
 import { loadUatFromSimulator, RawPortal } from '../helpers/enrichmentFixtures';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
 import { callJson, listenApp } from '../helpers/appServer';
-import { localEnv, namespaceOf } from '../helpers/temporal';
+import { heartbeatsOf, localEnv, namespaceOf } from '../helpers/temporal';
 import { storeOn } from '../../domain/db/store';
 import { processServices } from '../../temporal/services';
 
@@ -106,10 +106,14 @@ async function simCounts(): Promise<Record<string, number>> {
   return ((await (await fetch(`${sim.url}/__sim/requests`)).json()) as { counts: Record<string, number> }).counts;
 }
 
+/** The workflow id of the last enrichment runEnrich started. */
+let lastEnrichId = '';
+
 async function runEnrich(force = false) {
+  lastEnrichId = jobWorkflowId('enrich', String(SIRUTA));
   return env.client.workflow.execute<typeof enrichParcels>('enrichParcels', {
     taskQueue: TaskQueue.store,
-    workflowId: jobWorkflowId('enrich', String(SIRUTA)),
+    workflowId: lastEnrichId,
     args: [{ siruta: SIRUTA, force }],
   });
 }
@@ -170,6 +174,13 @@ describe('enrichParcels workflow on a demo UAT', () => {
     const result = await runEnrich();
     const parcels = (await pool.query(`SELECT count(*)::int AS n FROM gis_features WHERE siruta = $1 AND layer_id = 'TERENURI_ACTIVE'`, [SIRUTA])).rows[0].n;
     expect(result).toMatchObject({ siruta: SIRUTA, total: parcels, done: parcels, enriched: parcels, notFound: 0 });
+    // A worker killed while reading the queue holds the job 20 s, not the two minutes of the read's
+    // start-to-close; a batch heartbeats the parcels it wrote, from which its retry resumes.
+    expect(await heartbeatsOf(env.client, lastEnrichId)).toEqual({
+      countParcelsToEnrich: 20_000,
+      nextParcelsToEnrich: 20_000,
+      enrichParcelBatch: 120_000,
+    });
     const counts = await simCounts();
     expect(counts['route:GET /eterra/api/immovable/details']).toBe(parcels);
     expect(counts['route:GET /eterra/api/immovable/ownership']).toBe(parcels);

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
 import { createStore } from '../../domain/db/store';
@@ -15,6 +16,7 @@ import { closePool } from '../../domain/db/pool';
 import { disconnectPrisma } from '../../domain/db/prisma';
 import { writeEnrichment } from '../../domain/enrichment/store';
 import { notify } from '../../domain/notifications/notify';
+import type { NotifyResult } from '../../domain/notifications/service';
 import { mailReport } from '../../domain/notifications/notify';
 import { bucharestDate } from '../../domain/notifications/digest';
 import { type Services } from '../../domain/services';
@@ -30,7 +32,7 @@ import { createQueueWorkers } from '../../workers/start';
 import { forgetUat, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
 import { TestMailDev, type ReceivedMail } from '../helpers/maildev';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
-import { namespaceOf } from '../helpers/temporal';
+import { heartbeatsOf, namespaceOf } from '../helpers/temporal';
 import { callJson, listenApp } from '../helpers/appServer';
 import type { StartDelivery } from '../../domain/areaDeps';
 
@@ -201,9 +203,12 @@ describe('instant e-mails', () => {
       link: '/registratura?id=42',
       idempotencyKey: `status-change:${tag}:42:aprobat`,
     };
-    const first = await activities.notify(input);
+    // Run as the worker runs it, in an activity's context (it heartbeats while it runs).
+    const env = new MockActivityEnvironment();
+    const notifyOnce = (): Promise<NotifyResult> => env.run(activities.notify, input);
+    const first = await notifyOnce();
     // The retry Temporal makes when a completion is lost: same input, same key.
-    const retry = await activities.notify(input);
+    const retry = await notifyOnce();
     expect(first).toMatchObject({ created: true, email: 'instant' });
     expect(retry.created).toBe(false);
     const row = await outboxRow('idempotency_key = $1', [`notification:${input.idempotencyKey}`]);
@@ -240,6 +245,8 @@ describe('instant e-mails', () => {
     const got = (await mail.mailsTo(danEmail)).filter(bySubject(title));
     expect(got).toHaveLength(1);
     expect(got[0].html).toContain('Pasul „sync_cladiri” pentru Târgu Secuiesc a eșuat.');
+    // Every attempt heartbeats: one taken by a worker that then died is sent again after 20 s, not a minute.
+    expect(await heartbeatsOf(rig.env.client, deliverMailWorkflowId(row.id))).toEqual({ sendOutboxMail: 20_000 });
   });
 
   test('a mail whose delivery start was lost goes out with the outbox sweep', async () => {
@@ -251,6 +258,7 @@ describe('instant e-mails', () => {
     await rig.db.query(`UPDATE mail_outbox SET created_at = now() - interval '5 minutes' WHERE id = $1`, [row.id]);
     const swept = await rig.env.client.workflow.execute('mailOutboxSweep', { taskQueue: TaskQueue.store, workflowId: `mail-outbox-sweep-test-${tag}`, args: [] });
     expect((swept as { restarted: number }).restarted).toBeGreaterThanOrEqual(1);
+    expect(await heartbeatsOf(rig.env.client, `mail-outbox-sweep-test-${tag}`)).toEqual({ restartStaleMail: 20_000 });
     await settled(row.id);
     expect((await mail.mailsTo(danEmail)).filter(bySubject(title))).toHaveLength(1);
   });

@@ -26,6 +26,7 @@ import { progressQuery } from '../../temporal/common/progress';
 import { pickUat, type SyncRig } from '../helpers/landregStack';
 import { legacyGateTests, startLandregRoutes, type LandregRoutes } from '../helpers/landregRoutes';
 import { scratchDatabase } from '../helpers/scratchDb';
+import { heartbeatsOf } from '../helpers/temporal';
 
 const COVASNA = 145;
 const scratch = scratchDatabase('geoportal_scheduling_test');
@@ -125,10 +126,11 @@ describe('sync rules', () => {
     const target = uats[2];
     const rule = await api('POST', '/api/landreg/sync-rules', { body: { scope: 'uat', siruta: target.siruta, frequency: 'daily', priority: 2, steps: ['T'] } });
     expect(rule.status).toBe(201);
+    let tickId = '';
     const tick = () =>
       rig.env.client.workflow.execute<typeof syncRuleScheduler>('syncRuleScheduler', {
         taskQueue: TaskQueue.store,
-        workflowId: jobWorkflowId('sync-rule-scheduler', `test-${rig.suffix}`),
+        workflowId: (tickId = jobWorkflowId('sync-rule-scheduler', `test-${rig.suffix}`)),
       });
     const first = await tick();
     expect(first.started.map((s) => s.siruta)).toEqual([target.siruta]);
@@ -143,6 +145,10 @@ describe('sync rules', () => {
     // Synced just now: a day later is when it is due again.
     const second = await tick();
     expect(second.started).toEqual([]);
+    // Each step of a tick heartbeats: one a killed worker took is retried after 20 s, not two minutes.
+    const steps = await heartbeatsOf(rig.env.client, tickId);
+    expect(Object.keys(steps)).toContain('planRuleSyncs');
+    expect(Object.entries(steps).filter(([, ms]) => ms !== 20_000)).toEqual([]);
     const reread = await api('GET', `/api/landreg/sync-rules/${rule.body.id}`);
     const synced = await rig.db.query<{ at: Date }>(`SELECT max(finished_at) AS at FROM gis_sync_runs WHERE siruta = $1`, [target.siruta]);
     expect(Date.parse(reread.body.nextDueAt)).toBe(synced.rows[0].at.getTime() + 24 * 3_600_000);

@@ -25,7 +25,7 @@ import { ALL_WORKFLOWS_PATH } from '../../workers/registry';
 import { createQueueWorkers, workflowBundleFor } from '../../workers/start';
 import { jobMetricSinks } from '../../workers/metrics';
 import type { OverviewArchiveBuildResult, TileArchiveRebuildResult, TileRebuildProgress } from '../../domain/tiles/jobTypes';
-import { localEnv, timeSkippingEnv, namespaceOf } from '../helpers/temporal';
+import { heartbeatsOf, localEnv, timeSkippingEnv, namespaceOf } from '../helpers/temporal';
 import { startTestApp } from '../helpers/tilesFixtures';
 import { storeOn } from '../../domain/db/store';
 
@@ -106,6 +106,8 @@ describe('tileArchiveRebuild on the dev server', () => {
 
       const job = await tileRebuildJob(env.client, workflowId);
       expect(job).toMatchObject({ jobId: workflowId, status: 'done' });
+      // A worker killed in a step costs the job 20 s (the build, which heartbeats its phase, a minute).
+      expect(await heartbeatsOf(env.client, workflowId)).toEqual({ archiveBuilder: 20_000, buildOverviewArchive: 60_000 });
     });
   });
 

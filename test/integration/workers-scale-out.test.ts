@@ -20,7 +20,7 @@ import type { allCountiesSync } from '../../workflows/countySync';
 import { simulatorJson, storedLayer, truthLayer, type SyncRig } from '../helpers/landregStack';
 import { scratchDatabase } from '../helpers/scratchDb';
 import { startWorkerChild, type WorkerChild } from '../helpers/syncWorkerChild';
-import { localEnv } from '../helpers/temporal';
+import { localEnv, scheduledActivities } from '../helpers/temporal';
 import { until } from '../helpers/wait';
 
 const COUNTIES = [
@@ -40,18 +40,8 @@ const uats: Array<{ siruta: number; name: string; county: string }> = [];
 
 const simJson = <T = any>(method: string, path: string, body?: unknown): Promise<T> => simulatorJson(sim.url)<T>(method, path, body);
 
-/** An activity scheduled under the job, with the heartbeat timeout it was given (0: none). */
-type Scheduled = { activity: string; heartbeatMs: number };
-
-/**
- * Who ran each workflow task and activity recorded under the job (child workflows included), and
- * when; with `scheduled`, also each activity scheduled and the heartbeat timeout it was given.
- */
-async function workUnder(
-  workflowId: string,
-  runId?: string,
-  scheduled?: Scheduled[],
-): Promise<Array<{ identity: string; at: number }>> {
+/** Who ran each workflow task and activity recorded under the job (child workflows included), and when. */
+async function workUnder(workflowId: string, runId?: string): Promise<Array<{ identity: string; at: number }>> {
   const seen: Array<{ identity: string; at: number }> = [];
   const walk = async (id: string, run?: string) => {
     const history = await env.client.workflow.getHandle(id, run).fetchHistory();
@@ -59,8 +49,6 @@ async function workUnder(
     for (const e of history.events ?? []) {
       const identity = e.workflowTaskCompletedEventAttributes?.identity ?? e.activityTaskStartedEventAttributes?.identity;
       if (identity) seen.push({ identity, at: tsToMs(e.eventTime) });
-      const s = e.activityTaskScheduledEventAttributes;
-      if (s && scheduled) scheduled.push({ activity: s.activityType?.name ?? '?', heartbeatMs: s.heartbeatTimeout ? tsToMs(s.heartbeatTimeout) : 0 });
       const child = e.childWorkflowExecutionStartedEventAttributes?.workflowExecution;
       if (child?.workflowId) children.push(walk(child.workflowId, child.runId ?? undefined));
     }
@@ -140,12 +128,12 @@ describe('two worker processes', () => {
       );
 
       // Everything after the kill (a margin for what the dying process had already reported) ran on the survivor.
-      const scheduled: Scheduled[] = [];
-      const later = (await workUnder(handle.workflowId, handle.firstExecutionRunId, scheduled)).filter((x) => x.at > killedAt + 2000);
+      const later = (await workUnder(handle.workflowId, handle.firstExecutionRunId)).filter((x) => x.at > killedAt + 2000);
       expect(later.length).toBeGreaterThan(0);
       expect(byWorker(later)).toEqual([0, later.length]);
       // Whichever step the kill met, its retry elsewhere waited 20 s at most: every activity of
       // the job (the lock check, the store's bookkeeping, the portal's downloads) has a heartbeat.
+      const scheduled = await scheduledActivities(env.client, handle.workflowId, handle.firstExecutionRunId);
       expect(scheduled.length).toBeGreaterThan(uats.length * LAYERS.length);
       expect(scheduled.filter((a) => !a.heartbeatMs || a.heartbeatMs > 20_000)).toEqual([]);
 
