@@ -1,6 +1,6 @@
 /**
  * The one place that turns failures into the contract's error body. Typed AppErrors keep their
- * status and code; body-parser failures become 400/413; anything else is a 500 `internal_error`
+ * status and code; body-parser failures and a path the router cannot decode become 400/413; anything else is a 500 `internal_error`
  * whose hint is the first 200 characters of the message (spec 4.2), logged with its stack.
  * A 5xx hint is scrubbed of hosts, addresses, users, URLs and file paths before it leaves: the log
  * line keeps the whole error, the caller learns only what kind of failure it was.
@@ -38,6 +38,10 @@ export function toAppError(err: unknown): AppError {
   if (e?.type === 'entity.too.large' || e?.status === 413) return errors.payloadTooLarge();
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
     return errors.badRequest('Codificarea cererii nu este acceptată.');
+  }
+  // The router's own 400: a path segment whose percent-encoding is not UTF-8 (`/ogc/collections/%FF`).
+  if (err instanceof URIError && e.status === 400) {
+    return errors.badRequest('Adresa cererii conține caractere codificate greșit.', [{ field: '(path)', problem: 'codificare procentuală greșită' }]);
   }
   const message = err instanceof Error ? err.message : String(err);
   return errors.internal(message.slice(0, 200));

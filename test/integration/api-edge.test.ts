@@ -71,6 +71,18 @@ test('malformed JSON is a 400 bad_request with details, not a 500', async () => 
   expect(Array.isArray(body.details)).toBe(true);
 });
 
+test('a path segment with broken percent-encoding is a 400 bad_request on every kind of route, signed in or not', async () => {
+  // Decoded by Express's router before any route runs: API, OGC and tile routes alike.
+  const paths = ['/ogc/collections/%FF', '/ogc/collections/parcels/items/%FF', '/tiles/%FF/1/2/3', '/api/registratura/entries/%E0%A4%A', '/api/tokens/%FF'];
+  for (const [path, headers] of paths.flatMap((p) => [[p, {}], [p, { cookie: dan.cookie }]] as const)) {
+    const res = await fetch(`${base}${path}`, { method: path.startsWith('/api/tokens') ? 'DELETE' : 'GET', headers });
+    expect({ path, status: res.status }).toEqual({ path, status: 400 });
+    const body = await res.json();
+    expectErrorBody(body, 'bad_request');
+    expect(body.details).toEqual([{ field: '(path)', problem: expect.any(String) }]);
+  }
+});
+
 test('a body that fails validation lists each bad field', async () => {
   const res = await fetch(`${base}/api/landreg/sync`, {
     method: 'POST',
