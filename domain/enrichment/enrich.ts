@@ -284,7 +284,14 @@ export async function searchCadastral(
     ]);
   }
   const ws = await resolveWorkspace(deps, req.siruta, req.workspacePk);
-  const hits = await enrichHits(deps, req.siruta, await portalHits(deps, ws.workspacePk, req.siruta, numbers));
+  // The portal matches land-book (CF) numbers too. A hit found only by its CF number would tell
+  // a viewer without personal data which parcel a CF number belongs to, however its NR_CF is
+  // redacted: for them a number is a cadastral number or nothing (and no portal call is spent
+  // on that hit's ownership tree).
+  const matched = (await portalHits(deps, ws.workspacePk, req.siruta, numbers)).filter(
+    (h) => viewer.personalData || (!!h.cadastralNumber && numbers.includes(h.cadastralNumber)),
+  );
+  const hits = await enrichHits(deps, req.siruta, matched);
   const found = new Set<string>();
   const results = hits.map((h) => {
     const byCad = !!h.details.cadastralNumber && numbers.includes(h.details.cadastralNumber);

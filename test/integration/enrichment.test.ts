@@ -436,6 +436,33 @@ describe('routes', () => {
     expect(dash.body.topOwners).toBeNull();
   });
 
+  it('a land-book (CF) number finds its parcel only for a viewer who may see CF numbers', async () => {
+    // A CF number that names no stored parcel as its cadastral number, and its parcel.
+    const { ref, cf } = (
+      await pool.query<{ ref: string; cf: string }>(
+        `SELECT cadastral_ref AS ref, enrichment->>'NR_CF' AS cf FROM gis_features f
+          WHERE siruta = $1 AND layer_id = 'TERENURI_ACTIVE' AND enrichment->>'NR_CF' ~ '^[0-9]+$'
+            AND NOT EXISTS (SELECT 1 FROM gis_features g WHERE g.siruta = f.siruta AND g.cadastral_ref = f.enrichment->>'NR_CF')
+          ORDER BY object_id LIMIT 1`,
+        [SIRUTA],
+      )
+    ).rows[0];
+    const body = { siruta: SIRUTA, cadastralNumbers: cf };
+    const full = (await api('/api/landreg/search', await session('dan@birou.ro'), { body })).body;
+    const hits = (r: any) => r.results.map((h: any) => [h.cadastralRef, h.matchedBy]).sort();
+    expect(full.results.map((h: any) => [h.cadastralRef, h.matchedBy, h.enrichment.NR_CF])).toContainEqual([ref, 'landbook', cf]);
+    // What the portal holds under the number as a cadastral number (it may: demo UATs repeat some).
+    const byCadastral = full.results.filter((h: any) => h.matchedBy === 'cadastral');
+    for (const cookie of [await session('dan@birou.ro', 'basic'), await session('dan@birou.ro', 'none')]) {
+      const r = await api('/api/landreg/search', cookie, { body });
+      expect(r.status).toBe(200);
+      // Only cadastral matches: nothing tells this viewer which parcel the CF number belongs to.
+      expect(hits(r.body)).toEqual(hits({ results: byCadastral }));
+      expect(r.body.results.every((h: any) => h.matchedBy === 'cadastral' && h.enrichment.NR_CF === null)).toBe(true);
+      expect(r.body.notFound).toEqual(byCadastral.some((h: any) => h.cadastralRef === cf) ? [] : [cf]);
+    }
+  });
+
   it('POST /api/geoportal/enrich answers 410 to central-API users before validating the body', async () => {
     const cookie = await session('mihai@birou.ro');
     const r = await api('/api/geoportal/enrich', cookie, { body: { nonsense: true } });
