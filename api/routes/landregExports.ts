@@ -3,7 +3,8 @@
  * section 4; docs/exports.md):
  *   POST /api/landreg/export-bundle     {siruta, mode, includeNoGeometry?} → 202 {jobId, progressUrl, downloadUrl}
  *   POST /api/landreg/export-layer-gpkg {siruta, layerId}                  → 202 {jobId, progressUrl, downloadUrl}
- *   GET  /api/landreg/export-download   ?jobId=  the finished file, streamed from S3 (404 unknown, 409 not ready)
+ *   GET  /api/landreg/export-download   ?jobId=  the finished file, streamed from S3 (404 unknown, 409 not ready,
+ *                                       403 built with personal data the caller may not see)
  *   POST /api/landreg/export-local      {siruta, mode, includeNoGeometry?} → ZIP streamed from the store
  * The two job routes are legacy writes (410 for central-API users, before validation).
  */
@@ -12,7 +13,7 @@ import type { Router } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { z } from 'zod';
-import { ownerOrAdmin, viewerOf as viewerRule, type SessionContext } from '../../domain/auth/rules';
+import { hidesPersonalData, ownerOrAdmin, viewerOf as viewerRule, type SessionContext } from '../../domain/auth/rules';
 import { legacyWriteGate } from '../http/gates';
 import { defineRoute, reply } from '../http/route';
 import { jobHandle, mayReadJob, progressUrl, start, type JobInput } from '../../temporal/jobs';
@@ -133,6 +134,7 @@ export function registerExportRoutes(router: Router, exports: ExportsService): v
       query: DownloadQuery,
       response: { description: 'The export file as an attachment', contentType: ['application/zip', 'application/geopackage+sqlite3'] },
       failures: {
+        403: 'forbidden: the export was built with personal data and the caller may not see personal data (basic panel, scope basic or none; admins too)',
         404: 'Unknown job, not an export, or not yours',
         409: 'export_not_ready (still running) or export_failed',
       },
@@ -147,13 +149,19 @@ export function registerExportRoutes(router: Router, exports: ExportsService): v
       if (file) {
         // Only the requester (or an admin) gets the file; to anyone else it does not exist.
         if (!ownerOrAdmin(reader, file.userId)) throw unknown();
+        // A file built with personal data goes only to a caller who may see them now: an admin is
+        // no exception, and a requester whose right was removed since the build loses the file.
+        if (file.personalData && hidesPersonalData(auth)) {
+          throw errors.forbidden('Exportul conține date personale (numere de carte funciară, proprietari, adrese); contul dumneavoastră nu are acces la date personale.');
+        }
+        const body = await file.open();
         res.status(200).set({
           'Content-Type': file.contentType,
           'Content-Disposition': contentDisposition(file.fileName),
           ...(file.bytes !== undefined ? { 'Content-Length': String(file.bytes) } : {}),
           'Cache-Control': 'private, no-store',
         });
-        await pipeline(file.body, res);
+        await pipeline(body, res);
         return;
       }
       let status: string;

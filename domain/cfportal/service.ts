@@ -45,6 +45,20 @@ export { newestExtract } from './lookups';
 
 type DiagnosticStep = 'login' | 'uats' | 'search' | 'order' | 'download';
 
+/**
+ * The portal's personal fields in the answers the diagnostic passes on: the land-book number, and
+ * a document's name, which is made of it (`Extras_CF_<cf>_<cad>.pdf`). Withheld wherever they sit,
+ * as the extracts' views withhold `cfNumber` (extracts.ts extractView).
+ */
+const PORTAL_PERSONAL_KEYS: ReadonlySet<string> = new Set(['cfNumber', 'fileName']);
+
+/** A portal answer with its personal fields nulled, at any depth; never mutates. */
+function withoutPersonalFields(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutPersonalFields);
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, PORTAL_PERSONAL_KEYS.has(k) ? null : withoutPersonalFields(v)]));
+}
+
 export interface CfportalDeps extends AreaDeps {
   /** The orderers' names, from the users directory. */
   notifications: Pick<NotificationsService, 'directoryNames'>;
@@ -62,6 +76,45 @@ export function createCfportalService({ store, outside, notifications }: Cfporta
     if (!account) throw new BatchNotFoundError(orderId);
     return { prisma, client: cfportalClientFor(prisma, pool, account, accounts, baseUrl) };
   };
+  /** One step of the admin diagnostic, the portal's answer as it is (diagnose applies the viewer rule). */
+  const diagnoseStep = async (q: { step: DiagnosticStep; nrCad?: string; siruta?: number; workspacePk?: number }): Promise<Record<string, unknown>> => {
+    const c = client();
+    switch (q.step) {
+      case 'login': {
+        const s = await c.login();
+        return { account: s.username, credits: s.credits };
+      }
+      case 'uats': {
+        const counties = await c.counties();
+        const county = counties.find((x) => x.id === q.workspacePk) ?? counties[0];
+        const uats = county ? await c.uats(county.id) : [];
+        return { counties: counties.length, county: county ?? null, uats: uats.length };
+      }
+      case 'search': {
+        let countyId = q.workspacePk;
+        let uatId = q.siruta;
+        if (!countyId || !uatId) {
+          const first = (await c.counties())[0];
+          countyId = first.id;
+          uatId = (await c.uats(first.id))[0].id;
+        }
+        return { result: await c.search({ countyId, uatId, cadastralNumber: q.nrCad ?? '1' }) };
+      }
+      case 'order': {
+        // Read-only on purpose: the cart is shared with the running queue.
+        const [cart, orders, credits] = await Promise.all([c.cart(), c.orders(), c.credits()]);
+        return { cartItems: cart.length, orders: orders.length, lastOrder: orders.at(-1) ?? null, credits };
+      }
+      case 'download': {
+        const last = (await c.orders()).filter((o) => o.status === 'done').at(-1);
+        if (!last) return { documents: 0 };
+        const docs = await c.documents(last.orderId);
+        const pdf = docs[0] ? await c.document(docs[0].documentId) : null;
+        return { orderId: last.orderId, documents: docs.length, firstPdfBytes: pdf?.length ?? 0 };
+      }
+    }
+  };
+
   return {
     sessionView: () => cfSessionView(prisma, accounts),
     /** Signs in with the given (or current) credentials and makes them the account in use (admin). */
@@ -97,43 +150,17 @@ export function createCfportalService({ store, outside, notifications }: Cfporta
       return { fileName: e.documentName ?? `cf-${e.id}.pdf`, body };
     },
 
-    /** The admin diagnostic of one portal step; spends no credit. */
-    async diagnose(q: { step: DiagnosticStep; nrCad?: string; siruta?: number; workspacePk?: number }): Promise<Record<string, unknown>> {
-      const c = client();
-      switch (q.step) {
-        case 'login': {
-          const s = await c.login();
-          return { account: s.username, credits: s.credits };
-        }
-        case 'uats': {
-          const counties = await c.counties();
-          const county = counties.find((x) => x.id === q.workspacePk) ?? counties[0];
-          const uats = county ? await c.uats(county.id) : [];
-          return { counties: counties.length, county: county ?? null, uats: uats.length };
-        }
-        case 'search': {
-          let countyId = q.workspacePk;
-          let uatId = q.siruta;
-          if (!countyId || !uatId) {
-            const first = (await c.counties())[0];
-            countyId = first.id;
-            uatId = (await c.uats(first.id))[0].id;
-          }
-          return { result: await c.search({ countyId, uatId, cadastralNumber: q.nrCad ?? '1' }) };
-        }
-        case 'order': {
-          // Read-only on purpose: the cart is shared with the running queue.
-          const [cart, orders, credits] = await Promise.all([c.cart(), c.orders(), c.credits()]);
-          return { cartItems: cart.length, orders: orders.length, lastOrder: orders.at(-1) ?? null, credits };
-        }
-        case 'download': {
-          const last = (await c.orders()).filter((o) => o.status === 'done').at(-1);
-          if (!last) return { documents: 0 };
-          const docs = await c.documents(last.orderId);
-          const pdf = docs[0] ? await c.document(docs[0].documentId) : null;
-          return { orderId: last.orderId, documents: docs.length, firstPdfBytes: pdf?.length ?? 0 };
-        }
-      }
+    /**
+     * The admin diagnostic of one portal step; spends no credit. The portal's answer goes through
+     * the viewer rule like every other: CF numbers are null for a caller without the right (an
+     * admin is no exception).
+     */
+    async diagnose(
+      q: { step: DiagnosticStep; nrCad?: string; siruta?: number; workspacePk?: number },
+      opts: { hidePersonal: boolean },
+    ): Promise<Record<string, unknown>> {
+      const answer = await diagnoseStep(q);
+      return opts.hidePersonal ? (withoutPersonalFields(answer) as Record<string, unknown>) : answer;
     },
 
     // The batch steps (spec 3.2), one activity each (activities/cfportal.ts).

@@ -7,6 +7,7 @@ import { createReadStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { GetObjectCommand, NoSuchKey, NotFound, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { config } from '../config';
+import { errors } from '../errors';
 import { s3 } from '../storage/service';
 import { buildExport, type BuildOptions } from './build';
 import type { PipelineStep } from './reports';
@@ -41,7 +42,13 @@ export async function buildAndStoreExport(
       key,
       contentType: built.contentType,
       fileName: built.fileName,
-      metadata: { 'user-id': encodeURIComponent(opts.userId), 'job-id': encodeURIComponent(opts.jobId) },
+      metadata: {
+        'user-id': encodeURIComponent(opts.userId),
+        'job-id': encodeURIComponent(opts.jobId),
+        // Read by the download route before any byte is served (openExportDownload): a file built
+        // with personal data goes only to a caller whose viewer may see them, when they download.
+        [PERSONAL_DATA_METADATA]: opts.hidePersonal ? 'hidden' : 'included',
+      },
     };
     let bytes: number;
     if (built.contentType === 'application/zip') {
@@ -74,33 +81,58 @@ export async function buildAndStoreExport(
   }
 }
 
+/** The S3 metadata key saying whether the stored file carries personal data (`included` or `hidden`). */
+export const PERSONAL_DATA_METADATA = 'personal-data';
+
 export interface ExportDownload {
   fileName: string;
   contentType: string;
   bytes: number | undefined;
   userId: string | null;
-  body: NodeJS.ReadableStream;
+  /**
+   * The file was built with personal data (CF numbers, owners, addresses): its metadata says so,
+   * or says nothing (a file stored before the flag was written), which counts as personal: a
+   * missing claim never widens access.
+   */
+  personalData: boolean;
+  /** The file's bytes; 404 when it went away since it was looked up. Only called once the caller may have it. */
+  open(): Promise<NodeJS.ReadableStream>;
 }
 
-/** The stored export of a job, or null when there is none (yet). */
+const missing = (err: unknown) => err instanceof NotFound || err instanceof NoSuchKey || (err as { name?: string }).name === 'NotFound';
+
+/**
+ * The stored export of a job, or null when there is none (yet). Reads only the object's metadata
+ * (HEAD): who asked for it and whether it carries personal data are known before any byte is
+ * fetched, so a caller who may not have it never starts a download.
+ */
 export async function openExportDownload(jobId: string): Promise<ExportDownload | null> {
   const Key = exportObjectKey(jobId);
   const Bucket = config.s3.buckets.exports;
+  let head;
   try {
-    const head = await s3().send(new HeadObjectCommand({ Bucket, Key }));
-    const obj = await s3().send(new GetObjectCommand({ Bucket, Key }));
-    const meta = head.Metadata ?? {};
-    return {
-      fileName: meta.filename ? decodeURIComponent(meta.filename) : `${jobId.replaceAll(':', '_')}.zip`,
-      contentType: head.ContentType ?? 'application/octet-stream',
-      bytes: head.ContentLength,
-      userId: meta['user-id'] ? decodeURIComponent(meta['user-id']) : null,
-      body: obj.Body as NodeJS.ReadableStream,
-    };
+    head = await s3().send(new HeadObjectCommand({ Bucket, Key }));
   } catch (err) {
-    if (err instanceof NotFound || err instanceof NoSuchKey || (err as { name?: string }).name === 'NotFound') return null;
+    if (missing(err)) return null;
     throw err;
   }
+  const meta = head.Metadata ?? {};
+  return {
+    fileName: meta.filename ? decodeURIComponent(meta.filename) : `${jobId.replaceAll(':', '_')}.zip`,
+    contentType: head.ContentType ?? 'application/octet-stream',
+    bytes: head.ContentLength,
+    userId: meta['user-id'] ? decodeURIComponent(meta['user-id']) : null,
+    personalData: meta[PERSONAL_DATA_METADATA] !== 'hidden',
+    async open() {
+      try {
+        const obj = await s3().send(new GetObjectCommand({ Bucket, Key }));
+        return obj.Body as NodeJS.ReadableStream;
+      } catch (err) {
+        if (missing(err)) throw errors.notFound('Fișierul exportului nu mai există.');
+        throw err;
+      }
+    },
+  };
 }
 
 /**

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { closePool } from '../../domain/db/pool';
 import { closeTemporalClient } from '../../temporal/client';
 import { freshCadastral, pdfText, sessions, someUats, startCfRig, type CfRig } from '../helpers/cfStack';
-import type { TestSession } from '../helpers/session';
+import { createTestSessionRecord, type TestSession } from '../helpers/session';
 
 let rig: CfRig;
 let who: Awaited<ReturnType<typeof sessions>>;
@@ -313,4 +313,40 @@ describe('routes', () => {
       expect(r.body).toMatchObject({ step, ok: true });
     }
   });
+
+  test('the diagnostic goes through the viewer rule: an admin without the personal-data right gets no CF number', async () => {
+    // A finished order at the portal, so the order step's last order has items and CF numbers to show.
+    if (!(await truth()).orders.length) {
+      const r = await call('POST', '/api/cfportal/order', { body: parcels(1, 6)[0] });
+      expect(r.status).toBe(202);
+      await batchDone(r.body.orderId);
+    }
+    const anaBasic = await createTestSessionRecord({ email: 'ana@birou.ro', company: 'B', groups: ['admin'], enrichmentScope: 'basic', db: rig.db });
+    try {
+      // The same admin session gets no CF number from the extracts' list either.
+      const list = await call('GET', '/api/cfportal/orders?limit=5', { as: anaBasic });
+      expect(list.status).toBe(200);
+      expect(list.body.items.every((e: any) => e.cfNumber === null)).toBe(true);
+
+      const fullSearch = await call('GET', '/api/cfportal/test?step=search', { as: who.ana });
+      expect(fullSearch.body.result.cfNumber).toEqual(expect.any(String));
+      const search = await call('GET', '/api/cfportal/test?step=search', { as: anaBasic });
+      expect(search.status).toBe(200);
+      expect(search.body).toMatchObject({ step: 'search', ok: true, result: { found: true, cfNumber: null } });
+      expect(search.body.result.cadastralNumber).toBe(fullSearch.body.result.cadastralNumber);
+      expect(JSON.stringify(search.body)).not.toContain(fullSearch.body.result.cfNumber);
+
+      // The order step's last order: its items (the simulator lists them without their CF numbers,
+      // the portal's own record has them) reach this admin with none.
+      const order = await call('GET', '/api/cfportal/test?step=order', { as: anaBasic });
+      expect(order.status).toBe(200);
+      expect(order.body.lastOrder.items.length).toBeGreaterThan(0);
+      expect(order.body.lastOrder.items.every((i: any) => (i.cfNumber ?? null) === null && typeof i.cadastralNumber === 'string')).toBe(true);
+      const portalOrder = (await truth()).orders.find((o) => o.id === order.body.lastOrder.orderId);
+      expect(portalOrder?.items.length).toBe(order.body.lastOrder.items.length);
+      for (const i of portalOrder!.items) expect(JSON.stringify(order.body)).not.toContain(`"${i.cfNumber}"`);
+    } finally {
+      await anaBasic.end();
+    }
+  }, 120_000);
 });

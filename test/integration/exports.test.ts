@@ -20,6 +20,8 @@ import { createQueueWorkers } from '../../workers/start';
 import { seedExportUat, clearExportUat, recordSyncRuns, type SeedCounts } from '../helpers/exportSeed';
 import { rigAppDeps, forgetUat, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
+import { createSession, deleteSession, newSessionToken, sessionIdFor } from '../../api/auth/sessionStore';
+import { SESSION_COOKIE } from '../../api/auth/cookies';
 import { namespaceOf } from '../helpers/temporal';
 import { callJson, listenApp } from '../helpers/appServer';
 
@@ -37,6 +39,10 @@ let seeded: SeedCounts;
 let dan: TestSession;
 let mihai: TestSession;
 let elena: TestSession;
+/** Administrators: one without the personal-data right (scope basic), one on the basic panel, one with it. */
+let adminBasic: TestSession;
+let adminPanel: TestSession;
+let adminFull: TestSession;
 
 async function api(method: string, p: string, opts: { body?: unknown; who?: TestSession } = {}) {
   const headers: Record<string, string> = { cookie: (opts.who ?? dan).cookie };
@@ -60,6 +66,18 @@ async function waitDone(jobId: string, who: TestSession = dan, timeoutMs = 120_0
     if (Date.now() > end) throw new Error(`export never finished: ${JSON.stringify(r.body)}`);
     await new Promise((res) => setTimeout(res, 200));
   }
+}
+
+/**
+ * The same user signed in again after their right changed: the record the sign-in callback
+ * writes, with the new claim (the viewer is derived from the session at every request).
+ */
+async function signedInAgain(s: TestSession, enrichmentScope: 'basic' | 'none'): Promise<TestSession> {
+  const token = newSessionToken();
+  const sessionId = sessionIdFor(token);
+  const data = { ...s.data, enrichmentScope };
+  await createSession(rig.db, sessionId, data);
+  return { cookie: `${SESSION_COOKIE}=${token}`, sessionId, data, end: async () => void (await deleteSession(rig.db, sessionId)) };
 }
 
 /** Downloads a finished export into its own directory and unpacks it. */
@@ -137,11 +155,14 @@ beforeAll(async () => {
   dan = await createTestSessionRecord({ email: 'dan@birou.ro', company: 'U', db: rig.db });
   mihai = await createTestSessionRecord({ email: 'mihai@birou.ro', company: 'G', db: rig.db });
   elena = await createTestSessionRecord({ email: 'elena@birou.ro', company: 'B', enrichmentScope: 'basic', db: rig.db });
+  adminBasic = await createTestSessionRecord({ email: 'ana@birou.ro', company: 'B', groups: ['admin'], enrichmentScope: 'basic', db: rig.db });
+  adminPanel = await createTestSessionRecord({ email: 'ana.panou@birou.ro', company: 'B', groups: ['admin'], flags: { basicPanel: true }, db: rig.db });
+  adminFull = await createTestSessionRecord({ email: 'ioana@birou.ro', company: 'B', groups: ['admin'], db: rig.db });
 }, 180_000);
 
 afterAll(async () => {
   await new Promise((r) => server?.close(r));
-  await Promise.allSettled([dan?.end(), mihai?.end(), elena?.end()]);
+  await Promise.allSettled([dan, mihai, elena, adminBasic, adminPanel, adminFull].map((s) => s?.end()));
   await rig?.db.query(`DELETE FROM notifications WHERE user_id = ANY($1)`, [[dan?.data.user.id, elena?.data.user.id]]);
   if (rig) await clearExportUat(rig.db, SIRUTA);
   exportsWorker?.shutdown();
@@ -302,6 +323,34 @@ describe('magic bundle', () => {
   test('someone else cannot download it', async () => {
     expect((await json('GET', job.downloadUrl, { who: elena })).status).toBe(404);
   });
+
+  test('built with personal data: an admin whose viewer hides personal data is refused it (403), an admin with the right gets it', async () => {
+    // What is at stake: the report says personal data are in, and the CSV carries them.
+    expect(JSON.parse(await fs.readFile(path.join(dl.dir, 'raport-export.json'), 'utf8')).personalDataHidden).toBe(false);
+    for (const who of [adminBasic, adminPanel]) {
+      const r = await json('GET', job.downloadUrl, { who });
+      expect(r.status).toBe(403);
+      expect(r.body.error).toBe('forbidden');
+      expect(r.body.message).toContain('date personale');
+      expect(r.headers.get('content-disposition')).toBeNull();
+    }
+    const ok = await api('GET', job.downloadUrl, { who: adminFull });
+    expect(ok.status).toBe(200);
+    expect(Buffer.from(await ok.arrayBuffer()).subarray(0, 2).toString('latin1')).toBe('PK');
+  });
+
+  test('built with personal data: its requester, once their right is removed, is refused it (403)', async () => {
+    const danBasic = await signedInAgain(dan, 'basic');
+    try {
+      const r = await json('GET', job.downloadUrl, { who: danBasic });
+      expect(r.status).toBe(403);
+      expect(r.body.error).toBe('forbidden');
+    } finally {
+      await danBasic.end();
+    }
+    // With the right, the same requester still gets it.
+    expect((await api('GET', job.downloadUrl)).status).toBe(200);
+  });
 });
 
 describe('other bundles', () => {
@@ -316,6 +365,10 @@ describe('other bundles', () => {
     expect(await ogrSql(gpkg, 'SELECT count(*) AS n FROM parcele WHERE PROPRIETARI_ACTUALI IS NOT NULL')).toContain('n (Integer) = 0');
     // The old CF number is personal like the CF number (CONTRACT 6); every seeded parcel has one.
     expect(await ogrSql(gpkg, 'SELECT count(*) AS n FROM parcele WHERE NR_CF_VECHI IS NOT NULL')).toContain('n (Integer) = 0');
+    // Built without personal data: its requester and any admin get it, whatever their own right.
+    expect(JSON.parse(await fs.readFile(path.join(dl.dir, 'raport-export.json'), 'utf8')).personalDataHidden).toBe(true);
+    expect((await api('GET', r.body.downloadUrl, { who: adminBasic })).status).toBe(200);
+    expect((await api('GET', r.body.downloadUrl, { who: mihai })).status).toBe(404);
   }, 120_000);
 
   test('base bundle: a GPKG of parcels and one of buildings, geometry only', async () => {
