@@ -22,6 +22,7 @@ import { start } from '../../temporal/jobs';
 import { errors } from '../../domain/errors';
 import { contentDisposition } from '../http/contentDisposition';
 import { hidesPersonalData } from '../../domain/auth/rules';
+import { withinDeadline } from '../http/deadline';
 import { CF_STEPS, type CfportalService } from '../../domain/cfportal/service';
 import type { CfOrderBatchInput } from '../../domain/cfportal/jobTypes';
 
@@ -129,6 +130,14 @@ export interface CfRouteOptions {
   listingWaitMs?: number;
 }
 
+/**
+ * A request's own calls to the certificate portal pass the one door of outside work, as the land
+ * registry's do: counted in the caller's and everyone's caps (429 past them), stopped when the
+ * client leaves or at the deadline. Without it they ran in the background lane, uncapped.
+ */
+const throughCfDoor = <T>(http: Parameters<typeof withinDeadline>[0], work: () => Promise<T>): Promise<T> =>
+  withinDeadline(http, work, { message: 'Portalul de extrase CF nu a răspuns în timpul alocat cererii. Încercați din nou.' });
+
 export function registerCfportalRoutes(router: Router, cfportal: CfportalService, opts: CfRouteOptions = {}): void {
   const pollIntervalMs = opts.pollIntervalMs ?? config.cfportal.pollIntervalMs;
   const listingWaitMs = opts.listingWaitMs ?? config.cfportal.submitListingWaitMs;
@@ -159,14 +168,16 @@ export function registerCfportalRoutes(router: Router, cfportal: CfportalService
         403: 'not an admin',
         409: 'jobs_running: batches of the account in use are unfinished; body has runningJobs (their order ids)',
         422: 'cfportal_credentials_invalid',
+        429: 'rate_limited: too many portal calls in flight',
         502: 'upstream_error',
         503: 'portal_maintenance',
+        504: 'upstream_timeout',
       },
     },
-    ({ body }) =>
-      body.action === 'connect'
-        ? cfportal.connect({ username: body.username, password: body.password })
-        : cfportal.disconnect(),
+    ({ body, req, res }) =>
+      throughCfDoor({ req, res }, () =>
+        body.action === 'connect' ? cfportal.connect({ username: body.username, password: body.password }) : cfportal.disconnect(),
+      ),
   );
 
   defineRoute(
@@ -301,9 +312,9 @@ export function registerCfportalRoutes(router: Router, cfportal: CfportalService
         description: 'Credits',
         schema: z.object({ account: z.string(), credits: z.number(), reserved: z.number(), available: z.number(), costPerExtract: z.number() }),
       },
-      failures: { 502: 'upstream_error', 503: 'portal_maintenance' },
+      failures: { 429: 'rate_limited: the caller (or everyone) has too many portal calls in flight', 502: 'upstream_error', 503: 'portal_maintenance', 504: 'upstream_timeout' },
     },
-    () => cfportal.credits(),
+    ({ req, res }) => throughCfDoor({ req, res }, () => cfportal.credits()),
   );
 
   defineRoute(
@@ -347,10 +358,10 @@ export function registerCfportalRoutes(router: Router, cfportal: CfportalService
       response: { description: '{step, ok, ...} of the step; CF numbers are null for an admin who may not see personal data' },
       failures: { 422: 'cfportal_credentials_invalid', 502: 'upstream_error', 503: 'portal_maintenance' },
     },
-    async ({ query, auth }) => {
+    async ({ query, auth, req, res }) => {
       const started = Date.now();
       // An admin diagnostic, still through the viewer rule: being an admin grants no personal data.
-      const data = await cfportal.diagnose(query, { hidePersonal: hidesPersonalData(auth!) });
+      const data = await throughCfDoor({ req, res }, () => cfportal.diagnose(query, { hidePersonal: hidesPersonalData(auth!) }));
       return { step: query.step, ok: true, ms: Date.now() - started, ...data };
     },
   );

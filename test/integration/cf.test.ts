@@ -5,6 +5,7 @@
  * the records' states, who sees CF numbers.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { config } from '../../domain/config';
 import { closePool } from '../../domain/db/pool';
 import { closeTemporalClient } from '../../temporal/client';
 import { freshCadastral, pdfText, sessions, someUats, startCfRig, type CfRig } from '../helpers/cfStack';
@@ -250,6 +251,26 @@ describe('routes', () => {
     expect(unknownCounty.body.details[0].field).toBe('parcels.0.workspacePk');
     expect((await call('GET', '/api/cfportal/download?id=nope')).status).toBe(400);
     expect((await call('GET', '/api/cfportal/test?step=everything', { as: who.ana })).status).toBe(400);
+  });
+
+  test("one user's flood of live credit reads is refused past his cap (429), a colleague's still answers", async () => {
+    // Each read waits on the portal long enough for the flood to be in flight at once.
+    await rig.simJson('POST', '/__sim/faults', { latencyMs: 1500 });
+    try {
+      const flood = Promise.all(Array.from({ length: 10 }, () => call('GET', '/api/cfportal/credits')));
+      await new Promise((r) => setTimeout(r, 300));
+      const colleague = await call('GET', '/api/cfportal/credits', { as: who.ana });
+      const answers = await flood;
+      const statuses = answers.map((r) => r.status);
+      expect(colleague.status).toBe(200);
+      expect(statuses.filter((st) => st === 200).length).toBeLessThanOrEqual(config.limits.portal.perUser);
+      expect(statuses.filter((st) => st !== 200 && st !== 429)).toEqual([]);
+      const refused = answers.find((r) => r.status === 429)!;
+      expect(refused.body).toMatchObject({ error: 'rate_limited', message: expect.stringMatching(/reîncercați/) });
+      expect(answers.filter((r) => r.status === 200).every((r) => typeof r.body.credits === 'number')).toBe(true);
+    } finally {
+      await rig.simJson('DELETE', '/__sim/faults');
+    }
   });
 
   test('a legacy record holding an inline pdfData still downloads, named after its documentName', async () => {
