@@ -20,7 +20,7 @@ import { progressUrl, start } from '../../temporal/jobs';
 import { errors } from '../../domain/errors';
 import { sendAttachment } from '../http/download';
 import type { RegistryService } from '../../domain/registry/service';
-import { COMPANIES, DIRECTIONS, STATUS_CODES, registryViewer, type RegistryViewer } from '../../domain/registry/rules';
+import { COMPANIES, DIRECTIONS, REGISTRY_LIST_BOUNDS, STATUS_CODES, registryViewer, type RegistryViewer } from '../../domain/registry/rules';
 
 const viewerOf = (auth: SessionContext | undefined): RegistryViewer => registryViewer(auth!);
 
@@ -58,13 +58,15 @@ const UpdateBody = z
   .strict()
   .openapi({ description: 'Partial: absent fields keep their value; null clears an optional field' });
 
+// The bounds are the registry page's too (web/app/lib/registry.server.ts): one definition, two doors.
+const LIST = REGISTRY_LIST_BOUNDS;
 const ListQuery = z.object({
   company: Company.optional(),
-  year: z.coerce.number().int().min(1990).max(2100).optional(),
+  year: z.coerce.number().int().min(LIST.yearMin).max(LIST.yearMax).optional(),
   direction: Direction.optional(),
-  q: z.string().trim().max(200).optional(),
-  page: z.coerce.number().int().min(1).max(100_000).optional(),
-  pageSize: z.coerce.number().int().min(1).max(200).optional(),
+  q: z.string().trim().max(LIST.searchMaxChars).optional(),
+  page: z.coerce.number().int().min(1).max(LIST.pageMax).optional(),
+  pageSize: z.coerce.number().int().min(1).max(LIST.pageSizeMax).optional(),
 });
 const IdParams = z.object({ id: z.string().uuid('Identificatorul nu este valid.') });
 const AttachmentParams = IdParams.extend({ attachmentId: z.string().min(1).max(100) });

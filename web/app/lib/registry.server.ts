@@ -5,7 +5,16 @@
  */
 import type { SessionContext } from '../../../domain/auth/rules';
 import { AppError } from '../../../domain/errors';
-import { COMPANIES, DIRECTIONS, readableCompanies, registryViewer, writableCompanies, type Direction, type RegistryCompany } from '../../../domain/registry/rules';
+import {
+  COMPANIES,
+  DIRECTIONS,
+  REGISTRY_LIST_BOUNDS,
+  readableCompanies,
+  registryViewer,
+  writableCompanies,
+  type Direction,
+  type RegistryCompany,
+} from '../../../domain/registry/rules';
 import type { EntryPage, HistoryItem, RegistryEntry, RegistryService } from '../../../domain/registry/service';
 
 export type { EntryPage, HistoryItem, RegistryEntry };
@@ -26,14 +35,41 @@ export interface RegistryPageData {
   };
 }
 
+const LIST = REGISTRY_LIST_BOUNDS;
+
+/**
+ * An integer within [min, max] as the API's query schema reads one (`z.coerce.number().int()`,
+ * api/routes/registratura.ts ListQuery), else undefined.
+ */
+function boundedInt(raw: string | null, min: number, max: number): number | undefined {
+  if (raw === null || raw.trim() === '') return undefined;
+  const n = Number(raw);
+  return Number.isInteger(n) && n >= min && n <= max ? n : undefined;
+}
+
+/**
+ * The list's filters from the page's address, held to the API's bounds (REGISTRY_LIST_BOUNDS).
+ * Where the API answers 400, the page drops the value and shows the list without it, as it always
+ * did for an unknown company: the page's own links and search form never write such a value, so
+ * it comes from an edited or stale address, and its reader is better served by the registry than
+ * by an error page. The filter fields then show what was applied. A search text past the bound is
+ * cut (the box has no length limit); one holding NUL, which PostgreSQL cannot take and the API
+ * refuses on every input, is dropped whole.
+ */
+function listFilters(p: URLSearchParams) {
+  const company = (COMPANIES as readonly string[]).includes(p.get('company') ?? '') ? (p.get('company') as RegistryCompany) : undefined;
+  const direction = (DIRECTIONS as readonly string[]).includes(p.get('direction') ?? '') ? (p.get('direction') as Direction) : undefined;
+  const year = boundedInt(p.get('year'), LIST.yearMin, LIST.yearMax);
+  const text = (p.get('q') ?? '').trim().slice(0, LIST.searchMaxChars);
+  const q = text.includes('\u0000') ? '' : text;
+  const page = boundedInt(p.get('page'), 1, LIST.pageMax) ?? 1;
+  return { company, direction, year, q, page };
+}
+
 export async function registryPageData(registry: RegistryService, auth: SessionContext, url: URL): Promise<RegistryPageData> {
   const viewer = registryViewer(auth);
   const p = url.searchParams;
-  const company = (COMPANIES as readonly string[]).includes(p.get('company') ?? '') ? (p.get('company') as RegistryCompany) : undefined;
-  const direction = (DIRECTIONS as readonly string[]).includes(p.get('direction') ?? '') ? (p.get('direction') as Direction) : undefined;
-  const year = /^\d{4}$/.test(p.get('year') ?? '') ? Number(p.get('year')) : undefined;
-  const q = (p.get('q') ?? '').slice(0, 200);
-  const pageNo = Math.max(1, Number(p.get('page')) || 1);
+  const { company, direction, year, q, page: pageNo } = listFilters(p);
   const page = await registry.listEntries(viewer, { company, direction, year, q: q || undefined, page: pageNo, pageSize: 25 });
   let selected: RegistryEntry | null = null;
   let history: HistoryItem[] = [];

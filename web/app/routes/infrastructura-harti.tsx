@@ -12,6 +12,7 @@ import { requireSession } from '../lib/auth.server';
 import { startTileRebuild, tileInfraStatus } from '../lib/tiles.server';
 import { startBackup, type BackupList } from '../lib/backups.server';
 import { loadHealth } from '../lib/health.server';
+import { discardBody, readSmallForm } from '../lib/forms.server';
 import type { HealthReport } from '../lib/health';
 import { AppError } from '../../../domain/errors';
 import { BUILD_PHASE_LABEL, BUILD_STATUS_LABEL, formatAge, formatBytes, formatDate } from '../lib/tilesFormat';
@@ -42,17 +43,23 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 }
 
 const ADMIN_ONLY_REBUILD = 'Doar administratorii pot porni reconstruirea arhivei de ansamblu.';
-const ADMIN_ONLY_BACKUP = 'Doar administratorii pot porni o copie de siguranță.';
+const ADMIN_ONLY = 'Doar administratorii pot porni reconstruirea arhivei de ansamblu sau o copie de siguranță.';
 
 /** `startedAt`: when a backup job was started here, to follow it until its run is listed. */
 type ActionResult = { intent: 'rebuild' | 'backup'; ok: boolean; message: string; jobId: string | null; startedAt?: string };
 
 export async function action({ request, context }: ActionFunctionArgs): Promise<ActionResult> {
-  const isAdmin = requireSession(request, context).isAdmin;
-  const intent = (await request.formData()).get('intent') === 'backup' ? 'backup' : 'rebuild';
+  // Both intents are administrators' only, as their API routes are (POST /api/admin/backups,
+  // CONTRACT 6; POST /api/geoportal/tiles/rebuild, issue 25): anyone else is answered without
+  // the body being parsed or kept (what arrives is thrown away). The page offers neither form to
+  // them (no backup card, the rebuild button disabled), so the answer names both and shows in the
+  // rebuild card, the one they see.
+  if (!requireSession(request, context).isAdmin) {
+    discardBody(request);
+    return { intent: 'rebuild', ok: false, message: ADMIN_ONLY, jobId: null };
+  }
+  const intent = (await readSmallForm(request)).get('intent') === 'backup' ? 'backup' : 'rebuild';
   if (intent === 'backup') {
-    // The same rule as POST /api/admin/backups (CONTRACT 6): administrators only.
-    if (!isAdmin) return { intent, ok: false, message: ADMIN_ONLY_BACKUP, jobId: null };
     try {
       const r = await startBackup();
       return { intent, ok: true, message: 'Copia de siguranță a pornit.', jobId: r.jobId, startedAt: new Date().toISOString() };
@@ -63,8 +70,6 @@ export async function action({ request, context }: ActionFunctionArgs): Promise<
       return { intent, ok: false, message: err instanceof AppError ? err.message : 'Copia de siguranță nu a putut fi pornită.', jobId: null };
     }
   }
-  // The same rule as POST /api/geoportal/tiles/rebuild (issue 25): a rebuild is office-wide work.
-  if (!isAdmin) return { intent, ok: false, message: ADMIN_ONLY_REBUILD, jobId: null };
   try {
     const r = await startTileRebuild();
     return { intent, ok: true, message: 'Reconstruirea arhivei a pornit.', jobId: r.jobId };

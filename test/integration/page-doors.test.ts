@@ -1,0 +1,127 @@
+/**
+ * A page's loader and action answer bad input with a 4xx, never a 500, as the API does (the rule
+ * "an API route, a page's loader or action ... all pass the same limits, rules and viewer
+ * checks"):
+ * - /registratura's loader holds the list's filters to the API's bounds (REGISTRY_LIST_BOUNDS):
+ *   `page=1e300` and a NUL in `q` reached PostgreSQL (500); now the page shows the list without
+ *   them, while GET /api/registratura/entries refuses them (400);
+ * - /infrastructura-harti's action reads its intent form within a byte cap
+ *   (web/app/lib/forms.server.ts): a body that is not a form is a 400, one past the cap a 413
+ *   (read no further), and a non-administrator is answered without the body being parsed.
+ *
+ * The real app in this process with the BUILT web UI (api/web.ts, build/server), as api/server.ts
+ * mounts it, over the stack's database and Temporal: the pages must be built from the current
+ * source first (`npm run build:web`, or scripts/bootstrap, which rebuilds when web/ changed).
+ * No action here starts a rebuild or a backup: the administrator's requests are all refused.
+ */
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { createApp } from '../../api/app';
+import { pageGuard } from '../../api/auth';
+import { createWebHandlers } from '../../api/web';
+import { createStore } from '../../domain/db/store';
+import { closePool } from '../../domain/db/pool';
+import { disconnectPrisma } from '../../domain/db/prisma';
+import { closeTemporalClient } from '../../temporal/client';
+import { processServices } from '../../temporal/services';
+import { createTestSessionRecord, type TestSession } from '../helpers/session';
+import { listenApp } from '../helpers/appServer';
+
+const store = createStore();
+
+let server: http.Server;
+let base: string;
+let user: TestSession; // B, ordinary
+let admin: TestSession;
+
+const MB = 1024 * 1024;
+
+beforeAll(async () => {
+  const services = processServices(store);
+  ({ server, base } = await listenApp(createApp({ store, services, web: [pageGuard, ...(await createWebHandlers(store, services))] })));
+  user = await createTestSessionRecord({ email: 'bogdan@birou.ro', name: 'Bogdan Birou', company: 'B' });
+  admin = await createTestSessionRecord({ email: 'ana@birou.ro', name: 'Ana Admin', company: 'B', groups: ['admin'] });
+}, 60_000);
+
+afterAll(async () => {
+  for (const s of [user, admin]) await s?.end();
+  await new Promise((r) => server?.close(r));
+  await closeTemporalClient();
+  await disconnectPrisma();
+  await store.close();
+  await closePool();
+});
+
+const page = async (p: string, who: TestSession) => {
+  const res = await fetch(`${base}${p}`, { headers: { cookie: who.cookie } });
+  return { status: res.status, text: await res.text() };
+};
+
+describe('/registratura: the list filters hold the API’s bounds', () => {
+  test('an out-of-bounds page number or a NUL in the search is dropped: the page shows the list (200), the API refuses them (400)', async () => {
+    for (const query of ['page=1e300', 'q=a%00b', 'page=100001', 'page=-3', 'page=2.5', 'year=99999', 'year=1e300', `q=${'x'.repeat(300)}`]) {
+      const r = await page(`/registratura?${query}`, user);
+      expect({ query, status: r.status }).toEqual({ query, status: 200 });
+      expect(r.text).toContain('<title>Registratură</title>');
+    }
+    for (const query of ['page=1e300', 'q=a%00b', 'page=100001']) {
+      const r = await page(`/api/registratura/entries?${query}`, user);
+      expect({ query, status: r.status }).toEqual({ query, status: 400 });
+    }
+  });
+
+  test('a dropped search shows an empty search box; a valid search and page still apply', async () => {
+    const nul = await page('/registratura?q=adresa%00x', user);
+    expect(nul.status).toBe(200);
+    expect(nul.text).toMatch(/<input name="q"[^>]*value=""/);
+    const ok = await page('/registratura?q=adresa&page=2&year=2031', user);
+    expect(ok.status).toBe(200);
+    expect(ok.text).toMatch(/<input name="q"[^>]*value="adresa"/);
+    expect(ok.text).toMatch(/<input name="year"[^>]*value="2031"/);
+  });
+});
+
+describe('/infrastructura-harti: the action reads a small form only', () => {
+  const post = async (who: TestSession, contentType: string, body: BodyInit, init: RequestInit = {}) => {
+    const res = await fetch(`${base}/infrastructura-harti`, { method: 'POST', headers: { cookie: who.cookie, 'content-type': contentType }, body, ...init });
+    return { status: res.status, text: await res.text() };
+  };
+
+  test('a body that is not a form is a 400 with its reason in Romanian, not a 500', async () => {
+    const broken = await post(admin, 'multipart/form-data; boundary=frontiera', '--frontiera\r\nnu este un formular');
+    expect(broken.status).toBe(400);
+    expect(broken.text).toContain('Cererea nu conține un formular valid.');
+    expect((await post(admin, 'application/json', '{')).status).toBe(400);
+    expect((await post(admin, 'text/plain', 'intent=rebuild')).status).toBe(400);
+  });
+
+  test('a body past the cap is a 413, declared or streamed, and is not parsed', async () => {
+    // No closing boundary: parsed whole, as before, it failed (500); read within the cap it never gets that far.
+    const big = Buffer.concat([Buffer.from('--frontiera\r\nContent-Disposition: form-data; name="intent"\r\n\r\n'), Buffer.alloc(40 * MB, 0x61)]);
+    const declared = await post(admin, 'multipart/form-data; boundary=frontiera', big);
+    expect(declared.status).toBe(413);
+    expect(declared.text).toContain('Cererea depășește dimensiunea maximă permisă.');
+    // Without a Content-Length (chunked), the cap is counted as the bytes arrive.
+    const chunks = Array.from({ length: 40 }, () => new Uint8Array(MB).fill(0x61));
+    const stream = new ReadableStream<Uint8Array>({
+      pull(c) {
+        const next = chunks.pop();
+        if (next) c.enqueue(next);
+        else c.close();
+      },
+    });
+    const streamed = await post(admin, 'multipart/form-data; boundary=frontiera', stream, { duplex: 'half' } as RequestInit);
+    expect(streamed.status).toBe(413);
+  });
+
+  test('a non-administrator is refused without the body being parsed; the page still opens for both', async () => {
+    const refused = await post(user, 'multipart/form-data; boundary=frontiera', '--frontiera\r\nnu este un formular');
+    expect(refused.status).toBe(200);
+    expect(refused.text).toContain('Doar administratorii pot porni reconstruirea arhivei de ansamblu sau o copie de siguranță.');
+    for (const who of [user, admin]) {
+      const r = await page('/infrastructura-harti', who);
+      expect(r.status).toBe(200);
+      expect(r.text).toContain('Infrastructură hărți');
+    }
+  });
+});
