@@ -14,6 +14,7 @@
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { SessionContext } from '../../domain/auth/rules';
+import { withinDeadline } from '../http/deadline';
 import { defineRoute, reply } from '../http/route';
 import { withUpload } from '../http/upload';
 import { progressUrl, start } from '../../temporal/jobs';
@@ -294,9 +295,19 @@ export function registerRegistryRoutes(router: Router, registry: RegistryService
       auth: 'session',
       body: SingleCheckBody,
       response: { description: 'What the check found, and the entry after it', schema: CheckResult },
-      failures: { 404: 'Unknown, or another company’s entry', 409: 'not_tracked: the entry has no tracking block' },
+      failures: {
+        404: 'Unknown, or another company’s entry',
+        409: 'not_tracked: the entry has no tracking block',
+        429: 'rate_limited: the caller (or everyone) has too many outside calls in flight',
+        504: 'upstream_timeout',
+      },
     },
-    async ({ body, auth }) => registry.checkNow(viewerOf(auth), body.id),
+    // The authority is one municipal web server: a person's checks pass the one door of outside
+    // work (capped, stopped when the client leaves), as the portal's do.
+    ({ body, auth, req, res }) =>
+      withinDeadline({ req, res }, () => registry.checkNow(viewerOf(auth), body.id), {
+        message: 'Autoritatea nu a răspuns în timpul alocat cererii. Încercați din nou.',
+      }),
   );
 
   defineRoute(

@@ -362,6 +362,27 @@ describe('status monitoring', () => {
     throw new Error('status check never finished');
   }
 
+  test("one user's flood of checks at the authority is refused past his cap (429), a colleague's check still answers", async () => {
+    await clearYear(2036);
+    const tracked = (n: number) => create(bogdan, { direction: 'iesire', date: '2036-03-01', subject: 'Autorizație', tracking: { authority: 'Primăria Brașov', requestNumber: `${Date.now() % 1_000_000}-${n}/2036` } });
+    const mine = (await tracked(1)).body;
+    const colleagues = (await tracked(2)).body;
+    // Each check waits on the authority long enough for the flood to be in flight at once.
+    await simFaults({ latencyMs: 1500 });
+    try {
+      const flood = Promise.all(Array.from({ length: 10 }, () => single(mine.id)));
+      await new Promise((r) => setTimeout(r, 300));
+      const other = await single(colleagues.id, ana);
+      const answers = await flood;
+      expect(other.status).toBe(200);
+      expect(answers.filter((r) => r.status === 200).length).toBeLessThanOrEqual(config.limits.portal.perUser);
+      expect(answers.filter((r) => r.status !== 200 && r.status !== 429)).toEqual([]);
+      expect(answers.find((r) => r.status === 429)!.body).toMatchObject({ error: 'rate_limited' });
+    } finally {
+      await simFaults(null);
+    }
+  });
+
   test('a status change is detected once and notified once; errors and cedilla spellings are not changes', async () => {
     await clearYear(2037);
     const requestNumber = `${Date.now() % 1_000_000}/2037`;
