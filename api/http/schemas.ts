@@ -5,9 +5,10 @@
 import { z } from 'zod';
 // .openapi() on schemas: zod is extended there.
 import './openapi';
+import { PG_INT_MAX } from '../../domain/landreg/rules';
 
-/** PostgreSQL `int` (int4), the column type of siruta and workspace_pk. */
-export const PG_INT_MAX = 2_147_483_647;
+/** PostgreSQL `int` (int4), the column type of siruta and workspace_pk (the pages read SIRUTA by the same bound). */
+export { PG_INT_MAX };
 
 /** A positive id that fits an int4 column, from a query string or a JSON body. */
 export const PositiveInt = z.coerce.number().int().positive().max(PG_INT_MAX);

@@ -10,7 +10,7 @@ import { viewerOf } from '../../domain/auth/rules';
 import { legacyWriteGate } from '../http/gates';
 import { defineRoute } from '../http/route';
 import { withinDeadline } from '../http/deadline';
-import { MAX_CADASTRAL_NUMBERS, NO_GEOM_SCAN_TIMEOUT_MS } from '../../domain/enrichment/rules';
+import { MAX_CADASTRAL_NUMBERS, NO_GEOM_SCAN_TIMEOUT_MS, OWNER_NAME_MAX } from '../../domain/enrichment/rules';
 import type { EnrichmentService } from '../../domain/enrichment/service';
 
 const Enrichment = z.record(z.string(), z.unknown()).nullable().openapi({ description: 'Enrichment keys of CONTRACT.md section 3 (redacted for the viewer)' });
@@ -45,7 +45,7 @@ const SearchAnswer = z.object({
 });
 
 const OwnerBody = z.object({
-  name: z.string().trim().min(1, 'Numele lipsește.').max(200),
+  name: z.string().trim().min(1, 'Numele lipsește.').max(OWNER_NAME_MAX),
   siruta: Siruta,
   workspacePk: WorkspacePk.optional(),
 });

@@ -346,5 +346,18 @@ export function canSearchOwners(viewer: Viewer): boolean {
 
 /** A cadastral search asks for at most this many numbers (each may cost portal calls). */
 export const MAX_CADASTRAL_NUMBERS = 200;
+
+/** Characters of an owner name searched for (POST /api/landreg/search-owner and the sync page's search tab). */
+export const OWNER_NAME_MAX = 200;
+
+/**
+ * Why an owner name cannot be searched for, in the words a page shows; null when it can. The
+ * API's schema holds the same bound, and refuses NUL on every input (PostgreSQL text cannot hold it).
+ */
+export function ownerNameProblem(name: string): string | null {
+  if (name.includes('\u0000')) return 'Numele căutat conține un caracter nepermis.';
+  if (name.length > OWNER_NAME_MAX) return `Numele căutat are mai mult de ${OWNER_NAME_MAX} de caractere.`;
+  return null;
+}
 /** Spec section 8: the no-geometry scan gives up after 120 s (server and client). */
 export const NO_GEOM_SCAN_TIMEOUT_MS = 120_000;

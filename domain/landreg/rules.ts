@@ -1,7 +1,7 @@
 /**
  * The land registry's pure rules, importable from anywhere (pages' browser code, other areas,
  * workflows): the sync's wording of what changed, the jobs' kinds and progress record, the
- * counties. No I/O.
+ * counties, how a SIRUTA code is read. No I/O.
  */
 export { changesByLayer, describeSyncChanges, layerName, layerWord } from './sync/rules';
 export {
@@ -17,3 +17,4 @@ export {
   type RecordedStartState,
 } from './jobKinds';
 export { COUNTIES } from './counties';
+export { INVALID_SIRUTA_MESSAGE, PG_INT_MAX, sirutaParam } from './siruta';

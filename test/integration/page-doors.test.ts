@@ -5,6 +5,8 @@
  * - /registratura's loader holds the list's filters to the API's bounds (REGISTRY_LIST_BOUNDS):
  *   `page=1e300` and a NUL in `q` reached PostgreSQL (500); now the page shows the list without
  *   them, while GET /api/registratura/entries refuses them (400);
+ * - /parcel-sync (search tab) and /parcel-sync/dashboard read SIRUTA and the owner name by the
+ *   API's rules (400 with the reason), and a parcel's action refuses what is no parcel id (404);
  * - /infrastructura-harti's action reads its intent form within a byte cap
  *   (web/app/lib/forms.server.ts): a body that is not a form is a 400, one past the cap a 413
  *   (read no further), and a non-administrator is answered without the body being parsed.
@@ -123,5 +125,34 @@ describe('/infrastructura-harti: the action reads a small form only', () => {
       expect(r.status).toBe(200);
       expect(r.text).toContain('Infrastructură hărți');
     }
+  });
+});
+
+describe('the sync pages read SIRUTA and the owner searched for as the API does', () => {
+  test('a SIRUTA past int4 is a 400 that says why on the search tab and the dashboard, where it was "an unexpected error"', async () => {
+    for (const path of ['/parcel-sync?tab=search&siruta=99999999999&cad=123', '/parcel-sync/dashboard?siruta=99999999999', '/parcel-sync/dashboard?siruta=-4']) {
+      const r = await page(path, user);
+      expect({ path, status: r.status }).toEqual({ path, status: 400 });
+      expect(r.text).toContain('Codul SIRUTA din adresă nu este valid');
+      expect(r.text).not.toContain('A apărut o eroare neașteptată');
+    }
+    // The API's own answer to the same value.
+    expect((await page('/api/landreg/uat-dashboard?siruta=99999999999', user)).status).toBe(400);
+    // The sync tab only preselects a UAT: it opens without the unreadable one.
+    expect((await page('/parcel-sync?siruta=99999999999', user)).status).toBe(200);
+  });
+
+  test('an owner name with NUL or past 200 characters is a 400 that says why, before any portal call', async () => {
+    for (const [owner, why] of [['a%00b', 'caracter nepermis'], ['x'.repeat(201), 'mai mult de 200 de caractere']]) {
+      const r = await page(`/parcel-sync?tab=search&siruta=42708&owner=${owner}`, user);
+      expect(r.status).toBe(400);
+      expect(r.text).toContain(why);
+    }
+  });
+
+  test('"Îmbogățește acum" on an address that names no parcel is a 404, as the page itself', async () => {
+    const res = await fetch(`${base}/parcel-sync/parcel/not-a-uuid?_data=routes%2Fparcel-sync_.parcel.%24id`, { method: 'POST', headers: { cookie: user.cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+    expect(res.status).toBe(404);
+    expect((await page('/parcel-sync/parcel/not-a-uuid', user)).status).toBe(404);
   });
 });

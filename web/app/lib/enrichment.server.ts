@@ -29,5 +29,5 @@ export function uatOption(landreg: LandregService, siruta: number | null): Promi
   return siruta ? landreg.uatOption(siruta) : Promise.resolve(null);
 }
 
-export { canSearchOwners } from '../../../domain/enrichment/rules';
+export { canSearchOwners, ownerNameProblem } from '../../../domain/enrichment/rules';
 export { viewerOf } from '../../../domain/auth/rules';

@@ -18,9 +18,10 @@ import { ParcelSyncLayout } from '../components/sync/ParcelSyncLayout';
 import { UatPicker, UatSummary } from '../components/sync/UatPicker';
 import type { UatChoice } from '../components/sync/uatSearch';
 import { requireSession } from '../lib/auth.server';
-import { canSearchOwners, failureMessage, uatOption, viewerOf } from '../lib/enrichment.server';
+import { canSearchOwners, failureMessage, ownerNameProblem, uatOption, viewerOf } from '../lib/enrichment.server';
 import { refusalInit, retryAfterHeaders, withinPortalDoor } from '../lib/portal.server';
 import type { CadastralSearchResult, OwnerSearchResult } from '../../../domain/enrichment/service';
+import { INVALID_SIRUTA_MESSAGE, sirutaParam } from '../../../domain/landreg/rules';
 import { EnrichmentFields } from '../components/enrichment/EnrichmentFields';
 import { EpayTab } from '../components/cf/EpayTab';
 import cfCss from '../styles/cf.css?url';
@@ -47,7 +48,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const viewer = viewerOf(auth);
   const url = new URL(request.url);
   const tab = tabOf(url.searchParams.get('tab'));
-  const siruta = Number(url.searchParams.get('siruta') ?? '') || null;
+  const asked = sirutaParam(url.searchParams.get('siruta'));
+  const siruta = asked === 'invalid' ? null : asked;
   const cad = (url.searchParams.get('cad') ?? '').trim();
   const owner = (url.searchParams.get('owner') ?? '').trim();
   const uat = await uatOption(context.services.landreg, siruta).catch(() => null);
@@ -55,7 +57,14 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   let owners: OwnerSearchResult | null = null;
   let error: string | null = null;
   let refused: ResponseInit | undefined;
-  if (tab === 'search' && siruta) {
+  // What the API refuses with a 400 (POST /api/landreg/search, /search-owner) the search tab
+  // answers with a 400 and says why, before any portal call; the other tabs, which only preselect
+  // the UAT, leave an unreadable one out.
+  const bad = tab !== 'search' ? null : asked === 'invalid' ? INVALID_SIRUTA_MESSAGE : ownerNameProblem(owner);
+  if (bad) {
+    error = bad;
+    refused = { status: 400 };
+  } else if (tab === 'search' && siruta) {
     const { enrichment } = context.services;
     try {
       if (cad) search = await withinPortalDoor(context, request, auth, () => enrichment.searchCadastral({ siruta, cadastralNumbers: cad }, viewer));

@@ -6,13 +6,14 @@
  * follows the UAT (the watchlist API).
  */
 import { useState } from 'react';
-import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
+import { data, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node';
 import { useLoaderData, useNavigate, useNavigation } from '@remix-run/react';
 import parcelSyncCss from '../styles/parcel-sync.css?url';
 import enrichmentCss from '../styles/enrichment.css?url';
 import { requireSession } from '../lib/auth.server';
 import { failureMessage, uatOption, viewerOf } from '../lib/enrichment.server';
 import type { UatDashboard } from '../../../domain/enrichment/service';
+import { INVALID_SIRUTA_MESSAGE, sirutaParam } from '../../../domain/landreg/rules';
 import { BarChart, DonutChart } from '../components/enrichment/Charts';
 import { formatArea, formatInt } from '../components/enrichment/format';
 import { ParcelSyncLayout } from '../components/sync/ParcelSyncLayout';
@@ -33,7 +34,8 @@ export const links: LinksFunction = () => [
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
-  const siruta = Number(new URL(request.url).searchParams.get('siruta') ?? '') || null;
+  const asked = sirutaParam(new URL(request.url).searchParams.get('siruta'));
+  const siruta = asked === 'invalid' ? null : asked;
   const uat = await uatOption(context.services.landreg, siruta).catch(() => null);
   let dashboard: UatDashboard | null = null;
   let error: string | null = null;
@@ -45,7 +47,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       error = failureMessage(err);
     }
   }
-  return { siruta, uat, dashboard, changes, error, basicPanel: auth.basicPanel };
+  const body = { siruta, uat, dashboard, changes, error: asked === 'invalid' ? INVALID_SIRUTA_MESSAGE : error, basicPanel: auth.basicPanel };
+  // A SIRUTA the API's uat-dashboard refuses with a 400 is a 400 here too, with the reason on the page.
+  return data(body, asked === 'invalid' ? { status: 400 } : undefined);
 }
 
 /** The building colours of the map legend (lib/geoportal/style.ts COLORS). */

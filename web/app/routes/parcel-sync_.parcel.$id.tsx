@@ -38,6 +38,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const auth = requireSession(request, context);
   // Spec 5.9: enrichment is a legacy write; central-API users get the 410 message.
   if (auth.useCentralApi) return data({ ok: false, message: goneCentralApiMessage() });
+  // The loader's own rule, before the portal door: what is no parcel id takes no portal slot.
+  if (!UUID_RE.test(params.id ?? '')) throw new Response('Parcela nu există în baza de date locală.', { status: 404 });
   try {
     const f = await withinPortalDoor(context, request, auth, () => context.services.enrichment.enrichOne({ id: params.id ?? '' }, viewerOf(auth), true));
     return data({ ok: true, message: `Parcela a fost îmbogățită (${formatWhen(f.enrichedAt ?? Date.now(), 'dateTimeSeconds')}).` });
