@@ -3,11 +3,20 @@
  * request's user (or address), and it stops when the client leaves (`clientGone`). Past the caps
  * 429 `rate_limited` with Retry-After; past the deadline 504 `upstream_timeout`.
  */
-import type { Request, Response } from 'express';
-import { throughPortalDoor, type DoorOptions } from '../../domain/outside/service';
+import type { Request, RequestHandler, Response } from 'express';
+import { runAsOutsideCaller, throughPortalDoor, type DoorOptions } from '../../domain/outside/service';
 import { clientGone } from './download';
 import { callerKey } from './rateLimit';
 
 export function withinDeadline<T>(http: { req: Request; res: Response }, work: () => Promise<T>, opts: DoorOptions = {}): Promise<T> {
   return throughPortalDoor({ key: callerKey(http.req), signal: clientGone(http.res) }, work, opts);
 }
+
+/**
+ * The routes of a service that bounds its own work (the central API, called with the caller's own
+ * token): every outside call a request under it makes is the caller's, in its own lane of the fair
+ * rate limiter (429 past its queue bound) and stopped when the client leaves, without the portal's
+ * caps (a central user's map panel asks four or five things at once). Without it those calls had
+ * no caller: every user's shared the background lane, and ran on after their client had gone.
+ */
+export const outsideCallerOfRequest: RequestHandler = (req, res, next) => runAsOutsideCaller({ key: callerKey(req), signal: clientGone(res) }, next);

@@ -15,6 +15,7 @@ import { decodeJwt } from 'jose';
 import { z } from 'zod';
 import { contentDisposition } from '../http/contentDisposition';
 import { defineRoute, type HandlerContext } from '../http/route';
+import { outsideCallerOfRequest } from '../http/deadline';
 import { cfExtractGate } from '../http/gates';
 import { LayerId, Siruta } from '../http/schemas';
 import { callerTokenSource } from '../auth/accessToken';
@@ -83,6 +84,7 @@ function forwardParcelPost(
 /** `store`: where the callers' sessions are, for their tokens (api/auth/accessToken.ts). */
 export function registerCentralApiRoutes(router: Router, central: CentralService, store: Store): void {
   const call = centralCalls(central, store.pool);
+  router.use(['/api/gis', '/api/cf'], outsideCallerOfRequest);
   defineRoute(
     router,
     {

@@ -23,6 +23,14 @@ export function withOutsideCaller<T>(caller: OutsideCaller, fn: () => Promise<T>
   return callerContext.run(caller, fn);
 }
 
+/**
+ * Runs `fn` (an Express `next`) with the outside calls of everything it starts counted as
+ * `caller`'s: a middleware's way to give every route under it a caller.
+ */
+export function runAsOutsideCaller(caller: OutsideCaller, fn: () => void): void {
+  callerContext.run(caller, fn);
+}
+
 export function currentOutsideCaller(): OutsideCaller | undefined {
   return callerContext.getStore();
 }

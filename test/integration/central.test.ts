@@ -445,6 +445,29 @@ describe('slow and absent upstream', () => {
     }
   }, 90_000);
 
+  it('a central call whose client left is stopped at once, not waited out (outside_calls_total counts it aborted)', async () => {
+    const b = await as('ioana');
+    const { outsideCalls } = await import('../../domain/metrics');
+    const count = async (outcome: string) => (await outsideCalls.get()).values.find((v) => v.labels.service === 'central' && v.labels.outcome === outcome)?.value ?? 0;
+    await faults({ latencyMs: 4000 });
+    try {
+      const [aborted, ok] = [await count('aborted'), await count('ok')];
+      const leave = new AbortController();
+      const cookie = `cgp_session=${b.cookie(appUrl, 'cgp_session')}`;
+      const asked = fetch(`${appUrl}/api/gis/search?q=1000`, { headers: { cookie }, signal: leave.signal }).catch(() => 'left');
+      await sleep(500);
+      leave.abort();
+      expect(await asked).toBe('left');
+      // Well before the central API would have answered (4 s): the call was stopped, not awaited.
+      const end = Date.now() + 2500;
+      while ((await count('aborted')) === aborted && Date.now() < end) await sleep(50);
+      expect(await count('aborted')).toBe(aborted + 1);
+      expect(await count('ok')).toBe(ok);
+    } finally {
+      await faults(null);
+    }
+  });
+
   it('answers 401 after a failed refresh, and 500 internal_error with a hint when the central API is down', async () => {
     const b = new Browser(appUrl);
     await b.signIn('mihai@birou.ro', 'parola-mihai');
