@@ -304,6 +304,13 @@ test('a client that leaves mid-compression leaves no Ghostscript or qpdf behind 
     headers: { cookie: dan.cookie, origin: new URL(base).origin, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + data.length + tail.length) },
   });
   req.on('error', () => undefined);
+  // An early answer (a refusal) would explain a Ghostscript that never starts: it goes in the failure.
+  let answered: string | null = null;
+  req.on('response', (r) => {
+    let body = '';
+    r.on('data', (c: Buffer) => (body += c.toString()));
+    r.on('end', () => (answered = `${r.statusCode} ${body.slice(0, 300)}`));
+  });
   req.end(Buffer.concat([head, data, tail]));
 
   // Ghostscript must start; the memory limit is read from a Ghostscript or qpdf of this upload in
@@ -315,7 +322,7 @@ test('a client that leaves mid-compression leaves no Ghostscript or qpdf behind 
   const deadline = Date.now() + 30_000;
   while (limits === null || !ghostscriptSeen) {
     if (Date.now() > deadline) {
-      throw new Error(`${ghostscriptSeen ? 'no Ghostscript or qpdf ran long enough to read its limits' : 'Ghostscript never started'}; seen: ${JSON.stringify(seen)}`);
+      throw new Error(`${ghostscriptSeen ? 'no Ghostscript or qpdf ran long enough to read its limits' : 'Ghostscript never started'}; seen: ${JSON.stringify(seen)}; answer: ${answered ?? 'none yet'}`);
     }
     seen = await processesWorkingIn(uploads);
     ghostscriptSeen ||= seen.some((t) => /^(\S*\/)?gs /.test(t.cmd));
