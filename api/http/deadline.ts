@@ -4,7 +4,7 @@
  * 429 `rate_limited` with Retry-After; past the deadline 504 `upstream_timeout`.
  */
 import type { Request, RequestHandler, Response } from 'express';
-import { runAsOutsideCaller, throughPortalDoor, type DoorOptions } from '../../domain/outside/service';
+import { throughPortalDoor, withOutsideCaller, type DoorOptions } from '../../domain/outside/service';
 import { clientGone } from './download';
 import { callerKey } from './rateLimit';
 
@@ -19,4 +19,4 @@ export function withinDeadline<T>(http: { req: Request; res: Response }, work: (
  * caps (a central user's map panel asks four or five things at once). Without it those calls had
  * no caller: every user's shared the background lane, and ran on after their client had gone.
  */
-export const outsideCallerOfRequest: RequestHandler = (req, res, next) => runAsOutsideCaller({ key: callerKey(req), signal: clientGone(res) }, next);
+export const outsideCallerOfRequest: RequestHandler = (req, res, next) => withOutsideCaller({ key: callerKey(req), signal: clientGone(res) }, next);

@@ -1,7 +1,8 @@
 /**
  * The one place that turns failures into the contract's error body. Typed AppErrors keep their
- * status and code; body-parser failures and a path the router cannot decode become 400/413; anything else is a 500 `internal_error`
- * whose hint is the first 200 characters of the message (spec 4.2), logged with its stack.
+ * status and code; body-parser failures and a path the router cannot decode become 400/413;
+ * anything else is a 500 `internal_error` whose hint is the first 200 characters of the message
+ * (spec 4.2), logged with its stack.
  * A 5xx hint is scrubbed of hosts, addresses, users, URLs and file paths before it leaves: the log
  * line keeps the whole error, the caller learns only what kind of failure it was.
  */

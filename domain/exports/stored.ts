@@ -30,6 +30,9 @@ export interface StoredExport {
   pipeline: PipelineStep[];
 }
 
+/** The S3 metadata key saying whether the stored file carries personal data (`included` or `hidden`). */
+const PERSONAL_DATA_METADATA = 'personal-data';
+
 /** Builds the export, streams it to S3 under the job's key, removes the temporary files. */
 export async function buildAndStoreExport(
   opts: BuildOptions & { jobId: string; userId: string },
@@ -80,9 +83,6 @@ export async function buildAndStoreExport(
     await built.cleanup();
   }
 }
-
-/** The S3 metadata key saying whether the stored file carries personal data (`included` or `hidden`). */
-export const PERSONAL_DATA_METADATA = 'personal-data';
 
 export interface ExportDownload {
   fileName: string;

@@ -18,17 +18,12 @@ export interface OutsideCaller {
 
 const callerContext = new AsyncLocalStorage<OutsideCaller>();
 
-/** Runs `fn` with its outside calls counted as `caller`'s and stopped by its signal. */
-export function withOutsideCaller<T>(caller: OutsideCaller, fn: () => Promise<T>): Promise<T> {
-  return callerContext.run(caller, fn);
-}
-
 /**
- * Runs `fn` (an Express `next`) with the outside calls of everything it starts counted as
- * `caller`'s: a middleware's way to give every route under it a caller.
+ * Runs `fn` with its outside calls counted as `caller`'s and stopped by its signal: a piece of
+ * work (the door's), or an Express `next`, so that every route under a middleware has a caller.
  */
-export function runAsOutsideCaller(caller: OutsideCaller, fn: () => void): void {
-  callerContext.run(caller, fn);
+export function withOutsideCaller<T>(caller: OutsideCaller, fn: () => T): T {
+  return callerContext.run(caller, fn);
 }
 
 export function currentOutsideCaller(): OutsideCaller | undefined {

@@ -13,7 +13,7 @@ import { callerKeyOf, throughPortalDoor, type DoorOptions } from './door';
 export { callerGone, outsideCall, outsideError, outsideMessage, transportFailure, type OutsideCallOptions, type OutsideSession } from './call';
 export { callerKeyOf, portalSlots, throughPortalDoor, type DoorOptions } from './door';
 export { outsideFetch, send, setCookies, type OutsideTarget } from './transport';
-export { runAsOutsideCaller } from './caller';
+export { withOutsideCaller } from './caller';
 
 /**
  * The door's object for the pages (web/app/lib/portal.server.ts), which reach areas only through

@@ -13,6 +13,7 @@ import {
 import { looksLikeMaintenance } from '../../domain/landreg/errors';
 import { resolveCredentials } from '../../domain/landreg/client';
 import { config } from '../../domain/config';
+import { PG_INT_MAX, sirutaParam } from '../../domain/landreg/siruta';
 
 describe('layer sync rules', () => {
   test('the id diff lists new and vanished ids, sorted', () => {
@@ -142,5 +143,16 @@ describe('what a finished sync says it changed', () => {
       { layerId: 'TERENURI_ACTIVE', added: 11, removed: 2, changed: 4 },
       { layerId: 'CLADIRI_ACTIVE', added: 5, removed: 0, changed: 0 },
     ]);
+  });
+});
+
+describe('a SIRUTA in a page\'s address (read as the API reads it)', () => {
+  test('a whole positive number within int4 is read; nothing is null; anything else is invalid', () => {
+    expect(sirutaParam('42682')).toBe(42682);
+    expect(sirutaParam(' 42682 ')).toBe(42682);
+    expect(sirutaParam(String(PG_INT_MAX))).toBe(PG_INT_MAX);
+    expect(sirutaParam(null)).toBeNull();
+    expect(sirutaParam('')).toBeNull();
+    for (const bad of [String(PG_INT_MAX + 1), '0', '-5', '1.5', '1e300', 'abc', 'NaN']) expect(sirutaParam(bad)).toBe('invalid');
   });
 });

@@ -5,6 +5,7 @@
  */
 import type { SessionContext } from '../../../domain/auth/rules';
 import { AppError } from '../../../domain/errors';
+import { intParam } from '../../../domain/text/intParam';
 import {
   COMPANIES,
   DIRECTIONS,
@@ -37,14 +38,10 @@ export interface RegistryPageData {
 
 const LIST = REGISTRY_LIST_BOUNDS;
 
-/**
- * An integer within [min, max] as the API's query schema reads one (`z.coerce.number().int()`,
- * api/routes/registratura.ts ListQuery), else undefined.
- */
+/** An integer within [min, max] as the API's query schema reads one (ListQuery), else undefined. */
 function boundedInt(raw: string | null, min: number, max: number): number | undefined {
-  if (raw === null || raw.trim() === '') return undefined;
-  const n = Number(raw);
-  return Number.isInteger(n) && n >= min && n <= max ? n : undefined;
+  const n = intParam(raw, min, max);
+  return typeof n === 'number' ? n : undefined;
 }
 
 /**

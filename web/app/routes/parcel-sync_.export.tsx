@@ -11,6 +11,7 @@ import parcelSyncCss from '../styles/parcel-sync.css?url';
 import exportsCss from '../styles/exports.css?url';
 import { requireSession } from '../lib/auth.server';
 import { uatOption } from '../lib/enrichment.server';
+import { sirutaParam } from '../../../domain/landreg/rules';
 import { ParcelSyncLayout } from '../components/sync/ParcelSyncLayout';
 import { UatPicker, UatSummary } from '../components/sync/UatPicker';
 import type { UatChoice } from '../components/sync/uatSearch';
@@ -25,8 +26,9 @@ export const links: LinksFunction = () => [
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
-  const siruta = Number(new URL(request.url).searchParams.get('siruta') ?? '') || null;
-  const uat = await uatOption(context.services.landreg, siruta).catch(() => null);
+  // The SIRUTA only preselects the UAT: one the API would refuse is left out.
+  const asked = sirutaParam(new URL(request.url).searchParams.get('siruta'));
+  const uat = await uatOption(context.services.landreg, asked === 'invalid' ? null : asked).catch(() => null);
   return { uat, useCentralApi: auth.useCentralApi };
 }
 
