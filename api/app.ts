@@ -9,7 +9,7 @@ import { childLogger } from '../domain/log';
 import { errors } from '../domain/errors';
 import { errorMapper } from './http/errorMapper';
 import { jsonBody } from './http/jsonBody';
-import { apiRateLimits } from './http/rateLimit';
+import { apiRateLimits, pageRateLimit } from './http/rateLimit';
 import { requestLog } from './http/requestLog';
 import { httpMetrics } from './http/metrics';
 import { metricsRouter } from './routes/metrics';
@@ -176,6 +176,8 @@ export function createApp(appDeps: AppDeps): Express {
   app.use('/ogc', (req, _res, next) => next(req.auth ? errors.notFound('Resursa OGC nu există.') : errors.unauthorized()));
   app.use('/ogc', errorMapper);
 
+  // Pages: the same per-user counter as /api (pageRateLimit); their loaders answer the refusal.
+  if (deps.web) app.use(pageRateLimit(limits.user));
   for (const h of deps.web ?? []) app.use(h);
   app.use(errorMapper);
   return withFrontDoor(app, tileFrontDoor(deps.store, cookies));

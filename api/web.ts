@@ -2,7 +2,7 @@
  * The Remix UI as Express handlers, mounted by createApp({ web }) after /api and /auth:
  * fingerprinted assets (cached for a year, immutable), the other files of build/client, then the
  * Remix request handler with the built server bundle. Loaders receive the request's session as
- * `context.auth`, the process's store as `context.store` and every area's service as `context.services` (typed in web/app/context.ts).
+ * `context.auth`, the page door's refusal past the per-user limit as `context.refused`, the process's store as `context.store` and every area's service as `context.services` (typed in web/app/context.ts).
  *
  * The bundle comes from `npm run build:web` (`remix vite:build`, vite.config.ts). It imports the
  * project's server modules (api/, domain/, ...) from source, so the process must run under tsx.
@@ -16,6 +16,7 @@ import type { ServerBuild } from '@remix-run/node';
 import { config, projectRoot } from '../domain/config';
 import type { Store } from '../domain/db/store';
 import type { Services } from '../domain/services';
+import { pageRefusalOf } from './http/rateLimit';
 
 export const WEB_BUILD_DIR = path.join(projectRoot, 'build');
 export const WEB_SERVER_BUILD = path.join(WEB_BUILD_DIR, 'server', 'index.js');
@@ -48,7 +49,7 @@ export async function createWebHandlers(store: Store, services: Services): Promi
   const remix = createRequestHandler({
     build,
     mode: config.nodeEnv === 'production' ? 'production' : 'development',
-    getLoadContext: (req) => ({ auth: req.auth, store, services }),
+    getLoadContext: (req, res) => ({ auth: req.auth, store, services, refused: pageRefusalOf(res) }),
   });
 
   return [statics, remix];

@@ -12,14 +12,16 @@
  * across every web process; otherwise in this process's memory.
  */
 import { createHash } from 'node:crypto';
-import type { Request, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { rateLimit, type Options } from 'express-rate-limit';
 import type { Db } from '../../domain/db/pool';
 import { PgRateLimitStore } from '../../domain/limits/rateLimitStore';
+import type { PageRefusal } from '../../domain/limits/pageRefusal';
 import { WorkSlots, type Release } from '../../domain/concurrency';
 import { errors } from '../../domain/errors';
 import { portalSlots, callerKeyOf } from '../../domain/outside/service';
 import { presentedToken } from '../auth/bearer';
+import { isGuardedPath } from '../auth/pageGuard';
 import { config } from '../../domain/config';
 import { rateLimited } from '../../domain/metrics';
 
@@ -28,10 +30,25 @@ const WINDOW_MS = 60_000;
 /** Which limit refused, in the metrics (geoportal_rate_limited_total's `cap`). */
 type Cap = 'user' | 'token' | 'bearer_failures';
 
-const handlerFor = (cap: Cap): Options['handler'] => (req, res, _next, options) => {
+/** Set on a page request past the per-user limit (pageRateLimit); read by the pages' getLoadContext. */
+const PAGE_REFUSAL = Symbol('pageRefusal');
+const PAGE_DOOR = Symbol('pageDoor');
+type Marks = Record<symbol, unknown>;
+
+export function pageRefusalOf(res: Response): PageRefusal | undefined {
+  return (res.locals as Marks)[PAGE_REFUSAL] as PageRefusal | undefined;
+}
+
+const handlerFor = (cap: Cap): Options['handler'] => (req, res, next, options) => {
   rateLimited.inc({ cap });
   const resetTime = (req as any).rateLimit?.resetTime as Date | undefined;
   const retryAfter = Math.max(1, Math.ceil(((resetTime?.getTime() ?? Date.now() + options.windowMs) - Date.now()) / 1000));
+  if ((res.locals as Marks)[PAGE_DOOR]) {
+    // A page answers through Remix (pageRateLimit): its loaders refuse before any work.
+    (res.locals as Marks)[PAGE_REFUSAL] = { retryAfterSeconds: retryAfter } satisfies PageRefusal;
+    res.set({ 'Retry-After': String(retryAfter), 'Cache-Control': 'no-store' });
+    return next();
+  }
   const err = errors.rateLimited(retryAfter);
   res.status(429).set(err.headers ?? {}).json(err.toBody());
 };
@@ -104,6 +121,22 @@ export function apiRateLimits(shared?: Db) {
   const token = tokenRateLimit(undefined, shared);
   const bearerFailures = bearerFailureLimit(undefined, shared);
   return { all: [user, token, bearerFailures], user, token, bearerFailures };
+}
+
+/**
+ * The page door: a page's document or data request (`/x`, `/x.data`, a form post) counts on the
+ * caller's one per-user counter, the same `user` limiter as /api and /ogc, so pages and API share
+ * the 600 a minute; static files do not count (a page load brings dozens). Past the limit the
+ * request goes on to Remix marked (PAGE_REFUSAL) and every loader and action refuses with a 429
+ * before its work (requireSession, web/app/lib/auth.server.ts): Remix then renders its error page
+ * or encodes the refusal for its client router, which a JSON 429 from here would break.
+ */
+export function pageRateLimit(user: RequestHandler): RequestHandler {
+  return (req, res, next) => {
+    if (!isGuardedPath(req.path)) return next();
+    (res.locals as Marks)[PAGE_DOOR] = true;
+    return user(req, res, next);
+  };
 }
 
 const busyMessage = (what: string) => `Se procesează deja prea multe ${what} în acest moment; reîncercați în câteva secunde.`;

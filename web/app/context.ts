@@ -7,6 +7,7 @@
 import type { SessionContext } from '../../domain/auth/rules';
 import type { Store } from '../../domain/db/store';
 import type { Services } from '../../domain/services';
+import type { PageRefusal } from '../../domain/limits/pageRefusal';
 
 export type { SessionContext, Store };
 
@@ -16,6 +17,8 @@ declare module '@remix-run/server-runtime' {
     store: Store;
     /** Every area's service, the same objects the API's routers call (domain/services.ts). */
     services: Services;
+    /** Past the caller's per-user request limit (api/http/rateLimit.ts pageRateLimit): requireSession refuses. */
+    refused?: PageRefusal;
   }
 }
 

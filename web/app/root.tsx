@@ -174,6 +174,9 @@ export function ErrorBoundary() {
     if (error.status === 404) {
       title = 'Pagina nu a fost găsită';
       message = 'Adresa cerută nu există sau a fost mutată.';
+    } else if (error.status === 429) {
+      title = 'Prea multe cereri';
+      message = messageOf(error.data) ?? message;
     } else if (error.status === 401 || error.status === 403) {
       title = 'Acces refuzat';
       message = messageOf(error.data) ?? 'Nu aveți dreptul să vedeți această pagină.';
