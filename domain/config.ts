@@ -526,6 +526,12 @@ export const config = {
     ai: { global: Math.max(1, int('AI_MAX_CONCURRENT', 8)), perUser: Math.max(1, int('AI_MAX_PER_USER', 2)) },
     /** Portal-bound API requests (search, owner search, no-geometry scan, enrich, RGI, debug fields). */
     portal: { global: Math.max(1, int('PORTAL_MAX_CONCURRENT', 16)), perUser: Math.max(1, int('PORTAL_MAX_PER_USER', 4)) },
+    /**
+     * Portal jobs (syncs and exports, temporal/jobs.ts `start`) one user may have running at once:
+     * past them the next start is a 429, so one user's row of starts cannot fill the portal
+     * queue ahead of everyone else's. A schedule's and a cron's jobs are not counted.
+     */
+    portalJobsPerUser: Math.max(1, int('PORTAL_JOBS_PER_USER', 4)),
     /** Selection exports (POST /api/geoportal/export), each one ogr2ogr. */
     selectionExport: { global: Math.max(1, int('SELECTION_EXPORT_MAX_CONCURRENT', 4)), perUser: Math.max(1, int('SELECTION_EXPORT_MAX_PER_USER', 2)) },
     /**

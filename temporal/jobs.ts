@@ -18,7 +18,9 @@ import {
 import { errors } from '../domain/errors';
 import { ownerOrAdmin, type Reader } from '../domain/auth/rules';
 import { PORTAL_JOB_KINDS, percentOf, progressStillKept, recordedStartRuns, type JobProgress, type PortalJobKind, type RecordedStartState } from '../domain/landreg/rules';
-import type { PortalStartRecords, RecordedStart } from '../domain/landreg/service';
+import type { PortalJobStart, PortalStartRecords, RecordedStart } from '../domain/landreg/service';
+import { config } from '../domain/config';
+import { countOf } from '../domain/text/plural';
 import { childLogger } from '../domain/log';
 import { getTemporalClient } from './client';
 import { jobWorkflowId, parseWorkflowId, singletonWorkflowId } from './ids';
@@ -31,14 +33,19 @@ export interface RunningJob {
   jobId: string;
   kind: string;
   siruta?: number;
+  /** The user who started it (its memo, or its start's record); none for a schedule's or a cron's. */
+  startedBy?: string;
 }
 
 const log = childLogger('jobs');
 
 const quote = (s: string) => `'${s.replace(/'/g, "\\'")}'`;
 
-/** Running jobs whose kind is one of `kinds` (optionally of one UAT), as `client` (default the process's) sees them (Temporal's listing: it lags a start by a moment). */
-export async function listRunningJobs(kinds: readonly string[], filter: { siruta?: number } = {}, client?: Client): Promise<RunningJob[]> {
+/**
+ * Running jobs whose kind is one of `kinds` (optionally of one UAT), as `client` (default the
+ * process's) sees them (Temporal's listing: it lags a start by a moment); the first `max` (100).
+ */
+export async function listRunningJobs(kinds: readonly string[], filter: { siruta?: number } = {}, client?: Client, max = 100): Promise<RunningJob[]> {
   client ??= await getTemporalClient();
   let q = `ExecutionStatus = 'Running' AND JobKind IN (${kinds.map(quote).join(', ')})`;
   if (filter.siruta !== undefined) q += ` AND Siruta = ${Math.trunc(filter.siruta)}`;
@@ -47,8 +54,9 @@ export async function listRunningJobs(kinds: readonly string[], filter: { siruta
     const jobId = jobIdOfRun(wf);
     const kind = parseWorkflowId(jobId)?.kind ?? 'unknown';
     const siruta = wf.searchAttributes?.Siruta?.[0];
-    out.push({ jobId, kind, ...(typeof siruta === 'number' ? { siruta } : {}) });
-    if (out.length >= 100) break;
+    const startedBy = jobStartedBy(wf);
+    out.push({ jobId, kind, ...(typeof siruta === 'number' ? { siruta } : {}), ...(startedBy ? { startedBy } : {}) });
+    if (out.length >= max) break;
   }
   return out;
 }
@@ -61,10 +69,10 @@ export async function listRunningJobs(kinds: readonly string[], filter: { siruta
  * (recordedStartRuns decides). With the records unreadable (the database away) the listing alone
  * answers, as before they existed. The services get it through temporal/services.ts.
  */
-export async function runningPortalJobs(starts: PortalStartRecords): Promise<RunningJob[]> {
-  const client = await getTemporalClient();
+export async function runningPortalJobs(starts: PortalStartRecords, client?: Client, max?: number): Promise<RunningJob[]> {
+  client ??= await getTemporalClient();
   const [listed, recent] = await Promise.all([
-    listRunningJobs(PORTAL_JOB_KINDS, {}, client),
+    listRunningJobs(PORTAL_JOB_KINDS, {}, client, max),
     starts.recent(client.options.namespace).catch((err: unknown) => {
       log.warn({ err: (err as Error).message }, 'recent portal job starts unreadable; the disconnect rule reads Temporal’s listing alone');
       return [];
@@ -74,8 +82,38 @@ export async function runningPortalJobs(starts: PortalStartRecords): Promise<Run
   const unlisted = recent.filter((s) => !listedIds.has(s.jobId));
   const states = await Promise.all(unlisted.map((s) => recordedStartState(client, s)));
   const starting = unlisted.filter((s, i) => recordedStartRuns(states[i], s.ageMs));
-  return [...listed, ...starting.map((s) => ({ jobId: s.jobId, kind: s.kind, ...(s.siruta !== undefined ? { siruta: s.siruta } : {}) }))];
+  return [
+    ...listed,
+    ...starting.map((s) => ({ jobId: s.jobId, kind: s.kind, ...(s.siruta !== undefined ? { siruta: s.siruta } : {}), ...(s.startedBy ? { startedBy: s.startedBy } : {}) })),
+  ];
 }
+
+/**
+ * A user's start of a portal job past PORTAL_JOBS_PER_USER of theirs running is refused (429):
+ * each start waits its turn in the portal's queue, so one user's row of starts for many UATs
+ * would hold everyone else's behind it for hours. Counted after this start's own record is
+ * written, from the records and Temporal's listing (runningPortalJobs): two starts on different
+ * resources racing for the last place each see the other's record, so neither passes the cap
+ * (both may be refused; the answer says to retry).
+ */
+async function withinUserPortalJobs(client: Client, starts: PortalStartRecords, startedBy: string, workflowId: string): Promise<void> {
+  const cap = config.limits.portalJobsPerUser;
+  // The whole listing (the count must not stop at the first hundred of everyone's jobs), by
+  // resource: a start on a resource the user already holds (a double click) is not one more job
+  // but the 409 naming the running one, which the start itself answers.
+  const held = new Set(
+    (await runningPortalJobs(starts, client, Number.MAX_SAFE_INTEGER)).filter((j) => j.startedBy === startedBy).map((j) => workflowIdOfJob(j.jobId)),
+  );
+  held.delete(workflowId);
+  if (held.size >= cap) {
+    throw errors.rateLimited(
+      PORTAL_JOBS_RETRY_AFTER_S,
+      `Aveți deja ${countOf(held.size, 'lucrare', 'lucrări')} cu portalul în curs (sincronizări sau exporturi); cel mult ${cap} o dată. Așteptați să se termine una, apoi reîncercați.`,
+    );
+  }
+}
+
+const PORTAL_JOBS_RETRY_AFTER_S = 30;
 
 /** What Temporal says of a recorded start's job, asked by its workflow id. */
 async function recordedStartState(client: Client, s: RecordedStart): Promise<RecordedStartState> {
@@ -230,8 +268,9 @@ export async function start<K extends StartableKind>(
   const workflowId = lock ? lockWorkflowId(lock) : jobId;
   await o.precondition?.();
   const starts = o.portalStarts;
-  const recorded = starts !== undefined && (await recordStart(client, starts, { jobId, workflowId, kind, siruta: sirutaOfJob(kind, input) }));
+  const recorded = starts !== undefined && (await recordStart(client, starts, { jobId, workflowId, kind, siruta: sirutaOfJob(kind, input), startedBy: o.startedBy }));
   try {
+    if (starts && o.startedBy) await withinUserPortalJobs(client, starts, o.startedBy, workflowId);
     for (let attempt = 1; ; attempt++) {
       try {
         const runId = await launch(client, kind, input, { jobId, workflowId }, o);
@@ -257,7 +296,7 @@ export async function start<K extends StartableKind>(
  * the disconnect rule, not a condition of the job: a start goes on without it (the database away)
  * and the rule then reads Temporal's listing alone. True when this call made the record.
  */
-async function recordStart(client: Client, starts: PortalStartRecords, s: { jobId: string; workflowId: string; kind: string; siruta?: number }): Promise<boolean> {
+async function recordStart(client: Client, starts: PortalStartRecords, s: PortalJobStart): Promise<boolean> {
   try {
     return await starts.record(client.options.namespace, s);
   } catch (err) {

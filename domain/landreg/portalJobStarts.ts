@@ -14,6 +14,8 @@ export interface PortalJobStart {
   workflowId: string;
   kind: string;
   siruta?: number;
+  /** The user who started it (the per-user cap counts from the record); none for a schedule's or a cron's. */
+  startedBy?: string;
 }
 
 export interface RecordedStart extends PortalJobStart {
@@ -32,12 +34,12 @@ export async function recordPortalJobStart(db: Db, namespace: string, s: PortalJ
        DELETE FROM portal_job_starts
         WHERE started_at < clock_timestamp() - make_interval(secs => $6::float8 / 1000) AND NOT (namespace = $1 AND job_id = $2)
      )
-     INSERT INTO portal_job_starts (namespace, job_id, workflow_id, kind, siruta) VALUES ($1, $2, $3, $4, $5)
+     INSERT INTO portal_job_starts (namespace, job_id, workflow_id, kind, siruta, started_by) VALUES ($1, $2, $3, $4, $5, $7)
      ON CONFLICT (namespace, job_id) DO UPDATE
-       SET workflow_id = EXCLUDED.workflow_id, kind = EXCLUDED.kind, siruta = EXCLUDED.siruta, started_at = clock_timestamp()
+       SET workflow_id = EXCLUDED.workflow_id, kind = EXCLUDED.kind, siruta = EXCLUDED.siruta, started_by = EXCLUDED.started_by, started_at = clock_timestamp()
        WHERE portal_job_starts.started_at < clock_timestamp() - make_interval(secs => $6::float8 / 1000)
      RETURNING job_id`,
-    [namespace, s.jobId, s.workflowId, s.kind, s.siruta ?? null, RECENT_START_MS],
+    [namespace, s.jobId, s.workflowId, s.kind, s.siruta ?? null, RECENT_START_MS, s.startedBy ?? null],
   );
   return r.rowCount === 1;
 }
@@ -49,8 +51,8 @@ export async function forgetPortalJobStart(db: Db, namespace: string, jobId: str
 
 /** The starts recorded within RECENT_START_MS in `namespace`, oldest first. */
 export async function recentPortalJobStarts(db: Db, namespace: string): Promise<RecordedStart[]> {
-  const r = await db.query<{ job_id: string; workflow_id: string; kind: string; siruta: number | null; age_ms: number }>(
-    `SELECT job_id, workflow_id, kind, siruta, (extract(epoch FROM clock_timestamp() - started_at) * 1000)::float8 AS age_ms
+  const r = await db.query<{ job_id: string; workflow_id: string; kind: string; siruta: number | null; started_by: string | null; age_ms: number }>(
+    `SELECT job_id, workflow_id, kind, siruta, started_by, (extract(epoch FROM clock_timestamp() - started_at) * 1000)::float8 AS age_ms
        FROM portal_job_starts
       WHERE namespace = $1 AND started_at >= clock_timestamp() - make_interval(secs => $2::float8 / 1000)
       ORDER BY started_at`,
@@ -61,6 +63,7 @@ export async function recentPortalJobStarts(db: Db, namespace: string): Promise<
     workflowId: row.workflow_id,
     kind: row.kind,
     ...(row.siruta !== null ? { siruta: row.siruta } : {}),
+    ...(row.started_by !== null ? { startedBy: row.started_by } : {}),
     ageMs: row.age_ms,
   }));
 }

@@ -31,7 +31,7 @@ export { PortalError, PortalMaintenanceError, PortalRejectedError, looksLikeMain
 export { countFeatures, listWorkspaceUats, listWorkspaces, uatDetail, uatWhere } from './portal';
 export { lastPortalPing } from './sessionStore';
 // What the job starts (temporal/jobs.ts, the client side) record and read of portal jobs just started.
-export { portalStartRecords, type PortalStartRecords, type RecordedStart } from './portalJobStarts';
+export { portalStartRecords, type PortalJobStart, type PortalStartRecords, type RecordedStart } from './portalJobStarts';
 export {
   cadastralRefs,
   countySpelling,
