@@ -202,13 +202,16 @@ export function registerCfportalRoutes(router: Router, cfportal: CfportalService
           'order_in_progress: a parcel has an unfinished extract (force does not override it); body has extractId. ' +
           'catalog_hit: a parcel has a valid extract (send force: true to order anyway); body has hits (each with its downloadUrl) and downloadUrl',
         410: 'gone_central_api: central-API users order through POST /api/cf/order',
+        429: 'rate_limited: the live credit read found the caller (or everyone) with too many portal calls in flight; nothing ordered',
+        504: 'upstream_timeout: the live credit read did not answer in time; nothing ordered',
       },
     },
-    async ({ body, auth }) => {
+    async ({ req, res, body, auth }) => {
       const parcels = body.parcels ?? [{ nrCadastral: body.nrCadastral!, siruta: body.siruta!, workspacePk: body.workspacePk, userId: body.userId }];
       const placed = await cfportal.placeOrder(
         { userId: auth!.user.id, isAdmin: auth!.isAdmin, hidePersonal: hidesPersonalData(auth!) },
         { parcels, force: body.force ?? false },
+        (read) => throughCfDoor({ req, res }, read),
       );
       const batch: CfOrderBatchInput = {
         orderId: placed.orderId,

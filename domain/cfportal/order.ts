@@ -35,10 +35,19 @@ export interface PlacedOrder {
   extracts: CfExtractView[];
 }
 
+/**
+ * The door the order's outside read (the live credits) passes: the caller's (api/routes/cfportal.ts
+ * `throughCfDoor`: the per-user and global caps, the deadline, a stop when the client leaves). Only
+ * that read: once it answered, the records are written and the batch enqueued whoever waits, so a
+ * client leaving never strands an order written but not queued.
+ */
+export type OrderDoor = <T>(read: () => Promise<T>) => Promise<T>;
+
 export async function placeOrder(
   deps: { prisma: PrismaClient; db: Db; client: CfportalClient; accounts: CfAccountSource },
   who: Orderer,
   input: { parcels: OrderParcelInput[]; force: boolean },
+  door: OrderDoor = (read) => read(),
 ): Promise<PlacedOrder> {
   const seen = new Set<string>();
   for (const [i, p] of input.parcels.entries()) {
@@ -70,7 +79,7 @@ export async function placeOrder(
 
   const account = accountKey(await deps.client.account());
   const needed = parcels.length * CF_EXTRACT_COST;
-  const [live, reserved] = await Promise.all([deps.client.credits(), reservedCredits(deps.prisma, account)]);
+  const [live, reserved] = await Promise.all([door(() => deps.client.credits()), reservedCredits(deps.prisma, account)]);
   const available = Math.max(0, live - reserved);
   if (available < needed) throw new InsufficientCreditsError(available, needed);
 

@@ -22,7 +22,7 @@ import {
   type ListFilter,
 } from './extracts';
 import { expiringExtracts } from './lookups';
-import { placeOrder, type OrderParcelInput, type Orderer } from './order';
+import { placeOrder, type OrderDoor, type OrderParcelInput, type Orderer } from './order';
 import {
   BatchNotFoundError,
   awaitOrder,
@@ -121,8 +121,9 @@ export function createCfportalService({ store, outside, notifications }: Cfporta
     connect: (creds: { username?: string; password?: string }) => connectCfportal(prisma, client(), accounts, creds),
     disconnect: () => disconnectCfportal(prisma, accounts),
 
-    /** Writes the batch after the checks (duplicates, who orders for whom, credits); the caller queues it. */
-    placeOrder: (who: Orderer, order: { parcels: OrderParcelInput[]; force: boolean }) => placeOrder({ prisma, db: pool, client: client(), accounts }, who, order),
+    /** Writes the batch after the checks (duplicates, who orders for whom, credits read through `door`); the caller queues it. */
+    placeOrder: (who: Orderer, order: { parcels: OrderParcelInput[]; force: boolean }, door?: OrderDoor) =>
+      placeOrder({ prisma, db: pool, client: client(), accounts }, who, order, door),
     listExtracts: (filter: ListFilter, opts: { hidePersonal: boolean }) => listExtracts(prisma, filter, opts),
     orderers: () => orderers(prisma, notifications.directoryNames),
     parcelExtract: (parcel: { nrCadastral: string; siruta: number }, opts: { hidePersonal: boolean }) => parcelExtract(prisma, parcel, opts),

@@ -273,6 +273,35 @@ describe('routes', () => {
     }
   });
 
+  test('an order whose client leaves while the live credits are read writes no extract and buys nothing', async () => {
+    // Signed in to the portal first, so the order's one portal call is the credit read; it waits
+    // on the portal, and the client leaves before it answers.
+    expect((await call('GET', '/api/cfportal/credits')).status).toBe(200);
+    await rig.simJson('POST', '/__sim/faults', { latencyMs: 1500 });
+    const [parcel] = parcels(1, 60);
+    try {
+      const before = await truth();
+      const gone = new AbortController();
+      const sent = fetch(`${rig.base}/api/cfportal/order`, {
+        method: 'POST',
+        signal: gone.signal,
+        headers: { cookie: who.dan.cookie, 'content-type': 'application/json' },
+        body: JSON.stringify({ parcels: [parcel] }),
+      }).catch((err: Error) => err.name);
+      await new Promise((r) => setTimeout(r, 300));
+      gone.abort();
+      expect(await sent).toBe('AbortError');
+      // Well past the moment the portal answers the read: an order that ran on is written by then.
+      await new Promise((r) => setTimeout(r, 3_500));
+      const written = await rig.db.query(`SELECT id FROM cf_extracts WHERE nr_cadastral = $1 AND siruta = $2`, [parcel.nrCadastral, parcel.siruta]);
+      expect(written.rows).toEqual([]);
+      const after = await truth();
+      expect({ credits: after.credits, cart: after.cart.length, orders: after.orders.length }).toEqual({ credits: before.credits, cart: before.cart.length, orders: before.orders.length });
+    } finally {
+      await rig.simJson('DELETE', '/__sim/faults');
+    }
+  });
+
   test('a legacy record holding an inline pdfData still downloads, named after its documentName', async () => {
     const pdf = Buffer.from('%PDF-1.4\n% legacy extract\n%%EOF\n', 'latin1');
     const r = await rig.db.query<{ id: string }>(
