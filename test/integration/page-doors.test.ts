@@ -80,6 +80,8 @@ describe('/registratura: the list filters hold the API’s bounds', () => {
     expect(ok.status).toBe(200);
     expect(ok.text).toMatch(/<input name="q"[^>]*value="adresa"/);
     expect(ok.text).toMatch(/<input name="year"[^>]*value="2031"/);
+    // The browser holds the year box to the same bounds before anything is sent.
+    expect(ok.text).toMatch(/<input name="year" type="number" min="1990" max="2100" step="1"/);
   });
 });
 

@@ -12,7 +12,7 @@ import parcelSyncCss from '../styles/parcel-sync.css?url';
 import registryCss from '../styles/registry.css?url';
 import { requireSession } from '../lib/auth.server';
 import { registryPageData, type HistoryItem, type RegistryEntry } from '../lib/registry.server';
-import { STATUS_CLASS, STATUS_LABEL } from '../../../domain/registry/rules';
+import { REGISTRY_LIST_BOUNDS, STATUS_CLASS, STATUS_LABEL } from '../../../domain/registry/rules';
 import { Card } from '../components/Card';
 import type { Company } from '../../../domain/auth/rules';
 import { formatWhen, todayInRomania } from '../lib/dates';
@@ -416,7 +416,16 @@ export default function RegistryPage() {
           )}
           <label className="field">
             <span className="field__label">An</span>
-            <input name="year" inputMode="numeric" pattern="\d{4}" defaultValue={d.filters.year} placeholder="2026" size={6} />
+            <input
+              name="year"
+              type="number"
+              min={REGISTRY_LIST_BOUNDS.yearMin}
+              max={REGISTRY_LIST_BOUNDS.yearMax}
+              step={1}
+              defaultValue={d.filters.year}
+              placeholder="2026"
+              className="field__year"
+            />
           </label>
           <label className="field">
             <span className="field__label">Direcție</span>
