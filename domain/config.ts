@@ -532,6 +532,12 @@ export const config = {
      * queue ahead of everyone else's. A schedule's and a cron's jobs are not counted.
      */
     portalJobsPerUser: Math.max(1, int('PORTAL_JOBS_PER_USER', 4)),
+    /**
+     * Reads over a whole UAT a person starts (the UAT dashboard, the boundary check;
+     * domain/db/heavyRead.ts), each on one connection of the pool: a few at once in all, so the
+     * pool keeps room for everyone's small queries.
+     */
+    heavyRead: { global: Math.max(1, int('HEAVY_READ_MAX_CONCURRENT', 4)), perUser: Math.max(1, int('HEAVY_READ_MAX_PER_USER', 2)) },
     /** Selection exports (POST /api/geoportal/export), each one ogr2ogr. */
     selectionExport: { global: Math.max(1, int('SELECTION_EXPORT_MAX_CONCURRENT', 4)), perUser: Math.max(1, int('SELECTION_EXPORT_MAX_PER_USER', 2)) },
     /**

@@ -58,6 +58,8 @@ export const errors = {
     ),
   payloadTooLarge: (message = 'Cererea depășește dimensiunea maximă permisă.') =>
     new AppError(413, 'payload_too_large', message),
+  /** Work stopped because its client left: nobody reads it, and a non-5xx status keeps it out of the error log. */
+  clientClosed: () => new AppError(499, 'client_closed_request', 'Cererea a fost întreruptă de client.'),
   rateLimited: (retryAfterSeconds: number, message = 'Prea multe cereri. Încercați din nou peste câteva secunde.') =>
     new AppError(429, 'rate_limited', message, {
       headers: { 'Retry-After': String(retryAfterSeconds) },

@@ -8,8 +8,13 @@ import { throughPortalDoor, withOutsideCaller, type DoorOptions } from '../../do
 import { clientGone } from './download';
 import { callerKey } from './rateLimit';
 
+/** The request's caller as the doors of heavy work take it: its user (or address), and a signal that aborts when the client leaves. */
+export function requestCaller(http: { req: Request; res: Response }): { key: string; signal: AbortSignal } {
+  return { key: callerKey(http.req), signal: clientGone(http.res) };
+}
+
 export function withinDeadline<T>(http: { req: Request; res: Response }, work: () => Promise<T>, opts: DoorOptions = {}): Promise<T> {
-  return throughPortalDoor({ key: callerKey(http.req), signal: clientGone(http.res) }, work, opts);
+  return throughPortalDoor(requestCaller(http), work, opts);
 }
 
 /**
@@ -19,4 +24,4 @@ export function withinDeadline<T>(http: { req: Request; res: Response }, work: (
  * caps (a central user's map panel asks four or five things at once). Without it those calls had
  * no caller: every user's shared the background lane, and ran on after their client had gone.
  */
-export const outsideCallerOfRequest: RequestHandler = (req, res, next) => withOutsideCaller({ key: callerKey(req), signal: clientGone(res) }, next);
+export const outsideCallerOfRequest: RequestHandler = (req, res, next) => withOutsideCaller(requestCaller({ req, res }), next);

@@ -11,6 +11,7 @@ import type { Router } from 'express';
 import { z } from 'zod';
 import { defineRoute } from '../http/route';
 import { clientGone } from '../http/download';
+import { requestCaller } from '../http/deadline';
 import { heavyWork, holdSlot } from '../http/rateLimit';
 import type { GeoportalService } from '../../domain/geoportal/service';
 import { DEFAULT_FEATURE_LAYER, EXPORT_MAX_FEATURES, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX, viewerOf } from '../../domain/geoportal/rules';
@@ -215,9 +216,12 @@ export function registerGeoportalRoutes(router: Router, geoportal: GeoportalServ
         description: '{siruta, foreign, edge}',
         schema: z.object({ siruta: z.number().int(), foreign: z.array(BoundaryItem), edge: z.array(BoundaryItem) }),
       },
-      failures: { 404: 'Unknown UAT or no boundary yet' },
+      failures: {
+        404: 'Unknown UAT or no boundary yet',
+        429: 'rate_limited: the caller (or everyone) has too many UAT-wide reads in flight (HEAVY_READ_MAX_PER_USER, HEAVY_READ_MAX_CONCURRENT)',
+      },
     },
-    ({ query }) => geoportal.boundaryCheck(query.siruta),
+    ({ req, res, query }) => geoportal.boundaryCheck(query.siruta, requestCaller({ req, res })),
   );
 
   defineRoute(

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { viewerOf } from '../../domain/auth/rules';
 import { legacyWriteGate } from '../http/gates';
 import { defineRoute } from '../http/route';
-import { withinDeadline } from '../http/deadline';
+import { requestCaller, withinDeadline } from '../http/deadline';
 import { MAX_CADASTRAL_NUMBERS, NO_GEOM_SCAN_TIMEOUT_MS, OWNER_NAME_MAX } from '../../domain/enrichment/rules';
 import type { EnrichmentService } from '../../domain/enrichment/service';
 
@@ -174,9 +174,12 @@ export function registerLandregEnrichmentRoutes(router: Router, enrichment: Enri
       auth: 'session',
       query: DashboardQuery,
       response: { description: 'Areas, intravilan split, land use, top owners, buildings', schema: Dashboard },
-      failures: { 404: 'No local data for the UAT' },
+      failures: {
+        404: 'No local data for the UAT',
+        429: 'rate_limited: the caller (or everyone) has too many UAT-wide reads in flight (HEAVY_READ_MAX_PER_USER, HEAVY_READ_MAX_CONCURRENT)',
+      },
     },
-    ({ query, auth }) => enrichment.uatDashboard(query.siruta, viewerOf(auth)),
+    ({ req, res, query, auth }) => enrichment.uatDashboard(query.siruta, viewerOf(auth), requestCaller({ req, res })),
   );
 
   defineRoute(

@@ -24,42 +24,44 @@ export interface UatDashboard {
   generatedAt: string;
 }
 
+/**
+ * `db`: one connection (domain/db/heavyRead.ts), so the scans run one after another on it, not
+ * side by side on the pool everyone shares.
+ */
 export async function uatDashboard(db: Db, siruta: number, viewer: Viewer): Promise<UatDashboard> {
   const uat = await db.query<{ name: string; county: string | null }>(`SELECT name, county FROM gis_uats WHERE siruta = $1`, [siruta]);
-  const [parcels, intravilan, landUse, buildings] = await Promise.all([
-    db.query<{ total: number; with_geometry: number; no_geometry: number; enriched: number; area: number }>(
-      `SELECT count(*)::int AS total,
-              count(*) FILTER (WHERE geom IS NOT NULL)::int AS with_geometry,
-              count(*) FILTER (WHERE geometry_source = $3)::int AS no_geometry,
-              count(*) FILTER (WHERE enrichment IS NOT NULL)::int AS enriched,
-              coalesce(sum(coalesce((enrichment->>'SUPRAFATA')::float8, area_value)), 0)::float8 AS area
-         FROM gis_features WHERE siruta = $1 AND layer_id = $2 AND is_active`,
-      [siruta, PARCEL_LAYER, NO_GEOMETRY],
-    ),
-    db.query<{ value: string; parcels: number; area: number }>(
-      `SELECT coalesce(enrichment->>'INTRAVILAN', 'NECUNOSCUT') AS value, count(*)::int AS parcels,
-              coalesce(sum(coalesce((enrichment->>'SUPRAFATA')::float8, area_value)), 0)::float8 AS area
-         FROM gis_features WHERE siruta = $1 AND layer_id = $2 AND is_active
-        GROUP BY 1 ORDER BY 3 DESC`,
-      [siruta, PARCEL_LAYER],
-    ),
-    db.query<{ categorie: string; parcels: number; area: number }>(
-      `SELECT u->>'categorie' AS categorie, count(DISTINCT f.id)::int AS parcels,
-              coalesce(sum((u->>'suprafata')::float8), 0)::float8 AS area
-         FROM gis_features f
-         CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(f.enrichment->'FOLOSINTE') = 'array' THEN f.enrichment->'FOLOSINTE' ELSE '[]'::jsonb END) u
-        WHERE f.siruta = $1 AND f.layer_id = $2 AND f.is_active
-        GROUP BY 1 ORDER BY 3 DESC`,
-      [siruta, PARCEL_LAYER],
-    ),
-    db.query<{ total: number; legal: number; illegal: number }>(
-      `SELECT count(*)::int AS total,
-              count(*) FILTER (WHERE attributes->>'IS_LEGAL' = '1')::int AS legal,
-              count(*) FILTER (WHERE attributes->>'IS_LEGAL' = '0')::int AS illegal
-         FROM gis_features WHERE siruta = $1 AND layer_id = $2 AND is_active`,
-      [siruta, BUILDING_LAYER],
-    ),
-  ]);
+  const parcels = await db.query<{ total: number; with_geometry: number; no_geometry: number; enriched: number; area: number }>(
+    `SELECT count(*)::int AS total,
+            count(*) FILTER (WHERE geom IS NOT NULL)::int AS with_geometry,
+            count(*) FILTER (WHERE geometry_source = $3)::int AS no_geometry,
+            count(*) FILTER (WHERE enrichment IS NOT NULL)::int AS enriched,
+            coalesce(sum(coalesce((enrichment->>'SUPRAFATA')::float8, area_value)), 0)::float8 AS area
+       FROM gis_features WHERE siruta = $1 AND layer_id = $2 AND is_active`,
+    [siruta, PARCEL_LAYER, NO_GEOMETRY],
+  );
+  const intravilan = await db.query<{ value: string; parcels: number; area: number }>(
+    `SELECT coalesce(enrichment->>'INTRAVILAN', 'NECUNOSCUT') AS value, count(*)::int AS parcels,
+            coalesce(sum(coalesce((enrichment->>'SUPRAFATA')::float8, area_value)), 0)::float8 AS area
+       FROM gis_features WHERE siruta = $1 AND layer_id = $2 AND is_active
+      GROUP BY 1 ORDER BY 3 DESC`,
+    [siruta, PARCEL_LAYER],
+  );
+  const landUse = await db.query<{ categorie: string; parcels: number; area: number }>(
+    `SELECT u->>'categorie' AS categorie, count(DISTINCT f.id)::int AS parcels,
+            coalesce(sum((u->>'suprafata')::float8), 0)::float8 AS area
+       FROM gis_features f
+       CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(f.enrichment->'FOLOSINTE') = 'array' THEN f.enrichment->'FOLOSINTE' ELSE '[]'::jsonb END) u
+      WHERE f.siruta = $1 AND f.layer_id = $2 AND f.is_active
+      GROUP BY 1 ORDER BY 3 DESC`,
+    [siruta, PARCEL_LAYER],
+  );
+  const buildings = await db.query<{ total: number; legal: number; illegal: number }>(
+    `SELECT count(*)::int AS total,
+            count(*) FILTER (WHERE attributes->>'IS_LEGAL' = '1')::int AS legal,
+            count(*) FILTER (WHERE attributes->>'IS_LEGAL' = '0')::int AS illegal
+       FROM gis_features WHERE siruta = $1 AND layer_id = $2 AND is_active`,
+    [siruta, BUILDING_LAYER],
+  );
   const p = parcels.rows[0];
   if (!uat.rows[0] && p.total === 0) throw errors.notFound(`Nu există date locale pentru UAT-ul ${siruta}.`);
 

@@ -69,26 +69,25 @@ export async function boundaryCheck(
   if (!uat.rowCount) throw errors.notFound(`UAT-ul cu codul SIRUTA ${siruta} nu există.`);
   if (!uat.rows[0].has_geom) throw errors.notFound(`UAT-ul ${siruta} nu are încă limită sincronizată; verificarea nu se poate face.`);
 
-  const [foreign, edge] = await Promise.all([
-    db.query<ItemRow>(
-      `SELECT f.id, f.siruta, o.name AS uat_name, f.cadastral_ref
-         FROM gis_uats u
-         JOIN gis_features f ON f.geom && u.geom AND f.layer_id = $2 AND f.siruta <> u.siruta
-         LEFT JOIN gis_uats o ON o.siruta = f.siruta
-        WHERE u.siruta = $1 AND ST_Intersects(u.geom, ST_Centroid(f.geom))
-        ORDER BY f.siruta, f.cadastral_ref
-        LIMIT $3`,
-      [siruta, PARCEL_LAYER, BOUNDARY_CHECK_MAX_ITEMS],
-    ),
-    db.query<ItemRow>(
-      `SELECT f.id, f.siruta, u.name AS uat_name, f.cadastral_ref
-         FROM gis_uats u
-         JOIN gis_features f ON f.siruta = u.siruta AND f.layer_id = $2 AND f.geom IS NOT NULL
-        WHERE u.siruta = $1 AND NOT ST_Intersects(u.geom, ST_Centroid(f.geom))
-        ORDER BY f.cadastral_ref
-        LIMIT $3`,
-      [siruta, PARCEL_LAYER, BOUNDARY_CHECK_MAX_ITEMS],
-    ),
-  ]);
+  // One after another on the one connection it is given (domain/db/heavyRead.ts).
+  const foreign = await db.query<ItemRow>(
+    `SELECT f.id, f.siruta, o.name AS uat_name, f.cadastral_ref
+       FROM gis_uats u
+       JOIN gis_features f ON f.geom && u.geom AND f.layer_id = $2 AND f.siruta <> u.siruta
+       LEFT JOIN gis_uats o ON o.siruta = f.siruta
+      WHERE u.siruta = $1 AND ST_Intersects(u.geom, ST_Centroid(f.geom))
+      ORDER BY f.siruta, f.cadastral_ref
+      LIMIT $3`,
+    [siruta, PARCEL_LAYER, BOUNDARY_CHECK_MAX_ITEMS],
+  );
+  const edge = await db.query<ItemRow>(
+    `SELECT f.id, f.siruta, u.name AS uat_name, f.cadastral_ref
+       FROM gis_uats u
+       JOIN gis_features f ON f.siruta = u.siruta AND f.layer_id = $2 AND f.geom IS NOT NULL
+      WHERE u.siruta = $1 AND NOT ST_Intersects(u.geom, ST_Centroid(f.geom))
+      ORDER BY f.cadastral_ref
+      LIMIT $3`,
+    [siruta, PARCEL_LAYER, BOUNDARY_CHECK_MAX_ITEMS],
+  );
   return { siruta, foreign: foreign.rows.map(item), edge: edge.rows.map(item) };
 }

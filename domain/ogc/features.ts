@@ -10,6 +10,7 @@
  */
 import type pg from 'pg';
 import { errors } from '../errors';
+import { onOwnConnection } from '../db/ownConnection';
 import type { Db } from '../db/pool';
 import { LAYER_COUNTS_SQL } from '../store/holdings';
 import type { Viewer } from '../auth/rules';
@@ -139,27 +140,9 @@ const parseKey = (s: string | null): Key | null => {
   return { siruta: Number(s.slice(0, i)), objectId: s.slice(i + 1) };
 };
 
-/**
- * Runs a statement on a client of its own and cancels it on the server when `signal` aborts (the
- * caller left): a 10,000-feature page nobody will read stops costing the database at once.
- */
-async function cancellable<R extends pg.QueryResultRow>(db: Db, text: string, values: unknown[], signal?: AbortSignal): Promise<R[]> {
-  if (!signal || !('connect' in db) || typeof (db as pg.Pool).connect !== 'function') {
-    return (await db.query<R>(text, values)).rows;
-  }
-  const pool = db as pg.Pool;
-  const client = await pool.connect();
-  const pid = (client as unknown as { processID: number }).processID;
-  const cancel = () => void pool.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => undefined);
-  signal.addEventListener('abort', cancel, { once: true });
-  try {
-    if (signal.aborted) throw errors.badRequest('Cererea a fost abandonată.');
-    return (await client.query<R>(text, values)).rows;
-  } finally {
-    signal.removeEventListener('abort', cancel);
-    client.release();
-  }
-}
+/** A statement of a page, cancelled on the server when the caller left (domain/db/ownConnection.ts). */
+const cancellable = <R extends pg.QueryResultRow>(db: Db, text: string, values: unknown[], signal?: AbortSignal): Promise<R[]> =>
+  onOwnConnection(db, signal, async (conn) => (await conn.query<R>(text, values)).rows);
 
 /**
  * The statement of one page: up to `limit` + 1 rows from the lower bound on (the extra one says

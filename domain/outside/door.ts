@@ -15,7 +15,7 @@
  */
 import { config } from '../config';
 import { WorkSlots } from '../concurrency';
-import { AppError } from '../errors';
+import { AppError, errors } from '../errors';
 import { withOutsideCaller } from './caller';
 
 /** Portal-bound work in flight: a global and a per-caller cap (CONTRACT.md section 6 "heavy routes"). */
@@ -30,9 +30,6 @@ export const portalSlots = new WorkSlots({
   },
 });
 
-/** Who a cap counts when a user is signed in, the same key for an API route and a page. */
-export const callerKeyOf = (userId: string): string => `u:${userId}`;
-
 export interface PortalCaller {
   /** Whose work this is (`u:<user id>`, or `ip:<address>` without a session). */
   key: string;
@@ -45,24 +42,21 @@ export interface DoorOptions {
   message?: string;
 }
 
-/** The reason work stops when its client left: nobody reads it, and a non-5xx status keeps it out of the error log. */
-export const clientClosed = () => new AppError(499, 'client_closed_request', 'Cererea a fost întreruptă de client.');
-
 export async function throughPortalDoor<T>(
   caller: PortalCaller,
   work: () => Promise<T>,
   { ms = config.landreg.apiDeadlineMs, message = 'Portalul de cadastru nu a răspuns în timpul alocat cererii. Încercați din nou.' }: DoorOptions = {},
 ): Promise<T> {
-  if (caller.signal?.aborted) throw clientClosed();
+  if (caller.signal?.aborted) throw errors.clientClosed();
   const release = await portalSlots.acquire(caller.key, caller.signal);
   if (caller.signal?.aborted) {
     release();
-    throw clientClosed();
+    throw errors.clientClosed();
   }
   const timedOut = new AppError(504, 'upstream_timeout', message);
   const stop = new AbortController();
   const timer = setTimeout(() => stop.abort(timedOut), ms);
-  const onGone = () => stop.abort(clientClosed());
+  const onGone = () => stop.abort(errors.clientClosed());
   caller.signal?.addEventListener('abort', onGone, { once: true });
   const running = withOutsideCaller({ key: caller.key, signal: stop.signal }, work).finally(() => {
     clearTimeout(timer);

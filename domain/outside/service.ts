@@ -8,10 +8,12 @@
  * - the portal door (`throughPortalDoor`, `portalSlots`): the caps and deadline of portal-bound work,
  *   which the API (api/http/deadline.ts) and the pages (web/app/lib/portal.server.ts) both pass.
  */
-import { callerKeyOf, throughPortalDoor, type DoorOptions } from './door';
+import { throughPortalDoor, type DoorOptions } from './door';
+import { callerKeyOf } from './rules';
 
 export { callerGone, outsideCall, outsideError, outsideMessage, transportFailure, type OutsideCallOptions, type OutsideSession } from './call';
-export { callerKeyOf, portalSlots, throughPortalDoor, type DoorOptions } from './door';
+export { portalSlots, throughPortalDoor, type DoorOptions } from './door';
+export { callerKeyOf } from './rules';
 export { outsideFetch, send, setCookies, type OutsideTarget } from './transport';
 export { withOutsideCaller } from './caller';
 

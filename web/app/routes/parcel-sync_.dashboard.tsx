@@ -6,12 +6,13 @@
  * follows the UAT (the watchlist API).
  */
 import { useState } from 'react';
-import { data, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node';
+import { data, type HeadersFunction, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node';
 import { useLoaderData, useNavigate, useNavigation } from '@remix-run/react';
 import parcelSyncCss from '../styles/parcel-sync.css?url';
 import enrichmentCss from '../styles/enrichment.css?url';
 import { requireSession } from '../lib/auth.server';
 import { failureMessage, uatOption, viewerOf } from '../lib/enrichment.server';
+import { pageCaller, refusalInit, retryAfterHeaders } from '../lib/portal.server';
 import type { UatDashboard } from '../../../domain/enrichment/service';
 import { INVALID_SIRUTA_MESSAGE, sirutaParam } from '../../../domain/landreg/rules';
 import { BarChart, DonutChart } from '../components/enrichment/Charts';
@@ -27,6 +28,7 @@ import { LandUseLegend } from '../components/enrichment/LandUseLegend';
 import { countOf } from '../lib/words';
 
 export const meta: MetaFunction = () => [{ title: 'Tablou UAT · Sincronizare parcele' }];
+export const headers: HeadersFunction = retryAfterHeaders;
 export const links: LinksFunction = () => [
   { rel: 'stylesheet', href: parcelSyncCss },
   { rel: 'stylesheet', href: enrichmentCss },
@@ -39,17 +41,25 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const uat = await uatOption(context.services.landreg, siruta).catch(() => null);
   let dashboard: UatDashboard | null = null;
   let error: string | null = null;
+  let refused: ResponseInit | undefined;
   let changes: LayerSyncChanges[] = [];
   if (siruta) {
     try {
-      [dashboard, changes] = await Promise.all([context.services.enrichment.uatDashboard(siruta, viewerOf(auth)), context.services.landreg.lastSyncChanges(siruta)]);
+      [dashboard, changes] = await Promise.all([
+        context.services.enrichment.uatDashboard(siruta, viewerOf(auth), pageCaller(request, auth)),
+        context.services.landreg.lastSyncChanges(siruta),
+      ]);
     } catch (err) {
+      // Abandoned by the browser: nobody reads the page, and its read was cancelled.
+      if (request.signal.aborted) throw err;
       error = failureMessage(err);
+      refused = refusalInit(err);
     }
   }
   const body = { siruta, uat, dashboard, changes, error: asked === 'invalid' ? INVALID_SIRUTA_MESSAGE : error, basicPanel: auth.basicPanel };
-  // A SIRUTA the API's uat-dashboard refuses with a 400 is a 400 here too, with the reason on the page.
-  return data(body, asked === 'invalid' ? { status: 400 } : undefined);
+  // A SIRUTA the API's uat-dashboard refuses with a 400 is a 400 here too, with the reason on the
+  // page; past the heavy-read caps it is the API's 429 with Retry-After.
+  return data(body, asked === 'invalid' ? { status: 400 } : refused);
 }
 
 /** The building colours of the map legend (lib/geoportal/style.ts COLORS). */
