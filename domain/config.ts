@@ -538,6 +538,8 @@ export const config = {
      * pool keeps room for everyone's small queries.
      */
     heavyRead: { global: Math.max(1, int('HEAVY_READ_MAX_CONCURRENT', 4)), perUser: Math.max(1, int('HEAVY_READ_MAX_PER_USER', 2)) },
+    /** OGC item pages (GET /ogc/collections/<id>/items), each one statement of up to 10,000 features on the read pool. */
+    ogcItems: { global: Math.max(1, int('OGC_ITEMS_MAX_CONCURRENT', 6)), perUser: Math.max(1, int('OGC_ITEMS_MAX_PER_USER', 4)) },
     /** Selection exports (POST /api/geoportal/export), each one ogr2ogr. */
     selectionExport: { global: Math.max(1, int('SELECTION_EXPORT_MAX_CONCURRENT', 4)), perUser: Math.max(1, int('SELECTION_EXPORT_MAX_PER_USER', 2)) },
     /**

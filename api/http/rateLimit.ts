@@ -190,13 +190,17 @@ export const heavyWork = {
   portal: portalSlots,
   /**
    * OGC item pages run a statement of up to 10,000 features each: a few at a time per caller
-   * (QGIS asks for several tiles of a view at once) and a bounded number for everyone.
+   * (QGIS asks for several tiles of a view at once) and fewer for everyone than the pool holds
+   * (ten connections by default, shared with every session check), so a few QGIS users never
+   * take all of it; a page past the global cap waits its turn a moment rather than failing a
+   * layer in QGIS.
    */
   ogcItems: new WorkSlots({
     kind: 'ogcItems',
-    global: () => 16,
-    perUser: () => 4,
+    global: () => config.limits.ogcItems.global,
+    perUser: () => config.limits.ogcItems.perUser,
     retryAfterSeconds: 2,
+    queue: { max: 32, waitMs: 5_000 },
     messages: {
       user: 'Prea multe pagini de obiecte cerute în același timp. Încercați din nou peste câteva secunde.',
       global: 'Serviciul OGC este ocupat. Încercați din nou peste câteva secunde.',

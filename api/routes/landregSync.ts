@@ -12,7 +12,7 @@ import { DEFAULT_SYNC_LAYERS } from '../../domain/landreg/rules';
 import type { LandregService } from '../../domain/landreg/service';
 import { ALL_COUNTIES_JOB, ALL_COUNTIES_JOB_ID } from '../../temporal/common/singletons';
 import { legacyWriteGate } from '../http/gates';
-import { withinDeadline } from '../http/deadline';
+import { requestCaller, withinDeadline } from '../http/deadline';
 import { defineRoute, reply } from '../http/route';
 import { isRunning, jobProgress, progressUrl, start } from '../../temporal/jobs';
 import type { UatSyncResult } from '../../domain/landreg/jobTypes';
@@ -233,8 +233,9 @@ export function registerLandregSyncRoutes(router: Router, landreg: LandregServic
         offset: z.coerce.number().int().min(0).default(0),
       }),
       response: { description: '{items, total}' },
+      failures: { 429: 'rate_limited: the caller (or everyone) has too many large reads of the store in flight (HEAVY_READ_MAX_PER_USER, HEAVY_READ_MAX_CONCURRENT)' },
     },
-    async ({ query }) => landreg.listFeatures(query),
+    async ({ req, res, query }) => landreg.listFeatures(query, requestCaller({ req, res })),
   );
 
   defineRoute(

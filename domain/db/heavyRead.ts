@@ -1,6 +1,7 @@
 /**
  * Heavy reads a person starts: statements over a whole UAT (the UAT dashboard's scans and its top
- * owners, the boundary check's spatial test of every parcel). Without a bound, two dashboards of a
+ * owners, the boundary check's spatial test of every parcel) or the whole store (a page of
+ * `GET /api/landreg/features` walks every row before its offset). Without a bound, two dashboards of a
  * 200,000-parcel UAT took five connections each, in parallel, of the ten the pool shares with
  * every session check, and ran on after their callers had gone. Through here each takes a slot of
  * `heavyReadSlots` (HEAVY_READ_MAX_PER_USER per user, HEAVY_READ_MAX_CONCURRENT in all, a short
@@ -26,8 +27,8 @@ export const heavyReadSlots = new WorkSlots({
   perUser: () => config.limits.heavyRead.perUser,
   retryAfterSeconds: 5,
   messages: {
-    user: 'Aveți deja statistici sau verificări ale UAT-urilor în lucru; așteptați să se termine, apoi reîncercați.',
-    global: 'Se calculează deja prea multe statistici ale UAT-urilor în acest moment; reîncercați în câteva secunde.',
+    user: 'Aveți deja prea multe citiri mari din baza locală în lucru; așteptați să se termine, apoi reîncercați.',
+    global: 'Se fac deja prea multe citiri mari din baza locală în acest moment; reîncercați în câteva secunde.',
   },
   // Colleagues' dashboards at the same moment wait their turn a little rather than being refused.
   queue: { max: 16, waitMs: 10_000 },

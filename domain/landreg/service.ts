@@ -11,6 +11,7 @@
  * are exported below as stateless functions taking their store explicitly.
  */
 import type { AreaDeps } from '../areaDeps';
+import { heavyRead, type ReadCaller } from '../db/heavyRead';
 import { LandregClient } from './client';
 import type { PortalCredentials } from './sessionStore';
 import { countyDataMissing, featureCounts, findCounty, listCounties, listUats, patchUatCatalogue, refreshUatCatalogue, uatOption } from './catalogue';
@@ -118,7 +119,8 @@ export function createLandregService({ store, outside, jobs, notifications }: La
     storeStats: () => storeStats(db),
     dbSummary: () => dbSummary(db),
     layersSummary: () => layersSummary(db),
-    listFeatures: (q: Parameters<typeof listFeatures>[1]) => listFeatures(db, q),
+    /** A heavy read (domain/db/heavyRead.ts): a deep offset walks the store up to it. */
+    listFeatures: (q: Parameters<typeof listFeatures>[1], caller: ReadCaller) => heavyRead(db, caller, (conn) => listFeatures(conn, q)),
     lastSyncChanges: (siruta: number) => lastSyncChanges(db, siruta),
     /** Every portal field of a parcel and its buildings, beside the store's rows of it (unredacted: the caller applies its viewer). */
     async debugFields(siruta: number, cadRef: string) {

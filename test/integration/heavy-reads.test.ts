@@ -1,5 +1,6 @@
 /**
- * Reads over a whole UAT a person starts (the UAT dashboard, API and page; the boundary check) are
+ * Reads over a whole UAT or the store a person starts (the UAT dashboard, API and page; the
+ * boundary check; a page of the store's features, which walks every row before its offset) are
  * heavy work like the others (domain/db/heavyRead.ts): a slot per caller and in all (429 with
  * Retry-After past them, a colleague unaffected), one pool connection each, and their statement
  * cancelled in PostgreSQL when the caller leaves. Before, a dashboard took five connections of the
@@ -68,7 +69,7 @@ describe('UAT-wide reads are capped per user and in all', () => {
     // The user's own reads in flight: his whole share.
     const held = await Promise.all(Array.from({ length: config.limits.heavyRead.perUser }, () => heavyReadSlots.acquire(`u:${ana.data.user.id}`)));
     try {
-      for (const p of [`/api/landreg/uat-dashboard?siruta=${SIRUTA}`, `/api/geoportal/boundary-check?siruta=${SIRUTA}`]) {
+      for (const p of [`/api/landreg/uat-dashboard?siruta=${SIRUTA}`, `/api/geoportal/boundary-check?siruta=${SIRUTA}`, `/api/landreg/features?siruta=${SIRUTA}&offset=5000000`]) {
         const refused = await get(p, ana);
         expect({ p, status: refused.status }).toEqual({ p, status: 429 });
         expect(Number(refused.retryAfter)).toBeGreaterThan(0);
@@ -86,6 +87,9 @@ describe('UAT-wide reads are capped per user and in all', () => {
       expect(check.status).toBe(200);
       expect(JSON.parse(check.text).edge.map((e: { cadastralRef: string }) => e.cadastralRef)).toEqual(['700002']);
       expect((await get(`/parcel-sync/dashboard?siruta=${SIRUTA}`, colleague)).status).toBe(200);
+      const list = await get(`/api/landreg/features?siruta=${SIRUTA}&layerId=TERENURI_ACTIVE`, colleague);
+      expect(list.status).toBe(200);
+      expect(JSON.parse(list.text).items.map((i: { cadastralRef: string }) => i.cadastralRef)).toEqual(['700001', '700002']);
     } finally {
       for (const release of held) release();
     }
