@@ -78,10 +78,11 @@ export interface UatOption {
   parcels: number;
 }
 
+/** Every sync page's load asks it: the parcels from the kept counts (gis_layer_counts), not counted anew. */
 export async function uatOption(db: pg.Pool, siruta: number): Promise<UatOption | null> {
   const r = await db.query<UatOption>(
     `SELECT u.siruta, u.name, u.county,
-            (SELECT count(*)::int FROM gis_features f WHERE f.siruta = u.siruta AND f.layer_id = 'TERENURI_ACTIVE') AS parcels
+            coalesce((SELECT sum(c.total)::int FROM gis_layer_counts c WHERE c.siruta = u.siruta AND c.layer_id = 'TERENURI_ACTIVE'), 0) AS parcels
        FROM gis_uats u
       WHERE u.siruta = $1`,
     [siruta],
