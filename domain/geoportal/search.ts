@@ -7,7 +7,7 @@
  */
 import type { Db } from '../db/pool';
 import { escapeLike, matchingOwner } from './text';
-import { parcelsExtent } from './uat';
+import { parcelsBox } from './uat';
 import { holdsLayerSql } from '../store/holdings';
 import type { Bbox, SearchResult, Viewer } from './types';
 
@@ -28,24 +28,11 @@ const bboxOf = (r: BboxRow): Bbox | undefined =>
 const bboxColumns = (expr: string) =>
   `ST_XMin(${expr}) AS min_lon, ST_YMin(${expr}) AS min_lat, ST_XMax(${expr}) AS max_lon, ST_YMax(${expr}) AS max_lat`;
 
-/** A boundary-less UAT's parcel extent (uat.ts parcelsExtent), kept a while: search runs as the user types. */
-const PARCEL_BOX_TTL_MS = 5 * 60_000;
-const parcelBoxes = new Map<number, { box: Bbox; until: number }>();
-
-async function parcelsBox(db: Db, siruta: number): Promise<Bbox | undefined> {
-  const kept = parcelBoxes.get(siruta);
-  if (kept && kept.until > Date.now()) return kept.box;
-  const box = await parcelsExtent(db, siruta);
-  // Only a found extent is kept: a UAT synced a moment later must not wait for the TTL.
-  if (box) parcelBoxes.set(siruta, { box, until: Date.now() + PARCEL_BOX_TTL_MS });
-  return box;
-}
-
 /**
  * Where a UAT hit flies to: its boundary; a UAT whose boundary the catalogue has not given yet
- * falls back to the extent of its parcels (as uat-bounds does, kept for PARCEL_BOX_TTL_MS since
- * search runs as the user types), then to its county's extent, so a hit always moves the map
- * somewhere meaningful (`bboxOf` says which).
+ * falls back to the extent of its parcels (as uat-bounds does, kept a while by uat.ts
+ * parcelsBox), then to its county's extent, so a hit always moves the map somewhere meaningful
+ * (`bboxOf` says which).
  */
 async function searchUats(db: Db, q: string, limit: number): Promise<SearchResult[]> {
   const r = await db.query<BboxRow & { siruta: number; name: string; county: string | null; has_boundary: boolean; county_box: boolean; synced: boolean }>(

@@ -24,8 +24,24 @@ export async function parcelsExtent(db: Db, siruta: number): Promise<Bbox | unde
 }
 
 /**
+ * A boundary-less UAT's parcel extent (parcelsExtent), kept a while: the search runs it as the
+ * user types, and the map asks uat-bounds each time the UAT is chosen.
+ */
+const PARCEL_BOX_TTL_MS = 5 * 60_000;
+const parcelBoxes = new Map<number, { box: Bbox; until: number }>();
+
+export async function parcelsBox(db: Db, siruta: number): Promise<Bbox | undefined> {
+  const kept = parcelBoxes.get(siruta);
+  if (kept && kept.until > Date.now()) return kept.box;
+  const box = await parcelsExtent(db, siruta);
+  // Only a found extent is kept: a UAT synced a moment later must not wait for the TTL.
+  if (box) parcelBoxes.set(siruta, { box, until: Date.now() + PARCEL_BOX_TTL_MS });
+  return box;
+}
+
+/**
  * The UAT's boundary box; a UAT whose boundary was not synced yet falls back to the extent of its
- * features, so the map can still fly there. With it, the UAT's name and county and whether the
+ * features (kept a while, parcelsBox), so the map can still fly there. With it, the UAT's name and county and whether the
  * store holds any of its parcels (`synced`: the map tells the user to sync an empty UAT).
  */
 export async function uatBounds(
@@ -44,7 +60,7 @@ export async function uatBounds(
   const row = r.rows[0];
   const boundary: Bbox | undefined =
     row && row.x1 !== null && row.y1 !== null && row.x2 !== null && row.y2 !== null ? [row.x1, row.y1, row.x2, row.y2] : undefined;
-  const bbox = boundary ?? (row?.name != null ? await parcelsExtent(db, siruta) : undefined);
+  const bbox = boundary ?? (row?.name != null ? await parcelsBox(db, siruta) : undefined);
   if (!row || row.name === null || !bbox) {
     throw errors.notFound(
       row?.name != null ? `UAT-ul ${siruta} nu are încă limită sau parcele cu geometrie.` : `UAT-ul cu codul SIRUTA ${siruta} nu există.`,
