@@ -9,59 +9,47 @@
  * The real app in this process with the BUILT web UI (api/web.ts) over the stack's PostgreSQL;
  * the slots are this process's (no shared mode here), so the test can hold a user's own.
  */
-import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { createApp } from '../../api/app';
-import { pageGuard } from '../../api/auth';
-import { createWebHandlers } from '../../api/web';
 import { config } from '../../domain/config';
 import { heavyReadSlots } from '../../domain/db/heavyRead';
 import { onOwnConnection } from '../../domain/db/ownConnection';
-import { createStore } from '../../domain/db/store';
-import { closePool } from '../../domain/db/pool';
-import { disconnectPrisma } from '../../domain/db/prisma';
-import { closeTemporalClient } from '../../temporal/client';
-import { processServices } from '../../temporal/services';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
-import { listenApp } from '../helpers/appServer';
 import { until } from '../helpers/wait';
+import { startWebApp, type WebApp } from '../helpers/webApp';
 
-const store = createStore();
 const SIRUTA = 990_731;
-let server: http.Server;
-let base: string;
+let app: WebApp;
 let ana: TestSession;
 let colleague: TestSession;
 
 beforeAll(async () => {
-  await store.pool.query(`INSERT INTO gis_uats (siruta, name, county, geom) VALUES ($1, 'Citire Grea Probă', 'Cluj', ST_Multi(ST_GeomFromText('POLYGON((0 0,100 0,100 100,0 100,0 0))', 3844))) ON CONFLICT (siruta) DO NOTHING`, [SIRUTA]);
-  await store.pool.query(
+  app = await startWebApp();
+  const db = app.store.pool;
+  await db.query(
+    `INSERT INTO gis_uats (siruta, name, county, geom) VALUES ($1, 'Citire Grea Probă', 'Cluj', ST_Multi(ST_GeomFromText('POLYGON((0 0,100 0,100 100,0 100,0 0))', 3844))) ON CONFLICT (siruta) DO NOTHING`,
+    [SIRUTA],
+  );
+  await db.query(
     `INSERT INTO gis_features (layer_id, siruta, object_id, cadastral_ref, area_value, geom)
      VALUES ('TERENURI_ACTIVE', $1, 1, '700001', 100, ST_Multi(ST_GeomFromText('POLYGON((10 10,20 10,20 20,10 20,10 10))', 3844))),
             ('TERENURI_ACTIVE', $1, 2, '700002', 100, ST_Multi(ST_GeomFromText('POLYGON((150 150,160 150,160 160,150 160,150 150))', 3844)))
      ON CONFLICT DO NOTHING`,
     [SIRUTA],
   );
-  const services = processServices(store);
-  ({ server, base } = await listenApp(createApp({ store, services, web: [pageGuard, ...(await createWebHandlers(store, services))] })));
   ana = await createTestSessionRecord({ email: 'citire-grea-ana@birou.ro', name: 'Ana Citire', company: 'B' });
   colleague = await createTestSessionRecord({ email: 'citire-grea-coleg@birou.ro', name: 'Coleg Citire', company: 'B' });
 }, 60_000);
 
 afterAll(async () => {
-  await store.pool.query(`DELETE FROM gis_features WHERE siruta = $1`, [SIRUTA]);
-  await store.pool.query(`DELETE FROM gis_uats WHERE siruta = $1`, [SIRUTA]);
+  await app?.store.pool.query(`DELETE FROM gis_features WHERE siruta = $1`, [SIRUTA]);
+  await app?.store.pool.query(`DELETE FROM gis_uats WHERE siruta = $1`, [SIRUTA]);
   for (const s of [ana, colleague]) await s?.end();
-  await new Promise((r) => server?.close(r));
-  await closeTemporalClient();
-  await disconnectPrisma();
-  await store.close();
-  await closePool();
+  await app?.close();
 });
 
 const get = async (p: string, who: TestSession) => {
-  const res = await fetch(`${base}${p}`, { headers: { cookie: who.cookie } });
-  return { status: res.status, retryAfter: res.headers.get('retry-after'), text: await res.text() };
+  const r = await app.get(p, who);
+  return { status: r.status, retryAfter: r.headers.get('retry-after'), text: r.text };
 };
 
 describe('UAT-wide reads are capped per user and in all', () => {
@@ -107,14 +95,14 @@ describe('a read whose caller left is cancelled in PostgreSQL', () => {
     const gone = new AbortController();
     const tag = `heavy-read-cancel-${Date.now()}`;
     const started = Date.now();
-    const reading = onOwnConnection(store.pool, gone.signal, (conn) => conn.query(`SELECT pg_sleep(30) /* ${tag} */`));
+    const reading = onOwnConnection(app.store.pool, gone.signal, (conn) => conn.query(`SELECT pg_sleep(30) /* ${tag} */`));
     const sleeping = async () =>
-      (await store.pool.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE query LIKE $1 AND state = 'active' AND pid <> pg_backend_pid()`, [`%/* ${tag} */%`])).rows[0]?.pid;
+      (await app.store.pool.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE query LIKE $1 AND state = 'active' AND pid <> pg_backend_pid()`, [`%/* ${tag} */%`])).rows[0]?.pid;
     const pid = await until('the sleep to run in PostgreSQL', sleeping, 10_000, 50);
     gone.abort();
     await expect(reading).rejects.toMatchObject({ status: 499, code: 'client_closed_request' });
     expect(Date.now() - started).toBeLessThan(10_000);
     // Its backend is gone: the connection was closed, not handed to the next borrower.
-    await until('the connection to close', async () => (await store.pool.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1`, [pid])).rowCount === 0, 5_000, 50);
+    await until('the connection to close', async () => (await app.store.pool.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1`, [pid])).rowCount === 0, 5_000, 50);
   });
 });

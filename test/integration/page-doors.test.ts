@@ -16,22 +16,11 @@
  * source first (`npm run build:web`, or scripts/bootstrap, which rebuilds when web/ changed).
  * No action here starts a rebuild or a backup: the administrator's requests are all refused.
  */
-import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { createApp } from '../../api/app';
-import { pageGuard } from '../../api/auth';
-import { createWebHandlers } from '../../api/web';
-import { createStore } from '../../domain/db/store';
-import { closePool } from '../../domain/db/pool';
-import { disconnectPrisma } from '../../domain/db/prisma';
-import { closeTemporalClient } from '../../temporal/client';
-import { processServices } from '../../temporal/services';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
-import { listenApp } from '../helpers/appServer';
+import { startWebApp, type WebApp } from '../helpers/webApp';
 
-const store = createStore();
-
-let server: http.Server;
+let app: WebApp;
 let base: string;
 let user: TestSession; // B, ordinary
 let admin: TestSession;
@@ -39,25 +28,18 @@ let admin: TestSession;
 const MB = 1024 * 1024;
 
 beforeAll(async () => {
-  const services = processServices(store);
-  ({ server, base } = await listenApp(createApp({ store, services, web: [pageGuard, ...(await createWebHandlers(store, services))] })));
+  app = await startWebApp();
+  base = app.base;
   user = await createTestSessionRecord({ email: 'bogdan@birou.ro', name: 'Bogdan Birou', company: 'B' });
   admin = await createTestSessionRecord({ email: 'ana@birou.ro', name: 'Ana Admin', company: 'B', groups: ['admin'] });
 }, 60_000);
 
 afterAll(async () => {
   for (const s of [user, admin]) await s?.end();
-  await new Promise((r) => server?.close(r));
-  await closeTemporalClient();
-  await disconnectPrisma();
-  await store.close();
-  await closePool();
+  await app?.close();
 });
 
-const page = async (p: string, who: TestSession) => {
-  const res = await fetch(`${base}${p}`, { headers: { cookie: who.cookie } });
-  return { status: res.status, text: await res.text() };
-};
+const page = (p: string, who: TestSession) => app.get(p, who);
 
 describe('/registratura: the list filters hold the API’s bounds', () => {
   test('an out-of-bounds page number or a NUL in the search is dropped: the page shows the list (200), the API refuses them (400)', async () => {

@@ -11,30 +11,21 @@
  * lowered for this process only (RATE_LIMIT_PER_MINUTE).
  */
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 
 const LIMIT = 30;
 process.env.RATE_LIMIT_PER_MINUTE = String(LIMIT);
 
-const { createApp } = await import('../../api/app');
-const { pageGuard } = await import('../../api/auth');
-const { createWebHandlers, WEB_CLIENT_DIR } = await import('../../api/web');
-const { createStore } = await import('../../domain/db/store');
-const { closePool } = await import('../../domain/db/pool');
-const { disconnectPrisma } = await import('../../domain/db/prisma');
+const { WEB_CLIENT_DIR } = await import('../../api/web');
 const { outsideCalls } = await import('../../domain/metrics');
 const { LandregClient } = await import('../../domain/landreg/client');
 const { uatDetail } = await import('../../domain/landreg/portal');
-const { closeTemporalClient } = await import('../../temporal/client');
-const { processServices } = await import('../../temporal/services');
 const { createTestSessionRecord } = await import('../helpers/session');
-const { listenApp } = await import('../helpers/appServer');
+const { startWebApp } = await import('../helpers/webApp');
 type TestSession = Awaited<ReturnType<typeof createTestSessionRecord>>;
 
-const store = createStore();
-let server: http.Server;
+let app: Awaited<ReturnType<typeof startWebApp>>;
 let base: string;
 const sessions: TestSession[] = [];
 const session = async (email: string) => {
@@ -48,33 +39,29 @@ const SEARCHED_UAT = 1017;
 let catalogued = false;
 
 beforeAll(async () => {
-  const uat = await uatDetail(new LandregClient({ db: store.pool }), SEARCHED_UAT, false);
+  app = await startWebApp();
+  base = app.base;
+  const uat = await uatDetail(new LandregClient({ db: app.store.pool }), SEARCHED_UAT, false);
   catalogued =
     ((
-      await store.pool.query(`INSERT INTO gis_uats (siruta, name, county, workspace_pk) VALUES ($1, $2, $3, $4) ON CONFLICT (siruta) DO NOTHING`, [
+      await app.store.pool.query(`INSERT INTO gis_uats (siruta, name, county, workspace_pk) VALUES ($1, $2, $3, $4) ON CONFLICT (siruta) DO NOTHING`, [
         SEARCHED_UAT,
         uat.name,
         uat.countyName,
         uat.workspaceId,
       ])
     ).rowCount ?? 0) > 0;
-  const services = processServices(store);
-  ({ server, base } = await listenApp(createApp({ store, services, web: [pageGuard, ...(await createWebHandlers(store, services))] })));
 }, 60_000);
 
 afterAll(async () => {
-  if (catalogued) await store.pool.query(`DELETE FROM gis_uats WHERE siruta = $1`, [SEARCHED_UAT]);
+  if (catalogued) await app.store.pool.query(`DELETE FROM gis_uats WHERE siruta = $1`, [SEARCHED_UAT]);
   for (const s of sessions) await s.end();
-  await new Promise((r) => server?.close(r));
-  await closeTemporalClient();
-  await disconnectPrisma();
-  await store.close();
-  await closePool();
+  await app?.close();
 });
 
 const get = async (p: string, who: TestSession) => {
-  const res = await fetch(`${base}${p}`, { headers: { cookie: who.cookie } });
-  return { status: res.status, retryAfter: res.headers.get('retry-after'), cacheControl: res.headers.get('cache-control'), text: await res.text() };
+  const r = await app.get(p, who);
+  return { status: r.status, retryAfter: r.headers.get('retry-after'), cacheControl: r.headers.get('cache-control'), text: r.text };
 };
 
 /** Spends the caller's minute: `n` page loads, each answered 200. */
