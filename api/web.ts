@@ -2,7 +2,9 @@
  * The Remix UI as Express handlers, mounted by createApp({ web }) after /api and /auth:
  * fingerprinted assets (cached for a year, immutable), the other files of build/client, then the
  * Remix request handler with the built server bundle. Loaders receive the request's session as
- * `context.auth`, the page door's refusal past the per-user limit as `context.refused`, the process's store as `context.store` and every area's service as `context.services` (typed in web/app/context.ts).
+ * `context.auth`, the page door's refusal past the per-user limit as `context.refused`, the
+ * process's store as `context.store` and every area's service as `context.services` (typed in
+ * web/app/context.ts).
  *
  * The bundle comes from `npm run build:web` (`remix vite:build`, vite.config.ts). It imports the
  * project's server modules (api/, domain/, ...) from source, so the process must run under tsx.
