@@ -11,6 +11,7 @@
  */
 import { config } from '../config';
 import { WorkSlots } from '../concurrency';
+import { errors } from '../errors';
 import { onOwnConnection } from './ownConnection';
 import type { Db } from './pool';
 
@@ -35,7 +36,10 @@ export const heavyReadSlots = new WorkSlots({
 });
 
 export async function heavyRead<T>(db: Db, caller: ReadCaller, work: (conn: Db) => Promise<T>): Promise<T> {
-  const release = await heavyReadSlots.acquire(caller.key, caller.signal);
+  const release = await heavyReadSlots.acquire(caller.key, caller.signal).catch((err: unknown) => {
+    // Left while waiting for a turn: the client's leaving, not a failure (no 500 in the error log).
+    throw caller.signal?.aborted ? errors.clientClosed() : err;
+  });
   try {
     return await onOwnConnection(db, caller.signal, work);
   } finally {

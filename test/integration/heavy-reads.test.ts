@@ -11,7 +11,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { config } from '../../domain/config';
-import { heavyReadSlots } from '../../domain/db/heavyRead';
+import { heavyRead, heavyReadSlots } from '../../domain/db/heavyRead';
 import { onOwnConnection } from '../../domain/db/ownConnection';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
 import { until } from '../helpers/wait';
@@ -91,6 +91,24 @@ describe('UAT-wide reads are capped per user and in all', () => {
 });
 
 describe('a read whose caller left is cancelled in PostgreSQL', () => {
+  test('a read waiting for its turn behind the global cap stops waiting when its caller leaves (499, no query run)', async () => {
+    const held = await Promise.all(Array.from({ length: config.limits.heavyRead.global }, (_, i) => heavyReadSlots.acquire(`u:other-${i}`)));
+    try {
+      const gone = new AbortController();
+      let ran = false;
+      const waiting = heavyRead(app.store.pool, { key: `u:${ana.data.user.id}`, signal: gone.signal }, async () => {
+        ran = true;
+      });
+      await until('the read to queue', async () => heavyReadSlots.queued === 1, 5_000, 20);
+      gone.abort();
+      await expect(waiting).rejects.toMatchObject({ status: 499, code: 'client_closed_request' });
+      expect(ran).toBe(false);
+      expect(heavyReadSlots.queued).toBe(0);
+    } finally {
+      for (const release of held) release();
+    }
+  });
+
   test('the running statement stops at once (499), and its connection is closed, not pooled', async () => {
     const gone = new AbortController();
     const tag = `heavy-read-cancel-${Date.now()}`;
