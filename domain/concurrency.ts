@@ -55,6 +55,17 @@ export async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (
 /** Gives a slot back; calling it more than once is harmless. */
 export type Release = () => void;
 
+/**
+ * Whose work this is, as every cap and door takes it (these slots, the portal's door, the heavy
+ * reads, the fair rate limiter of outside calls): the caller's key (`u:<user id>`, or
+ * `ip:<address>` without a session) and a signal that aborts when the caller no longer waits (the
+ * client left, or a deadline passed).
+ */
+export interface Caller {
+  key: string;
+  signal?: AbortSignal;
+}
+
 export interface WorkSlotsOptions {
   /** Its name in the metrics (work in flight, waiting, refused); unnamed slots are not shown. */
   kind?: string;

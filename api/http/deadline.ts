@@ -5,11 +5,12 @@
  */
 import type { Request, RequestHandler, Response } from 'express';
 import { throughPortalDoor, withOutsideCaller, type DoorOptions } from '../../domain/outside/service';
+import type { Caller } from '../../domain/concurrency';
 import { clientGone } from './download';
 import { callerKey } from './rateLimit';
 
 /** The request's caller as the doors of heavy work take it: its user (or address), and a signal that aborts when the client leaves. */
-export function requestCaller(http: { req: Request; res: Response }): { key: string; signal: AbortSignal } {
+export function requestCaller(http: { req: Request; res: Response }): Required<Caller> {
   return { key: callerKey(http.req), signal: clientGone(http.res) };
 }
 

@@ -10,17 +10,10 @@
  * user's key and the request's signal.
  */
 import { config } from '../config';
-import { WorkSlots } from '../concurrency';
+import { WorkSlots, type Caller } from '../concurrency';
 import { errors } from '../errors';
 import { onOwnConnection } from './ownConnection';
 import type { Db } from './pool';
-
-export interface ReadCaller {
-  /** Whose read this is (`u:<user id>`). */
-  key: string;
-  /** Aborts when the caller no longer waits for the answer. */
-  signal?: AbortSignal;
-}
 
 export const heavyReadSlots = new WorkSlots({
   kind: 'heavyRead',
@@ -35,7 +28,7 @@ export const heavyReadSlots = new WorkSlots({
   queue: { max: 16, waitMs: 10_000 },
 });
 
-export async function heavyRead<T>(db: Db, caller: ReadCaller, work: (conn: Db) => Promise<T>): Promise<T> {
+export async function heavyRead<T>(db: Db, caller: Caller, work: (conn: Db) => Promise<T>): Promise<T> {
   const release = await heavyReadSlots.acquire(caller.key, caller.signal).catch((err: unknown) => {
     // Left while waiting for a turn: the client's leaving, not a failure (no 500 in the error log).
     throw caller.signal?.aborted ? errors.clientClosed() : err;

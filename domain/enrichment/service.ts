@@ -9,7 +9,8 @@
  */
 import type { AreaDeps } from '../areaDeps';
 import type { Viewer } from '../auth/rules';
-import { heavyRead, type ReadCaller } from '../db/heavyRead';
+import type { Caller } from '../concurrency';
+import { heavyRead } from '../db/heavyRead';
 import { LandregClient } from '../landreg/service';
 import { uatDashboard } from './dashboard';
 import { enrichOne, enrichParcelBatch, searchCadastral, searchOwner, storedParcel, type EnrichmentDeps } from './enrich';
@@ -32,7 +33,7 @@ export function createEnrichmentService({ store, mail, outside, clock }: AreaDep
     enrichOne: (ref: { id: string } | { siruta: number; objectId: number }, viewer: Viewer, force = false) => enrichOne(deps, ref, viewer, force),
     storedParcel: (id: string, viewer: Viewer) => storedParcel(db, id, viewer),
     /** A heavy read (domain/db/heavyRead.ts): the caller's slot, one connection, cancelled when the caller leaves. */
-    uatDashboard: (siruta: number, viewer: Viewer, caller: ReadCaller) => heavyRead(db, caller, (conn) => uatDashboard(conn, siruta, viewer)),
+    uatDashboard: (siruta: number, viewer: Viewer, caller: Caller) => heavyRead(db, caller, (conn) => uatDashboard(conn, siruta, viewer)),
     /** The scan's counts plus the unmatched immovables themselves. */
     scanNoGeometry: (siruta: number, opts: ScanOptions = {}) => scanNoGeometry(deps, siruta, opts),
     /** The enrichParcels job's steps: the queue of a UAT, a batch enriched, the no-geometry import. */

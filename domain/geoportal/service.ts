@@ -6,7 +6,8 @@
  * viewer it is given. Its pure rules are in `rules.ts`.
  */
 import type { AreaDeps } from '../areaDeps';
-import { heavyRead, type ReadCaller } from '../db/heavyRead';
+import type { Caller } from '../concurrency';
+import { heavyRead } from '../db/heavyRead';
 import { readOn } from '../db/readers';
 import { cfStatus } from './cfStatus';
 import { exportFeatures, type ExportFormat } from './export';
@@ -27,7 +28,7 @@ export function createGeoportalService({ store }: Pick<AreaDeps, 'store'>) {
       exportFeatures(format, featureIds, viewer, store.pool, signal),
     uatBounds: (siruta: number) => uatBounds(siruta, store.pool),
     /** A heavy read (domain/db/heavyRead.ts): the caller's slot, one connection, cancelled when the caller leaves. */
-    boundaryCheck: (siruta: number, caller: ReadCaller) => heavyRead(store.pool, caller, (conn) => boundaryCheck(siruta, conn)),
+    boundaryCheck: (siruta: number, caller: Caller) => heavyRead(store.pool, caller, (conn) => boundaryCheck(siruta, conn)),
     cfStatus: (nrCad: string, siruta: number | undefined) => cfStatus(nrCad, siruta, store.pool),
   };
 }

@@ -41,7 +41,8 @@ export async function parcelsBox(db: Db, siruta: number): Promise<Bbox | undefin
 
 /**
  * The UAT's boundary box; a UAT whose boundary was not synced yet falls back to the extent of its
- * features (kept a while, parcelsBox), so the map can still fly there. With it, the UAT's name and county and whether the
+ * features (kept a while, parcelsBox), so the map can still fly there. With it, the UAT's name and
+ * county and whether the
  * store holds any of its parcels (`synced`: the map tells the user to sync an empty UAT).
  */
 export async function uatBounds(

@@ -11,7 +11,8 @@
  * are exported below as stateless functions taking their store explicitly.
  */
 import type { AreaDeps } from '../areaDeps';
-import { heavyRead, type ReadCaller } from '../db/heavyRead';
+import type { Caller } from '../concurrency';
+import { heavyRead } from '../db/heavyRead';
 import { LandregClient } from './client';
 import type { PortalCredentials } from './sessionStore';
 import { countyDataMissing, featureCounts, findCounty, listCounties, listUats, patchUatCatalogue, refreshUatCatalogue, uatOption } from './catalogue';
@@ -120,7 +121,7 @@ export function createLandregService({ store, outside, jobs, notifications }: La
     dbSummary: () => dbSummary(db),
     layersSummary: () => layersSummary(db),
     /** A heavy read (domain/db/heavyRead.ts): a deep offset walks the store up to it. */
-    listFeatures: (q: Parameters<typeof listFeatures>[1], caller: ReadCaller) => heavyRead(db, caller, (conn) => listFeatures(conn, q)),
+    listFeatures: (q: Parameters<typeof listFeatures>[1], caller: Caller) => heavyRead(db, caller, (conn) => listFeatures(conn, q)),
     lastSyncChanges: (siruta: number) => lastSyncChanges(db, siruta),
     /** Every portal field of a parcel and its buildings, beside the store's rows of it (unredacted: the caller applies its viewer). */
     async debugFields(siruta: number, cadRef: string) {

@@ -8,25 +8,21 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { asyncLocalStorage as activityContext } from '@temporalio/activity';
+import type { Caller } from '../concurrency';
 
-export interface OutsideCaller {
-  /** Whose calls these are (`u:<user id>`). */
-  key: string;
-  /** Aborts at the request's deadline or when its client leaves: queued and running calls stop. */
-  signal?: AbortSignal;
-}
-
-const callerContext = new AsyncLocalStorage<OutsideCaller>();
+// The caller's signal aborts at the request's deadline or when its client leaves: queued and
+// running calls stop.
+const callerContext = new AsyncLocalStorage<Caller>();
 
 /**
  * Runs `fn` with its outside calls counted as `caller`'s and stopped by its signal: a piece of
  * work (the door's), or an Express `next`, so that every route under a middleware has a caller.
  */
-export function withOutsideCaller<T>(caller: OutsideCaller, fn: () => T): T {
+export function withOutsideCaller<T>(caller: Caller, fn: () => T): T {
   return callerContext.run(caller, fn);
 }
 
-export function currentOutsideCaller(): OutsideCaller | undefined {
+export function currentOutsideCaller(): Caller | undefined {
   return callerContext.getStore();
 }
 

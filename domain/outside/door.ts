@@ -14,7 +14,7 @@
  * The slot is given back when the work has stopped, not when the 504 is answered.
  */
 import { config } from '../config';
-import { WorkSlots } from '../concurrency';
+import { WorkSlots, type Caller } from '../concurrency';
 import { AppError, errors } from '../errors';
 import { withOutsideCaller } from './caller';
 
@@ -30,20 +30,13 @@ export const portalSlots = new WorkSlots({
   },
 });
 
-export interface PortalCaller {
-  /** Whose work this is (`u:<user id>`, or `ip:<address>` without a session). */
-  key: string;
-  /** Aborts when the caller no longer waits for the answer (the client left). */
-  signal?: AbortSignal;
-}
-
 export interface DoorOptions {
   ms?: number;
   message?: string;
 }
 
 export async function throughPortalDoor<T>(
-  caller: PortalCaller,
+  caller: Caller,
   work: () => Promise<T>,
   { ms = config.landreg.apiDeadlineMs, message = 'Portalul de cadastru nu a răspuns în timpul alocat cererii. Încercați din nou.' }: DoorOptions = {},
 ): Promise<T> {

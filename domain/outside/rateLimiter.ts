@@ -18,7 +18,8 @@
 import { errors } from '../errors';
 import type { Db } from '../db/pool';
 import { childLogger } from '../log';
-import { currentOutsideCaller, type OutsideCaller } from './caller';
+import type { Caller } from '../concurrency';
+import { currentOutsideCaller } from './caller';
 
 const log = childLogger('outside');
 
@@ -154,7 +155,7 @@ export class RateLimiter {
   }
 
   /** Resolves when a call may be made; throws 429 past the queue bounds, the signal's reason on abort. */
-  take(caller: OutsideCaller | undefined = currentOutsideCaller()): Promise<void> {
+  take(caller: Caller | undefined = currentOutsideCaller()): Promise<void> {
     if (this.pace.perSecond <= 0) return Promise.resolve();
     caller?.signal?.throwIfAborted();
     const key = caller?.key ?? BACKGROUND;

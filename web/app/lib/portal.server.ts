@@ -7,12 +7,12 @@
 import type { AppLoadContext } from '@remix-run/node';
 import type { SessionContext } from '../../../domain/auth/rules';
 import { AppError } from '../../../domain/errors';
-import type { ReadCaller } from '../../../domain/db/heavyRead';
+import type { Caller } from '../../../domain/concurrency';
 import { callerKeyOf } from '../../../domain/outside/rules';
 import type { DoorOptions } from '../../../domain/outside/service';
 
 /** The page request's caller as the doors of heavy work take it (the same key as the API's for this user): a UAT-wide read (domain/db/heavyRead.ts) stops with the page load. */
-export function pageCaller(request: Request, auth: SessionContext): ReadCaller {
+export function pageCaller(request: Request, auth: SessionContext): Caller {
   return { key: callerKeyOf(auth.user.id), signal: request.signal };
 }
 
