@@ -12,6 +12,7 @@ import type { SessionContext } from '../../domain/auth/rules';
 import { bearerToken, requireBearer } from '../auth/bearer';
 import { requireAdmin } from '../auth/guards';
 import { config } from '../../domain/config';
+import { sendJson } from './jsonResponse';
 import { JsonShapeError, scanJsonShape, walkJson } from './jsonShape';
 import { declareRawFields } from './rawJson';
 import { isLoopback } from '../../domain/net/loopback';
@@ -243,11 +244,8 @@ export function defineRoute<B extends ZodType | undefined = undefined, Q extends
       const params = parseWith(spec.params ?? AnyParams, req.params, 'cale') as Record<string, string>;
       const result = await handler({ req, res, body, query, params, auth: req.auth });
       if (res.headersSent) return;
-      if (result instanceof Reply) {
-        res.status(result.status).set(result.headers).json(result.body);
-      } else {
-        res.status(okStatus).json(result ?? {});
-      }
+      if (result instanceof Reply) await sendJson(res.set(result.headers), result.status, result.body);
+      else await sendJson(res, okStatus, result ?? {});
     } catch (err) {
       next(err);
     }

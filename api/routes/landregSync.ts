@@ -205,14 +205,28 @@ export function registerLandregSyncRoutes(router: Router, landreg: LandregServic
       auth: 'session',
       query: z.object({ siruta: Siruta.optional() }),
       response: { description: 'Ultima rulare și ultima reușită, cu numărul de obiecte' },
+      failures: { 429: 'rate_limited: without siruta (the whole store) a large read, past HEAVY_READ_MAX_PER_USER or HEAVY_READ_MAX_CONCURRENT' },
     },
-    async ({ query }) => landreg.syncStatus(query.siruta),
+    async ({ req, res, query }) => landreg.syncStatus(query.siruta, requestCaller({ req, res })),
   );
 
-  // Store summaries: one read each, no input.
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/landreg/db-summary',
+      summary: 'Rezumat pe UAT și strat, inclusiv imobilele fără geometrie',
+      tags: TAGS,
+      auth: 'session',
+      response: { description: 'Rezumat' },
+      failures: { 429: 'rate_limited: a large read of the whole store, past HEAVY_READ_MAX_PER_USER or HEAVY_READ_MAX_CONCURRENT' },
+    },
+    async ({ req, res }) => landreg.dbSummary(requestCaller({ req, res })),
+  );
+
+  // Store summaries: one small read each, no input.
   for (const [path, summary, description, read] of [
     ['/api/landreg/stats', 'Numărul de UAT-uri, parcele, clădiri și mărimea bazei', 'Statistici', landreg.storeStats],
-    ['/api/landreg/db-summary', 'Rezumat pe UAT și strat, inclusiv imobilele fără geometrie', 'Rezumat', landreg.dbSummary],
     ['/api/landreg/layers/summary', 'Numărul de obiecte pe strat', 'Straturi', landreg.layersSummary],
   ] as const) {
     defineRoute(router, { method: 'get', path, summary, tags: TAGS, auth: 'session', response: { description } }, async () => read());

@@ -116,9 +116,11 @@ export function createLandregService({ store, outside, jobs, notifications }: La
     /** How many features of `layerId` the portal holds for a UAT. */
     portalCount: (layerId: string, siruta: number) => countFeatures(client, layerId, uatWhere(siruta)),
 
-    syncStatus: (siruta?: number) => syncStatus(db, siruta),
+    /** Of one UAT a plain read; of the whole store (every UAT's latest run of every layer) a heavy read. */
+    syncStatus: (siruta: number | undefined, caller: Caller) => (siruta === undefined ? heavyRead(db, caller, (conn) => syncStatus(conn)) : syncStatus(db, siruta)),
     storeStats: () => storeStats(db),
-    dbSummary: () => dbSummary(db),
+    /** A heavy read: a row per UAT and layer of the whole store, each with its UAT's last sync. */
+    dbSummary: (caller: Caller) => heavyRead(db, caller, (conn) => dbSummary(conn)),
     layersSummary: () => layersSummary(db),
     /** A heavy read (domain/db/heavyRead.ts): a deep offset walks the store up to it. */
     listFeatures: (q: Parameters<typeof listFeatures>[1], caller: Caller) => heavyRead(db, caller, (conn) => listFeatures(conn, q)),

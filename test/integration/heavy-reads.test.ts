@@ -57,7 +57,13 @@ describe('UAT-wide reads are capped per user and in all', () => {
     // The user's own reads in flight: his whole share.
     const held = await Promise.all(Array.from({ length: config.limits.heavyRead.perUser }, () => heavyReadSlots.acquire(`u:${ana.data.user.id}`)));
     try {
-      for (const p of [`/api/landreg/uat-dashboard?siruta=${SIRUTA}`, `/api/geoportal/boundary-check?siruta=${SIRUTA}`, `/api/landreg/features?siruta=${SIRUTA}&offset=5000000`]) {
+      for (const p of [
+        `/api/landreg/uat-dashboard?siruta=${SIRUTA}`,
+        `/api/geoportal/boundary-check?siruta=${SIRUTA}`,
+        `/api/landreg/features?siruta=${SIRUTA}&offset=5000000`,
+        '/api/landreg/sync-status',
+        '/api/landreg/db-summary',
+      ]) {
         const refused = await get(p, ana);
         expect({ p, status: refused.status }).toEqual({ p, status: 429 });
         expect(Number(refused.retryAfter)).toBeGreaterThan(0);
@@ -67,6 +73,13 @@ describe('UAT-wide reads are capped per user and in all', () => {
       expect(page.status).toBe(429);
       expect(page.retryAfter).not.toBeNull();
       expect(page.text).toContain('Prea multe cereri în acest moment; reîncercați în 5 s.');
+      // The sync tab's per-UAT summary of the whole store, the page's twin of db-summary.
+      const syncTab = await get('/parcel-sync', ana);
+      expect(syncTab.status).toBe(429);
+      expect(syncTab.retryAfter).not.toBeNull();
+      expect(syncTab.text).toContain('data-testid="sync-refused"');
+      // One UAT's sync status is a small read, not held to the cap.
+      expect((await get(`/api/landreg/sync-status?siruta=${SIRUTA}`, ana)).status).toBe(200);
 
       const dashboard = await get(`/api/landreg/uat-dashboard?siruta=${SIRUTA}`, colleague);
       expect(dashboard.status).toBe(200);
@@ -78,6 +91,10 @@ describe('UAT-wide reads are capped per user and in all', () => {
       expect(colleaguePage.status).toBe(200);
       // The UAT's parcels as the kept counts hold them (uatOption), not counted anew.
       expect(colleaguePage.text).toContain('<!-- -->2 parcele în baza locală');
+      const colleagueSync = await get('/parcel-sync', colleague);
+      expect(colleagueSync.status).toBe(200);
+      expect(colleagueSync.text).toContain('Citire Grea Probă');
+      expect((await get('/api/landreg/db-summary', colleague)).status).toBe(200);
       const list = await get(`/api/landreg/features?siruta=${SIRUTA}&layerId=TERENURI_ACTIVE`, colleague);
       expect(list.status).toBe(200);
       expect(JSON.parse(list.text).items.map((i: { cadastralRef: string }) => i.cadastralRef)).toEqual(['700001', '700002']);
@@ -122,5 +139,37 @@ describe('a read whose caller left is cancelled in PostgreSQL', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
     // Its backend is gone: the connection was closed, not handed to the next borrower.
     await until('the connection to close', async () => (await app.store.pool.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1`, [pid])).rowCount === 0, 5_000, 50);
+  });
+});
+
+describe("the whole store's sync status, a long list", () => {
+  const FIRST = 991_000;
+  const UATS = 700;
+  const LAYERS = ['CLADIRI_ACTIVE', 'TERENURI_ACTIVE'];
+
+  beforeAll(async () => {
+    await app.store.pool.query(
+      `INSERT INTO gis_sync_runs (siruta, layer_id, mode, trigger, status, started_at, finished_at, remote_count, local_count_before, added)
+       SELECT s, l, 'full', 'manual', 'done', now() - interval '1 hour', now(), 10, 0, 10
+         FROM generate_series($1::int, $2::int) s, unnest($3::text[]) l`,
+      [FIRST, FIRST + UATS - 1, LAYERS],
+    );
+  });
+
+  afterAll(async () => {
+    await app?.store.pool.query(`DELETE FROM gis_sync_runs WHERE siruta BETWEEN $1 AND $2`, [FIRST, FIRST + UATS - 1]);
+  });
+
+  test('every UAT and layer, each item as the one-UAT answer gives it, sent in pieces (no Content-Length)', async () => {
+    const whole = await app.get('/api/landreg/sync-status', ana);
+    expect(whole.status).toBe(200);
+    expect(whole.headers.get('content-length')).toBeNull();
+    type Item = { siruta: number; layerId: string; featureCount: number; lastSuccessAt: string | null };
+    const planted = (JSON.parse(whole.text).items as Item[]).filter((i) => i.siruta >= FIRST && i.siruta < FIRST + UATS);
+    expect(planted.map((i) => `${i.siruta}/${i.layerId}`)).toEqual(Array.from({ length: UATS }, (_, k) => LAYERS.map((l) => `${FIRST + k}/${l}`)).flat());
+    const one = await app.get(`/api/landreg/sync-status?siruta=${FIRST + 350}`, ana);
+    expect(one.headers.get('content-length')).not.toBeNull();
+    expect(planted.filter((i) => i.siruta === FIRST + 350)).toEqual(JSON.parse(one.text).items);
+    expect(planted[0]).toMatchObject({ featureCount: 0, lastSuccessAt: expect.any(String), lastRun: { status: 'done', added: 10, remoteCount: 10 } });
   });
 });

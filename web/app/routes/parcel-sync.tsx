@@ -19,7 +19,7 @@ import { UatPicker, UatSummary } from '../components/sync/UatPicker';
 import type { UatChoice } from '../components/sync/uatSearch';
 import { requireSession } from '../lib/auth.server';
 import { canSearchOwners, failureMessage, ownerNameProblem, uatOption, viewerOf } from '../lib/enrichment.server';
-import { refusalInit, retryAfterHeaders, withinPortalDoor } from '../lib/portal.server';
+import { pageCaller, refusalInit, retryAfterHeaders, withinPortalDoor } from '../lib/portal.server';
 import type { CadastralSearchResult, OwnerSearchResult } from '../../../domain/enrichment/service';
 import { INVALID_SIRUTA_MESSAGE, sirutaParam } from '../../../domain/landreg/rules';
 import { EnrichmentFields } from '../components/enrichment/EnrichmentFields';
@@ -77,7 +77,17 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     }
   }
   // The "Sincronizare" tab (issue 5): portal session and store summary, from the domain services.
-  const sync = tab === 'sync' ? await syncTabData(context.services.landreg) : null;
+  // Its per-UAT summary is a heavy read of the whole store: past its caps the tab says so (429).
+  let sync: Awaited<ReturnType<typeof syncTabData>> | null = null;
+  if (tab === 'sync') {
+    try {
+      sync = await syncTabData(context.services.landreg, pageCaller(request, auth));
+    } catch (err) {
+      refused = refusalInit(err);
+      if (request.signal.aborted || !refused) throw err;
+      error = failureMessage(err);
+    }
+  }
   return data(
     {
     tab,
@@ -128,6 +138,13 @@ export default function ParcelSync() {
   const head = HEAD[d.tab];
   return (
     <ParcelSyncLayout active={d.tab} siruta={uat?.siruta ?? null} title={head.title} sub={head.sub}>
+      {d.tab === 'sync' && !d.sync && d.error && (
+        <Card>
+          <p className="notice" role="alert" data-testid="sync-refused">
+            {d.error}
+          </p>
+        </Card>
+      )}
       {d.tab === 'sync' && d.sync && <SyncTab session={d.sync.session} store={d.sync.store} useCentralApi={d.useCentralApi} isAdmin={d.isAdmin} initialUat={d.uat} onUat={setUat} />}
 
       {d.tab === 'epay' &&
