@@ -117,7 +117,7 @@ export function registerGeoportalRoutes(router: Router, geoportal: GeoportalServ
       query: SearchQuery,
       response: { description: 'UATs, then parcels, then owners; case- and diacritic-insensitive', schema: SearchBody },
     },
-    ({ query, auth }) => geoportal.search(query.q, query.limit, viewerOf(auth), { siruta: query.siruta }),
+    ({ res, query, auth }) => geoportal.search(query.q, query.limit, viewerOf(auth), { siruta: query.siruta }, clientGone(res)),
   );
 
   defineRoute(

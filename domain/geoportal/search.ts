@@ -5,6 +5,7 @@
  * spellings), served by the trigram indexes of migration 001. An optional `siruta` narrows parcels
  * and owners to one UAT (a common surname fills any page from the largest UATs otherwise).
  */
+import { onOwnConnection } from '../db/ownConnection';
 import type { Db } from '../db/pool';
 import { escapeLike, matchingOwner } from './text';
 import { parcelsBox } from './uat';
@@ -167,15 +168,20 @@ export async function searchGeoportal(
   viewer: Viewer,
   opts: { siruta?: number } = {},
   db: Db,
+  signal?: AbortSignal,
 ): Promise<{ results: SearchResult[] }> {
   const text = q.trim();
   const looksCadastral = /\d/.test(text);
   const { siruta } = opts;
+  // The box aborts a search a later keystroke supersedes; an owner search without a UAT is a
+  // trigram scan of every enriched parcel's owners and a sort, so each part runs on a connection
+  // of its own (as many as it took from the pool before) that PostgreSQL cancels then.
+  const part = (search: (conn: Db) => Promise<SearchResult[]>) => onOwnConnection(db, signal, search);
   const [uats, parcels, owners] = await Promise.all([
-    siruta === undefined ? searchUats(db, text, limit) : Promise.resolve([]),
-    looksCadastral ? searchParcels(db, text, limit, siruta) : Promise.resolve([]),
+    siruta === undefined ? part((c) => searchUats(c, text, limit)) : Promise.resolve([]),
+    looksCadastral ? part((c) => searchParcels(c, text, limit, siruta)) : Promise.resolve([]),
     !looksCadastral && text.length >= OWNER_QUERY_MIN_LENGTH && ownerSearchAllowed(viewer)
-      ? searchOwners(db, text, limit, siruta)
+      ? part((c) => searchOwners(c, text, limit, siruta))
       : Promise.resolve([]),
   ]);
   return { results: [...uats, ...parcels, ...owners].slice(0, limit) };

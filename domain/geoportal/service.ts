@@ -20,8 +20,9 @@ export type { Bbox, FeatureView, RestrictedFeatureView, SearchResult } from './t
 
 export function createGeoportalService({ store }: Pick<AreaDeps, 'store'>) {
   return {
-    search: (q: string, limit: number, viewer: Viewer, opts: { siruta?: number } = {}) =>
-      readOn(store, (r) => searchGeoportal(q, limit, viewer, opts, r.pool)),
+    /** `signal`: the caller left (a superseded keystroke); its statements are cancelled. */
+    search: (q: string, limit: number, viewer: Viewer, opts: { siruta?: number } = {}, signal?: AbortSignal) =>
+      readOn(store, (r) => searchGeoportal(q, limit, viewer, opts, r.pool, signal)),
     feature: (key: FeatureKey, viewer: Viewer) => readOn(store, (r) => getFeature(key, viewer, r.pool)),
     /** The selected features converted by ogr2ogr; the caller streams the file, then calls its `cleanup()`. */
     exportFeatures: (format: ExportFormat, featureIds: string[], viewer: Viewer, signal?: AbortSignal) =>

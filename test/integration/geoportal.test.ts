@@ -16,6 +16,7 @@ import { closePool, getPool } from '../../domain/db/pool';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
 import { plantGeoportalFixtures, removeGeoportalFixtures, type GeoportalFixture } from '../helpers/geoportalFixtures';
 import { listenApp } from '../helpers/appServer';
+import { until } from '../helpers/wait';
 
 const store = createStore();
 
@@ -138,6 +139,32 @@ describe('geoportal search', () => {
       expect(r.status).toBe(200);
       expect(r.body.results.filter((x: any) => x.kind === 'owner')).toEqual([]);
     }
+  });
+
+  it('a search its box abandons (a later keystroke supersedes it) stops in PostgreSQL at once', async () => {
+    // The search's statements held up behind a lock on the UATs (they all join them), so they are
+    // still running when the client leaves: only a cancel can end them before the lock goes.
+    const locker = await getPool().connect();
+    const mine = `SELECT count(*)::int AS n FROM pg_stat_activity
+                   WHERE $1 = ANY(pg_blocking_pids(pid)) AND (query LIKE '%f_owner_text(f.enrichment) LIKE%' OR query LIKE '%WHERE f_norm(u.name) LIKE%')`;
+    const lockerPid = (locker as unknown as { processID: number }).processID;
+    const held = async () => (await getPool().query<{ n: number }>(mine, [lockerPid])).rows[0]!.n;
+    try {
+      await locker.query(`BEGIN; SET LOCAL lock_timeout = '10s'; LOCK TABLE gis_uats IN ACCESS EXCLUSIVE MODE`);
+      const gone = new AbortController();
+      const asked = fetch(`${base}/api/geoportal/search?q=stefanescu`, { headers: { cookie: dan.cookie }, signal: gone.signal }).catch((e: unknown) => e);
+      // Its UAT and owner statements, each on a connection of its own.
+      await until('the search to wait behind the lock', async () => (await held()) === 2, 10_000, 20);
+      gone.abort();
+      expect(await asked).toMatchObject({ name: 'AbortError' });
+      await until('the abandoned statements to be cancelled', async () => (await held()) === 0, 5_000, 20);
+    } finally {
+      await locker.query('ROLLBACK');
+      locker.release();
+    }
+    // The next search answers as always.
+    const next = await get('/api/geoportal/search?q=stefanescu', dan);
+    expect(next.body.results.some((r: any) => r.kind === 'owner' && r.featureId === fx.enriched.id)).toBe(true);
   });
 
   it('caps results at the limit and validates it', async () => {
