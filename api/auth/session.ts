@@ -20,6 +20,8 @@ import {
 import { SESSION_COOKIE, clearSessionCookie } from './cookies';
 import { describe, refreshTokens, tokenState } from './oidcClient';
 import { identityFromClaims } from './routes';
+import { tokenIdentityOf } from './personalToken';
+import { refreshTokenIdentities } from '../../domain/auth/service';
 import type * as oidc from 'openid-client';
 
 const log = childLogger('auth');
@@ -48,7 +50,8 @@ export function refreshShared(db: pg.Pool, sessionId: string, refreshToken: stri
 }
 
 async function exchange(db: pg.Pool, sessionId: string, refreshToken: string): Promise<StoredSession | null> {
-  return refreshSessionLeased(db, sessionId, refreshToken, async (current) => {
+  let renewed: StoredSession | undefined;
+  const session = await refreshSessionLeased(db, sessionId, refreshToken, async (current) => {
     try {
       const tokens = await refreshTokens(refreshToken);
       const { error: _e, ...rest } = current;
@@ -58,12 +61,19 @@ async function exchange(db: pg.Pool, sessionId: string, refreshToken: string): P
       const identity = claims
         ? identityFromClaims(claims)
         : { flags: evaluateFlags({ email: current.user.email, groups: current.groups, emailVerified: current.emailVerified === true }, config.flags) };
-      return { ...rest, ...identity, tokens: tokenState(tokens, current.tokens) };
+      const next = { ...rest, ...identity, tokens: tokenState(tokens, current.tokens) };
+      if (claims) renewed = next;
+      return next;
     } catch (err) {
       log.warn({ userId: current.user.id, reason: describe(err) }, 'access token refresh failed');
       return { ...current, error: 'RefreshAccessTokenError' as const };
     }
   });
+  // The provider's claims as of now reach the user's access tokens too, as at a sign-in: a scope
+  // narrowed at the provider stops a QGIS token reading owners within an access token's lifetime
+  // of the user's next page, not at their next sign-in.
+  if (session && renewed) await refreshTokenIdentities(db, tokenIdentityOf(renewed));
+  return session;
 }
 
 export function toContext(sessionId: string, data: StoredSession): SessionContext {

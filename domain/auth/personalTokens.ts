@@ -5,8 +5,9 @@
  * KDF would add nothing), the identity it signs in as, an expiry and the last use.
  *
  * The identity (user, groups, enrichment scope, verified e-mail) is taken from the session that
- * creates the token and replaced at each later sign-in of the user, so a narrowed scope reaches
- * the user's tokens at the next sign-in; the flags (basic panel, admin) are evaluated again at
+ * creates the token and replaced at each later sign-in of the user and at each refresh of a
+ * session that brings the provider's claims (api/auth/session.ts), so a narrowed scope reaches
+ * the user's tokens within an access token's lifetime while the user works in the app; the flags (basic panel, admin) are evaluated again at
  * every use against today's lists, like a session refresh does.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -104,7 +105,7 @@ export async function revokeToken(db: Db, caller: { userId: string; isAdmin: boo
   return r.rows[0].token_hash;
 }
 
-/** A later sign-in replaces what the user's tokens sign in as (a narrowed scope reaches them). */
+/** A later sign-in, or a session refresh with the provider's claims, replaces what the user's tokens sign in as (a narrowed scope reaches them). */
 export async function refreshTokenIdentities(db: Db, identity: TokenIdentity): Promise<void> {
   await db.query(`UPDATE personal_access_tokens SET identity = $2 WHERE user_id = $1 AND revoked_at IS NULL`, [
     identity.user.id,

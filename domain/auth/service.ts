@@ -11,6 +11,8 @@ import { createToken, findLiveToken, listTokens, refreshTokenIdentities, revokeT
 import { deleteExpiredSessions } from './sessionCleanup';
 
 export type { TokenIdentity, TokenSummary } from './personalTokens';
+/** The session middleware's, which reads sessions on the store's pool (api/auth/session.ts): a refresh's new claims reach the tokens as a sign-in's do. */
+export { refreshTokenIdentities };
 
 export function createAuthService({ store }: Pick<AreaDeps, 'store'>) {
   const { pool } = store;
@@ -18,7 +20,7 @@ export function createAuthService({ store }: Pick<AreaDeps, 'store'>) {
     createToken: (identity: TokenIdentity, input: { name: string; expiresInDays: number }) => createToken(pool, identity, input),
     listTokens: (userId: string, opts?: { everyUser?: boolean }) => listTokens(pool, userId, opts),
     revokeToken: (caller: { userId: string; isAdmin: boolean }, id: string) => revokeToken(pool, caller, id),
-    /** A later sign-in replaces what the user's tokens sign in as. */
+    /** A later sign-in (or session refresh with claims) replaces what the user's tokens sign in as. */
     refreshTokenIdentities: (identity: TokenIdentity) => refreshTokenIdentities(pool, identity),
     /** The live token a presented secret belongs to; null when unknown, revoked or expired. */
     findLiveToken: (secret: string) => findLiveToken(pool, tokenHash(secret)),

@@ -245,6 +245,28 @@ describe('access token refresh (spec 5.4)', () => {
     expect(JSON.parse(rowText).tokens).not.toHaveProperty('refreshToken');
   });
 
+  it("a refresh bringing narrowed claims narrows the user's QGIS tokens too, without a new sign-in", async () => {
+    const { findUserBySub } = await import('../../simulators/oidc/users');
+    const elena = findUserBySub('usr-elena')!;
+    const b = new Browser();
+    await b.signIn('elena@birou.ro', 'parola-elena');
+    const made = await b.request('/api/tokens', { method: 'POST', json: { name: 'QGIS birou' }, headers: { origin: appUrl } });
+    expect(made.status).toBe(201);
+    const { id } = (await made.json()) as { id: string };
+    const scopeOfToken = async () => (await query(`SELECT identity->>'enrichmentScope' AS s FROM personal_access_tokens WHERE id = $1`, [id])).rows[0].s;
+    expect(await scopeOfToken()).toBe('full');
+    // The provider's administrator narrows her scope; she keeps working in the open tab.
+    elena.enrichmentScope = 'basic';
+    try {
+      await sleep(ACCESS_TOKEN_TTL_SECONDS * 1000 + 200);
+      expect(await (await b.session()).json()).toMatchObject({ enrichmentScope: 'basic' });
+      expect(await scopeOfToken()).toBe('basic');
+    } finally {
+      elena.enrichmentScope = 'full';
+      await query(`DELETE FROM personal_access_tokens WHERE id = $1`, [id]);
+    }
+  });
+
   it('a row whose tokens are in clear (written before sealing) or sealed for another row is signed out', async () => {
     const { loadSession } = await import('../../api/auth/sessionStore');
     const b = new Browser();
