@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Response } from 'express';
 import { contentDisposition } from './contentDisposition';
+import { errors } from '../../domain/errors';
 
 export async function sendAttachment(
   res: Response,
@@ -31,7 +32,9 @@ export async function sendAttachment(
 export function clientGone(res: Response): AbortSignal {
   const ac = new AbortController();
   res.once('close', () => {
-    if (!res.writableFinished) ac.abort();
+    // The reason is the 499 itself: work that rejects with it (a slot's queue, a fetch, a child
+    // process's AbortError as its cause) is the client's leaving, never a 500 in the error log.
+    if (!res.writableFinished) ac.abort(errors.clientClosed());
   });
   return ac.signal;
 }

@@ -31,6 +31,8 @@ export function sanitizeHint(hint: string): string {
 
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
+  // Node's own abort (a child process, a stream pipeline) carries the signal's reason as its cause.
+  if ((err as Error | undefined)?.name === 'AbortError' && (err as Error).cause instanceof AppError) return (err as Error).cause as AppError;
   if (err instanceof ZodError) return errors.badRequest(undefined, zodDetails(err));
   const e = err as { type?: string; status?: number; message?: string };
   if (e?.type === 'entity.parse.failed') {

@@ -12,6 +12,8 @@ const API_PREFIXES = ['/api/', '/tiles/', '/ogc', '/auth/'];
 
 const ROUTE = Symbol('route template');
 
+const CLIENT_CLOSED = 499;
+
 /** Records the template of the route that took the request (defineRoute does, as it starts). */
 export function markRoute(res: Response, template: string): void {
   (res.locals as Record<symbol, string>)[ROUTE] = template;
@@ -26,14 +28,22 @@ export function routeLabel(req: Request, res: Response): string {
   return API_PREFIXES.some((p) => req.originalUrl.startsWith(p)) ? '(unmatched)' : '(ui)';
 }
 
+/**
+ * The status a request is counted and logged with: the one sent, or 499 (nginx's "client closed
+ * request") for a client that left before any answer, whose default 200 would count an abandoned
+ * request as served. A client that left during the body keeps the status it was being sent.
+ */
+export function answeredStatus(res: Response): number {
+  return res.headersSent ? res.statusCode : CLIENT_CLOSED;
+}
+
 export function httpMetrics(): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     const done = () => {
       res.off('finish', done);
       res.off('close', done);
-      // A client that left before the answer ended is counted with the status that was set.
-      recordRequest(routeLabel(req, res), req.method, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+      recordRequest(routeLabel(req, res), req.method, answeredStatus(res), Number(process.hrtime.bigint() - started) / 1e9);
     };
     res.on('finish', done);
     res.on('close', done);

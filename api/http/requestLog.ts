@@ -8,6 +8,7 @@
  */
 import type { Request, RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import { answeredStatus } from './metrics';
 
 /** What the line says of the request: never a query value, never a header. */
 export function requestSummary(req: Request): { method: string; path: string; query?: string[] } {
@@ -23,12 +24,13 @@ export function requestLog(log: Logger, ignore: (req: Request) => boolean = () =
       res.off('finish', done);
       res.off('close', done);
       const finished = res.writableFinished;
-      const level = res.statusCode >= 500 ? 'error' : finished ? 'info' : 'warn';
+      const status = answeredStatus(res);
+      const level = status >= 500 ? 'error' : finished ? 'info' : 'warn';
       if (!log.isLevelEnabled(level)) return;
       log[level](
         {
           req: requestSummary(req),
-          res: { statusCode: res.statusCode },
+          res: { statusCode: status },
           responseTime: Math.round(performance.now() - started),
           ...(req.auth ? { userId: req.auth.user.id } : {}),
         },

@@ -143,7 +143,7 @@ describe('a read whose caller left is cancelled in PostgreSQL', () => {
 });
 
 describe("the whole store's sync status, a long list", () => {
-  const FIRST = 991_000;
+  const FIRST = 7_310_000;
   const UATS = 700;
   const LAYERS = ['CLADIRI_ACTIVE', 'TERENURI_ACTIVE'];
 

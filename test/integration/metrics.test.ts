@@ -29,6 +29,7 @@ const { createStore } = await import('../../domain/db/store');
 const { createPool } = await import('../../domain/db/pool');
 const { registerBackupGauges, trackPools } = await import('../../domain/metrics');
 const { heavyWork } = await import('../../api/http/rateLimit');
+const { heavyReadSlots } = await import('../../domain/db/heavyRead');
 const { LandregClient } = await import('../../domain/landreg/client');
 const { startLandregSimulator } = await import('../../simulators/landreg/server');
 const { clearTileCache } = await import('../../domain/tiles/mvt');
@@ -167,6 +168,25 @@ describe('each family of the web process moves with its event', () => {
     const refused = 'geoportal_http_requests_total{route="/tiles/:source/:z/:x/:y",method="GET",status="401"}';
     expect((await fetch(`${base}/tiles/gis_uats_z12/12/2301/1451`)).status).toBe(401);
     expect(value(await webScrape(), refused) - value(after, refused)).toBe(1);
+  });
+
+  test('a request its client abandons before any answer is counted as 499, not as served (200) nor failed (500)', async () => {
+    const series = (status: number) => `geoportal_http_requests_total{route="/api/landreg/features",method="GET",status="${status}"}`;
+    const before = await webScrape();
+    // Every slot of the large reads taken, so the request waits for its turn until its client leaves.
+    const held = await Promise.all(Array.from({ length: config.limits.heavyRead.global }, (_, i) => heavyReadSlots.acquire(`u:metrics-other-${i}`)));
+    try {
+      const gone = new AbortController();
+      const asked = fetch(`${base}/api/landreg/features?limit=1`, { headers: { cookie: viewer.cookie }, signal: gone.signal }).catch((e: unknown) => e);
+      await until('the read to wait for its turn', async () => heavyReadSlots.queued === 1, 10_000, 20);
+      gone.abort();
+      expect(await asked).toMatchObject({ name: 'AbortError' });
+      await until('the abandoned request to be counted', async () => value(await webScrape(), series(499)) - value(before, series(499)) === 1, 10_000, 50);
+    } finally {
+      held.forEach((release) => release());
+    }
+    const after = await webScrape();
+    expect([200, 500].map((s) => value(after, series(s)) - value(before, series(s)))).toEqual([0, 0]);
   });
 
   test('a tile asked twice: a miss, then a hit', async () => {
