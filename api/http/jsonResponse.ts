@@ -21,10 +21,13 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-/** Whether the value is, or holds at its top level, a list longer than one slice. */
-export function holdsLongList(value: unknown): boolean {
+/** How deep in plain objects a long list is looked for (a job's `result.uats` is at 2). */
+const MAX_DEPTH = 4;
+
+/** Whether the value is, or holds in its plain objects, a list longer than one slice. */
+export function holdsLongList(value: unknown, depth = 0): boolean {
   if (Array.isArray(value)) return value.length > JSON_SLICE_ITEMS;
-  return isPlainObject(value) && Object.values(value).some((v) => Array.isArray(v) && v.length > JSON_SLICE_ITEMS);
+  return depth < MAX_DEPTH && isPlainObject(value) && Object.values(value).some((v) => holdsLongList(v, depth + 1));
 }
 
 const SLICE_END = Symbol('slice end');
@@ -44,7 +47,7 @@ function* pieces(value: unknown, depth = 0): Generator<string | typeof SLICE_END
     yield ']';
     return;
   }
-  if (depth === 0 && isPlainObject(value)) {
+  if (isPlainObject(value) && holdsLongList(value, depth)) {
     yield '{';
     let first = true;
     for (const [key, v] of Object.entries(value)) {

@@ -17,6 +17,8 @@ let serialised = 0;
 
 const item = (i: number) => ({ siruta: 100_000 + i, uatName: `Comuna Ștefănești ${i}`, layerId: 'TERENURI_ACTIVE', featureCount: i * 7, lastSuccessAt: null, note: undefined });
 const LONG = { items: Array.from({ length: 12 * JSON_SLICE_ITEMS + 17 }, (_, i) => item(i)), total: 12 * JSON_SLICE_ITEMS + 17, skipped: undefined };
+/** A finished job's progress: its result's list of UATs two objects down. */
+const NESTED = { status: 'done', percent: 100, result: { total: LONG.items.length, uats: LONG.items, failed: [] }, error: undefined };
 const SMALL = { items: Array.from({ length: JSON_SLICE_ITEMS }, (_, i) => item(i)) };
 /** Items that count how many of them were serialised. */
 const COUNTED = Array.from({ length: 400 * JSON_SLICE_ITEMS }, (_, i) => ({ toJSON: () => (serialised++, item(i)) }));
@@ -37,6 +39,7 @@ async function answer(res: Response, body: unknown) {
 beforeAll(async () => {
   const app = express();
   app.get('/long', (_req, res) => void answer(res, LONG));
+  app.get('/nested', (_req, res) => void answer(res, NESTED));
   app.get('/small', (_req, res) => void answer(res, SMALL));
   app.get('/list', (_req, res) => void answer(res, LONG.items));
   app.get('/counted', (_req, res) => void answer(res, { items: COUNTED }));
@@ -65,6 +68,12 @@ describe('a route answer holding a long list', () => {
   test('a long list as the whole answer is written the same way', async () => {
     const res = await fetch(`${base}/list`);
     expect(await res.text()).toBe(JSON.stringify(LONG.items));
+    expect(last.turns).toBeGreaterThanOrEqual(12);
+  });
+
+  test('so is a long list deeper in the answer (a job result\'s UATs)', async () => {
+    const res = await fetch(`${base}/nested`);
+    expect(await res.text()).toBe(JSON.stringify(NESTED));
     expect(last.turns).toBeGreaterThanOrEqual(12);
   });
 
