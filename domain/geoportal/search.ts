@@ -7,7 +7,8 @@
  */
 import { onOwnConnection } from '../db/ownConnection';
 import type { Db } from '../db/pool';
-import { escapeLike, matchingOwner } from './text';
+import { escapeLike } from '../text/like';
+import { matchingOwner } from './text';
 import { parcelsBox } from './uat';
 import { holdsLayerSql } from '../store/holdings';
 import type { Bbox, SearchResult, Viewer } from './types';

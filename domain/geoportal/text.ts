@@ -5,11 +5,6 @@
 
 import { foldDiacritics } from '../text/fold';
 
-/** Escapes LIKE wildcards so a user's `%` or `_` matches itself. */
-export function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
 /**
  * The owner in `NAME (share); NAME (share)` (CONTRACT.md section 3) whose name matches the query,
  * without the share; null when none does (e.g. the match was in PROPRIETARI_VECHI only).

@@ -22,7 +22,7 @@ import { rgiApplications, rgiDetails, rgiDownload, rgiIssuedDocs } from './rgi';
 import { portalStartRecords } from './portalJobStarts';
 import { sessionState } from './sessionState';
 import { readPortalSession, recordPortalHealth, type HealthRecord } from './sessionStore';
-import { dbSummary, lastSyncChanges, layersSummary, listFeatures, localFeatureState, storeStats, syncStatus } from './summary';
+import { dbSummary, lastSyncChanges, layersSummary, listFeatures, localFeatureState, storeStats, storeUatsPage, syncStatus } from './summary';
 import { refreshUnchangedUats, type CountyRefreshInput } from './sync/county';
 import { downloadPages, planLayerSync, probeEnrichedParcels, type LayerSyncInput } from './sync/engine';
 import { applyRemovals, closeSyncRun, openSyncRun, type SyncTrigger } from './sync/store';
@@ -121,6 +121,8 @@ export function createLandregService({ store, outside, jobs, notifications }: La
     storeStats: () => storeStats(db),
     /** A heavy read: a row per UAT and layer of the whole store, each with its UAT's last sync. */
     dbSummary: (caller: Caller) => heavyRead(db, caller, (conn) => dbSummary(conn)),
+    /** The sync tab's table: a page of the store's UATs with their parcels and buildings. */
+    storeUatsPage: (opts: { q?: string; page?: number }) => storeUatsPage(db, opts, [PARCELS, BUILDINGS]),
     layersSummary: () => layersSummary(db),
     /** A heavy read (domain/db/heavyRead.ts): a deep offset walks the store up to it. */
     listFeatures: (q: Parameters<typeof listFeatures>[1], caller: Caller) => heavyRead(db, caller, (conn) => listFeatures(conn, q)),

@@ -4,6 +4,7 @@
  */
 import type { Db } from '../db/pool';
 import { LAYER_COUNTS_SQL } from '../store/holdings';
+import { escapeLike } from '../text/like';
 import { describeSyncChanges } from './sync/rules';
 import { toSyncRun, type GisSyncRun } from './sync/store';
 
@@ -95,22 +96,103 @@ export async function storeStats(db: Db): Promise<{ uats: number; uatsWithFeatur
   };
 }
 
+/** A layer's counts in one UAT of the store. */
+export interface LayerCounts {
+  total: number;
+  withGeometry: number;
+  noGeometry: number;
+  enriched: number;
+  reenrichMarked: number;
+}
+
+/** One UAT of the store's summary: its counts per layer and its last finished sync. */
+export interface StoreUat {
+  siruta: number;
+  name: string | null;
+  county: string | null;
+  layers: Record<string, LayerCounts>;
+  lastSyncAt: string | null;
+}
+
+const layerCountsOf = (x: { total: number; with_geometry: number; no_geometry: number; enriched: number; reenrich_marked: number }): LayerCounts => ({
+  total: x.total,
+  withGeometry: x.with_geometry,
+  noGeometry: x.no_geometry,
+  enriched: x.enriched,
+  reenrichMarked: x.reenrich_marked,
+});
+
 /** `GET /db-summary`: per UAT with features, per layer: with geometry, without (NO_GEOMETRY), enriched. */
-export async function dbSummary(db: Db): Promise<{ uats: Array<{ siruta: number; name: string | null; county: string | null; layers: Record<string, { total: number; withGeometry: number; noGeometry: number; enriched: number; reenrichMarked: number }>; lastSyncAt: string | null }> }> {
+export async function dbSummary(db: Db): Promise<{ uats: StoreUat[] }> {
+  // A UAT's last sync read once per UAT, not once per layer row of it.
   const r = await db.query(
     `SELECT c.siruta, u.name, u.county, c.layer_id, c.total::int, c.with_geometry::int, c.no_geometry::int, c.enriched::int,
-            c.reenrich_marked::int,
-            (SELECT max(finished_at) FROM gis_sync_runs r WHERE r.siruta = c.siruta AND r.status = 'done') AS last_sync
+            c.reenrich_marked::int, s.last_sync
        FROM ${LAYER_COUNTS_SQL} c LEFT JOIN gis_uats u ON u.siruta = c.siruta
+       LEFT JOIN (SELECT siruta, max(finished_at) AS last_sync FROM gis_sync_runs WHERE status = 'done' GROUP BY siruta) s ON s.siruta = c.siruta
       ORDER BY u.county, u.name, c.siruta, c.layer_id`,
   );
-  const bySiruta = new Map<number, { siruta: number; name: string | null; county: string | null; layers: Record<string, { total: number; withGeometry: number; noGeometry: number; enriched: number; reenrichMarked: number }>; lastSyncAt: string | null }>();
+  const bySiruta = new Map<number, StoreUat>();
   for (const x of r.rows) {
     let u = bySiruta.get(x.siruta);
     if (!u) bySiruta.set(x.siruta, (u = { siruta: x.siruta, name: x.name, county: x.county, layers: {}, lastSyncAt: x.last_sync ? (x.last_sync as Date).toISOString() : null }));
-    u.layers[x.layer_id] = { total: x.total, withGeometry: x.with_geometry, noGeometry: x.no_geometry, enriched: x.enriched, reenrichMarked: x.reenrich_marked };
+    u.layers[x.layer_id] = layerCountsOf(x);
   }
   return { uats: [...bySiruta.values()] };
+}
+
+/** UATs a page of the sync tab's table lists. */
+export const STORE_UATS_PAGE_SIZE = 50;
+
+/** A page of the store's UATs, in db-summary's order (county, name), with the total that matched. */
+export interface StoreUatsPage {
+  uats: StoreUat[];
+  total: number;
+  /** 1-based, within the pages there are. */
+  page: number;
+  pageSize: number;
+  /** What the UAT name, county or SIRUTA was asked to hold ('' for every UAT). */
+  q: string;
+}
+
+/**
+ * The sync tab's table of the store's UATs: one page of them with the counts of `layers` only
+ * (what the table shows), and how many there are. Unlike db-summary it reads only its page's
+ * counts and syncs, so a store of every UAT of the country costs the page what a store of fifty
+ * does; `q` finds a UAT by name, county or SIRUTA, diacritics and case aside.
+ */
+export async function storeUatsPage(db: Db, opts: { q?: string; page?: number }, layers: readonly string[]): Promise<StoreUatsPage> {
+  const q = (opts.q ?? '').trim();
+  const held = `WITH held AS (SELECT k.siruta, u.name, u.county
+                  FROM (SELECT DISTINCT c.siruta FROM ${LAYER_COUNTS_SQL} c) k LEFT JOIN gis_uats u ON u.siruta = k.siruta
+                 WHERE $1 = '' OR k.siruta::text = $1 OR f_norm(coalesce(u.name, '') || ' ' || coalesce(u.county, '')) LIKE '%' || f_norm($2) || '%')`;
+  const count = await db.query<{ n: number }>(`${held} SELECT count(*)::int AS n FROM held`, [q, escapeLike(q)]);
+  const total = count.rows[0]?.n ?? 0;
+  const pages = Math.max(1, Math.ceil(total / STORE_UATS_PAGE_SIZE));
+  const page = Math.min(Math.max(1, Math.floor(opts.page ?? 1)), pages);
+  const r = await db.query(
+    `${held}, page AS (SELECT * FROM held ORDER BY county, name, siruta LIMIT $3 OFFSET $4)
+     SELECT p.siruta, p.name, p.county,
+            (SELECT max(finished_at) FROM gis_sync_runs r WHERE r.siruta = p.siruta AND r.status = 'done') AS last_sync,
+            (SELECT coalesce(jsonb_agg(to_jsonb(c)), '[]') FROM ${LAYER_COUNTS_SQL} c WHERE c.siruta = p.siruta AND c.layer_id = ANY($5::text[])) AS counts
+       FROM page p ORDER BY p.county, p.name, p.siruta`,
+    [q, escapeLike(q), STORE_UATS_PAGE_SIZE, (page - 1) * STORE_UATS_PAGE_SIZE, layers],
+  );
+  const uats = r.rows.map(
+    (x): StoreUat => ({
+      siruta: x.siruta,
+      name: x.name,
+      county: x.county,
+      layers: Object.fromEntries(
+        (x.counts as Array<{ layer_id: string; total: string; with_geometry: string; no_geometry: string; enriched: string; reenrich_marked: string }>).map((c) => [
+          c.layer_id,
+          layerCountsOf({ total: Number(c.total), with_geometry: Number(c.with_geometry), no_geometry: Number(c.no_geometry), enriched: Number(c.enriched), reenrich_marked: Number(c.reenrich_marked) }),
+        ]),
+      ),
+      lastSyncAt: x.last_sync ? (x.last_sync as Date).toISOString() : null,
+    }),
+  );
+  return { uats, total, page, pageSize: STORE_UATS_PAGE_SIZE, q };
 }
 
 /** `GET /layers/summary`: feature counts per layer. */

@@ -1,7 +1,8 @@
 /** Pure rules of the geoportal: diacritic folding, owner picking, redaction, export names, the 410 gate. */
 import { describe, expect, it } from '@jest/globals';
 import type { Request } from 'express';
-import { matchingOwner, slug, escapeLike } from '../../domain/geoportal/text';
+import { matchingOwner, slug } from '../../domain/geoportal/text';
+import { escapeLike } from '../../domain/text/like';
 import { foldDiacritics } from '../../domain/text/fold';
 import { redactEnrichment, viewerOf } from '../../domain/geoportal/rules';
 import { uiState } from '../../domain/cfportal/rules';

@@ -19,7 +19,7 @@ import { UatPicker, UatSummary } from '../components/sync/UatPicker';
 import type { UatChoice } from '../components/sync/uatSearch';
 import { requireSession } from '../lib/auth.server';
 import { canSearchOwners, failureMessage, ownerNameProblem, uatOption, viewerOf } from '../lib/enrichment.server';
-import { pageCaller, refusalInit, retryAfterHeaders, withinPortalDoor } from '../lib/portal.server';
+import { refusalInit, retryAfterHeaders, withinPortalDoor } from '../lib/portal.server';
 import type { CadastralSearchResult, OwnerSearchResult } from '../../../domain/enrichment/service';
 import { INVALID_SIRUTA_MESSAGE, sirutaParam } from '../../../domain/landreg/rules';
 import { EnrichmentFields } from '../components/enrichment/EnrichmentFields';
@@ -76,18 +76,12 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       refused = refusalInit(err);
     }
   }
-  // The "Sincronizare" tab (issue 5): portal session and store summary, from the domain services.
-  // Its per-UAT summary is a heavy read of the whole store: past its caps the tab says so (429).
-  let sync: Awaited<ReturnType<typeof syncTabData>> | null = null;
-  if (tab === 'sync') {
-    try {
-      sync = await syncTabData(context.services.landreg, pageCaller(request, auth));
-    } catch (err) {
-      refused = refusalInit(err);
-      if (request.signal.aborted || !refused) throw err;
-      error = failureMessage(err);
-    }
-  }
+  // The "Sincronizare" tab (issue 5): portal session and store summary, from the domain services;
+  // its table of the store's UATs a page at a time (`uatQ`, `uatPage`).
+  const sync =
+    tab === 'sync'
+      ? await syncTabData(context.services.landreg, { q: url.searchParams.get('uatQ') ?? '', page: Number(url.searchParams.get('uatPage')) || 1 })
+      : null;
   return data(
     {
     tab,
@@ -138,13 +132,6 @@ export default function ParcelSync() {
   const head = HEAD[d.tab];
   return (
     <ParcelSyncLayout active={d.tab} siruta={uat?.siruta ?? null} title={head.title} sub={head.sub}>
-      {d.tab === 'sync' && !d.sync && d.error && (
-        <Card>
-          <p className="notice" role="alert" data-testid="sync-refused">
-            {d.error}
-          </p>
-        </Card>
-      )}
       {d.tab === 'sync' && d.sync && <SyncTab session={d.sync.session} store={d.sync.store} useCentralApi={d.useCentralApi} isAdmin={d.isAdmin} initialUat={d.uat} onUat={setUat} />}
 
       {d.tab === 'epay' &&

@@ -9,7 +9,7 @@
 import type { JobProgress } from '../../../../domain/landreg/rules';
 import type { NoGeomScan } from '../../../../domain/enrichment/service';
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
-import { useRevalidator } from '@remix-run/react';
+import { Form, Link, useRevalidator, useSearchParams } from '@remix-run/react';
 import type { PortalSessionView, StoreSummaryView } from '../../lib/sync.server';
 import type { UatChoice } from './uatSearch';
 import { UatPicker, UatSummary } from './UatPicker';
@@ -177,10 +177,15 @@ function JobRow({ job }: { job: Job }) {
   );
 }
 
-/** The picked UAT with its parcels as the store now holds them (the picker's count was read before any sync it started). */
-function withStoreCount(uat: UatChoice, store: StoreSummaryView): UatChoice {
-  const held = store.uats.find((u) => u.siruta === uat.siruta);
-  return held ? { ...uat, parcels: held.layers.TERENURI_ACTIVE?.total ?? 0 } : uat;
+/** The picked UAT with its parcels as the store holds them after a job of this page ended (the picker's count was read before it). */
+function withStoreCount(uat: UatChoice, held: { siruta: number; parcels: number } | null): UatChoice {
+  return held?.siruta === uat.siruta ? { ...uat, parcels: held.parcels } : uat;
+}
+
+/** One UAT's parcels in the store now: its sync status's parcel layer (a small read of that UAT). */
+async function storedParcels(siruta: number): Promise<number> {
+  const status = await api.get<{ items: Array<{ layerId: string; featureCount: number }> }>('/api/landreg/sync-status', { query: { siruta } });
+  return status.items.find((i) => i.layerId === 'TERENURI_ACTIVE')?.featureCount ?? 0;
 }
 
 function SyncActions(props: {
@@ -189,10 +194,8 @@ function SyncActions(props: {
   initialUat: UatChoice | null;
   onUat: (u: UatChoice | null) => void;
   onJobDone: () => void;
-  /** The store summary, revalidated when a job ends: the picked UAT's line reads its count from here. */
-  store: StoreSummaryView;
 }) {
-  const { connected, useCentralApi, onJobDone, store } = props;
+  const { connected, useCentralApi } = props;
   const [uat, setUatState] = useState<UatChoice | null>(props.initialUat);
   const onUat = props.onUat;
   const setUat = useCallback(
@@ -206,6 +209,16 @@ function SyncActions(props: {
   const [starting, setStarting] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const timers = useRef(new Map<string, ReturnType<typeof setTimeout>>());
+  const [held, setHeld] = useState<{ siruta: number; parcels: number } | null>(null);
+  const picked = useRef(uat);
+  picked.current = uat;
+  const onJobDoneProp = props.onJobDone;
+  // A job ended: the summary reloads, and the picked UAT's line reads its parcels again.
+  const onJobDone = useCallback(() => {
+    onJobDoneProp();
+    const u = picked.current;
+    if (u) void storedParcels(u.siruta).then((parcels) => setHeld({ siruta: u.siruta, parcels }), () => undefined);
+  }, [onJobDoneProp]);
 
   useEffect(() => {
     const t = timers.current;
@@ -251,8 +264,8 @@ function SyncActions(props: {
     <>
       <Card title="Sincronizare UAT">
         <UatPicker value={uat} onPick={setUat} />
-        {uat && <UatSummary uat={withStoreCount(uat, store)} />}
-        {uat && (withStoreCount(uat, store).parcels ?? 0) > 0 && (
+        {uat && <UatSummary uat={withStoreCount(uat, held)} />}
+        {uat && (withStoreCount(uat, held).parcels ?? 0) > 0 && (
           <p className="muted">
             <QgisProjectLink siruta={uat.siruta} name={uat.name} className="btn btn--secondary" /> <QgisProjectHint />
           </p>
@@ -429,6 +442,54 @@ function SummaryTable({ wrapClass, caption, columns, children }: { wrapClass: st
   );
 }
 
+/**
+ * The search box and pages of the table of the store's UATs (`?uatQ=`, `?uatPage=` of this page,
+ * its other parameters kept): an office that synced whole counties holds thousands of UATs.
+ */
+function UatTableControls({ page }: { page: StoreSummaryView['uats'] }) {
+  const [params] = useSearchParams();
+  const pages = Math.max(1, Math.ceil(page.total / page.pageSize));
+  const kept = [...params].filter(([k]) => k !== 'uatQ' && k !== 'uatPage');
+  const at = (n: number) => {
+    const next = new URLSearchParams(kept);
+    if (page.q) next.set('uatQ', page.q);
+    if (n > 1) next.set('uatPage', String(n));
+    return `?${next.toString()}`;
+  };
+  const first = (page.page - 1) * page.pageSize + 1;
+  const last = Math.min(page.total, page.page * page.pageSize);
+  return (
+    <div className="sync-uats-controls">
+      <Form method="get" preventScrollReset className="form-row" role="search" aria-label="UAT-urile din baza locală">
+        {kept.map(([k, v]) => (
+          <input key={k} type="hidden" name={k} value={v} />
+        ))}
+        <input type="search" className="input" name="uatQ" defaultValue={page.q} placeholder="Caută UAT, județ sau SIRUTA" aria-label="Caută UAT, județ sau SIRUTA" data-testid="sync-uats-q" />
+        <button type="submit" className="btn btn--secondary">
+          Caută
+        </button>
+      </Form>
+      {page.total > 0 && (
+        <nav className="sync-uats-pages" aria-label="Paginile tabelului pe UAT" data-testid="sync-uats-pages">
+          <span className="muted">
+            UAT-urile {fmtInt(first)}–{fmtInt(last)} din {fmtInt(page.total)}
+          </span>
+          {page.page > 1 && (
+            <Link to={at(page.page - 1)} preventScrollReset className="btn btn--secondary" rel="prev">
+              ‹ Înapoi
+            </Link>
+          )}
+          {page.page < pages && (
+            <Link to={at(page.page + 1)} preventScrollReset className="btn btn--secondary" rel="next">
+              Înainte ›
+            </Link>
+          )}
+        </nav>
+      )}
+    </div>
+  );
+}
+
 function StoreSummary({ store, refreshing }: { store: StoreSummaryView; refreshing: boolean }) {
   const { stats } = store;
   const layers = store.layers.filter((l) => l.features > 0);
@@ -461,42 +522,51 @@ function StoreSummary({ store, refreshing }: { store: StoreSummaryView; refreshi
         </div>
       </div>
 
-      {store.uats.length === 0 ? (
+      {stats.uatsWithFeatures === 0 ? (
         <p className="sync-empty">Baza locală nu conține încă niciun UAT. Alegeți un UAT mai sus și porniți o sincronizare de bază.</p>
       ) : (
-        <SummaryTable
-          wrapClass="sync-table-wrap"
-          caption="Pe UAT"
-          columns={[['UAT'], ['Județ'], ['Parcele', 'num'], ['Clădiri', 'num'], ['Fără geometrie', 'num'], ['Îmbogățite', 'num'], ['De reîmbogățit', 'num'], ['Ultima sincronizare']]}
-        >
-          {store.uats.map((u) => {
-            const p = u.layers.TERENURI_ACTIVE;
-            const b = u.layers.CLADIRI_ACTIVE;
-            return (
-              <tr key={u.siruta}>
-                <td>
-                  {u.name ?? '—'} <span className="muted">({u.siruta})</span>
-                </td>
-                <td>{u.county ?? '—'}</td>
-                <td className="num">{p ? fmtInt(p.total) : '—'}</td>
-                <td className="num">{b ? fmtInt(b.total) : '—'}</td>
-                {/* Every parcel without a drawing: the immovables imported without one and the portal's parcels that have none. */}
-                <td className="num">{p ? fmtInt(p.total - p.withGeometry) : '—'}</td>
-                <td className="num">
-                  {p && p.total > 0 ? (
-                    <>
-                      {fmtInt(p.enriched)} <span className="muted">({Math.round((100 * p.enriched) / p.total)}%)</span>
-                    </>
-                  ) : (
-                    '—'
-                  )}
-                </td>
-                <td className="num">{p ? fmtInt(p.reenrichMarked) : '—'}</td>
-                <td>{fmtDate(u.lastSyncAt)}</td>
-              </tr>
-            );
-          })}
-        </SummaryTable>
+        <>
+          <UatTableControls page={store.uats} />
+          {store.uats.total === 0 ? (
+            <p className="sync-empty" data-testid="sync-uats-none">
+              Niciun UAT din baza locală nu se potrivește cu „{store.uats.q}”.
+            </p>
+          ) : (
+            <SummaryTable
+              wrapClass="sync-table-wrap"
+              caption="Pe UAT"
+              columns={[['UAT'], ['Județ'], ['Parcele', 'num'], ['Clădiri', 'num'], ['Fără geometrie', 'num'], ['Îmbogățite', 'num'], ['De reîmbogățit', 'num'], ['Ultima sincronizare']]}
+            >
+              {store.uats.uats.map((u) => {
+                const p = u.layers.TERENURI_ACTIVE;
+                const b = u.layers.CLADIRI_ACTIVE;
+                return (
+                  <tr key={u.siruta}>
+                    <td>
+                      {u.name ?? '—'} <span className="muted">({u.siruta})</span>
+                    </td>
+                    <td>{u.county ?? '—'}</td>
+                    <td className="num">{p ? fmtInt(p.total) : '—'}</td>
+                    <td className="num">{b ? fmtInt(b.total) : '—'}</td>
+                    {/* Every parcel without a drawing: the immovables imported without one and the portal's parcels that have none. */}
+                    <td className="num">{p ? fmtInt(p.total - p.withGeometry) : '—'}</td>
+                    <td className="num">
+                      {p && p.total > 0 ? (
+                        <>
+                          {fmtInt(p.enriched)} <span className="muted">({Math.round((100 * p.enriched) / p.total)}%)</span>
+                        </>
+                      ) : (
+                        '—'
+                      )}
+                    </td>
+                    <td className="num">{p ? fmtInt(p.reenrichMarked) : '—'}</td>
+                    <td>{fmtDate(u.lastSyncAt)}</td>
+                  </tr>
+                );
+              })}
+            </SummaryTable>
+          )}
+        </>
       )}
 
       {layers.length > 0 && (
@@ -548,7 +618,6 @@ export function SyncTab(props: {
         initialUat={props.initialUat ?? null}
         onUat={onUat}
         onJobDone={onJobDone}
-        store={props.store}
       />
       <StoreSummary store={props.store} refreshing={revalidator.state === 'loading'} />
     </div>
