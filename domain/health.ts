@@ -62,6 +62,26 @@ function withSince<P extends ProbeResult>(key: string, p: P, now: string): P & {
   return { ...p, since: transitions.get(key)!.since };
 }
 
+/**
+ * The mail server's check, answered from its last probe for a minute: each open home page asks
+ * for health every 15 s, and each verify is a new SMTP connection to the office's relay, which
+ * a provider counts (and throttles) like any client's. One probe runs at a time.
+ */
+const MAIL_PROBE_FRESH_MS = 60_000;
+let mailChecked: { at: number; result: Promise<ProbeResult> } | undefined;
+function mailProbe(): Promise<ProbeResult> {
+  if (!mailChecked || Date.now() - mailChecked.at >= MAIL_PROBE_FRESH_MS) {
+    mailChecked = {
+      at: Date.now(),
+      result: probe(async () => {
+        await mailTransport().verify();
+        return 'SMTP';
+      }),
+    };
+  }
+  return mailChecked.result;
+}
+
 /** The portal as the 3-minute health ping (spec 3.1) last found it; no ping yet is no outage. */
 async function portalProbe(db: Db): Promise<string> {
   const ping = await lastPortalPing(db);
@@ -82,10 +102,7 @@ export async function infrastructureHealth(db: Db, checkTemporal: () => Promise<
     }),
     probe(() => checkTemporal()),
     probe(checkBuckets),
-    probe(async () => {
-      await mailTransport().verify();
-      return 'SMTP';
-    }),
+    mailProbe(),
     probe(() => portalProbe(db)),
     probe(async () => {
       backupState = await lastBackup(undefined, undefined, db);

@@ -93,7 +93,7 @@ export async function readManifests(prefix: string): Promise<ObjectManifest[]> {
   return manifests.sort((a, b) => a.takenAt.localeCompare(b.takenAt));
 }
 
-async function deleteKeys(Bucket: string, keys: string[]): Promise<void> {
+export async function deleteKeys(Bucket: string, keys: string[]): Promise<void> {
   for (let i = 0; i < keys.length; i += 1000) {
     await s3().send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true } }));
   }

@@ -72,3 +72,28 @@ export function nextBackupType(sets: readonly BackupSet[], now: Date): 'full' | 
   const weekAgo = now.getTime() - 7 * 86_400_000;
   return sets.some((s) => s.type === 'full' && Date.parse(s.endedAt) > weekAgo) ? 'diff' : 'full';
 }
+
+/** What retention reads of a run record (jobTypes.ts BackupRun). */
+export interface RunRecord {
+  id: string;
+  startedAt: string;
+  /** The set the run made (a done run). */
+  label?: string;
+}
+
+/**
+ * The run records to delete with the sets: each run of an expired set, and each run that made no
+ * set (it failed, or a dead process left it running) older than every kept set. The records of
+ * kept sets and the failures since the oldest of them stay, so the list shows what a restore can
+ * reach and what went wrong meanwhile, and the records stay about as many as the kept sets
+ * (before, one a night forever: the health check read every one of them on each poll).
+ */
+export function runRecordsToDrop(runs: readonly RunRecord[], sets: readonly BackupSet[], policy: RetentionPolicy): string[] {
+  const kept = backupsToKeep(sets, policy);
+  const horizon = sets
+    .filter((s) => kept.has(s.label))
+    .map((s) => s.endedAt)
+    .sort()[0];
+  if (!horizon) return [];
+  return runs.filter((r) => (r.label ? !kept.has(r.label) : r.startedAt < horizon)).map((r) => r.id);
+}

@@ -11,10 +11,10 @@ import type { NotificationsService } from '../notifications/service';
 import { adminUsers } from '../notifications/service';
 import { countOf } from '../text/plural';
 import { bucketNames, s3 } from '../storage/service';
-import { ensureBackupBucket, listAll, mirrorBuckets, pruneObjects, restoreBuckets, type ObjectRestoreResult } from './objects';
+import { deleteKeys, ensureBackupBucket, listAll, mirrorBuckets, pruneObjects, restoreBuckets, type ObjectRestoreResult } from './objects';
 import type { BackupRun, BackupType } from './jobTypes';
 import { ensureStanza, expireBackup, recover, repoBackups, restoreFiles, takeBackup, type BackupTarget } from './pgbackrest';
-import { backupsToExpire, backupsToKeep, nextBackupType } from './retention';
+import { backupsToExpire, backupsToKeep, nextBackupType, runRecordsToDrop } from './retention';
 
 type Repo = Pick<BackupTarget, 'stanza' | 'repoPath'>;
 
@@ -36,15 +36,36 @@ export async function ensureBackupRepository(t: BackupTarget): Promise<void> {
   await ensureStanza(t);
 }
 
+async function readRun(Key: string): Promise<BackupRun> {
+  const r = await s3().send(new GetObjectCommand({ Bucket: config.backup.bucket, Key }));
+  return JSON.parse(await r.Body!.transformToString()) as BackupRun;
+}
+
 /** Every recorded run, newest first. */
 export async function backupRuns(t: Repo): Promise<BackupRun[]> {
   const keys = (await listAll(config.backup.bucket, runsPrefix(t))).map((o) => o.Key!);
-  const runs = await Promise.all(keys.map(async (Key) => {
-    const r = await s3().send(new GetObjectCommand({ Bucket: config.backup.bucket, Key }));
-    return JSON.parse(await r.Body!.transformToString()) as BackupRun;
-  }));
+  const runs = await Promise.all(keys.map(readRun));
   return runs.sort((a, b) => b.startedAt.localeCompare(a.startedAt));
 }
+
+/**
+ * The recorded runs newest first, read only as far as the newest good one (a run's record is
+ * last written when it ends, so the listing's newest-modified come first): the health check's
+ * read, a listing and a GET or two, whatever the history holds.
+ */
+async function runsUpToLastGood(t: Repo): Promise<BackupRun[]> {
+  const keys = (await listAll(config.backup.bucket, runsPrefix(t)))
+    .sort((a, b) => (b.LastModified?.getTime() ?? 0) - (a.LastModified?.getTime() ?? 0))
+    .map((o) => o.Key!);
+  const read: BackupRun[] = [];
+  for (let i = 0; i < keys.length; i += RUNS_READ_AT_ONCE) {
+    read.push(...(await Promise.all(keys.slice(i, i + RUNS_READ_AT_ONCE).map(readRun))));
+    if (read.some((r) => r.status === 'done' && r.endedAt)) break;
+  }
+  return read.sort((a, b) => b.startedAt.localeCompare(a.startedAt));
+}
+
+const RUNS_READ_AT_ONCE = 4;
 
 /** The time of the newest WAL segment in the archive: a restore reaches up to it. */
 export async function walArchivedUpTo(t: Repo): Promise<string | null> {
@@ -122,7 +143,7 @@ export async function storeCreatedAt(db: Db): Promise<Date | null> {
  * with `db`, a new store's first backup not yet due counts as `pending` (judgeBackups).
  */
 export async function lastBackup(t: Repo = stackRepo(), now = new Date(), db?: Db): Promise<LastBackup> {
-  const [runs, createdAt] = await Promise.all([backupRuns(t), db ? storeCreatedAt(db) : Promise.resolve(null)]);
+  const [runs, createdAt] = await Promise.all([runsUpToLastGood(t), db ? storeCreatedAt(db) : Promise.resolve(null)]);
   return judgeBackups(runs, now, createdAt);
 }
 
@@ -151,6 +172,8 @@ export async function runBackup(t: BackupTarget, o: { id: string; type?: BackupT
     await pruneObjects(objectsPrefix(t), backupsToKeep(sets, policy));
     Object.assign(run, { endedAt: new Date().toISOString(), sizeBytes: made.sizeBytes + mirror.copiedBytes, status: 'done', label: made.label });
     await saveRun(t, run);
+    const dropped = runRecordsToDrop(await backupRuns(t), sets, policy);
+    await deleteKeys(config.backup.bucket, dropped.map((id) => `${runsPrefix(t)}${id}.json`));
     return { run, expired };
   } catch (err) {
     Object.assign(run, { endedAt: new Date().toISOString(), status: 'failed', error: err instanceof Error ? err.message : String(err) });

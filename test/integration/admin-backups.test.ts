@@ -12,6 +12,8 @@ import http from 'node:http';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
+import { pgDataDir, repoBackups, stackTarget } from '../../domain/backup/pgbackrest';
+import { backupRuns, stackRepo } from '../../domain/backup/runs';
 import { config } from '../../domain/config';
 import { createStore } from '../../domain/db/store';
 import { processServices } from '../../temporal/services';
@@ -91,6 +93,12 @@ describe('backups for administrators', () => {
     });
     expect(['full', 'diff']).toContain(list.body.items[0].type);
     expect(list.body.items[0].sizeBytes).toBeGreaterThan(0);
+    // The retention deleted the records of the sets it expired with them: every listed done run's
+    // set is one pgBackRest still holds (the same day's earlier sets are expired; the newest stays).
+    const held = new Set((await repoBackups(stackTarget(pgDataDir()))).map((b) => b.label));
+    const records = await backupRuns(stackRepo());
+    expect(records.filter((r) => r.label && !held.has(r.label)).map((r) => r.id)).toEqual([]);
+    expect(held.has(records.find((r) => r.id === run.id)!.label!)).toBe(true);
     // The backup's end pushed its WAL into the archive.
     expect(Date.parse(list.body.walArchivedUpTo)).toBeGreaterThanOrEqual(Date.parse(run.startedAt));
 

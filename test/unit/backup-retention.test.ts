@@ -2,7 +2,7 @@
  * The backups' retention (7 daily, 4 weekly, 6 monthly by default) and the nightly choice of a
  * full or differential backup, as pure rules over a repository's backup sets.
  */
-import { backupsToExpire, backupsToKeep, isoWeek, nextBackupType, type BackupSet } from '../../domain/backup/retention';
+import { backupsToExpire, backupsToKeep, isoWeek, nextBackupType, runRecordsToDrop, type BackupSet, type RunRecord } from '../../domain/backup/retention';
 
 const POLICY = { daily: 7, weekly: 4, monthly: 6 };
 
@@ -76,5 +76,28 @@ describe('backup retention', () => {
     const sets = nightly(3); // full on 2026-11-26
     expect(nextBackupType(sets, new Date('2026-11-29T00:30:00Z'))).toBe('diff');
     expect(nextBackupType(sets, new Date('2026-12-03T01:00:00Z'))).toBe('full');
+  });
+
+  test("a year of nightly runs keeps the kept sets' records and the failures since the oldest, nothing older", () => {
+    const sets = nightly(365);
+    const keep = backupsToKeep(sets, POLICY);
+    // A record per night's run, and a night a month whose run failed (no set) beside it.
+    const runs: RunRecord[] = [
+      ...sets.map((s) => ({ id: `run-${s.label}`, startedAt: s.endedAt, label: s.label })),
+      ...sets.filter((s) => s.label.endsWith('-15')).map((s) => ({ id: `failed-${s.label}`, startedAt: s.endedAt })),
+      { id: 'running-now', startedAt: '2026-11-29T00:30:00Z' },
+    ];
+    const dropped = new Set(runRecordsToDrop(runs, sets, POLICY));
+    const left = runs.filter((r) => !dropped.has(r.id)).map((r) => r.id);
+    const oldestKept = [...keep].sort()[0];
+    expect(left.filter((id) => id.startsWith('run-')).sort()).toEqual([...keep].map((l) => `run-${l}`).sort());
+    // Failures newer than the oldest kept set stay (what went wrong meanwhile), older ones go.
+    expect(left.filter((id) => id.startsWith('failed-'))).toEqual(
+      sets.filter((s) => s.label.endsWith('-15') && s.label > oldestKept).map((s) => `failed-${s.label}`),
+    );
+    expect(left).toContain('running-now');
+    expect(left.length).toBeLessThan(keep.size + 8);
+    // Nothing kept yet (an empty repository): nothing dropped.
+    expect(runRecordsToDrop(runs, [], POLICY)).toEqual([]);
   });
 });
