@@ -7,7 +7,7 @@
  */
 import type { Db } from '../db/pool';
 import { Prisma, type PrismaClient } from '../db/prisma';
-import { holdsLayerSql } from '../store/holdings';
+import { holdsLayerSql, LAYER_COUNTS_SQL } from '../store/holdings';
 
 export interface UatEntry {
   siruta: number;
@@ -57,7 +57,7 @@ export async function syncCandidates(
        FROM gis_uats u
       WHERE u.siruta = ANY($1::int[])
          OR f_norm(u.county) = ANY(SELECT f_norm(c) FROM unnest($2::text[]) c)
-         OR ($3 AND EXISTS (SELECT 1 FROM gis_features f WHERE f.siruta = u.siruta))
+         OR ($3 AND u.siruta IN (SELECT c.siruta FROM ${LAYER_COUNTS_SQL} c))
       ORDER BY u.siruta`,
     [q.sirutas, q.counties, q.withFeatures],
   );
