@@ -140,3 +140,22 @@ describe('the sync pages read SIRUTA and the owner searched for as the API does'
     expect((await page('/parcel-sync/parcel/not-a-uuid', user)).status).toBe(404);
   });
 });
+
+describe('the utilities page reads only the tab it shows', () => {
+  test("the address book's contacts reach the page only on its tab, not with the tag manager or the vault", async () => {
+    const email = `agenda-${Date.now()}@client-proba.ro`;
+    await app.store.pool.query(`INSERT INTO contacts (name, company, email, phone) VALUES ('Maria Contact Probă', 'B', $1, '0722 000 111')`, [email]);
+    try {
+      for (const path of ['/utilitare', '/utilitare?tab=etichete', '/utilitare?tab=seif']) {
+        const r = await app.get(path, user);
+        expect({ path, status: r.status }).toEqual({ path, status: 200 });
+        expect({ path, leaked: r.text.includes(email) }).toEqual({ path, leaked: false });
+      }
+      const agenda = await app.get('/utilitare?tab=agenda', user);
+      expect(agenda.status).toBe(200);
+      expect(agenda.text).toContain(email);
+    } finally {
+      await app.store.pool.query(`DELETE FROM contacts WHERE email = $1`, [email]);
+    }
+  });
+});

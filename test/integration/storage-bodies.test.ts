@@ -40,7 +40,7 @@ beforeAll(async () => {
   closeStore = () => store.close();
   pageStorage = async (company) => {
     const auth = { user: { id: `page-${company}`, email: `pagina@birou.ro`, company } } as unknown as Parameters<typeof officePage>[1];
-    const { storage } = await officePage(services, auth);
+    const { storage } = await officePage(services, auth, 'agenda');
     return { used: storage.used, quota: storage.quota };
   };
 });

@@ -4,12 +4,11 @@
  * domain functions and caller rules as the API); changes go through the API routes, then the
  * loader is read again.
  */
-import { useState } from 'react';
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
 import { Link, useLoaderData, useRevalidator, useSearchParams } from '@remix-run/react';
 import officeCss from '../styles/office.css?url';
 import { requireSession } from '../lib/auth.server';
-import { officePage } from '../lib/office.server';
+import { officePage, officeTabOf } from '../lib/office.server';
 import { TagManager } from '../components/office/TagManager';
 import { Vault } from '../components/office/Vault';
 import { AddressBook } from '../components/office/AddressBook';
@@ -21,7 +20,8 @@ export const links: LinksFunction = () => [{ rel: 'stylesheet', href: officeCss 
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
-  return { ...(await officePage(context.services, auth)), isAdmin: auth.isAdmin, company: auth.user.company };
+  const tab = officeTabOf(new URL(request.url).searchParams.get('tab'));
+  return { ...(await officePage(context.services, auth, tab)), isAdmin: auth.isAdmin, company: auth.user.company };
 }
 
 const TABS = OFFICE_TABS.map((t) => ({ id: t.key, label: t.label }));
@@ -30,13 +30,11 @@ type Tab = (typeof OFFICE_TABS)[number]['key'];
 export default function Utilitare() {
   const d = useLoaderData<typeof loader>();
   const revalidator = useRevalidator();
-  const [params, setParams] = useSearchParams();
-  const [tab, setTab] = useState<Tab>((TABS.find((t) => t.id === params.get('tab'))?.id ?? 'etichete') as Tab);
+  const [, setParams] = useSearchParams();
+  // The tab whose data the loader read: a pick loads the new tab's data, then shows it.
+  const tab: Tab = d.tab;
   const refresh = () => revalidator.revalidate();
-  const pick = (t: Tab) => {
-    setTab(t);
-    setParams({ tab: t }, { replace: true, preventScrollReset: true });
-  };
+  const pick = (t: Tab) => setParams({ tab: t }, { replace: true, preventScrollReset: true });
   const errorOf = (...e: Array<string | null>) => e.find(Boolean);
 
   return (
