@@ -158,7 +158,8 @@ export class WorkSlots {
 
   /**
    * Takes a slot for `key` (a caller: `u:<user id>`), or throws 429; waits only in the bounded
-   * queue, and stops waiting (AbortError) when `signal` aborts.
+   * queue, and stops waiting when `signal` aborts (rejecting with its reason: a client gone is
+   * the 499 api/http/download.ts `clientGone` aborts with).
    */
   async acquire(key: string, signal?: AbortSignal): Promise<Release> {
     if (leases && this.opts.kind) return this.acquireShared(leases, this.opts.kind, key, signal);

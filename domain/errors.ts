@@ -41,6 +41,9 @@ export class AppError extends Error {
   }
 }
 
+/** nginx's "client closed request": the status of work its client left, answered and counted. */
+export const CLIENT_CLOSED_STATUS = 499;
+
 export const errors = {
   badRequest: (message = 'Cererea nu este validă.', details?: unknown) =>
     new AppError(400, 'bad_request', message, { details }),
@@ -59,7 +62,7 @@ export const errors = {
   payloadTooLarge: (message = 'Cererea depășește dimensiunea maximă permisă.') =>
     new AppError(413, 'payload_too_large', message),
   /** Work stopped because its client left: nobody reads it, and a non-5xx status keeps it out of the error log. */
-  clientClosed: () => new AppError(499, 'client_closed_request', 'Cererea a fost întreruptă de client.'),
+  clientClosed: () => new AppError(CLIENT_CLOSED_STATUS, 'client_closed_request', 'Cererea a fost întreruptă de client.'),
   rateLimited: (retryAfterSeconds: number, message = 'Prea multe cereri. Încercați din nou peste câteva secunde.') =>
     new AppError(429, 'rate_limited', message, {
       headers: { 'Retry-After': String(retryAfterSeconds) },

@@ -72,7 +72,13 @@ async function exchange(db: pg.Pool, sessionId: string, refreshToken: string): P
   // The provider's claims as of now reach the user's access tokens too, as at a sign-in: a scope
   // narrowed at the provider stops a QGIS token reading owners within an access token's lifetime
   // of the user's next page, not at their next sign-in.
-  if (session && renewed) await refreshTokenIdentities(db, tokenIdentityOf(renewed));
+  if (session && renewed) {
+    // The session is renewed already: a failure here leaves the tokens as the last sign-in made
+    // them (the next refresh tries again), never fails the request that refreshed.
+    await refreshTokenIdentities(db, tokenIdentityOf(renewed)).catch((err: unknown) =>
+      log.warn({ userId: renewed?.user.id, reason: describe(err) }, "updating the user's access tokens after a refresh failed"),
+    );
+  }
   return session;
 }
 

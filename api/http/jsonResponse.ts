@@ -15,10 +15,11 @@ export const JSON_SLICE_ITEMS = 500;
 /** Bytes gathered before one socket write. */
 const WRITE_BYTES = 64 * 1024;
 
+/** An object JSON.stringify writes key by key (one with its own `toJSON` it does not). */
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   if (v === null || typeof v !== 'object') return false;
   const proto = Object.getPrototypeOf(v) as unknown;
-  return proto === Object.prototype || proto === null;
+  return (proto === Object.prototype || proto === null) && typeof (v as { toJSON?: unknown }).toJSON !== 'function';
 }
 
 /** How deep in plain objects a long list is looked for (a job's `result.uats` is at 2). */
@@ -81,20 +82,31 @@ export async function sendJson(res: Response, status: number, body: unknown): Pr
     res.status(status).json(body);
     return;
   }
-  res.status(status).type('application/json');
+  res.status(status);
+  if (!res.get('Content-Type')) res.type('application/json');
   let pending = '';
-  for (const piece of pieces(body)) {
-    if (res.destroyed) return;
-    if (piece !== SLICE_END) {
-      pending += piece;
-      continue;
+  try {
+    for (const piece of pieces(body)) {
+      if (res.destroyed) return;
+      if (piece !== SLICE_END) {
+        pending += piece;
+        continue;
+      }
+      if (pending.length >= WRITE_BYTES) {
+        const flowing = res.write(pending);
+        pending = '';
+        if (!flowing) await drainedOrClosed(res);
+      }
+      await turn();
     }
-    if (pending.length >= WRITE_BYTES) {
-      const flowing = res.write(pending);
-      pending = '';
-      if (!flowing) await drainedOrClosed(res);
+  } catch (err) {
+    // A value JSON cannot write, met after the start of the answer was sent: the connection is
+    // cut, so the client sees a failed answer (not a 200 with JSON cut short), counted as a 500.
+    if (res.headersSent) {
+      res.statusCode = 500;
+      res.destroy();
     }
-    await turn();
+    throw err;
   }
   if (!res.destroyed) res.end(pending);
 }

@@ -6,13 +6,12 @@
  * assets, which have no Express route).
  */
 import type { Request, RequestHandler, Response } from 'express';
+import { CLIENT_CLOSED_STATUS } from '../../domain/errors';
 import { recordRequest } from '../../domain/metrics';
 
 const API_PREFIXES = ['/api/', '/tiles/', '/ogc', '/auth/'];
 
 const ROUTE = Symbol('route template');
-
-const CLIENT_CLOSED = 499;
 
 /** Records the template of the route that took the request (defineRoute does, as it starts). */
 export function markRoute(res: Response, template: string): void {
@@ -34,7 +33,7 @@ export function routeLabel(req: Request, res: Response): string {
  * request as served. A client that left during the body keeps the status it was being sent.
  */
 export function answeredStatus(res: Response): number {
-  return res.headersSent ? res.statusCode : CLIENT_CLOSED;
+  return res.headersSent ? res.statusCode : CLIENT_CLOSED_STATUS;
 }
 
 export function httpMetrics(): RequestHandler {

@@ -14,9 +14,12 @@ import { bucketNames, s3 } from '../storage/service';
 import { deleteKeys, ensureBackupBucket, listAll, mirrorBuckets, pruneObjects, restoreBuckets, type ObjectRestoreResult } from './objects';
 import type { BackupRun, BackupType } from './jobTypes';
 import { ensureStanza, expireBackup, recover, repoBackups, restoreFiles, takeBackup, type BackupTarget } from './pgbackrest';
-import { backupsToExpire, backupsToKeep, nextBackupType, runRecordsToDrop } from './retention';
+import { backupsToExpire, backupsToKeep, nextBackupType, runRecordsToDrop, type RetentionPolicy } from './retention';
+import { childLogger } from '../log';
 
 type Repo = Pick<BackupTarget, 'stanza' | 'repoPath'>;
+
+const log = childLogger('backup');
 
 const runsPrefix = (t: Repo) => `runs/${t.stanza}/`;
 const objectsPrefix = (t: BackupTarget) => `objects/${t.stanza}`;
@@ -147,6 +150,20 @@ export async function lastBackup(t: Repo = stackRepo(), now = new Date(), db?: D
   return judgeBackups(runs, now, createdAt);
 }
 
+/**
+ * Deletes the run records retention no longer keeps. Best effort, after the run is recorded done:
+ * a record left over is deleted by the next backup, while a failure here must not record a good
+ * backup as failed (and tell every administrator so).
+ */
+async function pruneRunRecords(t: Repo, sets: Parameters<typeof runRecordsToDrop>[1], policy: RetentionPolicy): Promise<void> {
+  try {
+    const dropped = runRecordsToDrop(await backupRuns(t), sets, policy);
+    await deleteKeys(config.backup.bucket, dropped.map((id) => `${runsPrefix(t)}${id}.json`));
+  } catch (err) {
+    log.warn({ reason: err instanceof Error ? err.message : String(err) }, 'pruning backup run records failed; the next backup retries');
+  }
+}
+
 export interface BackupOutcome {
   run: BackupRun;
   expired: string[];
@@ -172,8 +189,7 @@ export async function runBackup(t: BackupTarget, o: { id: string; type?: BackupT
     await pruneObjects(objectsPrefix(t), backupsToKeep(sets, policy));
     Object.assign(run, { endedAt: new Date().toISOString(), sizeBytes: made.sizeBytes + mirror.copiedBytes, status: 'done', label: made.label });
     await saveRun(t, run);
-    const dropped = runRecordsToDrop(await backupRuns(t), sets, policy);
-    await deleteKeys(config.backup.bucket, dropped.map((id) => `${runsPrefix(t)}${id}.json`));
+    await pruneRunRecords(t, sets, policy);
     return { run, expired };
   } catch (err) {
     Object.assign(run, { endedAt: new Date().toISOString(), status: 'failed', error: err instanceof Error ? err.message : String(err) });

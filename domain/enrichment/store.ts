@@ -7,6 +7,7 @@ import type { Db } from '../db/pool';
 import type { BuildingFacts, Enrichment } from './rules';
 import { notifyFeatureChanges } from '../notifications/service';
 import type { StartDelivery } from '../areaDeps';
+import { escapeLike } from '../text/like';
 
 export const PARCEL_LAYER = 'TERENURI_ACTIVE';
 export const BUILDING_LAYER = 'CLADIRI_ACTIVE';
@@ -234,9 +235,6 @@ export async function parcelsByCadastralRefs(db: Db, siruta: number, refs: reado
   return r.rows.map(toParcel);
 }
 
-/** LIKE-escapes a normalised token (the search is a substring match, not a pattern language). */
-const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 export const OWNER_SEARCH_LIMIT = 50;
 
 /**
@@ -248,7 +246,7 @@ export async function searchOwnersLocal(db: Db, siruta: number, tokens: readonly
   if (tokens.length === 0) return [];
   const params: unknown[] = [siruta, PARCEL_LAYER, limit];
   const conds = tokens.map((t) => {
-    params.push(likeEscape(t));
+    params.push(escapeLike(t));
     return `f_owner_text(f.enrichment) LIKE '%' || f_norm($${params.length}) || '%'`;
   });
   const r = await db.query<ParcelRow>(

@@ -17,6 +17,7 @@ import { errors } from '../errors';
 import { assertWritable, canRead, canWrite, notFoundEntry, readableCompanies, type RegistryViewer } from './access';
 import { formatRegistryNumber, type Direction, type RegistryCompany } from './numbers';
 import type { StatusClass } from './status';
+import { escapeLike } from '../text/like';
 
 type Tx = Prisma.TransactionClient;
 type EntryRow = Awaited<ReturnType<PrismaClient['registryEntry']['findUniqueOrThrow']>>;
@@ -424,7 +425,7 @@ export interface EntryPage {
 
 /** LIKE pattern of a normalised search text (%, _ and \ taken literally). */
 function likePattern(q: string): string {
-  return `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return `%${escapeLike(q)}%`;
 }
 
 export async function listEntries(prisma: PrismaClient, viewer: RegistryViewer, q: ListQuery): Promise<EntryPage> {

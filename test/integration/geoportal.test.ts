@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createApp } from '../../api/app';
+import { config } from '../../domain/config';
 import { createStore } from '../../domain/db/store';
 import { closePool, getPool } from '../../domain/db/pool';
 import { createTestSessionRecord, type TestSession } from '../helpers/session';
@@ -18,7 +19,11 @@ import { plantGeoportalFixtures, removeGeoportalFixtures, type GeoportalFixture 
 import { listenApp } from '../helpers/appServer';
 import { until } from '../helpers/wait';
 
-const store = createStore();
+// This file's connections by name, so a test can tell its own statements from another file's.
+const APP_NAME = `geoportal-test-${process.pid}`;
+const dbUrl = new URL(config.db.url);
+dbUrl.searchParams.set('application_name', APP_NAME);
+const store = createStore(dbUrl.toString());
 
 const run = promisify(execFile);
 const SIRUTA_BASE = 990100;
@@ -145,10 +150,11 @@ describe('geoportal search', () => {
     // The search's statements held up behind a lock on the UATs (they all join them), so they are
     // still running when the client leaves: only a cancel can end them before the lock goes.
     const locker = await getPool().connect();
+    // Statements of this file's app held up by the lock (another file's may wait behind it too).
     const mine = `SELECT count(*)::int AS n FROM pg_stat_activity
-                   WHERE $1 = ANY(pg_blocking_pids(pid)) AND (query LIKE '%f_owner_text(f.enrichment) LIKE%' OR query LIKE '%WHERE f_norm(u.name) LIKE%')`;
+                   WHERE $1 = ANY(pg_blocking_pids(pid)) AND application_name = $2`;
     const lockerPid = (locker as unknown as { processID: number }).processID;
-    const held = async () => (await getPool().query<{ n: number }>(mine, [lockerPid])).rows[0]!.n;
+    const held = async () => (await getPool().query<{ n: number }>(mine, [lockerPid, APP_NAME])).rows[0]!.n;
     try {
       await locker.query(`BEGIN; SET LOCAL lock_timeout = '10s'; LOCK TABLE gis_uats IN ACCESS EXCLUSIVE MODE`);
       const gone = new AbortController();

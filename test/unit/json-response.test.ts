@@ -19,6 +19,10 @@ const item = (i: number) => ({ siruta: 100_000 + i, uatName: `Comuna Ștefăneș
 const LONG = { items: Array.from({ length: 12 * JSON_SLICE_ITEMS + 17 }, (_, i) => item(i)), total: 12 * JSON_SLICE_ITEMS + 17, skipped: undefined };
 /** A finished job's progress: its result's list of UATs two objects down. */
 const NESTED = { status: 'done', percent: 100, result: { total: LONG.items.length, uats: LONG.items, failed: [] }, error: undefined };
+/** An object that says how it is written: its own `toJSON`, whatever lists it holds. */
+const WITH_TOJSON = { items: LONG.items, toJSON: () => ({ summary: `${LONG.items.length} UAT-uri` }) };
+/** A value JSON cannot write, in the last slice. */
+const UNWRITABLE = { items: [...LONG.items, { siruta: 10n }] };
 const SMALL = { items: Array.from({ length: JSON_SLICE_ITEMS }, (_, i) => item(i)) };
 /** Items that count how many of them were serialised. */
 const COUNTED = Array.from({ length: 400 * JSON_SLICE_ITEMS }, (_, i) => ({ toJSON: () => (serialised++, item(i)) }));
@@ -40,6 +44,8 @@ beforeAll(async () => {
   const app = express();
   app.get('/long', (_req, res) => void answer(res, LONG));
   app.get('/nested', (_req, res) => void answer(res, NESTED));
+  app.get('/tojson', (_req, res) => void answer(res, WITH_TOJSON));
+  app.get('/unwritable', (_req, res) => void answer(res, UNWRITABLE).catch(() => undefined));
   app.get('/small', (_req, res) => void answer(res, SMALL));
   app.get('/list', (_req, res) => void answer(res, LONG.items));
   app.get('/counted', (_req, res) => void answer(res, { items: COUNTED }));
@@ -75,6 +81,17 @@ describe('a route answer holding a long list', () => {
     const res = await fetch(`${base}/nested`);
     expect(await res.text()).toBe(JSON.stringify(NESTED));
     expect(last.turns).toBeGreaterThanOrEqual(12);
+  });
+
+  test("an object's own toJSON is honoured as JSON.stringify honours it", async () => {
+    const res = await fetch(`${base}/tojson`);
+    expect(await res.text()).toBe(JSON.stringify(WITH_TOJSON));
+  });
+
+  test('a value JSON cannot write, met after the answer started, cuts the connection: no 200 with JSON cut short', async () => {
+    const res = await fetch(`${base}/unwritable`);
+    expect(res.status).toBe(200);
+    await expect(res.text()).rejects.toThrow();
   });
 
   test('a small answer is written at once, with its length', async () => {

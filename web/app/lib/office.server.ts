@@ -8,6 +8,7 @@ import { config } from '../../../domain/config';
 import type { Services } from '../../../domain/services';
 import { AppError } from '../../../domain/errors';
 import { vaultCaller } from '../../../domain/office/rules';
+import { OFFICE_TABS } from '../components/tools/ToolsLayout';
 
 async function orError<T>(p: Promise<T>, fallback: string): Promise<{ data: T | null; error: string | null }> {
   try {
@@ -17,10 +18,10 @@ async function orError<T>(p: Promise<T>, fallback: string): Promise<{ data: T | 
   }
 }
 
-/** The page's tabs: each loads only its own data (`?tab=`; the tag manager when none). */
-export type OfficeTab = 'etichete' | 'seif' | 'agenda';
+/** The page's tabs (OFFICE_TABS): each loads only its own data (`?tab=`; the first, the tag manager, when none). */
+export type OfficeTab = (typeof OFFICE_TABS)[number]['key'];
 
-export const officeTabOf = (value: string | null): OfficeTab => (value === 'seif' || value === 'agenda' ? value : 'etichete');
+export const officeTabOf = (value: string | null): OfficeTab => OFFICE_TABS.find((t) => t.key === value)?.key ?? OFFICE_TABS[0].key;
 
 /** A tab not shown: nothing read (the vault and the address book hold personal data). */
 const notShown = <T>(): Promise<{ data: T | null; error: string | null }> => Promise.resolve({ data: null, error: null });

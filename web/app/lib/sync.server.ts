@@ -1,6 +1,6 @@
 /**
  * What the "Sincronizare" tab of /parcel-sync loads on the server: the shared portal session
- * (spec 3.1), the store summary (db-summary, layers summary, stats) and the counties, from the
+ * (spec 3.1), the store summary (a page of its UATs, layers summary, stats) and the counties, from the
  * landreg service (domain/landreg/service.ts, from the load context), which the landreg routes call.
  */
 import type { LandregService, LayerSyncChanges, SessionState } from '../../../domain/landreg/service';

@@ -5,7 +5,7 @@
  * loader is read again.
  */
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from '@remix-run/node';
-import { Link, useLoaderData, useRevalidator, useSearchParams } from '@remix-run/react';
+import { Link, useLoaderData, useNavigation, useRevalidator, useSearchParams } from '@remix-run/react';
 import officeCss from '../styles/office.css?url';
 import { requireSession } from '../lib/auth.server';
 import { officePage, officeTabOf } from '../lib/office.server';
@@ -30,6 +30,9 @@ type Tab = (typeof OFFICE_TABS)[number]['key'];
 export default function Utilitare() {
   const d = useLoaderData<typeof loader>();
   const revalidator = useRevalidator();
+  const navigation = useNavigation();
+  // A tab picked (its data being read) or the shown one read again after a change.
+  const loading = revalidator.state === 'loading' || (navigation.state === 'loading' && navigation.location.pathname === '/utilitare');
   const [, setParams] = useSearchParams();
   // The tab whose data the loader read: a pick loads the new tab's data, then shows it.
   const tab: Tab = d.tab;
@@ -62,7 +65,7 @@ export default function Utilitare() {
           </Link>
         ))}
       </nav>
-      {revalidator.state === 'loading' && (
+      {loading && (
         <p className="office-muted" role="status">
           Se actualizează…
         </p>
