@@ -159,7 +159,7 @@ export function registerNotificationRoutes(router: Router, notifications: Notifi
       auth: 'session',
       body: WatchPost,
       response: { status: 201, description: 'Followed (200 with the existing item when already followed)', schema: z.object({ item: WatchItem }) },
-      failures: { 404: 'Unknown parcel or UAT' },
+      failures: { 404: 'Unknown parcel or UAT', 409: 'too_many_watches: the caller follows MAX_WATCHES_PER_USER (1,000) parcels and UATs already' },
     },
     async ({ auth, body }) => {
       const r = await notifications.addWatch(me(auth), 'featureId' in body ? { featureId: body.featureId } : { siruta: body.siruta });

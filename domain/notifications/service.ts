@@ -69,7 +69,7 @@ export function createNotificationsService(deps: NotificationsDeps) {
     setPreferences: (userId: string, change: Partial<Preferences>) => setPreferences(prisma, userId, change),
 
     listWatches: (userId: string) => listWatches(prisma, userId),
-    addWatch: (userId: string, what: { featureId: string } | { siruta: number }) => addWatch(prisma, pool, userId, what),
+    addWatch: (userId: string, what: { featureId: string } | { siruta: number }) => addWatch(pool, userId, what),
     removeWatch: (userId: string, id: string) => removeWatch(prisma, userId, id),
     /** A feature's change history, personal fields hidden from a viewer who may not see them. */
     featureHistory: (featureId: string, viewer: Viewer) => featureHistory(prisma, featureId, viewer),

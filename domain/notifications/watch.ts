@@ -8,7 +8,7 @@
  * the digest) and marks the rows notified. A retried activity neither repeats a notification
  * (notify keys) nor loses one (the rows stay pending until it is written).
  */
-import type { Db } from '../db/pool';
+import { withTransaction, type Db } from '../db/pool';
 import type { PrismaClient } from '../db/prisma';
 import { PERSONAL_ENRICHMENT_KEYS, type Viewer } from '../auth/rules';
 import { errors } from '../errors';
@@ -61,27 +61,55 @@ export async function listWatches(prisma: PrismaClient, userId: string): Promise
   return rows.map(toItem);
 }
 
+/** Parcels and UATs one user may follow: the list is answered whole, and each follow is checked at every sync. */
+export const MAX_WATCHES_PER_USER = 1000;
+
 /**
  * Follows a parcel or a UAT; following it again answers the existing item (`created: false`).
  * Notifications start with the next change (the history before it is on the timeline already).
+ * Past MAX_WATCHES_PER_USER a 409 `too_many_watches`.
  */
-export async function addWatch(prisma: PrismaClient, db: Db, userId: string, what: { featureId: string } | { siruta: number }): Promise<{ item: WatchItem; created: boolean }> {
+export async function addWatch(db: Db, userId: string, what: { featureId: string } | { siruta: number }): Promise<{ item: WatchItem; created: boolean }> {
   if ('featureId' in what) {
     const feature = await featureLabel(db, what.featureId);
     if (!feature) throw errors.notFound('Parcela nu există în baza de date locală.');
     if (feature.layerId !== WATCHED_LAYER) throw errors.badRequest('Se pot urmări doar parcele, nu clădiri sau limite.', [{ field: 'featureId', problem: 'not a parcel' }]);
-    const existing = await prisma.watchlistItem.findFirst({ where: { userId, kind: 'parcel', featureId: what.featureId } });
-    if (existing) return { item: toItem(existing), created: false };
     const label = `Parcela ${feature.cadastralRef ?? `#${feature.objectId}`}${feature.uatName ? ` (${feature.uatName})` : ''}`;
-    const row = await prisma.watchlistItem.create({ data: { userId, kind: 'parcel', siruta: feature.siruta, featureId: what.featureId, label } });
-    return { item: toItem(row), created: true };
+    return follow(db, userId, { kind: 'parcel', siruta: feature.siruta, featureId: what.featureId, label });
   }
   const uat = (await uatsBySiruta(db, [what.siruta])).get(what.siruta);
   if (!uat) throw errors.notFound('UAT-ul nu există în catalog.');
-  const existing = await prisma.watchlistItem.findFirst({ where: { userId, kind: 'uat', siruta: what.siruta } });
-  if (existing) return { item: toItem(existing), created: false };
-  const row = await prisma.watchlistItem.create({ data: { userId, kind: 'uat', siruta: what.siruta, label: `UAT ${uat.name}${uat.county ? ` (${uat.county})` : ''}` } });
-  return { item: toItem(row), created: true };
+  return follow(db, userId, { kind: 'uat', siruta: what.siruta, featureId: null, label: `UAT ${uat.name}${uat.county ? ` (${uat.county})` : ''}` });
+}
+
+const WATCH_COLUMNS = `id, kind, siruta, feature_id AS "featureId", label, created_at AS "createdAt"`;
+
+/**
+ * The follow itself, under a lock per user: a double click followed twice and two follows side by
+ * side could each count one under the cap (READ COMMITTED), as personal tokens once could.
+ */
+function follow(db: Db, userId: string, w: { kind: WatchItem['kind']; siruta: number; featureId: string | null; label: string }): Promise<{ item: WatchItem; created: boolean }> {
+  return withTransaction(async (tx) => {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('watchlist:' || $1))`, [userId]);
+    const same = await tx.query<WatchRow>(
+      `SELECT ${WATCH_COLUMNS} FROM watchlist
+        WHERE user_id = $1 AND kind = $2 AND (CASE WHEN $2 = 'parcel' THEN feature_id = $3::uuid ELSE siruta = $4 END) LIMIT 1`,
+      [userId, w.kind, w.featureId, w.siruta],
+    );
+    if (same.rows[0]) return { item: toItem(same.rows[0]), created: false };
+    const held = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM watchlist WHERE user_id = $1`, [userId]);
+    if ((held.rows[0]?.n ?? 0) >= MAX_WATCHES_PER_USER) {
+      throw errors.conflict(
+        'too_many_watches',
+        `Urmăriți deja ${countOf(MAX_WATCHES_PER_USER, 'parcelă sau UAT', 'parcele și UAT-uri')}. Renunțați la cele pe care nu le mai urmăriți, apoi adăugați altele.`,
+      );
+    }
+    const row = await tx.query<WatchRow>(
+      `INSERT INTO watchlist (user_id, kind, siruta, feature_id, label) VALUES ($1, $2, $3, $4::uuid, $5) RETURNING ${WATCH_COLUMNS}`,
+      [userId, w.kind, w.siruta, w.featureId, w.label],
+    );
+    return { item: toItem(row.rows[0]!), created: true };
+  }, db);
 }
 
 export async function removeWatch(prisma: PrismaClient, userId: string, id: string): Promise<void> {

@@ -16,6 +16,7 @@ import { closePool } from '../../domain/db/pool';
 import { disconnectPrisma } from '../../domain/db/prisma';
 import { writeEnrichment } from '../../domain/enrichment/store';
 import { notify } from '../../domain/notifications/notify';
+import { MAX_WATCHES_PER_USER } from '../../domain/notifications/watch';
 import type { NotifyResult } from '../../domain/notifications/service';
 import { mailReport } from '../../domain/notifications/notify';
 import { bucharestDate } from '../../domain/notifications/digest';
@@ -440,6 +441,31 @@ describe('watchlist', () => {
     expect((await api('DELETE', `/api/watchlist/${created.body.item.id}`, { who: mihai })).status).toBe(404);
     expect((await api('DELETE', `/api/watchlist/${created.body.item.id}`)).status).toBe(204);
     expect((await api('GET', '/api/watchlist')).body.items).toEqual([]);
+  });
+
+  test('a double click follows once; past the cap a follow is a 409 that says why, and an existing one still answers', async () => {
+    const f = await rig.db.query<{ id: string }>(
+      `SELECT id FROM gis_features WHERE siruta = $1 AND layer_id = 'TERENURI_ACTIVE' ORDER BY object_id LIMIT 2`,
+      [siruta],
+    );
+    const [first, second] = f.rows.map((r) => r.id);
+    try {
+      const clicks = await Promise.all([1, 2, 3].map(() => api('POST', '/api/watchlist', { body: { featureId: first }, who: elena })));
+      expect(clicks.map((c) => c.status).sort()).toEqual([200, 200, 201]);
+      expect(new Set(clicks.map((c) => c.body.item.id)).size).toBe(1);
+      // Elena follows the cap's worth (the rest planted as UAT follows).
+      await rig.db.query(
+        `INSERT INTO watchlist (user_id, kind, siruta, label) SELECT $1, 'uat', 7400000 + k, 'UAT plantat ' || k FROM generate_series(1, $2) k`,
+        [elena.data.user.id, MAX_WATCHES_PER_USER - 1],
+      );
+      const refused = await api('POST', '/api/watchlist', { body: { featureId: second }, who: elena });
+      expect(refused.status).toBe(409);
+      expect(refused.body).toMatchObject({ error: 'too_many_watches', message: expect.stringContaining('Urmăriți deja 1.000 de parcele și UAT-uri') });
+      expect((await api('POST', '/api/watchlist', { body: { featureId: first }, who: elena })).status).toBe(200);
+      expect((await api('GET', '/api/watchlist', { who: elena })).body.items).toHaveLength(MAX_WATCHES_PER_USER);
+    } finally {
+      await rig.db.query(`DELETE FROM watchlist WHERE user_id = $1`, [elena.data.user.id]);
+    }
   });
 
   test('a followed parcel removed at the portal and re-synced: one watch-change notification and a history entry', async () => {
