@@ -210,6 +210,12 @@ export const config = {
     tokenRateLimitPerMinute: int('TOKEN_RATE_LIMIT_PER_MINUTE', 60),
     /** Wrong tokens (401 answers, Bearer or Basic) one address may send a minute before it gets 429s. */
     bearerFailuresPerMinute: int('BEARER_FAILURES_PER_MINUTE', 20),
+    /**
+     * Days a personal access token signs in with an identity the provider has not confirmed again
+     * (no sign-in or session refresh of its user): a scope narrowed at the provider must reach a
+     * QGIS-only user's token too.
+     */
+    tokenIdentityMaxAgeDays: Math.max(1, int('TOKEN_IDENTITY_MAX_AGE_DAYS', 30)),
     /** Which proxies' X-Forwarded-For names the client (express `trust proxy`; trustProxySetting). */
     trustProxy: trustProxySetting(env.TRUST_PROXY),
   },

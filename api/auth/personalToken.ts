@@ -4,11 +4,15 @@
  * the password or the user name: api/auth/bearer.ts presentedToken) signs in as the token's user
  * and nothing else decides, not even a session cookie beside it. A revoked, expired or unknown token leaves
  * the request without a caller, so the route answers 401 and the bearer-failure limit counts it.
+ * So does a token whose identity the provider has not confirmed for TOKEN_IDENTITY_MAX_AGE_DAYS
+ * (no sign-in or session refresh of its user), with the reason in the 401.
  * The caller is a session context built from the token's identity with the flags evaluated
  * again against today's lists, so the viewer rule reads it exactly as it reads a session.
  */
 import type { RequestHandler } from 'express';
 import { config } from '../../domain/config';
+import { errors } from '../../domain/errors';
+import { countOf } from '../../domain/text/plural';
 import { evaluateFlags, type SessionContext } from '../../domain/auth/rules';
 import type { AuthService, TokenIdentity } from '../../domain/auth/service';
 import { presentedToken } from './bearer';
@@ -22,6 +26,15 @@ export const personalTokenAuth = (auth: Pick<AuthService, 'findLiveToken'>): Req
   auth
     .findLiveToken(secret)
     .then((token) => {
+      if (token && Date.now() - token.identityAt > config.app.tokenIdentityMaxAgeDays * 86_400_000) {
+        // The provider has not confirmed who this is for too long (a scope narrowed meanwhile
+        // would not have reached the token): no caller, and the reason in the 401.
+        return next(
+          errors.unauthorized(
+            `Tokenul nu mai poate fi folosit: contul dumneavoastră nu s-a mai conectat în aplicație de peste ${countOf(config.app.tokenIdentityMaxAgeDays, 'zi', 'zile')}. Conectați-vă o dată în aplicație, apoi reîncercați; tokenul rămâne același.`,
+          ),
+        );
+      }
       if (token) {
         const { identity } = token;
         const flags = evaluateFlags(

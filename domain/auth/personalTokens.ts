@@ -107,7 +107,7 @@ export async function revokeToken(db: Db, caller: { userId: string; isAdmin: boo
 
 /** A later sign-in, or a session refresh with the provider's claims, replaces what the user's tokens sign in as (a narrowed scope reaches them). */
 export async function refreshTokenIdentities(db: Db, identity: TokenIdentity): Promise<void> {
-  await db.query(`UPDATE personal_access_tokens SET identity = $2 WHERE user_id = $1 AND revoked_at IS NULL`, [
+  await db.query(`UPDATE personal_access_tokens SET identity = $2, identity_at = now() WHERE user_id = $1 AND revoked_at IS NULL`, [
     identity.user.id,
     JSON.stringify(identity),
   ]);
@@ -117,12 +117,14 @@ export interface LiveToken {
   id: string;
   identity: TokenIdentity;
   expiresAt: number;
+  /** When the identity provider last confirmed the identity (creation, a sign-in, a refresh with claims). */
+  identityAt: number;
 }
 
 /** The token a secret belongs to when it is neither revoked nor expired; null otherwise. */
 export async function findLiveToken(db: Db, hash: string): Promise<LiveToken | null> {
-  const r = await db.query<{ id: string; identity: TokenIdentity; expires_at: Date; last_used_at: Date | null }>(
-    `SELECT id, identity, expires_at, last_used_at FROM personal_access_tokens
+  const r = await db.query<{ id: string; identity: TokenIdentity; expires_at: Date; last_used_at: Date | null; identity_at: Date }>(
+    `SELECT id, identity, expires_at, last_used_at, identity_at FROM personal_access_tokens
       WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > now()`,
     [hash],
   );
@@ -131,5 +133,5 @@ export async function findLiveToken(db: Db, hash: string): Promise<LiveToken | n
   if (!row.last_used_at || Date.now() - row.last_used_at.getTime() >= TOUCH_INTERVAL_MS) {
     await db.query(`UPDATE personal_access_tokens SET last_used_at = now() WHERE id = $1`, [row.id]);
   }
-  return { id: row.id, identity: row.identity, expiresAt: row.expires_at.getTime() };
+  return { id: row.id, identity: row.identity, expiresAt: row.expires_at.getTime(), identityAt: row.identity_at.getTime() };
 }

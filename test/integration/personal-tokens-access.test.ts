@@ -124,6 +124,8 @@ describe('an administrator sees and cuts off every user’s desktop access', () 
     expect(forUser).toContain('Pagina QGIS');
     expect(forUser).not.toContain('all-tokens-table');
     expect(forUser).not.toContain('Tokenurile tuturor utilizatorilor');
+    // Both are told how long a token works without a sign-in to the app.
+    for (const text of [forAdmin, forUser]) expect(text).toMatch(/cel puțin o dată la (<!-- -->)?30 de zile/);
   });
 });
 
@@ -147,6 +149,25 @@ describe('the cap of live tokens per user', () => {
       await getPool().query(`DELETE FROM personal_access_tokens WHERE user_id = $1`, [ion.data.user.id]);
       await ion.end();
     }
+  });
+});
+
+describe("a token whose user's identity the provider has not confirmed for a while", () => {
+  it(`stops signing in after ${config.app.tokenIdentityMaxAgeDays} days without a sign-in or session refresh of its user, says why, and works again after one`, async () => {
+    const { id, token } = await newToken(radu, 'QGIS doar');
+    const bearer = `Bearer ${token}`;
+    expect(await get(base, '/ogc/collections', bearer)).toBe(200);
+    // Radu only used QGIS: his identity was last confirmed a day past the limit.
+    await getPool().query(`UPDATE personal_access_tokens SET identity_at = now() - make_interval(days => $2 + 1) WHERE id = $1`, [id, config.app.tokenIdentityMaxAgeDays]);
+    for (const path of ['/ogc/collections', '/tiles/catalog']) {
+      const res = await fetch(`${base}${path}`, { headers: { authorization: bearer } });
+      expect({ path, status: res.status }).toEqual({ path, status: 401 });
+      expect(await res.json()).toMatchObject({ error: 'unauthorized', message: expect.stringContaining('Conectați-vă o dată în aplicație') });
+    }
+    // He signs in once: his tokens take the identity of now (api/auth/routes.ts, as a session refresh does).
+    const { createAuthService } = await import('../../domain/auth/service');
+    await createAuthService({ store }).refreshTokenIdentities({ user: radu.data.user, groups: [], enrichmentScope: null, emailVerified: true });
+    expect(await get(base, '/ogc/collections', bearer)).toBe(200);
   });
 });
 

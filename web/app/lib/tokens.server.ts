@@ -16,6 +16,8 @@ export async function qgisAccessPage({ services }: Pick<AppLoadContext, 'service
     ogcUrl: `${config.app.publicUrl.replace(/\/+$/, '')}/ogc`,
     defaultDays: DEFAULT_TOKEN_DAYS,
     maxDays: MAX_TOKEN_DAYS,
+    /** A token stops signing in when its user has not signed in to the app for this long (api/auth/personalToken.ts). */
+    identityDays: config.app.tokenIdentityMaxAgeDays,
     projectUats: await ogc.uatsWithParcels(),
     authcfg: QGIS_AUTHCFG,
   };

@@ -19,6 +19,7 @@ import { qgisAccessPage } from '../lib/tokens.server';
 import type { TokenSummary } from '../../../domain/auth/service';
 import { formatWhen } from '../lib/dates';
 import { QgisProjectLink } from '../components/tools/QgisProjectLink';
+import { countOf } from '../lib/words';
 
 export const meta: MetaFunction = () => [{ title: 'Acces QGIS · Utilitare · Geoportal cadastral' }];
 export const links: LinksFunction = () => [
@@ -34,7 +35,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 const when = (iso: string | null) => (iso ? formatWhen(iso, 'dateTimeMedium') : 'niciodată');
 
 export default function QgisAccess() {
-  const { tokens, everyUsersTokens, ogcUrl, defaultDays, maxDays, projectUats, authcfg } = useLoaderData<typeof loader>();
+  const { tokens, everyUsersTokens, ogcUrl, defaultDays, maxDays, identityDays, projectUats, authcfg } = useLoaderData<typeof loader>();
   const revalidator = useRevalidator();
   const [name, setName] = useState('');
   const [days, setDays] = useState(String(defaultDays));
@@ -110,6 +111,10 @@ export default function QgisAccess() {
                 Creează tokenul
               </button>
             </form>
+            <p className="office-muted" data-testid="token-identity-note">
+              Un token funcționează cât timp vă conectați în aplicație cel puțin o dată la {countOf(identityDays, 'zi', 'zile')}: astfel, drepturile
+              schimbate între timp ajung și la QGIS.
+            </p>
             {created && (
               <div role="status" data-testid="token-secret-box">
                 <p>
