@@ -64,7 +64,12 @@ function* pieces(value: unknown, depth = 0): Generator<string | typeof SLICE_END
   yield JSON.stringify(value);
 }
 
-function drainedOrClosed(res: Response): Promise<void> {
+/**
+ * Resolves when a written-full socket takes more, or when the client has left: a departed client
+ * sends neither `drain` nor `error`, so a wait for `drain` alone would never end (and would keep
+ * whatever the writer holds).
+ */
+export function drainedOrClosed(res: Response): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       res.off('drain', done);

@@ -14,7 +14,6 @@
  * POST /api/storage/migrate-blobs belongs to the registry area.
  */
 import type { Response, Router } from 'express';
-import { once } from 'node:events';
 import { z } from 'zod';
 import type { SessionContext } from '../../domain/auth/rules';
 import { defineRoute, reply } from '../http/route';
@@ -24,6 +23,7 @@ import { config } from '../../domain/config';
 import { COMPANIES } from '../../domain/office/rules';
 import type { OfficeService, StorageCaller } from '../../domain/office/service';
 import { jsonUtf8 } from '../http/rawJson';
+import { drainedOrClosed } from '../http/jsonResponse';
 
 const log = childLogger('storage');
 
@@ -79,7 +79,7 @@ function callerOf(auth: SessionContext | undefined): StorageCaller {
 }
 
 async function write(res: Response, chunk: string): Promise<void> {
-  if (!res.write(chunk)) await once(res, 'drain');
+  if (!res.write(chunk)) await drainedOrClosed(res);
 }
 
 export interface StorageRouteOptions {
@@ -115,7 +115,7 @@ export function registerStorageRoutes(router: Router, office: OfficeService, opt
         for (; !next.done; next = await rows.next()) {
           await write(res, (count++ ? ',' : '') + office.itemJson(next.value, query.lightweight));
           lastKey = next.value.key;
-          if (signal.aborted) return;
+          if (signal.aborted || res.destroyed) return;
         }
         let tail = ']';
         if (query.limit !== undefined) {
@@ -127,6 +127,9 @@ export function registerStorageRoutes(router: Router, office: OfficeService, opt
         // Half an answer is out: the client must see a broken response, not a complete-looking one.
         log.error({ err: (err as Error).message, namespace: query.namespace }, 'storage export failed mid-stream');
         res.destroy(err as Error);
+      } finally {
+        // An export left early lets go of its batch at once, not when the collector finds it.
+        await rows.return(undefined);
       }
     },
   );

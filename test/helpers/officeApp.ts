@@ -9,6 +9,8 @@ import { scratchDatabase } from './scratchDb';
 import { createTestSessionRecord, type TestSession, type TestSessionOptions } from './session';
 import { listenApp } from './appServer';
 import type { AppDeps } from '../../api/app';
+import type { Store } from '../../domain/db/store';
+import type { Services } from '../../domain/services';
 
 export interface OfficeApp {
   base: string;
@@ -19,8 +21,14 @@ export interface OfficeApp {
   close(): Promise<void>;
 }
 
-/** `deps`: settings of the app beyond its store (a small storage quota, say). */
-export async function startOfficeApp(prefix: string, deps: Omit<AppDeps, 'store'> = {}): Promise<OfficeApp> {
+/**
+ * `deps`: settings of the app beyond its store (a small storage quota, say); `services`, when
+ * given, builds the areas' services from the app's store (a test that watches one of them).
+ */
+export async function startOfficeApp(
+  prefix: string,
+  deps: Omit<AppDeps, 'store' | 'services'> & { services?: (store: Store) => Services } = {},
+): Promise<OfficeApp> {
   const scratch = scratchDatabase(prefix);
   await scratch.create();
   const { migrate } = await import('../../domain/db/migrate');
@@ -32,7 +40,7 @@ export async function startOfficeApp(prefix: string, deps: Omit<AppDeps, 'store'
   const { disconnectPrisma } = await import('../../domain/db/prisma');
   const { createStore } = await import('../../domain/db/store');
   const store = createStore(scratch.url);
-  const { server, base } = await listenApp(createApp({ ...deps, store }));
+  const { server, base } = await listenApp(createApp({ ...deps, store, services: deps.services?.(store) }));
   const sessions: TestSession[] = [];
   return {
     base,

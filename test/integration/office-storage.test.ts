@@ -3,10 +3,17 @@
  * written and exported, the lightweight strip at any depth, delete semantics, bad input, the
  * 25 MB body limit; namespaces scoped to a company or a user (another company's namespace is
  * 404 to read, write or delete; G reads all), the paged export and a streamed one of several records of
- * 20 MB. The whole API in process on a scratch database.
+ * 20 MB, and an export its client stops reading and leaves, which lets go of what it holds. The
+ * whole API in process on a scratch database; the export's record reader is watched (how many
+ * records it handed out, whether it is still open), nothing of it replaced.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { once } from 'node:events';
+import http from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { startOfficeApp, type OfficeApp } from '../helpers/officeApp';
+import type { Services } from '../../domain/services';
+import type { StorageRow } from '../../domain/office/storage';
 
 let app: OfficeApp;
 let cookie: string;
@@ -16,8 +23,29 @@ let ana: string;
 let mihai: string;
 let radu: string;
 
+/** The exports' record readers: records handed to the route, readers not yet finished. */
+const readers = { handedOut: 0, open: 0 };
+async function* watched(rows: AsyncGenerator<StorageRow>): AsyncGenerator<StorageRow> {
+  readers.open++;
+  try {
+    for await (const row of rows) {
+      readers.handedOut++;
+      yield row;
+    }
+  } finally {
+    readers.open--;
+  }
+}
+
 beforeAll(async () => {
-  app = await startOfficeApp('geoportal_office_storage');
+  const { processServices } = await import('../../temporal/services');
+  app = await startOfficeApp('geoportal_office_storage', {
+    services: (store) => {
+      const services: Services = processServices(store);
+      const rows = services.office.namespaceRows;
+      return { ...services, office: { ...services.office, namespaceRows: (...args) => watched(rows(...args)) } };
+    },
+  });
   cookie = (await app.session({ email: 'dan@birou.ro', company: 'U' })).cookie;
   bogdan = (await app.session({ email: 'bogdan@birou.ro', company: 'U' })).cookie;
   ana = (await app.session({ email: 'ana@birou.ro', company: 'B', groups: ['admin'] })).cookie;
@@ -198,5 +226,28 @@ describe('export in pages or streamed', () => {
       ['a2', 20 * 1024 * 1024, true],
       ['a3', 20 * 1024 * 1024, true],
     ]);
+  }, 120_000);
+
+  test('an export whose client stops reading and then leaves lets go of its records at once', async () => {
+    const record = (i: number) => ({ fileData: String(i % 10).repeat(4 * 1024 * 1024) });
+    for (let i = 0; i < 12; i++) expect((await app.call('PUT', '/api/storage', { auth: cookie, body: { namespace: 'lasat', key: `r${i}`, value: record(i) } })).status).toBe(200);
+    const before = { ...readers };
+    const req = http.get(`${app.base}/api/storage?namespace=lasat`, { headers: { cookie } });
+    const [res] = (await once(req, 'response')) as [http.IncomingMessage];
+    expect(res.statusCode).toBe(200);
+    res.pause();
+    // The client reads nothing more: the export fills the socket and waits for it to drain.
+    let seen = -1;
+    while (readers.handedOut !== seen) {
+      seen = readers.handedOut;
+      await sleep(500);
+    }
+    expect(readers.open).toBe(before.open + 1);
+    expect(readers.handedOut - before.handedOut).toBeLessThan(12);
+    req.destroy();
+    for (let i = 0; i < 50 && readers.open > before.open; i++) await sleep(100);
+    // The route stopped waiting and closed its reader (before, it waited for a drain that never came).
+    expect(readers.open).toBe(before.open);
+    expect(readers.handedOut - before.handedOut).toBeLessThan(12);
   }, 120_000);
 });
