@@ -161,23 +161,35 @@ export interface StoreUatsPage {
  * counts and syncs, so a store of every UAT of the country costs the page what a store of fifty
  * does; `q` finds a UAT by name, county or SIRUTA, diacritics and case aside.
  */
+/** 5 million UATs: a larger page number is past the last page of any store. */
+const STORE_UATS_MAX_PAGE = 100_000;
+
 export async function storeUatsPage(db: Db, opts: { q?: string; page?: number }, layers: readonly string[]): Promise<StoreUatsPage> {
   const q = (opts.q ?? '').trim();
   const held = `WITH held AS (SELECT k.siruta, u.name, u.county
                   FROM (SELECT DISTINCT c.siruta FROM ${LAYER_COUNTS_SQL} c) k LEFT JOIN gis_uats u ON u.siruta = k.siruta
                  WHERE $1 = '' OR k.siruta::text = $1 OR f_norm(coalesce(u.name, '') || ' ' || coalesce(u.county, '')) LIKE '%' || f_norm($2) || '%')`;
-  const count = await db.query<{ n: number }>(`${held} SELECT count(*)::int AS n FROM held`, [q, escapeLike(q)]);
-  const total = count.rows[0]?.n ?? 0;
-  const pages = Math.max(1, Math.ceil(total / STORE_UATS_PAGE_SIZE));
-  const page = Math.min(Math.max(1, Math.floor(opts.page ?? 1)), pages);
-  const r = await db.query(
-    `${held}, page AS (SELECT * FROM held ORDER BY county, name, siruta LIMIT $3 OFFSET $4)
-     SELECT p.siruta, p.name, p.county,
-            (SELECT max(finished_at) FROM gis_sync_runs r WHERE r.siruta = p.siruta AND r.status = 'done') AS last_sync,
-            (SELECT coalesce(jsonb_agg(to_jsonb(c)), '[]') FROM ${LAYER_COUNTS_SQL} c WHERE c.siruta = p.siruta AND c.layer_id = ANY($5::text[])) AS counts
-       FROM page p ORDER BY p.county, p.name, p.siruta`,
-    [q, escapeLike(q), STORE_UATS_PAGE_SIZE, (page - 1) * STORE_UATS_PAGE_SIZE, layers],
-  );
+  // One walk of the store's UATs gives the page and the total; a page past the last (an old
+  // link, a search that now holds fewer) costs a count and the last page's read.
+  const read = (page: number) =>
+    db.query(
+      `${held}, page AS (SELECT *, count(*) OVER ()::int AS total FROM held ORDER BY county, name, siruta LIMIT $3 OFFSET $4)
+       SELECT p.siruta, p.name, p.county, p.total,
+              (SELECT max(finished_at) FROM gis_sync_runs r WHERE r.siruta = p.siruta AND r.status = 'done') AS last_sync,
+              (SELECT coalesce(jsonb_agg(to_jsonb(c)), '[]') FROM ${LAYER_COUNTS_SQL} c WHERE c.siruta = p.siruta AND c.layer_id = ANY($5::text[])) AS counts
+         FROM page p ORDER BY p.county, p.name, p.siruta`,
+      [q, escapeLike(q), STORE_UATS_PAGE_SIZE, (page - 1) * STORE_UATS_PAGE_SIZE, layers],
+    );
+  // Past any store's last page (an address typed by hand: 1e300, Infinity): read as past the last.
+  let page = Math.min(Math.max(1, Math.floor(opts.page ?? 1)), STORE_UATS_MAX_PAGE);
+  let r = await read(page);
+  let total: number = r.rows[0]?.total ?? 0;
+  if (r.rows.length === 0 && page > 1) {
+    const count = await db.query<{ n: number }>(`${held} SELECT count(*)::int AS n FROM held`, [q, escapeLike(q)]);
+    total = count.rows[0]?.n ?? 0;
+    page = Math.max(1, Math.ceil(total / STORE_UATS_PAGE_SIZE));
+    if (total > 0) r = await read(page);
+  }
   const uats = r.rows.map(
     (x): StoreUat => ({
       siruta: x.siruta,

@@ -68,6 +68,10 @@ describe("the sync tab's table of the store's UATs", () => {
     expect(last.text).not.toContain('rel="next"');
     // A page past the last is the last.
     expect((await table('uatQ=paginesti&uatPage=99')).rows).toEqual(last.rows);
+    for (const far of ['1e300', 'Infinity', '9007199254740993']) {
+      const r = await table(`uatQ=paginesti&uatPage=${far}`);
+      expect({ far, status: r.status, rows: r.rows }).toEqual({ far, status: 200, rows: last.rows });
+    }
   });
 
   test('by name without diacritics, or by SIRUTA; a search that matches nothing says so', async () => {
