@@ -18,3 +18,6 @@ export {
 } from './jobKinds';
 export { COUNTIES } from './counties';
 export { INVALID_SIRUTA_MESSAGE, PG_INT_MAX, sirutaParam } from './siruta';
+
+/** Characters of the sync tab's search of the store's UATs (`?uatQ=`): longer than any UAT and county name together. */
+export const UAT_SEARCH_MAX_CHARS = 100;

@@ -4,7 +4,9 @@
  * checks"):
  * - /registratura's loader holds the list's filters to the API's bounds (REGISTRY_LIST_BOUNDS):
  *   `page=1e300` and a NUL in `q` reached PostgreSQL (500); now the page shows the list without
- *   them, while GET /api/registratura/entries refuses them (400);
+ *   them, while GET /api/registratura/entries refuses them (400); an entry id that is no UUID
+ *   opens nothing (it reached the uuid column: "an unexpected error");
+ * - /parcel-sync's sync tab reads its search of the store's UATs as the registry's (a NUL was a 500);
  * - /parcel-sync (search tab) and /parcel-sync/dashboard read SIRUTA and the owner name by the
  *   API's rules (400 with the reason), and a parcel's action refuses what is no parcel id (404);
  * - /infrastructura-harti's action reads its intent form within a byte cap
@@ -65,6 +67,16 @@ describe('/registratura: the list filters hold the API’s bounds', () => {
     // The browser holds the year box to the same bounds before anything is sent.
     expect(ok.text).toMatch(/<input name="year" type="number" min="1990" max="2100" step="1"/);
   });
+
+  test('an entry id of 36 hex digits and dashes that is no UUID opens no entry and no error (it was "an unexpected error")', async () => {
+    for (const id of ['-'.repeat(36), `${'a'.repeat(35)}-`, '0000000000000000000000000000000000aa']) {
+      const r = await page(`/registratura?id=${id}`, user);
+      expect({ id, status: r.status }).toEqual({ id, status: 200 });
+      expect(r.text).toContain('<title>Registratură</title>');
+      expect(r.text).not.toContain('A apărut o eroare neașteptată');
+      expect((await page(`/api/registratura/entries/${id}`, user)).status).toBe(400);
+    }
+  });
 });
 
 describe('/infrastructura-harti: the action reads a small form only', () => {
@@ -124,6 +136,18 @@ describe('the sync pages read SIRUTA and the owner searched for as the API does'
     expect((await page('/api/landreg/uat-dashboard?siruta=99999999999', user)).status).toBe(400);
     // The sync tab only preselects a UAT: it opens without the unreadable one.
     expect((await page('/parcel-sync?siruta=99999999999', user)).status).toBe(200);
+  });
+
+  test('the sync tab’s search of the store’s UATs drops a NUL (it was a 500) and cuts a long one, as the registry’s does', async () => {
+    /** What the page's search box holds (its value attribute, absent when empty). */
+    const searched = (html: string) => /<input[^>]*data-testid="sync-uats-q"[^>]*>/.exec(html)?.[0].match(/ value="([^"]*)"/)?.[1] ?? '';
+    const nul = await page('/parcel-sync?uatQ=Sat%00x', user);
+    expect(nul.status).toBe(200);
+    expect(nul.text).toContain('data-testid="sync-uats-q"');
+    expect(searched(nul.text)).toBe('');
+    const long = await page(`/parcel-sync?uatQ=${'x'.repeat(300)}`, user);
+    expect(long.status).toBe(200);
+    expect(searched(long.text)).toBe('x'.repeat(100));
   });
 
   test('an owner name with NUL or past 200 characters is a 400 that says why, before any portal call', async () => {

@@ -6,6 +6,7 @@
 import type { SessionContext } from '../../../domain/auth/rules';
 import { AppError } from '../../../domain/errors';
 import { intParam } from '../../../domain/text/intParam';
+import { isUuid, searchText } from '../../../domain/text/queryText';
 import {
   COMPANIES,
   DIRECTIONS,
@@ -57,8 +58,7 @@ function listFilters(p: URLSearchParams) {
   const company = (COMPANIES as readonly string[]).includes(p.get('company') ?? '') ? (p.get('company') as RegistryCompany) : undefined;
   const direction = (DIRECTIONS as readonly string[]).includes(p.get('direction') ?? '') ? (p.get('direction') as Direction) : undefined;
   const year = boundedInt(p.get('year'), LIST.yearMin, LIST.yearMax);
-  const text = (p.get('q') ?? '').trim().slice(0, LIST.searchMaxChars);
-  const q = text.includes('\u0000') ? '' : text;
+  const q = searchText(p.get('q'), LIST.searchMaxChars);
   const page = boundedInt(p.get('page'), 1, LIST.pageMax) ?? 1;
   return { company, direction, year, q, page };
 }
@@ -72,7 +72,7 @@ export async function registryPageData(registry: RegistryService, auth: SessionC
   let history: HistoryItem[] = [];
   let error: string | null = null;
   const id = p.get('id');
-  if (id && /^[0-9a-f-]{36}$/i.test(id)) {
+  if (isUuid(id)) {
     try {
       selected = await registry.getEntry(viewer, id);
       history = await registry.entryHistory(viewer, id);

@@ -21,7 +21,8 @@ import { requireSession } from '../lib/auth.server';
 import { canSearchOwners, failureMessage, ownerNameProblem, uatOption, viewerOf } from '../lib/enrichment.server';
 import { refusalInit, retryAfterHeaders, withinPortalDoor } from '../lib/portal.server';
 import type { CadastralSearchResult, OwnerSearchResult } from '../../../domain/enrichment/service';
-import { INVALID_SIRUTA_MESSAGE, sirutaParam } from '../../../domain/landreg/rules';
+import { INVALID_SIRUTA_MESSAGE, UAT_SEARCH_MAX_CHARS, sirutaParam } from '../../../domain/landreg/rules';
+import { searchText } from '../../../domain/text/queryText';
 import { EnrichmentFields } from '../components/enrichment/EnrichmentFields';
 import { EpayTab } from '../components/cf/EpayTab';
 import cfCss from '../styles/cf.css?url';
@@ -80,7 +81,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   // its table of the store's UATs a page at a time (`uatQ`, `uatPage`).
   const sync =
     tab === 'sync'
-      ? await syncTabData(context.services.landreg, { q: url.searchParams.get('uatQ') ?? '', page: Number(url.searchParams.get('uatPage')) || 1 })
+      ? await syncTabData(context.services.landreg, { q: searchText(url.searchParams.get('uatQ'), UAT_SEARCH_MAX_CHARS), page: Number(url.searchParams.get('uatPage')) || 1 })
       : null;
   return data(
     {

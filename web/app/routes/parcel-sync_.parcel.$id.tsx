@@ -16,6 +16,7 @@ import { AREA_LABELS } from '../lib/areas';
 import { ParcelSyncLayout } from '../components/sync/ParcelSyncLayout';
 import { Card } from '../components/Card';
 import { formatWhen } from '../lib/dates';
+import { isUuid } from '../../../domain/text/queryText';
 
 export const meta: MetaFunction = () => [{ title: 'Parcelă · Sincronizare parcele' }];
 export const headers: HeadersFunction = retryAfterHeaders;
@@ -24,7 +25,6 @@ export const links: LinksFunction = () => [
   { rel: 'stylesheet', href: enrichmentCss },
 ];
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What the page and its action answer for an address that names no stored parcel. */
 const notFound = () => new Response('Parcela nu există în baza de date locală.', { status: 404 });
@@ -32,7 +32,7 @@ const notFound = () => new Response('Parcela nu există în baza de date locală
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
   const id = params.id ?? '';
-  const found = UUID_RE.test(id) ? await context.services.enrichment.storedParcel(id, viewerOf(auth)) : null;
+  const found = isUuid(id) ? await context.services.enrichment.storedParcel(id, viewerOf(auth)) : null;
   if (!found) throw notFound();
   return { ...found, canEnrich: !auth.useCentralApi };
 }
@@ -42,7 +42,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   // Spec 5.9: enrichment is a legacy write; central-API users get the 410 message.
   if (auth.useCentralApi) return data({ ok: false, message: goneCentralApiMessage() });
   // The loader's own rule, before the portal door: what is no parcel id takes no portal slot.
-  if (!UUID_RE.test(params.id ?? '')) throw notFound();
+  if (!isUuid(params.id)) throw notFound();
   try {
     const f = await withinPortalDoor(context, request, auth, () => context.services.enrichment.enrichOne({ id: params.id ?? '' }, viewerOf(auth), true));
     return data({ ok: true, message: `Parcela a fost îmbogățită (${formatWhen(f.enrichedAt ?? Date.now(), 'dateTimeSeconds')}).` });

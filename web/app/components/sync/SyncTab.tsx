@@ -464,7 +464,7 @@ function UatTableControls({ page }: { page: StoreSummaryView['uats'] }) {
         {kept.map(([k, v]) => (
           <input key={k} type="hidden" name={k} value={v} />
         ))}
-        <input type="search" className="input" name="uatQ" defaultValue={page.q} placeholder="Caută UAT, județ sau SIRUTA" aria-label="Caută UAT, județ sau SIRUTA" data-testid="sync-uats-q" />
+        <input type="search" className="input" name="uatQ" defaultValue={page.q} maxLength={100} placeholder="Caută UAT, județ sau SIRUTA" aria-label="Caută UAT, județ sau SIRUTA" data-testid="sync-uats-q" />
         <button type="submit" className="btn btn--secondary">
           Caută
         </button>
