@@ -26,12 +26,23 @@ export async function sendAttachment(
 }
 
 /**
+ * Runs `fn` once the response is closed (answered, or the client gone), at once when it already
+ * is: a client may leave while a request waits for its session or a slot, and a `close` listener
+ * added after that would never run (a slot never given back, a wait that never ends).
+ */
+export function onClose(res: Response, fn: () => void): void {
+  if (res.closed || res.destroyed) fn();
+  else res.once('close', fn);
+}
+
+/**
  * Aborts when the client goes away before the answer is complete: the one way a route stops work
- * (a service call, a stream, a build and its child processes) nobody will receive.
+ * (a service call, a stream, a build and its child processes) nobody will receive. Already
+ * aborted when the client left before it was asked for.
  */
 export function clientGone(res: Response): AbortSignal {
   const ac = new AbortController();
-  res.once('close', () => {
+  onClose(res, () => {
     // The reason is the 499 itself: work that rejects with it (a slot's queue, a fetch, a child
     // process's AbortError as its cause) is the client's leaving, never a 500 in the error log.
     if (!res.writableFinished) ac.abort(errors.clientClosed());

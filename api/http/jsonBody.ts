@@ -17,6 +17,7 @@ import { callerKey, heavyWork } from './rateLimit';
 import { checkJsonShape, nulFailure, shapeFailure } from './route';
 import { JsonShapeError, WORKER_ROLE, type ParseJob, type ParseResult } from './jsonShape';
 import { RawJson, rawFieldsOf } from './rawJson';
+import { onClose } from './download';
 
 export interface JsonBodyOptions {
   /** Bytes a body may have (413 past it). */
@@ -116,8 +117,18 @@ function readBody(req: Request, limit: number, inline: number, declared: number,
     req.once('error', (err) => {
       if (failed) return;
       failed = true;
-      reject(err);
+      // A client that left mid-body is a 499 of its own doing, not a failure of ours.
+      reject(req.destroyed && !req.complete ? errors.clientClosed() : err);
     });
+    // A client gone before the body is read (while its session was looked up, say) sends no
+    // `end` and no `error` any more: the read ends here, and its buffer with it.
+    const gone = () => {
+      if (failed || req.complete) return;
+      failed = true;
+      reject(errors.clientClosed());
+    };
+    if (req.destroyed) gone();
+    else req.once('close', gone);
   });
 }
 
@@ -145,7 +156,7 @@ async function parseBody(req: Request, res: Response, opts: JsonBodyOptions): Pr
   const takeSlot = () => {
     if (release) return;
     release = heavyWork.jsonBody.tryAcquire(callerKey(req));
-    res.once('close', release);
+    onClose(res, release);
   };
   if (declared > inline) {
     try {

@@ -71,6 +71,10 @@ function* pieces(value: unknown, depth = 0): Generator<string | typeof SLICE_END
  */
 export function drainedOrClosed(res: Response): Promise<void> {
   return new Promise((resolve) => {
+    if (res.closed || res.destroyed) {
+      resolve();
+      return;
+    }
     const done = () => {
       res.off('drain', done);
       res.off('close', done);

@@ -24,6 +24,7 @@ import { presentedToken } from '../auth/bearer';
 import { isGuardedPath } from '../auth/pageGuard';
 import { config } from '../../domain/config';
 import { rateLimited } from '../../domain/metrics';
+import { clientGone, onClose } from './download';
 
 const WINDOW_MS = 60_000;
 
@@ -237,10 +238,10 @@ export const heavyWork = {
 /**
  * Takes a slot of `slots` for the caller (or throws 429) and gives it back when the answer is
  * finished or the client left: for work that stops with its response (its children are killed on
- * the same `close`).
+ * the same `close`). A client that leaves while it waits in the slot's queue stops waiting.
  */
 export async function holdSlot(slots: WorkSlots, req: Request, res: Response): Promise<Release> {
-  const release = await slots.acquire(callerKey(req));
-  res.once('close', release);
+  const release = await slots.acquire(callerKey(req), clientGone(res));
+  onClose(res, release);
   return release;
 }

@@ -119,6 +119,8 @@ async function receive(req: Request, opts: Required<Pick<UploadOptions, 'maxByte
     req.on('close', () => {
       if (!req.complete) onAbort();
     });
+    // Gone before this listened (while the session, the slot or the disk was checked): no event comes.
+    if (req.destroyed && !req.complete) onAbort();
 
     bb.on('file', (field, stream, info) => {
       if (failed || (opts.fileFields && !opts.fileFields.includes(field))) {

@@ -344,10 +344,12 @@ export function registerOgcRoutes(router: Router, ogc: OgcService): void {
         .concat(`limit=${limit}`)
         .join('&');
       const aheadKey = (cursor: string) => [userId, collection.id, sameQuery, cursor].join('\n');
-      const release = await heavyWork.ogcItems.acquire(callerKey(req));
+      // A page QGIS gave up on (the user panned) stops waiting for its turn, and is not read.
+      const gone = clientGone(res);
+      const release = await heavyWork.ogcItems.acquire(callerKey(req), gone);
       try {
         const ahead = query.cursor ? ogc.readAhead.take(aheadKey(query.cursor)) : undefined;
-        const page = (ahead && (await ahead.catch(() => undefined))) || (await ogc.queryItems(q, clientGone(res)));
+        const page = (ahead && (await ahead.catch(() => undefined))) || (await ogc.queryItems(q, gone));
         // The links repeat the caller's own parameters (as sent) with the position replaced.
         const url = `${base()}/collections/${collection.id}/items`;
         const withCursor = (cursor?: string) => {
@@ -374,7 +376,7 @@ export function registerOgcRoutes(router: Router, ogc: OgcService): void {
         );
         res.write(page.features);
         res.end(']}');
-        if (page.hasNext && page.last && limit >= READ_AHEAD_MIN_LIMIT) {
+        if (page.hasNext && page.last && limit >= READ_AHEAD_MIN_LIMIT && !gone.aborted) {
           const next = { direction: 'after' as const, ...page.last };
           ogc.readAhead.start(aheadKey(encodeCursor(next)), userId, () => heavyWork.ogcItems.tryAcquire(callerKey(req)), () => ogc.queryItems({ ...q, cursor: next }));
         }

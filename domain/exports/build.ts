@@ -315,7 +315,7 @@ export async function buildExport(opts: BuildOptions): Promise<BuiltExport> {
     if (magic) {
       plan('quality', () =>
         timed('quality', 'Raport de calitate', async () => {
-          quality = await qualityReport(db, siruta, layerIds);
+          quality = await qualityReport(db, siruta, layerIds, opts.signal);
           const invalid = quality.layers.reduce((a, l) => a + l.invalidGeometries, 0);
           const dups = quality.layers.reduce((a, l) => a + l.duplicateCadastralRefs.groups, 0);
           return `${invalid} geometrii invalide reparate, ${dups} numere cadastrale duplicate`;
@@ -352,8 +352,14 @@ export async function buildExport(opts: BuildOptions): Promise<BuiltExport> {
       }
     }
 
-    const gpkgLane = mapBounded(gpkgTasks, 1, (task) => task());
-    const sideLanes = mapBounded([...sideTasks, ...lateTasks], Math.max(1, BUILD_PARALLELISM - 1), (task) => task());
+    // Once cancelled, no step starts: a DXF step swallows its kill, and the lane would go on to
+    // the next one (the quality report's scans of the whole UAT for a client that left).
+    const start = (task: () => Promise<unknown>) => {
+      opts.signal?.throwIfAborted();
+      return task();
+    };
+    const gpkgLane = mapBounded(gpkgTasks, 1, start);
+    const sideLanes = mapBounded([...sideTasks, ...lateTasks], Math.max(1, BUILD_PARALLELISM - 1), start);
     // Both settle before a failure propagates: no ogr2ogr may still write into `dir` at cleanup.
     const settled = await Promise.allSettled([gpkgLane, sideLanes]);
     for (const s of settled) if (s.status === 'rejected') throw s.reason;

@@ -34,10 +34,15 @@ export interface QualityReport {
   missingFields: { enrichedParcels: number; notEnriched: number; byField: Record<string, number> };
 }
 
-export async function qualityReport(db: Db, siruta: number, layerIds: string[]): Promise<QualityReport> {
+/** `signal`: a cancelled build stops between layers (each layer's scans are of the whole UAT). */
+export async function qualityReport(db: Db, siruta: number, layerIds: string[], signal?: AbortSignal): Promise<QualityReport> {
   checkSiruta(siruta);
   const layers: LayerQuality[] = [];
-  for (const layerId of layerIds) layers.push(await layerQuality(db, siruta, layerId));
+  for (const layerId of layerIds) {
+    signal?.throwIfAborted();
+    layers.push(await layerQuality(db, siruta, layerId));
+  }
+  signal?.throwIfAborted();
   return { siruta, generatedAt: new Date().toISOString(), layers, missingFields: await missingFields(db, siruta) };
 }
 
