@@ -54,5 +54,12 @@ export async function createWebHandlers(store: Store, services: Services): Promi
     getLoadContext: (req, res) => ({ auth: req.auth, store, services, refused: pageRefusalOf(res) }),
   });
 
-  return [statics, remix];
+  // Remix aborts a loader's `request.signal` on the response's `close`, listened for when the
+  // page reaches it: a browser that abandoned the load while its session was read is gone before
+  // then, and its loader (portal calls included) would run to the end for nobody.
+  const pages: RequestHandler = (req, res, next) => {
+    if (res.closed || res.destroyed) return;
+    void remix(req, res, next);
+  };
+  return [statics, pages];
 }

@@ -8,6 +8,7 @@
 import { scratchDatabase } from './scratchDb';
 import { createTestSessionRecord, type TestSession, type TestSessionOptions } from './session';
 import { listenApp } from './appServer';
+import type { RequestHandler } from 'express';
 import type { AppDeps } from '../../api/app';
 import type { Store } from '../../domain/db/store';
 import type { Services } from '../../domain/services';
@@ -23,11 +24,16 @@ export interface OfficeApp {
 
 /**
  * `deps`: settings of the app beyond its store (a small storage quota, say); `services`, when
- * given, builds the areas' services from the app's store (a test that watches one of them).
+ * given, builds the areas' services from the app's store (a test that watches one of them);
+ * `web`, the pages' handlers over the same store and services (api/web.ts, as api/server.ts
+ * mounts them; the pages must be built).
  */
 export async function startOfficeApp(
   prefix: string,
-  deps: Omit<AppDeps, 'store' | 'services'> & { services?: (store: Store) => Services } = {},
+  deps: Omit<AppDeps, 'store' | 'services' | 'web'> & {
+    services?: (store: Store) => Services;
+    web?: (store: Store, services: Services) => Promise<RequestHandler[]>;
+  } = {},
 ): Promise<OfficeApp> {
   const scratch = scratchDatabase(prefix);
   await scratch.create();
@@ -39,8 +45,12 @@ export async function startOfficeApp(
   const { closePool } = await import('../../domain/db/pool');
   const { disconnectPrisma } = await import('../../domain/db/prisma');
   const { createStore } = await import('../../domain/db/store');
+  const { processServices } = await import('../../temporal/services');
+  const { closeTemporalClient } = await import('../../temporal/client');
   const store = createStore(scratch.url);
-  const { server, base } = await listenApp(createApp({ ...deps, store, services: deps.services?.(store) }));
+  const services = deps.services?.(store) ?? processServices(store, { outside: deps.outside });
+  const web = deps.web ? await deps.web(store, services) : undefined;
+  const { server, base } = await listenApp(createApp({ ...deps, store, services, web }));
   const sessions: TestSession[] = [];
   return {
     base,
@@ -71,6 +81,7 @@ export async function startOfficeApp(
     async close() {
       for (const s of sessions) await s.end();
       await new Promise((r) => server.close(r));
+      await closeTemporalClient();
       await store.close();
       await disconnectPrisma();
       await closePool();

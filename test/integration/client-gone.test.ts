@@ -4,7 +4,8 @@
  * `close` listener added after the client left never runs: the large-body slot, the PDF tools'
  * slot and the upload's slot, disk reservation and temp directory were each held until the
  * process restarted, and the user got 429 on that tool from then on; an OGC page QGIS gave up
- * on while queued waited for its turn and was read all the same.
+ * on while queued waited for its turn and was read all the same; a page's loader ran to the end
+ * (portal calls included) with a `request.signal` that never aborted.
  *
  * The whole API in process on a scratch database. The session lookup is held by a lock on
  * `app_sessions` in another transaction (a session the app has not cached yet), the client
@@ -28,7 +29,15 @@ let clearSessionCache: () => void;
 
 beforeAll(async () => {
   uploads = await fs.mkdtemp(path.join(os.tmpdir(), 'client-gone-'));
-  app = await startOfficeApp('geoportal_client_gone', { pdf: { tmpDir: uploads } });
+  app = await startOfficeApp('geoportal_client_gone', {
+    pdf: { tmpDir: uploads },
+    // The pages as api/server.ts mounts them (built by `npm run build:web`).
+    web: async (store, services) => {
+      const { pageGuard } = await import('../../api/auth');
+      const { createWebHandlers } = await import('../../api/web');
+      return [pageGuard, ...(await createWebHandlers(store, services))];
+    },
+  });
   ({ heavyWork } = await import('../../api/http/rateLimit'));
   ({ clearSessionCache } = await import('../../api/auth/sessionStore'));
   locker = new pg.Client({ connectionString: app.dbUrl });
@@ -58,7 +67,8 @@ async function leaveWhileSessionIsLookedUp(method: string, url: string, headers:
   try {
     const req = http.request(`${app.base}${url}`, { method, headers: { origin: app.base, ...headers } });
     req.on('error', () => undefined);
-    req.write(start);
+    if (start) req.write(start);
+    else req.flushHeaders();
     // Inside a transaction the activity view is a snapshot taken at its first read: renewed each time.
     const waiting = async () => {
       await locker.query('SELECT pg_stat_clear_snapshot()');
@@ -124,5 +134,28 @@ describe('a client gone before its request reached the work', () => {
       for (const release of held) release();
     }
     expect(heavyWork.ogcItems.active).toBe(0);
+  });
+
+  test('a page whose browser left while its session was read runs no loader (it ran to the end, portal calls included, for nobody)', async () => {
+    const elena = (await app.session({ email: 'elena@birou.ro', company: 'B' })).cookie;
+    // The sync tab's loader reads the store's UATs: held here, so a loader that runs is seen waiting.
+    const uats = new pg.Client({ connectionString: app.dbUrl });
+    await uats.connect();
+    try {
+      await uats.query('BEGIN');
+      await uats.query('LOCK TABLE gis_uats IN ACCESS EXCLUSIVE MODE');
+      await leaveWhileSessionIsLookedUp('GET', '/parcel-sync?uatQ=Sat', { cookie: elena }, '');
+      await uats.query('SELECT pg_stat_clear_snapshot()');
+      const loaders = await uats.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
+      );
+      expect(loaders.rows[0].n).toBe(0);
+    } finally {
+      await uats.query('COMMIT');
+      await uats.end();
+    }
+    // The page itself still opens for her.
+    const page = await fetch(`${app.base}/parcel-sync`, { headers: { cookie: elena } });
+    expect(page.status).toBe(200);
   });
 });
