@@ -20,9 +20,27 @@ export interface SequenceReport {
 }
 
 const SAMPLES = 3;
+/** Entries read at a time: years of a group's registry are read without holding the event loop for all of them at once. */
+const REPORT_PAGE = 2_000;
 
-export async function sequenceReport(prisma: PrismaClient): Promise<SequenceReport[]> {
-  const rows = await prisma.registryEntry.findMany({ select: { number: true, company: true, year: true, sequence: true }, orderBy: [{ company: 'asc' }, { year: 'desc' }, { sequence: 'desc' }] });
+/** Every entry, in the report's order, a page at a time with the loop free between pages. */
+async function* allEntries(prisma: PrismaClient, pageSize: number) {
+  let cursor: string | undefined;
+  for (;;) {
+    const page = await prisma.registryEntry.findMany({
+      select: { id: true, number: true, company: true, year: true, sequence: true },
+      orderBy: [{ company: 'asc' }, { year: 'desc' }, { sequence: 'desc' }, { id: 'asc' }],
+      take: pageSize,
+      ...(cursor ? { cursor: { id: cursor }, skip: 1 } : {}),
+    });
+    yield* page;
+    if (page.length < pageSize) return;
+    cursor = page[page.length - 1].id;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+export async function sequenceReport(prisma: PrismaClient, pageSize = REPORT_PAGE): Promise<SequenceReport[]> {
   const counters = await prisma.registryCounter.findMany({ where: { type: 'SEQ' } });
   const byKey = new Map<string, SequenceReport>();
   const key = (c: string, y: number) => `${c}:${y}`;
@@ -34,7 +52,7 @@ export async function sequenceReport(prisma: PrismaClient): Promise<SequenceRepo
     }
     return r;
   };
-  for (const e of rows) {
+  for await (const e of allEntries(prisma, pageSize)) {
     const r = get(e.company, e.year);
     const p = parseRegistryNumber(e.number, e.company as RegistryCompany);
     const format = p?.format ?? 'legacy';
