@@ -12,6 +12,7 @@ import { devBypassEnabled, evaluateFlags, DEV_BYPASS_SESSION_ID, type SessionCon
 import {
   SESSION_TOUCH_INTERVAL_MS,
   loadSessionCached,
+  isSessionToken,
   sessionIdFor,
   touchSession,
   refreshSessionLeased,
@@ -129,6 +130,8 @@ async function loadAuth(db: pg.Pool, req: Request, res: Response): Promise<void>
  * door's (api/routes/tiles.ts), so both read a session alike.
  */
 export async function sessionOfCookie(db: pg.Pool, token: string): Promise<SessionContext | null> {
+  // No session was ever issued under another shape: not looked up, not remembered.
+  if (!isSessionToken(token)) return null;
   const id = sessionIdFor(token);
   // From memory for a few seconds (sessionStore.ts): a map view sends dozens of tile requests.
   const row = await loadSessionCached(db, id);

@@ -111,11 +111,20 @@ export function sessionIdFor(cookieToken: string): string {
   let id = sessionIds.get(cookieToken);
   if (id === undefined) {
     id = createHash('sha256').update(cookieToken).digest('base64url');
+    // Only a token this service could have issued is remembered: a cookie of any other shape (of
+    // any length a client sends, before any rate limit on the tile path) would fill the memo.
+    if (!isSessionToken(cookieToken)) return id;
     if (sessionIds.size >= SESSION_ID_MEMO_MAX) sessionIds.clear();
     sessionIds.set(cookieToken, id);
   }
   return id;
 }
+
+/** The shape of the tokens newSessionToken issues: 32 random bytes, base64url. */
+export function isSessionToken(cookieToken: string): boolean {
+  return SESSION_TOKEN_RE.test(cookieToken);
+}
+const SESSION_TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
 
 export function isCompany(v: unknown): v is Company {
   return v === 'B' || v === 'U' || v === 'S' || v === 'G';

@@ -69,12 +69,13 @@ export async function writeFileAtomic(file: string, data: Buffer, hooks: AtomicW
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const handle = await fs.open(tmp, 'wx', 0o644);
   try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
+    // A failed write (a full disk) leaves no temporary file behind either.
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await hooks.beforeRename?.(tmp);
     await fs.rename(tmp, file);
   } catch (err) {
