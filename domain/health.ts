@@ -92,8 +92,19 @@ async function portalProbe(db: Db): Promise<string> {
   return `disponibil (verificat la ${at} UTC)`;
 }
 
-/** `db`: the caller's store's pool; `checkTemporal` is temporal/client.ts's, passed in: this layer does not import the client. */
-export async function infrastructureHealth(db: Db, checkTemporal: () => Promise<string>): Promise<InfrastructureHealth> {
+/**
+ * The probes whose failure text is a library's own (a driver's or a client's message: an internal
+ * address, a database user name, a server's banner): shown to administrators, who can act on it.
+ * The portal's and the backup's texts are the service's own Romanian and go to everyone.
+ */
+const TECHNICAL_PROBES = ['database', 'temporal', 'storage', 'mail'] as const;
+const FAILURE_FOR_EVERYONE = 'Nu răspunde; detaliile le văd administratorii.';
+
+/**
+ * `db`: the caller's store's pool; `checkTemporal` is temporal/client.ts's, passed in: this layer
+ * does not import the client. `technical`: the viewer is an administrator (TECHNICAL_PROBES).
+ */
+export async function infrastructureHealth(db: Db, checkTemporal: () => Promise<string>, opts: { technical: boolean }): Promise<InfrastructureHealth> {
   let backupState: Awaited<ReturnType<typeof lastBackup>> | null = null;
   const [database, temporal, storage, mail, portal, backup] = await Promise.all([
     probe(async () => {
@@ -124,5 +135,6 @@ export async function infrastructureHealth(db: Db, checkTemporal: () => Promise<
     portal: withSince('portal', portal, checkedAt),
     backup: withSince('backup', { ...backup, lastAt: b?.lastAt ?? null, ageSeconds: b?.ageSeconds ?? null }, checkedAt),
   };
+  if (!opts.technical) for (const key of TECHNICAL_PROBES) if (!checks[key].ok) checks[key] = { ...checks[key], detail: FAILURE_FOR_EVERYONE };
   return { ok: Object.values(checks).every((c) => c.ok), checkedAt, checks };
 }

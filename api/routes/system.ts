@@ -84,6 +84,6 @@ export function registerSystemRoutes(router: Router, store: Store): void {
       auth: 'session',
       response: { description: 'One probe per dependency', schema: HealthBody },
     },
-    () => infrastructureHealth(store.pool, checkTemporal),
+    ({ auth }) => infrastructureHealth(store.pool, checkTemporal, { technical: auth?.isAdmin === true }),
   );
 }

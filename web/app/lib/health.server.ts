@@ -4,6 +4,7 @@ import { infrastructureHealth } from '../../../domain/health';
 import { checkTemporal } from '../../../temporal/client';
 import type { HealthReport } from './health';
 
-export async function loadHealth(store: Store): Promise<HealthReport> {
-  return infrastructureHealth(store.pool, checkTemporal);
+/** `isAdmin`: a failing part's own error text is shown to administrators only (domain/health.ts). */
+export async function loadHealth(store: Store, isAdmin: boolean): Promise<HealthReport> {
+  return infrastructureHealth(store.pool, checkTemporal, { technical: isAdmin });
 }

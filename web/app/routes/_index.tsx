@@ -13,7 +13,7 @@ export const meta: MetaFunction = () => [{ title: 'Acasă · Geoportal cadastral
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = requireSession(request, context);
   // On an unexpected failure the browser asks /api/health right away instead.
-  const health: HealthReport | null = await loadHealth(context.store).catch(() => null);
+  const health: HealthReport | null = await loadHealth(context.store, auth.isAdmin).catch(() => null);
   return {
     user: {
       name: auth.user.name,

@@ -32,7 +32,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const { isAdmin } = requireSession(request, context);
   // A part that does not answer shows in the health line; the page itself still opens.
   const [health, backups] = await Promise.all([
-    loadHealth(context.store).catch((): HealthReport | null => null),
+    loadHealth(context.store, isAdmin).catch((): HealthReport | null => null),
     isAdmin ? context.services.backup.list().catch((): BackupList | null => null) : Promise.resolve(null),
   ]);
   try {
