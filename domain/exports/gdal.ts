@@ -8,7 +8,13 @@ import { runTool, type ToolRun } from '../childProcess';
 
 /** libpq settings of the configured store. */
 export function pgConnectionEnv(url: string = config.db.url): Record<string, string> {
-  const u = new URL(url);
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    // Node's error carries the whole address as its `input`, password included, into any log of it.
+    throw new Error('DATABASE_URL is not an address ogr2ogr can read: postgres://user:password@host:port/database');
+  }
   return {
     PGHOST: decodeURIComponent(u.hostname),
     PGPORT: u.port || '5432',

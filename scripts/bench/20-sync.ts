@@ -27,6 +27,7 @@ import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { config } from '../../domain/config';
 import { getPool } from '../../domain/db/pool';
+import { pgConnectionEnv, pgDatasource } from '../../domain/exports/service';
 import { start } from '../../temporal/jobs';
 import { benchServices, runBench, simJson } from './_shared';
 import { BENCH_SIRUTA } from '../../simulators/landreg/store';
@@ -128,13 +129,13 @@ async function ogr2ogrReference(): Promise<{ seconds: number; rows: number }> {
   const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
   // The ArcGIS feature-server query URL a GIS user would give GDAL; it pages by resultOffset.
   const url = `${sim}/eterra/api/map/rest/${LAYER}/query?${new URLSearchParams({ where: `ADMIN_UNIT_ID=${BENCH_SIRUTA}`, outFields: '*', f: 'json', resultRecordCount: '1000' })}`;
-  const db = config.db;
-  const pg = `PG:host=${db.host} port=${db.port} dbname=${db.database} user=${db.user} password=${db.password}`;
   const t = performance.now();
+  // The database password and the portal's session cookie go in the environment: argv is in `ps`
+  // for every user of the machine, and in the message of a failed run.
   await execFileP(
     'ogr2ogr',
-    ['-f', 'PostgreSQL', pg, `ESRIJSON:${url}`, '--config', 'GDAL_HTTP_COOKIE', cookie, '-nln', SCRATCH_TABLE, '-overwrite', '-lco', 'GEOMETRY_NAME=geom', '-nlt', 'PROMOTE_TO_MULTI'],
-    { maxBuffer: 16 * 1024 * 1024 },
+    ['-f', 'PostgreSQL', pgDatasource(), `ESRIJSON:${url}`, '-nln', SCRATCH_TABLE, '-overwrite', '-lco', 'GEOMETRY_NAME=geom', '-nlt', 'PROMOTE_TO_MULTI'],
+    { maxBuffer: 16 * 1024 * 1024, env: { ...process.env, ...pgConnectionEnv(config.db.url), GDAL_HTTP_COOKIE: cookie } },
   );
   const seconds = (performance.now() - t) / 1000;
   const r = await getPool().query<{ n: number }>(`SELECT count(*)::int AS n FROM ${SCRATCH_TABLE}`);
