@@ -5,7 +5,7 @@
  * holds features, one by one, magic where enrichment is above 30%) and `autoRefresh` (the nightly
  * weekday run, staggered inside 01:00–05:00, least recently synced UATs first).
  */
-import { isCancellation, patched, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, isCancellation, patched, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import { AUTO_REFRESH_MIN_GAP_MS, AUTO_REFRESH_WINDOWS, DEFAULT_STEPS, delayBeforeStart, layersOf, refreshModeFor, staggerPlan, windowState } from '../domain/scheduling/rules';
 import { changesByLayer, describeSyncChanges } from '../domain/landreg/rules';
 import type { LandregPortalActivities, LandregStoreActivities } from '../activities/landreg';
@@ -65,9 +65,18 @@ async function syncMany(
   progress: ProgressState,
   opts: { trigger: SyncTrigger; parallel: number; modeFor?: (u: JobUat) => Promise<SyncMode>; requestTileRebuild: boolean; settled?: UatOutcome[] },
 ): Promise<ManyUatsResult> {
+  return summarize(await syncEach(uats, progress, opts), opts.requestTileRebuild);
+}
+
+/** syncMany's outcomes, before the summary; `later`: UATs a later run of the job syncs (counted in the progress). */
+async function syncEach(
+  uats: JobUat[],
+  progress: ProgressState,
+  opts: { trigger: SyncTrigger; parallel: number; modeFor?: (u: JobUat) => Promise<SyncMode>; settled?: UatOutcome[]; later?: number },
+): Promise<UatOutcome[]> {
   const queue = [...uats];
   const outcomes: UatOutcome[] = [...(opts.settled ?? [])];
-  progress.total = uats.length + outcomes.length;
+  progress.total = uats.length + outcomes.length + (opts.later ?? 0);
   progress.current = outcomes.length;
   await Promise.all(
     Array.from({ length: Math.max(1, Math.min(opts.parallel, queue.length)) }, async () => {
@@ -79,7 +88,7 @@ async function syncMany(
       }
     }),
   );
-  return summarize(outcomes, opts.requestTileRebuild);
+  return outcomes;
 }
 
 async function summarize(outcomes: UatOutcome[], requestTileRebuild: boolean): Promise<ManyUatsResult> {
@@ -197,11 +206,25 @@ async function magicWhenEnriched(u: JobUat): Promise<SyncMode> {
   return refreshModeFor(await store.uatEnrichmentShare(u.siruta));
 }
 
+/**
+ * UATs one run of refreshAll syncs before it continues as new: about 15 history events a UAT, so
+ * a store of every UAT of the country (3,200) would pass Temporal's 51,200-event limit in one run.
+ */
+export const REFRESH_UATS_PER_RUN = 200;
+
 export async function refreshAll(args: RefreshAllArgs = {}): Promise<ManyUatsResult> {
   const progress: ProgressState = { status: 'running', phase: 'sync', current: 0, total: 0, message: 'Reîmprospătare…' };
   setHandler(progressQuery, () => progress);
-  const uats = await store.listJobUats({ kind: 'synced' });
-  const result = await syncMany(uats, progress, { trigger: 'manual', parallel: 1, modeFor: magicWhenEnriched, requestTileRebuild: args.requestTileRebuild !== false });
+  const uats = args.resume?.uats ?? (await store.listJobUats({ kind: 'synced' }));
+  const settled = args.resume?.outcomes ?? [];
+  const opts = { trigger: 'manual' as const, parallel: 1, modeFor: magicWhenEnriched };
+  const perRun = Math.max(1, args.uatsPerRun ?? REFRESH_UATS_PER_RUN);
+  // Versioned: a refresh started before this change replays as one run.
+  if (uats.length > perRun && patched('refresh-all-continue-as-new')) {
+    const outcomes = await syncEach(uats.slice(0, perRun), progress, { ...opts, settled, later: uats.length - perRun });
+    return continueAsNew<typeof refreshAll>({ ...args, resume: { uats: uats.slice(perRun), outcomes } });
+  }
+  const result = await syncMany(uats, progress, { ...opts, settled, requestTileRebuild: args.requestTileRebuild !== false });
   progress.status = 'done';
   progress.phase = 'done';
   progress.message = `${result.done} UAT-uri reîmprospătate, ${result.failed} cu erori.`;

@@ -5,6 +5,7 @@
  */
 import type { GisSyncRun, SyncTrigger } from './sync/store';
 import type { LayerChangeCounts } from './sync/rules';
+import type { JobUat } from './jobs';
 
 export type { CatalogueRefreshResult } from './catalogue';
 export type { CountyRefreshInput } from './sync/county';
@@ -125,4 +126,11 @@ export interface AllCountiesSyncResult {
 
 export interface RefreshAllArgs {
   requestTileRebuild?: boolean;
+  /**
+   * Set by the workflow itself when it continues as new (a store of thousands of UATs): the UATs
+   * still to refresh and the outcomes so far. Never from a request.
+   */
+  resume?: { uats: JobUat[]; outcomes: UatOutcome[] };
+  /** UATs a run syncs before it continues as new (default 200; the API route never sets it). */
+  uatsPerRun?: number;
 }

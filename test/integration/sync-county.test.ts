@@ -4,13 +4,15 @@
  * workflows, workers and simulator, the store then equals the portal's truth for each of them,
  * each layer sync is recorded with trigger `county`, and the requester gets the in-app
  * notification of spec 6. The county job reads the whole UAT catalogue, so it runs against a
- * database of its own holding a catalogue of four Covasna UATs.
+ * database of its own holding a catalogue of four Covasna UATs. `refreshAll` over them, a few UATs
+ * a run, continues as new and answers for every UAT (a national store would pass Temporal's
+ * history limit in one run).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { migrate } from '../../domain/db/migrate';
 import { jobWorkflowId } from '../../temporal/ids';
 import { TaskQueue } from '../../temporal/common/queues';
-import type { countySync } from '../../workflows/countySync';
+import type { countySync, refreshAll } from '../../workflows/countySync';
 import { pickUat, startSyncRig, storedLayer, truthLayer, type SyncRig } from '../helpers/landregStack';
 import { scratchDatabase } from '../helpers/scratchDb';
 
@@ -174,5 +176,31 @@ describe('sync-county', () => {
     expect(again.result).toMatchObject({ done: uats.length, added: 0, removed: 0, changed: 0 });
     expect(again.children).toEqual([]);
     expect(downloads(again.counts)).toBe(0);
+  }, 180_000);
+
+  it('refresh-all over more UATs than one run takes continues as new and still answers every UAT, each synced once', async () => {
+    const workflowId = jobWorkflowId('refresh-all', `per-run-${rig.suffix}`);
+    const mutated = await rig.simJson<{ added: number[]; removed: number[] }>('POST', '/__sim/mutate', { siruta: uats[3].siruta, layerId: 'TERENURI_ACTIVE', add: 2, remove: 1, change: 0 });
+    const first = await rig.env.client.workflow.start<typeof refreshAll>('refreshAll', {
+      taskQueue: TaskQueue.store,
+      workflowId,
+      // Three UATs a run: the store's four take two runs (a national store, 3,200 UATs at 200 a run, sixteen).
+      args: [{ requestTileRebuild: false, uatsPerRun: 3 }],
+    });
+    const result = await first.result();
+    // The first run's history ends in its continuation, after three children.
+    const history = (await rig.env.client.workflow.getHandle(workflowId, first.firstExecutionRunId).fetchHistory()).events ?? [];
+    expect(history.at(-1)?.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
+    expect(history.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toHaveLength(3);
+    expect(result).toMatchObject({ done: uats.length, failed: 0, skipped: 0, added: mutated.added.length, removed: mutated.removed.length });
+    expect(result.uats.map((u) => u.siruta).sort()).toEqual(uats.map((u) => u.siruta).sort());
+    for (const u of uats) {
+      expect({ siruta: u.siruta, stored: await storedLayer(rig.db, u.siruta, 'TERENURI_ACTIVE') }).toEqual({ siruta: u.siruta, stored: await truthLayer(rig, u.siruta, 'TERENURI_ACTIVE') });
+    }
+    // One manual run a UAT and layer: none repeated across the two runs.
+    const runs = await rig.db.query<{ siruta: number; n: number }>(
+      `SELECT siruta, count(*)::int AS n FROM gis_sync_runs WHERE trigger = 'manual' AND layer_id = 'TERENURI_ACTIVE' GROUP BY siruta ORDER BY siruta`,
+    );
+    expect(runs.rows).toEqual(uats.map((u) => ({ siruta: u.siruta, n: 1 })).sort((a, b) => a.siruta - b.siruta));
   }, 180_000);
 });
