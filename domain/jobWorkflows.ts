@@ -25,7 +25,7 @@ import type {
   UatSyncArgs,
   UatSyncResult,
 } from './landreg/jobTypes';
-import type { RegistryStatusCheckResult } from './registry/jobTypes';
+import type { RegistryStatusCheckArgs, RegistryStatusCheckResult } from './registry/jobTypes';
 import type { SchedulerTickResult, SessionTally, WeekendSyncArgs } from './scheduling/jobTypes';
 import type { OverviewArchiveBuildResult, TileArchiveRebuildInput, TileArchiveRebuildResult } from './tiles/jobTypes';
 
@@ -42,7 +42,7 @@ export interface JobWorkflows {
   enrichParcels: (input: EnrichParcelsInput) => Promise<EnrichParcelsResult>;
   exportBundle: (input: ExportBundleInput) => Promise<ExportJobResult>;
   exportLayerGpkg: (input: ExportLayerGpkgInput) => Promise<ExportJobResult>;
-  registryStatusCheck: () => Promise<RegistryStatusCheckResult>;
+  registryStatusCheck: (args?: RegistryStatusCheckArgs) => Promise<RegistryStatusCheckResult>;
   weekendSync: (args?: WeekendSyncArgs) => Promise<SessionTally>;
   weekendSyncKick: () => Promise<'started' | 'already_running'>;
   syncRuleScheduler: () => Promise<SchedulerTickResult>;

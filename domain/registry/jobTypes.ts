@@ -9,3 +9,10 @@ export interface RegistryStatusCheckResult {
   errors: number;
   notified: number;
 }
+
+/** Set by the job itself when it continues as new (many tracked entries): the ids left, the tally and how many were done. */
+export interface RegistryStatusCheckArgs {
+  resume?: { ids: string[]; tally: RegistryStatusCheckResult; done: number };
+  /** Entries a run checks before it continues as new (default 500; the routes and the schedule never set it). */
+  entriesPerRun?: number;
+}

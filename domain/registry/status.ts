@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { DomUtils, parseDocument } from 'htmlparser2';
 import type { Element } from 'domhandler';
 
-export { STATUS_CLASS, STATUS_CODES, STATUS_LABEL, type StatusClass, type StatusCode } from './statusNames';
+export { FINAL_STATUS_CODES, FINAL_STATUS_WATCH_DAYS, STATUS_CLASS, STATUS_CODES, STATUS_LABEL, type StatusClass, type StatusCode } from './statusNames';
 import { STATUS_CLASS, type StatusClass, type StatusCode } from './statusNames';
 import { foldDiacritics } from '../text/fold';
 

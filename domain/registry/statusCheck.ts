@@ -17,7 +17,7 @@ import { outsideCall, transportFailure, send } from '../outside/service';
 import { Prisma } from '../db/prisma';
 import type { NotifyInput } from '../notifications/rules';
 import { addHistory, type Tracking } from './entries';
-import { extractStatus, STATUS_LABEL, type ExtractedStatus } from './status';
+import { extractStatus, FINAL_STATUS_CODES, FINAL_STATUS_WATCH_DAYS, STATUS_LABEL, type ExtractedStatus } from './status';
 
 export interface StatusAuthorityTarget {
   baseUrl: string;
@@ -83,10 +83,16 @@ function labelOf(t: Tracking): string {
   return t.statusLabel ?? (t.status && t.status in STATUS_LABEL ? STATUS_LABEL[t.status as keyof typeof STATUS_LABEL] : (t.status ?? 'necunoscută'));
 }
 
-/** Ids of the entries with a tracking block, oldest check first. */
+/**
+ * Ids of the entries the batch check asks about, oldest check first: every entry with a tracking
+ * block but those whose request ended (FINAL_STATUS_CODES) more than FINAL_STATUS_WATCH_DAYS ago.
+ */
 export async function monitoredEntryIds(prisma: PrismaClient): Promise<string[]> {
   const rows = await prisma.$queryRaw<Array<{ id: string }>>`
-    SELECT id::text AS id FROM registry_entries WHERE tracking IS NOT NULL
+    SELECT id::text AS id FROM registry_entries
+     WHERE tracking IS NOT NULL
+       AND NOT coalesce(tracking->>'status' = ANY(${[...FINAL_STATUS_CODES]}::text[])
+                        AND (tracking->'history'->-1->>'at')::timestamptz < now() - make_interval(days => ${FINAL_STATUS_WATCH_DAYS}::int), false)
      ORDER BY tracking->>'lastCheckedAt' NULLS FIRST, id`;
   return rows.map((r) => r.id);
 }

@@ -6,6 +6,14 @@ export const STATUS_CODES = ['inregistrat', 'in_analiza', 'completari', 'aprobat
 export type StatusCode = (typeof STATUS_CODES)[number];
 export type StatusClass = 'amber' | 'blue' | 'green' | 'red';
 
+/**
+ * Where a request ends: the batch check stops asking the authority about an entry this many days
+ * after it reached one (a user's "check now" still does). Tracked entries pile up over the years;
+ * an hourly check of every finished request was a page fetch each, for nothing.
+ */
+export const FINAL_STATUS_CODES: readonly StatusCode[] = ['emis', 'respins'];
+export const FINAL_STATUS_WATCH_DAYS = 30;
+
 /** CONTRACT.md 3. */
 export const STATUS_CLASS: Record<StatusCode, StatusClass> = {
   inregistrat: 'blue',

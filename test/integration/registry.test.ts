@@ -422,4 +422,49 @@ describe('status monitoring', () => {
     // Bearer required for the batch route.
     expect((await call('POST', '/api/registratura/status-check', { who: ana })).status).toBe(401);
   }, 120_000);
+
+  test('a request that ended more than 30 days ago is no longer asked about by the batch (check now still asks); a long batch continues as new', async () => {
+    await clearYear(2038);
+    const tracked = async (n: number) => {
+      const requestNumber = `${Date.now() % 1_000_000}-${n}/2038`;
+      const e = (await create(bogdan, { direction: 'iesire', date: '2038-02-01', subject: `Autorizație ${n}`, tracking: { authority: 'Primăria Brașov', requestNumber } })).body;
+      expect((await single(e.id)).body.outcome).toBe('baseline');
+      return { id: e.id as string, requestNumber };
+    };
+    const ended = await tracked(1);
+    const open = await tracked(2);
+    await tracked(3);
+    await simStatus(ended.requestNumber, 'emis');
+    expect((await single(ended.id)).body).toMatchObject({ outcome: 'changed', status: 'emis' });
+    const lastChecked = async (id: string) => (await db().query<{ at: string }>(`SELECT tracking->>'lastCheckedAt' AS at FROM registry_entries WHERE id = $1`, [id])).rows[0].at;
+
+    // Issued a month and a day ago.
+    await db().query(
+      `UPDATE registry_entries SET tracking = jsonb_set(tracking, '{history,-1,at}', to_jsonb(to_char((now() - interval '31 days') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))) WHERE id = $1`,
+      [ended.id],
+    );
+    const before = { ended: await lastChecked(ended.id), open: await lastChecked(open.id) };
+    // A batch of one entry a run: every run continues as new until the last entry.
+    const workflowId = `registry-status-check-per-run-${Date.now()}`;
+    const run = await env.client.workflow.start('registryStatusCheck', { taskQueue: TaskQueue.store, workflowId, args: [{ entriesPerRun: 1 }] });
+    const result = await run.result();
+    const firstRun = (await env.client.workflow.getHandle(workflowId, run.firstExecutionRunId).fetchHistory()).events ?? [];
+    expect(firstRun.at(-1)?.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
+    const after = { ended: await lastChecked(ended.id), open: await lastChecked(open.id) };
+    expect(after.ended).toBe(before.ended);
+    expect(after.open > before.open).toBe(true);
+    // The tally of every run: at least the two entries of this test still watched.
+    expect(result.checked).toBeGreaterThanOrEqual(2);
+    // A user who opens the entry may still ask now.
+    expect((await single(ended.id)).body).toMatchObject({ outcome: 'unchanged', status: 'emis' });
+
+    // Ten days after the issue it is still watched.
+    await db().query(
+      `UPDATE registry_entries SET tracking = jsonb_set(tracking, '{history,-1,at}', to_jsonb(to_char((now() - interval '10 days') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))) WHERE id = $1`,
+      [ended.id],
+    );
+    const watched = await lastChecked(ended.id);
+    await env.client.workflow.execute('registryStatusCheck', { taskQueue: TaskQueue.store, workflowId: `registry-status-check-recent-${Date.now()}`, args: [{}] });
+    expect((await lastChecked(ended.id)) > watched).toBe(true);
+  }, 120_000);
 });
