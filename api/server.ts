@@ -62,7 +62,7 @@ async function serve(): Promise<void> {
     logger.info({ url: config.app.publicUrl, shared: config.app.sharedLimits }, 'geoportal listening');
     // Upload and export directories a killed predecessor left behind (issue 13); the age guard
     // spares a sibling web process's live ones.
-    services.storage.sweepStaleTempDirs().then((removed) => removed.length && logger.info({ removed }, 'stale temporary directories removed'));
+    services.storage.keepSweepingTempDirs((removed) => logger.info({ removed }, 'stale temporary directories removed'));
     // EXTERNAL-SERVICES.md "Tile archive": the overview exists on a fresh install. Only when the
     // builder is ours (no TILE_REBUILD_WEBHOOK_URL pointing elsewhere) and the archive is missing;
     // asked by the first web process only.

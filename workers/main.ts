@@ -100,8 +100,9 @@ async function main(): Promise<void> {
 
     const outcome = await ensureSchedules(await getTemporalClient());
     log.info({ schedules: outcome }, 'schedules registered');
-    // What a killed predecessor left behind, and the expiry of old export archives (issue 13).
-    services.storage.sweepStaleTempDirs().then((removed) => removed.length && log.info({ removed }, 'stale temporary directories removed'));
+    // What a killed predecessor (or a step that could not clean up) left behind, swept hourly, and
+    // the expiry of old export archives (issue 13).
+    services.storage.keepSweepingTempDirs((removed) => log.info({ removed }, 'stale temporary directories removed'));
     services.storage.ensureExportLifecycle().catch((err: unknown) => log.warn({ err: (err as Error).message }, 'export bucket lifecycle not set'));
     // A database on another host (the compose deployment): no launcher made the backup repository,
     // so the workers do, through its pgBackRest TLS server (idempotent; docs/operations.md "Backups").

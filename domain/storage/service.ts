@@ -5,16 +5,18 @@
  * backups) call them from deep inside their own code, and the S3 client is one per process.
  */
 import { ensureExportLifecycle } from './s3';
-import { sweepStaleTempDirs } from './tempDirs';
+import { keepSweepingTempDirs, sweepStaleTempDirs } from './tempDirs';
 
 export { bucketNames, checkBuckets, ensureBuckets, ensureExportLifecycle, s3 } from './s3';
-export { makeTempDir, sweepStaleTempDirs } from './tempDirs';
+export { keepSweepingTempDirs, makeTempDir, sweepStaleTempDirs } from './tempDirs';
 
 /** What a process's start-up asks of the storage: its housekeeping (api/server.ts, workers/main.ts). */
 export function createStorageService() {
   return {
     /** Upload and export directories a killed predecessor left behind; a sibling process's live ones are spared by age. */
     sweepStaleTempDirs: () => sweepStaleTempDirs(),
+    /** The same sweep now and then every hour, for as long as the process lives. */
+    keepSweepingTempDirs: (onRemoved: (removed: string[]) => void) => keepSweepingTempDirs(onRemoved),
     /** The export bucket's expiry rule, set once per start. */
     ensureExportLifecycle: () => ensureExportLifecycle(),
   };

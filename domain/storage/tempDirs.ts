@@ -1,7 +1,8 @@
 /**
  * Temporary directories of builds and uploads: one name prefix (`geoportal-<kind>-`), so what a
  * killed process left behind (SIGKILL, out of memory: no `finally` ran) is recognised and removed
- * at the next start (issue 13), without touching anything else in the temp directory.
+ * at the next start and every hour after (issue 13), without touching anything else in the temp
+ * directory.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -46,4 +47,18 @@ export async function sweepStaleTempDirs(
     }
   }
   return removed;
+}
+
+/**
+ * sweepStaleTempDirs now and then every `everyMs` (an hour), for as long as the process lives: a
+ * process that runs for months would otherwise sweep only what was there when it started (what a
+ * killed sibling, or a step that could not clean up, leaves later). `onRemoved` hears of what a
+ * sweep removed; the answer stops it.
+ */
+export function keepSweepingTempDirs(onRemoved: (removed: string[]) => void, opts: { everyMs?: number; roots?: readonly string[] } = {}): () => void {
+  const sweep = () => void sweepStaleTempDirs(opts.roots).then((removed) => removed.length && onRemoved(removed), () => undefined);
+  sweep();
+  const timer = setInterval(sweep, opts.everyMs ?? 3_600_000);
+  timer.unref();
+  return () => clearInterval(timer);
 }

@@ -1,7 +1,8 @@
 /**
  * Issue 13, deliverable 5: old export archives and temporary files do not pile up. The exports
  * bucket carries an expiry rule (read back from the real MinIO), and the temporary directories a
- * killed process left behind are removed at start, while fresh ones and foreign files stay.
+ * killed process left behind are removed at start and by the hourly sweep of a process that keeps
+ * running, while fresh ones and foreign files stay.
  */
 import { afterAll, expect, test } from '@jest/globals';
 import fs from 'node:fs/promises';
@@ -10,7 +11,7 @@ import path from 'node:path';
 import { GetBucketLifecycleConfigurationCommand } from '@aws-sdk/client-s3';
 import { config } from '../../domain/config';
 import { EXPORT_EXPIRY_RULE_ID, ensureBuckets, ensureExportLifecycle, s3 } from '../../domain/storage/s3';
-import { makeTempDir, sweepStaleTempDirs } from '../../domain/storage/tempDirs';
+import { keepSweepingTempDirs, makeTempDir, sweepStaleTempDirs } from '../../domain/storage/tempDirs';
 
 const root = await fs.mkdtemp(path.join(os.tmpdir(), 'housekeeping-'));
 afterAll(() => fs.rm(root, { recursive: true, force: true }));
@@ -37,4 +38,20 @@ test('stale temporary directories are swept; fresh ones and foreign files stay',
   const removed = await sweepStaleTempDirs([root]);
   expect(removed).toEqual([stale]);
   expect((await fs.readdir(root)).sort()).toEqual([path.basename(fresh), 'not-ours'].sort());
+});
+
+test('a process that keeps running keeps sweeping: a directory that goes stale after its start is removed by a later sweep', async () => {
+  const sweeps: string[][] = [];
+  const stop = keepSweepingTempDirs((removed) => sweeps.push(removed), { roots: [root], everyMs: 100 });
+  try {
+    // Left behind after the process started (a killed sibling's build, say), stale by now.
+    const late = await makeTempDir('selection-export', root);
+    const old = new Date(Date.now() - 3 * 24 * 3_600_000);
+    await fs.utimes(late, old, old);
+    for (let i = 0; i < 50 && !sweeps.flat().includes(late); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(sweeps.flat()).toContain(late);
+    await expect(fs.stat(late)).rejects.toThrow();
+  } finally {
+    stop();
+  }
 });
