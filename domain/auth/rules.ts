@@ -5,9 +5,11 @@
  */
 export { DEV_BYPASS_SESSION_ID, type Company, type SessionContext, type SessionUser } from './sessionContext';
 export {
+  PERSONAL_ATTRIBUTE_KEYS,
   PERSONAL_ENRICHMENT_KEYS,
   hidesPersonalData,
   personalDataHidden,
+  redactAttributes,
   redactEnrichment,
   redactRow,
   viewerOf,

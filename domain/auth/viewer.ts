@@ -72,18 +72,33 @@ export function redactEnrichment(enrichment: Record<string, unknown> | null, vie
   return out;
 }
 
+/**
+ * The portal's own attributes of a feature that are personal: `LANDBOOK_NO`, the land-book (CF)
+ * number of an immovable, which the import of parcels without geometry keeps as the portal sent it.
+ */
+export const PERSONAL_ATTRIBUTE_KEYS = ['LANDBOOK_NO'] as const;
+
+/** A feature's stored portal attributes as this viewer may see them: personal ones nulled. */
+export function redactAttributes(attributes: Record<string, unknown> | null, viewer: Viewer): Record<string, unknown> | null {
+  if (!attributes || viewer.personalData) return attributes;
+  const out: Record<string, unknown> = { ...attributes };
+  for (const key of PERSONAL_ATTRIBUTE_KEYS) if (key in out) out[key] = null;
+  return out;
+}
+
 /** Keys whose values are personal wherever they sit in a free-form record (debug answers). */
-const PERSONAL_KEY_SET: ReadonlySet<string> = new Set<string>([...PERSONAL_ENRICHMENT_KEYS, 'PROPRIETARI_ACTUALI', 'enrichment']);
+const PERSONAL_KEY_SET: ReadonlySet<string> = new Set<string>([...PERSONAL_ENRICHMENT_KEYS, ...PERSONAL_ATTRIBUTE_KEYS, 'PROPRIETARI_ACTUALI', 'enrichment']);
 
 /**
  * A free-form row (store rows of debug answers) with its personal parts removed for a viewer
- * without the right: an `enrichment` object is redacted, personal keys at the top are nulled.
+ * without the right: an `enrichment` or `attributes` object is redacted, personal keys at the top are nulled.
  */
 export function redactRow(row: Record<string, unknown>, viewer: Viewer): Record<string, unknown> {
   if (viewer.personalData) return row;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(row)) {
     if (k === 'enrichment') out[k] = v && typeof v === 'object' ? redactEnrichment(v as Record<string, unknown>, viewer) : v;
+    else if (k === 'attributes') out[k] = v && typeof v === 'object' ? redactAttributes(v as Record<string, unknown>, viewer) : v;
     else out[k] = PERSONAL_KEY_SET.has(k) ? null : v;
   }
   return out;

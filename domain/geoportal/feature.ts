@@ -4,7 +4,7 @@
  */
 import { errors } from '../errors';
 import type { Db } from '../db/pool';
-import { redactEnrichment } from './rules';
+import { redactAttributes, redactEnrichment } from './rules';
 import type { FeatureView, RestrictedFeatureView, Viewer } from './types';
 
 export type FeatureKey = { id: string } | { siruta: number; objectId: number; layerId: string };
@@ -61,7 +61,7 @@ export async function getFeature(
       areaValue: row.area_value,
       isActive: row.is_active,
       geometrySource: row.geometry_source,
-      attributes: row.attributes,
+      attributes: redactAttributes(row.attributes, viewer),
       enrichment: redactEnrichment(row.enrichment, viewer),
       enrichedAt: row.enriched_at ? row.enriched_at.toISOString() : null,
       geometry: row.geometry,

@@ -3,7 +3,7 @@
  * viewer rule it applies (one implementation, domain/auth/viewer.ts), the routes' limits, the
  * file-name slug and the UI state of a CF extract. No I/O.
  */
-export { PERSONAL_ENRICHMENT_KEYS, personalDataHidden, redactEnrichment, viewerOf, type EnrichmentScope, type Viewer } from '../auth/rules';
+export { PERSONAL_ENRICHMENT_KEYS, personalDataHidden, redactAttributes, redactEnrichment, viewerOf, type EnrichmentScope, type Viewer } from '../auth/rules';
 export { slug } from './text';
 
 /** CONTRACT.md section 4: default 20, maximum 50. */

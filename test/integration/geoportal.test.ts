@@ -320,6 +320,25 @@ describe('geoportal feature', () => {
     expect(body.feature.enrichment).toMatchObject({ NR_CF: null, ADRESA: null, PROPRIETARI: null, PROPRIETARI_VECHI: null, INTRAVILAN: 'DA' });
   });
 
+  it('nulls the land-book number a parcel without geometry keeps among its portal attributes, under scope basic', async () => {
+    // As the import of parcels without geometry stores them (domain/enrichment/noGeometry.ts).
+    const r = await getPool().query<{ id: string }>(
+      `INSERT INTO gis_features (layer_id, siruta, object_id, cadastral_ref, is_active, geom, attributes, geometry_source)
+       VALUES ('TERENURI_ACTIVE', $1, -880099, '880099', true, NULL, $2, 'NO_GEOMETRY') RETURNING id`,
+      [fx.uatA.siruta, JSON.stringify({ IMMOVABLE_ID: 880099, NATIONAL_CADASTRAL_REFERENCE: '880099', LANDBOOK_NO: '880099-C1', MEASURED_AREA: 512 })],
+    );
+    try {
+      const restricted = await get(`/api/geoportal/feature?id=${r.rows[0].id}`, ioana);
+      expect(restricted.status).toBe(200);
+      expect(restricted.body.feature.attributes).toEqual({ IMMOVABLE_ID: 880099, NATIONAL_CADASTRAL_REFERENCE: '880099', LANDBOOK_NO: null, MEASURED_AREA: 512 });
+      expect(JSON.stringify(restricted.body)).not.toContain('880099-C1');
+      const full = await get(`/api/geoportal/feature?id=${r.rows[0].id}`, dan);
+      expect(full.body.feature.attributes.LANDBOOK_NO).toBe('880099-C1');
+    } finally {
+      await getPool().query(`DELETE FROM gis_features WHERE id = $1`, [r.rows[0].id]);
+    }
+  });
+
   it('answers 400 with details on a bad identification and 404 on an unknown one', async () => {
     const bad = await get('/api/geoportal/feature?siruta=abc', dan);
     expect(bad.status).toBe(400);

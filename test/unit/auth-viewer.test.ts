@@ -45,11 +45,14 @@ describe('viewer rule', () => {
     expect(viewerOf(undefined)).toMatchObject({ basicPanel: true, personalData: false, isAdmin: false });
   });
 
-  it('redacts the enrichment inside a raw store row, even for an admin without the right', () => {
-    const row = { id: 'a', cadastral_ref: '104738', enrichment, PROPRIETARI: 'Q' };
+  it('redacts the enrichment and the portal attributes inside a raw store row, even for an admin without the right', () => {
+    const row = { id: 'a', cadastral_ref: '104738', enrichment, PROPRIETARI: 'Q', attributes: { IMMOVABLE_ID: 7, LANDBOOK_NO: '50123-C1' } };
     const out = redactRow(row, viewerOf({ basicPanel: false, enrichmentScope: 'basic', isAdmin: true }));
     expect(JSON.stringify(out)).not.toContain('Zăvoianu');
+    expect(JSON.stringify(out)).not.toContain('50123');
     expect(out.PROPRIETARI).toBeNull();
+    expect(out.attributes).toEqual({ IMMOVABLE_ID: 7, LANDBOOK_NO: null });
     expect(out.cadastral_ref).toBe('104738');
+    expect(redactRow(row, viewerOf({ basicPanel: false, enrichmentScope: 'full' }))).toEqual(row);
   });
 });
