@@ -116,7 +116,22 @@ export async function cfOrderBatch(input: CfOrderBatchInput): Promise<CfOrderBat
     await steps.cfFinishBatch(orderId);
     return { orderId, portalOrderId: submitted.portalOrderId, completed: stored.length, reconciledSubmit: submitted.reconciled };
   } catch (err) {
-    await steps.cfFailBatch(orderId, failureMessage(err));
+    const failed = await steps.cfFailBatch(orderId, failureMessage(err));
+    // Failed after its submit: possibly paid. Its parcels wait for an administrator (409
+    // order_unsettled to everyone else), who is told once. (`?.`: a batch failed before this
+    // change replays the step's old, empty answer.)
+    if ((failed?.unsettled ?? 0) > 0) {
+      await notify.mailReport({
+        to: 'admins',
+        subject: `Comandă de extrase CF eșuată după trimitere (${orderId})`,
+        text: [
+          `Comanda ${orderId} a fost trimisă portalului de extrase, apoi a eșuat: ${failureMessage(err)}`,
+          'Poate fi deja plătită. Verificați în portal; parcelele ei nu pot fi comandate din nou decât de un administrator, cu „force”.',
+          'Lista: GET /api/cfportal/orders?status=reconcile.',
+        ].join('\n'),
+        idempotencyKey: `cf-unsettled:${orderId}`,
+      });
+    }
     throw err;
   }
 }

@@ -2,7 +2,7 @@
  * Certificate portal routes (spec 4.3, CONTRACT.md sections 1, 3, 4; docs/cf.md):
  *   GET|POST /api/cfportal/session   the portal account in use; connect/switch/disconnect is admin-only
  *   POST /api/cfportal/order         one parcel or a bulk list → 202 {orderId, extracts}; 409 catalog_hit,
- *                                    order_in_progress; 402; 410 for central-API users (never the shared account)
+ *                                    order_in_progress, order_unsettled; 402; 410 for central-API users (never the shared account)
  *   GET  /api/cfportal/orders        the caller's extracts (an admin: everyone's, or one user's), newest first, paged
  *   GET  /api/cfportal/orderers      admin: who ordered extracts (the list's user filter)
  *   GET  /api/cfportal/parcel        one parcel's extract state, whoever ordered it
@@ -200,6 +200,7 @@ export function registerCfportalRoutes(router: Router, cfportal: CfportalService
         403: 'forbidden: the caller may not see personal data (basic panel, scope basic or none), or orders for another user without being an admin',
         409:
           'order_in_progress: a parcel has an unfinished extract (force does not override it); body has extractId. ' +
+          'order_unsettled: the parcel\'s last batch failed after its submit was sent, so it may be paid (only an admin with force orders it again); body has extractId and unsettled. ' +
           'catalog_hit: a parcel has a valid extract (send force: true to order anyway); body has hits (each with its downloadUrl) and downloadUrl',
         410: 'gone_central_api: central-API users order through POST /api/cf/order',
         429: 'rate_limited: the live credit read found the caller (or everyone) with too many portal calls in flight; nothing ordered',

@@ -133,6 +133,11 @@ export async function createBatch(
     account: string;
     parcels: ParcelOrder[];
     force: boolean;
+    /**
+     * An administrator orders with force: they have checked at the portal that a batch which
+     * failed after its submit (UNSETTLED) was not paid, or was and is lost. Nobody else reorders such a parcel.
+     */
+    settledByAdmin?: boolean;
     now?: Date;
     /** The account in use, read under the account lock: a switch since the credit check refuses the order. */
     accountInUse: (tx: Prisma.TransactionClient) => Promise<string>;
@@ -147,6 +152,7 @@ export async function createBatch(
     }
     const hits: Array<{ nrCadastral: string; siruta: number; extractId: string; expiresAt: string; downloadUrl: string }> = [];
     const inProgress: Array<{ nrCadastral: string; siruta: number; extractId: string; status: string }> = [];
+    const unsettled: Array<{ nrCadastral: string; siruta: number; extractId: string }> = [];
     const versions: number[] = [];
     // Locks in a stable order, so two batches naming the same parcels never deadlock. Whoever
     // holds a parcel's lock sees every batch committed before it: two concurrent orders of one
@@ -157,11 +163,13 @@ export async function createBatch(
       const prev = await tx.cfExtract.findMany({
         where: { nrCadastral: p.nrCadastral, siruta: p.siruta, status: { not: 'cancelled' } },
         orderBy: [{ version: 'desc' }, { createdAt: 'desc' }],
-        select: { id: true, status: true, version: true, expiresAt: true },
+        select: { id: true, status: true, version: true, expiresAt: true, reconcileAt: true },
         take: 20,
       });
       const running = prev.find((e) => (IN_FLIGHT_STATUSES as readonly string[]).includes(e.status));
       if (running) inProgress.push({ nrCadastral: p.nrCadastral, siruta: p.siruta, extractId: running.id, status: running.status });
+      const latest = prev[0];
+      if (latest && isUnsettled(latest) && !input.settledByAdmin) unsettled.push({ nrCadastral: p.nrCadastral, siruta: p.siruta, extractId: latest.id });
       const valid = prev.find((e) => uiState(e.status, e.expiresAt, now) === 'valid');
       if (valid && !input.force) {
         hits.push({ nrCadastral: p.nrCadastral, siruta: p.siruta, extractId: valid.id, expiresAt: valid.expiresAt!.toISOString(), downloadUrl: downloadUrlOf(valid.id) });
@@ -175,6 +183,13 @@ export async function createBatch(
         extractId: inProgress[0].extractId,
         inProgress,
       });
+    }
+    if (unsettled.length) {
+      throw errors.conflict(
+        'order_unsettled',
+        `Comanda anterioară a parcelei ${unsettled[0].nrCadastral} a fost trimisă portalului și nu s-a încheiat: poate fi deja plătită. Un administrator verifică în portal și o poate comanda din nou (cu „force”).`,
+        { extractId: unsettled[0].extractId, unsettled },
+      );
     }
     if (hits.length) {
       throw errors.conflict('catalog_hit', 'Există deja un extras CF valabil pentru această parcelă. Folosiți-l sau comandați din nou cu „force”.', {
@@ -226,11 +241,44 @@ export async function setExtract(prisma: PrismaClient, id: string, step: CfStep,
   await prisma.cfExtract.update({ where: { id }, data: { currentStep: step, stepNo: stepNo(step), ...data } });
 }
 
+/** A batch that failed before anything was sent to the portal: nothing was paid. */
 export async function failBatch(prisma: PrismaClient, orderId: string, error: string): Promise<void> {
   await prisma.cfExtract.updateMany({
     where: { orderId, status: { in: [...IN_FLIGHT_STATUSES] } },
     data: { status: 'failed', error: error.slice(0, 500) },
   });
+}
+
+export const UNSETTLED_MESSAGE = 'Comanda fusese trimisă portalului și poate fi deja plătită: un administrator verifică în portal înainte ca parcela să fie comandată din nou.';
+
+/**
+ * Failed after the submit was sent (its order adopted or not): the portal may have taken and
+ * charged it, so nobody may order these parcels again before an administrator has looked.
+ */
+export function isUnsettled(e: { status: string; reconcileAt: Date | null }): boolean {
+  return e.status === 'failed' && e.reconcileAt !== null;
+}
+
+/**
+ * A batch whose job failed, for whatever reason (the catch-all of the batch workflow). Extracts
+ * never sent to the portal simply fail. Those of a sent submit (`submit_sent_at`, or an adopted
+ * order) fail UNSETTLED (`reconcile_at` kept set): a portal that was down for the polls, a
+ * password changed mid-batch or a day without the documents must not let a colleague pay for the
+ * same parcels again (createBatch: 409 `order_unsettled`). Answers how many are unsettled.
+ */
+export async function failBatchAfterError(prisma: PrismaClient, orderId: string, error: string): Promise<{ unsettled: number }> {
+  const message = error.slice(0, 300);
+  const [, sent] = await prisma.$transaction([
+    prisma.cfExtract.updateMany({
+      where: { orderId, status: { in: [...IN_FLIGHT_STATUSES] }, submitSentAt: null, portalOrderId: null },
+      data: { status: 'failed', error: message },
+    }),
+    prisma.cfExtract.updateMany({
+      where: { orderId, status: { in: [...IN_FLIGHT_STATUSES] } },
+      data: { status: 'failed', error: `${message} ${UNSETTLED_MESSAGE}`.slice(0, 500), reconcileAt: new Date() },
+    }),
+  ]);
+  return { unsettled: sent.count };
 }
 
 /**
@@ -253,7 +301,8 @@ export interface ListFilter {
 
 export async function listExtracts(prisma: PrismaClient, f: ListFilter, opts: { hidePersonal: boolean }) {
   const where: Prisma.CfExtractWhereInput = {
-    ...(f.status === 'reconcile' ? { reconcileAt: { not: null }, status: { in: [...IN_FLIGHT_STATUSES] } } : f.status ? { status: f.status } : {}),
+    // What an administrator must check at the portal: submits not listed yet, and batches that failed after their submit.
+    ...(f.status === 'reconcile' ? { reconcileAt: { not: null }, status: { in: [...IN_FLIGHT_STATUSES, 'failed'] } } : f.status ? { status: f.status } : {}),
     ...(f.userId ? { userId: f.userId } : {}),
     ...(f.nrCadastral ? { nrCadastral: f.nrCadastral } : {}),
     ...(f.siruta ? { siruta: f.siruta } : {}),

@@ -89,6 +89,7 @@ export async function placeOrder(
     account,
     parcels,
     force: input.force,
+    settledByAdmin: input.force && who.isAdmin,
     accountInUse: async (tx) => {
       const slot = await tx.cfportalSession.findUnique({ where: { id: deps.accounts.slot }, select: { username: true, credentialsEncrypted: true } });
       return accountKey(slot?.credentialsEncrypted && slot.username ? slot.username : deps.accounts.configured.username);

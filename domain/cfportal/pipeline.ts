@@ -12,7 +12,7 @@ import { AppError } from '../errors';
 import { contentDisposition } from '../storage/rules';
 import { s3 } from '../storage/service';
 import type { CartItem, CfportalClient } from './client';
-import { CF_VALIDITY_MS, batchExtracts, failBatch, setBatchStep, setExtract, stepNo } from './extracts';
+import { CF_VALIDITY_MS, batchExtracts, failBatch, failBatchAfterError, setBatchStep, setExtract, stepNo } from './extracts';
 import type { ReadyExtract } from './rules';
 
 export interface PipelineDeps {
@@ -322,8 +322,9 @@ export async function finishBatch({ prisma }: PipelineDeps, orderId: string): Pr
   await prisma.cfExtract.updateMany({ where: { orderId, status: 'completed' }, data: { currentStep: 'done', stepNo: stepNo('done') } });
 }
 
-export async function failBatchWith({ prisma }: PipelineDeps, orderId: string, message: string): Promise<void> {
-  await failBatch(prisma, orderId, message);
+/** The batch job failed: see failBatchAfterError (extracts of a sent submit fail unsettled). */
+export async function failBatchWith({ prisma }: PipelineDeps, orderId: string, message: string): Promise<{ unsettled: number }> {
+  return failBatchAfterError(prisma, orderId, message);
 }
 
 /** The stored PDF of an extract, streamed (S3), or the legacy inline bytes. */

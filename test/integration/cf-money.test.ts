@@ -213,6 +213,57 @@ describe('with the workers running', () => {
     expect(t.cart).toEqual([]);
   }, 180_000);
 
+  test('a batch that fails after its submit was sent is unsettled: nobody orders its parcel again but an admin with force, and the admins are told', async () => {
+    await rig.simJson('DELETE', '/__sim/requests');
+    const p = parcel(8);
+    // The submit is taken (credits spent) but its answer is lost and it is not listed: the batch waits.
+    await rig.simJson('POST', '/__sim/faults', { submitListedAfterSeconds: 3600, sessionTtlSeconds: 1 });
+    let orderId = '';
+    try {
+      const r = await call('POST', '/api/cfportal/order', { body: { parcels: [p] } });
+      expect(r.status).toBe(202);
+      orderId = r.body.orderId;
+      await until('the submit sent', async () => ((await submits()).submit === 1 ? true : null), 60_000, 200);
+      // Then the account's password changes at the portal: the next sign-in is refused, a permanent failure.
+      await rig.simJson('POST', '/__sim/accounts', { username: rig.credentials.username, password: 'parola-schimbata' });
+      const failed = await until(
+        'the batch to fail',
+        async () => {
+          const items = await batch(orderId);
+          return items.every((e) => e.status === 'failed') ? items : null;
+        },
+        120_000,
+        300,
+      );
+      expect(failed[0]).toMatchObject({ reconcileAt: expect.any(String), error: expect.stringContaining('poate fi deja plătită') });
+    } finally {
+      await rig.simJson('DELETE', '/__sim/faults');
+      await rig.simJson('POST', '/__sim/accounts', { username: rig.credentials.username, password: rig.credentials.password });
+    }
+    // Before, a failed extract freed its parcel: the next order, anyone's, paid for it a second time.
+    for (const as of [who.dan, who.ion]) {
+      const again = await call('POST', '/api/cfportal/order', { as, body: { parcels: [p], force: true } });
+      expect({ status: again.status, error: again.body.error }).toEqual({ status: 409, error: 'order_unsettled' });
+      expect(again.body.message).toContain(p.nrCadastral);
+    }
+    const listed = await call('GET', '/api/cfportal/orders?status=reconcile', { as: who.ana });
+    expect(listed.body.items.map((e: { orderId: string }) => e.orderId)).toContain(orderId);
+    const mail = await until(
+      'the report mail to the admins',
+      async () => {
+        const m = await rig.db.query(`SELECT recipients, subject FROM mail_outbox WHERE idempotency_key = $1`, [`report:cf-unsettled:${orderId}`]);
+        return m.rowCount ? m : null;
+      },
+      30_000,
+      200,
+    );
+    expect(mail.rows[0].recipients).toContain('ana@birou.ro');
+    // An administrator who checked at the portal orders it again, with force.
+    const settled = await call('POST', '/api/cfportal/order', { as: who.ana, body: { parcels: [p], force: true } });
+    expect(settled.status).toBe(202);
+    expect((await batchDone(settled.body.orderId)).every((e) => e.status === 'completed')).toBe(true);
+  }, 240_000);
+
   test('the orders list is the caller’s own, paged; an admin sees everyone’s and filters by user; a parcel’s state is everyone’s', async () => {
     const dans = await call('GET', '/api/cfportal/orders?limit=2&offset=0');
     expect(dans.body.items).toHaveLength(2);
