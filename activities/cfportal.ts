@@ -4,6 +4,7 @@
  * withTemporalFailures: portal outages are retried, refused credentials, missing credits (402)
  * and rejected requests are not.
  */
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { BatchNotFoundError, type CfportalService } from '../domain/cfportal/service';
 import { withTemporalFailures } from './failures';
@@ -20,7 +21,8 @@ export function createCfportalActivities({ cfportal }: { cfportal: CfportalServi
       }
     }));
   return {
-    cfFillCart: (orderId: string) => run(() => cfportal.fillCart(orderId)),
+    // An attempt Temporal gave up on (cancelled on its next heartbeat) adds no further parcel.
+    cfFillCart: (orderId: string) => run(() => cfportal.fillCart(orderId, Context.current().cancellationSignal)),
     cfSubmitBatch: (orderId: string) => run(() => cfportal.submitBatch(orderId)),
     cfMarkReconcile: (orderId: string) => run(() => cfportal.markForReconciliation(orderId)),
     cfAwaitOrder: (orderId: string, portalOrderId: string, pollIntervalMs: number) => run(() => cfportal.awaitOrder(orderId, portalOrderId, pollIntervalMs)),

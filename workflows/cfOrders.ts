@@ -42,6 +42,11 @@ const cfStep = {
   heartbeatTimeout: '15 seconds',
 } as const;
 const steps = proxyActivities<CfportalActivities>({ ...cfStep, retry: RETRY.cfportalStep });
+// Filling the cart is two portal calls a parcel, up to 100 parcels: longer than cfStep's two
+// minutes on a slow portal. Its heartbeat already tells a dead worker; a start-to-close timeout
+// cut short would start a second attempt while the first still adds parcels (each then in the
+// cart twice, and paid twice by the one submit).
+const fill = proxyActivities<CfportalActivities>({ ...cfStep, startToCloseTimeout: '2 hours', retry: RETRY.cfportalStep });
 // Every attempt of the submit reconciles with the portal's order list before submitting
 // (domain/cfportal/pipeline.ts submitBatch), so a retry never pays twice.
 const submit = proxyActivities<CfportalActivities>({ ...cfStep, retry: RETRY.cfportalSubmit });
@@ -98,7 +103,7 @@ async function submitOnce(input: CfOrderBatchInput): Promise<{ portalOrderId: st
 export async function cfOrderBatch(input: CfOrderBatchInput): Promise<CfOrderBatchResult> {
   const { orderId } = input;
   try {
-    const plan = await steps.cfFillCart(orderId);
+    const plan = await fill.cfFillCart(orderId);
     if (plan.extractIds.length === 0) return { orderId, portalOrderId: plan.portalOrderId, completed: 0, reconciledSubmit: false };
     const submitted = await submitOnce(input);
     const since = Date.now();

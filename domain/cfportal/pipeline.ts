@@ -113,12 +113,16 @@ export async function addParcelToCart({ prisma, client }: PipelineDeps, orderId:
  * to run again: labelled items are found, the intent once recorded short-circuits everything
  * (from then on nothing is added to the cart again).
  */
-export async function fillCart(deps: PipelineDeps, orderId: string): Promise<BatchPlan> {
+export async function fillCart(deps: PipelineDeps, orderId: string, signal?: AbortSignal): Promise<BatchPlan> {
   const plan = await prepareBatch(deps, orderId);
   if (plan.submitIntent || plan.extractIds.length === 0) return plan;
   const cart = (await deps.client.cart()).filter(isOurs(orderId));
   const added: string[] = [];
-  for (const id of plan.extractIds) if ((await addParcelToCart(deps, orderId, id, cart)) !== null) added.push(id);
+  for (const id of plan.extractIds) {
+    // Stopped (an attempt given up on): the next attempt reads the cart afresh and goes on.
+    signal?.throwIfAborted();
+    if ((await addParcelToCart(deps, orderId, id, cart)) !== null) added.push(id);
+  }
   // Every extract was cancelled before its turn: nothing is in the cart, nothing to submit.
   if (added.length === 0) return { ...plan, extractIds: [] };
   await recordSubmitIntent(deps, orderId);

@@ -165,7 +165,7 @@ export function createCfportalService({ store, outside, notifications }: Cfporta
     },
 
     // The batch steps (spec 3.2), one activity each (activities/cfportal.ts).
-    fillCart: async (orderId: string) => fillCart(await batch(orderId), orderId),
+    fillCart: async (orderId: string, signal?: AbortSignal) => fillCart(await batch(orderId), orderId, signal),
     submitBatch: async (orderId: string) => submitBatch(await batch(orderId), orderId),
     markForReconciliation: async (orderId: string) => markForReconciliation(await batch(orderId), orderId),
     awaitOrder: async (orderId: string, portalOrderId: string, pollIntervalMs: number) => awaitOrder(await batch(orderId), orderId, portalOrderId, pollIntervalMs),
