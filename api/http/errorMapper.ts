@@ -1,6 +1,7 @@
 /**
  * The one place that turns failures into the contract's error body. Typed AppErrors keep their
- * status and code; body-parser failures and a path the router cannot decode become 400/413;
+ * status and code; body-parser failures and a path the router cannot decode become 400/413; a
+ * write that lost a race (a unique or foreign key, a row gone) 409/404;
  * anything else is a 500 `internal_error` whose hint is the first 200 characters of the message
  * (spec 4.2), logged with its stack.
  * A 5xx hint is scrubbed of hosts, addresses, users, URLs and file paths before it leaves: the log
@@ -29,8 +30,31 @@ export function sanitizeHint(hint: string): string {
     .slice(0, 200);
 }
 
+/**
+ * A write that lost a race with a colleague's (two adds of one name at the same moment, an edit
+ * of a row deleted meanwhile) as PostgreSQL or Prisma report it: a conflict or a row gone, never
+ * a 500. The areas' own checks name the conflict better (409 `tag_exists`, `rule_exists`); this
+ * is the net under the ones a race slips past.
+ */
+function lostRace(err: unknown): AppError | null {
+  const e = err as { code?: unknown; name?: unknown; severity?: unknown } | null;
+  if (!e || typeof e.code !== 'string') return null;
+  const prisma = e.name === 'PrismaClientKnownRequestError';
+  const pg = typeof e.severity === 'string';
+  if ((prisma && e.code === 'P2002') || (pg && e.code === '23505')) {
+    return errors.conflict('already_exists', 'Există deja o înregistrare cu aceleași date, adăugată probabil chiar acum de altcineva. Reîncărcați pagina și verificați.');
+  }
+  if (prisma && e.code === 'P2025') return errors.notFound('Înregistrarea nu mai există: a fost ștearsă între timp.');
+  if ((prisma && e.code === 'P2003') || (pg && e.code === '23503')) {
+    return errors.conflict('modified_concurrently', 'O înregistrare legată de aceasta a fost ștearsă între timp. Reîncărcați pagina și reîncercați.');
+  }
+  return null;
+}
+
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
+  const raced = lostRace(err);
+  if (raced) return raced;
   // Node's own abort (a child process, a stream pipeline) carries the signal's reason as its cause.
   if ((err as Error | undefined)?.name === 'AbortError' && (err as Error).cause instanceof AppError) return (err as Error).cause as AppError;
   if (err instanceof ZodError) return errors.badRequest(undefined, zodDetails(err));

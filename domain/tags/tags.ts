@@ -7,7 +7,7 @@
  * they were.
  */
 import { createHash } from 'node:crypto';
-import type { PrismaClient } from '../db/prisma';
+import type { Prisma, PrismaClient } from '../db/prisma';
 import { AppError, errors } from '../errors';
 import { childLogger } from '../log';
 import { mergeTags, planSync, tagKey, type Side, type SyncMode, type SyncPlan } from './merge';
@@ -106,6 +106,8 @@ export async function applyTagSync(
   return prisma.$transaction(
     async (tx) => {
       await tx.$queryRaw`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtext(${'tag-sync:' + file}))) AS l`;
+      // Then the tags' own lock (always in this order): an add or rename waits for the sync's writes.
+      await lockTagWrites(tx);
       const { doc, bytes } = await readDoc(file);
       const db = await dbPaths(tx);
       const base = await baseOf(tx, file);
@@ -192,13 +194,25 @@ export async function addTag(
   if (bad.length) throw errors.badRequest('Un nivel de etichetă nu poate conține virgule.', bad.map(([f]) => ({ field: f, problem: 'conține „,”' })));
   if (input.activity && !input.phase) throw errors.badRequest('O activitate are nevoie de o fază.', [{ field: 'phase', problem: 'obligatoriu pentru activitate' }]);
   const t = tagFromLevels(input.project, input.phase ?? null, input.activity ?? null);
-  const clash = (await prisma.tag.findMany({ select: { path: true } })).find((r) => {
-    const other = tagFromLevels(...levelsOf(r.path));
-    return tagKey(other) === tagKey(t);
+  return prisma.$transaction(async (tx) => {
+    await lockTagWrites(tx);
+    const clash = (await tx.tag.findMany({ select: { path: true } })).find((r) => {
+      const other = tagFromLevels(...levelsOf(r.path));
+      return tagKey(other) === tagKey(t);
+    });
+    if (clash) throw errors.conflict('tag_exists', `Eticheta există deja: „${clash.path}”.`);
+    const { createdAt: _c, updatedAt: _u, ...row } = await tx.tag.create({ data: tagRow(t, input.company) });
+    return row;
   });
-  if (clash) throw errors.conflict('tag_exists', `Eticheta există deja: „${clash.path}”.`);
-  const { createdAt: _c, updatedAt: _u, ...row } = await prisma.tag.create({ data: tagRow(t, input.company) });
-  return row;
+}
+
+/**
+ * One add or rename of a tag at a time: the clash check reads every tag's key (a project's code,
+ * whatever its name), which no unique index holds; two colleagues adding one project at the same
+ * moment both passed it (a 500 on the path's index, or two projects under one code).
+ */
+async function lockTagWrites(tx: Prisma.TransactionClient): Promise<void> {
+  await tx.$queryRaw`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtext(${'tag-writes'}))) AS l`;
 }
 
 /** The tags a project or phase tag stands for: itself and every tag under it. */
@@ -234,6 +248,7 @@ export async function updateTag(prisma: PrismaClient, id: string, change: TagCha
     throw errors.badRequest('Un nivel de etichetă nu poate fi gol și nu poate conține virgule.', [{ field: 'name', problem: 'gol sau conține „,”' }]);
   }
   return prisma.$transaction(async (tx) => {
+    await lockTagWrites(tx);
     const tag = await tx.tag.findUnique({ where: { id } });
     if (!tag) throw errors.notFound('Eticheta nu există.');
     const level = change.level ?? (tag.category as TagCategory);

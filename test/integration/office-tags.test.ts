@@ -274,3 +274,18 @@ test('an administrator renames a tag and changes its company: what is under it f
   expect((await app.call('PUT', `/api/tags/${project.id}`, { auth: dan, body: { name: 'S-0300 Altceva' } })).status).toBe(403);
   expect(await appPaths()).toContain('S-0300 Teren Zagon Nord');
 });
+
+test('two colleagues adding one project at the same moment: one tag, the other told it exists (409, it was a 500); one code under two names likewise', async () => {
+  const both = async (a: string, b: string) => {
+    const answers = await Promise.all([call('POST', '/api/tags', { project: a }), call('POST', '/api/tags', { project: b })]);
+    return answers.map((r) => ({ status: r.status, error: r.body.error })).sort((x, y) => x.status - y.status);
+  };
+  for (let round = 0; round < 5; round++) {
+    const name = `S-05${round}0 Casa Deal`;
+    expect(await both(name, name)).toEqual([{ status: 201, error: undefined }, { status: 409, error: 'tag_exists' }]);
+    // The same code: one project, whatever the name each colleague typed.
+    expect(await both(`U-05${round}1 Casa Deal`, `U-05${round}1 Casa de pe Deal`)).toEqual([{ status: 201, error: undefined }, { status: 409, error: 'tag_exists' }]);
+  }
+  const paths = await appPaths();
+  expect(paths.filter((p) => /^[SU]-05\d\d /.test(p))).toHaveLength(10);
+});

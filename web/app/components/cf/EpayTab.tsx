@@ -101,6 +101,8 @@ export function ExtractState({ e }: { e: Extract | null }) {
   if (e.state === 'valid') return <span className="cf-state cf-state--valid">valabil până la {date(e.expiresAt)}</span>;
   if (e.state === 'expired') return <span className="cf-state cf-state--expired">expirat ({date(e.expiresAt)}) · o comandă nouă costă 1 credit</span>;
   if (e.status === 'cancelled') return <span className="cf-state cf-state--expired">anulat</span>;
+  // Failed after its submit (domain/cfportal/extracts.ts failBatchAfterError): possibly paid.
+  if (e.reconcileAt) return <span className="cf-state cf-state--failed">eșuat după trimitere · poate fi plătit; un administrator verifică în portal</span>;
   return <span className="cf-state cf-state--failed">eșuat{e.error ? `: ${e.error}` : ''}</span>;
 }
 
