@@ -187,11 +187,11 @@ export function authRouter(
           if (ended.tokens.refreshToken) {
             oidc.tokenRevocation(cfg, ended.tokens.refreshToken, { token_type_hint: 'refresh_token' }).catch(() => undefined);
           }
-          if (cfg.serverMetadata().end_session_endpoint && ended.tokens.idToken) {
-            location = oidc.buildEndSessionUrl(cfg, {
-              id_token_hint: ended.tokens.idToken,
-              post_logout_redirect_uri: `${config.app.publicUrl.replace(/\/$/, '')}/`,
-            }).href;
+          if (cfg.serverMetadata().end_session_endpoint) {
+            // The client's id (openid-client adds it), not the ID token as the hint: this address
+            // is the browser's, its history's and the provider's access log's, and the ID token
+            // (the user's e-mail and groups, signed) stays on the server.
+            location = oidc.buildEndSessionUrl(cfg, { post_logout_redirect_uri: `${config.app.publicUrl.replace(/\/$/, '')}/` }).href;
           }
         }
       }

@@ -211,7 +211,21 @@ describe('sign-in through the development identity provider', () => {
     const location = new URL(res.headers.get('location')!);
     expect(location.href.startsWith(`${idpUrl}/session/end`)).toBe(true);
     expect(location.searchParams.get('post_logout_redirect_uri')).toBe(`${appUrl}/`);
+    // The provider learns which client signs out from its id; the ID token never reaches the browser.
+    expect(location.searchParams.get('client_id')).toBeTruthy();
+    expect(location.searchParams.has('id_token_hint')).toBe(false);
     expect(b.cookie(appUrl, 'cgp_session')).toBeUndefined();
+    // The provider ends its session (its page submits its own form, as a browser's script does)
+    // and sends the user back to the app, which asks for a sign-in: the provider's form, the
+    // password asked again.
+    const confirm = await b.browse(location);
+    const html = await confirm.res.text();
+    const form = /<form[^>]*id="op\.logoutForm"[^>]*>/.exec(html)?.[0] ?? '';
+    const action = /action="([^"]+)"/.exec(form)![1];
+    const fields = Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    const ended = await b.browse(new URL(action.replace(/&amp;/g, '&'), confirm.url), { form: fields });
+    expect(ended.res.status).toBe(200);
+    expect(await ended.res.text()).toContain('name="password"');
 
     const replay = await fetch(`${appUrl}/api/auth/session`, { headers: { cookie: `cgp_session=${handle}` } });
     expect(replay.status).toBe(401);
