@@ -72,7 +72,6 @@ export function tokenState(
     refreshAt: now + lifetimeMs - margin,
     // An IdP that does not rotate answers no new refresh token: keep the old one.
     refreshToken: tokens.refresh_token ?? previous?.refreshToken,
-    idToken: tokens.id_token ?? previous?.idToken,
   };
 }
 

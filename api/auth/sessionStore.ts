@@ -34,7 +34,6 @@ export interface TokenState {
   /** Epoch ms from which the middleware refreshes (a little before expiry). */
   refreshAt: number;
   refreshToken?: string;
-  idToken?: string;
 }
 
 export interface StoredSession {
@@ -54,12 +53,13 @@ export interface StoredSession {
 
 /**
  * The tokens as a row keeps them (issue 25): the access token (short-lived, forwarded on every
- * central call) in clear; the refresh and ID tokens sealed together with the row id as associated
- * data (api/auth/sealed.ts), plus a keyed digest of the refresh token that the refresh lease
- * matches on. Rows written before sealing (tokens in clear) read as signed out; migration 023
- * deleted them.
+ * central call) in clear; the refresh token sealed with the row id as associated data
+ * (api/auth/sealed.ts), plus a keyed digest of it that the refresh lease matches on. The ID token
+ * is not kept (sign-out names the client instead); rows of older sessions seal one beside the
+ * refresh token, and it is dropped when they are read. Rows written before sealing (tokens in
+ * clear) read as signed out; migration 023 deleted them.
  */
-interface TokensAtRest extends Omit<TokenState, 'refreshToken' | 'idToken'> {
+interface TokensAtRest extends Omit<TokenState, 'refreshToken'> {
   sealed?: string;
   refreshTokenDigest?: string;
 }
@@ -70,9 +70,9 @@ const TOKENS_PURPOSE = 'app_sessions.tokens';
 export const refreshTokenDigest = (refreshToken: string) => digestWith(TOKENS_PURPOSE, refreshToken);
 
 function toRow(id: string, data: StoredSession): StoredRow {
-  const { refreshToken, idToken, ...clear } = data.tokens;
+  const { refreshToken, ...clear } = data.tokens;
   const tokens: TokensAtRest = { ...clear };
-  if (refreshToken !== undefined || idToken !== undefined) tokens.sealed = sealWith(TOKENS_PURPOSE, { refreshToken, idToken }, id);
+  if (refreshToken !== undefined) tokens.sealed = sealWith(TOKENS_PURPOSE, { refreshToken }, id);
   if (refreshToken !== undefined) tokens.refreshTokenDigest = refreshTokenDigest(refreshToken);
   return { ...data, tokens };
 }
@@ -82,9 +82,9 @@ function fromRow(id: string, row: StoredRow): StoredSession | null {
   if (!row.tokens) return null;
   const { sealed, refreshTokenDigest: _d, refreshToken, idToken, ...clear } = row.tokens;
   if (refreshToken !== undefined || idToken !== undefined) return null;
-  const secrets = sealed === undefined ? {} : unsealWith<Pick<TokenState, 'refreshToken' | 'idToken'>>(TOKENS_PURPOSE, sealed, id);
+  const secrets = sealed === undefined ? {} : unsealWith<{ refreshToken?: string; idToken?: string }>(TOKENS_PURPOSE, sealed, id);
   if (!secrets) return null;
-  return { ...row, tokens: { ...clear, ...secrets } };
+  return { ...row, tokens: { ...clear, ...(secrets.refreshToken !== undefined ? { refreshToken: secrets.refreshToken } : {}) } };
 }
 
 export interface SessionRow {
