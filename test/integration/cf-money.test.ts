@@ -30,6 +30,17 @@ async function batch(orderId: string): Promise<any[]> {
   return (await call('GET', `/api/cfportal/orders?orderId=${orderId}`, { as: who.ana })).body.items;
 }
 const batchDone = (orderId: string) => rig.batchDone(orderId, who.ana);
+/** The report mail to the administrators queued under this key (the notifications module's `mailReport`). */
+const adminReport = (key: string) =>
+  until(
+    'the report mail to the admins',
+    async () => {
+      const m = await rig.db.query<{ recipients: string[]; subject: string }>(`SELECT recipients, subject FROM mail_outbox WHERE idempotency_key = $1`, [`report:${key}`]);
+      return m.rowCount ? m : null;
+    },
+    30_000,
+    200,
+  );
 const truth = (account?: string) => rig.truth(account);
 const submits = () => rig.requestCounts();
 
@@ -190,15 +201,7 @@ describe('with the workers running', () => {
       expect((await call('POST', '/api/cfportal/order', { body: { ...parcel(6), nrCadastral: flagged[0].nrCadastral, siruta: flagged[0].siruta, force: true } })).body.error).toBe(
         'order_in_progress',
       );
-      const mail = await until(
-        'the report mail to the admins',
-        async () => {
-          const m = await rig.db.query(`SELECT recipients, subject FROM mail_outbox WHERE idempotency_key = $1`, [`report:cf-reconcile:${orderId}`]);
-          return m.rowCount ? m : null;
-        },
-        30_000,
-        200,
-      );
+      const mail = await adminReport(`cf-reconcile:${orderId}`);
       expect(mail.rows).toHaveLength(1);
       expect(mail.rows[0].recipients).toContain('ana@birou.ro');
       expect(mail.rows[0].subject).toContain(orderId);
@@ -248,15 +251,7 @@ describe('with the workers running', () => {
     }
     const listed = await call('GET', '/api/cfportal/orders?status=reconcile', { as: who.ana });
     expect(listed.body.items.map((e: { orderId: string }) => e.orderId)).toContain(orderId);
-    const mail = await until(
-      'the report mail to the admins',
-      async () => {
-        const m = await rig.db.query(`SELECT recipients, subject FROM mail_outbox WHERE idempotency_key = $1`, [`report:cf-unsettled:${orderId}`]);
-        return m.rowCount ? m : null;
-      },
-      30_000,
-      200,
-    );
+    const mail = await adminReport(`cf-unsettled:${orderId}`);
     expect(mail.rows[0].recipients).toContain('ana@birou.ro');
     // An administrator who checked at the portal orders it again, with force.
     const settled = await call('POST', '/api/cfportal/order', { as: who.ana, body: { parcels: [p], force: true } });
