@@ -249,6 +249,17 @@ export async function failBatch(prisma: PrismaClient, orderId: string, error: st
   });
 }
 
+/**
+ * A batch that never reached its queue (its start failed: Temporal down or refusing). Its
+ * extracts still waiting fail, nothing paid: left pending, they would hold their parcels
+ * (`order_in_progress`) and the account's credits (`reservedCredits`) for good. Any the queue
+ * took meanwhile (the start's answer lost, the signal delivered) are the queue's to finish.
+ */
+export async function abandonBatch(prisma: PrismaClient, orderId: string, error: string): Promise<number> {
+  const r = await prisma.cfExtract.updateMany({ where: { orderId, status: 'pending', submitIntentAt: null }, data: { status: 'failed', error: error.slice(0, 500) } });
+  return r.count;
+}
+
 export const UNSETTLED_MESSAGE = 'Comanda fusese trimisă portalului și poate fi deja plătită: un administrator verifică în portal înainte ca parcela să fie comandată din nou.';
 
 /**

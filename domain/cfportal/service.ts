@@ -13,6 +13,7 @@ import type { NotificationsService } from '../notifications/service';
 import {
   IN_FLIGHT_STATUSES,
   batchAccount,
+  abandonBatch,
   cancelExtract,
   getExtract,
   listExtracts,
@@ -128,6 +129,8 @@ export function createCfportalService({ store, outside, notifications }: Cfporta
     orderers: () => orderers(prisma, notifications.directoryNames),
     parcelExtract: (parcel: { nrCadastral: string; siruta: number }, opts: { hidePersonal: boolean }) => parcelExtract(prisma, parcel, opts),
     cancelExtract: (id: string, who: { userId: string; isAdmin: boolean; hidePersonal: boolean }) => cancelExtract(prisma, id, who),
+    /** The order's queue could not be started: see abandonBatch. */
+    abandonOrder: (orderId: string, message: string) => abandonBatch(prisma, orderId, message),
 
     /** The live balance of the account in use, and what queued orders will still spend. */
     async credits() {

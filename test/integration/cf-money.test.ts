@@ -259,6 +259,32 @@ describe('with the workers running', () => {
     expect((await batchDone(settled.body.orderId)).every((e) => e.status === 'completed')).toBe(true);
   }, 240_000);
 
+  test('an order whose queue could not be started fails its waiting extracts, unpaid: its parcel is free again and its credits no longer reserved', async () => {
+    const { abandonBatch, reservedCredits } = await import('../../domain/cfportal/extracts');
+    const { getPrisma } = await import('../../domain/db/prisma');
+    const prisma = getPrisma();
+    const account = `cf-abandon-${rig.suffix}`;
+    const orderId = `abandon-${rig.suffix}`;
+    const [waiting, taken] = [parcel(9), parcel(10)];
+    // As the route writes a batch before it starts the queue; one extract the queue already took.
+    await prisma.cfExtract.createMany({
+      data: [
+        { orderId, nrCadastral: waiting.nrCadastral, siruta: waiting.siruta, workspacePk: waiting.workspacePk, status: 'pending', portalAccount: account, userId: who.dan.data.user.id },
+        { orderId, nrCadastral: taken.nrCadastral, siruta: taken.siruta, workspacePk: taken.workspacePk, status: 'cart', portalAccount: account, userId: who.dan.data.user.id },
+      ],
+    });
+    expect(await reservedCredits(prisma, account)).toBe(2);
+    expect(await abandonBatch(prisma, orderId, 'Comanda nu a putut fi pusă în coada portalului; nu s-a plătit nimic.')).toBe(1);
+    const rows = await prisma.cfExtract.findMany({ where: { orderId }, orderBy: { nrCadastral: 'asc' }, select: { nrCadastral: true, status: true } });
+    expect(Object.fromEntries(rows.map((r) => [r.nrCadastral, r.status]))).toEqual({ [waiting.nrCadastral]: 'failed', [taken.nrCadastral]: 'cart' });
+    expect(await reservedCredits(prisma, account)).toBe(1);
+    // Its parcel may be ordered again at once (it was 409 order_in_progress for good).
+    const again = await call('POST', '/api/cfportal/order', { body: { parcels: [waiting] } });
+    expect(again.status).toBe(202);
+    await batchDone(again.body.orderId);
+    await prisma.cfExtract.deleteMany({ where: { orderId } });
+  }, 120_000);
+
   test('the orders list is the caller’s own, paged; an admin sees everyone’s and filters by user; a parcel’s state is everyone’s', async () => {
     const dans = await call('GET', '/api/cfportal/orders?limit=2&offset=0');
     expect(dans.body.items).toHaveLength(2);

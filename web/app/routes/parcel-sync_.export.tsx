@@ -16,7 +16,7 @@ import { ParcelSyncLayout } from '../components/sync/ParcelSyncLayout';
 import { UatPicker, UatSummary } from '../components/sync/UatPicker';
 import type { UatChoice } from '../components/sync/uatSearch';
 import { Card } from '../components/Card';
-import { api, apiFetch } from '../lib/api';
+import { api, apiFetch, ApiError } from '../lib/api';
 
 export const meta: MetaFunction = () => [{ title: 'Export UAT · Sincronizare parcele' }];
 export const links: LinksFunction = () => [
@@ -87,11 +87,22 @@ export default function ExportPage() {
       try {
         const p = await api.get<Progress>('/api/landreg/progress', { query: { jobId: job.jobId } });
         if (stopped) return;
+        setError(null);
         setProgress(p);
         setSeen((s) => (s.includes(p.phase) ? s : [...s, p.phase]));
         if (p.status === 'running') timer.current = setTimeout(poll, POLL_MS);
       } catch (err) {
-        if (!stopped) setError((err as Error).message);
+        if (stopped) return;
+        setError((err as Error).message);
+        // A poll that failed in passing (the web process restarting, a dropped connection, a busy
+        // server) is not the job's end: the page keeps asking, more slowly, instead of freezing
+        // with its button disabled. A job the server no longer knows (404) is over.
+        const status = err instanceof ApiError ? err.status : 0;
+        if (status === 0 || status === 429 || status >= 500) timer.current = setTimeout(poll, POLL_MS * 5);
+        else {
+          setJob(null);
+          setProgress(null);
+        }
       }
     };
     void poll();
