@@ -8,6 +8,12 @@ import type { BackupService, LastBackup } from '../domain/backup/service';
 import { withTemporalFailures } from './failures';
 import { keptAlive } from './heartbeat';
 
+/** The run records' id of this job's run, before the attempt number (the same in every activity of the run). */
+function jobRunPrefix(): string {
+  const { workflowExecution } = Context.current().info;
+  return `${workflowExecution?.workflowId ?? 'backup'}-${workflowExecution?.runId ?? Date.now()}-`.replace(/[^A-Za-z0-9._-]/g, '_');
+}
+
 export function createBackupActivities({ services: { backup } }: { services: { backup: BackupService } }) {
   return keptAlive({
     /**
@@ -15,9 +21,13 @@ export function createBackupActivities({ services: { backup } }: { services: { b
      * attempt: the singleton's workflow id is the same every night, its run id is not.
      */
     async runBackup(input: { type?: BackupType }): Promise<BackupRun> {
-      const { workflowExecution, attempt } = Context.current().info;
-      const id = `${workflowExecution?.workflowId ?? 'backup'}-${workflowExecution?.runId ?? Date.now()}-${attempt}`.replace(/[^A-Za-z0-9._-]/g, '_');
+      const id = `${jobRunPrefix()}${Context.current().info.attempt}`;
       return withTemporalFailures(() => backup.runBackup({ id, type: input.type }));
+    },
+
+    /** This job's attempts whose process died mid-run, closed as failed in the run records. */
+    async closeInterruptedBackups(): Promise<number> {
+      return backup.closeInterrupted(jobRunPrefix());
     },
 
     async notifyBackupFailed(input: { jobId: string; error: string }): Promise<number> {

@@ -7,7 +7,7 @@
  *    started by hand, is the night's backup);
  *  - `backupWatch`: hourly, tells the administrators when the newest good backup is late.
  */
-import { ApplicationFailure, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { BackupActivities } from '../activities/backup';
 import type { BackupRun, DatabaseBackupInput } from '../domain/backup/jobTypes';
 import { failureMessage } from '../temporal/common/failures';
@@ -29,13 +29,19 @@ const short = proxyActivities<BackupActivities>({ taskQueue: TaskQueue.store, st
 export async function databaseBackup(input: DatabaseBackupInput = {}): Promise<BackupRun> {
   const progress: ProgressState = { status: 'running', phase: 'backup', current: 0, total: 1, message: 'Copie de siguranță în curs' };
   setHandler(progressQuery, () => progress);
+  // Versioned: a backup started before this change replays without closing its records.
+  const closesRecords = patched('backup-close-interrupted');
   try {
     const run = await backup.runBackup({ type: input.type });
+    // An earlier attempt that died mid-run is still recorded as running (best effort: the backup
+    // itself is done whatever the record store says).
+    if (closesRecords) await short.closeInterruptedBackups().catch(() => 0);
     Object.assign(progress, { status: 'done', phase: 'done', current: 1, message: 'Copie de siguranță încheiată' });
     return run;
   } catch (err) {
     const error = failureMessage(err);
     Object.assign(progress, { status: 'failed', phase: 'failed', message: 'Copia de siguranță a eșuat', error });
+    if (closesRecords) await short.closeInterruptedBackups().catch(() => 0);
     await short.notifyBackupFailed({ jobId: workflowInfo().workflowId, error });
     throw ApplicationFailure.nonRetryable(error, 'BackupFailedError');
   }

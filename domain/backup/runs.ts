@@ -27,7 +27,7 @@ const objectsPrefix = (t: BackupTarget) => `objects/${t.stanza}`;
 /** The local stack's repository (what the web process reads: it needs no data directory). */
 export const stackRepo = (): Repo => ({ stanza: config.backup.stanza, repoPath: config.backup.repoPath });
 
-async function saveRun(t: BackupTarget, run: BackupRun): Promise<void> {
+async function saveRun(t: Repo, run: BackupRun): Promise<void> {
   await s3().send(new PutObjectCommand({
     Bucket: config.backup.bucket, Key: `${runsPrefix(t)}${run.id}.json`, Body: JSON.stringify(run), ContentType: 'application/json',
   }));
@@ -196,6 +196,23 @@ export async function runBackup(t: BackupTarget, o: { id: string; type?: BackupT
     await saveRun(t, run).catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * The attempts of one backup job (`idPrefix`: its workflow and run) whose process died mid-run
+ * (SIGKILL, out of memory: no catch ran), still recorded as running: closed as failed. Otherwise
+ * the newest record said "în curs" until the next night's backup, and the page kept "Pornește o
+ * copie acum" disabled. Answers how many it closed.
+ */
+export async function closeInterruptedRuns(t: Repo, idPrefix: string): Promise<number> {
+  const keys = (await listAll(config.backup.bucket, `${runsPrefix(t)}${idPrefix}`)).map((o) => o.Key!);
+  let closed = 0;
+  for (const run of await Promise.all(keys.map(readRun))) {
+    if (run.status !== 'running') continue;
+    await saveRun(t, { ...run, status: 'failed', endedAt: new Date().toISOString(), error: 'Întreruptă: procesul care o făcea s-a oprit.' });
+    closed++;
+  }
+  return closed;
 }
 
 export interface RestoreOutcome {

@@ -10,7 +10,7 @@ import type { AreaDeps } from '../areaDeps';
 import type { NotificationsService } from '../notifications/service';
 import type { BackupType } from './jobTypes';
 import { pgDataDir, stackTarget } from './pgbackrest';
-import { backupList, checkBackupAge, notifyBackupProblem, runBackup, stackRepo } from './runs';
+import { backupList, checkBackupAge, closeInterruptedRuns, notifyBackupProblem, runBackup, stackRepo } from './runs';
 
 export type { BackupList, LastBackup } from './runs';
 /** How the stack's PostgreSQL archives into the repository (the launcher, scripts/stack/services.ts). */
@@ -32,6 +32,8 @@ export function createBackupService({ store, notifications }: BackupDeps) {
     list: () => backupList(stackRepo()),
     /** One backup of the store and the buckets, then the retention; `id` names the run. */
     runBackup: async (o: { id: string; type?: BackupType }) => (await runBackup(target(), o)).run,
+    /** A job's attempts that died mid-run, closed as failed (closeInterruptedRuns). */
+    closeInterrupted: (idPrefix: string) => closeInterruptedRuns(stackRepo(), idPrefix),
     /** Tells the administrators that a backup job failed (once per job). */
     notifyFailed: (jobId: string, error: string) =>
       notifyBackupProblem(db, notifications, { problem: 'failed', key: jobId, detail: `Copia de siguranță ${jobId} a eșuat: ${error}` }),
