@@ -82,7 +82,10 @@ export async function executeChildJob<W extends Workflow, K extends JobKind = Jo
     const { jobId, options } = childOptions(kind, input);
     try {
       // The table names workflows by type name; the caller's W types the input and the result.
-      const result: WorkflowResultType<W> = await executeChild<W>(JOBS[kind].workflow, options as never);
+      // A parent that closes before its child (its run timeout, an operator's terminate) asks the
+      // child to cancel rather than killing it: the child's own cleanup then runs (a layer sync
+      // records its run as failed; terminated, the run stayed "running" for good).
+      const result: WorkflowResultType<W> = await executeChild<W>(JOBS[kind].workflow, { ...options, parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL } as never);
       return { heldBy: null, jobId, result } as ChildJobOutcome<W, K>;
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError) || lockOf(kind, input) === null) throw err;

@@ -203,4 +203,31 @@ describe('sync-county', () => {
     );
     expect(runs.rows).toEqual(uats.map((u) => ({ siruta: u.siruta, n: 1 })).sort((a, b) => a.siruta - b.siruta));
   }, 180_000);
+
+  it('a county job cut off by its run timeout cancels its UATs\' syncs: their runs are recorded failed, none left running', async () => {
+    const held = uats[1];
+    const started = new Date();
+    // The held UAT's layer queries wait unanswered: its sync is still running when the county job's time is up.
+    await rig.simJson('POST', '/__sim/faults', { holdSirutas: [held.siruta] });
+    try {
+      await expect(
+        rig.env.client.workflow.execute<typeof countySync>('countySync', {
+          taskQueue: TaskQueue.store,
+          workflowId: jobWorkflowId('sync-county', `covasna-timeout-${rig.suffix}`),
+          // Each UAT through a sync of its own (the county's shortcut would settle the unchanged ones).
+          args: [{ county: 'Covasna', requestTileRebuild: false, perUatPlan: true }],
+          workflowRunTimeout: '6 seconds',
+        }),
+      ).rejects.toThrow();
+      const runs = async () =>
+        (await rig.db.query<{ siruta: number; status: string }>(`SELECT siruta, status FROM gis_sync_runs WHERE started_at >= $1 ORDER BY siruta`, [started])).rows;
+      for (let i = 0; i < 100 && (await runs()).some((r) => r.status === 'running'); i++) await new Promise((r) => setTimeout(r, 200));
+      const after = await runs();
+      // Before, the terminated syncs' runs stayed "running" for good.
+      expect(after.filter((r) => r.status === 'running')).toEqual([]);
+      expect(after.filter((r) => r.siruta === held.siruta).map((r) => r.status)).toContain('failed');
+    } finally {
+      await rig.simJson('DELETE', '/__sim/faults');
+    }
+  }, 120_000);
 });
