@@ -14,6 +14,7 @@
  */
 import {
   ApplicationFailure,
+  CancellationScope,
   condition,
   continueAsNew,
   defineSignal,
@@ -121,12 +122,14 @@ export async function cfOrderBatch(input: CfOrderBatchInput): Promise<CfOrderBat
     await steps.cfFinishBatch(orderId);
     return { orderId, portalOrderId: submitted.portalOrderId, completed: stored.length, reconciledSubmit: submitted.reconciled };
   } catch (err) {
-    const failed = await steps.cfFailBatch(orderId, failureMessage(err));
+    // Recorded even when the batch is being cancelled (its queue closed under it): unsettled when
+    // its submit was sent, simply failed otherwise.
+    const failed = await CancellationScope.nonCancellable(() => steps.cfFailBatch(orderId, failureMessage(err)));
     // Failed after its submit: possibly paid. Its parcels wait for an administrator (409
     // order_unsettled to everyone else), who is told once. (`?.`: a batch failed before this
     // change replays the step's old, empty answer.)
     if ((failed?.unsettled ?? 0) > 0) {
-      await notify.mailReport({
+      await CancellationScope.nonCancellable(() => notify.mailReport({
         to: 'admins',
         subject: `Comandă de extrase CF eșuată după trimitere (${orderId})`,
         text: [
@@ -135,7 +138,7 @@ export async function cfOrderBatch(input: CfOrderBatchInput): Promise<CfOrderBat
           'Lista: GET /api/cfportal/orders?status=reconcile.',
         ].join('\n'),
         idempotencyKey: `cf-unsettled:${orderId}`,
-      });
+      }));
     }
     throw err;
   }
