@@ -19,6 +19,7 @@ import { config, projectRoot } from '../domain/config';
 import type { Store } from '../domain/db/store';
 import type { Services } from '../domain/services';
 import { pageRefusalOf } from './http/rateLimit';
+import { isClosed } from './http/download';
 
 export const WEB_BUILD_DIR = path.join(projectRoot, 'build');
 export const WEB_SERVER_BUILD = path.join(WEB_BUILD_DIR, 'server', 'index.js');
@@ -58,7 +59,7 @@ export async function createWebHandlers(store: Store, services: Services): Promi
   // page reaches it: a browser that abandoned the load while its session was read is gone before
   // then, and its loader (portal calls included) would run to the end for nobody.
   const pages: RequestHandler = (req, res, next) => {
-    if (res.closed || res.destroyed) return;
+    if (isClosed(res)) return;
     void remix(req, res, next);
   };
   return [statics, pages];

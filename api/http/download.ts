@@ -25,14 +25,27 @@ export async function sendAttachment(
   await pipeline(body, res);
 }
 
+/** A request or a response: its connection can be over before anyone listens for its `close`. */
+interface Closable {
+  readonly closed: boolean;
+  readonly destroyed: boolean;
+  once(event: 'close', listener: () => void): unknown;
+}
+
+/** Is its connection over (the answer finished and closed, or the client gone)? */
+export function isClosed(s: Closable): boolean {
+  return s.closed || s.destroyed;
+}
+
 /**
- * Runs `fn` once the response is closed (answered, or the client gone), at once when it already
- * is: a client may leave while a request waits for its session or a slot, and a `close` listener
- * added after that would never run (a slot never given back, a wait that never ends).
+ * Runs `fn` once the request or response is closed (answered, or the client gone), at once when
+ * it already is: a client may leave while a request waits for its session or a slot, and a
+ * `close` listener added after that would never run (a slot never given back, a wait that never
+ * ends, a body read for ever).
  */
-export function onClose(res: Response, fn: () => void): void {
-  if (res.closed || res.destroyed) fn();
-  else res.once('close', fn);
+export function onClose(s: Closable, fn: () => void): void {
+  if (isClosed(s)) fn();
+  else s.once('close', fn);
 }
 
 /**

@@ -127,8 +127,7 @@ function readBody(req: Request, limit: number, inline: number, declared: number,
       failed = true;
       reject(errors.clientClosed());
     };
-    if (req.destroyed) gone();
-    else req.once('close', gone);
+    onClose(req, gone);
   });
 }
 

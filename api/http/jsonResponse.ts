@@ -8,6 +8,7 @@
  */
 import { setImmediate as turn } from 'node:timers/promises';
 import type { Response } from 'express';
+import { isClosed } from './download';
 
 /** Items a list is serialised in at a time: about 2 ms of `JSON.stringify` each for sync-status items. */
 export const JSON_SLICE_ITEMS = 500;
@@ -71,7 +72,7 @@ function* pieces(value: unknown, depth = 0): Generator<string | typeof SLICE_END
  */
 export function drainedOrClosed(res: Response): Promise<void> {
   return new Promise((resolve) => {
-    if (res.closed || res.destroyed) {
+    if (isClosed(res)) {
       resolve();
       return;
     }

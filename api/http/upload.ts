@@ -28,6 +28,7 @@ import { AppError, errors } from '../../domain/errors';
 import { makeTempDir } from '../../domain/storage/service';
 import { callerKey, heavyWork } from './rateLimit';
 import { countOf } from '../../domain/text/plural';
+import { onClose } from './download';
 
 export interface UploadedFile {
   field: string;
@@ -116,11 +117,10 @@ async function receive(req: Request, opts: Required<Pick<UploadOptions, 'maxByte
     };
     const onAbort = () => fail(errors.badRequest('Încărcarea a fost întreruptă.'));
     req.on('aborted', onAbort);
-    req.on('close', () => {
+    // Also when the client left before this listened (while the session, the slot or the disk was checked).
+    onClose(req, () => {
       if (!req.complete) onAbort();
     });
-    // Gone before this listened (while the session, the slot or the disk was checked): no event comes.
-    if (req.destroyed && !req.complete) onAbort();
 
     bb.on('file', (field, stream, info) => {
       if (failed || (opts.fileFields && !opts.fileFields.includes(field))) {
