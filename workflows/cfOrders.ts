@@ -124,12 +124,13 @@ export async function cfOrderBatch(input: CfOrderBatchInput): Promise<CfOrderBat
   } catch (err) {
     // Recorded even when the batch is being cancelled (its queue closed under it): unsettled when
     // its submit was sent, simply failed otherwise.
-    const failed = await CancellationScope.nonCancellable(() => steps.cfFailBatch(orderId, failureMessage(err)));
-    // Failed after its submit: possibly paid. Its parcels wait for an administrator (409
-    // order_unsettled to everyone else), who is told once. (`?.`: a batch failed before this
-    // change replays the step's old, empty answer.)
-    if ((failed?.unsettled ?? 0) > 0) {
-      await CancellationScope.nonCancellable(() => notify.mailReport({
+    await CancellationScope.nonCancellable(async () => {
+      const failed = await steps.cfFailBatch(orderId, failureMessage(err));
+      // Failed after its submit: possibly paid. Its parcels wait for an administrator (409
+      // order_unsettled to everyone else), who is told once. (`?.`: a batch failed before this
+      // change replays the step's old, empty answer.)
+      if ((failed?.unsettled ?? 0) === 0) return;
+      await notify.mailReport({
         to: 'admins',
         subject: `Comandă de extrase CF eșuată după trimitere (${orderId})`,
         text: [
@@ -138,8 +139,8 @@ export async function cfOrderBatch(input: CfOrderBatchInput): Promise<CfOrderBat
           'Lista: GET /api/cfportal/orders?status=reconcile.',
         ].join('\n'),
         idempotencyKey: `cf-unsettled:${orderId}`,
-      }));
-    }
+      });
+    });
     throw err;
   }
 }

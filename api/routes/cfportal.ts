@@ -224,7 +224,7 @@ export function registerCfportalRoutes(router: Router, cfportal: CfportalService
         await start('cf-order-queue', { account: placed.account }, { signalArgs: [batch] });
       } catch (err) {
         // Written but never queued: the extracts would wait for good, holding their parcels and credits.
-        await cfportal.abandonOrder(placed.orderId, 'Comanda nu a putut fi pusă în coada portalului; nu s-a plătit nimic. Trimiteți-o din nou.');
+        await cfportal.abandonOrder(placed.orderId);
         throw err;
       }
       return reply(202, { orderId: placed.orderId, extracts: placed.extracts });

@@ -255,10 +255,12 @@ export async function failBatch(prisma: PrismaClient, orderId: string, error: st
  * (`order_in_progress`) and the account's credits (`reservedCredits`) for good. Any the queue
  * took meanwhile (the start's answer lost, the signal delivered) are the queue's to finish.
  */
-export async function abandonBatch(prisma: PrismaClient, orderId: string, error: string): Promise<number> {
-  const r = await prisma.cfExtract.updateMany({ where: { orderId, status: 'pending', submitIntentAt: null }, data: { status: 'failed', error: error.slice(0, 500) } });
+export async function abandonBatch(prisma: PrismaClient, orderId: string): Promise<number> {
+  const r = await prisma.cfExtract.updateMany({ where: { orderId, status: 'pending', submitIntentAt: null }, data: { status: 'failed', error: ABANDONED_MESSAGE } });
   return r.count;
 }
+
+export const ABANDONED_MESSAGE = 'Comanda nu a putut fi pusă în coada portalului; nu s-a plătit nimic. Trimiteți-o din nou.';
 
 export const UNSETTLED_MESSAGE = 'Comanda fusese trimisă portalului și poate fi deja plătită: un administrator verifică în portal înainte ca parcela să fie comandată din nou.';
 

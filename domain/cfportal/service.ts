@@ -130,7 +130,7 @@ export function createCfportalService({ store, outside, notifications }: Cfporta
     parcelExtract: (parcel: { nrCadastral: string; siruta: number }, opts: { hidePersonal: boolean }) => parcelExtract(prisma, parcel, opts),
     cancelExtract: (id: string, who: { userId: string; isAdmin: boolean; hidePersonal: boolean }) => cancelExtract(prisma, id, who),
     /** The order's queue could not be started: see abandonBatch. */
-    abandonOrder: (orderId: string, message: string) => abandonBatch(prisma, orderId, message),
+    abandonOrder: (orderId: string) => abandonBatch(prisma, orderId),
 
     /** The live balance of the account in use, and what queued orders will still spend. */
     async credits() {

@@ -24,23 +24,23 @@ const SAMPLES = 3;
 const REPORT_PAGE = 2_000;
 
 /** Every entry, in the report's order, a page at a time with the loop free between pages. */
-async function* allEntries(prisma: PrismaClient, pageSize: number) {
+async function* allEntries(prisma: PrismaClient) {
   let cursor: string | undefined;
   for (;;) {
     const page = await prisma.registryEntry.findMany({
       select: { id: true, number: true, company: true, year: true, sequence: true },
       orderBy: [{ company: 'asc' }, { year: 'desc' }, { sequence: 'desc' }, { id: 'asc' }],
-      take: pageSize,
+      take: REPORT_PAGE,
       ...(cursor ? { cursor: { id: cursor }, skip: 1 } : {}),
     });
     yield* page;
-    if (page.length < pageSize) return;
+    if (page.length < REPORT_PAGE) return;
     cursor = page[page.length - 1].id;
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
 
-export async function sequenceReport(prisma: PrismaClient, pageSize = REPORT_PAGE): Promise<SequenceReport[]> {
+export async function sequenceReport(prisma: PrismaClient): Promise<SequenceReport[]> {
   const counters = await prisma.registryCounter.findMany({ where: { type: 'SEQ' } });
   const byKey = new Map<string, SequenceReport>();
   const key = (c: string, y: number) => `${c}:${y}`;
@@ -52,7 +52,7 @@ export async function sequenceReport(prisma: PrismaClient, pageSize = REPORT_PAG
     }
     return r;
   };
-  for await (const e of allEntries(prisma, pageSize)) {
+  for await (const e of allEntries(prisma)) {
     const r = get(e.company, e.year);
     const p = parseRegistryNumber(e.number, e.company as RegistryCompany);
     const format = p?.format ?? 'legacy';

@@ -274,7 +274,7 @@ describe('with the workers running', () => {
       ],
     });
     expect(await reservedCredits(prisma, account)).toBe(2);
-    expect(await abandonBatch(prisma, orderId, 'Comanda nu a putut fi pusă în coada portalului; nu s-a plătit nimic.')).toBe(1);
+    expect(await abandonBatch(prisma, orderId)).toBe(1);
     const rows = await prisma.cfExtract.findMany({ where: { orderId }, orderBy: { nrCadastral: 'asc' }, select: { nrCadastral: true, status: true } });
     expect(Object.fromEntries(rows.map((r) => [r.nrCadastral, r.status]))).toEqual({ [waiting.nrCadastral]: 'failed', [taken.nrCadastral]: 'cart' });
     expect(await reservedCredits(prisma, account)).toBe(1);

@@ -19,6 +19,7 @@ import { formatWhen } from '../../lib/dates';
 import { countOf, layerCategoryLabel, layerLabel, syncPhaseLabel } from '../../lib/words';
 import { Fact } from '../Fact';
 import { api } from '../../lib/api';
+import { UAT_SEARCH_MAX_CHARS } from '../../../../domain/landreg/rules';
 
 const SESSION_POLL_MS = 30_000;
 const PROGRESS_POLL_MS = 1000;
@@ -464,7 +465,7 @@ function UatTableControls({ page }: { page: StoreSummaryView['uats'] }) {
         {kept.map(([k, v]) => (
           <input key={k} type="hidden" name={k} value={v} />
         ))}
-        <input type="search" className="input" name="uatQ" defaultValue={page.q} maxLength={100} placeholder="Caută UAT, județ sau SIRUTA" aria-label="Caută UAT, județ sau SIRUTA" data-testid="sync-uats-q" />
+        <input type="search" className="input" name="uatQ" defaultValue={page.q} maxLength={UAT_SEARCH_MAX_CHARS} placeholder="Caută UAT, județ sau SIRUTA" aria-label="Caută UAT, județ sau SIRUTA" data-testid="sync-uats-q" />
         <button type="submit" className="btn btn--secondary">
           Caută
         </button>
