@@ -58,7 +58,7 @@ async function serve(): Promise<void> {
   // Every area's service, built once: the routers and the pages' loaders call the same objects.
   const services = processServices(store);
   const app = createApp({ store, services, web: [pageGuard, ...(await createWebHandlers(store, services))] });
-  const server = applyKeepAlive(app.listen(config.app.port, () => {
+  const server = applyKeepAlive(app.listen(config.app.listenPort, () => {
     logger.info({ url: config.app.publicUrl, shared: config.app.sharedLimits }, 'geoportal listening');
     // Upload and export directories a killed predecessor left behind (issue 13); the age guard
     // spares a sibling web process's live ones.

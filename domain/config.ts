@@ -184,6 +184,11 @@ export const config = {
 
   app: {
     port: appPort,
+    /**
+     * The port the web process listens on: PORT, or the one the launcher gives it when the tile
+     * gateway takes PORT in front of it (WEB_INTERNAL_PORT, docs/tiles.md "The tile gateway").
+     */
+    listenPort: int('WEB_LISTEN_PORT', appPort),
     publicUrl: str('PUBLIC_URL', `http://localhost:${appPort}`),
     sessionSecret: secret('SESSION_SECRET', 'dev-session-secret-change-me-0123456789'),
     /**
@@ -646,6 +651,15 @@ export const config = {
     cacheMaxBytes: int('TILE_CACHE_MAX_BYTES', 128 * 1024 * 1024),
     /** Browser cache lifetime of a tile; after it the ETag makes revalidation a cheap 304. */
     maxAgeSeconds: int('TILE_MAX_AGE_SECONDS', 60),
+    /**
+     * The tile gateway (native/tilegate, docs/tiles.md "The tile gateway"): the launcher puts it on
+     * PORT in front of the web process, which then listens on `internalPort`. Off in proxy mode.
+     */
+    gateway: flag('TILE_GATEWAY', true),
+    internalPort: port('WEB_INTERNAL_PORT', 3010),
+    gatewayMetricsPort: port('TILEGATE_METRICS_PORT', 3011),
+    /** Set by the launcher for the web process: the gateway's metrics, appended to GET /metrics. */
+    gatewayMetricsUrl: str('TILEGATE_METRICS_URL', '').replace(/\/+$/, ''),
     /** How long a process trusts its copy of tile_versions before reading it again. */
     versionTtlMs: int('TILE_VERSION_TTL_MS', 1000),
     /** Connections of the tile pool (the store's tilePool, db/store.ts), beside the shared pool's. */

@@ -10,6 +10,7 @@
  */
 import cluster from 'node:cluster';
 import type pg from 'pg';
+import { config } from './config';
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export const metricsRegistry = new Registry();
@@ -316,8 +317,27 @@ export function registerBackupGauges(read: () => Promise<BackupState>): void {
  */
 export async function scrape(): Promise<{ contentType: string; text: string }> {
   const text = cluster.isWorker ? await clusterScrape() : await metricsRegistry.metrics();
-  return { contentType: metricsRegistry.contentType, text };
+  return { contentType: metricsRegistry.contentType, text: text + (await gatewayScrape()) };
 }
+
+/**
+ * The tile gateway's own metrics (native/tilegate; the map's tiles it answers never reach this
+ * process), appended under their `tilegate_` names, with whether it answered.
+ */
+async function gatewayScrape(): Promise<string> {
+  const url = config.tiles.gatewayMetricsUrl;
+  if (!url) return '';
+  const up = (v: 0 | 1) =>
+    `# HELP geoportal_tilegate_up Whether the tile gateway answered this scrape.\n# TYPE geoportal_tilegate_up gauge\ngeoportal_tilegate_up ${v}\n`;
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(GATEWAY_SCRAPE_TIMEOUT_MS) });
+    if (!res.ok) return up(0);
+    return up(1) + (await res.text());
+  } catch {
+    return up(0);
+  }
+}
+const GATEWAY_SCRAPE_TIMEOUT_MS = 2_000;
 
 const SCRAPE_REQUEST = 'geoportal:metrics-scrape';
 const SCRAPE_ANSWER = 'geoportal:metrics-scrape-answer';

@@ -46,7 +46,7 @@ import {
   pixelSql,
   sampleSql,
 } from './density';
-import { fieldsAtZoom, tileSource, type TileSourceRecord } from './sources';
+import { TILE_SOURCES, fieldsAtZoom, tileSource, type TileSourceRecord } from './sources';
 import { tileVersion } from './versions';
 
 /** Most features a generalised tile holds, whatever the data (the safety cap above). */
@@ -76,7 +76,16 @@ const ENVELOPES = `ST_TileEnvelope($1::int, $2::int, $3::int) AS env,
  * bytea: node-postgres reads every value as text, and bytea's hex doubles the bytes PostgreSQL
  * sends and the web process reads, holds as a string and decodes (docs/bench/tiles.md).
  */
-const asMvt = (extent: number, fidArg: string) => `encode(ST_AsMVT(q.*, $4::text, ${extent}, 'geom'${fidArg}), 'base64') AS mvt`;
+const asMvt = (extent: number, fidArg: string, output: TileOutput) => {
+  const mvt = `ST_AsMVT(q.*, $4::text, ${extent}, 'geom'${fidArg})`;
+  return output === 'base64' ? `encode(${mvt}, 'base64') AS mvt` : `${mvt} AS mvt`;
+};
+
+/**
+ * How a statement returns its tile: base64 text for the web process (above), the bytea itself for
+ * the tile gateway (native/tilegate), whose driver reads it in binary, as Martin's does.
+ */
+export type TileOutput = 'base64' | 'bytea';
 
 /** MVT buffer in tile units at `extent`: the same share of the tile at every extent (64/4096). */
 const bufferAt = (extent: number) => (MVT_BUFFER * extent) / MVT_EXTENT;
@@ -107,7 +116,7 @@ function gridInner(z: GridZoom): string {
  * TILE_SOURCES records, never from input; z/x/y and the layer name are bound parameters.
  * Feature and status sources below DETAIL_MINZOOM get the generalised query of zoom z.
  */
-function tileSql(source: TileSourceRecord, z: number): string {
+function tileSql(source: TileSourceRecord, z: number, output: TileOutput = 'base64'): string {
   const fields = fieldsAtZoom(source, z);
   const list = fields.map((f) => `${f.sql} AS ${f.name}`).join(', ');
   const fid = source.featureId ? `, ${source.featureId.sql} AS ${FEATURE_ID_COLUMN}` : '';
@@ -124,7 +133,7 @@ function tileSql(source: TileSourceRecord, z: number): string {
     FROM ${grid !== null ? source.gridRelation : source.relation} t, b
     WHERE t.geom && b.wide
   )
-  SELECT ${asMvt(MVT_EXTENT, fidArg)} FROM q`;
+  SELECT ${asMvt(MVT_EXTENT, fidArg, output)} FROM q`;
   }
   const extent = LOW_ZOOM_EXTENT;
   const buffer = bufferAt(extent);
@@ -162,7 +171,7 @@ function tileSql(source: TileSourceRecord, z: number): string {
     SELECT ${grid !== null ? gridGeom('k', grid, clipped) : clipped} AS geom, ${names}${source.featureId ? `, k.${FEATURE_ID_COLUMN}` : ''}
     FROM k, b
   )
-  SELECT ${asMvt(extent, fidArg)} FROM q`;
+  SELECT ${asMvt(extent, fidArg, output)} FROM q`;
 }
 
 /** Named prepared statements, one a source and zoom (each connection prepares it once). */
@@ -178,6 +187,26 @@ export function statementFor(source: TileSourceRecord, z: number): { name: strin
     statements.set(key, st);
   }
   return st;
+}
+
+/**
+ * The tile part of the tile gateway's plan (scripts/stack/tilegate.ts, docs/tiles.md "The tile
+ * gateway"): every source's statement at every zoom of its range, returning the bytea; and the
+ * address of a tile outside its source's range, which the web process answers 204 without
+ * rendering once it has read the session (the gateway's session renewal).
+ */
+export function gatewayTilePlan() {
+  const outOfRange = TILE_SOURCES.find((s) => s.minzoom > 0);
+  if (!outOfRange) throw new Error('the tile gateway needs a source whose range starts above zoom 0 (its session renewal asks for one)');
+  return {
+    maxZoom: MAX_TILE_ZOOM,
+    probePath: `/tiles/${outOfRange.name}/0/0/0`,
+    sources: TILE_SOURCES.map((source) => {
+      const statements: Record<string, string> = {};
+      for (let z = source.minzoom; z <= Math.min(source.maxzoom, MAX_TILE_ZOOM); z++) statements[z] = tileSql(source, z, 'bytea');
+      return { name: source.name, minzoom: source.minzoom, maxzoom: source.maxzoom, statements };
+    }),
+  };
 }
 
 export function checkTileAddress(addr: TileAddress): TileSourceRecord {

@@ -16,7 +16,7 @@ import { tileVersions } from './versions';
 
 // The tile request path and the archive (S3): stateless, their store or readers passed in.
 export { archiveInfo, readArchive } from './archiveStore';
-export { clearTileCache, etagMatches, getTile, statementFor, tileTag } from './mvt';
+export { clearTileCache, etagMatches, gatewayTilePlan, getTile, statementFor, tileTag } from './mvt';
 export { proxyEnabled, proxyTileServer } from './proxy';
 export { TILE_SOURCE_NAMES, tileSource } from './sources';
 export { tileCatalog, tileJson } from './tilejson';

@@ -14,6 +14,7 @@ import { archiveSettings, asPostgres, pgbackrestEnv, pgDataDir, stackTarget } fr
 
 export { pgDataDir };
 import { startProcess, httpOk, tcpOpen, type Proc } from './proc';
+import { gatewayEnabled, startTilegate, tilegateReady, webBehindGateway } from './tilegate';
 
 export interface Service {
   name: string;
@@ -302,9 +303,15 @@ export function appServices(): Service[] {
       embedded: true,
       url: config.app.publicUrl,
       readyTimeoutMs: 60_000,
-      ready: () => httpOk(`http://127.0.0.1:${config.app.port}/api/version`),
-      start: () => startProcess('app', tsx, [path.join(projectRoot, 'api/server.ts')], { env: childEnv('app') }),
+      ready: () => httpOk(`http://127.0.0.1:${gatewayEnabled() ? config.tiles.internalPort : config.app.port}/api/version`),
+      start: () =>
+        startProcess('app', tsx, [path.join(projectRoot, 'api/server.ts')], {
+          env: { ...childEnv('app'), ...(gatewayEnabled() ? webBehindGateway() : {}) },
+        }),
     },
+    ...(gatewayEnabled()
+      ? [{ name: 'tilegate', embedded: true, url: config.app.publicUrl, readyTimeoutMs: 90_000, ready: tilegateReady, start: startTilegate }]
+      : []),
   ];
 }
 

@@ -1,7 +1,7 @@
 /**
- * The local stack launcher restarts a process that died (issue 13, deliverable 5): the workers
- * and the DWG conversion sidecar, each SIGKILLed by its pid (only this clone's), come back with
- * a backoff and a log line while the web process keeps serving. Runs against the running test
+ * The local stack launcher restarts a process that died (issue 13, deliverable 5): the workers,
+ * the DWG conversion sidecar and the tile gateway, each SIGKILLed by its pid (only this clone's),
+ * come back with a backoff and a log line while the web process keeps serving. Runs against the running test
  * stack, alone after the other suites (scripts/test.sh): a suite beside it would meet the gap.
  */
 import fs from 'node:fs/promises';
@@ -11,6 +11,8 @@ import { projectRoot, config } from '../../domain/config';
 import { workerServices } from '../../scripts/stack/services';
 import { RESTART_STABLE_MS, restartDelayMs } from '../../scripts/stack/proc';
 import { pidsRunning } from '../helpers/stackProcs';
+import { TILEGATE_BINARY, gatewayEnabled } from '../../scripts/stack/tilegate';
+import { execFileSync } from 'node:child_process';
 import { writeDwgFixtures } from '../helpers/dwgFixtures';
 import { until } from '../helpers/wait';
 
@@ -64,4 +66,29 @@ test('SIGKILL on the DWG sidecar: it comes back and converts again', async () =>
   } finally {
     await fs.rm(work, { recursive: true, force: true });
   }
+}, 90_000);
+
+/** This clone's tile gateway processes (the binary under this checkout). */
+const gatewayPids = () =>
+  execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .map((l) => l.trim().split(' '))
+    .filter((f) => f[1] === TILEGATE_BINARY)
+    .map((f) => Number(f[0]));
+
+test('SIGKILL on the tile gateway: it comes back and the app answers on its port again', async () => {
+  expect(gatewayEnabled()).toBe(true);
+  const pids = gatewayPids();
+  expect(pids.length).toBe(1);
+  process.kill(pids[0], 'SIGKILL');
+  const web = `http://127.0.0.1:${config.app.port}/api/version`;
+  await until(
+    'the tile gateway back after SIGKILL',
+    async () => {
+      const now = gatewayPids();
+      return now.length === 1 && now[0] !== pids[0] && (await fetch(web).then((r) => r.status === 200, () => false));
+    },
+    60_000,
+    500,
+  );
 }, 90_000);
