@@ -2,7 +2,10 @@ module geoportal/tilegate
 
 go 1.26
 
-require github.com/jackc/pgx/v5 v5.13.0
+require (
+	github.com/jackc/pgx/v5 v5.13.0
+	github.com/klauspost/compress v1.20.4
+)
 
 require (
 	github.com/jackc/pgpassfile v1.0.0 // indirect

@@ -49,6 +49,7 @@ import { EPSG_3844 } from '../../domain/geo/epsg3844';
 import { bumpTileVersion, statementFor, tileSource } from '../../domain/tiles/service';
 import { createTestSessionRecord } from '../../test/helpers/session';
 import { MARTIN_VERSION, martinBinary, startMartin } from './_martin';
+import { cpuNs, listenerPids, withChildren } from './_cpu';
 import { BENCH_SIRUTA, SPARSE_SIRUTA, ensureBenchUatSynced, ensureSparseUatSynced, jsonLine, note, percentiles, waitForIdleTileArchive, runBench } from './_shared';
 import { pairedDifference, verdictOf } from './_stats';
 
@@ -164,7 +165,12 @@ async function sequential(urls: string[], get: typeof fetchTile = fetchTile): Pr
 }
 
 /** Every tile once, CONCURRENCY in flight: latencies and tiles per second. */
-async function tilePass(get: (url: string) => Promise<TileAnswer>, urls: string[]): Promise<{ answers: TileAnswer[]; perS: number }> {
+interface PassResult {
+  answers: TileAnswer[];
+  perS: number;
+}
+
+async function tilePass(get: (url: string) => Promise<TileAnswer>, urls: string[]): Promise<PassResult> {
   let next = 0;
   const answers: TileAnswer[] = [];
   const started = performance.now();
@@ -354,7 +360,7 @@ async function benchMartin(): Promise<void> {
   const ours = tileClient({ cookie });
   const theirs = tileClient({});
   try {
-    for (const s of MARTIN_STORES) await sideBySide(s, martin.base, ours.get, theirs.get);
+    for (const s of MARTIN_STORES) await sideBySide(s, martin.base, martin.pid, ours.get, theirs.get);
   } finally {
     ours.close();
     theirs.close();
@@ -365,6 +371,7 @@ async function benchMartin(): Promise<void> {
 async function sideBySide(
   s: (typeof MARTIN_STORES)[number],
   martinBase: string,
+  martinPid: number,
   ourGet: (url: string) => Promise<TileAnswer>,
   theirGet: (url: string) => Promise<TileAnswer>,
 ): Promise<void> {
@@ -388,9 +395,25 @@ async function sideBySide(
   let theirBytes = 0;
   let ourWire = 0;
   let theirWire = 0;
+  // CPU a tile of each server's processes and of PostgreSQL's, over its passes (issue 45: what a
+  // tile costs decides where the host is slow). Ours: the process on the app's port (the tile
+  // gateway, or the web process itself with TILE_GATEWAY=0) and the web process behind it.
+  const ourPids = withChildren([...listenerPids(config.app.port), ...listenerPids(config.tiles.internalPort)]);
+  const postmaster = listenerPids(config.db.port);
+  const cpu = { ours: { server: 0, pg: 0, tiles: 0 }, martin: { server: 0, pg: 0, tiles: 0 } };
+  const measured = async (who: 'ours' | 'martin', pass: () => Promise<PassResult>) => {
+    const server = who === 'ours' ? ourPids : [martinPid];
+    const pg = withChildren(postmaster);
+    const [s0, p0] = [cpuNs(server), cpuNs(pg)];
+    const r = await pass();
+    cpu[who].server += cpuNs(server) - s0;
+    cpu[who].pg += cpuNs([...new Set([...pg, ...withChildren(postmaster)])]) - p0;
+    cpu[who].tiles += r.answers.length;
+    return r;
+  };
   const runOurs = async () => {
     await bump(PARCEL_SOURCE);
-    const r = await tilePass(ourGet, ourUrls);
+    const r = await measured('ours', () => tilePass(ourGet, ourUrls));
     notMisses += r.answers.length - misses(r.answers);
     ourBytes = r.answers.reduce((a, x) => a + x.bytes, 0) / r.answers.length;
     ourWire = r.answers.reduce((a, x) => a + x.wireBytes, 0) / r.answers.length;
@@ -401,7 +424,7 @@ async function sideBySide(
     // started at once after the other server's found the machine busy and its caches warm, ours
     // never did, and which server a pass follows must not decide the comparison.
     await idleAsBump();
-    const r = await tilePass(theirGet, theirUrls);
+    const r = await measured('martin', () => tilePass(theirGet, theirUrls));
     theirBytes = r.answers.reduce((a, x) => a + x.bytes, 0) / r.answers.length;
     theirWire = r.answers.reduce((a, x) => a + x.wireBytes, 0) / r.answers.length;
     return r;
@@ -434,6 +457,11 @@ async function sideBySide(
   line('martin_mean_wire_kb', theirWire / 1024, 'KiB (the body as sent, gzip where the server compressed it)');
   line('ours_mean_wire_kb', ourWire / 1024, 'KiB (the body as sent, gzip where the server compressed it)');
   line('ours_cache_state_mismatches', notMisses, 'requests (each of ours must be a cache miss)');
+  for (const who of ['martin', 'ours'] as const) {
+    const per = (ns: number) => ns / 1000 / Math.max(1, cpu[who].tiles);
+    line(`${who}_server_cpu_us_per_tile`, per(cpu[who].server), `µs of CPU a tile, the server's processes (${who === 'ours' ? 'the tile gateway and the web process' : 'Martin'}), over all its passes`);
+    line(`${who}_pg_cpu_us_per_tile`, per(cpu[who].pg), "µs of CPU a tile, PostgreSQL's processes, over the server's passes");
+  }
   line('load_avg_1m_end', load1m(), 'load average (1 min) as the part ends');
   // Each round's two passes ran back to back, so their differences are what the host moved least
   // between: whether the gap at a goal is beyond what the passes vary by (scripts/bench/_stats.ts).

@@ -70,6 +70,8 @@ function martinTable(s: TileSourceRecord): Record<string, unknown> {
 
 export interface RunningMartin {
   base: string;
+  /** Its process (the bench reads its CPU time). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -110,6 +112,7 @@ export async function startMartin(bin: string, sources: readonly TileSourceRecor
   log(`martin ${MARTIN_VERSION} on ${base} (cache off), sources: ${sources.map((s) => s.name).join(', ')}`);
   return {
     base,
+    pid: child.pid!,
     async stop() {
       child.kill('SIGTERM');
       await exited;

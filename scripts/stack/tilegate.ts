@@ -6,6 +6,7 @@
  * settings the web process reads from its configuration, so there is one definition of a tile.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { config, projectRoot } from '../../domain/config';
 import { gatewayTilePlan } from '../../domain/tiles/service';
@@ -63,6 +64,14 @@ export function webBehindGateway(): Record<string, string> {
   };
 }
 
+/**
+ * Threads the gateway runs Go code on: half the host's cores, since PostgreSQL beside it does most
+ * of a tile's work. On two cores one thread spent a fifth less CPU a tile than two (fewer hand-offs
+ * between threads, each a context switch that this VM class charges dearly; docs/bench/tiles.md,
+ * 2026-11-30) at the same latency. GOMAXPROCS in the environment wins.
+ */
+const gatewayThreads = () => Math.max(1, Math.ceil(os.availableParallelism() / 2));
+
 export function startTilegate(): Proc {
   if (!fs.existsSync(TILEGATE_BINARY)) throw new Error(`${path.relative(projectRoot, TILEGATE_BINARY)} is missing: run scripts/bootstrap (npm start does)`);
   const planFile = path.join(config.dataDir, 'tilegate-plan.json');
@@ -71,6 +80,7 @@ export function startTilegate(): Proc {
     env: {
       ...process.env,
       SERVICE_NAME: 'tilegate',
+      GOMAXPROCS: process.env.GOMAXPROCS ?? String(gatewayThreads()),
       TILEGATE_PLAN: planFile,
       TILEGATE_LISTEN: `:${config.app.port}`,
       TILEGATE_UPSTREAM: `http://127.0.0.1:${config.tiles.internalPort}`,
