@@ -36,6 +36,10 @@ echo "[test] lint"
 eslint --max-warnings=0 .
 # No import cycle anywhere, type imports counted (.dependency-cruiser.cjs).
 depcruise --config .dependency-cruiser.cjs .
+# The tile gateway (native/tilegate, Go): formatted, vetted, its own tests under the race detector.
+echo "[test] the tile gateway: gofmt, go vet, go test -race"
+(cd native/tilegate && unformatted=$(gofmt -l .) && { [ -z "$unformatted" ] || { echo "not gofmt-formatted: $unformatted"; exit 1; }; } &&
+  go vet ./... && GOFLAGS=-buildvcs=false go test -race -count=1 ./...)
 
 ready=.data/test-stack.ready; log=.data/test-stack.log
 rm -f "$ready"
