@@ -4,6 +4,7 @@
  * parcels and a building near the centre of Cluj-Napoca, in EPSG:3844, on a SIRUTA range no other
  * test uses (997000-997099).
  */
+import http from 'node:http';
 import { listenApp } from './appServer';
 import type pg from 'pg';
 import { createApp } from '../../api/app';
@@ -24,6 +25,24 @@ export async function startTestApp(): Promise<{ url: string; close(): Promise<vo
         server.close(() => resolve());
       }).then(() => store.close()),
   };
+}
+
+/** One request through node:http, which leaves the body as it came (fetch decodes gzip by itself). */
+export function rawRequest(
+  url: string,
+  headers: Record<string, string>,
+  method = 'GET',
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 /** A live session for `email` in `db` (the app's database); answers the Cookie header value. */

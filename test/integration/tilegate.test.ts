@@ -10,7 +10,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,7 +20,7 @@ import { config } from '../../domain/config';
 import { closePool, getPool } from '../../domain/db/pool';
 import { bumpTileVersion } from '../../domain/tiles/versions';
 import { TILEGATE_BINARY, tilegatePlan } from '../../scripts/stack/tilegate';
-import { plantTileTestData, removeTileTestData, sessionCookie, startTestApp, type PlantedTileData } from '../helpers/tilesFixtures';
+import { plantTileTestData, rawRequest, removeTileTestData, sessionCookie, startTestApp, type PlantedTileData } from '../helpers/tilesFixtures';
 import { until } from '../helpers/wait';
 
 const SIRUTA = 997008;
@@ -83,19 +82,7 @@ const answeredByGate = async () =>
   (await counter(gate.metrics, 'tilegate_tile_cache_hits_total')) +
   (await counter(gate.metrics, 'tilegate_tile_not_modified_total'));
 
-/** node:http, which leaves the body as it came (fetch decodes gzip by itself). */
-function rawGet(base: string, p: string, headers: Record<string, string>, method = 'GET'): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(`${base}${p}`, { method, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const rawGet = (base: string, p: string, headers: Record<string, string>) => rawRequest(`${base}${p}`, headers);
 
 /** The planted parcels of this file in a z16 tile: cadastral refs, sorted (other files plant beside them). */
 function ourParcels(mvt: ArrayBuffer | Buffer): string[] {

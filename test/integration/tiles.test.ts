@@ -4,7 +4,6 @@
  * built with GDAL + the Protomaps converter, uploaded to MinIO and read back through
  * /tiles/overview.pmtiles with the npm `pmtiles` library.
  */
-import http from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { VectorTile } from '@mapbox/vector-tile';
@@ -25,6 +24,7 @@ import { tileSource } from '../../domain/tiles/sources';
 import { bumpTileVersion } from '../../domain/tiles/versions';
 import {
   plantTileTestData,
+  rawRequest,
   removeTileTestData,
   sessionCookie,
   startTestApp,
@@ -41,19 +41,7 @@ let planted: PlantedTileData;
 const get = (path: string, cookie: string | null, headers: Record<string, string> = {}) =>
   fetch(`${app.url}${path}`, { headers: { ...(cookie ? { cookie } : {}), ...headers } });
 
-/** node:http, which leaves the body as it came (fetch decodes gzip by itself). */
-function rawGet(method: string, path: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(`${app.url}${path}`, { method, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const rawGet = (method: string, path: string, headers: Record<string, string>) => rawRequest(`${app.url}${path}`, headers, method);
 
 function decode(buf: ArrayBuffer): VectorTile {
   return new VectorTile(new PbfReader(new Uint8Array(buf)));
