@@ -301,7 +301,8 @@ export function appServices(): Service[] {
     {
       name: 'app',
       embedded: true,
-      url: config.app.publicUrl,
+      // Behind the tile gateway (which then holds the public address) it listens on its own port.
+      url: gatewayEnabled() ? `http://127.0.0.1:${config.tiles.internalPort}` : config.app.publicUrl,
       readyTimeoutMs: 60_000,
       ready: () => httpOk(`http://127.0.0.1:${gatewayEnabled() ? config.tiles.internalPort : config.app.port}/api/version`),
       start: () =>

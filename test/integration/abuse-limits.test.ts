@@ -278,6 +278,28 @@ describe('AI chat', () => {
 
 // ---- no orphan process -------------------------------------------------------------------------
 
+/**
+ * Ghostscript and qpdf processes started by this test process (its descendants), by pid and name,
+ * from /proc/<pid>/stat alone. Reading a process's command line takes its memory-map lock, which
+ * a Ghostscript busy allocating can hold for seconds: a CI rehearsal's scans of every command line
+ * stalled until the compression had ended (the answer 200, Ghostscript never seen).
+ */
+async function toolsOfThisProcess(): Promise<Array<{ pid: number; name: string }>> {
+  const stat = new Map<number, { ppid: number; name: string }>();
+  for (const entry of await fs.readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const text = await fs.readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    const close = text.lastIndexOf(')');
+    if (close < 0) continue;
+    stat.set(Number(entry), { name: text.slice(text.indexOf('(') + 1, close), ppid: Number(text.slice(close + 2).split(' ')[1]) });
+  }
+  const ours = (pid: number): boolean => {
+    for (let p = stat.get(pid)?.ppid; p !== undefined && p > 1; p = stat.get(p)?.ppid) if (p === process.pid) return true;
+    return false;
+  };
+  return [...stat].filter(([pid, st]) => (st.name === 'gs' || st.name === 'qpdf') && ours(pid)).map(([pid, st]) => ({ pid, name: st.name }));
+}
+
 /** Processes (pid and command) whose command line names `dir` (Ghostscript and qpdf name their files). */
 async function processesWorkingIn(dir: string): Promise<Array<{ pid: number; cmd: string }>> {
   const out: Array<{ pid: number; cmd: string }> = [];
@@ -318,15 +340,15 @@ test('a client that leaves mid-compression leaves no Ghostscript or qpdf behind 
   // Ghostscript start, then found no tool left by the next scan).
   let limits: string | null = null;
   let ghostscriptSeen = false;
-  let seen: Array<{ pid: number; cmd: string }> = [];
+  let seen: Array<{ pid: number; name: string }> = [];
   const deadline = Date.now() + 30_000;
   while (limits === null || !ghostscriptSeen) {
     if (Date.now() > deadline) {
       throw new Error(`${ghostscriptSeen ? 'no Ghostscript or qpdf ran long enough to read its limits' : 'Ghostscript never started'}; seen: ${JSON.stringify(seen)}; answer: ${answered ?? 'none yet'}`);
     }
-    seen = await processesWorkingIn(uploads);
-    ghostscriptSeen ||= seen.some((t) => /^(\S*\/)?gs /.test(t.cmd));
-    const tool: { pid: number; cmd: string } | undefined = limits === null ? seen.find((t) => /^(\S*\/)?(gs|qpdf) /.test(t.cmd)) : undefined;
+    seen = await toolsOfThisProcess();
+    ghostscriptSeen ||= seen.some((t) => t.name === 'gs');
+    const tool: { pid: number; name: string } | undefined = limits === null ? seen[0] : undefined;
     if (tool) limits = await fs.readFile(`/proc/${tool.pid}/limits`, 'utf8').catch(() => null);
     if (limits === null || !ghostscriptSeen) await new Promise((r) => setTimeout(r, 20));
   }

@@ -357,7 +357,10 @@ describe("a worker's metrics (the stack's worker process)", () => {
 describe('docs: alert rules and the dashboard', () => {
   test('promtool checks the alert rules and their unit tests pass (each rule fires when it should, and not before)', () => {
     const check = runPromtool(['check', 'rules', 'docs/prometheus/alerts.yml']);
-    expect(check.out).toMatch(/SUCCESS: 5 rules found/);
+    // Every rule of the file, however many it holds.
+    const rules = (fs.readFileSync(path.join(projectRoot, 'docs/prometheus/alerts.yml'), 'utf8').match(/^\s*- alert: /gm) ?? []).length;
+    expect(rules).toBeGreaterThan(0);
+    expect(check.out).toContain(`SUCCESS: ${rules} rules found`);
     expect(check.status).toBe(0);
     const unit = runPromtool(['test', 'rules', 'docs/prometheus/alerts.test.yml']);
     expect(unit.out).toContain('SUCCESS');

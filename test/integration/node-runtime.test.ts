@@ -15,7 +15,7 @@ import { appServices, services } from '../../scripts/stack/services';
 import { NODE_VERSION, nodeMajor } from '../../scripts/stack/runtime';
 
 /** Services of the stack that are not node programs (Go and C servers). */
-const NATIVE = new Set(['postgres', 'temporal', 'minio']);
+const NATIVE = new Set(['postgres', 'temporal', 'minio', 'tilegate']);
 
 const readProc = (pid: number, file: string) => fs.readFileSync(`/proc/${pid}/${file}`, 'utf8');
 const cmdline = (pid: number) => readProc(pid, 'cmdline').split('\0').filter(Boolean).join(' ');
