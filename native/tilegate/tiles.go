@@ -92,7 +92,7 @@ func serverAway(err error) bool {
 		return strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "57P") || pgErr.Code == "40001"
 	}
 	var netErr net.Error
-	return errors.As(err, &netErr) || pgconn.SafeToRetry(err) || errors.Is(err, io.EOF)
+	return errors.As(err, &netErr) || pgconn.SafeToRetry(err) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // versionOf: the server to read the tile from and the source's version key there ("version:bumpedAt").

@@ -4,7 +4,9 @@
  * app's tiles, OGC pages, search and feature panel pointed at it, a UAT synced on the primary by
  * the real sync workflow. While the standby's replay is paused the readers do not see the UAT
  * (so they read the standby, and the tile cache keeps nothing newer than the standby's version);
- * once replayed they do; with the standby stopped they read the primary, never a 500.
+ * once replayed they do; with the standby stopped they read the primary, never a 500. The tile
+ * gateway in front of the app (test/helpers/tilegate.ts, `TILEGATE_DATABASE_READ_URL` = the
+ * standby) reads its tiles the same way.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import fs from 'node:fs';
@@ -28,6 +30,7 @@ import { freeLoopbackPort } from '../../domain/net/loopback';
 import { createTestSession } from '../helpers/session';
 import { tileOf } from '../helpers/tilesFixtures';
 import { forgetUat, pickUat, startSyncRig, type SyncRig } from '../helpers/landregStack';
+import { answeredByGate, startGate, stopGate, type Gate } from '../helpers/tilegate';
 
 const PARCELS = 'TERENURI_ACTIVE';
 let rig: SyncRig;
@@ -38,6 +41,7 @@ let app: { server: import('node:http').Server; base: string };
 let cookie: string;
 let tmp: string;
 let siruta: number;
+let gate: Gate;
 
 const get = (p: string) => fetch(`${app.base}${p}`, { headers: { cookie } });
 
@@ -76,6 +80,25 @@ async function readersSee(parcel: { ref: string; objectId: number; lon: number; 
   return { ogcCount, searchFinds, tileHas };
 }
 
+/** Whether the parcel is in its z16 tile as the gateway itself renders it (not the web process). */
+async function gateTileHas(p: { objectId: number; lon: number; lat: number }): Promise<boolean> {
+  const { x, y } = tileOf(p.lon, p.lat, 16);
+  const ask = () => fetch(`${gate.url}/tiles/gis_terenuri/16/${x}/${y}`, { headers: { cookie } });
+  // The first tile of a cookie is the web process's; from then on the gateway's.
+  if ((await ask()).status >= 400) throw new Error('the web process refused the tile');
+  const before = await answeredByGate(gate);
+  const tile = await ask();
+  expect([200, 204]).toContain(tile.status);
+  expect(await answeredByGate(gate)).toBe(before + 1);
+  if (tile.status === 204) return false;
+  const layer = new VectorTile(new PbfReader(new Uint8Array(await tile.arrayBuffer()))).layers.gis_terenuri;
+  for (let i = 0; layer && i < layer.length; i++) {
+    const props = layer.feature(i).properties;
+    if (props.siruta === siruta && props.object_id === p.objectId) return true;
+  }
+  return false;
+}
+
 /** Waits until the standby has replayed everything the primary wrote so far. */
 async function standbyCaughtUp(): Promise<void> {
   const lsn = (await rig.db.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0].lsn;
@@ -102,6 +125,7 @@ beforeAll(async () => {
   store = { ...rig.store, replica: createReplica(readUrl) };
   app = await listenApp(createApp({ store, outside: { landregBaseUrl: rig.sim.url } }));
   cookie = await createTestSession({ email: 'dan@birou.ro', company: 'U' });
+  gate = await startGate(app.base, { env: { TILEGATE_DATABASE_READ_URL: readUrl } });
   // Brăila (workspace 92), the seventh-smallest UAT: this file's own data.
   siruta = (await pickUat(rig, 92, 6)).siruta;
   await forgetUat(rig.db, siruta);
@@ -109,6 +133,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
+  stopGate(gate);
   await new Promise<void>((r) => {
     app?.server.closeAllConnections();
     app?.server.close(() => r());
@@ -153,6 +178,7 @@ describe('readers on a streaming replica', () => {
 
     // Replay paused: the readers read the standby, which has not seen the sync.
     expect(await readersSee(parcel)).toEqual({ ogcCount: 0, searchFinds: false, tileHas: false });
+    expect(await gateTileHas(parcel)).toBe(false);
 
     await standbyDb.query('SELECT pg_wal_replay_resume()');
     // Replayed: the same readers show it (the tile once the standby's tile version moved on).
@@ -161,6 +187,7 @@ describe('readers on a streaming replica', () => {
       return s.ogcCount === primaryCount && s.searchFinds && s.tileHas ? s : undefined;
     });
     expect(seen).toEqual({ ogcCount: primaryCount, searchFinds: true, tileHas: true });
+    await until('the gateway to read the replayed standby', async () => ((await gateTileHas(parcel)) ? true : undefined));
   }, 180_000);
 
   test('with the standby stopped the readers answer from the primary, without a 500', async () => {
@@ -168,5 +195,11 @@ describe('readers on a streaming replica', () => {
     expect(await readersSee(parcel)).toEqual({ ogcCount: primaryCount, searchFinds: true, tileHas: true });
     // And again while it is taken as away (no retry against it in between).
     expect(await readersSee(parcel)).toEqual({ ogcCount: primaryCount, searchFinds: true, tileHas: true });
+    // The gateway too: from the primary, rendered by itself (a new version, so not from its cache).
+    const { bumpTileVersion } = await import('../../domain/tiles/versions');
+    await bumpTileVersion(rig.db, ['gis_terenuri']);
+    await new Promise((r) => setTimeout(r, config.tiles.versionTtlMs + 200));
+    expect(await gateTileHas(parcel)).toBe(true);
+    expect(await gateTileHas(parcel)).toBe(true);
   }, 60_000);
 });

@@ -8,79 +8,23 @@
  * for the same-origin check, bodies, error bodies), and a web process that is down answered with
  * the contract's error body.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { VectorTile } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
-import { config } from '../../domain/config';
 import { closePool, getPool } from '../../domain/db/pool';
+import { freeLoopbackPort } from '../../domain/net/loopback';
 import { bumpTileVersion } from '../../domain/tiles/versions';
-import { TILEGATE_BINARY, tilegatePlan } from '../../scripts/stack/tilegate';
 import { plantTileTestData, rawRequest, removeTileTestData, sessionCookie, startTestApp, type PlantedTileData } from '../helpers/tilesFixtures';
 import { until } from '../helpers/wait';
+import { answeredByGate as answered, gateCounter, startGate, stopGate, type Gate } from '../helpers/tilegate';
 
 const SIRUTA = 997008;
 
 let app: { url: string; close(): Promise<void> };
-let gate: { url: string; metrics: string; proc: ChildProcess; dir: string };
+let gate: Gate;
 let planted: PlantedTileData;
 
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
-
-/** The gateway in front of `upstream`; `ready`: wait until the app answers through it. */
-async function startGate(upstream: string, ready = true, planOverrides: Record<string, unknown> = {}): Promise<typeof gate> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tilegate-test-'));
-  const plan = path.join(dir, 'plan.json');
-  fs.writeFileSync(plan, JSON.stringify({ ...tilegatePlan(), ...planOverrides }));
-  const [port, metricsPort] = [await freePort(), await freePort()];
-  const proc = spawn(TILEGATE_BINARY, [], {
-    env: {
-      ...process.env,
-      TILEGATE_PLAN: plan,
-      TILEGATE_LISTEN: `127.0.0.1:${port}`,
-      TILEGATE_UPSTREAM: upstream,
-      TILEGATE_METRICS_LISTEN: `127.0.0.1:${metricsPort}`,
-      TILEGATE_DATABASE_URL: config.db.url,
-    },
-    stdio: 'ignore',
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const metrics = `http://127.0.0.1:${metricsPort}/metrics`;
-  // Up once it hears the session changes (before that every tile goes to the web process, which
-  // the tests below would read as the gateway not answering) and, when asked, the app answers
-  // through it.
-  await until(
-    'the tile gateway to answer',
-    async () => (await counter(metrics, 'tilegate_session_listener_up')) === 1 && (!ready || (await fetch(`${url}/api/version`).then((r) => r.ok, () => false))),
-  );
-  return { url, metrics, proc, dir };
-}
-
-function stopGate(g: typeof gate | undefined): void {
-  g?.proc.kill('SIGTERM');
-  if (g) fs.rmSync(g.dir, { recursive: true, force: true });
-}
-
-async function counter(metricsUrl: string, name: string): Promise<number> {
-  const text = await fetch(metricsUrl).then((r) => r.text(), () => '');
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
-  return line ? Number(line.split(' ')[1]) : NaN;
-}
-const rendered = () => counter(gate.metrics, 'tilegate_tile_cache_misses_total');
-const answeredByGate = async () =>
-  (await counter(gate.metrics, 'tilegate_tile_cache_misses_total')) +
-  (await counter(gate.metrics, 'tilegate_tile_cache_hits_total')) +
-  (await counter(gate.metrics, 'tilegate_tile_not_modified_total'));
+const rendered = () => gateCounter(gate.metrics, 'tilegate_tile_cache_misses_total');
 
 const rawGet = (base: string, p: string, headers: Record<string, string>) => rawRequest(`${base}${p}`, headers);
 
@@ -113,15 +57,15 @@ const tilePath = () => `/tiles/gis_terenuri/${planted.tile.z}/${planted.tile.x}/
 describe('the tile gateway', () => {
   test("a session's first tile is the web process's; the next ones the gateway's, the same tile with the same headers", async () => {
     const user = await sessionCookie(getPool(), 'tg-first@birou.ro');
-    const before = await answeredByGate();
+    const before = await answered(gate);
     const first = await rawGet(gate.url, tilePath(), { cookie: user, 'accept-encoding': 'gzip' });
     expect(first.status).toBe(200);
-    expect(await answeredByGate()).toBe(before);
+    expect(await answered(gate)).toBe(before);
 
     const renders = await rendered();
     const second = await rawGet(gate.url, tilePath(), { cookie: user, 'accept-encoding': 'gzip' });
     expect(second.status).toBe(200);
-    expect(await answeredByGate()).toBe(before + 1);
+    expect(await answered(gate)).toBe(before + 1);
     expect(await rendered()).toBe(renders + 1);
     // The web process's own answer, asked directly, for the comparison.
     const direct = await rawGet(app.url, tilePath(), { cookie: user, 'accept-encoding': 'gzip' });
@@ -142,11 +86,11 @@ describe('the tile gateway', () => {
     const user = await sessionCookie(getPool(), 'tg-etag@birou.ro');
     const first = await rawGet(gate.url, tilePath(), { cookie: user });
     const etag = String(first.headers.etag);
-    const before = await answeredByGate();
+    const before = await answered(gate);
     const again = await rawGet(gate.url, tilePath(), { cookie: user, 'if-none-match': etag });
     expect(again.status).toBe(304);
     expect(again.body.length).toBe(0);
-    expect(await answeredByGate()).toBe(before + 1);
+    expect(await answered(gate)).toBe(before + 1);
 
     await bumpTileVersion(getPool(), ['gis_terenuri']);
     await until('the bump to reach the gateway (TILE_VERSION_TTL_MS)', async () => (await rawGet(gate.url, tilePath(), { cookie: user, 'if-none-match': etag })).status === 200, 5_000);
@@ -174,9 +118,9 @@ describe('the tile gateway', () => {
 
     const user = await sessionCookie(getPool(), 'tg-out@birou.ro');
     await rawGet(gate.url, tilePath(), { cookie: user });
-    const before = await answeredByGate();
+    const before = await answered(gate);
     expect((await rawGet(gate.url, tilePath(), { cookie: user })).status).toBe(200);
-    expect(await answeredByGate()).toBe(before + 1);
+    expect(await answered(gate)).toBe(before + 1);
     // Signed out through the gateway, as the browser does (a same-origin POST).
     const out = await fetch(`${gate.url}/auth/logout`, { method: 'POST', headers: { cookie: user, origin: gate.url }, redirect: 'manual' });
     expect(out.status).toBe(303);
@@ -186,7 +130,7 @@ describe('the tile gateway', () => {
 
   test('a session that runs out without a write (its absolute expiry): no tile past the window, renewed through the web process until then', async () => {
     // A 2 s window instead of 30 s: renewed after 1 s of a map's use.
-    const short = await startGate(app.url, true, { sessionWindowMs: 2_000 });
+    const short = await startGate(app.url, { plan: { sessionWindowMs: 2_000 } });
     try {
       const user = await sessionCookie(getPool(), 'tg-expiry@birou.ro');
       const token = user.slice(user.indexOf('=') + 1);
@@ -205,8 +149,8 @@ describe('the tile gateway', () => {
       // Not a tile later than the window after the expiry (plus a renewal's round trip and a poll).
       const lastTile = statuses.filter((s) => s.status === 200).pop()!;
       expect(lastTile.at).toBeLessThan(expiresAt + 2_000 + 1_000);
-      expect(await counter(short.metrics, 'tilegate_session_renewals_total')).toBeGreaterThanOrEqual(2);
-      expect(await counter(short.metrics, 'tilegate_tile_cache_hits_total')).toBeGreaterThan(5);
+      expect(await gateCounter(short.metrics, 'tilegate_session_renewals_total')).toBeGreaterThanOrEqual(2);
+      expect(await gateCounter(short.metrics, 'tilegate_tile_cache_hits_total')).toBeGreaterThan(5);
     } finally {
       stopGate(short);
     }
@@ -241,7 +185,7 @@ describe('the tile gateway', () => {
   });
 
   test('a web process that does not answer: 502 with the contract error body', async () => {
-    const lone = await startGate(`http://127.0.0.1:${await freePort()}`, false);
+    const lone = await startGate(`http://127.0.0.1:${await freeLoopbackPort()}`, { ready: false });
     try {
       const res = await fetch(`${lone.url}/api/version`);
       expect(res.status).toBe(502);
