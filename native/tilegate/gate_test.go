@@ -7,6 +7,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -288,5 +289,27 @@ func TestATileTheWebProcessServedLetsTheNextBeServedHere(t *testing.T) {
 	}
 	if status, served := tileThrough(t, http.StatusUnauthorized); status != http.StatusUnauthorized || served {
 		t.Fatalf("a 401 opened the window (status %d)", status)
+	}
+}
+
+func TestAClientThatLeavesClosesItsRequestAtTheWebProcess(t *testing.T) {
+	started, ended := make(chan struct{}), make(chan struct{})
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(started)
+		<-r.Context().Done() // the web process hears its client leave
+		close(ended)
+	}))
+	defer web.Close()
+	front := httptest.NewServer(testGate(t, web.URL))
+	defer front.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "GET", front.URL+"/api/slow", nil)
+	go func() { _, _ = http.DefaultClient.Do(req) }()
+	<-started
+	cancel()
+	select {
+	case <-ended:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the web process still holds the request of a client that left")
 	}
 }
