@@ -51,7 +51,12 @@ let tiles: pg.Pool | undefined;
  *   for 0.4–0.5 ms of execution on a sparse z16 tile. The generic plan runs every zoom as fast
  *   as the custom ones or faster, on the dense store and the sparse one (docs/bench/tiles.md).
  */
-export const TILE_SESSION_OPTIONS = '-c jit=off -c plan_cache_mode=force_generic_plan';
+export const TILE_SESSION_SETTINGS: Readonly<Record<string, string>> = { jit: 'off', plan_cache_mode: 'force_generic_plan' };
+
+/** The same settings as libpq's `options` (`-c name=value …`), as node-postgres opens connections with them. */
+export const TILE_SESSION_OPTIONS = Object.entries(TILE_SESSION_SETTINGS)
+  .map(([name, value]) => `-c ${name}=${value}`)
+  .join(' ');
 
 /** A pool for the tile statements (TILE_SESSION_OPTIONS), of the tile pool's size. */
 export function createTilePool(connectionString: string): pg.Pool {

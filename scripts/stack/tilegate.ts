@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { config, projectRoot } from '../../domain/config';
 import { gatewayTilePlan } from '../../domain/tiles/service';
-import { TILE_SESSION_OPTIONS } from '../../domain/db/pool';
+import { TILE_SESSION_SETTINGS } from '../../domain/db/pool';
 import { SESSION_COOKIE } from '../../api/auth/cookies';
 import { SESSION_TOUCH_INTERVAL_MS } from '../../api/auth/sessionStore';
 import { startProcess, httpOk, type Proc } from './proc';
@@ -19,13 +19,6 @@ export const TILEGATE_BINARY = path.join(projectRoot, 'native', 'tilegate', 'til
 
 /** Whether the launcher puts the gateway in front (never in proxy mode, where Martin renders). */
 export const gatewayEnabled = () => config.tiles.gateway && !config.tiles.serverUrl;
-
-/** `-c name=value` settings as a map (PostgreSQL's startup parameters). */
-function runtimeParams(options: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const m of options.matchAll(/-c\s+([a-z_]+)=(\S+)/g)) out[m[1]] = m[2];
-  return out;
-}
 
 /**
  * How long the gateway serves a Cookie header after the web process last served it a tile (it asks
@@ -52,7 +45,7 @@ export function tilegatePlan() {
     replicaRetryMs: config.db.replicaRetryMs,
     statementTimeoutMs: config.db.statementTimeoutMs,
     connectTimeoutMs: config.db.connectTimeoutMs,
-    runtimeParams: runtimeParams(TILE_SESSION_OPTIONS),
+    runtimeParams: TILE_SESSION_SETTINGS,
   };
 }
 
