@@ -49,7 +49,8 @@ import { EPSG_3844 } from '../../domain/geo/epsg3844';
 import { bumpTileVersion, statementFor, tileSource } from '../../domain/tiles/service';
 import { createTestSessionRecord } from '../../test/helpers/session';
 import { MARTIN_VERSION, martinBinary, startMartin } from './_martin';
-import { cpuNs, listenerPids, withChildren } from './_cpu';
+import { cpuNs, withChildren } from './_cpu';
+import { listenerOf } from '../../test/helpers/stackProcs';
 import { BENCH_SIRUTA, SPARSE_SIRUTA, ensureBenchUatSynced, ensureSparseUatSynced, jsonLine, note, percentiles, waitForIdleTileArchive, runBench } from './_shared';
 import { pairedDifference, verdictOf } from './_stats';
 
@@ -398,8 +399,8 @@ async function sideBySide(
   // CPU a tile of each server's processes and of PostgreSQL's, over its passes (issue 45: what a
   // tile costs decides where the host is slow). Ours: the process on the app's port (the tile
   // gateway, or the web process itself with TILE_GATEWAY=0) and the web process behind it.
-  const ourPids = withChildren([...listenerPids(config.app.port), ...listenerPids(config.tiles.internalPort)]);
-  const postmaster = listenerPids(config.db.port);
+  const ourPids = withChildren([listenerOf(config.app.port), listenerOf(config.tiles.internalPort)]);
+  const postmaster = [listenerOf(config.db.port)];
   const cpu = { ours: { server: 0, pg: 0, tiles: 0 }, martin: { server: 0, pg: 0, tiles: 0 } };
   const measured = async (who: 'ours' | 'martin', pass: () => Promise<PassResult>) => {
     const server = who === 'ours' ? ourPids : [martinPid];

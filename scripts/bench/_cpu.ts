@@ -4,7 +4,7 @@
  * exact where `/proc/<pid>/stat`'s clock ticks (10 ms) are coarser than a pass.
  */
 import fs from 'node:fs';
-import { execFileSync } from 'node:child_process';
+import { allPids, procStat } from '../../test/helpers/stackProcs';
 
 /** Nanoseconds on CPU of every thread of these processes (a process gone counts 0). */
 export function cpuNs(pids: readonly number[]): number {
@@ -27,32 +27,9 @@ export function cpuNs(pids: readonly number[]): number {
   return total;
 }
 
-/** The processes listening on this TCP port of this host (ss), empty when none. */
-export function listenerPids(port: number): number[] {
-  let out: string;
-  try {
-    out = execFileSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8' });
-  } catch {
-    return [];
-  }
-  return [...new Set([...out.matchAll(/pid=(\d+)/g)].map((m) => Number(m[1])))];
+/** A process and its direct children (a postmaster's backends, a cluster primary's web processes). */
+export function withChildren(pids: readonly (number | undefined)[]): number[] {
+  const roots = new Set(pids.filter((p): p is number => p !== undefined));
+  const children = allPids().filter((pid) => roots.has(procStat(pid)?.ppid ?? 0));
+  return [...roots, ...children];
 }
-
-/** The direct children of a process (a postmaster's backends, a cluster primary's web processes). */
-export function childPids(parent: number): number[] {
-  const out: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      // Field 4 of stat, after the command in parentheses (which may itself hold spaces).
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent) out.push(Number(entry));
-    } catch {
-      /* gone */
-    }
-  }
-  return out;
-}
-
-/** A process and its direct children. */
-export const withChildren = (pids: readonly number[]) => [...new Set(pids.flatMap((p) => [p, ...childPids(p)]))];

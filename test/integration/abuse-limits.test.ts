@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { listenApp } from '../helpers/appServer';
+import { allPids, procStat } from '../helpers/stackProcs';
 
 process.env.RATE_LIMIT_PER_MINUTE = '300';
 process.env.AI_MAX_CONCURRENT = '3';
@@ -284,20 +285,13 @@ describe('AI chat', () => {
  * a Ghostscript busy allocating can hold for seconds: a CI rehearsal's scans of every command line
  * stalled until the compression had ended (the answer 200, Ghostscript never seen).
  */
-async function toolsOfThisProcess(): Promise<Array<{ pid: number; name: string }>> {
-  const stat = new Map<number, { ppid: number; name: string }>();
-  for (const entry of await fs.readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const text = await fs.readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    const close = text.lastIndexOf(')');
-    if (close < 0) continue;
-    stat.set(Number(entry), { name: text.slice(text.indexOf('(') + 1, close), ppid: Number(text.slice(close + 2).split(' ')[1]) });
-  }
+function toolsOfThisProcess(): Array<{ pid: number; name: string }> {
+  const stat = new Map(allPids().map((pid) => [pid, procStat(pid)] as const));
   const ours = (pid: number): boolean => {
     for (let p = stat.get(pid)?.ppid; p !== undefined && p > 1; p = stat.get(p)?.ppid) if (p === process.pid) return true;
     return false;
   };
-  return [...stat].filter(([pid, st]) => (st.name === 'gs' || st.name === 'qpdf') && ours(pid)).map(([pid, st]) => ({ pid, name: st.name }));
+  return [...stat].flatMap(([pid, st]) => (st && (st.name === 'gs' || st.name === 'qpdf') && ours(pid) ? [{ pid, name: st.name }] : []));
 }
 
 /** Processes (pid and command) whose command line names `dir` (Ghostscript and qpdf name their files). */
@@ -346,7 +340,7 @@ test('a client that leaves mid-compression leaves no Ghostscript or qpdf behind 
     if (Date.now() > deadline) {
       throw new Error(`${ghostscriptSeen ? 'no Ghostscript or qpdf ran long enough to read its limits' : 'Ghostscript never started'}; seen: ${JSON.stringify(seen)}; answer: ${answered ?? 'none yet'}`);
     }
-    seen = await toolsOfThisProcess();
+    seen = toolsOfThisProcess();
     ghostscriptSeen ||= seen.some((t) => t.name === 'gs');
     const tool: { pid: number; name: string } | undefined = limits === null ? seen[0] : undefined;
     if (tool) limits = await fs.readFile(`/proc/${tool.pid}/limits`, 'utf8').catch(() => null);

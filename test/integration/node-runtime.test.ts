@@ -13,13 +13,14 @@ import { describe, expect, test } from '@jest/globals';
 import { projectRoot } from '../../domain/config';
 import { appServices, services } from '../../scripts/stack/services';
 import { NODE_VERSION, nodeMajor } from '../../scripts/stack/runtime';
+import { allPids, listenerOf, procStat } from '../helpers/stackProcs';
 
 /** Services of the stack that are not node programs (Go and C servers). */
 const NATIVE = new Set(['postgres', 'temporal', 'minio', 'tilegate']);
 
 const readProc = (pid: number, file: string) => fs.readFileSync(`/proc/${pid}/${file}`, 'utf8');
 const cmdline = (pid: number) => readProc(pid, 'cmdline').split('\0').filter(Boolean).join(' ');
-const parentOf = (pid: number) => Number(readProc(pid, 'stat').slice(readProc(pid, 'stat').lastIndexOf(')') + 2).split(' ')[1]);
+const parentOf = (pid: number) => procStat(pid)?.ppid ?? 0;
 const isNode = (pid: number) => {
   try {
     return /^node/.test(path.basename(fs.readlinkSync(`/proc/${pid}/exe`)));
@@ -28,39 +29,6 @@ const isNode = (pid: number) => {
   }
 };
 const versionOf = (pid: number) => execFileSync(`/proc/${pid}/exe`, ['--version'], { encoding: 'utf8' }).trim();
-
-function allPids(): number[] {
-  return fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number);
-}
-
-/** The process holding a listening TCP socket on `port` (IPv4 or IPv6). */
-function listenerOf(port: number): number | undefined {
-  const inodes = new Set<string>();
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    for (const line of fs.readFileSync(table, 'utf8').split('\n').slice(1)) {
-      const f = line.trim().split(/\s+/);
-      // local_address is HEXIP:HEXPORT; state 0A is LISTEN; the inode is the tenth field.
-      if (f.length > 9 && f[3] === '0A' && parseInt(f[1].split(':')[1], 16) === port) inodes.add(f[9]);
-    }
-  }
-  for (const pid of allPids()) {
-    let fds: string[];
-    try {
-      fds = fs.readdirSync(`/proc/${pid}/fd`);
-    } catch {
-      continue; // gone, or not ours to read
-    }
-    for (const fd of fds) {
-      try {
-        const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
-        if (m && inodes.has(m[1])) return pid;
-      } catch {
-        /* closed meanwhile */
-      }
-    }
-  }
-  return undefined;
-}
 
 /** The outermost process of the launcher (`tsx scripts/stack.ts`) above `pid`. */
 function launcherAbove(pid: number): number | undefined {
